@@ -1,3 +1,4 @@
+export {};
 /**
  * The project's test command. Runs `bun test` over every test file and ends the output with one line
  * `N passed, M failed`, which CI reads; bun itself prints its summary as `N pass` / `N fail` on stderr.

@@ -1,0 +1,284 @@
+/**
+ * The crawl policy knobs in one table: for each field its default, env var, CLI flag, description and
+ * value kind (parser, formatter, range). The defaults are the policy table of ARCHITECTURE.md. Every
+ * component receives the slice it needs (`Pick<PolicyConfig, ...>`), and `resolvePolicy` fills the
+ * whole config from flags, env and these defaults. The table is typed against `PolicyConfig`, so adding
+ * a knob without a row (or a row with the wrong kind) fails to compile.
+ */
+import {
+  decimalKind,
+  durationKind,
+  durationListKind,
+  integerKind,
+  sizeKind,
+  textKind,
+  type ValueKind,
+} from "./field-kinds.ts";
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+const MIB = 1024 * 1024;
+
+/** The crawl policy. Times are milliseconds, sizes bytes. */
+export interface PolicyConfig {
+  /** Sent on every request (pages and robots.txt); names the crawler and where to read about it. */
+  readonly userAgent: string;
+
+  // Politeness: the gap after each fetch is max(minGap, multiplier x fetch time, Crawl-delay).
+  readonly minGapMs: number;
+  readonly gapFetchMultiplier: number;
+  /** Ceiling on any gap, including throttling after 429/503 and Retry-After. */
+  readonly maxGapMs: number;
+  /** Ceiling on a robots.txt Crawl-delay, so `Crawl-delay: 86400` cannot park a host for a day. */
+  readonly crawlDelayCapMs: number;
+  /** Weight of a host's recent failure rate in its gap: gap x (1 + consecutive + penalty x rate). */
+  readonly hostFailurePenalty: number;
+  /** How long a host may stay "in flight" without a result before it is released as a lost fetch. */
+  readonly fetchLeaseMs: number;
+
+  // Fetching.
+  readonly connectTimeoutMs: number;
+  /** Whole response, from request start to the last body byte. */
+  readonly responseTimeoutMs: number;
+  /** Body cap, counted after decompression. */
+  readonly maxBodyBytes: number;
+  readonly maxRedirects: number;
+  /** robots.txt cache lifetime; RFC 9309 allows at most 24 h. */
+  readonly robotsMaxAgeMs: number;
+
+  // Retries: the n-th consecutive failure waits retryDelaysMs[n-1] (last one repeats); failing more
+  // than maxFailures times in a row makes the URL dead for deadForMs.
+  readonly retryDelaysMs: readonly number[];
+  readonly maxFailures: number;
+  readonly deadForMs: number;
+
+  // Refetch: the interval doubles when a page is unchanged (or 304) and halves when it changed.
+  readonly refetchInitialMs: number;
+  readonly refetchMinMs: number;
+  readonly refetchMaxMs: number;
+
+  /** Pages at most this deep (links from a seed) get priority 2; deeper ones 3. */
+  readonly shallowDepth: number;
+
+  // Trap limits.
+  readonly maxUrlLength: number;
+  /** Links followed from a seed; a seed has depth 0. */
+  readonly maxDepth: number;
+  /** A path in which one segment occurs this many times or more is a trap (`/a/b/a/b/a`). */
+  readonly maxRepeatedSegment: number;
+  readonly maxQueuePerHost: number;
+  readonly maxPagesPerHostPerDay: number;
+  /** URLs of one host that differ only by numbers (`/calendar/2026/11/29`) allowed in the queue. */
+  readonly maxQueuedPerPattern: number;
+}
+
+/** One row of the table, without its field name. */
+export interface PolicyFieldSpec<T> extends ValueKind<T> {
+  readonly default: T;
+  /** Environment variable, e.g. `CRAWL_MIN_GAP`. */
+  readonly env: string;
+  /** CLI flag, e.g. `--min-gap`. */
+  readonly flag: string;
+  readonly description: string;
+}
+
+type PolicySpecs = { readonly [K in keyof PolicyConfig]: PolicyFieldSpec<PolicyConfig[K]> };
+
+/** One row of the table. */
+export type PolicyField = {
+  [K in keyof PolicyConfig]: PolicyFieldSpec<PolicyConfig[K]> & { readonly field: K };
+}[keyof PolicyConfig];
+
+const SPECS: PolicySpecs = {
+  userAgent: {
+    default: "PoliteCrawler/0.1 (+https://github.com/polite-crawler/crawler)",
+    env: "CRAWL_USER_AGENT",
+    flag: "--user-agent",
+    description: "User-Agent header: the crawler's name and a URL explaining it",
+    ...textKind(),
+  },
+  minGapMs: {
+    default: 1 * SECOND,
+    env: "CRAWL_MIN_GAP",
+    flag: "--min-gap",
+    description: "Least time between the end of one fetch and the start of the next to the same host (0 allowed)",
+    ...durationKind({ min: 0, max: DAY }),
+  },
+  gapFetchMultiplier: {
+    default: 10,
+    env: "CRAWL_GAP_FETCH_MULTIPLIER",
+    flag: "--gap-fetch-multiplier",
+    description: "The gap is at least this many times the duration of the host's last fetch",
+    ...decimalKind({ min: 0, max: 1000 }),
+  },
+  maxGapMs: {
+    default: 1 * DAY,
+    env: "CRAWL_MAX_GAP",
+    flag: "--max-gap",
+    description: "Ceiling on any per-host gap, including throttling and Retry-After",
+    ...durationKind({ min: SECOND, max: 30 * DAY }),
+  },
+  crawlDelayCapMs: {
+    default: 60 * SECOND,
+    env: "CRAWL_CRAWL_DELAY_CAP",
+    flag: "--crawl-delay-cap",
+    description: "Largest robots.txt Crawl-delay honoured; longer ones are cut to this",
+    ...durationKind({ min: 0, max: DAY }),
+  },
+  hostFailurePenalty: {
+    default: 4,
+    env: "CRAWL_HOST_FAILURE_PENALTY",
+    flag: "--host-failure-penalty",
+    description: "How much a host's recent failure rate (0..1) stretches its gap: gap x (1 + consecutive failures + penalty x rate)",
+    ...decimalKind({ min: 0, max: 100 }),
+  },
+  fetchLeaseMs: {
+    default: 5 * MINUTE,
+    env: "CRAWL_FETCH_LEASE",
+    flag: "--fetch-lease",
+    description: "A host in flight this long without a result is released as a lost fetch (not the host's failure)",
+    ...durationKind({ min: SECOND, max: DAY }),
+  },
+  connectTimeoutMs: {
+    default: 5 * SECOND,
+    env: "CRAWL_CONNECT_TIMEOUT",
+    flag: "--connect-timeout",
+    description: "Time allowed to open a connection (TCP and TLS)",
+    ...durationKind({ min: 1, max: 5 * MINUTE }),
+  },
+  responseTimeoutMs: {
+    default: 20 * SECOND,
+    env: "CRAWL_RESPONSE_TIMEOUT",
+    flag: "--response-timeout",
+    description: "Time allowed for a whole response, from request start to the last body byte",
+    ...durationKind({ min: 1, max: 30 * MINUTE }),
+  },
+  maxBodyBytes: {
+    default: 5 * MIB,
+    env: "CRAWL_MAX_BODY",
+    flag: "--max-body",
+    description: "Body size cap, counted after decompression; longer bodies are cut",
+    ...sizeKind({ min: 1024, max: 1024 * MIB }),
+  },
+  maxRedirects: {
+    default: 5,
+    env: "CRAWL_MAX_REDIRECTS",
+    flag: "--max-redirects",
+    description: "Redirect hops followed from one URL; each hop is a new URL through normalize and the seen check",
+    ...integerKind({ min: 0, max: 20 }),
+  },
+  robotsMaxAgeMs: {
+    default: 24 * HOUR,
+    env: "CRAWL_ROBOTS_MAX_AGE",
+    flag: "--robots-max-age",
+    description: "How long a fetched robots.txt is trusted (RFC 9309 allows at most 24h)",
+    ...durationKind({ min: MINUTE, max: 24 * HOUR }),
+  },
+  retryDelaysMs: {
+    default: [1 * HOUR, 6 * HOUR, 24 * HOUR],
+    env: "CRAWL_RETRY_DELAYS",
+    flag: "--retry-delays",
+    description: "Wait before retrying after the 1st, 2nd, 3rd... consecutive failure; the last one repeats",
+    ...durationListKind({ min: SECOND, max: 30 * DAY }),
+  },
+  maxFailures: {
+    default: 3,
+    env: "CRAWL_MAX_FAILURES",
+    flag: "--max-failures",
+    description: "Consecutive failures (retries included) a URL may have; one more makes it dead",
+    ...integerKind({ min: 0, max: 100 }),
+  },
+  deadForMs: {
+    default: 7 * DAY,
+    env: "CRAWL_DEAD_FOR",
+    flag: "--dead-for",
+    description: "How long a dead URL rests before it is tried once more",
+    ...durationKind({ min: MINUTE, max: 365 * DAY }),
+  },
+  refetchInitialMs: {
+    default: 1 * DAY,
+    env: "CRAWL_REFETCH_INITIAL",
+    flag: "--refetch-initial",
+    description: "Refetch interval after a page's first fetch",
+    ...durationKind({ min: MINUTE, max: 365 * DAY }),
+  },
+  refetchMinMs: {
+    default: 1 * HOUR,
+    env: "CRAWL_REFETCH_MIN",
+    flag: "--refetch-min",
+    description: "Shortest refetch interval, reached by pages that keep changing",
+    ...durationKind({ min: MINUTE, max: 365 * DAY }),
+  },
+  refetchMaxMs: {
+    default: 30 * DAY,
+    env: "CRAWL_REFETCH_MAX",
+    flag: "--refetch-max",
+    description: "Longest refetch interval, reached by pages that never change",
+    ...durationKind({ min: MINUTE, max: 365 * DAY }),
+  },
+  shallowDepth: {
+    default: 3,
+    env: "CRAWL_SHALLOW_DEPTH",
+    flag: "--shallow-depth",
+    description: "Pages at most this many links from a seed get priority 2, deeper ones 3",
+    ...integerKind({ min: 0, max: 1000 }),
+  },
+  maxUrlLength: {
+    default: 2048,
+    env: "CRAWL_MAX_URL_LENGTH",
+    flag: "--max-url-length",
+    description: "Longest normalized URL accepted, in characters",
+    ...integerKind({ min: 32, max: 65536 }),
+  },
+  maxDepth: {
+    default: 20,
+    env: "CRAWL_MAX_DEPTH",
+    flag: "--max-depth",
+    description: "Most links followed from a seed (a seed has depth 0)",
+    ...integerKind({ min: 0, max: 1000 }),
+  },
+  maxRepeatedSegment: {
+    default: 3,
+    env: "CRAWL_MAX_REPEATED_SEGMENT",
+    flag: "--max-repeated-segment",
+    description: "A URL path in which one segment occurs this many times or more is rejected as a trap",
+    ...integerKind({ min: 2, max: 100 }),
+  },
+  maxQueuePerHost: {
+    default: 100_000,
+    env: "CRAWL_MAX_QUEUE_PER_HOST",
+    flag: "--max-queue-per-host",
+    description: "Most URLs queued for one host; new URLs beyond it are rejected",
+    ...integerKind({ min: 1 }),
+  },
+  maxPagesPerHostPerDay: {
+    default: 10_000,
+    env: "CRAWL_MAX_PAGES_PER_HOST_PER_DAY",
+    flag: "--max-pages-per-host-per-day",
+    description: "Most pages fetched from one host per UTC day",
+    ...integerKind({ min: 1 }),
+  },
+  maxQueuedPerPattern: {
+    default: 1_000,
+    env: "CRAWL_MAX_QUEUED_PER_PATTERN",
+    flag: "--max-queued-per-pattern",
+    description: "Most queued URLs of one host that differ only by numbers or dates (calendar traps)",
+    ...integerKind({ min: 1 }),
+  },
+};
+
+/** The table, one row per field, in a stable order for help text. */
+export const POLICY_FIELDS: readonly PolicyField[] = Object.freeze(
+  (Object.keys(SPECS) as (keyof PolicyConfig)[]).map(
+    (field) => Object.freeze({ ...SPECS[field], field }) as PolicyField,
+  ),
+);
+
+/** The defaults of every knob. Frozen: derive a changed copy with a spread. */
+export const DEFAULT_POLICY: PolicyConfig = Object.freeze(
+  Object.fromEntries(
+    POLICY_FIELDS.map((row) => [row.field, Array.isArray(row.default) ? Object.freeze([...row.default]) : row.default]),
+  ) as unknown as PolicyConfig,
+);

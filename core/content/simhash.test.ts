@@ -1,0 +1,137 @@
+import { expect, test } from "bun:test";
+import { exactFingerprint, fromParts, hammingDistance, simhash64, simhash64Parts, toParts, wordHashes } from "./index.ts";
+
+/** mulberry32, so generated texts are the same on every run. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// Recorded once from this implementation; a change here invalidates every stored SimHash.
+const FROZEN_FOX = 0xa7f51be350ba0d4fn;
+
+const SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "ta", "po", "se", "vi", "do", "an", "el", "or", "us", "th", "qu"];
+
+/** About `bytes` of text over a 3,000-word vocabulary with a skewed (Zipf-like) word frequency. */
+function pageWords(seed: number, bytes: number): string[] {
+  const vocabRng = rng(12345);
+  const vocab = Array.from({ length: 3000 }, () => {
+    let w = "";
+    const n = 1 + Math.floor(vocabRng() * 3);
+    for (let i = 0; i < n; i++) w += SYLLABLES[Math.floor(vocabRng() * SYLLABLES.length)];
+    return w;
+  });
+  const next = rng(seed);
+  const out: string[] = [];
+  for (let len = 0; len < bytes; ) {
+    const w = vocab[Math.floor(next() ** 2 * vocab.length)]!;
+    out.push(w);
+    len += w.length + 1;
+  }
+  return out;
+}
+
+test("simhash64 - identical text gives distance 0", () => {
+  const text = pageWords(1, 25_000).join(" ");
+  expect(hammingDistance(simhash64(text), simhash64(text.slice()))).toBe(0);
+});
+
+test("simhash64 - ignores case, punctuation and spacing", () => {
+  expect(simhash64("Hello, World! This is  a TEST.")).toBe(simhash64("hello world this is a test"));
+  expect(simhash64("ÉCOLE Über straße")).toBe(simhash64("école über\nstraße"));
+});
+
+test("simhash64 - a one-word edit of a 25 KB text moves at most 3 bits", () => {
+  const words = pageWords(2, 25_000);
+  const base = simhash64(words.join(" "));
+  const next = rng(3);
+  const distances: number[] = [];
+  for (let e = 0; e < 40; e++) {
+    const edited = words.slice();
+    const at = Math.floor(next() * edited.length);
+    if (e % 2 === 0) edited[at] = `edited${e}`;
+    else edited.splice(at, 0, `inserted${e}`);
+    distances.push(hammingDistance(base, simhash64(edited.join(" "))));
+  }
+  expect(Math.max(...distances)).toBeLessThanOrEqual(3);
+  // About three of ~5,000 features change: on average about one bit flips.
+  expect(distances.reduce((a, b) => a + b, 0) / distances.length).toBeLessThan(1.5);
+});
+
+test("simhash64 - unrelated texts are far apart", () => {
+  const a = simhash64(pageWords(10, 25_000).join(" "));
+  for (let seed = 11; seed < 21; seed++) {
+    expect(hammingDistance(a, simhash64(pageWords(seed, 25_000).join(" ")))).toBeGreaterThan(12);
+  }
+  const english = "the crawler fetches pages politely and obeys robots txt before it follows any link it finds";
+  const other = "quarterly revenue grew while operating costs fell across every region except the north";
+  expect(hammingDistance(simhash64(english), simhash64(other))).toBeGreaterThan(12);
+});
+
+test("simhash64 - word order matters, a reshuffled page is not a duplicate", () => {
+  const words = pageWords(4, 25_000);
+  const shuffled = words.slice();
+  const next = rng(5);
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+  }
+  expect(hammingDistance(simhash64(words.join(" ")), simhash64(shuffled.join(" ")))).toBeGreaterThan(3);
+});
+
+test("simhash64 - empty and symbol-only text give 0; short texts still get a fingerprint", () => {
+  expect(simhash64("")).toBe(0n);
+  expect(simhash64("  ... !!! --- 😀 ")).toBe(0n);
+  expect(simhash64("hello")).not.toBe(0n);
+  expect(simhash64("hello world")).not.toBe(simhash64("world hello"));
+});
+
+test("simhash64 - frozen value never changes, since fingerprints are stored", () => {
+  expect(simhash64("The quick brown fox jumps over the lazy dog")).toBe(FROZEN_FOX);
+});
+
+test("simhash64 - the parts form is the bigint split in halves", () => {
+  const text = pageWords(6, 2_000).join(" ");
+  const [hi, lo] = simhash64Parts(text);
+  expect(fromParts(hi, lo)).toBe(simhash64(text));
+  expect(toParts(simhash64(text))).toEqual([hi, lo]);
+});
+
+test("wordHashes - Han and kana are one word per character; other scripts split on non-letters", () => {
+  expect(wordHashes("网页内容").length).toBe(4);
+  expect(wordHashes("ひらがな カタカナ").length).toBe(8);
+  expect(wordHashes("привет, мир! don't stop 42x").length).toBe(6);
+  expect(wordHashes("naïve café").length).toBe(2);
+  // A word in an astral plane (Mathematical Alphanumeric letters) stays one word.
+  expect(wordHashes("𝐀𝐁𝐂 abc").length).toBe(2);
+});
+
+test("simhash64 - a one-character edit of a long Chinese text is a near duplicate", () => {
+  const next = rng(8);
+  let text = "";
+  for (let i = 0; i < 8000; i++) text += String.fromCharCode(0x4e00 + Math.floor(next() ** 2 * 3000));
+  const edited = text.slice(0, 4000) + "龍" + text.slice(4001);
+  expect(hammingDistance(simhash64(text), simhash64(edited))).toBeLessThanOrEqual(3);
+});
+
+test("hammingDistance - counts differing bits of 64-bit values, signed inputs taken modulo 2^64", () => {
+  expect(hammingDistance(0n, 0n)).toBe(0);
+  expect(hammingDistance(0n, (1n << 64n) - 1n)).toBe(64);
+  expect(hammingDistance(0b1011n, 0b0010n)).toBe(2);
+  expect(hammingDistance(1n << 63n, 0n)).toBe(1);
+  expect(hammingDistance(-1n, (1n << 64n) - 1n)).toBe(0);
+});
+
+test("exactFingerprint - equal bytes give equal fingerprints, one changed byte a different one", () => {
+  const bytes = new TextEncoder().encode(pageWords(7, 25_000).join(" "));
+  expect(exactFingerprint(bytes)).toBe(exactFingerprint(bytes.slice()));
+  const changed = bytes.slice();
+  changed[12_345]! ^= 1;
+  expect(exactFingerprint(changed)).not.toBe(exactFingerprint(bytes));
+  expect(exactFingerprint(bytes)).toMatch(/^[0-9a-f]{32}$/);
+});

@@ -1,0 +1,89 @@
+/**
+ * 64-bit SimHash (Charikar) of page text, for near-duplicate detection. Features are overlapping word
+ * 3-shingles (see `words.ts` for what a word is), each weighted 1, so a one-word edit changes at most
+ * three features out of thousands and the fingerprint moves by a bit or two, while word order still
+ * matters (a bag of single words would call any shuffle of the same vocabulary a duplicate). Texts of
+ * one or two words use those words as the only feature. A shingle's 64-bit feature hash is two
+ * MurmurHash3-style hashes of its three word hashes with different seeds (low and high halves). Bit b of
+ * the result is 1 when more than half of the features have bit b set. Empty text gives 0. Frozen:
+ * fingerprints are stored and compared across crawls.
+ */
+import { fmix32 } from "../hash/index.ts";
+import { wordHashes } from "./words.ts";
+
+const SHINGLE = 3;
+const SEED_LO = 0x3c6ef372;
+const SEED_HI = 0xa54ff53a;
+const C1 = 0xcc9e2d51;
+const C2 = 0x1b873593;
+
+function mixStep(h: number, k: number): number {
+  k = Math.imul(k, C1);
+  k = (k << 15) | (k >>> 17);
+  h ^= Math.imul(k, C2);
+  h = (h << 13) | (h >>> 19);
+  return (Math.imul(h, 5) + 0xe6546b64) | 0;
+}
+
+/** Feature hash of words[i .. i+width) under `seed`. */
+function shingleHash(words: Uint32Array, i: number, width: number, seed: number): number {
+  let h = seed;
+  for (let j = 0; j < width; j++) h = mixStep(h, words[i + j]!);
+  return fmix32(h ^ (width * 4));
+}
+
+/**
+ * SimHash of `text` as two uint32 halves [hi, lo]: the fast form, used by `SimHashIndex` and by callers
+ * that store the halves separately.
+ */
+export function simhash64Parts(text: string): [number, number] {
+  const words = wordHashes(text);
+  if (words.length === 0) return [0, 0];
+  const width = Math.min(SHINGLE, words.length);
+  const features = words.length - width + 1;
+  // Bit counts are kept eight bits at a time in byte lanes: acc[b] holds, in its four bytes, the counts
+  // for bits b, b+8, b+16 and b+24. Four times fewer additions than one counter per bit; flushed to
+  // full counters before any byte can overflow (at 255 features).
+  const counts = new Float64Array(64);
+  const acc = new Uint32Array(16);
+  let pending = 0;
+  for (let i = 0; i < features; i++) {
+    const lo = shingleHash(words, i, width, SEED_LO);
+    const hi = shingleHash(words, i, width, SEED_HI);
+    for (let b = 0; b < 8; b++) {
+      acc[b]! += (lo >>> b) & 0x01010101;
+      acc[b + 8]! += (hi >>> b) & 0x01010101;
+    }
+    if (++pending === 255) {
+      flush(acc, counts);
+      pending = 0;
+    }
+  }
+  flush(acc, counts);
+  let lo = 0;
+  let hi = 0;
+  for (let b = 0; b < 32; b++) {
+    if (2 * counts[b]! > features) lo |= 1 << b;
+    if (2 * counts[b + 32]! > features) hi |= 1 << b;
+  }
+  return [hi >>> 0, lo >>> 0];
+}
+
+function flush(acc: Uint32Array, counts: Float64Array): void {
+  for (let b = 0; b < 8; b++) {
+    const l = acc[b]!;
+    const h = acc[b + 8]!;
+    for (let j = 0; j < 4; j++) {
+      counts[b + 8 * j]! += (l >>> (8 * j)) & 0xff;
+      counts[32 + b + 8 * j]! += (h >>> (8 * j)) & 0xff;
+    }
+    acc[b] = 0;
+    acc[b + 8] = 0;
+  }
+}
+
+/** 64-bit SimHash of `text` (see the module comment for the features). */
+export function simhash64(text: string): bigint {
+  const [hi, lo] = simhash64Parts(text);
+  return (BigInt(hi) << 32n) | BigInt(lo);
+}

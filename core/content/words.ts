@@ -1,0 +1,96 @@
+/**
+ * Splits page text into words and hashes each one, the first step of SimHash. A word is a maximal run of
+ * Unicode letters, digits and combining marks, lower-cased with `toLowerCase()`; every other character
+ * (spaces, punctuation, symbols, emoji) separates words, so markup-free text differing only in case,
+ * spacing or punctuation yields the same words. Han ideographs and kana are one word per character,
+ * because those scripts do not put spaces between words and a whole sentence would otherwise be a single
+ * token. (Thai and other unspaced scripts still come out as long runs: a known limit.) Each word is
+ * hashed to 32 bits (FNV-1a over its UTF-16 code units, then the murmur3 finalizer) without building
+ * substrings. Frozen with `simhash64`: stored fingerprints depend on it.
+ */
+import { fmix32 } from "../hash/index.ts";
+
+const SEPARATOR = 1;
+const WORD = 2;
+const STANDALONE = 3;
+
+const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
+const STANDALONE_CHAR = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]/u;
+
+/** Class of each BMP code unit, filled on first sight: regex tests are too slow to run per character. */
+let bmpClass: Uint8Array | undefined;
+
+function classify(ch: string): number {
+  if (STANDALONE_CHAR.test(ch)) return STANDALONE;
+  return WORD_CHAR.test(ch) ? WORD : SEPARATOR;
+}
+
+function bmpClassOf(c: number): number {
+  if (c < 0x80) {
+    // a-z and 0-9 after lower-casing; upper-case ASCII cannot occur.
+    return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ? WORD : SEPARATOR;
+  }
+  const table = (bmpClass ??= new Uint8Array(0x10000));
+  let k = table[c]!;
+  if (k === 0) {
+    // Lone surrogates separate; valid pairs are handled by the caller.
+    k = c >= 0xd800 && c <= 0xdfff ? SEPARATOR : classify(String.fromCharCode(c));
+    table[c] = k;
+  }
+  return k;
+}
+
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+
+/** Hashes of the words of `text`, in order. */
+export function wordHashes(text: string): Uint32Array {
+  const s = text.toLowerCase();
+  const n = s.length;
+  let out = new Uint32Array(Math.max(16, n >>> 3));
+  let count = 0;
+  let h = FNV_OFFSET;
+  let len = 0; // code units in the current word
+  const emit = (): void => {
+    if (count === out.length) {
+      const bigger = new Uint32Array(out.length * 2);
+      bigger.set(out);
+      out = bigger;
+    }
+    out[count++] = fmix32(h ^ len);
+    h = FNV_OFFSET;
+    len = 0;
+  };
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    let k: number;
+    let units = 1;
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        units = 2;
+        k = classify(s.slice(i, i + 2));
+      } else {
+        k = SEPARATOR;
+      }
+    } else {
+      k = bmpClassOf(c);
+    }
+    if (k === WORD) {
+      h = Math.imul(h ^ c, FNV_PRIME);
+      if (units === 2) h = Math.imul(h ^ s.charCodeAt(i + 1), FNV_PRIME);
+      len += units;
+    } else {
+      if (len > 0) emit();
+      if (k === STANDALONE) {
+        h = Math.imul(h ^ c, FNV_PRIME);
+        if (units === 2) h = Math.imul(h ^ s.charCodeAt(i + 1), FNV_PRIME);
+        len = units;
+        emit();
+      }
+    }
+    i += units - 1;
+  }
+  if (len > 0) emit();
+  return out.subarray(0, count);
+}

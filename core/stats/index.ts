@@ -1,0 +1,2 @@
+/** Counters shared by every component (namespaced names, one Map). */
+export { Counters } from "./counters.ts";

@@ -1,0 +1,66 @@
+import { expect, test } from "bun:test";
+import { DEFAULT_POLICY } from "../config/index.ts";
+import { checkTrap, mostRepeatedSegment, type TrapContext } from "./check-trap.ts";
+
+const CFG = DEFAULT_POLICY;
+const CTX: TrapContext = { depth: 1, hostQueued: 0, hostPagesToday: 0 };
+
+function reason(url: string, ctx: Partial<TrapContext> = {}): string {
+  const verdict = checkTrap(url, { ...CTX, ...ctx }, CFG);
+  return verdict.ok ? "ok" : verdict.reason;
+}
+
+test("traps - an ordinary URL passes", () => {
+  expect(checkTrap("https://example.com/docs/intro?lang=en", CTX, CFG)).toEqual({ ok: true });
+});
+
+test("traps - rejects a URL longer than 2048 characters", () => {
+  const base = "https://example.com/";
+  expect(reason(base + "a".repeat(2048 - base.length))).toBe("ok");
+  expect(reason(base + "a".repeat(2049 - base.length))).toBe("url-too-long");
+});
+
+test("traps - rejects a URL deeper than 20 links from its seed", () => {
+  expect(reason("https://example.com/p", { depth: 20 })).toBe("ok");
+  expect(reason("https://example.com/p", { depth: 21 })).toBe("too-deep");
+});
+
+test("traps - rejects a path where one segment occurs three times, in a row or not", () => {
+  expect(reason("https://example.com/a/b/a/b/a/")).toBe("repeated-segment");
+  expect(reason("https://example.com/x/x/x")).toBe("repeated-segment");
+  expect(reason("https://example.com/a/b/c/a/b/c/a/b/c")).toBe("repeated-segment");
+});
+
+test("traps - allows a segment twice, and ignores the query and empty segments", () => {
+  expect(reason("https://example.com/en/docs/en/intro")).toBe("ok");
+  expect(reason("https://example.com/a//b///c")).toBe("ok");
+  expect(reason("https://example.com/p?x=a/a/a/a")).toBe("ok");
+});
+
+test("traps - the detail names the repeated segment", () => {
+  const verdict = checkTrap("https://example.com/a/b/a/b/a/", CTX, CFG);
+  expect(verdict.ok ? "" : verdict.detail).toBe('path segment "a" occurs 3 times (3 or more is a trap)');
+  expect(mostRepeatedSegment("https://example.com/")).toBeUndefined();
+});
+
+test("traps - rejects a new URL once the host's queue is full", () => {
+  expect(reason("https://example.com/p", { hostQueued: 99_999 })).toBe("ok");
+  expect(reason("https://example.com/p", { hostQueued: 100_000 })).toBe("host-queue-full");
+});
+
+test("traps - rejects a new URL once the host used up today's pages", () => {
+  expect(reason("https://example.com/p", { hostPagesToday: 9_999 })).toBe("ok");
+  expect(reason("https://example.com/p", { hostPagesToday: 10_000 })).toBe("host-daily-cap");
+});
+
+test("traps - reports the cheapest broken rule first", () => {
+  expect(reason("https://example.com/" + "a/".repeat(2000), { depth: 99, hostQueued: 1e9 })).toBe("url-too-long");
+  expect(reason("https://example.com/a/a/a", { depth: 99 })).toBe("too-deep");
+});
+
+test("traps - limits come from the config", () => {
+  const strict = { ...CFG, maxUrlLength: 32, maxDepth: 2, maxRepeatedSegment: 2 };
+  expect(checkTrap("https://example.com/a/b/a", CTX, strict)).toMatchObject({ ok: false, reason: "repeated-segment" });
+  expect(checkTrap("https://example.com/p", { ...CTX, depth: 3 }, strict)).toMatchObject({ ok: false, reason: "too-deep" });
+  expect(checkTrap("https://example.com/a-rather-long-path", CTX, strict)).toMatchObject({ ok: false, reason: "url-too-long" });
+});

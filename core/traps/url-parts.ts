@@ -1,0 +1,38 @@
+/**
+ * Cheap slicing of a normalized absolute URL into its path and query, without building a URL object:
+ * the trap checks run on every discovered link, and the normalizer has already done the hard parsing.
+ */
+
+/** The start of the path: the first `/` after `scheme://authority`, or -1 when there is none. */
+function pathStart(url: string): number {
+  const scheme = url.indexOf("://");
+  if (scheme < 0) return url.startsWith("/") ? 0 : -1;
+  const slash = url.indexOf("/", scheme + 3);
+  const query = url.indexOf("?", scheme + 3);
+  // `https://host?x` has no path but does have a query.
+  return slash >= 0 && (query < 0 || slash < query) ? slash : -1;
+}
+
+function endOf(url: string, from: number, stops: string): number {
+  for (let i = from; i < url.length; i++) if (stops.includes(url[i] as string)) return i;
+  return url.length;
+}
+
+/** The path (`/a/b`), `/` when the URL has none; query and fragment excluded. */
+export function urlPath(url: string): string {
+  const start = pathStart(url);
+  return start < 0 ? "/" : url.slice(start, endOf(url, start, "?#"));
+}
+
+/** The path and query (`/a/b?x=1`); fragment excluded. */
+export function urlPathAndQuery(url: string): string {
+  const start = pathStart(url);
+  if (start >= 0) return url.slice(start, endOf(url, start, "#"));
+  const query = url.indexOf("?");
+  return query < 0 ? "/" : `/${url.slice(query, endOf(url, query, "#"))}`;
+}
+
+/** The non-empty segments of the path: `/a//b/` gives `a`, `b`. */
+export function pathSegments(url: string): string[] {
+  return urlPath(url).split("/").filter((segment) => segment !== "");
+}

@@ -1,0 +1,40 @@
+/**
+ * An in-memory ContentIndex: a Map of fingerprints and a SimHash block index. Used by tests and as the
+ * embedded crawler's index (which persists it through the `entries` it reloads on start).
+ */
+import { SimHashIndex } from "../../core/content/index.ts";
+import type { ContentIndex } from "./content-index.ts";
+
+export class MemoryContentIndex implements ContentIndex {
+  private readonly exact = new Map<string, string>();
+  private readonly near = new SimHashIndex();
+
+  async claimExact(fingerprint: string, url: string): Promise<string | undefined> {
+    return this.claimExactSync(fingerprint, url);
+  }
+
+  claimExactSync(fingerprint: string, url: string): string | undefined {
+    const owner = this.exact.get(fingerprint);
+    if (owner === undefined) {
+      this.exact.set(fingerprint, url);
+      return undefined;
+    }
+    return owner === url ? undefined : owner;
+  }
+
+  async claimNear(simhash: bigint, url: string): Promise<string | undefined> {
+    return this.claimNearSync(simhash, url);
+  }
+
+  claimNearSync(simhash: bigint, url: string): string | undefined {
+    const match = this.near.findNear(simhash, 3);
+    if (!match || match.id !== url) this.near.add(simhash, url);
+    return match && match.id !== url ? match.id : undefined;
+  }
+
+  get size(): number {
+    return this.exact.size;
+  }
+
+  async close(): Promise<void> {}
+}

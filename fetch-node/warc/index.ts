@@ -1,0 +1,11 @@
+/**
+ * The store step of the fetch path: WARC 1.1 files (request + response records, each its own gzip
+ * member, via warcio) with a CDXJ index beside them, plus readers for tests and export. Runtime-neutral:
+ * node: built-ins and warcio only, so it runs the same on Bun and Deno.
+ */
+
+export { WarcWriter, INDEX_FILE } from "./writer.ts";
+export type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
+export { readRecordAt, readWarc, type WarcRecordView } from "./read.ts";
+export { surt } from "./surt.ts";
+export { cdxjLine, type CdxjEntry } from "./cdxj.ts";

@@ -1,0 +1,56 @@
+/**
+ * One WARC file being written: created exclusively (never reopened, so a file left by a crash is never
+ * appended to and keeps whatever valid records it has), opened with its warcinfo record, then appended
+ * to in whole gzip members. It tracks its own size, which is the offset of the next record.
+ */
+
+import { open, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import { WARCSerializer } from "warcio";
+import { buildWarcinfo, newRecordId } from "./records.ts";
+
+export class WarcFile {
+  private constructor(
+    private readonly fh: FileHandle,
+    readonly name: string,
+    readonly warcinfoId: string,
+    private bytes: number,
+  ) {}
+
+  /** Creates `dir/name` (failing with EEXIST if it exists) and writes the warcinfo record. */
+  static async create(dir: string, name: string, software: string, atMs: number): Promise<WarcFile> {
+    const fh = await open(join(dir, name), "wx");
+    const id = newRecordId();
+    const file = new WarcFile(fh, name, id, 0);
+    try {
+      await file.append(await WARCSerializer.serialize(buildWarcinfo(name, software, atMs, id), { gzip: true }));
+    } catch (err) {
+      await fh.close().catch(() => {});
+      throw err;
+    }
+    return file;
+  }
+
+  get size(): number {
+    return this.bytes;
+  }
+
+  async append(data: Uint8Array): Promise<void> {
+    let done = 0;
+    while (done < data.length) {
+      const { bytesWritten } = await this.fh.write(data, done, data.length - done);
+      if (bytesWritten <= 0) throw new Error(`WarcFile ${this.name}: write made no progress`);
+      done += bytesWritten;
+      this.bytes += bytesWritten;
+    }
+  }
+
+  /** Flushes to disk and closes; errors on flush are reported but the handle is closed regardless. */
+  async close(): Promise<void> {
+    try {
+      await this.fh.datasync();
+    } finally {
+      await this.fh.close();
+    }
+  }
+}

@@ -1,0 +1,157 @@
+/**
+ * Writes captured exchanges as WARC 1.1, one gzip member per record, rotating files by size, and logs each
+ * response record to index.cdxj. Writes are queued and applied one at a time, so concurrent callers never
+ * interleave bytes and offsets are exact. A write resolves only after the record bytes and the index line
+ * are handed to the OS; files are fsynced when they are rotated or closed, not per write ("durable-ish":
+ * a power cut can lose the last records, a process crash cannot).
+ *
+ * Digests are computed by `digest.ts` rather than inside warcio, for speed; see there.
+ *
+ * Crash rules: every open starts a new file, and a write that fails part-way abandons its file, so a torn
+ * record can only ever be the last thing in a file and every earlier record stays readable. The index line
+ * is appended after its record, so the index never points at bytes that were not written.
+ */
+
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { WARCSerializer } from "warcio";
+import { CdxjLog, cdxjLine } from "./cdxj.ts";
+import { presetDigests } from "./digest.ts";
+import { nextSequence, warcFileName } from "./file-naming.ts";
+import { buildExchangeRecords } from "./records.ts";
+import { WarcFile } from "./warc-file.ts";
+import type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
+
+const DEFAULT_MAX_FILE_BYTES = 1_000_000_000;
+export const INDEX_FILE = "index.cdxj";
+const EMPTY = new Uint8Array(0);
+
+export class WarcWriter {
+  private file: WarcFile | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closing: Promise<void> | undefined;
+
+  private constructor(
+    private readonly dir: string,
+    private readonly prefix: string,
+    private readonly maxFileBytes: number,
+    private readonly software: string,
+    private readonly clock: () => number,
+    private seq: number,
+    private readonly index: CdxjLog,
+  ) {}
+
+  /** Prepares `opts.dir`; the first file is created on the first write, so an idle writer leaves none. */
+  static async open(opts: WarcWriterOptions): Promise<WarcWriter> {
+    const prefix = opts.prefix ?? "crawl";
+    if (!/^[A-Za-z0-9._-]+$/.test(prefix)) throw new Error(`WarcWriter: prefix "${prefix}" must be a plain file name part`);
+    await mkdir(opts.dir, { recursive: true });
+    const seq = await nextSequence(opts.dir, prefix);
+    const index = await CdxjLog.open(join(opts.dir, INDEX_FILE));
+    return new WarcWriter(
+      opts.dir,
+      prefix,
+      opts.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES,
+      opts.software ?? "crawler",
+      opts.clock ?? Date.now,
+      seq,
+      index,
+    );
+  }
+
+  /** The file currently being appended to, if any (for status displays). */
+  get currentFile(): string | undefined {
+    return this.file?.name;
+  }
+
+  /**
+   * Appends the response and request records for `ex` and indexes the response. Resolves with where the
+   * response record lies. Rejects (and moves on to a new file) if the disk write fails; rejects at once
+   * after close().
+   */
+  write(ex: CapturedExchange): Promise<WriteResult> {
+    if (this.closing) return Promise.reject(new Error("WarcWriter is closed"));
+    const result = this.queue.then(() => this.writeNow(ex));
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Waits for queued writes, then flushes and closes the current file and the index. Idempotent. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      await this.queue;
+      const file = this.file;
+      this.file = undefined;
+      try {
+        await file?.close();
+      } finally {
+        await this.index.close();
+      }
+    })();
+    return this.closing;
+  }
+
+  private async writeNow(ex: CapturedExchange): Promise<WriteResult> {
+    // Rotate once a file has reached the limit: a file overshoots by at most one exchange, and an
+    // exchange larger than the limit still gets written (alone in its file).
+    if (this.file && this.file.size >= this.maxFileBytes) await this.finishFile();
+    const file = (this.file ??= await this.startFile());
+
+    const { response, request } = buildExchangeRecords(ex, file.warcinfoId);
+    presetDigests(response, ex.body);
+    presetDigests(request, EMPTY);
+    const responseBytes = await WARCSerializer.serialize(response, { gzip: true });
+    const requestBytes = await WARCSerializer.serialize(request, { gzip: true });
+    const pair = new Uint8Array(responseBytes.length + requestBytes.length);
+    pair.set(responseBytes, 0);
+    pair.set(requestBytes, responseBytes.length);
+
+    const offset = file.size;
+    try {
+      await file.append(pair); // one write for the pair, so a crash rarely splits it
+    } catch (err) {
+      // Never append after a possibly torn record: the next write starts a new file.
+      this.file = undefined;
+      await file.close().catch(() => {});
+      throw err;
+    }
+
+    const placed: WriteResult = { filename: file.name, offset, length: responseBytes.length };
+    await this.index.append(
+      cdxjLine({
+        url: response.warcTargetURI ?? ex.url,
+        warcDate: response.warcDate ?? new Date(ex.fetchedAt).toISOString(),
+        method: ex.method ?? "GET",
+        contentType: headerValue(ex.responseHeaders, "content-type"),
+        status: ex.status,
+        payloadDigest: response.warcPayloadDigest ?? undefined,
+        ...placed,
+      }),
+    );
+    return placed;
+  }
+
+  private async startFile(): Promise<WarcFile> {
+    // 'wx' refuses an existing name (another writer on the same dir, or a clock step back): take the next.
+    for (;;) {
+      const now = this.clock();
+      const name = warcFileName(this.prefix, now, this.seq++);
+      try {
+        return await WarcFile.create(this.dir, name, this.software, now);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+    }
+  }
+
+  private async finishFile(): Promise<void> {
+    const file = this.file;
+    this.file = undefined;
+    await file?.close();
+  }
+}
+
+function headerValue(headers: Record<string, string>, lowerName: string): string | undefined {
+  for (const [name, value] of Object.entries(headers)) if (name.toLowerCase() === lowerName) return value;
+  return undefined;
+}

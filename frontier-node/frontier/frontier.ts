@@ -1,0 +1,542 @@
+/**
+ * The frontier: which URL is fetched next, and when. It admits discovered URLs (trap limits, then the
+ * seen-set, then the durable queue), hands out fetch tasks only for hosts whose politeness gap has passed
+ * (one task in flight per host, robots.txt first, front-queue priority when capacity is short), and applies
+ * each result: the host's next allowed time, the URL's retry or refetch schedule, redirect targets and the
+ * links found. The same class runs inside `crawl` (embedded mode) and inside each frontier node of a
+ * cluster; only the SeenSet and the transport around it differ.
+ */
+import type { PolicyConfig } from "../../core/config/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import {
+  HostReadyHeap,
+  newHostState,
+  onFetchEnd,
+  onFetchStart,
+  releaseLostFetch,
+  setPaused,
+  type FetchErrorKind,
+} from "../../core/politeness/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
+import { parseRobots, policyFor, robotsExpiresAt } from "../../core/robots/index.ts";
+import { priorityFor } from "../../core/schedule/index.ts";
+import { bumpDaily, checkTrap, countToday, nextUtcDayStart, UrlPatternTracker } from "../../core/traps/index.ts";
+import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
+import type { SeenSet } from "../seen/seen-set.ts";
+import { Counters } from "../../core/stats/index.ts";
+import type { HostEntry, PersistedHost } from "./host-entry.ts";
+import { ReadyQueues } from "./ready-queues.ts";
+import type { FrontierStore, QueuedUrl } from "./store/frontier-store.ts";
+import { decideUrlOutcome } from "./url-outcome.ts";
+
+export interface FrontierOptions {
+  store: FrontierStore;
+  seen: SeenSet;
+  policy: PolicyConfig;
+  /** Fixed partition count P: partition = hash(host) mod P. */
+  partitions: number;
+  /** Most URLs kept queued; beyond it the lowest-priority URLs are dropped. */
+  maxQueued: number;
+  /** Confirm a Bloom "maybe seen" in the exact store for every URL, not only seeds and home pages. */
+  confirmAllSeen?: boolean;
+  now: () => number;
+  newTaskId: () => string;
+}
+
+export interface FrontierSnapshot {
+  queued: number;
+  scheduled: number;
+  activeHosts: number;
+  hostsReady: number;
+  hostsWaiting: number;
+  inFlight: number;
+  knownUrls: number;
+  counters: Record<string, number>;
+}
+
+const HEAD_SKIP_LIMIT = 64;
+
+export class Frontier {
+  readonly counters = new Counters();
+  private readonly hosts = new Map<string, HostEntry>();
+  private readonly waiting = new HostReadyHeap();
+  private readonly ready = new ReadyQueues();
+  private readonly patterns: UrlPatternTracker;
+  private inFlightCount = 0;
+  private totalQueued: number;
+  private lastDuePump = 0;
+
+  constructor(private readonly opts: FrontierOptions) {
+    this.patterns = new UrlPatternTracker(opts.policy);
+    const now = opts.now();
+    const cleanStop = opts.store.getMeta("clean-stop") === "1";
+    opts.store.setMeta("clean-stop", "0");
+    this.totalQueued = 0;
+    // Rebuild the in-memory view of every host with queued URLs. After an unclean stop any of them may
+    // have had a request in flight, of which nothing is known: each waits a full gap from now.
+    for (const [host, queued] of opts.store.queuedByHost()) {
+      const entry = this.loadHost(host);
+      entry.queued = queued;
+      this.totalQueued += queued;
+      if (!cleanStop) entry.state = releaseLostFetch({ ...entry.state, inFlight: true, inFlightSince: now }, now, opts.policy);
+      this.hosts.set(host, entry);
+      this.makeWaiting(entry);
+    }
+  }
+
+  /** Admits seeds: normalized URLs an operator asked for. They bypass the depth limit. */
+  async addSeeds(urls: readonly DiscoveredUrl[]): Promise<number> {
+    return this.admit(urls.map((u) => ({ ...u, isSeed: true, depth: 0 })));
+  }
+
+  /**
+   * Admits discovered URLs: trap checks, seen-set, durable queue. Returns how many were new. Seeds and
+   * home pages whose Bloom answer is "maybe seen" are confirmed in the exact store, so a false positive
+   * never costs a site's entry point.
+   */
+  async admit(urls: readonly DiscoveredUrl[]): Promise<number> {
+    const candidates = this.screen(urls);
+    if (candidates.length === 0) return 0;
+    const maybe = await this.checkSeen(candidates);
+    let added = 0;
+    this.opts.store.tx(() => {
+      added = this.enqueueNew(candidates, maybe);
+    });
+    this.enforceSizeLimit();
+    return added;
+  }
+
+  /** Hands out up to `max` fetch tasks for hosts that may be fetched now. */
+  nextTasks(max: number): FetchTask[] {
+    const now = this.opts.now();
+    this.pumpDue(now);
+    for (let e = this.waiting.popReady(now); e; e = this.waiting.popReady(now)) this.promote(e.host);
+    const tasks: FetchTask[] = [];
+    while (tasks.length < max) {
+      const host = this.ready.shift();
+      if (host === undefined) break;
+      const task = this.taskFor(host, now);
+      if (task) tasks.push(task);
+    }
+    return tasks;
+  }
+
+  /** When the next host becomes ready (for the dispatcher's sleep); undefined when none is waiting. */
+  nextWakeAt(): number | undefined {
+    if (this.ready.size > 0) return this.opts.now();
+    const next = this.waiting.peek()?.at;
+    const due = this.opts.store.nextDueAt();
+    if (next === undefined) return due;
+    return due === undefined ? next : Math.min(next, due);
+  }
+
+  /** Applies a fetch result and admits the links it found, then frees the host for its next fetch. */
+  async complete(result: FetchResult, links: readonly DiscoveredUrl[]): Promise<void> {
+    const entry = this.hosts.get(result.host);
+    const flight = entry?.inFlight;
+    if (!entry || !flight || flight.task.taskId !== result.taskId) {
+      // A redelivered or late result: its host has moved on. Its links are still worth admitting.
+      this.counters.add("frontier.stale-results");
+      if (links.length > 0) await this.admit(links);
+      return;
+    }
+    const candidates = this.screen(links, flight.task.depth);
+    const redirect = result.redirectTo ? this.screen([{ url: result.redirectTo, host: hostKeyOf(result.redirectTo), depth: flight.task.depth, redirectHops: flight.task.redirectHops + 1, sourceUrl: result.url }]) : [];
+    const maybe = await this.checkSeen([...candidates, ...redirect]);
+    const now = this.opts.now();
+    this.countResult(result);
+    this.opts.store.tx(() => {
+      entry.inFlight = undefined;
+      this.inFlightCount--;
+      const robotsDelay = flight.task.kind === "robots" ? this.applyRobots(entry, result) : undefined;
+      entry.state = onFetchEnd(
+        entry.state,
+        {
+          startedAt: result.startedAt,
+          endedAt: Math.max(result.endedAt, result.startedAt),
+          status: result.kind === "response" ? result.status : undefined,
+          error: result.kind === "network-error" ? toPolitenessError(result.error) : undefined,
+          retryAfter: result.retryAfter,
+          crawlDelayMs: robotsDelay,
+        },
+        this.opts.policy,
+      );
+      if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
+      if (flight.task.kind === "page" && flight.item) this.applyPageResult(entry, flight.item, result, now, redirect, maybe.slice(candidates.length));
+      this.enqueueNew(candidates, maybe.slice(0, candidates.length));
+      this.saveHost(entry);
+      this.settle(entry);
+    });
+    this.enforceSizeLimit();
+  }
+
+  /** Pauses or resumes a host; a fetch in flight finishes. */
+  setHostPaused(host: string, paused: boolean): void {
+    const entry = this.hosts.get(host) ?? this.loadHost(host);
+    entry.state = setPaused(entry.state, paused);
+    this.hosts.set(host, entry);
+    this.opts.store.tx(() => this.saveHost(entry));
+    if (paused) {
+      this.waiting.remove(host);
+      this.ready.remove(host);
+    } else {
+      this.settle(entry);
+    }
+  }
+
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  snapshot(): FrontierSnapshot {
+    return {
+      queued: this.totalQueued,
+      scheduled: this.opts.store.scheduledCount(),
+      activeHosts: this.hosts.size,
+      hostsReady: this.ready.size,
+      hostsWaiting: this.waiting.size,
+      inFlight: this.inFlightCount,
+      knownUrls: this.opts.store.urlCount(),
+      counters: this.counters.toJSON(),
+    };
+  }
+
+  /** Records a clean stop: nothing is in flight, so a restart may keep every host's saved next time. */
+  markCleanStop(): void {
+    if (this.inFlightCount === 0) this.opts.store.setMeta("clean-stop", "1");
+  }
+
+  // ---- admission --------------------------------------------------------------------------------
+
+  /** Applies the trap limits; returns the URLs worth a seen check. */
+  private screen(urls: readonly DiscoveredUrl[], _sourceDepth?: number): DiscoveredUrl[] {
+    const now = this.opts.now();
+    const out: DiscoveredUrl[] = [];
+    const batch = new Set<string>();
+    for (const u of urls) {
+      if (batch.has(u.url)) continue;
+      batch.add(u.url);
+      const entry = this.hosts.get(u.host);
+      const verdict = checkTrap(
+        u.url,
+        { depth: u.isSeed ? 0 : u.depth, hostQueued: entry?.queued ?? 0, hostPagesToday: 0 },
+        this.opts.policy,
+      );
+      if (!verdict.ok) {
+        this.counters.add(`traps.rejected.${verdict.reason}`);
+        continue;
+      }
+      if (!u.isSeed) {
+        const family = this.patterns.check(u.host, u.url);
+        if (!family.ok) {
+          this.counters.add(`traps.rejected.${family.reason}`);
+          continue;
+        }
+      }
+      out.push(u);
+    }
+    void now;
+    return out;
+  }
+
+  private async checkSeen(urls: readonly DiscoveredUrl[]): Promise<boolean[]> {
+    if (urls.length === 0) return [];
+    const byPartition = new Map<number, number[]>();
+    urls.forEach((u, i) => {
+      const p = partitionOf(u.host, this.opts.partitions);
+      const list = byPartition.get(p);
+      if (list) list.push(i);
+      else byPartition.set(p, [i]);
+    });
+    const out = new Array<boolean>(urls.length).fill(false);
+    await Promise.all(
+      [...byPartition].map(async ([p, idx]) => {
+        const answers = await this.opts.seen.checkAndAdd(p, idx.map((i) => urls[i]!.url));
+        idx.forEach((i, j) => (out[i] = answers[j]!));
+      }),
+    );
+    return out;
+  }
+
+  /** Inserts the URLs that are new into the exact store and their host queues. Runs inside a transaction. */
+  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[]): number {
+    const store = this.opts.store;
+    let added = 0;
+    urls.forEach((u, i) => {
+      const home = isHomePage(u.url);
+      if (maybeSeen[i]) {
+        if (!(u.isSeed || home || this.opts.confirmAllSeen)) {
+          this.counters.add("seen.skipped");
+          return;
+        }
+        if (store.hasUrl(u.url)) {
+          this.counters.add("seen.skipped");
+          return;
+        }
+        this.counters.add("seen.bloom-false-positive-caught");
+      }
+      if (!store.insertUrl(u.url, u.host, u.depth)) {
+        this.counters.add("seen.skipped");
+        return;
+      }
+      const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
+      this.pushToQueue({ host: u.host, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
+      if (!u.isSeed) this.patterns.add(u.host, u.url);
+      added++;
+    });
+    if (added > 0) {
+      store.saveSeq();
+      this.counters.add("frontier.admitted", added);
+    }
+    return added;
+  }
+
+  private pushToQueue(item: Omit<QueuedUrl, "seq">): void {
+    const seq = this.opts.store.enqueue(item);
+    let entry = this.hosts.get(item.host);
+    if (!entry) {
+      entry = this.loadHost(item.host);
+      this.hosts.set(item.host, entry);
+    }
+    entry.queued++;
+    this.totalQueued++;
+    if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
+    if (!entry.head && entry.queued === 1) entry.head = { ...item, seq };
+    this.settle(entry);
+  }
+
+  private enforceSizeLimit(): void {
+    const excess = this.totalQueued - this.opts.maxQueued;
+    if (excess <= 0) return;
+    this.opts.store.tx(() => {
+      for (const d of this.opts.store.dropLowestPriority(excess)) {
+        const entry = this.hosts.get(d.host);
+        if (entry) {
+          entry.queued--;
+          if (entry.head?.url === d.url) entry.head = undefined;
+        }
+        this.totalQueued--;
+        this.patterns.remove(d.host, d.url);
+        this.counters.add("frontier.dropped-size-limit");
+      }
+    });
+  }
+
+  /** Moves retries and refetches whose time has come back into their host queues. */
+  private pumpDue(now: number): void {
+    if (now - this.lastDuePump < 1000) return;
+    this.lastDuePump = now;
+    const due = this.opts.store.nextDueAt();
+    if (due === undefined || due > now) return;
+    this.opts.store.tx(() => {
+      for (const s of this.opts.store.takeDue(now, 10_000)) {
+        this.opts.store.setUrlState(s.url, "queued");
+        this.pushToQueue({ host: s.host, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
+        this.counters.add("frontier.rescheduled");
+      }
+      this.opts.store.saveSeq();
+    });
+  }
+
+  // ---- dispatch ---------------------------------------------------------------------------------
+
+  /** A host's gap has passed: file it under the priority of its next URL. */
+  private promote(host: string): void {
+    const entry = this.hosts.get(host);
+    if (!entry) return;
+    const head = this.headOf(entry);
+    if (!head) return this.settle(entry);
+    this.ready.push(host, head.priority);
+  }
+
+  private taskFor(host: string, now: number): FetchTask | undefined {
+    const entry = this.hosts.get(host);
+    if (!entry || entry.inFlight || entry.state.paused) return undefined;
+    if (countToday(entry.pagesToday, now) >= this.opts.policy.maxPagesPerHostPerDay) {
+      this.counters.add("frontier.host-daily-cap-waits");
+      this.waiting.push(host, nextUtcDayStart(now));
+      return undefined;
+    }
+    let head = this.headOf(entry);
+    if (!head) return void this.settle(entry);
+    const robots = this.robotsOf(entry);
+    if (!robots || robots.stored.expiresAt <= now) return this.start(entry, "robots", `${originOf(head.url)}/robots.txt`, now);
+    if (robots.stored.verdict === "disallow-all") {
+      // robots.txt was unavailable (5xx or unreachable): nothing may be fetched until it is read again.
+      this.counters.add("robots.host-parked");
+      this.waiting.push(host, robots.stored.expiresAt);
+      return undefined;
+    }
+    for (let skipped = 0; head && robots.policy && skipped < HEAD_SKIP_LIMIT; skipped++) {
+      if (robots.policy.isAllowed(pathAndQuery(head.url))) break;
+      this.opts.store.tx(() => {
+        this.opts.store.dequeue(head!);
+        this.opts.store.setUrlState(head!.url, "robots-disallowed");
+      });
+      this.counters.add("robots.disallowed");
+      this.afterDequeue(entry, head);
+      head = this.headOf(entry);
+    }
+    if (!head) return void this.settle(entry);
+    if (robots.policy && !robots.policy.isAllowed(pathAndQuery(head.url))) {
+      this.ready.push(host, head.priority);
+      return undefined;
+    }
+    return this.start(entry, "page", head.url, now, head);
+  }
+
+  private start(entry: HostEntry, kind: "page" | "robots", url: string, now: number, item?: QueuedUrl): FetchTask {
+    entry.state = onFetchStart(entry.state, now);
+    const prev = item ? this.opts.store.getUrl(item.url) : undefined;
+    const task: FetchTask = {
+      taskId: this.opts.newTaskId(),
+      kind,
+      url,
+      host: entry.key,
+      partition: entry.partition,
+      depth: item?.depth ?? 0,
+      redirectHops: item?.hops ?? 0,
+      etag: prev?.etag ?? undefined,
+      lastModified: prev?.lastModified ?? undefined,
+      previousFingerprint: prev?.fingerprint ?? undefined,
+      hostGapMs: Math.max(this.opts.policy.minGapMs, entry.state.gapMs),
+      issuedAt: now,
+    };
+    entry.inFlight = { task, item };
+    this.inFlightCount++;
+    this.counters.add(`frontier.tasks.${kind}`);
+    return task;
+  }
+
+  // ---- results ----------------------------------------------------------------------------------
+
+  private applyRobots(entry: HostEntry, result: FetchResult): number {
+    const verdict = result.robots?.verdict ?? (result.kind === "network-error" ? "disallow-all" : "allow-all");
+    const fetchedAt = result.endedAt;
+    const stored = {
+      verdict,
+      body: verdict === "parse" ? (result.robots?.text ?? "") : undefined,
+      fetchedAt,
+      expiresAt: robotsExpiresAt(fetchedAt, verdict, this.opts.policy.robotsMaxAgeMs),
+    };
+    this.opts.store.saveRobots(entry.key, stored);
+    entry.robots = { stored, policy: compileRobots(stored, this.opts.policy.userAgent) };
+    this.counters.add(`robots.verdict.${verdict}`);
+    return entry.robots.policy?.crawlDelayMs ?? 0;
+  }
+
+  private applyPageResult(
+    entry: HostEntry,
+    item: QueuedUrl,
+    result: FetchResult,
+    now: number,
+    redirect: DiscoveredUrl[],
+    redirectMaybe: boolean[],
+  ): void {
+    const store = this.opts.store;
+    const prev = store.getUrl(item.url);
+    if (!prev) {
+      store.dequeue(item);
+      this.afterDequeue(entry, item);
+      return;
+    }
+    const outcome = decideUrlOutcome(prev, result, { now, isHomePage: isHomePage(item.url), redirectHops: item.hops }, this.opts.policy);
+    store.recordFetch(outcome.row);
+    for (const c of outcome.counters) this.counters.add(c);
+    if (outcome.dequeue) {
+      store.dequeue(item);
+      this.afterDequeue(entry, item);
+    }
+    if (outcome.reschedule) store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, depth: item.depth });
+    if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
+    if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
+  }
+
+  private afterDequeue(entry: HostEntry, item: QueuedUrl): void {
+    entry.queued--;
+    this.totalQueued--;
+    if (entry.head && entry.head.seq === item.seq && entry.head.priority === item.priority) entry.head = undefined;
+    this.patterns.remove(entry.key, item.url);
+  }
+
+  private countResult(result: FetchResult): void {
+    if (result.kind === "response") this.counters.add(`fetch.status.${result.status}`);
+    else this.counters.add(`fetch.${result.kind}.${result.error ?? "unknown"}`);
+    if (result.duplicateOf) this.counters.add("content.exact-duplicates");
+    if (result.nearDuplicateOf) this.counters.add("content.near-duplicates");
+  }
+
+  // ---- host bookkeeping -------------------------------------------------------------------------
+
+  /** Puts a host where it belongs: waiting for its time, or forgotten when it has nothing to do. */
+  private settle(entry: HostEntry): void {
+    if (entry.inFlight || entry.state.paused) return;
+    if (entry.queued <= 0) {
+      entry.queued = 0;
+      this.waiting.remove(entry.key);
+      this.ready.remove(entry.key);
+      this.hosts.delete(entry.key);
+      return;
+    }
+    if (!this.ready.has(entry.key)) this.makeWaiting(entry);
+  }
+
+  private makeWaiting(entry: HostEntry): void {
+    if (entry.state.paused) return;
+    this.waiting.push(entry.key, entry.state.nextAllowedAt);
+  }
+
+  private headOf(entry: HostEntry): QueuedUrl | undefined {
+    if (!entry.head) entry.head = this.opts.store.head(entry.key);
+    if (!entry.head) entry.queued = 0;
+    return entry.head;
+  }
+
+  private robotsOf(entry: HostEntry): HostEntry["robots"] {
+    if (!entry.robots) {
+      const stored = this.opts.store.loadRobots(entry.key);
+      if (stored) entry.robots = { stored, policy: compileRobots(stored, this.opts.policy.userAgent) };
+    }
+    return entry.robots;
+  }
+
+  private loadHost(host: string): HostEntry {
+    const saved = this.opts.store.loadHost<PersistedHost>(host);
+    return {
+      key: host,
+      partition: partitionOf(host, this.opts.partitions),
+      state: saved?.state ?? newHostState(),
+      queued: 0,
+      pagesToday: saved?.pagesToday ?? null,
+    };
+  }
+
+  private saveHost(entry: HostEntry): void {
+    const persisted: PersistedHost = { state: entry.state, pagesToday: entry.pagesToday };
+    this.opts.store.saveHost(entry.key, persisted);
+  }
+}
+
+function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {
+  return stored.verdict === "parse" ? policyFor(parseRobots(stored.body ?? ""), userAgent) : undefined;
+}
+
+/** The path and query of a normalized URL, as robots.txt rules match them. */
+function pathAndQuery(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  return start < 0 ? "/" : url.slice(start);
+}
+
+function toPolitenessError(error: string | undefined): FetchErrorKind {
+  switch (error) {
+    case "dns":
+    case "refused":
+    case "timeout":
+    case "reset":
+      return error;
+    case "connect-timeout":
+      return "timeout";
+    default:
+      return "other";
+  }
+}

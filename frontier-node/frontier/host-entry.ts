@@ -1,0 +1,28 @@
+/**
+ * What the frontier holds in memory for one host: its politeness state, how many URLs it has queued, the
+ * cached head of its queue, the task in flight, its compiled robots.txt rules and today's page count.
+ * Only hosts with queued URLs or a fetch in flight are kept; an idle host is saved and forgotten, so memory
+ * follows the number of active hosts, not the size of the crawl.
+ */
+import type { FetchTask } from "../../core/model/index.ts";
+import type { HostState } from "../../core/politeness/index.ts";
+import type { RobotsPolicy } from "../../core/robots/index.ts";
+import type { DailyCounter } from "../../core/traps/index.ts";
+import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
+
+export interface HostEntry {
+  key: string;
+  partition: number;
+  state: HostState;
+  queued: number;
+  head?: QueuedUrl;
+  inFlight?: { task: FetchTask; item?: QueuedUrl };
+  robots?: { stored: StoredRobots; policy?: RobotsPolicy };
+  pagesToday: DailyCounter | null;
+}
+
+/** The part of a host entry that is persisted (hosts table), small enough to rewrite after every fetch. */
+export interface PersistedHost {
+  state: HostState;
+  pagesToday: DailyCounter | null;
+}

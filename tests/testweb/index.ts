@@ -1,0 +1,37 @@
+/**
+ * The synthetic web that end-to-end tests and the benchmark crawl instead of the internet: many virtual
+ * hosts on one loopback port, reachable directly (Host header) or through it as a forward proxy, with a
+ * request log and a politeness checker. See README.md for the hosts and their behaviours.
+ */
+export { startTestWeb, resolveShape, webUrl, type TestWeb } from "./server.ts";
+export { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
+export { findViolations, retryAfterMs, DEFAULT_TOLERANCE_MS } from "./violations.ts";
+export { refusedPort, type RefusedPort } from "./refused.ts";
+export { isAllowed, parseRobots, verdictFor } from "./robots.ts";
+export { SITE_ROBOTS, siteHost, siteLinks, sitePage, type SiteLink } from "./site.ts";
+export { prosePool } from "./text.ts";
+export {
+  BOMB_BYTES,
+  DRIP_INTERVAL_MS,
+  ETAG_LAST_MODIFIED,
+  HUGE_BYTES,
+  LONG_CHAIN,
+  MALFORMED_LINKS,
+  RATELIMIT_COUNT,
+  RATELIMIT_RETRY_AFTER_S,
+  SLOW_MS,
+  UNAVAILABLE_COUNT,
+  UNAVAILABLE_RETRY_AFTER_S,
+  stableEtag,
+} from "./special/index.ts";
+export type {
+  HostBehaviour,
+  PolitenessPolicy,
+  RequestRecord,
+  RobotsPolicy,
+  ServeContext,
+  SiteShape,
+  TestWebOptions,
+  Violation,
+  ViolationKind,
+} from "./types.ts";

@@ -1,0 +1,131 @@
+/**
+ * The test web's server: one `node:http` listener on loopback that serves every virtual host, both as an
+ * origin (Host header) and as an HTTP forward proxy (absolute-form target), records every request, and
+ * answers the questions tests ask of the log. Unknown hosts get 502, as a real proxy whose DNS lookup
+ * failed would answer. `close()` drops open connections, which also stops the drip and slow timers.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
+import { record } from "./recorder.ts";
+import { siteHost, siteIndex } from "./site.ts";
+import { siteBehaviour } from "./site-host.ts";
+import { specialHosts } from "./special/index.ts";
+import { send } from "./special/respond.ts";
+import { parseTarget } from "./target.ts";
+import { prosePool } from "./text.ts";
+import type { HostBehaviour, PolitenessPolicy, RequestRecord, ServeContext, SiteShape, TestWebOptions, Violation } from "./types.ts";
+import { findViolations } from "./violations.ts";
+
+export interface TestWeb {
+  port: number;
+  /** `http://127.0.0.1:port`, for the crawler's proxy setting. */
+  proxyUrl: string;
+  /** The generator inputs, defaults filled in. */
+  shape: SiteShape;
+  /** Every host served: normal, special (if enabled) and extra. */
+  hosts: string[];
+  /** `http://host/path` (path defaults to `/`). */
+  url(host: string, path?: string): string;
+  /** The live request log, in arrival order. */
+  requests: RequestRecord[];
+  requestsTo(host: string): RequestRecord[];
+  /** Empties the log (e.g. after a warm-up). */
+  clearRequests(): void;
+  behaviour(host: string): HostBehaviour | undefined;
+  violations(policy: PolitenessPolicy): Violation[];
+  /** The pages a correct crawler fetches from `seeds` (default: `http://site0.test/`). */
+  expectedPages(seeds?: readonly string[], opts?: ExpectedOptions): ExpectedPages;
+  close(): Promise<void>;
+}
+
+export function resolveShape(opts: TestWebOptions = {}): SiteShape {
+  return {
+    hosts: opts.hosts ?? 10,
+    pagesPerHost: opts.pagesPerHost ?? 20,
+    linksPerPage: opts.linksPerPage ?? 24,
+    pageBytes: opts.pageBytes ?? 25_000,
+    seed: opts.seed ?? 1,
+  };
+}
+
+export function webUrl(host: string, path = "/"): string {
+  return `http://${host}${path.startsWith("/") ? path : `/${path}`}`;
+}
+
+export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> {
+  const shape = resolveShape(opts);
+  const site = siteBehaviour(shape, prosePool(shape.seed));
+  const named = new Map<string, HostBehaviour>(
+    Object.entries({ ...(opts.special ? specialHosts(shape.seed) : {}), ...(opts.extraHosts ?? {}) }),
+  );
+  const lookup = (host: string): HostBehaviour | undefined => named.get(host) ?? (siteIndex(shape, host) >= 0 ? site : undefined);
+  const log: RequestRecord[] = [];
+
+  const handle = (req: IncomingMessage, res: ServerResponse): void => {
+    const target = parseTarget(req.url ?? "/", req.headers.host);
+    if (!target) {
+      send(res, 400, "bad request target\n", "text/plain");
+      return;
+    }
+    record(log, req, res, target);
+    const behaviour = lookup(target.host);
+    if (!behaviour) {
+      send(res, 502, `testweb: no such host ${target.host}\n`, "text/plain");
+      return;
+    }
+    const robots = behaviour.robots;
+    if (target.path === "/robots.txt" && robots.kind === "rules" && !behaviour.servesRobots) {
+      send(res, 200, robots.text, "text/plain; charset=utf-8");
+      return;
+    }
+    const ctx: ServeContext = { host: target.host, path: target.path, seed: shape.seed, url: webUrl };
+    try {
+      behaviour.serve(req, res, ctx);
+    } catch (err) {
+      // A bug in a behaviour should fail the test that meets it, not take the server down.
+      console.error(`testweb: ${target.host}${target.path}:`, err);
+      if (!res.headersSent) send(res, 500, "testweb behaviour failed\n", "text/plain");
+      else res.destroy();
+    }
+  };
+
+  const server = createServer(handle);
+  // Crawlers keep connections to their proxy open between fetches; do not cut them short.
+  server.keepAliveTimeout = 65_000;
+  server.on("clientError", (_err: Error, socket: Socket) => socket.destroy());
+  // HTTPS through the proxy (CONNECT) is not part of the test web.
+  server.on("connect", (_req: IncomingMessage, socket: Socket) => {
+    socket.end("HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n");
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  const hosts = [...Array.from({ length: shape.hosts }, (_, i) => siteHost(i)), ...named.keys()];
+  return {
+    port,
+    proxyUrl: `http://127.0.0.1:${port}`,
+    shape,
+    hosts,
+    url: webUrl,
+    requests: log,
+    requestsTo: (host) => log.filter((r) => r.host === host),
+    clearRequests: () => {
+      log.length = 0;
+    },
+    behaviour: lookup,
+    violations: (policy) => findViolations(log, (h) => lookup(h)?.robots, policy),
+    expectedPages: (seeds = [webUrl(siteHost(0))], eopts) => expectedPages(shape, seeds, eopts),
+    close() {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The special hosts, each a named behaviour documented in ../README.md. Built fresh for every test web
+ * (some keep counters), and only when a test asks for them with `special: true`.
+ */
+import type { HostBehaviour } from "../types.ts";
+import { bodyHosts } from "./bodies.ts";
+import { brokenHosts } from "./broken.ts";
+import { conditionalHosts } from "./conditional.ts";
+import { dupHosts } from "./dup.ts";
+import { nofollowHosts } from "./nofollow.ts";
+import { redirectHosts } from "./redirects.ts";
+import { robotsHosts } from "./robots-hosts.ts";
+import { throttleHosts } from "./throttle.ts";
+import { timingHosts } from "./timing.ts";
+import { trapHosts } from "./traps.ts";
+
+export function specialHosts(seed: number): Record<string, HostBehaviour> {
+  return {
+    ...robotsHosts(),
+    ...timingHosts(),
+    ...throttleHosts(),
+    ...redirectHosts(),
+    ...trapHosts(),
+    ...brokenHosts(),
+    ...bodyHosts(),
+    ...nofollowHosts(),
+    ...conditionalHosts(),
+    ...dupHosts(seed),
+  };
+}
+
+export { MALFORMED_LINKS } from "./broken.ts";
+export { BOMB_BYTES, HUGE_BYTES } from "./bodies.ts";
+export { ETAG_LAST_MODIFIED, stableEtag } from "./conditional.ts";
+export { LONG_CHAIN } from "./redirects.ts";
+export { RATELIMIT_COUNT, RATELIMIT_RETRY_AFTER_S, UNAVAILABLE_COUNT, UNAVAILABLE_RETRY_AFTER_S } from "./throttle.ts";
+export { DRIP_INTERVAL_MS, SLOW_MS } from "./timing.ts";
