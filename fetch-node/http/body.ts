@@ -37,6 +37,8 @@ export async function readBody(source: BodySource, contentEncoding: string | und
   try {
     return { ...(await readDecoded(source, decoder, maxBytes)), unsupportedEncoding: false }
   } catch (error) {
+    // A body left half-read would hold its connection; let it go.
+    source.destroy()
     throw isDecodeError(error) ? new BadEncodingError(encoding, error) : error
   }
 }

@@ -156,3 +156,13 @@ test('fetcher errors - closing the fetcher aborts the fetches in flight', async 
   await f.close()
   expectError(await pending, 'aborted')
 })
+
+test('fetcher errors - a body that fails to decode frees its connection for the next fetch', async () => {
+  const s = await http((req, res) => {
+    if (req.url === '/broken') { res.writeHead(200, { 'Content-Encoding': 'gzip' }); res.end(Buffer.alloc(200_000, 7)) } else res.end('fine')
+  })
+  const f = fetcher({ responseTimeoutMs: 2000 })
+  expectError(await f.fetch({ url: `${s.origin}/broken` }), 'bad-response')
+  const next = await f.fetch({ url: `${s.origin}/ok` })
+  expect(next.kind === 'response' && next.status).toBe(200)
+})

@@ -221,3 +221,12 @@ test('fetcher - close() ends idle keep-alive connections and later fetches come 
   const after = await f.fetch({ url: `${s.origin}/` })
   expect(after.kind === 'error' && after.error).toBe('aborted')
 })
+
+test('fetcher - rejects unusable options at construction', () => {
+  const base = { userAgent: 'bot', connectTimeoutMs: 1000, responseTimeoutMs: 1000, maxBodyBytes: 1000 }
+  expect(() => new HttpFetcher({ ...base, userAgent: '' })).toThrow(/userAgent/)
+  expect(() => new HttpFetcher({ ...base, userAgent: 'bot\r\nX-Evil: 1' })).toThrow(/userAgent/)
+  expect(() => new HttpFetcher({ ...base, maxBodyBytes: 0 })).toThrow(/maxBodyBytes/)
+  expect(() => new HttpFetcher({ ...base, maxConnectionsPerOrigin: Number.NaN })).toThrow(/maxConnectionsPerOrigin/)
+  expect(() => new HttpFetcher({ ...base, proxyUrl: 'socks5://127.0.0.1:1080' })).toThrow(/proxyUrl/)
+})

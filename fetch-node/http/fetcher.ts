@@ -155,7 +155,9 @@ function failure(url: string, error: FetchErrorKind, message: string, startedAt:
 }
 
 function validate(options: HttpFetcherOptions): void {
-  if (!options.userAgent) throw new TypeError('HttpFetcher: userAgent must be a non-empty string')
+  if (!options.userAgent || /[\r\n]/.test(options.userAgent)) {
+    throw new TypeError('HttpFetcher: userAgent must be a non-empty single-line string')
+  }
   const positive: Array<[string, number | undefined]> = [
     ['connectTimeoutMs', options.connectTimeoutMs],
     ['responseTimeoutMs', options.responseTimeoutMs],

@@ -170,6 +170,22 @@ export class Frontier {
     this.enforceSizeLimit();
   }
 
+  /**
+   * Gives up a task whose result will never come (the crawl is stopping and aborted it). Its URL stays at
+   * the head of the host's queue, so a resumed crawl fetches it; the host waits a full gap from now, since
+   * the server may have seen the request.
+   */
+  abandon(task: FetchTask): void {
+    const entry = this.hosts.get(task.host);
+    if (!entry?.inFlight || entry.inFlight.task.taskId !== task.taskId) return;
+    entry.inFlight = undefined;
+    this.inFlightCount--;
+    entry.state = releaseLostFetch(entry.state, this.opts.now(), this.opts.policy);
+    this.opts.store.tx(() => this.saveHost(entry));
+    this.counters.add("frontier.abandoned");
+    this.settle(entry);
+  }
+
   /** Pauses or resumes a host; a fetch in flight finishes. */
   setHostPaused(host: string, paused: boolean): void {
     const entry = this.hosts.get(host) ?? this.loadHost(host);

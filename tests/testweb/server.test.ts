@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Agent } from "node:http";
+// The real undici, not Bun's built-in stand-in (see STACK-NOTES.md): this is the crawler's client.
+import { ProxyAgent, request } from "undici/index.js";
 import { directGet, proxyGet } from "./client.ts";
 import { startTestWeb, type TestWeb } from "./server.ts";
 import { SITE_ROBOTS } from "./site.ts";
@@ -38,6 +40,18 @@ describe("test web server", () => {
     const r = await proxyGet(web.proxyUrl, "http://site4.test/page/1", { agent });
     expect(r.status).toBe(200);
     expect(r.body.toString()).toContain("Page /page/1 of site4.test");
+  });
+
+  test("serves undici's ProxyAgent, which sends plain-HTTP targets in absolute form", async () => {
+    const proxy = new ProxyAgent({ uri: web.proxyUrl });
+    try {
+      const r = await request("http://site3.test/page/2", { dispatcher: proxy });
+      expect(r.statusCode).toBe(200);
+      expect(await r.body.text()).toContain("Page /page/2 of site3.test");
+    } finally {
+      await proxy.close();
+    }
+    expect(web.requests.at(-1)).toMatchObject({ host: "site3.test", path: "/page/2", via: "proxy" });
   });
 
   test("serves the same bytes both ways and on every request", async () => {

@@ -1,0 +1,132 @@
+/**
+ * The embedded crawl loop: asks the frontier for tasks whose hosts may be fetched now, runs each on the
+ * fetch worker (many at once, one per host), and hands every result back to the frontier. It sleeps
+ * until the next host is due or a fetch finishes, never on a fixed tick. It stops when the frontier has
+ * nothing left, when a page or time limit is reached, or when asked to; on a stop it aborts the fetches
+ * in flight after a short grace period and gives their tasks back, so a resumed crawl refetches exactly
+ * those pages.
+ */
+import type { FetchTask } from "../core/model/index.ts";
+import type { Frontier } from "../frontier-node/frontier/frontier.ts";
+import type { FetchWorker } from "../fetch-node/pipeline/index.ts";
+
+export interface CrawlLoopOptions {
+  frontier: Frontier;
+  worker: FetchWorker;
+  maxInFlight: number;
+  /** Stop after this many page responses (robots.txt not counted). */
+  maxPages?: number;
+  /** Stop at this time (epoch ms). */
+  deadline?: number;
+  /** How long fetches in flight may finish after a stop before they are aborted. */
+  stopGraceMs: number;
+  now: () => number;
+  /** Called for every error that is a bug or a broken store, not a web problem. */
+  onError: (error: unknown, task: FetchTask) => void;
+}
+
+export type StopReason = "done" | "max-pages" | "max-duration" | "interrupted" | "error";
+
+export class CrawlLoop {
+  pages = 0;
+  private stopReason: StopReason | undefined;
+  private readonly running = new Map<string, { task: FetchTask; done: Promise<void> }>();
+  private readonly abort = new AbortController();
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly opts: CrawlLoopOptions) {}
+
+  /** Asks the loop to stop (Ctrl-C); `run` resolves once fetches in flight are finished or given back. */
+  stop(reason: StopReason = "interrupted"): void {
+    this.stopReason ??= reason;
+    this.wake?.();
+  }
+
+  get inFlight(): number {
+    return this.running.size;
+  }
+
+  async run(): Promise<StopReason> {
+    const { frontier, maxInFlight } = this.opts;
+    while (this.stopReason === undefined) {
+      const now = this.opts.now();
+      if (this.opts.deadline !== undefined && now >= this.opts.deadline) {
+        this.stop("max-duration");
+        break;
+      }
+      let room = maxInFlight - this.running.size;
+      if (this.opts.maxPages !== undefined) room = Math.min(room, this.opts.maxPages - this.pages - this.pagesInFlight());
+      if (room > 0) for (const task of frontier.nextTasks(room)) this.launch(task);
+      if (this.opts.maxPages !== undefined && this.pages >= this.opts.maxPages) {
+        this.stop("max-pages");
+        break;
+      }
+      const wakeAt = frontier.nextWakeAt();
+      if (this.running.size === 0 && wakeAt === undefined) {
+        this.stop("done");
+        break;
+      }
+      // Sleep until the next host is due, at most a second, at least a millisecond (no busy loop); a
+      // finished fetch wakes the loop early, since it may free a host or bring new ones.
+      let waitMs = room <= 0 || wakeAt === undefined ? 1000 : wakeAt - this.opts.now();
+      if (this.opts.deadline !== undefined) waitMs = Math.min(waitMs, this.opts.deadline - this.opts.now());
+      await this.sleep(Math.min(1000, Math.max(1, waitMs)));
+    }
+    await this.drain();
+    return this.stopReason ?? "done";
+  }
+
+  private pagesInFlight(): number {
+    let n = 0;
+    for (const { task } of this.running.values()) if (task.kind === "page") n++;
+    return n;
+  }
+
+  private launch(task: FetchTask): void {
+    const done = this.opts.worker
+      .run(task, this.abort.signal)
+      .then(async (out) => {
+        if (this.abort.signal.aborted) {
+          this.opts.frontier.abandon(task);
+          return;
+        }
+        if (task.kind === "page" && out.result.kind === "response") this.pages++;
+        await this.opts.frontier.complete(out.result, out.links);
+      })
+      .catch((error: unknown) => {
+        this.opts.onError(error, task);
+        this.opts.frontier.abandon(task);
+        this.stop("error");
+      })
+      .finally(() => {
+        this.running.delete(task.taskId);
+        this.wake?.();
+      });
+    this.running.set(task.taskId, { task, done });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.running.size === 0) return;
+    const all = Promise.all([...this.running.values()].map((r) => r.done));
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, this.opts.stopGraceMs).unref?.());
+    await Promise.race([all, grace]);
+    if (this.running.size > 0) {
+      this.abort.abort(new Error("crawl stopping"));
+      await all;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wake = () => {
+        this.wake = undefined;
+        done();
+      };
+    });
+  }
+}

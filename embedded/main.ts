@@ -1,0 +1,203 @@
+/**
+ * `crawl`: the embedded crawler, every role in one process with no services. This is its composition
+ * root: it reads the arguments, opens the state under --out (frontier store, seen-set snapshot, content
+ * index, WARC files), builds the same frontier and fetch worker the cluster runs, with in-process adapters,
+ * and runs the crawl loop until it is done, reaches a limit, or is interrupted. It resumes from --out.
+ */
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { DiscoveredUrl } from "../core/model/index.ts";
+import { productToken } from "../core/robots/index.ts";
+import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { HttpFetcher } from "../fetch-node/http/index.ts";
+import { FetchWorker } from "../fetch-node/pipeline/index.ts";
+import { WarcWriter } from "../fetch-node/warc/index.ts";
+import { Frontier } from "../frontier-node/frontier/frontier.ts";
+import { FrontierStore } from "../frontier-node/frontier/store/frontier-store.ts";
+import { LocalBloomSeenSet } from "../frontier-node/seen/local-bloom-seen-set.ts";
+import { CrawlArgsError, crawlUsage, parseCrawlArgs, seedLines, type CrawlArgs } from "./args.ts";
+import { CrawlLoop } from "./crawl-loop.ts";
+import { acquireLock } from "./lock.ts";
+import { Progress, summary } from "./progress.ts";
+import { SqliteContentIndex } from "./sqlite-content-index.ts";
+import { statsCommand } from "./stats.ts";
+
+const PARTITIONS = 256;
+const SEEN_SAVE_INTERVAL_MS = 30_000;
+
+export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(crawlUsage());
+    return 0;
+  }
+  if (argv[0] === "stats") return statsCommand(argv.slice(1));
+  let args: CrawlArgs;
+  try {
+    args = parseCrawlArgs(argv, env);
+  } catch (error) {
+    if (error instanceof CrawlArgsError) {
+      process.stderr.write(`crawl: ${error.message}\n\n${crawlUsage()}`);
+      return 2;
+    }
+    throw error;
+  }
+  const seeds = await readSeeds(args);
+  if (seeds === undefined) return 2;
+  return crawl(args, seeds, argv);
+}
+
+async function readSeeds(args: CrawlArgs): Promise<DiscoveredUrl[] | undefined> {
+  const raw = [...args.seeds];
+  if (args.seedsFile) {
+    try {
+      raw.push(...seedLines(await Bun.file(args.seedsFile).text()));
+    } catch {
+      process.stderr.write(`crawl: cannot read seeds file ${args.seedsFile}\n`);
+      return undefined;
+    }
+  }
+  const seeds: DiscoveredUrl[] = [];
+  for (const url of raw) {
+    const n = normalizeUrl(url);
+    if (!n.ok) {
+      process.stderr.write(`crawl: seed rejected: ${url}: ${n.reason}\n`);
+      continue;
+    }
+    seeds.push({ url: n.url, host: hostKeyOf(n.url), depth: 0, redirectHops: 0, isSeed: true });
+  }
+  return seeds;
+}
+
+async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): Promise<number> {
+  const out = resolve(args.out);
+  mkdirSync(join(out, "warc"), { recursive: true });
+  const lock = acquireLock(join(out, "LOCK"));
+  if (!lock.ok) {
+    process.stderr.write(`crawl: ${out} is in use by another crawl (pid ${lock.holder}); stop it first\n`);
+    return 1;
+  }
+  const now = () => Date.now();
+  const store = FrontierStore.open(join(out, "frontier.sqlite"));
+  const seen = LocalBloomSeenSet.open(join(out, "seen.bloom"));
+  // URLs admitted after the last snapshot (an unclean stop) go back into the filter: no false negatives.
+  for (let batch = store.urlsSince(seen.coveredUrlId, 50_000); batch.length > 0; batch = store.urlsSince(batch.at(-1)!.id, 50_000)) {
+    seen.addKnown(batch.map((r) => r.url));
+  }
+  const content = SqliteContentIndex.open(join(out, "content.sqlite"));
+  const warc = await WarcWriter.open({ dir: join(out, "warc"), software: args.policy.userAgent });
+  const fetcher = new HttpFetcher({
+    userAgent: args.policy.userAgent,
+    connectTimeoutMs: args.policy.connectTimeoutMs,
+    responseTimeoutMs: args.policy.responseTimeoutMs,
+    maxBodyBytes: args.policy.maxBodyBytes,
+    proxyUrl: args.proxy,
+    allowPrivateAddresses: args.allowPrivateAddresses,
+    maxConcurrentRequests: args.maxInFlight,
+  });
+  let taskCounter = 0;
+  const runId = now().toString(36);
+  const frontier = new Frontier({
+    store,
+    seen,
+    policy: args.policy,
+    partitions: PARTITIONS,
+    maxQueued: args.maxQueued,
+    confirmAllSeen: args.confirmAllSeen,
+    now,
+    newTaskId: () => `${runId}-${(taskCounter++).toString(36)}`,
+  });
+  const added = await frontier.addSeeds(seeds);
+  const start = frontier.snapshot();
+  if (start.queued === 0 && start.scheduled === 0) {
+    process.stderr.write(
+      seeds.length === 0
+        ? `crawl: nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs\n`
+        : `crawl: nothing to crawl: every seed was already fetched into ${out}\n`,
+    );
+    await closeAll();
+    return seeds.length === 0 ? 2 : 0;
+  }
+  const worker = new FetchWorker({
+    fetcher,
+    content,
+    store: warc,
+    agentToken: productToken(args.policy.userAgent),
+    now,
+    sleep: (ms, signal) => sleepAbortable(ms, signal),
+  });
+  const startedAt = now();
+  const loop = new CrawlLoop({
+    frontier,
+    worker,
+    maxInFlight: args.maxInFlight,
+    maxPages: args.maxPages,
+    deadline: args.maxDurationMs === undefined ? undefined : startedAt + args.maxDurationMs,
+    stopGraceMs: 2_000,
+    now,
+    onError: (error, task) => process.stderr.write(`\ncrawl: internal error on ${task.url}: ${(error as Error).stack ?? error}\n`),
+  });
+  let signals = 0;
+  const onSignal = (name: string) => {
+    signals++;
+    if (signals > 1) {
+      process.stderr.write(`\ncrawl: ${name} again, exiting now; queued URLs are safe, in-flight pages will be refetched\n`);
+      process.exit(130);
+    }
+    process.stderr.write(`\ncrawl: ${name}, stopping (fetches in flight get 2 s to finish)...\n`);
+    loop.stop("interrupted");
+  };
+  process.on("SIGINT", () => onSignal("SIGINT"));
+  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  const progress = new Progress(
+    { pages: () => loop.pages, frontier: () => frontier.snapshot(), inFlight: () => loop.inFlight },
+    args.quiet ? { write: () => 0, isTTY: false } : { write: (t) => process.stderr.write(t), isTTY: process.stderr.isTTY },
+    now,
+  );
+  if (!args.quiet) {
+    process.stderr.write(`crawl: ${added} new seed(s), ${start.queued} URLs queued, output in ${out}\n`);
+    progress.start();
+  }
+  const saver = setInterval(() => seen.save(store.maxUrlId()), SEEN_SAVE_INTERVAL_MS);
+  const reason = await loop.run();
+  clearInterval(saver);
+  progress.stop();
+  frontier.markCleanStop();
+  const final = frontier.snapshot();
+  await closeAll();
+  process.stdout.write(
+    summary({ reason, pages: loop.pages, elapsedMs: now() - startedAt, frontier: final, out, resumeCommand: resumeCommand(argv) }),
+  );
+  return reason === "error" ? 1 : 0;
+
+  async function closeAll(): Promise<void> {
+    seen.save(store.maxUrlId());
+    store.close();
+    await warc.close();
+    await content.close();
+    await fetcher.close();
+    lock.release();
+  }
+}
+
+function resumeCommand(argv: string[]): string {
+  return `bun run crawl ${argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(" ")}`;
+}
+
+function sleepAbortable(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+if (import.meta.main) {
+  process.exitCode = await main(process.argv.slice(2), process.env);
+}

@@ -1,0 +1,106 @@
+/**
+ * What a person watching `crawl` sees: on a terminal, one progress line rewritten in place; otherwise a
+ * structured JSON log line every interval (for journald, CI logs, files). The final summary is printed
+ * by `summary`. Rates are measured over each interval, not since the start, so they show the present.
+ */
+import type { FrontierSnapshot } from "../frontier-node/frontier/frontier.ts";
+
+export interface ProgressSource {
+  pages(): number;
+  frontier(): FrontierSnapshot;
+  inFlight(): number;
+}
+
+export class Progress {
+  private timer: ReturnType<typeof setInterval> | undefined;
+  private lastPages = 0;
+  private lastAt: number;
+  private readonly startedAt: number;
+
+  constructor(
+    private readonly source: ProgressSource,
+    private readonly out: { write(text: string): unknown; isTTY?: boolean },
+    private readonly now: () => number,
+    private readonly intervalMs = out.isTTY ? 500 : 10_000,
+  ) {
+    this.startedAt = now();
+    this.lastAt = this.startedAt;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
+    this.timer.unref?.();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    if (this.out.isTTY) this.out.write("\r\x1b[2K");
+  }
+
+  private tick(): void {
+    const now = this.now();
+    const pages = this.source.pages();
+    const rate = ((pages - this.lastPages) * 1000) / Math.max(1, now - this.lastAt);
+    this.lastPages = pages;
+    this.lastAt = now;
+    const f = this.source.frontier();
+    const errors = errorsByKind(f.counters);
+    if (this.out.isTTY) {
+      const errText = Object.entries(errors)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(", ");
+      this.out.write(
+        `\r\x1b[2K${rate.toFixed(0)} pages/s | fetched ${pages} | queued ${f.queued} | hosts ready ${f.hostsReady} waiting ${f.hostsWaiting} | in flight ${this.source.inFlight()}${errText ? ` | errors: ${errText}` : ""}`,
+      );
+    } else {
+      this.out.write(
+        `${JSON.stringify({ at: new Date(now).toISOString(), component: "crawl", pagesPerSecond: Number(rate.toFixed(1)), fetched: pages, queued: f.queued, hostsReady: f.hostsReady, hostsWaiting: f.hostsWaiting, inFlight: this.source.inFlight(), errors })}\n`,
+      );
+    }
+  }
+
+  elapsedMs(): number {
+    return this.now() - this.startedAt;
+  }
+}
+
+/** Network errors and error statuses grouped by kind: `timeout`, `dns`, `5xx`, `4xx`... */
+export function errorsByKind(counters: Record<string, number>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, value] of Object.entries(counters)) {
+    let kind: string | undefined;
+    const status = /^fetch\.status\.(\d)\d\d$/.exec(name);
+    if (status && (status[1] === "4" || status[1] === "5")) kind = `${status[1]}xx`;
+    const net = /^fetch\.(network-error|skipped)\.(.+)$/.exec(name);
+    if (net) kind = net[2];
+    if (kind) out[kind] = (out[kind] ?? 0) + value;
+  }
+  return out;
+}
+
+export function summary(opts: {
+  reason: string;
+  pages: number;
+  elapsedMs: number;
+  frontier: FrontierSnapshot;
+  out: string;
+  resumeCommand: string;
+}): string {
+  const { frontier: f } = opts;
+  const seconds = opts.elapsedMs / 1000;
+  const lines = [
+    `crawl stopped: ${opts.reason}`,
+    `  pages fetched   ${opts.pages} in ${seconds.toFixed(1)} s (${(opts.pages / Math.max(seconds, 0.001)).toFixed(1)} pages/s)`,
+    `  queued          ${f.queued} URLs, ${f.scheduled} scheduled for retry or refetch, ${f.knownUrls} known`,
+  ];
+  const groups: Record<string, string[]> = {};
+  for (const [name, value] of Object.entries(f.counters)) {
+    const dot = name.indexOf(".");
+    const group = dot > 0 ? name.slice(0, dot) : name;
+    (groups[group] ??= []).push(`${dot > 0 ? name.slice(dot + 1) : name} ${value}`);
+  }
+  for (const [group, items] of Object.entries(groups)) lines.push(`  ${group.padEnd(15)} ${items.join(", ")}`);
+  lines.push(`  output          ${opts.out}`);
+  if (opts.reason !== "done") lines.push(`  resume with     ${opts.resumeCommand}`);
+  return `${lines.join("\n")}\n`;
+}
