@@ -35,17 +35,17 @@ export function createSafeConnector(options: SafeConnectorOptions): Connector {
     const host = connectOptions.hostname
     pickAddress(dns, host, allowPrivate, connectTimeoutMs).then(
       (address) => {
-        const https = connectOptions.protocol === 'https:'
-        const servername = https && isIP(host) === 0 ? (connectOptions.servername ?? host) : null
-        // For http the servername must stay null: given one that differs from an IP hostname,
-        // undici's connector dials the servername through a lookup hook instead of the IP.
-        dial({ ...connectOptions, hostname: address, servername: servername ?? undefined }, (error, socket) => {
-          if (!error && onConnected) onConnected(`${connectOptions.protocol}//${connectOptions.host ?? host}`, address)
-          if (error) callback(error, null)
-          else callback(null, socket as NonNullable<typeof socket>)
+        // SNI (and certificate checks) use the name for https. For http the servername must stay
+        // unset: given one that differs from an IP hostname, undici's connector would dial the
+        // servername through a lookup hook instead of the IP we checked.
+        const servername = connectOptions.protocol === 'https:' && isIP(host) === 0 ? connectOptions.servername || host : undefined
+        dial({ ...connectOptions, hostname: address, servername }, (error, socket) => {
+          if (error || !socket) return callback(error ?? new Error('connector returned no socket'), null)
+          onConnected?.(`${connectOptions.protocol}//${connectOptions.host ?? host}`, address)
+          callback(null, socket)
         })
       },
-      (error: unknown) => callback(error as Error, null),
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
     )
   }
 }

@@ -76,7 +76,7 @@ export interface FetchResponse {
   endedAt: number
   /** The headers sent, lower-case names, Host included (for the WARC request record). */
   requestHeaders: Record<string, string>
-  /** The HTTP version spoken; always '1.1' (HTTP/2 is not negotiated, see dispatcher.ts). */
+  /** The HTTP version the client spoke: always '1.1' (HTTP/2 is not negotiated, see dispatcher.ts; undici does not expose a server's HTTP/1.0 status line). */
   httpVersion: string
 }
 

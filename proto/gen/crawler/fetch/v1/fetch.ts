@@ -12,56 +12,140 @@ export const protobufPackage = "crawler.fetch.v1";
 export const protobufFileName = "crawler/fetch/v1/fetch.proto";
 
 /**
- * Messages that travel between frontier nodes and fetch nodes over NATS JetStream.
- * A frontier node publishes a FetchTask to crawl.fetch.<region>; the fetch node answers with a
- * FetchResult on crawl.results.<partition> and publishes what it found as DiscoveredLinks on
- * crawl.urls.<partition of each link's host>.
+ * Messages that travel over NATS JetStream between frontier nodes and fetch nodes. They mirror the plain
+ * types of core/model; the adapters convert at the edge.
+ *   crawl.fetch.<region>                  FetchTask, frontier node -> fetch nodes of the region
+ *   crawl.results.<region>.<partition>    FetchResult, fetch node -> owner of the partition
+ *   crawl.urls.<region>.<partition>       DiscoveredLinks, fetch node (or coordinator, for seeds) -> owner
  */
 
-/** The kind of outcome of one fetch, as the frontier's policies need it. */
-export enum FetchOutcomeKind {
-  FETCH_OUTCOME_KIND_UNSPECIFIED = 0,
-  /** FETCH_OUTCOME_KIND_RESPONSE - A response arrived (any status). */
-  FETCH_OUTCOME_KIND_RESPONSE = 1,
-  /** FETCH_OUTCOME_KIND_NETWORK_ERROR - The fetch never produced a response (DNS, refused, timeout, reset...). */
-  FETCH_OUTCOME_KIND_NETWORK_ERROR = 2,
-  /** FETCH_OUTCOME_KIND_SKIPPED - The fetch node refused to fetch (robots.txt disallows, blocked address). */
-  FETCH_OUTCOME_KIND_SKIPPED = 3,
+export enum TaskKind {
+  TASK_KIND_UNSPECIFIED = 0,
+  TASK_KIND_PAGE = 1,
+  TASK_KIND_ROBOTS = 2,
   UNRECOGNIZED = -1,
 }
 
-export function fetchOutcomeKindFromJSON(object: any): FetchOutcomeKind {
+export function taskKindFromJSON(object: any): TaskKind {
   switch (object) {
     case 0:
-    case "FETCH_OUTCOME_KIND_UNSPECIFIED":
-      return FetchOutcomeKind.FETCH_OUTCOME_KIND_UNSPECIFIED;
+    case "TASK_KIND_UNSPECIFIED":
+      return TaskKind.TASK_KIND_UNSPECIFIED;
     case 1:
-    case "FETCH_OUTCOME_KIND_RESPONSE":
-      return FetchOutcomeKind.FETCH_OUTCOME_KIND_RESPONSE;
+    case "TASK_KIND_PAGE":
+      return TaskKind.TASK_KIND_PAGE;
     case 2:
-    case "FETCH_OUTCOME_KIND_NETWORK_ERROR":
-      return FetchOutcomeKind.FETCH_OUTCOME_KIND_NETWORK_ERROR;
-    case 3:
-    case "FETCH_OUTCOME_KIND_SKIPPED":
-      return FetchOutcomeKind.FETCH_OUTCOME_KIND_SKIPPED;
+    case "TASK_KIND_ROBOTS":
+      return TaskKind.TASK_KIND_ROBOTS;
     case -1:
     case "UNRECOGNIZED":
     default:
-      return FetchOutcomeKind.UNRECOGNIZED;
+      return TaskKind.UNRECOGNIZED;
   }
 }
 
-export function fetchOutcomeKindToJSON(object: FetchOutcomeKind): string {
+export function taskKindToJSON(object: TaskKind): string {
   switch (object) {
-    case FetchOutcomeKind.FETCH_OUTCOME_KIND_UNSPECIFIED:
-      return "FETCH_OUTCOME_KIND_UNSPECIFIED";
-    case FetchOutcomeKind.FETCH_OUTCOME_KIND_RESPONSE:
-      return "FETCH_OUTCOME_KIND_RESPONSE";
-    case FetchOutcomeKind.FETCH_OUTCOME_KIND_NETWORK_ERROR:
-      return "FETCH_OUTCOME_KIND_NETWORK_ERROR";
-    case FetchOutcomeKind.FETCH_OUTCOME_KIND_SKIPPED:
-      return "FETCH_OUTCOME_KIND_SKIPPED";
-    case FetchOutcomeKind.UNRECOGNIZED:
+    case TaskKind.TASK_KIND_UNSPECIFIED:
+      return "TASK_KIND_UNSPECIFIED";
+    case TaskKind.TASK_KIND_PAGE:
+      return "TASK_KIND_PAGE";
+    case TaskKind.TASK_KIND_ROBOTS:
+      return "TASK_KIND_ROBOTS";
+    case TaskKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum ResultKind {
+  RESULT_KIND_UNSPECIFIED = 0,
+  /** RESULT_KIND_RESPONSE - A response arrived (any status). */
+  RESULT_KIND_RESPONSE = 1,
+  /** RESULT_KIND_NETWORK_ERROR - The fetch never produced a response (DNS, refused, timeout, reset...). */
+  RESULT_KIND_NETWORK_ERROR = 2,
+  /** RESULT_KIND_SKIPPED - The fetch node refused to fetch (blocked address). */
+  RESULT_KIND_SKIPPED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function resultKindFromJSON(object: any): ResultKind {
+  switch (object) {
+    case 0:
+    case "RESULT_KIND_UNSPECIFIED":
+      return ResultKind.RESULT_KIND_UNSPECIFIED;
+    case 1:
+    case "RESULT_KIND_RESPONSE":
+      return ResultKind.RESULT_KIND_RESPONSE;
+    case 2:
+    case "RESULT_KIND_NETWORK_ERROR":
+      return ResultKind.RESULT_KIND_NETWORK_ERROR;
+    case 3:
+    case "RESULT_KIND_SKIPPED":
+      return ResultKind.RESULT_KIND_SKIPPED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return ResultKind.UNRECOGNIZED;
+  }
+}
+
+export function resultKindToJSON(object: ResultKind): string {
+  switch (object) {
+    case ResultKind.RESULT_KIND_UNSPECIFIED:
+      return "RESULT_KIND_UNSPECIFIED";
+    case ResultKind.RESULT_KIND_RESPONSE:
+      return "RESULT_KIND_RESPONSE";
+    case ResultKind.RESULT_KIND_NETWORK_ERROR:
+      return "RESULT_KIND_NETWORK_ERROR";
+    case ResultKind.RESULT_KIND_SKIPPED:
+      return "RESULT_KIND_SKIPPED";
+    case ResultKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum RobotsVerdict {
+  ROBOTS_VERDICT_UNSPECIFIED = 0,
+  ROBOTS_VERDICT_ALLOW_ALL = 1,
+  ROBOTS_VERDICT_DISALLOW_ALL = 2,
+  ROBOTS_VERDICT_PARSE = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function robotsVerdictFromJSON(object: any): RobotsVerdict {
+  switch (object) {
+    case 0:
+    case "ROBOTS_VERDICT_UNSPECIFIED":
+      return RobotsVerdict.ROBOTS_VERDICT_UNSPECIFIED;
+    case 1:
+    case "ROBOTS_VERDICT_ALLOW_ALL":
+      return RobotsVerdict.ROBOTS_VERDICT_ALLOW_ALL;
+    case 2:
+    case "ROBOTS_VERDICT_DISALLOW_ALL":
+      return RobotsVerdict.ROBOTS_VERDICT_DISALLOW_ALL;
+    case 3:
+    case "ROBOTS_VERDICT_PARSE":
+      return RobotsVerdict.ROBOTS_VERDICT_PARSE;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RobotsVerdict.UNRECOGNIZED;
+  }
+}
+
+export function robotsVerdictToJSON(object: RobotsVerdict): string {
+  switch (object) {
+    case RobotsVerdict.ROBOTS_VERDICT_UNSPECIFIED:
+      return "ROBOTS_VERDICT_UNSPECIFIED";
+    case RobotsVerdict.ROBOTS_VERDICT_ALLOW_ALL:
+      return "ROBOTS_VERDICT_ALLOW_ALL";
+    case RobotsVerdict.ROBOTS_VERDICT_DISALLOW_ALL:
+      return "ROBOTS_VERDICT_DISALLOW_ALL";
+    case RobotsVerdict.ROBOTS_VERDICT_PARSE:
+      return "ROBOTS_VERDICT_PARSE";
+    case RobotsVerdict.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
   }
@@ -69,42 +153,46 @@ export function fetchOutcomeKindToJSON(object: FetchOutcomeKind): string {
 
 /** One URL to fetch, handed out by the frontier node that owns the URL's host. */
 export interface FetchTask {
-  /** Normalized absolute URL. */
+  /** Unique per hand-out; also the JetStream message id used for de-duplication. */
+  taskId: string;
+  kind: TaskKind;
+  /** Normalized absolute URL (for a robots task, the host's /robots.txt). */
   url: string;
   host: string;
   partition: number;
   /** Depth in links from the seed that led here (0 for a seed). */
   depth: number;
+  /** Redirect hops already taken to reach this URL. */
+  redirectHops: number;
   /** Validators from the previous visit, for a conditional GET. */
   etag: string;
   lastModified: string;
   /** Fingerprint of the previous visit's content, so the fetch node can tell "changed" apart. */
   previousFingerprint: string;
-  /** Redirect hops already taken to reach this URL (at most 5 are followed). */
-  redirectHops: number;
-  /** Unix epoch milliseconds when the frontier handed the task out; for latency metrics. */
+  /** Gap to leave between requests to this host inside one task (robots.txt redirects), in ms. */
+  hostGapMs: number;
+  /** Epoch milliseconds when the frontier handed the task out. */
   issuedAtMs: bigint;
-  /** Unique per hand-out; also the JetStream message id used for de-duplication. */
-  taskId: string;
-  /** Robots.txt crawl-delay hint for the host, when known, in milliseconds. */
-  crawlDelayMs: number;
+  /** Region of the frontier node that issued the task: results go back to it. */
+  region: string;
 }
 
 /** What happened to one FetchTask; consumed by the owner of the URL's partition. */
 export interface FetchResult {
   taskId: string;
+  kind: ResultKind;
+  taskKind: TaskKind;
   url: string;
   host: string;
   partition: number;
-  kind: FetchOutcomeKind;
   status: number;
-  /** Network error or skip reason as a short code ("timeout", "dns", "robots-disallowed", ...). */
+  /** Network error or skip reason as a short code ("timeout", "dns", "blocked-address"...). */
   error: string;
   startedAtMs: bigint;
   endedAtMs: bigint;
-  /** Exact content fingerprint (hex) and 64-bit SimHash of the page text. */
+  /** Exact content fingerprint (hex) and 64-bit SimHash of the page text (16 hex digits). */
   fingerprint: string;
-  simhash: bigint;
+  simhash: string;
   etag: string;
   lastModified: string;
   /** Raw Retry-After header value, when the host sent one. */
@@ -113,10 +201,15 @@ export interface FetchResult {
   redirectTo: string;
   /** True when the content differs from the previous visit's fingerprint. */
   changed: boolean;
-  /** Number of links published from this page. */
+  duplicateOf: string;
+  nearDuplicateOf: string;
   linksFound: number;
-  /** Crawl-delay from the host's robots.txt, in milliseconds, when present. */
-  crawlDelayMs: number;
+  /** For a robots task: the verdict, and the robots.txt text when the verdict is PARSE. */
+  robotsVerdict: RobotsVerdict;
+  robotsText: string;
+  /** Bytes stored (after decompression). */
+  bytes: bigint;
+  truncated: boolean;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -141,57 +234,65 @@ export interface DiscoveredLinks {
 
 function createBaseFetchTask(): FetchTask {
   return {
+    taskId: "",
+    kind: 0,
     url: "",
     host: "",
     partition: 0,
     depth: 0,
+    redirectHops: 0,
     etag: "",
     lastModified: "",
     previousFingerprint: "",
-    redirectHops: 0,
+    hostGapMs: 0,
     issuedAtMs: 0n,
-    taskId: "",
-    crawlDelayMs: 0,
+    region: "",
   };
 }
 
 export const FetchTask: MessageFns<FetchTask> = {
   encode(message: FetchTask, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.taskId !== "") {
+      writer.uint32(10).string(message.taskId);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
     if (message.url !== "") {
-      writer.uint32(10).string(message.url);
+      writer.uint32(26).string(message.url);
     }
     if (message.host !== "") {
-      writer.uint32(18).string(message.host);
+      writer.uint32(34).string(message.host);
     }
     if (message.partition !== 0) {
-      writer.uint32(24).uint32(message.partition);
+      writer.uint32(40).uint32(message.partition);
     }
     if (message.depth !== 0) {
-      writer.uint32(32).uint32(message.depth);
-    }
-    if (message.etag !== "") {
-      writer.uint32(42).string(message.etag);
-    }
-    if (message.lastModified !== "") {
-      writer.uint32(50).string(message.lastModified);
-    }
-    if (message.previousFingerprint !== "") {
-      writer.uint32(58).string(message.previousFingerprint);
+      writer.uint32(48).uint32(message.depth);
     }
     if (message.redirectHops !== 0) {
-      writer.uint32(64).uint32(message.redirectHops);
+      writer.uint32(56).uint32(message.redirectHops);
+    }
+    if (message.etag !== "") {
+      writer.uint32(66).string(message.etag);
+    }
+    if (message.lastModified !== "") {
+      writer.uint32(74).string(message.lastModified);
+    }
+    if (message.previousFingerprint !== "") {
+      writer.uint32(82).string(message.previousFingerprint);
+    }
+    if (message.hostGapMs !== 0) {
+      writer.uint32(88).uint32(message.hostGapMs);
     }
     if (message.issuedAtMs !== 0n) {
       if (BigInt.asIntN(64, message.issuedAtMs) !== message.issuedAtMs) {
         throw new globalThis.Error("value provided for field message.issuedAtMs of type int64 too large");
       }
-      writer.uint32(72).int64(message.issuedAtMs);
+      writer.uint32(96).int64(message.issuedAtMs);
     }
-    if (message.taskId !== "") {
-      writer.uint32(82).string(message.taskId);
-    }
-    if (message.crawlDelayMs !== 0) {
-      writer.uint32(88).uint32(message.crawlDelayMs);
+    if (message.region !== "") {
+      writer.uint32(106).string(message.region);
     }
     return writer;
   },
@@ -214,71 +315,71 @@ export const FetchTask: MessageFns<FetchTask> = {
               break;
             }
 
-            message.url = reader.string();
+            message.taskId = reader.string();
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
             message.host = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 24) {
+          case 5: {
+            if (tag !== 40) {
               break;
             }
 
             message.partition = reader.uint32();
             continue;
           }
-          case 4: {
-            if (tag !== 32) {
+          case 6: {
+            if (tag !== 48) {
               break;
             }
 
             message.depth = reader.uint32();
             continue;
           }
-          case 5: {
-            if (tag !== 42) {
-              break;
-            }
-
-            message.etag = reader.string();
-            continue;
-          }
-          case 6: {
-            if (tag !== 50) {
-              break;
-            }
-
-            message.lastModified = reader.string();
-            continue;
-          }
           case 7: {
-            if (tag !== 58) {
-              break;
-            }
-
-            message.previousFingerprint = reader.string();
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
+            if (tag !== 56) {
               break;
             }
 
             message.redirectHops = reader.uint32();
             continue;
           }
-          case 9: {
-            if (tag !== 72) {
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
-            message.issuedAtMs = reader.int64() as bigint;
+            message.etag = reader.string();
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.lastModified = reader.string();
             continue;
           }
           case 10: {
@@ -286,7 +387,7 @@ export const FetchTask: MessageFns<FetchTask> = {
               break;
             }
 
-            message.taskId = reader.string();
+            message.previousFingerprint = reader.string();
             continue;
           }
           case 11: {
@@ -294,7 +395,23 @@ export const FetchTask: MessageFns<FetchTask> = {
               break;
             }
 
-            message.crawlDelayMs = reader.uint32();
+            message.hostGapMs = reader.uint32();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.issuedAtMs = reader.int64() as bigint;
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.region = reader.string();
             continue;
           }
         }
@@ -311,10 +428,21 @@ export const FetchTask: MessageFns<FetchTask> = {
 
   fromJSON(object: any): FetchTask {
     return {
+      taskId: isSet(object.taskId)
+        ? globalThis.String(object.taskId)
+        : isSet(object.task_id)
+        ? globalThis.String(object.task_id)
+        : "",
+      kind: isSet(object.kind) ? taskKindFromJSON(object.kind) : 0,
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       host: isSet(object.host) ? globalThis.String(object.host) : "",
       partition: isSet(object.partition) ? globalThis.Number(object.partition) : 0,
       depth: isSet(object.depth) ? globalThis.Number(object.depth) : 0,
+      redirectHops: isSet(object.redirectHops)
+        ? globalThis.Number(object.redirectHops)
+        : isSet(object.redirect_hops)
+        ? globalThis.Number(object.redirect_hops)
+        : 0,
       etag: isSet(object.etag) ? globalThis.String(object.etag) : "",
       lastModified: isSet(object.lastModified)
         ? globalThis.String(object.lastModified)
@@ -326,31 +454,28 @@ export const FetchTask: MessageFns<FetchTask> = {
         : isSet(object.previous_fingerprint)
         ? globalThis.String(object.previous_fingerprint)
         : "",
-      redirectHops: isSet(object.redirectHops)
-        ? globalThis.Number(object.redirectHops)
-        : isSet(object.redirect_hops)
-        ? globalThis.Number(object.redirect_hops)
+      hostGapMs: isSet(object.hostGapMs)
+        ? globalThis.Number(object.hostGapMs)
+        : isSet(object.host_gap_ms)
+        ? globalThis.Number(object.host_gap_ms)
         : 0,
       issuedAtMs: isSet(object.issuedAtMs)
         ? BigInt(object.issuedAtMs)
         : isSet(object.issued_at_ms)
         ? BigInt(object.issued_at_ms)
         : 0n,
-      taskId: isSet(object.taskId)
-        ? globalThis.String(object.taskId)
-        : isSet(object.task_id)
-        ? globalThis.String(object.task_id)
-        : "",
-      crawlDelayMs: isSet(object.crawlDelayMs)
-        ? globalThis.Number(object.crawlDelayMs)
-        : isSet(object.crawl_delay_ms)
-        ? globalThis.Number(object.crawl_delay_ms)
-        : 0,
+      region: isSet(object.region) ? globalThis.String(object.region) : "",
     };
   },
 
   toJSON(message: FetchTask): unknown {
     const obj: any = {};
+    if (message.taskId !== "") {
+      obj.taskId = message.taskId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = taskKindToJSON(message.kind);
+    }
     if (message.url !== "") {
       obj.url = message.url;
     }
@@ -363,6 +488,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.depth !== 0) {
       obj.depth = Math.round(message.depth);
     }
+    if (message.redirectHops !== 0) {
+      obj.redirectHops = Math.round(message.redirectHops);
+    }
     if (message.etag !== "") {
       obj.etag = message.etag;
     }
@@ -372,17 +500,14 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.previousFingerprint !== "") {
       obj.previousFingerprint = message.previousFingerprint;
     }
-    if (message.redirectHops !== 0) {
-      obj.redirectHops = Math.round(message.redirectHops);
+    if (message.hostGapMs !== 0) {
+      obj.hostGapMs = Math.round(message.hostGapMs);
     }
     if (message.issuedAtMs !== 0n) {
       obj.issuedAtMs = message.issuedAtMs.toString();
     }
-    if (message.taskId !== "") {
-      obj.taskId = message.taskId;
-    }
-    if (message.crawlDelayMs !== 0) {
-      obj.crawlDelayMs = Math.round(message.crawlDelayMs);
+    if (message.region !== "") {
+      obj.region = message.region;
     }
     return obj;
   },
@@ -392,19 +517,21 @@ export const FetchTask: MessageFns<FetchTask> = {
   },
   fromPartial<I extends Exact<DeepPartial<FetchTask>, I>>(object: I): FetchTask {
     const message = createBaseFetchTask();
+    message.taskId = object.taskId ?? "";
+    message.kind = object.kind ?? 0;
     message.url = object.url ?? "";
     message.host = object.host ?? "";
     message.partition = object.partition ?? 0;
     message.depth = object.depth ?? 0;
+    message.redirectHops = object.redirectHops ?? 0;
     message.etag = object.etag ?? "";
     message.lastModified = object.lastModified ?? "";
     message.previousFingerprint = object.previousFingerprint ?? "";
-    message.redirectHops = object.redirectHops ?? 0;
+    message.hostGapMs = object.hostGapMs ?? 0;
     message.issuedAtMs = (object.issuedAtMs !== undefined && object.issuedAtMs !== null)
       ? BigInt(object.issuedAtMs)
       : 0n;
-    message.taskId = object.taskId ?? "";
-    message.crawlDelayMs = object.crawlDelayMs ?? 0;
+    message.region = object.region ?? "";
     return message;
   },
 };
@@ -412,23 +539,29 @@ export const FetchTask: MessageFns<FetchTask> = {
 function createBaseFetchResult(): FetchResult {
   return {
     taskId: "",
+    kind: 0,
+    taskKind: 0,
     url: "",
     host: "",
     partition: 0,
-    kind: 0,
     status: 0,
     error: "",
     startedAtMs: 0n,
     endedAtMs: 0n,
     fingerprint: "",
-    simhash: 0n,
+    simhash: "",
     etag: "",
     lastModified: "",
     retryAfter: "",
     redirectTo: "",
     changed: false,
+    duplicateOf: "",
+    nearDuplicateOf: "",
     linksFound: 0,
-    crawlDelayMs: 0,
+    robotsVerdict: 0,
+    robotsText: "",
+    bytes: 0n,
+    truncated: false,
   };
 }
 
@@ -437,65 +570,83 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.taskId !== "") {
       writer.uint32(10).string(message.taskId);
     }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.taskKind !== 0) {
+      writer.uint32(24).int32(message.taskKind);
+    }
     if (message.url !== "") {
-      writer.uint32(18).string(message.url);
+      writer.uint32(34).string(message.url);
     }
     if (message.host !== "") {
-      writer.uint32(26).string(message.host);
+      writer.uint32(42).string(message.host);
     }
     if (message.partition !== 0) {
-      writer.uint32(32).uint32(message.partition);
-    }
-    if (message.kind !== 0) {
-      writer.uint32(40).int32(message.kind);
+      writer.uint32(48).uint32(message.partition);
     }
     if (message.status !== 0) {
-      writer.uint32(48).uint32(message.status);
+      writer.uint32(56).uint32(message.status);
     }
     if (message.error !== "") {
-      writer.uint32(58).string(message.error);
+      writer.uint32(66).string(message.error);
     }
     if (message.startedAtMs !== 0n) {
       if (BigInt.asIntN(64, message.startedAtMs) !== message.startedAtMs) {
         throw new globalThis.Error("value provided for field message.startedAtMs of type int64 too large");
       }
-      writer.uint32(64).int64(message.startedAtMs);
+      writer.uint32(72).int64(message.startedAtMs);
     }
     if (message.endedAtMs !== 0n) {
       if (BigInt.asIntN(64, message.endedAtMs) !== message.endedAtMs) {
         throw new globalThis.Error("value provided for field message.endedAtMs of type int64 too large");
       }
-      writer.uint32(72).int64(message.endedAtMs);
+      writer.uint32(80).int64(message.endedAtMs);
     }
     if (message.fingerprint !== "") {
-      writer.uint32(82).string(message.fingerprint);
+      writer.uint32(90).string(message.fingerprint);
     }
-    if (message.simhash !== 0n) {
-      if (BigInt.asUintN(64, message.simhash) !== message.simhash) {
-        throw new globalThis.Error("value provided for field message.simhash of type uint64 too large");
-      }
-      writer.uint32(88).uint64(message.simhash);
+    if (message.simhash !== "") {
+      writer.uint32(98).string(message.simhash);
     }
     if (message.etag !== "") {
-      writer.uint32(98).string(message.etag);
+      writer.uint32(106).string(message.etag);
     }
     if (message.lastModified !== "") {
-      writer.uint32(106).string(message.lastModified);
+      writer.uint32(114).string(message.lastModified);
     }
     if (message.retryAfter !== "") {
-      writer.uint32(114).string(message.retryAfter);
+      writer.uint32(122).string(message.retryAfter);
     }
     if (message.redirectTo !== "") {
-      writer.uint32(122).string(message.redirectTo);
+      writer.uint32(130).string(message.redirectTo);
     }
     if (message.changed !== false) {
-      writer.uint32(128).bool(message.changed);
+      writer.uint32(136).bool(message.changed);
+    }
+    if (message.duplicateOf !== "") {
+      writer.uint32(146).string(message.duplicateOf);
+    }
+    if (message.nearDuplicateOf !== "") {
+      writer.uint32(154).string(message.nearDuplicateOf);
     }
     if (message.linksFound !== 0) {
-      writer.uint32(136).uint32(message.linksFound);
+      writer.uint32(160).uint32(message.linksFound);
     }
-    if (message.crawlDelayMs !== 0) {
-      writer.uint32(144).uint32(message.crawlDelayMs);
+    if (message.robotsVerdict !== 0) {
+      writer.uint32(168).int32(message.robotsVerdict);
+    }
+    if (message.robotsText !== "") {
+      writer.uint32(178).string(message.robotsText);
+    }
+    if (message.bytes !== 0n) {
+      if (BigInt.asUintN(64, message.bytes) !== message.bytes) {
+        throw new globalThis.Error("value provided for field message.bytes of type uint64 too large");
+      }
+      writer.uint32(184).uint64(message.bytes);
+    }
+    if (message.truncated !== false) {
+      writer.uint32(192).bool(message.truncated);
     }
     return writer;
   },
@@ -522,35 +673,35 @@ export const FetchResult: MessageFns<FetchResult> = {
             continue;
           }
           case 2: {
-            if (tag !== 18) {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.taskKind = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
               break;
             }
 
             message.url = reader.string();
             continue;
           }
-          case 3: {
-            if (tag !== 26) {
+          case 5: {
+            if (tag !== 42) {
               break;
             }
 
             message.host = reader.string();
-            continue;
-          }
-          case 4: {
-            if (tag !== 32) {
-              break;
-            }
-
-            message.partition = reader.uint32();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.kind = reader.int32() as any;
             continue;
           }
           case 6: {
@@ -558,23 +709,23 @@ export const FetchResult: MessageFns<FetchResult> = {
               break;
             }
 
-            message.status = reader.uint32();
+            message.partition = reader.uint32();
             continue;
           }
           case 7: {
-            if (tag !== 58) {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.status = reader.uint32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
               break;
             }
 
             message.error = reader.string();
-            continue;
-          }
-          case 8: {
-            if (tag !== 64) {
-              break;
-            }
-
-            message.startedAtMs = reader.int64() as bigint;
             continue;
           }
           case 9: {
@@ -582,23 +733,23 @@ export const FetchResult: MessageFns<FetchResult> = {
               break;
             }
 
-            message.endedAtMs = reader.int64() as bigint;
+            message.startedAtMs = reader.int64() as bigint;
             continue;
           }
           case 10: {
-            if (tag !== 82) {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.endedAtMs = reader.int64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
               break;
             }
 
             message.fingerprint = reader.string();
-            continue;
-          }
-          case 11: {
-            if (tag !== 88) {
-              break;
-            }
-
-            message.simhash = reader.uint64() as bigint;
             continue;
           }
           case 12: {
@@ -606,7 +757,7 @@ export const FetchResult: MessageFns<FetchResult> = {
               break;
             }
 
-            message.etag = reader.string();
+            message.simhash = reader.string();
             continue;
           }
           case 13: {
@@ -614,7 +765,7 @@ export const FetchResult: MessageFns<FetchResult> = {
               break;
             }
 
-            message.lastModified = reader.string();
+            message.etag = reader.string();
             continue;
           }
           case 14: {
@@ -622,7 +773,7 @@ export const FetchResult: MessageFns<FetchResult> = {
               break;
             }
 
-            message.retryAfter = reader.string();
+            message.lastModified = reader.string();
             continue;
           }
           case 15: {
@@ -630,15 +781,15 @@ export const FetchResult: MessageFns<FetchResult> = {
               break;
             }
 
-            message.redirectTo = reader.string();
+            message.retryAfter = reader.string();
             continue;
           }
           case 16: {
-            if (tag !== 128) {
+            if (tag !== 130) {
               break;
             }
 
-            message.changed = reader.bool();
+            message.redirectTo = reader.string();
             continue;
           }
           case 17: {
@@ -646,15 +797,63 @@ export const FetchResult: MessageFns<FetchResult> = {
               break;
             }
 
-            message.linksFound = reader.uint32();
+            message.changed = reader.bool();
             continue;
           }
           case 18: {
-            if (tag !== 144) {
+            if (tag !== 146) {
               break;
             }
 
-            message.crawlDelayMs = reader.uint32();
+            message.duplicateOf = reader.string();
+            continue;
+          }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.nearDuplicateOf = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 160) {
+              break;
+            }
+
+            message.linksFound = reader.uint32();
+            continue;
+          }
+          case 21: {
+            if (tag !== 168) {
+              break;
+            }
+
+            message.robotsVerdict = reader.int32() as any;
+            continue;
+          }
+          case 22: {
+            if (tag !== 178) {
+              break;
+            }
+
+            message.robotsText = reader.string();
+            continue;
+          }
+          case 23: {
+            if (tag !== 184) {
+              break;
+            }
+
+            message.bytes = reader.uint64() as bigint;
+            continue;
+          }
+          case 24: {
+            if (tag !== 192) {
+              break;
+            }
+
+            message.truncated = reader.bool();
             continue;
           }
         }
@@ -676,10 +875,15 @@ export const FetchResult: MessageFns<FetchResult> = {
         : isSet(object.task_id)
         ? globalThis.String(object.task_id)
         : "",
+      kind: isSet(object.kind) ? resultKindFromJSON(object.kind) : 0,
+      taskKind: isSet(object.taskKind)
+        ? taskKindFromJSON(object.taskKind)
+        : isSet(object.task_kind)
+        ? taskKindFromJSON(object.task_kind)
+        : 0,
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       host: isSet(object.host) ? globalThis.String(object.host) : "",
       partition: isSet(object.partition) ? globalThis.Number(object.partition) : 0,
-      kind: isSet(object.kind) ? fetchOutcomeKindFromJSON(object.kind) : 0,
       status: isSet(object.status) ? globalThis.Number(object.status) : 0,
       error: isSet(object.error) ? globalThis.String(object.error) : "",
       startedAtMs: isSet(object.startedAtMs)
@@ -693,7 +897,7 @@ export const FetchResult: MessageFns<FetchResult> = {
         ? BigInt(object.ended_at_ms)
         : 0n,
       fingerprint: isSet(object.fingerprint) ? globalThis.String(object.fingerprint) : "",
-      simhash: isSet(object.simhash) ? BigInt(object.simhash) : 0n,
+      simhash: isSet(object.simhash) ? globalThis.String(object.simhash) : "",
       etag: isSet(object.etag) ? globalThis.String(object.etag) : "",
       lastModified: isSet(object.lastModified)
         ? globalThis.String(object.lastModified)
@@ -711,16 +915,33 @@ export const FetchResult: MessageFns<FetchResult> = {
         ? globalThis.String(object.redirect_to)
         : "",
       changed: isSet(object.changed) ? globalThis.Boolean(object.changed) : false,
+      duplicateOf: isSet(object.duplicateOf)
+        ? globalThis.String(object.duplicateOf)
+        : isSet(object.duplicate_of)
+        ? globalThis.String(object.duplicate_of)
+        : "",
+      nearDuplicateOf: isSet(object.nearDuplicateOf)
+        ? globalThis.String(object.nearDuplicateOf)
+        : isSet(object.near_duplicate_of)
+        ? globalThis.String(object.near_duplicate_of)
+        : "",
       linksFound: isSet(object.linksFound)
         ? globalThis.Number(object.linksFound)
         : isSet(object.links_found)
         ? globalThis.Number(object.links_found)
         : 0,
-      crawlDelayMs: isSet(object.crawlDelayMs)
-        ? globalThis.Number(object.crawlDelayMs)
-        : isSet(object.crawl_delay_ms)
-        ? globalThis.Number(object.crawl_delay_ms)
+      robotsVerdict: isSet(object.robotsVerdict)
+        ? robotsVerdictFromJSON(object.robotsVerdict)
+        : isSet(object.robots_verdict)
+        ? robotsVerdictFromJSON(object.robots_verdict)
         : 0,
+      robotsText: isSet(object.robotsText)
+        ? globalThis.String(object.robotsText)
+        : isSet(object.robots_text)
+        ? globalThis.String(object.robots_text)
+        : "",
+      bytes: isSet(object.bytes) ? BigInt(object.bytes) : 0n,
+      truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
     };
   },
 
@@ -728,6 +949,12 @@ export const FetchResult: MessageFns<FetchResult> = {
     const obj: any = {};
     if (message.taskId !== "") {
       obj.taskId = message.taskId;
+    }
+    if (message.kind !== 0) {
+      obj.kind = resultKindToJSON(message.kind);
+    }
+    if (message.taskKind !== 0) {
+      obj.taskKind = taskKindToJSON(message.taskKind);
     }
     if (message.url !== "") {
       obj.url = message.url;
@@ -737,9 +964,6 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.partition !== 0) {
       obj.partition = Math.round(message.partition);
-    }
-    if (message.kind !== 0) {
-      obj.kind = fetchOutcomeKindToJSON(message.kind);
     }
     if (message.status !== 0) {
       obj.status = Math.round(message.status);
@@ -756,8 +980,8 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.fingerprint !== "") {
       obj.fingerprint = message.fingerprint;
     }
-    if (message.simhash !== 0n) {
-      obj.simhash = message.simhash.toString();
+    if (message.simhash !== "") {
+      obj.simhash = message.simhash;
     }
     if (message.etag !== "") {
       obj.etag = message.etag;
@@ -774,11 +998,26 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.changed !== false) {
       obj.changed = message.changed;
     }
+    if (message.duplicateOf !== "") {
+      obj.duplicateOf = message.duplicateOf;
+    }
+    if (message.nearDuplicateOf !== "") {
+      obj.nearDuplicateOf = message.nearDuplicateOf;
+    }
     if (message.linksFound !== 0) {
       obj.linksFound = Math.round(message.linksFound);
     }
-    if (message.crawlDelayMs !== 0) {
-      obj.crawlDelayMs = Math.round(message.crawlDelayMs);
+    if (message.robotsVerdict !== 0) {
+      obj.robotsVerdict = robotsVerdictToJSON(message.robotsVerdict);
+    }
+    if (message.robotsText !== "") {
+      obj.robotsText = message.robotsText;
+    }
+    if (message.bytes !== 0n) {
+      obj.bytes = message.bytes.toString();
+    }
+    if (message.truncated !== false) {
+      obj.truncated = message.truncated;
     }
     return obj;
   },
@@ -789,10 +1028,11 @@ export const FetchResult: MessageFns<FetchResult> = {
   fromPartial<I extends Exact<DeepPartial<FetchResult>, I>>(object: I): FetchResult {
     const message = createBaseFetchResult();
     message.taskId = object.taskId ?? "";
+    message.kind = object.kind ?? 0;
+    message.taskKind = object.taskKind ?? 0;
     message.url = object.url ?? "";
     message.host = object.host ?? "";
     message.partition = object.partition ?? 0;
-    message.kind = object.kind ?? 0;
     message.status = object.status ?? 0;
     message.error = object.error ?? "";
     message.startedAtMs = (object.startedAtMs !== undefined && object.startedAtMs !== null)
@@ -800,14 +1040,19 @@ export const FetchResult: MessageFns<FetchResult> = {
       : 0n;
     message.endedAtMs = (object.endedAtMs !== undefined && object.endedAtMs !== null) ? BigInt(object.endedAtMs) : 0n;
     message.fingerprint = object.fingerprint ?? "";
-    message.simhash = (object.simhash !== undefined && object.simhash !== null) ? BigInt(object.simhash) : 0n;
+    message.simhash = object.simhash ?? "";
     message.etag = object.etag ?? "";
     message.lastModified = object.lastModified ?? "";
     message.retryAfter = object.retryAfter ?? "";
     message.redirectTo = object.redirectTo ?? "";
     message.changed = object.changed ?? false;
+    message.duplicateOf = object.duplicateOf ?? "";
+    message.nearDuplicateOf = object.nearDuplicateOf ?? "";
     message.linksFound = object.linksFound ?? 0;
-    message.crawlDelayMs = object.crawlDelayMs ?? 0;
+    message.robotsVerdict = object.robotsVerdict ?? 0;
+    message.robotsText = object.robotsText ?? "";
+    message.bytes = (object.bytes !== undefined && object.bytes !== null) ? BigInt(object.bytes) : 0n;
+    message.truncated = object.truncated ?? false;
     return message;
   },
 };

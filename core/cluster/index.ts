@@ -1,0 +1,10 @@
+/**
+ * The cluster's shared vocabulary, pure: names of subjects, streams, consumers and keys; region rules;
+ * the records of membership and ring; the ring computation; and the ports (ClusterState, MessageBus) that
+ * adapters implement.
+ */
+export { CLUSTER_BUCKET, checkToken, consumers, keys, streams, subjects } from "./names.ts";
+export { parseRegionRules, regionOf, regionsOf, type RegionRules } from "./regions.ts";
+export type { NodeRecord, NodeRole, NodeStatus, RegionAssignment, RingRecord } from "./records.ts";
+export { completeHandoff, computeRing, partitionRoles, type AssignmentInput } from "./assignment.ts";
+export type { ClusterState, Delivery, MessageBus, Subscription } from "./ports.ts";

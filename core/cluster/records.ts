@@ -1,0 +1,45 @@
+/**
+ * The documents kept in the cluster-state bucket (NATS KV in a cluster, memory in tests): one record per
+ * node, refreshed by its heartbeat, and the ring assignment. Plain JSON data.
+ */
+export type NodeRole = "coordinator" | "frontier" | "fetcher";
+export type NodeStatus = "active" | "draining" | "left";
+
+export interface NodeRecord {
+  id: string;
+  role: NodeRole;
+  region: string;
+  runtime: "bun" | "deno";
+  status: NodeStatus;
+  /** gRPC address of a frontier node (host:port); empty for other roles. */
+  grpcAddress: string;
+  /** Health and metrics endpoint (http://host:port). */
+  httpAddress: string;
+  startedAt: number;
+  /** Last heartbeat, epoch ms; a node silent for longer than the death timeout is dead. */
+  heartbeatAt: number;
+  /** Partitions a frontier node is serving now. */
+  partitions: number[];
+  /** The node's counters (namespaced names) and gauges (queued, inFlight...). */
+  counters: Record<string, number>;
+  gauges: Record<string, number>;
+}
+
+/** Which frontier node serves each partition of each region. */
+export interface RingRecord {
+  /** Bumped on every change of owners. */
+  epoch: number;
+  partitions: number;
+  vnodes: number;
+  regions: Record<string, RegionAssignment>;
+}
+
+export interface RegionAssignment {
+  /** owners[p] is the node id serving partition p, or "" when the region has no frontier node. */
+  owners: string[];
+  /**
+   * previous[p] is the node that must hand partition p over to owners[p] before the new owner starts
+   * serving it, or "" when there is nothing to hand over (the old owner is dead, or the move is done).
+   */
+  previous: string[];
+}
