@@ -14,7 +14,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, dirname, resolve, sep } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
-const roots = ["core", "proto", "coordinator", "frontier-node", "fetch-node", "cli", "embedded", "tests", "bench", "scripts"];
+const roots = ["core", "adapters", "proto", "coordinator", "frontier-node", "fetch-node", "cli", "embedded", "tests", "bench", "scripts"];
 const skipDirs = new Set(["node_modules", "gen", ".git"]);
 
 interface Violation {
@@ -67,7 +67,7 @@ function checkFile(path: string): void {
         const targetArea = target.split("/")[0] ?? "";
         checkAreaImport(area, targetArea, target, isTest, lineNo, report);
       } else {
-        checkPackageImport(area, spec, isTest, lineNo, report);
+        checkPackageImport(rel, area, spec, isTest, lineNo, report);
       }
     }
     if (area === "core" && !isTest && /\b(Bun|Deno)\.[A-Za-z]/.test(code)) {
@@ -96,12 +96,13 @@ function checkAreaImport(
   if (["coordinator", "frontier-node", "fetch-node"].includes(area) && targetArea === "cli") {
     report(line, "roles-do-not-import-cli", `${area}/ may not import ${target}`);
   }
-  if (area === "fetch-node" && !isTest && targetArea === "coordinator") {
+  if (area === "fetch-node" && !isTest && (targetArea === "coordinator" || target.startsWith("adapters/grpc/"))) {
     report(line, "fetch-node-portable", `fetch-node/ may not import the coordinator (${target})`);
   }
 }
 
 function checkPackageImport(
+  file: string,
   area: string,
   spec: string,
   isTest: boolean,
@@ -114,6 +115,10 @@ function checkPackageImport(
     if (forbiddenInCore.some((re) => re.test(spec)) || spec === "bun:test") {
       report(line, "core-runtime-neutral", `core/ may not import '${spec}'`);
     }
+  }
+  // Only adapters/grpc may reach grpc-js, so the fetch node can use every other adapter on Deno.
+  if (area === "adapters" && /^@grpc\//.test(spec) && !file.startsWith("adapters/grpc/")) {
+    report(line, "grpc-only-in-adapters-grpc", `only adapters/grpc/ may import '${spec}'`);
   }
   if (area === "fetch-node") {
     if (/^@grpc\//.test(spec)) report(line, "fetch-node-no-grpc", `fetch-node/ never imports '${spec}' (Deno)`);

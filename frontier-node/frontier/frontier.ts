@@ -16,6 +16,7 @@ import {
   releaseLostFetch,
   setPaused,
   type FetchErrorKind,
+  type HostState,
 } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, robotsExpiresAt } from "../../core/robots/index.ts";
@@ -41,6 +42,8 @@ export interface FrontierOptions {
   confirmAllSeen?: boolean;
   now: () => number;
   newTaskId: () => string;
+  /** Partitions this frontier serves; undefined serves every partition (embedded mode). */
+  serving?: Iterable<number>;
 }
 
 export interface FrontierSnapshot {
@@ -56,6 +59,33 @@ export interface FrontierSnapshot {
 
 const HEAD_SKIP_LIMIT = 64;
 
+/** A host as the inspection APIs show it. */
+export interface HostView {
+  host: string;
+  partition: number;
+  queued: number;
+  inFlight: boolean;
+  state: HostState;
+  robotsVerdict: string;
+  robotsExpiresAt: number;
+  pagesToday: number;
+  minGapOverrideMs: number;
+}
+
+/** A URL as `explain` shows it. */
+export interface UrlView {
+  known: boolean;
+  state: string;
+  lastStatus: number;
+  lastFetchedAt: number;
+  failures: number;
+  note: string;
+  nextFetchAt: number;
+  robots: "allowed" | "disallowed" | "unknown";
+  robotsRule: string;
+  trap: string;
+}
+
 export class Frontier {
   readonly counters = new Counters();
   private readonly hosts = new Map<string, HostEntry>();
@@ -65,20 +95,72 @@ export class Frontier {
   private inFlightCount = 0;
   private totalQueued: number;
   private lastDuePump = 0;
+  private serving: Set<number> | undefined;
+  private draining = false;
+  /** Hosts loaded after an unclean stop may have had a request in flight: they wait a full gap. */
+  private readonly uncleanSince: number | undefined;
 
   constructor(private readonly opts: FrontierOptions) {
     this.patterns = new UrlPatternTracker(opts.policy);
-    const now = opts.now();
     const cleanStop = opts.store.getMeta("clean-stop") === "1";
     opts.store.setMeta("clean-stop", "0");
-    this.totalQueued = 0;
-    // Rebuild the in-memory view of every host with queued URLs. After an unclean stop any of them may
-    // have had a request in flight, of which nothing is known: each waits a full gap from now.
-    for (const [host, queued] of opts.store.queuedByHost()) {
+    this.uncleanSince = cleanStop ? undefined : opts.now();
+    this.totalQueued = opts.store.totalQueued();
+    this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);
+    if (this.serving === undefined) this.loadActiveHosts(undefined);
+    else for (const p of this.serving) this.loadActiveHosts(p);
+  }
+
+  /** Serves exactly these partitions from now on. Partitions given up must have nothing in flight. */
+  setServing(partitions: Iterable<number>): void {
+    const next = new Set(partitions);
+    const before = this.serving ?? new Set<number>();
+    for (const [host, entry] of this.hosts) {
+      if (next.has(entry.partition) || entry.inFlight) continue;
+      this.waiting.remove(host);
+      this.ready.remove(host);
+      this.hosts.delete(host);
+    }
+    this.serving = next;
+    for (const p of next) if (!before.has(p)) this.loadActiveHosts(p);
+  }
+
+  /** Whether this frontier serves partition p. */
+  serves(p: number): boolean {
+    return this.serving === undefined || this.serving.has(p);
+  }
+
+  /** Tasks in flight for hosts of partition p (a handoff waits for zero). */
+  inFlightIn(p: number): number {
+    let n = 0;
+    for (const entry of this.hosts.values()) if (entry.inFlight && entry.partition === p) n++;
+    return n;
+  }
+
+  /** Stops handing out tasks (drain); results of tasks in flight are still applied. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Recounts the queue after partitions were imported or deleted behind the frontier's back. */
+  recount(): void {
+    this.totalQueued = this.opts.store.totalQueued();
+  }
+
+  /** Loads the hosts with queued URLs (of one partition, or all) into memory, waiting for their time. */
+  private loadActiveHosts(partition: number | undefined): void {
+    const now = this.opts.now();
+    for (const [host, queued] of this.opts.store.queuedByHost(partition)) {
+      if (this.hosts.has(host)) continue;
       const entry = this.loadHost(host);
       entry.queued = queued;
-      this.totalQueued += queued;
-      if (!cleanStop) entry.state = releaseLostFetch({ ...entry.state, inFlight: true, inFlightSince: now }, now, opts.policy);
+      if (this.uncleanSince !== undefined) {
+        entry.state = releaseLostFetch({ ...entry.state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
+      }
       this.hosts.set(host, entry);
       this.makeWaiting(entry);
     }
@@ -108,6 +190,7 @@ export class Frontier {
 
   /** Hands out up to `max` fetch tasks for hosts that may be fetched now. */
   nextTasks(max: number): FetchTask[] {
+    if (this.draining) return [];
     const now = this.opts.now();
     this.pumpDue(now);
     for (let e = this.waiting.popReady(now); e; e = this.waiting.popReady(now)) this.promote(e.host);
@@ -161,6 +244,10 @@ export class Frontier {
         },
         this.opts.policy,
       );
+      if (entry.minGapOverrideMs > 0) {
+        const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs;
+        entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
+      }
       if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
       if (flight.task.kind === "page" && flight.item) this.applyPageResult(entry, flight.item, result, now, redirect, maybe.slice(candidates.length));
       this.enqueueNew(candidates, maybe.slice(0, candidates.length));
@@ -198,6 +285,65 @@ export class Frontier {
     } else {
       this.settle(entry);
     }
+  }
+
+  /** What the frontier knows about a host, whether active or not; undefined when it never saw it. */
+  hostInfo(host: string): HostView | undefined {
+    const active = this.hosts.get(host);
+    const entry = active ?? this.loadHost(host);
+    const stored = active ? undefined : this.opts.store.loadHost<PersistedHost>(host);
+    const robots = this.robotsOf(entry);
+    const queued = active ? active.queued : (this.opts.store.queuedByHost(entry.partition).get(host) ?? 0);
+    if (!active && !stored && !robots && queued === 0) return undefined;
+    return {
+      host,
+      partition: entry.partition,
+      queued,
+      inFlight: entry.inFlight !== undefined,
+      state: entry.state,
+      robotsVerdict: robots?.stored.verdict ?? "unknown",
+      robotsExpiresAt: robots?.stored.expiresAt ?? 0,
+      pagesToday: countToday(entry.pagesToday, this.opts.now()),
+      minGapOverrideMs: entry.minGapOverrideMs,
+    };
+  }
+
+  /** Active hosts, most queued first. */
+  listHosts(limit: number): HostView[] {
+    return [...this.hosts.values()]
+      .sort((a, b) => b.queued - a.queued || a.key.localeCompare(b.key))
+      .slice(0, limit)
+      .map((e) => this.hostInfo(e.key)!)
+      .filter(Boolean);
+  }
+
+  /** Sets an operator override of a host's minimum gap (0 clears it). */
+  setHostMinGap(host: string, minGapMs: number): void {
+    const entry = this.hosts.get(host) ?? this.loadHost(host);
+    entry.minGapOverrideMs = Math.max(0, minGapMs);
+    if (this.hosts.has(host) || entry.queued > 0) this.hosts.set(host, entry);
+    this.opts.store.tx(() => this.saveHost(entry));
+  }
+
+  /** Why a normalized URL is where it is: stored state, robots verdict, trap limits. */
+  explainUrl(url: string, host: string): UrlView {
+    const row = this.opts.store.getUrl(url);
+    const entry = this.hosts.get(host) ?? this.loadHost(host);
+    const robots = this.robotsOf(entry);
+    const decision = robots?.policy?.explain(pathAndQuery(url));
+    const trap = checkTrap(url, { depth: row?.depth ?? 0, hostQueued: 0, hostPagesToday: 0 }, this.opts.policy);
+    return {
+      known: row !== undefined,
+      state: row?.state ?? "unknown",
+      lastStatus: row?.lastStatus ?? 0,
+      lastFetchedAt: row?.lastFetchedAt ?? 0,
+      failures: row?.failures ?? 0,
+      note: row?.note ?? "",
+      nextFetchAt: this.opts.store.scheduledAt(url) ?? 0,
+      robots: !robots ? "unknown" : robots.stored.verdict === "allow-all" ? "allowed" : robots.stored.verdict === "disallow-all" ? "disallowed" : decision?.allowed === false ? "disallowed" : "allowed",
+      robotsRule: decision?.rule ? `${decision.rule.allow ? "Allow" : "Disallow"}: ${decision.rule.pattern}` : robots && robots.stored.verdict !== "parse" ? `robots.txt ${robots.stored.verdict}` : "",
+      trap: trap.ok ? "" : `${trap.reason}: ${trap.detail}`,
+    };
   }
 
   get inFlight(): number {
@@ -291,12 +437,13 @@ export class Frontier {
         }
         this.counters.add("seen.bloom-false-positive-caught");
       }
-      if (!store.insertUrl(u.url, u.host, u.depth)) {
+      const partition = partitionOf(u.host, this.opts.partitions);
+      if (!store.insertUrl(u.url, u.host, partition, u.depth)) {
         this.counters.add("seen.skipped");
         return;
       }
       const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
-      this.pushToQueue({ host: u.host, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
+      this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
       if (!u.isSeed) this.patterns.add(u.host, u.url);
       added++;
     });
@@ -309,13 +456,16 @@ export class Frontier {
 
   private pushToQueue(item: Omit<QueuedUrl, "seq">): void {
     const seq = this.opts.store.enqueue(item);
+    if (seq === undefined) return;
+    this.totalQueued++;
+    // URLs of partitions this node does not serve (yet) wait in the store; their hosts stay out of memory.
+    if (!this.serves(item.partition)) return;
     let entry = this.hosts.get(item.host);
     if (!entry) {
       entry = this.loadHost(item.host);
       this.hosts.set(item.host, entry);
     }
     entry.queued++;
-    this.totalQueued++;
     if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
     if (!entry.head && entry.queued === 1) entry.head = { ...item, seq };
     this.settle(entry);
@@ -347,7 +497,7 @@ export class Frontier {
     this.opts.store.tx(() => {
       for (const s of this.opts.store.takeDue(now, 10_000)) {
         this.opts.store.setUrlState(s.url, "queued");
-        this.pushToQueue({ host: s.host, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
+        this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
         this.counters.add("frontier.rescheduled");
       }
       this.opts.store.saveSeq();
@@ -435,7 +585,7 @@ export class Frontier {
       fetchedAt,
       expiresAt: robotsExpiresAt(fetchedAt, verdict, this.opts.policy.robotsMaxAgeMs),
     };
-    this.opts.store.saveRobots(entry.key, stored);
+    this.opts.store.saveRobots(entry.key, entry.partition, stored);
     entry.robots = { stored, policy: compileRobots(stored, this.opts.policy.userAgent) };
     this.counters.add(`robots.verdict.${verdict}`);
     return entry.robots.policy?.crawlDelayMs ?? 0;
@@ -463,7 +613,7 @@ export class Frontier {
       store.dequeue(item);
       this.afterDequeue(entry, item);
     }
-    if (outcome.reschedule) store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, depth: item.depth });
+    if (outcome.reschedule) store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, partition: item.partition, depth: item.depth });
     if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
   }
@@ -524,12 +674,13 @@ export class Frontier {
       state: saved?.state ?? newHostState(),
       queued: 0,
       pagesToday: saved?.pagesToday ?? null,
+      minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
     };
   }
 
   private saveHost(entry: HostEntry): void {
-    const persisted: PersistedHost = { state: entry.state, pagesToday: entry.pagesToday };
-    this.opts.store.saveHost(entry.key, persisted);
+    const persisted: PersistedHost = { state: entry.state, pagesToday: entry.pagesToday, minGapOverrideMs: entry.minGapOverrideMs };
+    this.opts.store.saveHost(entry.key, entry.partition, persisted);
   }
 }
 

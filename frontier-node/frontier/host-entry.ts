@@ -19,10 +19,13 @@ export interface HostEntry {
   inFlight?: { task: FetchTask; item?: QueuedUrl };
   robots?: { stored: StoredRobots; policy?: RobotsPolicy };
   pagesToday: DailyCounter | null;
+  /** Operator override of the minimum gap for this host (0: none). */
+  minGapOverrideMs: number;
 }
 
 /** The part of a host entry that is persisted (hosts table), small enough to rewrite after every fetch. */
 export interface PersistedHost {
   state: HostState;
   pagesToday: DailyCounter | null;
+  minGapOverrideMs?: number;
 }
