@@ -61,11 +61,13 @@ export class CrawlLoop {
         this.stop("max-pages");
         break;
       }
-      const wakeAt = frontier.nextWakeAt();
-      if (this.running.size === 0 && wakeAt === undefined) {
+      // Done when nothing is queued or running. Retries and refetches scheduled for later stay in the
+      // store: the next run of the same command picks up the ones that are due by then.
+      if (this.running.size === 0 && frontier.queued === 0) {
         this.stop("done");
         break;
       }
+      const wakeAt = frontier.nextWakeAt();
       // Sleep until the next host is due, at most a second, at least a millisecond (no busy loop); a
       // finished fetch wakes the loop early, since it may free a host or bring new ones.
       let waitMs = room <= 0 || wakeAt === undefined ? 1000 : wakeAt - this.opts.now();

@@ -76,6 +76,7 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     process.stderr.write(`crawl: ${out} is in use by another crawl (pid ${lock.holder}); stop it first\n`);
     return 1;
   }
+  const releaseLock = lock.release;
   const now = () => Date.now();
   const store = FrontierStore.open(join(out, "frontier.sqlite"));
   const seen = LocalBloomSeenSet.open(join(out, "seen.bloom"));
@@ -175,7 +176,7 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     await warc.close();
     await content.close();
     await fetcher.close();
-    lock.release();
+    releaseLock();
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * The errors a service raises when a request cannot be served, each named after what the caller should do
- * next: fix the request and never retry (`InvalidArgumentError`), stop asking for something that does not
+ * next: fix the request and never retry (`InvalidArgumentError`, `UnauthenticatedError`), stop asking for something that does not
  * exist (`NotFoundError`), wait for the system to reach the state the call needs (`FailedPreconditionError`),
  * or retry later because a dependency is down (`UnavailableError`). They carry no transport: this file
  * imports nothing, so HTTP edges and services can throw and catch them, and only the edges
@@ -19,6 +19,12 @@ export abstract class ApiError extends Error {
 /** The request is malformed (bad URL, missing field); retrying it unchanged fails the same way. */
 export class InvalidArgumentError extends ApiError {
   override name = "InvalidArgumentError";
+  readonly reaction = "fix-request";
+}
+
+/** The caller did not prove who it is (missing or wrong token); retry only with valid credentials. */
+export class UnauthenticatedError extends ApiError {
+  override name = "UnauthenticatedError";
   readonly reaction = "fix-request";
 }
 

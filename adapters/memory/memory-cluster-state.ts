@@ -10,7 +10,7 @@ export class MemoryClusterState implements ClusterState {
   private ring: { ring: RingRecord; revision: number } | undefined;
   private revision = 0;
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
-  private readonly watchers = new Set<(ring: RingRecord, revision: number) => void>();
+  private readonly watchers = new Set<Watcher>();
 
   async putNode(record: NodeRecord): Promise<void> {
     this.revision++;
@@ -38,16 +38,20 @@ export class MemoryClusterState implements ClusterState {
     const snapshot = this.ring;
     // Watchers hear about the write after the writer's await resolves, as they would over the network.
     queueMicrotask(() => {
-      for (const w of this.watchers) w(structuredClone(snapshot.ring), snapshot.revision);
+      for (const w of this.watchers) w.deliver(snapshot);
     });
     return this.revision;
   }
 
   watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void {
-    this.watchers.add(onRing);
+    const watcher = new Watcher(onRing);
+    this.watchers.add(watcher);
     const current = this.ring;
-    if (current) queueMicrotask(() => onRing(structuredClone(current.ring), current.revision));
-    return () => this.watchers.delete(onRing);
+    if (current) queueMicrotask(() => watcher.deliver(current));
+    return () => {
+      watcher.active = false;
+      this.watchers.delete(watcher);
+    };
   }
 
   async acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
@@ -58,6 +62,25 @@ export class MemoryClusterState implements ClusterState {
   }
 
   async close(): Promise<void> {
+    for (const w of this.watchers) w.active = false;
     this.watchers.clear();
+  }
+}
+
+/**
+ * One watchRing callback. A watch started while a write is in flight would hear that write twice (as the
+ * current ring and as the write) and a stopped watch could still hear a queued delivery, so each watcher
+ * delivers only newer revisions, and only while active, as the KV watch does.
+ */
+class Watcher {
+  active = true;
+  private lastRevision = 0;
+
+  constructor(private readonly onRing: (ring: RingRecord, revision: number) => void) {}
+
+  deliver(entry: { ring: RingRecord; revision: number }): void {
+    if (!this.active || entry.revision <= this.lastRevision) return;
+    this.lastRevision = entry.revision;
+    this.onRing(structuredClone(entry.ring), entry.revision);
   }
 }

@@ -51,3 +51,33 @@ export function memory(pid: number): MemorySample | undefined {
   const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
   return { rssBytes: kb("VmRSS"), peakRssBytes: kb("VmHWM") };
 }
+
+/**
+ * Bytes the process has handed to write(2) and friends so far (`wchar` of /proc/<pid>/io: files, the WAL,
+ * sockets alike), and bytes it caused to be sent to storage (`write_bytes`). Undefined once it has gone.
+ */
+export function ioBytes(pid: number): { written: number; toStorage: number } | undefined {
+  let io: string;
+  try {
+    io = readFileSync(`/proc/${pid}/io`, "utf8");
+  } catch {
+    return undefined;
+  }
+  const field = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(io)?.[1] ?? 0);
+  return { written: field("wchar"), toStorage: field("write_bytes") };
+}
+
+/**
+ * CPU seconds all cores have spent running processes since boot (user, nice and system of /proc/stat's
+ * `cpu` line; interrupt time is left out, since loopback traffic puts the crawl's own network work there,
+ * charged to no process). The difference over a window, less the crawler's and the benchmark's own, is the load other
+ * work put on the box meanwhile: a run disturbed by it shows up instead of passing for a slow crawler.
+ */
+export function machineBusySeconds(ticksPerSecond: number): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!;
+  const [, ...fields] = line.trim().split(/\s+/);
+  const n = fields.map(Number);
+  // user nice system idle iowait irq softirq steal guest guest_nice; guest time is already in user.
+  const busy = n[0]! + n[1]! + n[2]!;
+  return busy / ticksPerSecond;
+}

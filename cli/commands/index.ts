@@ -6,6 +6,19 @@ import type { CliIo } from "../io.ts";
 import { robotsCheckCommand } from "./robots-check.ts";
 import { robotsStatusCommand } from "./robots-status.ts";
 import { urlNormalizeCommand } from "./url-normalize.ts";
+import {
+  hostPauseCommand,
+  hostShowCommand,
+  nodeDrainCommand,
+  nodesCommand,
+  ringCommand,
+  seedAddCommand,
+  statusCommand,
+  urlExplainCommand,
+} from "../cluster/commands.ts";
+
+const env = process.env;
+const CLUSTER = "[--coordinator ADDR] [--token TOKEN] [--json]";
 
 export interface Command {
   words: string[];
@@ -33,10 +46,19 @@ export const commands: Command[] = [
     summary: "prints each URL normalized as the crawler stores it, or `REJECT <reason>`",
     run: urlNormalizeCommand,
   },
+  { words: ["status"], args: `${CLUSTER} [--watch] [--interval S]`, summary: "cluster totals and rates", run: statusCommand(env) },
+  { words: ["nodes"], args: CLUSTER, summary: "every frontier and fetch node: role, region, runtime, state, partitions", run: nodesCommand(env) },
+  { words: ["ring"], args: CLUSTER, summary: "which frontier node owns which partitions, per region", run: ringCommand(env) },
+  { words: ["seed", "add"], args: `${CLUSTER} [--file FILE] URL...`, summary: "adds seed URLs to the crawl", run: seedAddCommand(env) },
+  { words: ["host", "show"], args: `${CLUSTER} HOST`, summary: "a host's queue, politeness and robots.txt state", run: hostShowCommand(env) },
+  { words: ["host", "pause"], args: `${CLUSTER} HOST`, summary: "stops fetching from a host until resumed", run: hostPauseCommand(env, true) },
+  { words: ["host", "resume"], args: `${CLUSTER} HOST`, summary: "resumes a paused host", run: hostPauseCommand(env, false) },
+  { words: ["url", "explain"], args: `${CLUSTER} URL`, summary: "why a URL is where it is: normalized form, owner, seen, robots, state", run: urlExplainCommand(env) },
+  { words: ["node", "drain"], args: `${CLUSTER} NODE-ID`, summary: "moves a frontier node's partitions away and stops it handing out work", run: nodeDrainCommand(env) },
 ];
 
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.words.join(" ").length));
   const lines = commands.map((c) => `  ${c.words.join(" ").padEnd(width)}  ${c.args}\n  ${" ".repeat(width)}  ${c.summary}`);
-  return `usage: crawlctl COMMAND [ARGS]\n\ncommands:\n${lines.join("\n")}\n\nRun \`crawlctl COMMAND --help\` for one command.\n`;
+  return `usage: crawlctl COMMAND [ARGS]\n\ncommands:\n${lines.join("\n")}\n\nCluster commands reach the coordinator at --coordinator or CRAWLCTL_COORDINATOR, with --token or CRAWLCTL_TOKEN.\nRun \`crawlctl COMMAND --help\` for one command.\n`;
 }

@@ -43,8 +43,11 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
     }
     url = next.url;
   }
-  const verdict = robotsVerdict(chain);
   const result = resultFor(task, outcome!);
+  // A refused address is not the host's answer: no verdict, and the frontier skips the host's pages one
+  // by one (each is refused the same way) instead of parking them behind an "unreachable" robots.txt.
+  if (result.kind === "skipped") return { result, links: [] };
+  const verdict = robotsVerdict(chain);
   result.startedAt = first!.startedAt;
   result.bytes = bytes;
   result.robots = { verdict };

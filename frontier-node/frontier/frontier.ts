@@ -10,6 +10,7 @@ import type { PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import {
   HostReadyHeap,
+  isFetchLost,
   newHostState,
   onFetchEnd,
   onFetchStart,
@@ -44,6 +45,12 @@ export interface FrontierOptions {
   newTaskId: () => string;
   /** Partitions this frontier serves; undefined serves every partition (embedded mode). */
   serving?: Iterable<number>;
+  /**
+   * Cluster mode: a redirect target on a host this frontier does not own (another partition or region) is
+   * sent to its owner with `send` instead of being admitted here, before the result is committed; absent,
+   * every target is admitted here (embedded mode).
+   */
+  forward?: { owns(host: string): boolean; send(urls: DiscoveredUrl[]): Promise<void> };
 }
 
 export interface FrontierSnapshot {
@@ -224,8 +231,17 @@ export class Frontier {
       return;
     }
     const candidates = this.screen(links, flight.task.depth);
-    const redirect = result.redirectTo ? this.screen([{ url: result.redirectTo, host: hostKeyOf(result.redirectTo), depth: flight.task.depth, redirectHops: flight.task.redirectHops + 1, sourceUrl: result.url }]) : [];
+    const target = result.redirectTo ? { url: result.redirectTo, host: hostKeyOf(result.redirectTo), depth: flight.task.depth, redirectHops: flight.task.redirectHops + 1, sourceUrl: result.url } : undefined;
+    const foreign = target !== undefined && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
+    if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) await this.opts.forward!.send([target]);
+    const redirect = target && !foreign ? this.screen([target]) : [];
     const maybe = await this.checkSeen([...candidates, ...redirect]);
+    if (entry.inFlight !== flight) {
+      // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
+      this.counters.add("frontier.stale-results");
+      this.opts.store.tx(() => this.enqueueNew([...candidates, ...redirect], maybe));
+      return;
+    }
     const now = this.opts.now();
     this.countResult(result);
     this.opts.store.tx(() => {
@@ -271,6 +287,23 @@ export class Frontier {
     this.opts.store.tx(() => this.saveHost(entry));
     this.counters.add("frontier.abandoned");
     this.settle(entry);
+  }
+
+  /**
+   * Releases every host whose fetch has been in flight for the whole fetch lease without a result (its fetch
+   * node died and the bus did not redeliver): like `abandon`, its URL stays at the head of its queue and the
+   * host waits a gap from now. Returns the released tasks.
+   */
+  releaseLost(now: number): FetchTask[] {
+    const lost: FetchTask[] = [];
+    for (const entry of this.hosts.values()) {
+      if (entry.inFlight && isFetchLost(entry.state, now, this.opts.policy)) lost.push(entry.inFlight.task);
+    }
+    for (const task of lost) {
+      this.abandon(task);
+      this.counters.add("frontier.lost-fetches");
+    }
+    return lost;
   }
 
   /** Pauses or resumes a host; a fetch in flight finishes. */
@@ -348,6 +381,11 @@ export class Frontier {
 
   get inFlight(): number {
     return this.inFlightCount;
+  }
+
+  /** URLs waiting in the queue (not counting scheduled retries and refetches). */
+  get queued(): number {
+    return this.totalQueued;
   }
 
   snapshot(): FrontierSnapshot {
@@ -636,7 +674,15 @@ export class Frontier {
 
   /** Puts a host where it belongs: waiting for its time, or forgotten when it has nothing to do. */
   private settle(entry: HostEntry): void {
-    if (entry.inFlight || entry.state.paused) return;
+    if (entry.inFlight) return;
+    if (!this.serves(entry.partition)) {
+      // Its partition was given up while the fetch was in flight: its queue stays in the store for the handoff.
+      this.waiting.remove(entry.key);
+      this.ready.remove(entry.key);
+      this.hosts.delete(entry.key);
+      return;
+    }
+    if (entry.state.paused) return;
     if (entry.queued <= 0) {
       entry.queued = 0;
       this.waiting.remove(entry.key);

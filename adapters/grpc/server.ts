@@ -1,0 +1,88 @@
+/**
+ * Starting and stopping a grpc-js server, and the one adapter every service handler goes through. A
+ * handler is written as `async (request, call) => response`; `unary` runs it and maps what it throws to a
+ * status with `toGrpcError`, so service code throws the project's errors and never builds gRPC statuses.
+ * Servers bind with insecure credentials: the cluster talks over a private network (or loopback in tests).
+ */
+import {
+  Server,
+  ServerCredentials,
+  type handleUnaryCall,
+  type ServerUnaryCall,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from "@grpc/grpc-js";
+import { logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";
+
+/** A generated service definition (e.g. `CoordinatorServiceService`) and its implementation. */
+export interface GrpcServiceBinding {
+  definition: ServiceDefinition;
+  implementation: UntypedServiceImplementation;
+}
+
+export interface RunningGrpcServer {
+  /** The bound port (the real one when asked for port 0). */
+  readonly port: number;
+  /** `host:port` with the bound port, for clients and node records. */
+  readonly address: string;
+  /** Stops accepting calls, lets running calls finish for up to `graceMs`, then cancels the rest. */
+  close(graceMs?: number): Promise<void>;
+}
+
+/**
+ * Binds `services` on `address` (`127.0.0.1:0` picks a free port) and starts serving. Rejects when the
+ * address cannot be bound. The caller owns the result and must `close()` it.
+ */
+export async function startGrpcServer(services: readonly GrpcServiceBinding[], address: string): Promise<RunningGrpcServer> {
+  const server = new Server();
+  for (const s of services) server.addService(s.definition, s.implementation);
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  }).catch((error: unknown) => {
+    server.forceShutdown();
+    throw new Error(`cannot bind gRPC server on ${address}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  });
+  const colon = address.lastIndexOf(":");
+  const host = colon >= 0 ? address.slice(0, colon) : address;
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    address: `${host}:${port}`,
+    close(graceMs = 2_000) {
+      closing ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          server.forceShutdown();
+          resolve();
+        }, graceMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+      return closing;
+    },
+  };
+}
+
+/**
+ * A grpc-js unary handler from an async function. What the function throws is sent as a status by
+ * `toGrpcError`; errors that are not ApiErrors are logged with `log` and sent as INTERNAL.
+ */
+export function unary<Req, Res>(
+  handler: (request: Req, call: ServerUnaryCall<Req, Res>) => Promise<Res>,
+  log: InternalErrorLog = logInternalToStderr,
+): handleUnaryCall<Req, Res> {
+  return function unaryCall(call, callback) {
+    let pending: Promise<Res>;
+    try {
+      pending = handler(call.request, call);
+    } catch (error) {
+      callback(toGrpcError(error, log));
+      return;
+    }
+    pending.then(
+      (response) => callback(null, response),
+      (error: unknown) => callback(toGrpcError(error, log)),
+    );
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Prometheus text exposition (format 0.0.4) of a node's counters and gauges. The project's counter names
+ * are namespaced with dots (`fetch.status.200`, `traps.rejected.too-deep`); each becomes one metric by a
+ * fixed rule rather than a hand-kept mapping, so a new counter shows up without any change here:
+ *
+ *   - camelCase is split (`inFlight` → `in_flight`), everything is lower-cased, and every run of
+ *     characters outside `[a-z0-9]` becomes one `_` (`fetch.status.200` → `fetch_status_200`);
+ *   - the name gets the prefix `crawler_`, and counters the suffix `_total`:
+ *     `fetch.status.200` → `crawler_fetch_status_200_total`, gauge `queued` → `crawler_queued`;
+ *   - `labels` (e.g. `{node: "f1", region: "eu"}`) are put on every sample;
+ *   - two names that map to the same metric (`a.b` and `a-b`) are summed into it.
+ *
+ * Flat names instead of labels (`code="200"`) keep the rule total and reversible enough to read; PromQL
+ * can still aggregate them with `{__name__=~"crawler_fetch_status_5.._total"}`.
+ */
+
+export interface MetricsSnapshot {
+  counters: Readonly<Record<string, number>>;
+  gauges?: Readonly<Record<string, number>>;
+  labels?: Readonly<Record<string, string>>;
+}
+
+export const METRIC_PREFIX = "crawler";
+
+/** The metric name for a counter or gauge name (see the module comment for the rule). */
+export function metricName(name: string, kind: "counter" | "gauge", prefix = METRIC_PREFIX): string {
+  const base = name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  const stem = base === "" ? prefix : `${prefix}_${base}`;
+  return kind === "counter" && !stem.endsWith("_total") ? `${stem}_total` : stem;
+}
+
+/** Prometheus text for the counters and gauges, with `labels` on every sample; ends with a newline. */
+export function prometheusText(
+  counters: Readonly<Record<string, number>>,
+  gauges: Readonly<Record<string, number>> = {},
+  labels: Readonly<Record<string, string>> = {},
+): string {
+  const metrics = new Map<string, { type: "counter" | "gauge"; value: number }>();
+  const add = (name: string, type: "counter" | "gauge", value: number) => {
+    const key = metricName(name, type);
+    const existing = metrics.get(key);
+    if (existing && existing.type === type) existing.value += value;
+    else if (!existing) metrics.set(key, { type, value });
+  };
+  for (const [name, value] of Object.entries(counters)) add(name, "counter", value);
+  for (const [name, value] of Object.entries(gauges)) add(name, "gauge", value);
+  const labelText = formatLabels(labels);
+  const lines: string[] = [];
+  for (const [name, m] of [...metrics].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    lines.push(`# TYPE ${name} ${m.type}`, `${name}${labelText} ${formatValue(m.value)}`);
+  }
+  return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+}
+
+function formatLabels(labels: Readonly<Record<string, string>>): string {
+  const parts = Object.entries(labels)
+    .map(([k, v]) => [k.replace(/[^a-zA-Z0-9_]/g, "_").replace(/^(?=[0-9])/, "_"), v] as const)
+    .filter(([k]) => k !== "" && !k.startsWith("__"))
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n")}"`);
+  return parts.length === 0 ? "" : `{${parts.join(",")}}`;
+}
+
+function formatValue(value: number): string {
+  if (Number.isNaN(value)) return "NaN";
+  if (value === Infinity) return "+Inf";
+  if (value === -Infinity) return "-Inf";
+  return String(value);
+}

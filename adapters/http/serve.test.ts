@@ -1,0 +1,97 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { Hono } from "hono";
+import { serveHono, type RunningHttpServer } from "./serve.ts";
+
+const running: RunningHttpServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((s) => s.close()));
+});
+
+function testApp(): Hono {
+  const app = new Hono();
+  app.get("/hello", (c) => c.json({ hello: c.req.query("name") ?? "world", ua: c.req.header("x-test") ?? "" }));
+  app.post("/echo", async (c) => c.text(await c.req.text()));
+  app.get("/cookies", (c) => {
+    c.header("set-cookie", "a=1", { append: true });
+    c.header("set-cookie", "b=2", { append: true });
+    return c.text("ok");
+  });
+  app.get("/boom", () => {
+    throw new Error("secret detail");
+  });
+  app.onError((_e, c) => c.text("mapped", 500));
+  return app;
+}
+
+async function start(app: { fetch(r: Request): Response | Promise<Response> }, maxBodyBytes?: number): Promise<RunningHttpServer> {
+  const s = await serveHono(app, { port: 0, hostname: "127.0.0.1", maxBodyBytes, onError: () => {} });
+  running.push(s);
+  return s;
+}
+
+describe("serveHono", () => {
+  test("serveHono - passes method, path, query and headers to the app and returns its JSON", async () => {
+    const s = await start(testApp());
+    expect(s.url).toBe(`http://127.0.0.1:${s.port}`);
+    const res = await fetch(`${s.url}/hello?name=bob`, { headers: { "x-test": "yes" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("application/json");
+    expect(await res.json()).toEqual({ hello: "bob", ua: "yes" });
+  });
+
+  test("serveHono - passes a request body through", async () => {
+    const s = await start(testApp());
+    const res = await fetch(`${s.url}/echo`, { method: "POST", body: "payload é" });
+    expect(await res.text()).toBe("payload é");
+  });
+
+  test("serveHono - answers 413 for a body over the limit without calling the app", async () => {
+    let called = false;
+    const s = await start({ fetch: () => ((called = true), new Response("no")) }, 16);
+    const res = await fetch(`${s.url}/echo`, { method: "POST", body: "x".repeat(17) });
+    expect(res.status).toBe(413);
+    expect(called).toBe(false);
+  });
+
+  test("serveHono - answers 413 for a chunked body that grows over the limit", async () => {
+    const s = await start(testApp(), 1024);
+    const body = new ReadableStream<Uint8Array>({
+      start(ctrl) {
+        for (let i = 0; i < 4; i++) ctrl.enqueue(new Uint8Array(512).fill(65));
+        ctrl.close();
+      },
+    });
+    const res = await fetch(`${s.url}/echo`, { method: "POST", body, duplex: "half" } as RequestInit);
+    expect(res.status).toBe(413);
+  });
+
+  test("serveHono - keeps every Set-Cookie header", async () => {
+    const s = await start(testApp());
+    const res = await fetch(`${s.url}/cookies`);
+    expect(res.headers.getSetCookie()).toEqual(["a=1", "b=2"]);
+  });
+
+  test("serveHono - a HEAD request gets headers and no body", async () => {
+    const s = await start(testApp());
+    const res = await fetch(`${s.url}/hello`, { method: "HEAD" });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+  });
+
+  test("serveHono - an app that throws gets a generic 500, not its message", async () => {
+    const errors: unknown[] = [];
+    const s = await serveHono({ fetch: () => Promise.reject(new Error("secret detail")) }, { port: 0, onError: (e) => errors.push(e) });
+    running.push(s);
+    const res = await fetch(`${s.url}/x`);
+    expect(res.status).toBe(500);
+    expect(await res.text()).toBe("internal error");
+    expect(errors.length).toBe(1);
+  });
+
+  test("serveHono - close stops accepting connections", async () => {
+    const s = await serveHono(testApp(), { port: 0 });
+    expect((await fetch(`${s.url}/hello`)).status).toBe(200);
+    await s.close();
+    await expect(fetch(`${s.url}/hello`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * Error classification for the NATS adapters: which JetStream errors mean "someone else wrote first"
+ * (a compare-and-set lost, not a failure), "the stream or consumer is not there", or "it exists already".
+ * The reactions: a lost CAS is an answer (undefined / false), a missing resource is retried by the
+ * consume loops, and a configuration that cannot be changed in place is fatal (ConfigDriftError).
+ */
+import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+
+const NAME_IN_USE = 10058; // stream name already in use with a different configuration
+const CONSUMER_EXISTS = [10013, 10105, 10148]; // consumer name exists / already exists (2.9 and 2.10+ variants)
+
+export function isWrongLastSequence(err: unknown): boolean {
+  return (
+    err instanceof JetStreamApiError &&
+    (err.code === JetStreamApiCodes.StreamWrongLastSequence || err.code === JetStreamApiCodes.StreamWrongLastSequenceUnknown)
+  );
+}
+
+export function isStreamNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.StreamNotFound;
+}
+
+export function isConsumerNotFound(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound;
+}
+
+export function isStreamExists(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === NAME_IN_USE;
+}
+
+export function isConsumerExists(err: unknown): boolean {
+  return err instanceof JetStreamApiError && CONSUMER_EXISTS.includes(err.code);
+}
+
+/**
+ * nats.js reports "no stream listens on this subject" (no responders to the publish) as JetStream not
+ * being enabled, with a class it does not export; its name is the stable part.
+ */
+export function isNoStream(err: unknown): boolean {
+  return err instanceof Error && err.name === "JetStreamNotEnabled";
+}
+
+/**
+ * A stream or consumer exists with a setting that cannot be changed in place (retention, storage, filter
+ * subject, ack policy). Fatal: an operator must delete it or fix the configuration; the crawler will not
+ * silently drop a stream's messages by recreating it.
+ */
+export class ConfigDriftError extends Error {
+  override readonly name = "ConfigDriftError";
+  readonly retry = false;
+}

@@ -1,0 +1,191 @@
+/**
+ * What the MessageBus contract cannot see of the JetStream bus: the streams and consumers it creates on
+ * the server, how it treats configuration drift, undecodable messages, a subscription started before its
+ * region exists, and the server-version gate on term reasons. The contract itself is in
+ * tests/contract/message-bus.contract.test.ts.
+ */
+import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/nats-core";
+import { consumers, streams, subjects } from "../../core/cluster/index.ts";
+import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
+import { startNats, type NatsServer } from "../../tests/support/nats.ts";
+import { connectNats, ConfigDriftError, JetStreamBus, type NatsConnection } from "./index.ts";
+import { serverAtLeast } from "./jetstream-bus.ts";
+
+let nats: NatsServer;
+let nc: NatsConnection;
+let jsm: JetStreamManager;
+const buses: JetStreamBus[] = [];
+let regionCounter = 0;
+const freshRegion = () => `js${++regionCounter}`;
+const errors: string[] = [];
+
+beforeAll(async () => {
+  nats = await startNats({ jetstream: true });
+  nc = await connectNats(nats.url, "jetstream-bus-test");
+  jsm = await jetstreamManager(nc);
+});
+afterEach(async () => {
+  await Promise.all(buses.splice(0).map((b) => b.close()));
+  errors.length = 0;
+});
+afterAll(async () => {
+  await nc?.close();
+  await nats?.stop();
+});
+
+function bus(): JetStreamBus {
+  const b = new JetStreamBus(nc, { onError: (_err, where) => errors.push(where), taskFetchExpiresMs: 1_000 });
+  buses.push(b);
+  return b;
+}
+
+test("jetstream-bus - ensureRegion creates file work queues with a 2 min duplicate window and one filtered consumer per partition", async () => {
+  const region = freshRegion();
+  await bus().ensureRegion(region, 3);
+  for (const name of [streams.urls(region), streams.fetch(region), streams.results(region)]) {
+    const { config } = await jsm.streams.info(name);
+    expect([config.retention, config.storage, config.duplicate_window]).toEqual([RetentionPolicy.Workqueue, StorageType.File, nanos(120_000)]);
+  }
+  const fetchers = await jsm.consumers.info(streams.fetch(region), consumers.fetchers);
+  expect(fetchers.config).toMatchObject({ filter_subject: subjects.fetch(region), ack_policy: "explicit", ack_wait: nanos(60_000), max_ack_pending: 1000 });
+  for (let p = 0; p < 3; p++) {
+    const urls = await jsm.consumers.info(streams.urls(region), consumers.urls(p));
+    expect(urls.config).toMatchObject({ filter_subject: subjects.urls(region, p), ack_wait: nanos(30_000) });
+    const results = await jsm.consumers.info(streams.results(region), consumers.results(p));
+    expect(results.config).toMatchObject({ filter_subject: subjects.results(region, p), ack_wait: nanos(30_000) });
+  }
+  const names: string[] = [];
+  for await (const ci of jsm.consumers.list(streams.urls(region))) names.push(ci.name);
+  expect(names.sort()).toEqual(["urls-0", "urls-1", "urls-2"]);
+});
+
+test("jetstream-bus - two nodes setting up one region at once both succeed", async () => {
+  const region = freshRegion();
+  await Promise.all([bus().ensureRegion(region, 8), bus().ensureRegion(region, 8), bus().ensureRegion(region, 8)]);
+});
+
+test("jetstream-bus - changeable drift is repaired, a changed retention is refused", async () => {
+  const region = freshRegion();
+  await bus().ensureRegion(region, 1);
+  await jsm.consumers.update(streams.urls(region), consumers.urls(0), { ack_wait: nanos(5_000), max_ack_pending: 7 });
+  await jsm.streams.update(streams.fetch(region), { duplicate_window: nanos(10_000) });
+  await bus().ensureRegion(region, 1);
+  expect((await jsm.consumers.info(streams.urls(region), consumers.urls(0))).config).toMatchObject({ ack_wait: nanos(30_000), max_ack_pending: 1000 });
+  expect((await jsm.streams.info(streams.fetch(region))).config.duplicate_window).toBe(nanos(120_000));
+
+  const other = freshRegion();
+  await jsm.streams.add({ name: streams.results(other), subjects: [subjects.resultsWildcard(other)], retention: RetentionPolicy.Limits });
+  await expect(bus().ensureRegion(other, 1)).rejects.toBeInstanceOf(ConfigDriftError);
+});
+
+test("jetstream-bus - a publish resolves once the message is stored", async () => {
+  const region = freshRegion();
+  const b = bus();
+  await b.ensureRegion(region, 2);
+  await Promise.all(Array.from({ length: 50 }, (_, i) => b.publishTask(region, task(`s${i}`))));
+  expect((await jsm.streams.info(streams.fetch(region))).state.messages).toBe(50);
+  await b.publishTask(region, task("s0")); // a duplicate resolves too, and is stored once
+  expect((await jsm.streams.info(streams.fetch(region))).state.messages).toBe(50);
+});
+
+test("jetstream-bus - a publish to a region never set up says what to do", async () => {
+  await expect(bus().publishUrls(freshRegion(), 0, [])).rejects.toThrow(/ensureRegion/);
+});
+
+test("jetstream-bus - an undecodable message is terminated and the next one still handled", async () => {
+  const region = freshRegion();
+  const b = bus();
+  await b.ensureRegion(region, 1);
+  const got: string[] = [];
+  b.consumeTasks(region, async (d) => {
+    got.push(d.data.taskId);
+    await d.ack();
+  }, { concurrency: 1 });
+  await nc.request(subjects.fetch(region), new Uint8Array([0xff, 0xff, 0xff]));
+  await b.publishTask(region, task("good"));
+  await waitFor(() => got.length === 1, "the good task");
+  await waitFor(async () => (await jsm.streams.info(streams.fetch(region))).state.messages === 0, "both gone from the work queue");
+  expect(got).toEqual(["good"]);
+  expect(errors.some((e) => e.includes("terminated"))).toBe(true);
+});
+
+test("jetstream-bus - a subscription started before its region exists starts delivering once it does", async () => {
+  const region = freshRegion();
+  const b = bus();
+  const got: string[] = [];
+  b.consumeUrls(region, 0, async (d) => {
+    got.push(d.data[0]!.url);
+    await d.ack();
+  });
+  await waitFor(() => errors.length > 0, "the first failed attempt");
+  await b.ensureRegion(region, 1);
+  await b.publishUrls(region, 0, [{ url: "https://late.example/", host: "late.example", depth: 0, redirectHops: 0 }]);
+  await waitFor(() => got.length === 1, "delivery after the region appeared", 5_000);
+});
+
+test("jetstream-bus - a subscription keeps delivering across a nats-server restart, and stored messages survive it", async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), "bus-restart-"));
+  let server = await startNats({ storeDir });
+  const conn = await connectNats(server.url, "bus-restart", { reconnectTimeWait: 100 });
+  const b = new JetStreamBus(conn, { onError: () => {} });
+  try {
+    await b.ensureRegion("eu", 2);
+    const live: string[] = [];
+    b.consumeUrls("eu", 0, async (d) => {
+      live.push(d.data[0]!.url);
+      await d.ack();
+    });
+    await b.publishUrls("eu", 0, links("live-before"));
+    await b.publishUrls("eu", 1, links("stored")); // nobody subscribed to partition 1 yet
+    await waitFor(() => live.length === 1, "delivery before the kill");
+    const reconnected = (async () => {
+      for await (const s of conn.status()) if (s.type === "reconnect") return;
+    })();
+    await server.kill();
+    server = await startNats({ storeDir, port: server.port });
+    await reconnected;
+    await waitFor(async () => b.publishUrls("eu", 0, links("live-after")).then(() => true, () => false), "a publish after the restart", 10_000);
+    await waitFor(() => live.length === 2, "the running subscription hears the publish after the restart", 10_000);
+    expect(live).toEqual([links("live-before")[0]!.url, links("live-after")[0]!.url]);
+    const stored: string[] = [];
+    b.consumeUrls("eu", 1, async (d) => {
+      stored.push(d.data[0]!.url);
+      await d.ack();
+    });
+    await waitFor(() => stored.length === 1, "the message stored before the kill", 10_000);
+    expect(stored).toEqual([links("stored")[0]!.url]);
+  } finally {
+    await b.close();
+    await conn.close();
+    await server.stop();
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test("jetstream-bus - term reasons are sent only to servers that understand them", () => {
+  expect(serverAtLeast("2.9.10", 2, 10)).toBe(false);
+  expect(serverAtLeast("2.10.0", 2, 10)).toBe(true);
+  expect(serverAtLeast("v3.0.1", 2, 10)).toBe(true);
+  expect(serverAtLeast(undefined, 2, 10)).toBe(false);
+});
+
+async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 3_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await cond())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function task(taskId: string): FetchTask {
+  return { taskId, kind: "page", url: `https://example.com/${taskId}`, host: "example.com", partition: 0, depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: 0 };
+}
+
+function links(tag: string): DiscoveredUrl[] {
+  return [{ url: `https://restart.example/${tag}`, host: "restart.example", depth: 1, redirectHops: 0 }];
+}

@@ -1,0 +1,164 @@
+/**
+ * ClusterState over a NATS KV bucket (CLUSTER_BUCKET): node records under `nodes.<id>`, the ring under
+ * `ring`, leases under `lease.<name>`, all JSON. Revisions are the bucket's stream sequences, so
+ * compare-and-set is JetStream's "expected last subject sequence": `kv.create` for revision 0 and
+ * `kv.update(key, value, revision)` otherwise; a wrong-last-sequence answer means another writer won, and
+ * is reported as undefined (ring) or false (lease), never as an error.
+ *
+ * The connection is borrowed: close() stops this object's watchers but leaves the connection open.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
+import { CLUSTER_BUCKET, keys, type ClusterState, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
+import { isWrongLastSequence } from "./errors.ts";
+
+export interface NatsKvClusterStateOptions {
+  /** Bucket name; default CLUSTER_BUCKET. */
+  bucket?: string;
+  /** Revisions kept per key (for debugging a ring's history). Default 5. */
+  history?: number;
+  /** Where errors that have no caller to go to (a watcher's) are reported. Default: console.error. */
+  onError?: (err: unknown, where: string) => void;
+}
+
+interface Lease {
+  holder: string;
+  expiresAt: number;
+}
+
+const encoder = new TextEncoder();
+const json = (value: unknown) => encoder.encode(JSON.stringify(value));
+
+export class NatsKvClusterState implements ClusterState {
+  private readonly watchers = new Set<() => void>();
+
+  private constructor(
+    private readonly kv: KV,
+    private readonly onError: (err: unknown, where: string) => void,
+  ) {}
+
+  /** Opens the bucket, creating it (file storage) when missing. */
+  static async open(nc: NatsConnection, opts: NatsKvClusterStateOptions = {}): Promise<NatsKvClusterState> {
+    const kv = await new Kvm(nc).create(opts.bucket ?? CLUSTER_BUCKET, { history: opts.history ?? 5 });
+    return new NatsKvClusterState(kv, opts.onError ?? ((err, where) => console.error(`cluster-state: ${where}:`, err)));
+  }
+
+  async putNode(record: NodeRecord): Promise<void> {
+    await this.kv.put(keys.node(record.id), json(record));
+  }
+
+  async deleteNode(id: string): Promise<void> {
+    await this.kv.delete(keys.node(id));
+  }
+
+  async listNodes(): Promise<NodeRecord[]> {
+    const names: string[] = [];
+    for await (const key of await this.kv.keys(`${keys.nodePrefix}>`)) names.push(key);
+    const entries = await Promise.all(names.map((k) => this.kv.get(k)));
+    const nodes: NodeRecord[] = [];
+    for (const e of entries) {
+      if (!isLive(e)) continue; // deleted between keys() and get()
+      try {
+        nodes.push(e.json<NodeRecord>());
+      } catch (err) {
+        // One corrupt record must not hide every other node from the coordinator.
+        this.onError(err, `node record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
+      }
+    }
+    return nodes;
+  }
+
+  async getRing(): Promise<{ ring: RingRecord; revision: number } | undefined> {
+    const e = await this.kv.get(keys.ring);
+    return isLive(e) ? { ring: e.json<RingRecord>(), revision: e.revision } : undefined;
+  }
+
+  async casRing(ring: RingRecord, revision: number): Promise<number | undefined> {
+    try {
+      return revision === 0 ? await this.kv.create(keys.ring, json(ring)) : await this.kv.update(keys.ring, json(ring), revision);
+    } catch (err) {
+      if (isWrongLastSequence(err)) return undefined;
+      throw err;
+    }
+  }
+
+  watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void {
+    let stopped = false;
+    let stopIterator: (() => void) | undefined;
+    let wake: (() => void) | undefined;
+    const stop = () => {
+      stopped = true;
+      stopIterator?.();
+      wake?.();
+      this.watchers.delete(stop);
+    };
+    this.watchers.add(stop);
+    let last = 0;
+    const watchOnce = async () => {
+      // The current ring first (LastValue), then every later write. After a failure, resume after the last
+      // revision delivered, so nothing is skipped and nothing repeated.
+      const iter = await this.kv.watch(last > 0 ? { key: keys.ring, resumeFromRevision: last + 1 } : { key: keys.ring });
+      stopIterator = () => iter.stop();
+      if (stopped) return iter.stop();
+      for await (const e of iter) {
+        if (stopped) break;
+        if (e.operation !== "PUT" || e.revision <= last) continue;
+        last = e.revision;
+        try {
+          onRing(e.json<RingRecord>(), e.revision);
+        } catch (err) {
+          this.onError(err, `ring watcher callback (revision ${e.revision})`);
+        }
+      }
+    };
+    void (async () => {
+      let retryMs = 250;
+      while (!stopped) {
+        try {
+          await watchOnce();
+          if (stopped) return;
+          this.onError(new Error("watch ended"), `ring watch (restarting in ${retryMs} ms)`);
+        } catch (err) {
+          if (stopped) return;
+          this.onError(err, `ring watch (restarting in ${retryMs} ms)`);
+        }
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, retryMs);
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        retryMs = Math.min(retryMs * 2, 5_000);
+      }
+    })();
+    return stop;
+  }
+
+  async acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+    const key = keys.lease(name);
+    const value = json({ holder, expiresAt: now + ttlMs } satisfies Lease);
+    const current = await this.kv.get(key);
+    try {
+      if (!isLive(current)) {
+        await this.kv.create(key, value);
+        return true;
+      }
+      const lease = current.json<Lease>();
+      if (lease.holder !== holder && lease.expiresAt > now) return false;
+      await this.kv.update(key, value, current.revision);
+      return true;
+    } catch (err) {
+      if (isWrongLastSequence(err)) return false;
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    for (const stop of [...this.watchers]) stop();
+  }
+}
+
+function isLive(e: KvEntry | null): e is KvEntry {
+  return e !== null && e.operation === "PUT";
+}

@@ -1,0 +1,13 @@
+/**
+ * The Redis adapters of a region: `RedisSeenSet` (the frontier's seen-set, a growing Bloom filter per
+ * partition) and `RedisContentIndex` (the fetch nodes' exact and near-duplicate index), over one
+ * connection from `connectRedis`. Runtime-neutral (the `redis` package and node: built-ins only), so the
+ * fetch node runs them on Deno as well as Bun.
+ */
+export { connectRedis, redactUrl, RedisUnavailableError } from "./connect.ts";
+export type { RedisClient, RedisConnectOptions } from "./connect.ts";
+export { RedisSeenSet, SeenPlanMismatchError } from "./redis-seen-set.ts";
+export type { RedisSeenSetOptions, SeenPartitionInfo, SeenSliceShape } from "./redis-seen-set.ts";
+export { RedisContentIndex } from "./redis-content-index.ts";
+export type { RedisContentIndexOptions } from "./redis-content-index.ts";
+export { LuaScript } from "./lua-script.ts";

@@ -1,0 +1,238 @@
+/**
+ * The cluster's SeenSet: one growing Bloom filter per partition in the region's Redis, so a partition's
+ * seen-set outlives the frontier node that owns it today (docs/cluster.md). The filter is core/seen's
+ * `ScalableBloomFilter` laid out in Redis: slices of growing capacity (x`growth`) and tighter
+ * false-positive targets (x`tightening`), so the compound rate stays under `falsePositiveBound` however
+ * far it grows. Keys, for partition p and prefix `seen`:
+ *
+ *   seen:<p>      hash: plan, slices, count and ones of the newest slice, keys (total added)
+ *   seen:<p>:<i>  slice i, a string whose bytes are the body of `BloomFilter.toBytes()` for that slice
+ *
+ * Bit offsets are computed here with core/seen (`fillBloomBitPositions` over `hash64pairInto`), and the
+ * script (seen-script.ts) applies them in `ScalableBloomFilter.add`'s order, so an in-process filter with
+ * the same plan fed the same keys holds the same bits; a partition can be copied out of Redis into a
+ * local filter (or back) without rehashing.
+ *
+ * Atomicity: each batch of up to `maxKeysPerScript` keys is one EVALSHA, which Redis runs alone: the
+ * slice count, the check of every slice and the setting of bits cannot interleave with another frontier
+ * node's batch. That is what makes it free of false negatives across growth: a client whose idea of the
+ * slice count is stale is told so by the script (which reads the count itself) and resends with offsets
+ * for the slices that exist, instead of checking too few. Larger inputs are cut into such batches, sent
+ * one after the other so a key repeated across batches still reports `true` for its later copies.
+ *
+ * Reconnects lose nothing: the client keeps no filter state (only a cached slice count, re-validated on
+ * every call), and a server whose script cache is empty gets the body again (lua-script.ts). What Redis
+ * itself keeps across its own restart is its persistence setting: run it with AOF (appendonly yes) in a
+ * region, or a restart empties every seen-set. One case is not a false negative but is worth knowing: a
+ * call that times out after Redis ran it has added its keys, so a retry answers `true` for them; the
+ * frontier confirms a "maybe seen" in its exact store where that matters (ARCHITECTURE policy table).
+ */
+import { Buffer } from "node:buffer";
+import { RESP_TYPES } from "redis";
+import { hash64pairInto } from "../../core/hash/index.ts";
+import { bloomShapeWithin, fillBloomBitPositions, MAX_BLOOM_BITS, ScalableBloomFilter } from "../../core/seen/index.ts";
+import type { SeenSet } from "../../frontier-node/seen/seen-set.ts";
+import { connectRedis, type RedisClient, type RedisConnectOptions } from "./connect.ts";
+import { LuaScript } from "./lua-script.ts";
+import { SEEN_CHECK_AND_ADD_LUA } from "./seen-script.ts";
+
+export interface RedisSeenSetOptions {
+  /** Key prefix; partition p lives under `<prefix>:<p>` (default "seen"). */
+  keyPrefix?: string;
+  /** Planned keys of a partition's first slice (default 100,000: about 140 KB per partition). */
+  initialCapacity?: number;
+  /** Bound on the compound false-positive rate of a partition's filter (default 0.01). */
+  falsePositiveBound?: number;
+  /** Capacity ratio between consecutive slices (default 2). */
+  growth?: number;
+  /** False-positive ratio between consecutive slices (default 0.5). */
+  tightening?: number;
+  /** Most keys per script run; bounds how long one call holds Redis (default 500: a few ms). */
+  maxKeysPerScript?: number;
+}
+
+/** A slice as planned: its shape and the fill at which the next one starts. */
+export interface SeenSliceShape {
+  bits: number;
+  hashes: number;
+  capacity: number;
+  /** Set bits at which the slice's fill-based false-positive rate reaches its target. */
+  maxOnes: number;
+}
+
+/** What Redis holds for one partition. */
+export interface SeenPartitionInfo {
+  slices: number;
+  /** Keys added (distinct keys less the few that were false positives). */
+  keys: number;
+  /** Keys in and set bits of the newest slice. */
+  newestCount: number;
+  newestOnes: number;
+  shapes: SeenSliceShape[];
+}
+
+/** The SeenSet's Redis holds a filter built under another plan. Reaction: fatal; fix the configuration. */
+export class SeenPlanMismatchError extends Error {
+  override readonly name = "SeenPlanMismatchError";
+}
+
+const script = new LuaScript(SEEN_CHECK_AND_ADD_LUA);
+/** A batch needs at most a stale-count retry and one retry per slice it creates; far more means a bug. */
+const MAX_ROUNDS_PER_BATCH = 64;
+
+export class RedisSeenSet implements SeenSet {
+  readonly keyPrefix: string;
+  readonly maxKeysPerScript: number;
+  private readonly plan: ScalableBloomFilter;
+  private readonly planText: string;
+  private readonly shapes: SeenSliceShape[] = [];
+  /** Slice count per partition as last seen; the script corrects it when stale. */
+  private readonly knownSlices = new Map<number, number>();
+  private readonly lanes = new Uint32Array(2);
+  private closed = false;
+
+  /**
+   * Uses `client`, which the caller keeps and closes (see `RedisSeenSet.connect` for one that owns its
+   * connection).
+   */
+  constructor(
+    private readonly client: RedisClient,
+    options: RedisSeenSetOptions = {},
+    private readonly ownsClient = false,
+  ) {
+    const { keyPrefix = "seen", initialCapacity = 100_000, falsePositiveBound = 0.01, growth = 2, tightening = 0.5, maxKeysPerScript = 500 } = options;
+    if (!Number.isInteger(maxKeysPerScript) || maxKeysPerScript < 1) {
+      throw new RangeError(`maxKeysPerScript must be a positive integer, got ${maxKeysPerScript}`);
+    }
+    // The in-process filter validates the plan and is the one formula for each slice's target.
+    this.plan = new ScalableBloomFilter({ initialCapacity, falsePositiveBound, growth, tightening });
+    this.planText = `v1/${initialCapacity}/${falsePositiveBound}/${growth}/${tightening}`;
+    this.keyPrefix = keyPrefix;
+    this.maxKeysPerScript = maxKeysPerScript;
+  }
+
+  /** Connects to `url` and returns a set that closes the connection on `close()`. */
+  static async connect(url: string, options: RedisSeenSetOptions = {}, connectOptions: RedisConnectOptions = {}): Promise<RedisSeenSet> {
+    const client = await connectRedis(url, connectOptions);
+    return new RedisSeenSet(client, options, true);
+  }
+
+  async checkAndAdd(partition: number, keys: readonly string[]): Promise<boolean[]> {
+    if (this.closed) throw new Error("RedisSeenSet is closed");
+    checkPartition(partition);
+    const n = keys.length;
+    const out = new Array<boolean>(n);
+    if (n === 0) return out;
+    const h = new Uint32Array(2 * n);
+    for (let i = 0; i < n; i++) {
+      hash64pairInto(keys[i]!, this.lanes);
+      h[2 * i] = this.lanes[0]!;
+      h[2 * i + 1] = this.lanes[1]!;
+    }
+    for (let start = 0; start < n; start += this.maxKeysPerScript) {
+      await this.runBatch(partition, h, start, Math.min(n, start + this.maxKeysPerScript), out);
+    }
+    return out;
+  }
+
+  /** The planned shape of slice `i` (the same as `ScalableBloomFilter`'s slice i). */
+  sliceShape(i: number): SeenSliceShape {
+    while (this.shapes.length <= i) {
+      const index = this.shapes.length;
+      const target = this.plan.sliceTarget(index);
+      const shape = bloomShapeWithin(target.capacity, target.falsePositiveRate, MAX_BLOOM_BITS);
+      // Same line as ScalableBloomFilter.maxOnes: the fill-based rate reaches the target, less one add.
+      const maxOnes = Math.floor(shape.bits * Math.pow(target.falsePositiveRate, 1 / shape.hashes)) - shape.hashes;
+      this.shapes.push({ bits: shape.bits, hashes: shape.hashes, capacity: shape.capacity, maxOnes });
+    }
+    return this.shapes[i]!;
+  }
+
+  /** What Redis holds for `partition` (for metrics and for checking the growth plan). */
+  async describe(partition: number): Promise<SeenPartitionInfo> {
+    checkPartition(partition);
+    const [, slices, count, ones, keys] = await this.client.sendCommand<(string | null)[]>(["HMGET", this.metaKey(partition), "plan", "slices", "count", "ones", "keys"]);
+    const s = Number(slices ?? 0);
+    return {
+      slices: s,
+      keys: Number(keys ?? 0),
+      newestCount: Number(count ?? 0),
+      newestOnes: Number(ones ?? 0),
+      shapes: Array.from({ length: s }, (_, i) => this.sliceShape(i)),
+    };
+  }
+
+  /** The bytes of slice `i` of `partition`: the body `BloomFilter.toBytes()` of the same slice holds. */
+  async readSlice(partition: number, i: number): Promise<Uint8Array> {
+    checkPartition(partition);
+    const reply = await this.client.sendCommand<Buffer | null>(["GET", this.sliceKey(partition, i)], {
+      typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer },
+    });
+    const body = new Uint8Array(Math.ceil(this.sliceShape(i).bits / 8));
+    if (reply) body.set(reply.subarray(0, body.length));
+    return body;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.ownsClient && this.client.isOpen) await this.client.close();
+  }
+
+  private async runBatch(partition: number, h: Uint32Array, start: number, end: number, out: boolean[]): Promise<void> {
+    let at = start;
+    for (let round = 0; at < end; round++) {
+      if (round >= MAX_ROUNDS_PER_BATCH) throw new Error(`seen-set script for partition ${partition} made no progress in ${round} rounds`);
+      const sliceCount = Math.max(1, this.knownSlices.get(partition) ?? 1);
+      const { keys, args } = this.scriptInput(partition, sliceCount, h, at, end);
+      let reply: [number, number, string];
+      try {
+        reply = await script.run<[number, number, string]>(this.client, keys, args);
+      } catch (error) {
+        if (error instanceof Error && error.message.startsWith("SEENPLAN")) {
+          throw new SeenPlanMismatchError(`${error.message}; every frontier node of a region must use the same seen-set plan`, { cause: error });
+        }
+        throw error;
+      }
+      const [slices, need, flags] = reply;
+      for (let i = 0; i < flags.length; i++) out[at + i] = flags.charCodeAt(i) === 49; // '1'
+      at += flags.length;
+      this.knownSlices.set(partition, Math.max(Number(slices), Number(need)));
+    }
+  }
+
+  private scriptInput(partition: number, sliceCount: number, h: Uint32Array, start: number, end: number): { keys: string[]; args: string[] } {
+    const keys = [this.metaKey(partition)];
+    const args = [this.planText, String(sliceCount), String(end - start)];
+    let per = 0;
+    for (let i = 0; i < sliceCount; i++) {
+      const s = this.sliceShape(i);
+      keys.push(this.sliceKey(partition, i));
+      args.push(String(s.bits), String(s.hashes), String(s.capacity), String(s.maxOnes));
+      per += s.hashes;
+    }
+    const offsets = new Uint32Array(per);
+    for (let k = start; k < end; k++) {
+      let o = 0;
+      for (let i = 0; i < sliceCount; i++) {
+        const s = this.shapes[i]!;
+        fillBloomBitPositions(h[2 * k]!, h[2 * k + 1]!, s.bits, s.hashes, offsets.subarray(o, o + s.hashes));
+        o += s.hashes;
+      }
+      for (let j = 0; j < per; j++) args.push(String(offsets[j]));
+    }
+    return { keys, args };
+  }
+
+  private metaKey(partition: number): string {
+    return `${this.keyPrefix}:${partition}`;
+  }
+
+  private sliceKey(partition: number, i: number): string {
+    return `${this.keyPrefix}:${partition}:${i}`;
+  }
+}
+
+function checkPartition(partition: number): void {
+  if (!Number.isInteger(partition) || partition < 0) throw new RangeError(`partition must be a non-negative integer, got ${partition}`);
+}

@@ -1,0 +1,136 @@
+/**
+ * The Lua side of `RedisSeenSet`: one atomic check-and-add for a batch of keys of one partition. The client
+ * sends bit offsets it computed with core/seen (so Redis and the in-process filter share one definition of
+ * where a key lands); the script only reads and sets bits and keeps the growth bookkeeping, in exactly the
+ * order `ScalableBloomFilter.add` does, so the same keys in the same order give the same bytes.
+ *
+ * KEYS[1]      the partition's meta hash: plan, slices (S), count and ones of the newest slice, keys
+ * KEYS[1 + i]  slice i - 1 (a plain string, bits in Redis's SETBIT order), for i = 1..E
+ * ARGV[1]      the plan (initial capacity, bound, growth, tightening): a filter built under another plan
+ *              has other slice shapes, so mixing the two would give false negatives; refused (SEENPLAN)
+ * ARGV[2]      E, the number of slices the client sent offsets for (its view of S)
+ * ARGV[3]      n, the number of keys
+ * ARGV[4..]    per slice: bits, hashes, capacity, maxOnes (set bits at which the slice counts as full)
+ * then         per key: the offsets for slice 0, then slice 1, ... slice E - 1
+ *
+ * Per key: present if all its bits are set in an old slice (GETBIT, stopping at the first 0; newest old
+ * slice first, since it holds the most keys), else in the newest; a newest slice that is not full is checked and set in one BITFIELD (the old bits say whether the
+ * key was there); when it is full the key is checked with GETBIT and, if new, goes to a new slice, which is
+ * allocated at its full size (SETBIT at its last bit) so the string is byte for byte the filter body.
+ *
+ * Returns {S, need, flags}: S after the call, flags one '0'/'1' per processed key in order. When the
+ * client's E is stale (S > E) or the batch needs a slice it sent no offsets for, the script stops before
+ * that key and returns need = the E to send for the rest (keys already processed stay processed).
+ */
+export const SEEN_CHECK_AND_ADD_LUA = `
+local meta = KEYS[1]
+local plan = ARGV[1]
+local E = tonumber(ARGV[2])
+local n = tonumber(ARGV[3])
+local st = redis.call('HMGET', meta, 'plan', 'slices', 'count', 'ones')
+if st[1] and st[1] ~= plan then
+  return redis.error_reply('SEENPLAN ' .. meta .. ' was built with plan ' .. st[1] .. ' but this client uses ' .. plan)
+end
+local S = tonumber(st[2]) or 0
+local count = tonumber(st[3]) or 0
+local ones = tonumber(st[4]) or 0
+if S > E then return {S, S, ''} end
+
+local bits, ks, caps, maxOnes, starts = {}, {}, {}, {}, {}
+local a = 4
+local per = 0
+for i = 1, E do
+  bits[i] = tonumber(ARGV[a])
+  ks[i] = tonumber(ARGV[a + 1])
+  caps[i] = tonumber(ARGV[a + 2])
+  maxOnes[i] = tonumber(ARGV[a + 3])
+  starts[i] = per
+  per = per + ks[i]
+  a = a + 4
+end
+local first = a
+
+-- GETBIT stops at the first 0: a key absent from a half-full slice costs about two calls. (One
+-- BITFIELD_RO of k GETs costs as much as ~8 GETBITs, and old slices mostly answer "absent".)
+local function has(i, base)
+  local key = KEYS[i + 1]
+  local p = base + starts[i]
+  for j = 0, ks[i] - 1 do
+    if redis.call('GETBIT', key, ARGV[p + j]) == 0 then return false end
+  end
+  return true
+end
+
+-- Sets the key's bits in slice i with one BITFIELD (cheaper than k SETBITs, which are write commands
+-- each); returns how many were 0 before. The op list is built once per slice and only its offsets change.
+local opsBySlice = {}
+local function add(i, base)
+  local ops = opsBySlice[i]
+  if not ops then
+    ops = {}
+    for j = 0, ks[i] - 1 do
+      ops[4 * j + 1] = 'SET'
+      ops[4 * j + 2] = 'u1'
+      ops[4 * j + 4] = 1
+    end
+    opsBySlice[i] = ops
+  end
+  local p = base + starts[i]
+  for j = 0, ks[i] - 1 do ops[4 * j + 3] = ARGV[p + j] end
+  local old = redis.call('BITFIELD', KEYS[i + 1], unpack(ops))
+  local fresh = 0
+  for j = 1, #old do
+    if old[j] == 0 then fresh = fresh + 1 end
+  end
+  return fresh
+end
+
+local flags = {}
+local added = 0
+local need = 0
+for x = 1, n do
+  local base = first + (x - 1) * per
+  local present = false
+  -- Old slices, newest first: a larger slice holds more keys, so a seen key is found sooner.
+  for i = S - 1, 1, -1 do
+    if has(i, base) then
+      present = true
+      break
+    end
+  end
+  local stored = false
+  if not present and S > 0 then
+    if count < caps[S] and ones < maxOnes[S] then
+      local fresh = add(S, base)
+      if fresh == 0 then
+        present = true
+      else
+        count = count + 1
+        ones = ones + fresh
+        stored = true
+      end
+    else
+      present = has(S, base)
+    end
+  end
+  if not present and not stored then
+    if S >= E then
+      need = S + 1
+      break
+    end
+    S = S + 1
+    redis.call('SETBIT', KEYS[S + 1], bits[S] - 1, 0)
+    count = 1
+    ones = add(S, base)
+    stored = true
+  end
+  if stored then added = added + 1 end
+  flags[x] = present and '1' or '0'
+end
+
+if S > 0 then
+  redis.call('HSET', meta, 'plan', plan, 'slices', S, 'count', count, 'ones', ones)
+  if added > 0 then redis.call('HINCRBY', meta, 'keys', added) end
+end
+return {S, need, table.concat(flags)}
+`;

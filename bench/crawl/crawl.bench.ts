@@ -1,0 +1,116 @@
+/**
+ * The crawl benchmark (issue 3, "Done means"): the test web with 2,000 hosts, 25 KB pages, ~30 links per
+ * page and a 1 s per-host gap, crawled for 60 s from the home pages of all hosts, first by our embedded
+ * crawler, then by Crawlee's CheerioCrawler with the same gap and robots.txt on, one after the other in the
+ * same run so the ratio is measured on the same box at the same time. Reports pages/s, crawler CPU (user +
+ * sys), peak RSS and politeness violations per crawler, a table and a final JSON line. Target: ≥ 1,000
+ * pages/s with zero violations on a 2-core box that also runs the test web. Exits 1 when our crawler
+ * broke politeness (a correctness failure), 0 otherwise (throughput depends on the box; see the JSON).
+ *
+ *   bun bench/crawl/crawl.bench.ts [--seconds 60] [--hosts 2000] [--skip-crawlee]
+ *     [--pages-per-host 1000] [--links 30] [--bytes 25000] [--gap-ms 1000]
+ *     [--skip-ours] [--crawlee-storage disk|memory] [--crawlee-max-concurrency N] [--keep]
+ *     [--profile DIR] [--crawl-arg ARG]...
+ *
+ * --profile DIR runs our crawler under `bun --cpu-prof` (writing DIR/*.cpuprofile) and prints where its CPU
+ * went by component (profile.ts); sampling costs some throughput, so use it to find costs, not to score.
+ * --crawl-arg passes one more argument to our `crawl` (repeatable), e.g. --crawl-arg --max-in-flight=1024.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { crawleeCacheDir, crawleeCrawler, installCrawlee } from "./crawlee.ts";
+import { ourCrawler } from "./ours.ts";
+import { clockTicksPerSecond } from "./proc.ts";
+import { formatSummary, summarize } from "./profile.ts";
+import { jsonLine, table } from "./report.ts";
+import { measureCrawl, type CrawlerUnderTest, type CrawlResult, type Scenario } from "./run.ts";
+
+interface BenchArgs {
+  scenario: Scenario;
+  skipOurs: boolean;
+  skipCrawlee: boolean;
+  crawleeStorage: "disk" | "memory";
+  crawleeMaxConcurrency?: number;
+  keep: boolean;
+  profileDir?: string;
+  crawlArgs: string[];
+}
+
+function parseArgs(argv: readonly string[]): BenchArgs {
+  const args: BenchArgs = {
+    scenario: { hosts: 2000, pagesPerHost: 1000, linksPerPage: 30, pageBytes: 25_000, minGapMs: 1000, seconds: 60 },
+    skipOurs: false,
+    skipCrawlee: false,
+    crawleeStorage: "disk",
+    keep: false,
+    crawlArgs: [],
+  };
+  const num = (i: number): number => {
+    const v = Number(argv[i + 1]);
+    if (!Number.isFinite(v) || v <= 0) throw new Error(`${argv[i]} needs a positive number`);
+    return v;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === "--seconds") args.scenario.seconds = num(i++);
+    else if (a === "--hosts") args.scenario.hosts = num(i++);
+    else if (a === "--pages-per-host") args.scenario.pagesPerHost = num(i++);
+    else if (a === "--links") args.scenario.linksPerPage = num(i++);
+    else if (a === "--bytes") args.scenario.pageBytes = num(i++);
+    else if (a === "--gap-ms") args.scenario.minGapMs = num(i++);
+    else if (a === "--skip-ours") args.skipOurs = true;
+    else if (a === "--skip-crawlee") args.skipCrawlee = true;
+    else if (a === "--crawlee-max-concurrency") args.crawleeMaxConcurrency = num(i++);
+    else if (a === "--crawlee-storage") {
+      const v = argv[++i];
+      if (v !== "disk" && v !== "memory") throw new Error("--crawlee-storage is disk or memory");
+      args.crawleeStorage = v;
+    } else if (a === "--keep") args.keep = true;
+    else if (a === "--profile") args.profileDir = argv[++i];
+    else if (a === "--crawl-arg") args.crawlArgs.push(argv[++i]!);
+    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
+  }
+  return args;
+}
+
+const args = parseArgs(process.argv.slice(2));
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const crawlers: CrawlerUnderTest[] = [];
+if (!args.skipOurs) {
+  if (args.profileDir) mkdirSync(args.profileDir, { recursive: true });
+  const bunFlags = args.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${args.profileDir}`] : [];
+  crawlers.push(ourCrawler({ bunFlags, crawlArgs: args.crawlArgs }));
+}
+if (!args.skipCrawlee) {
+  const cache = crawleeCacheDir();
+  const { version } = installCrawlee(cache, log);
+  crawlers.push(crawleeCrawler(cache, version, { storage: args.crawleeStorage, maxConcurrency: args.crawleeMaxConcurrency }));
+}
+
+const root = mkdtempSync(join(tmpdir(), "crawl-bench-"));
+const ticks = clockTicksPerSecond();
+const results: CrawlResult[] = [];
+try {
+  for (const [i, crawler] of crawlers.entries()) {
+    log(`running ${crawler.name} for ${args.scenario.seconds} s against ${args.scenario.hosts} hosts...`);
+    const result = await measureCrawl(crawler, args.scenario, join(root, `${i}-${crawler.name.split(" ")[0]}`), ticks);
+    log(`  ${result.pagesPerSecond.toFixed(1)} pages/s, ${result.violations} violations (log: ${result.logFile})`);
+    results.push(result);
+  }
+} finally {
+  if (args.keep) log(`kept ${root}`);
+  else rmSync(root, { recursive: true, force: true });
+}
+
+if (args.profileDir && !args.skipOurs) {
+  const newest = readdirSync(args.profileDir)
+    .filter((f) => f.endsWith(".cpuprofile"))
+    .map((f) => join(args.profileDir!, f))
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (newest) process.stdout.write(`${formatSummary(summarize(JSON.parse(readFileSync(newest, "utf8"))), 15, 3)}(${newest})\n`);
+}
+process.stdout.write(table(args.scenario, results));
+process.stdout.write(jsonLine(args.scenario, results));
+const ours = args.skipOurs ? undefined : results[0];
+process.exitCode = ours !== undefined && ours.violations + (ours.ownPolicyViolations ?? 0) > 0 ? 1 : 0;

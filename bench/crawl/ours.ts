@@ -1,0 +1,43 @@
+/**
+ * Our embedded crawler as the benchmark runs it: `bun embedded/main.ts` with the seeds file, a fresh
+ * --out directory (frontier store, seen-set, WARC files: everything a real crawl writes), the test web as
+ * its proxy and the scenario's gap. Every other policy keeps its default, including gap ≥ 10 × fetch time,
+ * which is checked as its own rule. --max-duration is only a safety net: the benchmark stops it with
+ * SIGTERM at the end of the window, as a person would with Ctrl-C.
+ */
+import { join } from "node:path";
+import type { CrawlerUnderTest } from "./run.ts";
+
+const MAIN = new URL("../../embedded/main.ts", import.meta.url).pathname;
+
+export interface OurCrawlerOptions {
+  /** Flags for `bun` itself, e.g. `--cpu-prof --cpu-prof-dir=DIR` (see crawl.bench.ts --profile). */
+  bunFlags?: readonly string[];
+  /** More `crawl` arguments, e.g. `--max-in-flight 1024`. */
+  crawlArgs?: readonly string[];
+}
+
+export function ourCrawler(opts: OurCrawlerOptions = {}): CrawlerUnderTest {
+  return {
+    name: "ours (bun)",
+    launch: ({ proxyUrl, seedsFile, dir, scenario }) => ({
+      cmd: [
+        process.execPath,
+        ...(opts.bunFlags ?? []),
+        MAIN,
+        "--seeds",
+        seedsFile,
+        "--out",
+        join(dir, "out"),
+        "--proxy",
+        proxyUrl,
+        "--min-gap",
+        `${scenario.minGapMs}ms`,
+        "--max-duration",
+        `${scenario.seconds + 60}s`,
+        ...(opts.crawlArgs ?? []),
+      ],
+    }),
+    ownPolicy: { gapMultiplier: 10 },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * Benchmark of the Redis adapters against a real redis-server on loopback (`bun bench/redis.bench.ts`):
+ *
+ *  - RedisSeenSet check-and-add in keys/s, batches of 50 keys per call with a few calls in flight (what a
+ *    frontier node admitting discovered links does), for fresh keys and for keys already seen, on a
+ *    one-slice filter and on one grown to several slices (old slices cost a few GETBITs per key);
+ *  - RedisContentIndex exact claims/s and near claims/s with several claims in flight (fetch nodes), near
+ *    claims both on sparse buckets and on buckets filled to their cap (the worst case).
+ *
+ * One connection, as in a node. Redis and the bench share the box, so figures are floors. Sizes scale
+ * with BENCH_SCALE (e.g. 0.2).
+ */
+import { connectRedis } from "../adapters/redis/connect.ts";
+import { RedisContentIndex } from "../adapters/redis/redis-content-index.ts";
+import { RedisSeenSet } from "../adapters/redis/redis-seen-set.ts";
+import { startRedis } from "../tests/support/redis.ts";
+
+const scale = Number(process.env.BENCH_SCALE ?? "1");
+const SEEN_KEYS = Math.round(400_000 * scale);
+const CLAIMS = Math.round(100_000 * scale);
+const CROWDED = Math.round(20_000 * scale);
+const BATCH = 50;
+const IN_FLIGHT = 4;
+
+const url = (i: number) => `https://www.host${i % 20_011}.example.com/news/${i}/article-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36)}.html`;
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+/** Runs `count` operations numbered 0..count-1, `inFlight` at a time; returns ops/s. */
+async function pump(count: number, inFlight: number, op: (i: number) => Promise<unknown>): Promise<number> {
+  let next = 0;
+  const start = performance.now();
+  const worker = async () => {
+    while (next < count) await op(next++);
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return count / ((performance.now() - start) / 1000);
+}
+
+async function benchSeen(client: Client, label: string, initialCapacity: number): Promise<void> {
+  const set = new RedisSeenSet(client, { keyPrefix: `bench-seen-${initialCapacity}`, initialCapacity });
+  const batches = Math.ceil(SEEN_KEYS / BATCH);
+  const batchOf = (b: number) => Array.from({ length: Math.min(BATCH, SEEN_KEYS - b * BATCH) }, (_, k) => url(b * BATCH + k));
+  let falsePositives = 0;
+  const fresh = await pump(batches, IN_FLIGHT, async (b) => {
+    for (const seen of await set.checkAndAdd(0, batchOf(b))) if (seen) falsePositives++;
+  });
+  let misses = 0;
+  const seen = await pump(batches, IN_FLIGHT, async (b) => {
+    for (const s of await set.checkAndAdd(0, batchOf(b))) if (!s) misses++;
+  });
+  const info = await set.describe(0);
+  console.log(
+    `RedisSeenSet ${label}: ${fmt(SEEN_KEYS)} keys, batches of ${BATCH}, ${IN_FLIGHT} in flight, ${info.slices} slice(s) at the end\n` +
+      `  fresh keys   ${fmt(fresh * BATCH)} keys/s  (false positives ${((falsePositives / SEEN_KEYS) * 100).toFixed(3)} %)\n` +
+      `  seen keys    ${fmt(seen * BATCH)} keys/s  (false negatives ${misses})`,
+  );
+}
+
+async function benchContent(client: Client): Promise<void> {
+  const index = new RedisContentIndex(client, { keyPrefix: "bench-content:" });
+  const inFlight = 16;
+  const exact = await pump(CLAIMS, inFlight, (i) => index.claimExact(`fp${(i * 7) % (CLAIMS / 2)}`, url(i)));
+  // Random 64-bit hashes: about CLAIMS * 4 / 65536 entries per bucket at the end.
+  let state = 0x2545f491;
+  const nextU32 = () => {
+    state ^= state << 13;
+    state ^= state >>> 17;
+    state ^= state << 5;
+    return state >>> 0;
+  };
+  const hashes = Array.from({ length: CLAIMS }, () => (BigInt(nextU32()) << 32n) | BigInt(nextU32()));
+  let dups = 0;
+  const near = await pump(CLAIMS, inFlight, async (i) => {
+    if ((await index.claimNear(i % 10 === 9 ? hashes[i - 1]! ^ 5n : hashes[i]!, url(i))) !== undefined) dups++;
+  });
+  // Crowded: every block takes one of 32 values, so each bucket soon holds `bucketCap` records and
+  // every claim reads four full buckets: the worst case the cap allows.
+  const crowdedIndex = new RedisContentIndex(client, { keyPrefix: "bench-crowded:" });
+  const palette = Array.from({ length: 32 }, () => BigInt(nextU32() & 0xffff));
+  const pick = () => palette[nextU32() % 32]!;
+  const crowdedHashes = Array.from({ length: CROWDED }, () => (pick() << 48n) | (pick() << 32n) | (pick() << 16n) | pick());
+  const crowded = await pump(CROWDED, inFlight, (i) => crowdedIndex.claimNear(crowdedHashes[i]!, url(i)));
+  console.log(
+    `RedisContentIndex: ${fmt(CLAIMS)} claims, ${inFlight} in flight\n` +
+      `  claimExact   ${fmt(exact)} claims/s\n` +
+      `  claimNear    ${fmt(near)} claims/s  (${fmt(dups)} near duplicates found, ${fmt(CLAIMS / 10)} planted; ~${fmt((CLAIMS * 4) / 65536)} entries per bucket)\n` +
+      `  claimNear    ${fmt(crowded)} claims/s  crowded: ${fmt(CROWDED)} claims into buckets at their cap of ${crowdedIndex.bucketCap}`,
+  );
+}
+
+type Client = Awaited<ReturnType<typeof connectRedis>>;
+
+/** Runs `phase` and prints the server's own time per command, to tell Redis's share from the client's. */
+async function withServerStats(client: Client, phase: () => Promise<void>): Promise<void> {
+  await client.sendCommand(["CONFIG", "RESETSTAT"]);
+  await phase();
+  const info = await client.sendCommand<string>(["INFO", "commandstats"]);
+  for (const line of info.split("\r\n")) {
+    const m = /^cmdstat_(evalsha|set):calls=(\d+),usec=(\d+),usec_per_call=([\d.]+)/.exec(line);
+    if (m) console.log(`  server: ${m[1]} ${fmt(Number(m[2]))} calls, ${m[4]} us per call, ${(Number(m[3]) / 1e6).toFixed(2)} s busy`);
+  }
+}
+
+const server = await startRedis();
+const client = await connectRedis(server.url);
+try {
+  await withServerStats(client, () => benchSeen(client, "one slice", SEEN_KEYS * 2));
+  await withServerStats(client, () => benchSeen(client, "grown", Math.ceil(SEEN_KEYS / 30)));
+  await withServerStats(client, () => benchContent(client));
+} finally {
+  await client.close();
+  await server.stop();
+}

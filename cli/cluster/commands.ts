@@ -1,0 +1,246 @@
+/**
+ * The cluster commands of crawlctl. Each talks to the coordinator over gRPC only (adapters/grpc's
+ * CoordinatorClient), prints a table by default or JSON with --json, and turns an unreachable or refusing
+ * coordinator into one clear line.
+ */
+import { CoordinatorClient, isApiError } from "../../adapters/grpc/index.ts";
+import { NodeRole, NodeState } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
+import type { HostInfo, UrlExplanation } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
+import { type CliIo, UsageError } from "../io.ts";
+import { ago, ranges, table, toJson, until } from "./format.ts";
+import { parseClusterOptions, type ClusterOptions } from "./options.ts";
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+async function withClient(opts: ClusterOptions, io: CliIo, fn: (c: CoordinatorClient) => Promise<number>): Promise<number> {
+  const client = new CoordinatorClient(opts.coordinator, { token: opts.token, deadlineMs: 10_000 });
+  try {
+    return await fn(client);
+  } catch (error) {
+    if (isApiError(error)) {
+      io.err(`crawlctl: ${error.message}\n`);
+      return error.name === "UnavailableError" ? 3 : 1;
+    }
+    throw error;
+  } finally {
+    client.close();
+  }
+}
+
+export function statusCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env);
+    return withClient(opts, io, async (c) => {
+      for (;;) {
+        const s = await c.getStatus();
+        if (opts.json) io.out(toJson(s));
+        else {
+          const errors = Object.entries(s.counters)
+            .filter(([k]) => /^fetch\.(network-error|skipped)\./.test(k) || /^fetch\.status\.[45]/.test(k))
+            .map(([k, v]) => `${k.replace(/^fetch\./, "")} ${v}`)
+            .join(", ");
+          io.out(
+            `${opts.watch ? "\x1b[H\x1b[2J" : ""}cluster status at ${new Date(Number(s.atMs)).toISOString()}\n` +
+              table(
+                ["pages fetched", "pages/s", "queued", "in flight", "frontier nodes", "fetch nodes", "errors"],
+                [[String(s.pagesFetched), s.pagesPerSecond.toFixed(1), String(s.queued), String(s.inFlight), s.frontierNodes, s.fetchNodes, String(s.errors)]],
+              ) +
+              (errors ? `errors by kind: ${errors}\n` : ""),
+          );
+        }
+        if (!opts.watch) return 0;
+        await new Promise((r) => setTimeout(r, opts.intervalS * 1000));
+      }
+    });
+  };
+}
+
+export function nodesCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env);
+    return withClient(opts, io, async (c) => {
+      const { nodes } = await c.listNodes();
+      if (opts.json) {
+        io.out(toJson(nodes));
+        return 0;
+      }
+      const now = Date.now();
+      io.out(
+        table(
+          ["ID", "ROLE", "REGION", "RUNTIME", "STATE", "PARTITIONS", "ADDRESS", "HEARTBEAT"],
+          nodes.map((n) => [
+            n.id,
+            roleName(n.role),
+            n.region,
+            n.runtime,
+            stateName(n.state),
+            n.role === NodeRole.NODE_ROLE_FRONTIER ? `${n.partitions.length} (${ranges(n.partitions)})` : "-",
+            n.grpcAddress || n.httpAddress || "-",
+            ago(n.lastHeartbeatMs, now),
+          ]),
+        ),
+      );
+      return 0;
+    });
+  };
+}
+
+export function ringCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env);
+    return withClient(opts, io, async (c) => {
+      const ring = await c.getRing();
+      if (opts.json) {
+        io.out(toJson(ring));
+        return 0;
+      }
+      const rows: Array<Array<string | number>> = [];
+      for (const region of ring.regions) {
+        const byOwner = new Map<string, number[]>();
+        const pending = new Map<string, number>();
+        for (const a of region.assignments) {
+          const owner = a.owner || "(none)";
+          byOwner.set(owner, [...(byOwner.get(owner) ?? []), a.partition]);
+          if (a.previousOwner) pending.set(owner, (pending.get(owner) ?? 0) + 1);
+        }
+        for (const [owner, ps] of [...byOwner].sort()) rows.push([region.region, owner, ps.length, ranges(ps), pending.get(owner) ?? 0]);
+      }
+      io.out(`ring epoch ${ring.epoch}, ${ring.partitions} partitions per region\n`);
+      io.out(table(["REGION", "OWNER", "COUNT", "PARTITIONS", "HANDOFFS PENDING"], rows));
+      return 0;
+    });
+  };
+}
+
+export function seedAddCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env, { valued: ["--file"] });
+    const urls = [...opts.rest];
+    const file = opts.flags.get("--file");
+    if (file) {
+      const text = await io.readText(file);
+      urls.push(...text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith("#")));
+    }
+    if (urls.length === 0) throw new UsageError("give seed URLs as arguments or with --file FILE");
+    return withClient(opts, io, async (c) => {
+      let accepted = 0;
+      const rejected: Array<{ url: string; reason: string }> = [];
+      for (let i = 0; i < urls.length; i += 5_000) {
+        const r = await c.addSeeds(urls.slice(i, i + 5_000));
+        accepted += r.accepted;
+        rejected.push(...r.rejected);
+      }
+      if (opts.json) io.out(toJson({ accepted, rejected }));
+      else {
+        io.out(`${accepted} seed(s) accepted${rejected.length ? `, ${rejected.length} rejected` : ""}\n`);
+        for (const r of rejected) io.out(`  REJECT ${r.url}: ${r.reason}\n`);
+      }
+      return rejected.length > 0 && accepted === 0 ? 1 : 0;
+    });
+  };
+}
+
+export function hostShowCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env);
+    const host = single(opts.rest, "HOST");
+    return withClient(opts, io, async (c) => {
+      const { host: info } = await c.getHost(host);
+      printHost(info, opts, io);
+      return 0;
+    });
+  };
+}
+
+export function hostPauseCommand(env: Env, paused: boolean) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env);
+    const host = single(opts.rest, "HOST");
+    return withClient(opts, io, async (c) => {
+      const { host: info } = await c.setHostPaused(host, paused);
+      if (!opts.json) io.out(`${host} ${paused ? "paused" : "resumed"}\n`);
+      printHost(info, opts, io);
+      return 0;
+    });
+  };
+}
+
+export function urlExplainCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env);
+    const url = single(opts.rest, "URL");
+    return withClient(opts, io, async (c) => {
+      const { explanation } = await c.explainUrl(url);
+      if (opts.json) {
+        io.out(toJson(explanation));
+        return 0;
+      }
+      io.out(explainText(explanation));
+      return 0;
+    });
+  };
+}
+
+export function nodeDrainCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env);
+    const id = single(opts.rest, "NODE-ID");
+    return withClient(opts, io, async (c) => {
+      const r = await c.drainNode(id);
+      if (opts.json) io.out(toJson(r));
+      else io.out(`${r.nodeId}: ${stateName(r.state)}\n`);
+      return 0;
+    });
+  };
+}
+
+function single(rest: string[], what: string): string {
+  if (rest.length !== 1) throw new UsageError(`expected exactly one ${what}, got ${rest.length}`);
+  return rest[0]!;
+}
+
+function printHost(info: HostInfo | undefined, opts: ClusterOptions, io: CliIo): void {
+  if (!info) return;
+  if (opts.json) return void io.out(toJson(info));
+  const now = Date.now();
+  const rows: Array<[string, string]> = [
+    ["host", info.host],
+    ["partition", `${info.partition} (region ${info.region}, owner ${info.owner || "-"})`],
+    ["queued", String(info.queued)],
+    ["in flight", info.inFlight ? "yes" : "no"],
+    ["paused", info.paused ? "yes" : "no"],
+    ["next fetch", until(info.nextAllowedAtMs, now)],
+    ["gap", `${info.gapMs} ms${info.minGapOverrideMs ? ` (min gap override ${info.minGapOverrideMs} ms)` : ""}`],
+    ["robots.txt", `${info.robotsVerdict}${info.robotsExpiresAtMs ? `, refetch ${until(info.robotsExpiresAtMs, now)}` : ""}${info.crawlDelayMs ? `, crawl-delay ${info.crawlDelayMs} ms` : ""}`],
+    ["fetches", `${info.fetches} (${info.failures} failed, ${info.throttles} throttled, ${info.pagesToday} today)`],
+    ["last", `${info.lastStatus || "-"}${info.lastError ? ` ${info.lastError}` : ""}`],
+  ];
+  io.out(rows.map(([k, v]) => `${k.padEnd(11)} ${v}`).join("\n") + "\n");
+}
+
+function explainText(e: UrlExplanation | undefined): string {
+  if (!e) return "no explanation\n";
+  if (!e.normalized) return `${e.input}\n  rejected: ${e.rejectedReason}\n`;
+  const rows: Array<[string, string]> = [
+    ["normalized", e.normalized],
+    ["host", `${e.host} (partition ${e.partition}, region ${e.region}, owner ${e.owner || "-"})`],
+    ["seen", e.seen ? "yes" : "no"],
+    ["robots", `${e.robots}${e.robotsRule ? ` (${e.robotsRule})` : ""}`],
+    ["state", `${e.state}${e.lastStatus ? `, last status ${e.lastStatus}` : ""}${e.failures ? `, ${e.failures} failures` : ""}`],
+  ];
+  if (Number(e.lastFetchedAtMs)) rows.push(["fetched", new Date(Number(e.lastFetchedAtMs)).toISOString()]);
+  if (Number(e.nextFetchAtMs)) rows.push(["next fetch", new Date(Number(e.nextFetchAtMs)).toISOString()]);
+  if (e.trap) rows.push(["trap", e.trap]);
+  if (e.note) rows.push(["note", e.note]);
+  return `${e.input}\n${rows.map(([k, v]) => `  ${k.padEnd(10)} ${v}`).join("\n")}\n`;
+}
+
+function roleName(r: NodeRole): string {
+  return r === NodeRole.NODE_ROLE_FRONTIER ? "frontier" : r === NodeRole.NODE_ROLE_FETCHER ? "fetcher" : r === NodeRole.NODE_ROLE_COORDINATOR ? "coordinator" : "?";
+}
+
+function stateName(s: NodeState): string {
+  return (
+    { [NodeState.NODE_STATE_ACTIVE]: "active", [NodeState.NODE_STATE_DRAINING]: "draining", [NodeState.NODE_STATE_DEAD]: "dead", [NodeState.NODE_STATE_LEFT]: "left" } as Record<number, string>
+  )[s] ?? "?";
+}

@@ -1,0 +1,214 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Hono } from "hono";
+import { partitionOf } from "../core/ring/index.ts";
+import { adminApp } from "./admin-api.ts";
+import { ADMIN_OPENAPI } from "./admin-openapi.ts";
+import { harness, hostInfo, nodeRecord, P, stubFrontier, type Harness, type StubFrontier } from "./test-support.ts";
+
+/** A response's JSON body, untyped: the tests read fields the API documents. */
+async function json(res: Response | Promise<Response>): Promise<any> {
+  return (await res).json();
+}
+
+const TOKEN = "admin-token-for-tests-0001";
+const auth = { authorization: `Bearer ${TOKEN}` };
+const jsonHeaders = { ...auth, "content-type": "application/json" };
+
+let h: Harness;
+let app: Hono;
+let frontier: StubFrontier | undefined;
+
+beforeEach(async () => {
+  h = await harness();
+  app = adminApp(h.services, { token: TOKEN, maxSeedsPerRequest: 100 });
+});
+
+afterEach(async () => {
+  await frontier?.close();
+  frontier = undefined;
+  await h.close();
+});
+
+/** One live frontier node "f1" in region us, backed by a real stub server, and the ring written. */
+async function withFrontier(): Promise<StubFrontier> {
+  frontier = await stubFrontier("f1");
+  await h.state.putNode(nodeRecord({ id: "f1", region: "us", heartbeatAt: h.clock.now, grpcAddress: frontier.server.address }));
+  await h.rebalancer.tick();
+  return frontier;
+}
+
+const get = (path: string, headers: Record<string, string> = auth) => app.request(path, { headers });
+const post = (path: string, body?: string, headers: Record<string, string> = jsonHeaders) => app.request(path, { method: "POST", headers, body });
+
+describe("admin API", () => {
+  test("admin - /healthz and /readyz need no token; readiness waits for the lease and a ring", async () => {
+    expect((await app.request("/healthz")).status).toBe(200);
+    expect((await app.request("/readyz")).status).toBe(503);
+    await h.rebalancer.tick();
+    expect((await app.request("/readyz")).status).toBe(200);
+  });
+
+  test("admin - every other route needs the bearer token, with WWW-Authenticate on a 401", async () => {
+    for (const path of ["/metrics", "/v1/ring", "/v1/nodes", "/v1/stats", "/v1/openapi.json"]) {
+      const missing = await app.request(path);
+      expect(missing.status).toBe(401);
+      expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="crawler"');
+      const wrong = await app.request(path, { headers: { authorization: "Bearer wrong-token-xxxxxxxxxxxx" } });
+      expect(wrong.status).toBe(401);
+      expect(wrong.headers.get("www-authenticate")).toContain('error="invalid_token"');
+    }
+    expect((await post("/v1/seeds", JSON.stringify({ urls: ["http://a.com/"] }), { "content-type": "application/json" })).status).toBe(401);
+  });
+
+  test("admin - GET /v1/ring is 503 before the first ring and the ring with its revision after", async () => {
+    const before = await get("/v1/ring");
+    expect(before.status).toBe(503);
+    expect((await json(before)).error.code).toBe("unavailable");
+    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now }));
+    await h.rebalancer.tick();
+    const body = await json(get("/v1/ring"));
+    expect(body).toMatchObject({ partitions: P, epoch: 1, revision: expect.any(Number) });
+    expect(body.regions.us.owners.every((o: string) => o === "f1")).toBe(true);
+  });
+
+  test("admin - GET /v1/nodes lists records with their state", async () => {
+    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now }));
+    await h.state.putNode(nodeRecord({ id: "f2", heartbeatAt: h.clock.now - 60_000 }));
+    const body = await json(get("/v1/nodes"));
+    expect(body.nodes.map((n: { id: string; state: string }) => [n.id, n.state])).toEqual([
+      ["f1", "live"],
+      ["f2", "dead"],
+    ]);
+    expect(body.nodes[1].heartbeatAgeMs).toBe(60_000);
+  });
+
+  test("admin - GET /v1/stats and /metrics show the cluster totals", async () => {
+    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now, counters: { "fetch.status.200": 42 }, gauges: { queued: 7, inFlight: 2 } }));
+    const stats = await json(get("/v1/stats"));
+    expect(stats).toMatchObject({ pagesFetched: 42, queued: 7, inFlight: 2, frontierNodes: 1 });
+    const metrics = await (await get("/metrics")).text();
+    expect(metrics).toContain("crawler_cluster_fetch_status_200_total 42");
+    expect(metrics).toContain("crawler_cluster_pages_fetched_total 42");
+    expect(metrics).toContain("crawler_cluster_queued 7");
+  });
+
+  test("admin - POST /v1/seeds publishes and reports rejected URLs with reasons", async () => {
+    const got: string[] = [];
+    h.bus.consumeUrls("us", partitionOf("example.com", P), async (d) => {
+      got.push(...d.data.map((u) => u.url));
+      await d.ack();
+    });
+    const res = await post("/v1/seeds", JSON.stringify({ urls: ["https://Example.com/x", "mailto:a@b.c"] }));
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ accepted: 1, rejected: [{ url: "mailto:a@b.c", reason: "unsupported-scheme: mailto" }] });
+    for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(got).toEqual(["https://example.com/x"]);
+  });
+
+  test("admin - a bad seeds body is a 400 that says what is wrong", async () => {
+    const cases: Array<[string | undefined, Record<string, string>, RegExp]> = [
+      ["not json", jsonHeaders, /not valid JSON/],
+      [undefined, jsonHeaders, /empty/],
+      [JSON.stringify({ urls: ["http://a.com/"] }), { ...auth, "content-type": "text/plain" }, /Content-Type: application\/json/],
+      [JSON.stringify([1, 2]), jsonHeaders, /must be a JSON object, got an array/],
+      [JSON.stringify({}), jsonHeaders, /urls: required/],
+      [JSON.stringify({ urls: "http://a.com/" }), jsonHeaders, /urls: must be an array of strings, got a string/],
+      [JSON.stringify({ urls: [] }), jsonHeaders, /at least one URL/],
+      [JSON.stringify({ urls: ["http://a.com/", 7] }), jsonHeaders, /urls\[1\]: must be a string, got a number/],
+      [JSON.stringify({ urls: Array.from({ length: 101 }, (_, i) => `http://a${i}.com/`) }), jsonHeaders, /at most 100 URLs/],
+      [JSON.stringify({ urls: ["http://a.com/"], url: "x" }), jsonHeaders, /unknown field "url"/],
+    ];
+    for (const [body, headers, reason] of cases) {
+      const res = await post("/v1/seeds", body, headers);
+      expect(res.status).toBe(400);
+      const answer = await json(res);
+      expect(answer.error.code).toBe("invalid_argument");
+      expect(answer.error.message).toMatch(reason);
+    }
+  });
+
+  test("admin - GET /v1/hosts/:host asks the owning frontier node", async () => {
+    const f = await withFrontier();
+    f.hosts.set("example.com", hostInfo("example.com"));
+    const res = await get("/v1/hosts/Example.COM");
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.host).toMatchObject({ host: "example.com", owner: "f1", region: "us", partition: partitionOf("example.com", P), queued: 3, fetches: 12 });
+  });
+
+  test("admin - pause and resume go to the owning frontier node", async () => {
+    const f = await withFrontier();
+    f.hosts.set("example.com", hostInfo("example.com"));
+    expect((await json(post("/v1/hosts/example.com/pause"))).host.paused).toBe(true);
+    expect(f.hosts.get("example.com")!.paused).toBe(true);
+    expect((await json(post("/v1/hosts/example.com/resume"))).host.paused).toBe(false);
+  });
+
+  test("admin - a host nobody owns is 404, a host the owner does not know is 404, a bad host is 400", async () => {
+    const none = await get("/v1/hosts/example.com");
+    expect(none.status).toBe(404);
+    expect((await json(none)).error.message).toContain("no frontier node owns example.com");
+    await withFrontier();
+    const unknown = await get("/v1/hosts/unknown.example");
+    expect(unknown.status).toBe(404);
+    expect((await json(unknown)).error.message).toContain("not known to f1");
+    expect((await get("/v1/hosts/a%20b")).status).toBe(400);
+  });
+
+  test("admin - an owner that does not answer is 503 naming the node", async () => {
+    const f = await withFrontier();
+    await f.close();
+    const res = await get("/v1/hosts/example.com");
+    expect(res.status).toBe(503);
+    expect((await json(res)).error.message).toContain("frontier node f1 at 127.0.0.1:");
+  });
+
+  test("admin - an owner whose heartbeat stopped is 503 without calling it", async () => {
+    await withFrontier();
+    h.clock.now += 60_000;
+    const res = await get("/v1/hosts/example.com");
+    expect(res.status).toBe(503);
+    expect((await json(res)).error.message).toContain("is dead");
+  });
+
+  test("admin - GET /v1/urls/explain explains a rejected URL without any frontier node", async () => {
+    const res = await get(`/v1/urls/explain?url=${encodeURIComponent("javascript:alert(1)")}`);
+    expect(res.status).toBe(200);
+    expect((await json(res)).explanation).toMatchObject({ input: "javascript:alert(1)", normalized: "", rejectedReason: "unsupported-scheme: javascript" });
+    expect((await get("/v1/urls/explain")).status).toBe(400);
+  });
+
+  test("admin - GET /v1/urls/explain merges the owner's answer with the addressing", async () => {
+    await withFrontier();
+    const body = await json(get(`/v1/urls/explain?url=${encodeURIComponent("http://Example.com/a#x")}`));
+    expect(body.explanation).toMatchObject({
+      normalized: "http://example.com/a",
+      host: "example.com",
+      owner: "f1",
+      region: "us",
+      seen: true,
+      state: "fetched",
+      note: "answered by f1",
+      lastFetchedAtMs: 999_000,
+    });
+  });
+
+  test("admin - an unknown route is a JSON 404", async () => {
+    const res = await get("/v1/nope");
+    expect(res.status).toBe(404);
+    expect((await json(res)).error.code).toBe("not_found");
+  });
+
+  test("admin - the OpenAPI document describes every route of the app, and nothing else", async () => {
+    const doc = await json(get("/v1/openapi.json"));
+    expect(doc.openapi).toBe("3.1.0");
+    const routes = new Set(
+      app.routes.filter((r) => r.method !== "ALL").map((r) => `${r.method.toLowerCase()} ${r.path.replace(/:([A-Za-z0-9_]+)/g, "{$1}")}`),
+    );
+    const documented = new Set(
+      Object.entries(ADMIN_OPENAPI.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`)),
+    );
+    expect([...routes].sort()).toEqual([...documented].sort());
+    expect(routes.size).toBe(12);
+  });
+});

@@ -1,0 +1,261 @@
+/**
+ * The OpenAPI 3.1 document of the admin HTTP API, written by hand beside the routes (admin-api.ts) and
+ * served at `/v1/openapi.json`. A test checks that every route of the app appears here and every
+ * operation here is a route, so the two cannot drift apart silently.
+ */
+
+const error = { $ref: "#/components/responses/Error" };
+const unauthorized = { $ref: "#/components/responses/Unauthorized" };
+const json = (schema: object) => ({ "application/json": { schema } });
+const ok = (description: string, schema: object) => ({ description, content: json(schema) });
+const hostParam = {
+  name: "host",
+  in: "path",
+  required: true,
+  description: "Host key: the host name, with the port when it is not the scheme's default (example.com, example.com:8080)",
+  schema: { type: "string" },
+};
+
+const int = { type: "integer" };
+const str = { type: "string" };
+const bool = { type: "boolean" };
+const counts = { type: "object", additionalProperties: { type: "number" } };
+
+export const ADMIN_OPENAPI = {
+  openapi: "3.1.0",
+  info: {
+    title: "Crawler coordinator admin API",
+    version: "1.0.0",
+    description:
+      "Cluster state, totals, seeds and host control of the crawler. JSON in and out. Every route except /healthz and /readyz needs `Authorization: Bearer <token>`. Errors are `{\"error\": {\"code\", \"message\"}}`.",
+  },
+  security: [{ bearerAuth: [] }],
+  paths: {
+    "/healthz": {
+      get: { summary: "The process is up", security: [], responses: { "200": ok("Alive", { type: "object", properties: { status: str } }) } },
+    },
+    "/readyz": {
+      get: {
+        summary: "This coordinator holds the lease and a ring exists",
+        security: [],
+        responses: {
+          "200": ok("Ready", { type: "object", properties: { status: str } }),
+          "503": ok("Not ready (standby, or no ring yet)", { type: "object", properties: { status: str } }),
+        },
+      },
+    },
+    "/metrics": {
+      get: {
+        summary: "Cluster totals as Prometheus text (metrics named crawler_cluster_*)",
+        responses: { "200": { description: "Prometheus text format 0.0.4", content: { "text/plain": { schema: str } } }, "401": unauthorized },
+      },
+    },
+    "/v1/openapi.json": {
+      get: { summary: "This document", responses: { "200": ok("OpenAPI 3.1 document", { type: "object" }), "401": unauthorized } },
+    },
+    "/v1/ring": {
+      get: {
+        summary: "The ring: owner and pending previous owner of every partition of every region",
+        responses: { "200": ok("The ring", { $ref: "#/components/schemas/Ring" }), "401": unauthorized, "503": error },
+      },
+    },
+    "/v1/nodes": {
+      get: {
+        summary: "Every node record with its state (live, draining, dead, left)",
+        responses: {
+          "200": ok("Nodes", { type: "object", required: ["nodes"], properties: { nodes: { type: "array", items: { $ref: "#/components/schemas/Node" } } } }),
+          "401": unauthorized,
+        },
+      },
+    },
+    "/v1/stats": {
+      get: { summary: "Cluster totals (the numbers crawlctl status shows)", responses: { "200": ok("Totals", { $ref: "#/components/schemas/Stats" }), "401": unauthorized } },
+    },
+    "/v1/seeds": {
+      post: {
+        summary: "Add seed URLs; each is normalized and published to its partition",
+        requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsRequest" }) },
+        responses: { "200": ok("What was accepted and what was rejected, with reasons", { $ref: "#/components/schemas/SeedsResponse" }), "400": error, "401": unauthorized, "503": error },
+      },
+    },
+    "/v1/hosts/{host}": {
+      get: {
+        summary: "A host's state, from the frontier node that holds it",
+        parameters: [hostParam],
+        responses: {
+          "200": ok("The host", { type: "object", properties: { host: { $ref: "#/components/schemas/HostInfo" } } }),
+          "400": error,
+          "401": unauthorized,
+          "404": error,
+          "503": error,
+        },
+      },
+    },
+    "/v1/hosts/{host}/pause": {
+      post: {
+        summary: "Pause a host: nothing more is fetched from it until resumed",
+        parameters: [hostParam],
+        responses: {
+          "200": ok("The host", { type: "object", properties: { host: { $ref: "#/components/schemas/HostInfo" } } }),
+          "400": error,
+          "401": unauthorized,
+          "404": error,
+          "503": error,
+        },
+      },
+    },
+    "/v1/hosts/{host}/resume": {
+      post: {
+        summary: "Resume a paused host",
+        parameters: [hostParam],
+        responses: {
+          "200": ok("The host", { type: "object", properties: { host: { $ref: "#/components/schemas/HostInfo" } } }),
+          "400": error,
+          "401": unauthorized,
+          "404": error,
+          "503": error,
+        },
+      },
+    },
+    "/v1/urls/explain": {
+      get: {
+        summary: "Explain a URL: normalized form, partition, region, owner, seen, robots, state",
+        parameters: [{ name: "url", in: "query", required: true, schema: str }],
+        responses: {
+          "200": ok("The explanation", { type: "object", properties: { explanation: { $ref: "#/components/schemas/UrlExplanation" } } }),
+          "400": error,
+          "401": unauthorized,
+          "503": error,
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
+    responses: {
+      Error: { description: "The request failed; the message says why", content: json({ $ref: "#/components/schemas/Error" }) },
+      Unauthorized: {
+        description: "Missing or wrong bearer token",
+        headers: { "WWW-Authenticate": { schema: str } },
+        content: json({ $ref: "#/components/schemas/Error" }),
+      },
+    },
+    schemas: {
+      Error: {
+        type: "object",
+        required: ["error"],
+        properties: { error: { type: "object", required: ["code", "message"], properties: { code: str, message: str } } },
+      },
+      Ring: {
+        type: "object",
+        properties: {
+          partitions: int,
+          vnodes: int,
+          epoch: int,
+          revision: int,
+          regions: {
+            type: "object",
+            additionalProperties: {
+              type: "object",
+              properties: { owners: { type: "array", items: str }, previous: { type: "array", items: str } },
+            },
+          },
+        },
+      },
+      Node: {
+        type: "object",
+        properties: {
+          id: str,
+          role: { enum: ["coordinator", "frontier", "fetcher"] },
+          region: str,
+          runtime: str,
+          state: { enum: ["live", "draining", "dead", "left"] },
+          status: { enum: ["active", "draining", "left"] },
+          partitions: { type: "array", items: int },
+          grpcAddress: str,
+          httpAddress: str,
+          startedAt: int,
+          heartbeatAt: int,
+          heartbeatAgeMs: int,
+          counters: counts,
+          gauges: counts,
+        },
+      },
+      Stats: {
+        type: "object",
+        properties: {
+          atMs: int,
+          counters: counts,
+          gauges: counts,
+          pagesFetched: int,
+          pagesPerSecond: { type: "number" },
+          queued: int,
+          inFlight: int,
+          errors: int,
+          frontierNodes: int,
+          fetchNodes: int,
+          deadNodes: int,
+        },
+      },
+      SeedsRequest: {
+        type: "object",
+        required: ["urls"],
+        additionalProperties: false,
+        properties: { urls: { type: "array", minItems: 1, items: { type: "string", minLength: 1 } } },
+      },
+      SeedsResponse: {
+        type: "object",
+        properties: {
+          accepted: int,
+          rejected: { type: "array", items: { type: "object", properties: { url: str, reason: str } } },
+        },
+      },
+      HostInfo: {
+        type: "object",
+        properties: {
+          host: str,
+          partition: int,
+          region: str,
+          owner: str,
+          queued: int,
+          inFlight: bool,
+          nextAllowedAtMs: int,
+          gapMs: int,
+          paused: bool,
+          robotsVerdict: str,
+          robotsExpiresAtMs: int,
+          crawlDelayMs: int,
+          fetches: int,
+          failures: int,
+          throttles: int,
+          lastStatus: int,
+          lastError: str,
+          pagesToday: int,
+          minGapOverrideMs: int,
+        },
+      },
+      UrlExplanation: {
+        type: "object",
+        properties: {
+          input: str,
+          normalized: str,
+          rejectedReason: str,
+          host: str,
+          partition: int,
+          region: str,
+          owner: str,
+          seen: bool,
+          robots: str,
+          robotsRule: str,
+          state: str,
+          lastStatus: int,
+          lastFetchedAtMs: int,
+          nextFetchAtMs: int,
+          failures: int,
+          note: str,
+          trap: str,
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,152 @@
+/**
+ * The gRPC edge of the coordinator: CoordinatorService (proto/crawler/coordinator/v1) for crawlctl. Each
+ * handler reads or acts through CoordinatorServices and converts to the generated messages; what a handler
+ * throws becomes a status in adapters/grpc (`unary` → `toGrpcError`), so the project's errors keep their
+ * meaning (NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE...) and anything else is INTERNAL without details.
+ * When a token is configured every call must carry `authorization: Bearer <token>` metadata
+ * (UNAUTHENTICATED otherwise), the same token as the admin HTTP API.
+ */
+import { unary, type GrpcServiceBinding } from "../adapters/grpc/server.ts";
+import { UnauthenticatedError, UnavailableError } from "../adapters/grpc/errors.ts";
+import type { InternalErrorLog } from "../adapters/grpc/status-mapping.ts";
+import type { NodeRole as RecordRole, RingRecord } from "../core/cluster/index.ts";
+import {
+  CoordinatorServiceService,
+  NodeRole,
+  NodeState,
+  type CoordinatorServiceServer,
+  type GetRingResponse,
+  type GetStatusResponse,
+  type NodeInfo,
+} from "../proto/gen/crawler/coordinator/v1/coordinator.ts";
+import { tokenMatches } from "./auth.ts";
+import type { Member, MemberState } from "./membership.ts";
+import { drainNode, type CoordinatorServices } from "./services.ts";
+import type { ClusterTotals } from "./stats.ts";
+
+export interface GrpcServiceOptions {
+  /** Required bearer token; undefined disables the check (tests, trusted networks). */
+  token?: string;
+}
+
+interface CallWithMetadata {
+  metadata: { get(key: string): Array<string | Uint8Array> };
+}
+
+export function coordinatorGrpcService(services: CoordinatorServices, opts: GrpcServiceOptions = {}): GrpcServiceBinding {
+  const logInternal: InternalErrorLog = (error) => services.log.error("internal error in a gRPC call", { error });
+  const handle = <Req, Res>(fn: (request: Req) => Promise<Res>) =>
+    unary<Req, Res>(async (request, call) => {
+      authorize(call as CallWithMetadata, opts.token);
+      return fn(request);
+    }, logInternal);
+
+  const implementation: CoordinatorServiceServer = {
+    getStatus: handle(async () => statusResponse(await services.stats.read())),
+    listNodes: handle(async () => ({ nodes: (await services.membership.view()).members.map(nodeInfo) })),
+    getRing: handle(async () => {
+      const stored = await services.state.getRing();
+      if (!stored) throw new UnavailableError("no ring yet: no coordinator has taken the lease and written one");
+      return ringResponse(stored.ring);
+    }),
+    addSeeds: handle(async (req) => {
+      const outcome = await services.seeds.add(req.urls);
+      return { accepted: outcome.accepted, rejected: outcome.rejected };
+    }),
+    getHost: handle(async (req) => ({ host: await services.routing.getHost(req.host) })),
+    setHostPaused: handle(async (req) => ({ host: await services.routing.setHostPaused(req.host, req.paused) })),
+    explainUrl: handle(async (req) => ({ explanation: await services.routing.explainUrl(req.url) })),
+    drainNode: handle(async (req) => {
+      const member = await drainNode(services, req.nodeId);
+      return { nodeId: member.record.id, state: nodeState(member.state) };
+    }),
+  };
+  return { definition: CoordinatorServiceService, implementation };
+}
+
+function authorize(call: CallWithMetadata, token: string | undefined): void {
+  if (token === undefined) return;
+  const header = call.metadata.get("authorization")[0];
+  const value = typeof header === "string" ? header : header ? new TextDecoder().decode(header) : "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
+  if (!match) throw new UnauthenticatedError("missing bearer token: send authorization: Bearer <token> metadata");
+  if (!tokenMatches(match[1]!, token)) throw new UnauthenticatedError("invalid bearer token");
+}
+
+export function statusResponse(t: ClusterTotals): GetStatusResponse {
+  return {
+    counters: Object.fromEntries(Object.entries(t.counters).map(([k, v]) => [k, int64(v)])),
+    pagesFetched: int64(t.pagesFetched),
+    pagesPerSecond: t.pagesPerSecond,
+    queued: int64(t.queued),
+    inFlight: int64(t.inFlight),
+    frontierNodes: t.frontierNodes,
+    fetchNodes: t.fetchNodes,
+    errors: int64(t.errors),
+    atMs: int64(t.atMs),
+  };
+}
+
+export function nodeInfo(m: Member): NodeInfo {
+  const r = m.record;
+  return {
+    id: r.id,
+    role: nodeRole(r.role),
+    region: r.region,
+    runtime: r.runtime,
+    state: nodeState(m.state),
+    partitions: [...(r.partitions ?? [])],
+    grpcAddress: r.grpcAddress,
+    httpAddress: r.httpAddress,
+    lastHeartbeatMs: int64(r.heartbeatAt),
+    startedAtMs: int64(r.startedAt),
+    counters: Object.fromEntries(Object.entries(r.counters ?? {}).map(([k, v]) => [k, int64(v)])),
+  };
+}
+
+export function ringResponse(ring: RingRecord): GetRingResponse {
+  return {
+    partitions: ring.partitions,
+    epoch: int64(ring.epoch),
+    regions: Object.keys(ring.regions)
+      .sort()
+      .map((region) => {
+        const r = ring.regions[region]!;
+        return {
+          region,
+          assignments: r.owners.map((owner, partition) => ({ partition, owner, previousOwner: r.previous[partition] ?? "" })),
+        };
+      }),
+  };
+}
+
+function nodeRole(role: RecordRole): NodeRole {
+  switch (role) {
+    case "coordinator":
+      return NodeRole.NODE_ROLE_COORDINATOR;
+    case "frontier":
+      return NodeRole.NODE_ROLE_FRONTIER;
+    case "fetcher":
+      return NodeRole.NODE_ROLE_FETCHER;
+    default:
+      return NodeRole.NODE_ROLE_UNSPECIFIED;
+  }
+}
+
+function nodeState(state: MemberState): NodeState {
+  switch (state) {
+    case "live":
+      return NodeState.NODE_STATE_ACTIVE;
+    case "draining":
+      return NodeState.NODE_STATE_DRAINING;
+    case "dead":
+      return NodeState.NODE_STATE_DEAD;
+    case "left":
+      return NodeState.NODE_STATE_LEFT;
+  }
+}
+
+/** A JSON number as int64; non-finite values (a corrupt record) become 0 rather than failing the call. */
+function int64(value: number): bigint {
+  return Number.isFinite(value) ? BigInt(Math.trunc(value)) : 0n;
+}

@@ -1,0 +1,71 @@
+import { describe, expect, test } from "bun:test";
+import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
+import { FailedPreconditionError, NotFoundError } from "../adapters/grpc/errors.ts";
+import { classifyNode, Membership } from "./membership.ts";
+import { nodeRecord } from "./test-support.ts";
+
+const DEATH = 10_000;
+
+describe("membership", () => {
+  test("membership - a fresh active heartbeat is live, an old one is dead whatever the record says", () => {
+    const now = 100_000;
+    expect(classifyNode(nodeRecord({ id: "a", heartbeatAt: now - 9_999 }), now, DEATH)).toBe("live");
+    expect(classifyNode(nodeRecord({ id: "a", heartbeatAt: now - DEATH }), now, DEATH)).toBe("live");
+    expect(classifyNode(nodeRecord({ id: "a", heartbeatAt: now - DEATH - 1 }), now, DEATH)).toBe("dead");
+    expect(classifyNode(nodeRecord({ id: "a", heartbeatAt: now - DEATH - 1, status: "draining" }), now, DEATH)).toBe("dead");
+  });
+
+  test("membership - a draining record with a fresh heartbeat is draining, a left one is left", () => {
+    expect(classifyNode(nodeRecord({ id: "a", heartbeatAt: 0, status: "draining" }), 1, DEATH)).toBe("draining");
+    expect(classifyNode(nodeRecord({ id: "a", heartbeatAt: 0, status: "left" }), 1, DEATH)).toBe("left");
+  });
+
+  test("membership - the view lists live frontier nodes by region and counts draining ones as reachable", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 50_000 };
+    await state.putNode(nodeRecord({ id: "f2", region: "us", heartbeatAt: 49_000 }));
+    await state.putNode(nodeRecord({ id: "f1", region: "us", heartbeatAt: 49_000 }));
+    await state.putNode(nodeRecord({ id: "f3", region: "eu", heartbeatAt: 49_000 }));
+    await state.putNode(nodeRecord({ id: "f4", region: "eu", heartbeatAt: 49_000, status: "draining" }));
+    await state.putNode(nodeRecord({ id: "f5", region: "eu", heartbeatAt: 10_000 }));
+    await state.putNode(nodeRecord({ id: "x1", role: "fetcher", region: "us", heartbeatAt: 49_000 }));
+    const view = await new Membership({ state, now: () => clock.now, deathTimeoutMs: DEATH }).view();
+    expect(view.members.map((m) => `${m.record.id}:${m.state}`)).toEqual(["f1:live", "f2:live", "f3:live", "f4:draining", "f5:dead", "x1:live"]);
+    expect(view.liveFrontiers).toEqual({ us: ["f1", "f2"], eu: ["f3"] });
+    expect([...view.reachableFrontiers].sort()).toEqual(["f1", "f2", "f3", "f4"]);
+    expect(view.members.find((m) => m.record.id === "f5")!.heartbeatAgeMs).toBe(40_000);
+  });
+
+  test("membership - drain writes the record and stays draining when the node's next heartbeat says active", async () => {
+    const state = new MemoryClusterState();
+    const membership = new Membership({ state, now: () => 1_000, deathTimeoutMs: DEATH });
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 900 }));
+    const drained = await membership.drain("f1");
+    expect(drained.state).toBe("draining");
+    expect((await state.listNodes())[0]!.status).toBe("draining");
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 990 }));
+    expect((await membership.view()).members[0]!.state).toBe("draining");
+    expect(await membership.drain("f1")).toMatchObject({ state: "draining" });
+  });
+
+  test("membership - a drained node that leaves and comes back is live again", async () => {
+    const state = new MemoryClusterState();
+    const membership = new Membership({ state, now: () => 1_000, deathTimeoutMs: DEATH });
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 900 }));
+    await membership.drain("f1");
+    await state.deleteNode("f1");
+    await membership.view();
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 990 }));
+    expect((await membership.view()).members[0]!.state).toBe("live");
+  });
+
+  test("membership - drain refuses unknown nodes, coordinators and dead nodes", async () => {
+    const state = new MemoryClusterState();
+    const membership = new Membership({ state, now: () => 100_000, deathTimeoutMs: DEATH });
+    await state.putNode(nodeRecord({ id: "c1", role: "coordinator", heartbeatAt: 99_000 }));
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 1_000 }));
+    await expect(membership.drain("nope")).rejects.toBeInstanceOf(NotFoundError);
+    await expect(membership.drain("c1")).rejects.toBeInstanceOf(FailedPreconditionError);
+    await expect(membership.drain("f1")).rejects.toBeInstanceOf(FailedPreconditionError);
+  });
+});

@@ -1,0 +1,100 @@
+/**
+ * Membership as the coordinator sees it: every node record in the cluster state, classified by its
+ * heartbeat age against the death timeout on an injected clock. A node is
+ *
+ *   - `live`      when its heartbeat is fresh and it is active;
+ *   - `draining`  when its heartbeat is fresh and it is leaving: its record says `draining`, or an operator
+ *                 drained it through this coordinator (see below);
+ *   - `dead`      when its heartbeat is older than the death timeout, whatever its record says;
+ *   - `left`      when its record says it stopped cleanly (it normally deletes its record instead).
+ *
+ * Draining: `drain(id)` writes the node's record with `status: "draining"` and remembers the id here. A
+ * node rewrites its own record at every heartbeat, so the record alone could be flipped back to `active`
+ * by a node that has not noticed yet; the remembered id keeps the node draining for the rebalancer in the
+ * meantime. The contract for nodes: a frontier node that sees `draining` in its own record (or receives
+ * FrontierService.Drain, which the coordinator also sends) keeps writing `draining` in its heartbeats, stops
+ * dispatching, hands its partitions to their new owners as the ring says, and deletes its record when it
+ * has nothing left. The remembered ids are forgotten when the node's record disappears; a coordinator that
+ * takes over relies on the records alone.
+ */
+import type { ClusterState, NodeRecord } from "../core/cluster/index.ts";
+import { FailedPreconditionError, NotFoundError } from "../adapters/grpc/errors.ts";
+
+export type MemberState = "live" | "draining" | "dead" | "left";
+
+export interface Member {
+  record: NodeRecord;
+  state: MemberState;
+  /** now - heartbeatAt, in ms (negative when the node's clock runs ahead). */
+  heartbeatAgeMs: number;
+}
+
+export interface MembershipView {
+  at: number;
+  /** Every node, sorted by id. */
+  members: Member[];
+  /** Live frontier node ids by region, sorted: the nodes that may own partitions. */
+  liveFrontiers: Record<string, string[]>;
+  /** Frontier nodes that can still hand partitions over: live and draining ones. */
+  reachableFrontiers: Set<string>;
+}
+
+/** The state of one node record at `now`. */
+export function classifyNode(record: NodeRecord, now: number, deathTimeoutMs: number): MemberState {
+  if (record.status === "left") return "left";
+  if (now - record.heartbeatAt > deathTimeoutMs) return "dead";
+  return record.status === "draining" ? "draining" : "live";
+}
+
+export interface MembershipOptions {
+  state: ClusterState;
+  now: () => number;
+  deathTimeoutMs: number;
+}
+
+export class Membership {
+  private readonly drained = new Set<string>();
+
+  constructor(private readonly opts: MembershipOptions) {}
+
+  get deathTimeoutMs(): number {
+    return this.opts.deathTimeoutMs;
+  }
+
+  async view(): Promise<MembershipView> {
+    const at = this.opts.now();
+    const records = await this.opts.state.listNodes();
+    const present = new Set(records.map((r) => r.id));
+    for (const id of this.drained) if (!present.has(id)) this.drained.delete(id);
+    const members = records
+      .map((record): Member => {
+        let state = classifyNode(record, at, this.opts.deathTimeoutMs);
+        if (state === "live" && this.drained.has(record.id)) state = "draining";
+        return { record, state, heartbeatAgeMs: at - record.heartbeatAt };
+      })
+      .sort((a, b) => (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
+    const liveFrontiers: Record<string, string[]> = {};
+    const reachableFrontiers = new Set<string>();
+    for (const m of members) {
+      if (m.record.role !== "frontier") continue;
+      if (m.state === "live") (liveFrontiers[m.record.region] ??= []).push(m.record.id);
+      if (m.state === "live" || m.state === "draining") reachableFrontiers.add(m.record.id);
+    }
+    return { at, members, liveFrontiers, reachableFrontiers };
+  }
+
+  /**
+   * Marks a node as draining (see the module comment). Throws NotFoundError for an unknown id and
+   * FailedPreconditionError for a coordinator or a node that is dead or gone. Idempotent.
+   */
+  async drain(nodeId: string): Promise<Member> {
+    const member = (await this.view()).members.find((m) => m.record.id === nodeId);
+    if (!member) throw new NotFoundError(`no node "${nodeId}" in the cluster`);
+    if (member.record.role === "coordinator") throw new FailedPreconditionError(`node "${nodeId}" is a coordinator; stop it instead of draining it`);
+    if (member.state === "dead" || member.state === "left") throw new FailedPreconditionError(`node "${nodeId}" is ${member.state}; there is nothing to drain`);
+    this.drained.add(nodeId);
+    const record: NodeRecord = { ...member.record, status: "draining" };
+    await this.opts.state.putNode(record);
+    return { ...member, record, state: "draining" };
+  }
+}

@@ -1,0 +1,175 @@
+import { describe, expect, test } from "bun:test";
+import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
+import { completeHandoff, type RingRecord } from "../core/cluster/index.ts";
+import { silentLog } from "./log.ts";
+import { Membership } from "./membership.ts";
+import { Rebalancer } from "./rebalancer.ts";
+import { nodeRecord, P } from "./test-support.ts";
+
+const DEATH = 10_000;
+const TTL = 6_000;
+
+function setup(state = new MemoryClusterState()) {
+  const clock = { now: 1_000_000 };
+  const make = (id: string) => {
+    const now = () => clock.now;
+    const membership = new Membership({ state, now, deathTimeoutMs: DEATH });
+    return new Rebalancer({ state, membership, nodeId: id, leaseTtlMs: TTL, partitions: P, vnodes: 64, regions: ["us", "eu"], now, log: silentLog });
+  };
+  const beat = (...ids: string[]) => Promise.all(ids.map((id) => state.putNode(nodeRecord({ id, heartbeatAt: clock.now, grpcAddress: `127.0.0.1:1${id.length}` }))));
+  return { state, clock, make, beat };
+}
+
+const owners = (ring: RingRecord, region = "us") => ring.regions[region]!.owners;
+const previous = (ring: RingRecord, region = "us") => ring.regions[region]!.previous;
+
+describe("rebalancer", () => {
+  test("rebalancer - two frontier nodes joining get every partition and nothing to hand over", async () => {
+    const { state, make, beat } = setup();
+    await beat("a", "b");
+    const outcome = await make("c1").tick();
+    expect(outcome).toMatchObject({ leader: true, wrote: true, epoch: 1 });
+    const { ring } = (await state.getRing())!;
+    expect(ring.partitions).toBe(P);
+    expect(new Set(owners(ring))).toEqual(new Set(["a", "b"]));
+    expect(previous(ring).every((p) => p === "")).toBe(true);
+    // A configured region without frontier nodes still has an entry, with no owners.
+    expect(owners(ring, "eu").every((o) => o === "")).toBe(true);
+  });
+
+  test("rebalancer - a tick with unchanged membership writes nothing", async () => {
+    const { state, make, beat } = setup();
+    await beat("a", "b");
+    const r = make("c1");
+    await r.tick();
+    const before = (await state.getRing())!.revision;
+    expect(await r.tick()).toMatchObject({ leader: true, wrote: false });
+    expect((await state.getRing())!.revision).toBe(before);
+  });
+
+  test("rebalancer - a third node joining takes about a third, each moved partition naming its giver", async () => {
+    const { state, clock, make, beat } = setup();
+    await beat("a", "b");
+    const r = make("c1");
+    await r.tick();
+    const before = (await state.getRing())!.ring;
+    clock.now += 2_000;
+    await beat("a", "b", "c");
+    expect(await r.tick()).toMatchObject({ wrote: true, epoch: 2 });
+    const after = (await state.getRing())!.ring;
+    const moved = owners(after).flatMap((o, p) => (o !== owners(before)[p] ? [p] : []));
+    expect(moved.length).toBeGreaterThan(P / 3 - 12);
+    expect(moved.length).toBeLessThan(P / 3 + 12);
+    for (const p of moved) {
+      expect(owners(after)[p]).toBe("c");
+      expect(previous(after)[p]).toBe(owners(before)[p]!);
+    }
+    for (let p = 0; p < P; p++) if (!moved.includes(p)) expect(previous(after)[p]).toBe("");
+  });
+
+  test("rebalancer - a dead node's partitions move at once with nothing to hand over", async () => {
+    const { state, clock, make, beat } = setup();
+    await beat("a", "b", "c");
+    const r = make("c1");
+    await r.tick();
+    const before = (await state.getRing())!.ring;
+    clock.now += DEATH + 1;
+    await beat("a", "b");
+    expect(await r.tick()).toMatchObject({ wrote: true });
+    const after = (await state.getRing())!.ring;
+    expect(owners(after).includes("c")).toBe(false);
+    owners(before).forEach((o, p) => {
+      if (o === "c") expect(previous(after)[p]).toBe("");
+      else expect(owners(after)[p]).toBe(o);
+    });
+  });
+
+  test("rebalancer - a drained node keeps handing over: its partitions move with it as previous", async () => {
+    const { state, make, beat } = setup();
+    await beat("a", "b", "c");
+    const r = make("c1");
+    await r.tick();
+    const before = (await state.getRing())!.ring;
+    await state.putNode({ ...nodeRecord({ id: "c", heartbeatAt: 1_000_000 }), status: "draining" });
+    await r.tick();
+    const after = (await state.getRing())!.ring;
+    owners(before).forEach((o, p) => {
+      if (o === "c") {
+        expect(owners(after)[p]).not.toBe("c");
+        expect(previous(after)[p]).toBe("c");
+      }
+    });
+  });
+
+  test("rebalancer - a second coordinator writes nothing while the first holds the lease, and takes over after it expires", async () => {
+    const { state, clock, make, beat } = setup();
+    const first = make("c1");
+    const second = make("c2");
+    await beat("a", "b");
+    expect(await first.tick()).toMatchObject({ leader: true, wrote: true });
+    expect(await second.tick()).toEqual({ leader: false, wrote: false });
+    expect(second.isLeader).toBe(false);
+    expect(second.hasRing).toBe(true);
+
+    // Membership changes while the first still holds the lease: only the first writes.
+    clock.now += 2_000;
+    await beat("a", "b", "c");
+    const revision = (await state.getRing())!.revision;
+    expect(await second.tick()).toEqual({ leader: false, wrote: false });
+    expect((await state.getRing())!.revision).toBe(revision);
+    expect(await first.tick()).toMatchObject({ leader: true, wrote: true });
+
+    // The first stops renewing; after the TTL the second takes over and rebalances (c has died meanwhile).
+    clock.now += DEATH + 1;
+    await beat("a", "b");
+    expect(await second.tick()).toMatchObject({ leader: true, wrote: true });
+    expect(owners((await state.getRing())!.ring).includes("c")).toBe(false);
+    expect(await first.tick()).toEqual({ leader: false, wrote: false });
+  });
+
+  test("rebalancer - releasing the lease lets a standby take over before the TTL", async () => {
+    const { clock, make, beat } = setup();
+    const first = make("c1");
+    const second = make("c2");
+    await beat("a");
+    await first.tick();
+    clock.now += 1;
+    await first.release();
+    expect(await second.tick()).toMatchObject({ leader: true });
+  });
+
+  test("rebalancer - a conflicting ring write is re-read and the tick still lands", async () => {
+    class RacyState extends MemoryClusterState {
+      raced = false;
+      override async casRing(ring: RingRecord, revision: number): Promise<number | undefined> {
+        if (!this.raced && revision !== 0) {
+          // A frontier node completes a handoff between the coordinator's read and its write.
+          this.raced = true;
+          const cur = (await this.getRing())!;
+          const p = cur.ring.regions.us!.previous.findIndex((x) => x !== "");
+          await super.casRing(completeHandoff(cur.ring, "us", p), cur.revision);
+        }
+        return super.casRing(ring, revision);
+      }
+    }
+    const { state, clock, make, beat } = setup(new RacyState());
+    const r = make("c1");
+    await beat("a", "b");
+    await r.tick();
+    clock.now += 2_000;
+    await beat("a", "b", "c");
+    await r.tick(); // c joins: handoffs pending, no race yet (the race needs a pending handoff)
+    clock.now += 2_000;
+    await beat("a", "b", "c", "d");
+    expect(await r.tick()).toMatchObject({ leader: true, wrote: true });
+    expect((state as RacyState).raced).toBe(true);
+    expect(new Set(owners((await state.getRing())!.ring))).toEqual(new Set(["a", "b", "c", "d"]));
+  });
+
+  test("rebalancer - refuses to rewrite a ring with another partition count", async () => {
+    const { state, make, beat } = setup();
+    await beat("a");
+    await state.casRing({ epoch: 1, partitions: P * 2, vnodes: 64, regions: {} }, 0);
+    await expect(make("c1").tick()).rejects.toThrow(/fixed for the cluster's life/);
+  });
+});

@@ -1,0 +1,137 @@
+/**
+ * Keeps the ring in step with membership, on the coordinator that holds the lease. Each `tick` renews (or
+ * tries to take) the lease `lease.coordinator`; without it the tick does nothing but remember it is a
+ * standby. With it, the tick computes the ring from the live frontier nodes of every region (`computeRing`:
+ * consistent hashing with virtual nodes; a partition that leaves a reachable node names it as `previous`,
+ * one that leaves a dead node moves at once) and writes it with `casRing` only when it differs from the
+ * stored ring, so ticks are idempotent and cheap. A conflicting write (a frontier node completing a
+ * handoff, a coordinator that lost the lease a moment ago) fails the compare-and-set; the tick re-reads and
+ * recomputes. `main.ts` runs `tick` every heartbeat interval.
+ */
+import { computeRing, type ClusterState, type RingRecord } from "../core/cluster/index.ts";
+import type { Log } from "./log.ts";
+import type { Membership } from "./membership.ts";
+
+export const COORDINATOR_LEASE = "coordinator";
+
+export interface RebalancerOptions {
+  state: ClusterState;
+  membership: Membership;
+  /** This coordinator's id: the lease holder name. */
+  nodeId: string;
+  leaseTtlMs: number;
+  partitions: number;
+  vnodes: number;
+  /** Regions that always have an entry in the ring (from the region rules), even with no frontier node. */
+  regions: readonly string[];
+  now: () => number;
+  log: Log;
+  /** Compare-and-set attempts per tick before giving up until the next tick; default 5. */
+  maxAttempts?: number;
+}
+
+export interface TickOutcome {
+  leader: boolean;
+  /** True when this tick wrote a new ring. */
+  wrote: boolean;
+  epoch?: number;
+  revision?: number;
+}
+
+export class Rebalancer {
+  private leader = false;
+  private ringSeen = false;
+
+  constructor(private readonly opts: RebalancerOptions) {}
+
+  /** Whether the last tick held the lease. */
+  get isLeader(): boolean {
+    return this.leader;
+  }
+
+  /** Whether a ring existed at the last tick (readiness). */
+  get hasRing(): boolean {
+    return this.ringSeen;
+  }
+
+  /**
+   * Gives the lease up on a clean stop, by renewing it with no time left, so a standby takes over at its
+   * next tick instead of waiting out the TTL.
+   */
+  async release(): Promise<void> {
+    if (!this.leader) return;
+    this.leader = false;
+    await this.opts.state.acquireLease(COORDINATOR_LEASE, this.opts.nodeId, 0, this.opts.now());
+  }
+
+  async tick(): Promise<TickOutcome> {
+    const { state, nodeId, leaseTtlMs } = this.opts;
+    const wasLeader = this.leader;
+    this.leader = await state.acquireLease(COORDINATOR_LEASE, nodeId, leaseTtlMs, this.opts.now());
+    if (this.leader !== wasLeader) this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
+    if (!this.leader) {
+      this.ringSeen = (await state.getRing()) !== undefined;
+      return { leader: false, wrote: false };
+    }
+    const attempts = this.opts.maxAttempts ?? 5;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const view = await this.opts.membership.view();
+      const current = await state.getRing();
+      if (current && current.ring.partitions !== this.opts.partitions) {
+        throw new Error(
+          `the stored ring has ${current.ring.partitions} partitions but this coordinator is configured with ${this.opts.partitions}; the partition count is fixed for the cluster's life`,
+        );
+      }
+      const live: Record<string, string[]> = {};
+      for (const region of this.opts.regions) live[region] = [];
+      for (const [region, ids] of Object.entries(view.liveFrontiers)) live[region] = [...ids];
+      const next = computeRing(current?.ring, {
+        partitions: this.opts.partitions,
+        vnodes: this.opts.vnodes,
+        live,
+        reachable: view.reachableFrontiers,
+      });
+      if (current && sameRing(current.ring, next)) {
+        this.ringSeen = true;
+        return { leader: true, wrote: false, epoch: current.ring.epoch, revision: current.revision };
+      }
+      const revision = await state.casRing(next, current?.revision ?? 0);
+      if (revision !== undefined) {
+        this.ringSeen = true;
+        this.opts.log.info("wrote the ring", { epoch: next.epoch, revision, live, moved: movedCount(current?.ring, next) });
+        return { leader: true, wrote: true, epoch: next.epoch, revision };
+      }
+    }
+    this.opts.log.warn("ring compare-and-set kept conflicting; retrying at the next tick", { attempts });
+    return { leader: true, wrote: false };
+  }
+}
+
+/** Structural equality of two rings (the stored one may have its keys in another order). */
+export function sameRing(a: RingRecord, b: RingRecord): boolean {
+  if (a.epoch !== b.epoch || a.partitions !== b.partitions || a.vnodes !== b.vnodes) return false;
+  const ra = Object.keys(a.regions).sort();
+  const rb = Object.keys(b.regions).sort();
+  if (ra.length !== rb.length || ra.some((r, i) => r !== rb[i])) return false;
+  for (const region of ra) {
+    const x = a.regions[region]!;
+    const y = b.regions[region]!;
+    if (!sameList(x.owners, y.owners) || !sameList(x.previous, y.previous)) return false;
+  }
+  return true;
+}
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((v, i) => v === b[i]);
+}
+
+function movedCount(before: RingRecord | undefined, after: RingRecord): number {
+  let moved = 0;
+  for (const [region, r] of Object.entries(after.regions)) {
+    const old = before?.regions[region];
+    r.owners.forEach((o, p) => {
+      if (o !== (old?.owners[p] ?? "")) moved++;
+    });
+  }
+  return moved;
+}

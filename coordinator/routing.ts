@@ -1,0 +1,173 @@
+/**
+ * Routes host and URL questions to the frontier node that holds the host. The address of a host is pure
+ * (host key → region by the rules, partition by hash mod P); the ring then names the partition's owner.
+ * While a handoff is pending (`previous[p]` set), the host's queue and politeness state still sit with the
+ * previous owner, so questions go to it; otherwise to the owner. The node's gRPC address comes from its
+ * record, and one FrontierService client per address is kept in a pool (closed with `close()`).
+ *
+ * Errors, named for the edges to map: a malformed host or URL is InvalidArgumentError; a partition nobody
+ * owns (no ring yet, no frontier node in the region) is NotFoundError; an owner that is dead, has no
+ * address or does not answer is UnavailableError naming the node. `explainUrl` answers without any frontier
+ * node for a URL the normalizer rejects, and with the addressing alone when the partition has no owner.
+ */
+import { regionOf, type ClusterState, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
+import { partitionOf } from "../core/ring/index.ts";
+import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { InvalidArgumentError, NotFoundError, UnavailableError } from "../adapters/grpc/errors.ts";
+import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
+import type { Membership } from "./membership.ts";
+
+/** What routing needs of a FrontierService client (adapters/grpc FrontierClient fits). */
+export interface FrontierPeer {
+  getHost(host: string): Promise<{ host?: HostInfo | undefined }>;
+  setHostPaused(host: string, paused: boolean): Promise<{ host?: HostInfo | undefined }>;
+  explainUrl(url: string): Promise<{ explanation?: UrlExplanation | undefined }>;
+  drain(): Promise<unknown>;
+  close(): void;
+}
+
+/** Makes a client for a frontier node's gRPC address; `peerName` names the node in error messages. */
+export type FrontierPeerFactory = (address: string, peerName: string) => FrontierPeer;
+
+export interface RoutingOptions {
+  state: ClusterState;
+  membership: Membership;
+  rules: RegionRules;
+  partitions: number;
+  connect: FrontierPeerFactory;
+}
+
+export interface HostAddress {
+  hostKey: string;
+  region: string;
+  partition: number;
+  /** Ring owner of the partition, "" when none. */
+  owner: string;
+  /** Node to ask about the host: the previous owner during a handoff, else the owner; "" when none. */
+  holder: string;
+}
+
+export class Routing {
+  private readonly pool = new Map<string, { address: string; peer: FrontierPeer }>();
+
+  constructor(private readonly opts: RoutingOptions) {}
+
+  /** The addressing of a host key (`example.com`, `example.com:8080`) or URL; InvalidArgumentError if malformed. */
+  async locate(host: string): Promise<HostAddress> {
+    return this.address(parseHost(host));
+  }
+
+  async getHost(host: string): Promise<HostInfo> {
+    const where = await this.requireHolder(parseHost(host));
+    const answer = await this.peerFor(where.record).getHost(where.address.hostKey);
+    return withAddress(answer.host, where.address);
+  }
+
+  async setHostPaused(host: string, paused: boolean): Promise<HostInfo> {
+    const where = await this.requireHolder(parseHost(host));
+    const answer = await this.peerFor(where.record).setHostPaused(where.address.hostKey, paused);
+    return withAddress(answer.host, where.address);
+  }
+
+  async explainUrl(input: string): Promise<UrlExplanation> {
+    const n = normalizeUrl(input);
+    if (!n.ok) return explanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" });
+    const address = await this.address(hostKeyOf(n.url));
+    const base = { input, normalized: n.url, host: address.hostKey, partition: address.partition, region: address.region, owner: address.owner };
+    if (!address.holder) return explanation({ ...base, note: "no frontier node serves this partition yet" });
+    const record = await this.liveRecord(address.holder, address);
+    const answer = await this.peerFor(record).explainUrl(n.url);
+    return { ...explanation({}), ...answer.explanation, ...base };
+  }
+
+  /** Asks a frontier node to stop dispatching (FrontierService.Drain). */
+  async drainFrontier(record: NodeRecord): Promise<void> {
+    await this.peerFor(record).drain();
+  }
+
+  close(): void {
+    for (const { peer } of this.pool.values()) peer.close();
+    this.pool.clear();
+  }
+
+  private async address(hostKey: string): Promise<HostAddress> {
+    const region = regionOf(hostKey, this.opts.rules);
+    const partition = partitionOf(hostKey, this.opts.partitions);
+    const ring = (await this.opts.state.getRing())?.ring;
+    const assignment = ring?.regions[region];
+    const owner = assignment?.owners[partition] ?? "";
+    const previous = assignment?.previous[partition] ?? "";
+    return { hostKey, region, partition, owner, holder: previous || owner };
+  }
+
+  private async requireHolder(hostKey: string): Promise<{ address: HostAddress; record: NodeRecord }> {
+    const address = await this.address(hostKey);
+    if (!address.holder) {
+      throw new NotFoundError(`no frontier node owns ${hostKey} (partition ${address.partition} of region ${address.region}) yet`);
+    }
+    return { address, record: await this.liveRecord(address.holder, address) };
+  }
+
+  private async liveRecord(id: string, address: HostAddress): Promise<NodeRecord> {
+    const member = (await this.opts.membership.view()).members.find((m) => m.record.id === id);
+    const what = `frontier node ${id} (holder of partition ${address.partition} of region ${address.region})`;
+    if (!member) throw new UnavailableError(`${what} has no record in the cluster state; the ring will move its partitions`);
+    if (member.state === "dead" || member.state === "left") {
+      throw new UnavailableError(`${what} is ${member.state} (last heartbeat ${Math.round(member.heartbeatAgeMs / 1000)} s ago); the ring will move its partitions`);
+    }
+    if (!member.record.grpcAddress) throw new UnavailableError(`${what} has no gRPC address in its record`);
+    return member.record;
+  }
+
+  private peerFor(record: NodeRecord): FrontierPeer {
+    const pooled = this.pool.get(record.id);
+    if (pooled && pooled.address === record.grpcAddress) return pooled.peer;
+    pooled?.peer.close();
+    const peer = this.opts.connect(record.grpcAddress, `frontier node ${record.id} at ${record.grpcAddress}`);
+    this.pool.set(record.id, { address: record.grpcAddress, peer });
+    return peer;
+  }
+}
+
+/** The host key of `input`: a bare host (`Example.COM:8080`) or a URL whose host is meant. */
+export function parseHost(input: string): string {
+  const text = input.trim();
+  if (text === "") throw new InvalidArgumentError("host: must not be empty");
+  if (text.includes("://")) {
+    const n = normalizeUrl(text);
+    if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
+    return hostKeyOf(n.url);
+  }
+  if (/[\s/?#@\\]/.test(text)) throw new InvalidArgumentError(`host: "${text.slice(0, 64)}" is not a host name (give example.com or example.com:8080)`);
+  const n = normalizeUrl(`http://${text}/`);
+  if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
+  return hostKeyOf(n.url);
+}
+
+function withAddress(info: HostInfo | undefined, address: HostAddress): HostInfo {
+  if (!info) throw new UnavailableError(`frontier node ${address.holder} answered without host information`);
+  return { ...info, host: info.host || address.hostKey, partition: address.partition, region: address.region, owner: address.owner };
+}
+
+function explanation(fields: Partial<UrlExplanation>): UrlExplanation {
+  return {
+    input: "",
+    normalized: "",
+    rejectedReason: "",
+    host: "",
+    partition: 0,
+    region: "",
+    owner: "",
+    seen: false,
+    robots: "unknown",
+    robotsRule: "",
+    state: "unknown",
+    lastStatus: 0,
+    lastFetchedAtMs: 0n,
+    nextFetchAtMs: 0n,
+    failures: 0,
+    note: "",
+    trap: "",
+    ...fields,
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * Adding seeds: each URL is normalized (core/url) and addressed by its host key, region (region rules) and
+ * partition (hash mod P), then published as a seed to `crawl.urls.<region>.<p>`, one publish per
+ * partition, where the owning frontier node admits it like any discovered URL (seeds bypass the depth
+ * limit and are confirmed in the exact seen store). No frontier node is asked, so seeds can be added
+ * before any frontier node has joined: they wait in the stream. A URL that cannot be crawled is rejected
+ * with the normalizer's reason; a repeat within one request is rejected as a duplicate. Publishing again is
+ * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried.
+ */
+import { regionOf, type MessageBus, type RegionRules } from "../core/cluster/index.ts";
+import type { DiscoveredUrl } from "../core/model/index.ts";
+import { partitionOf } from "../core/ring/index.ts";
+import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { InvalidArgumentError, UnavailableError } from "../adapters/grpc/errors.ts";
+
+export interface SeedOptions {
+  bus: MessageBus;
+  rules: RegionRules;
+  partitions: number;
+  maxUrls: number;
+}
+
+export interface RejectedSeed {
+  url: string;
+  reason: string;
+}
+
+export interface SeedOutcome {
+  accepted: number;
+  rejected: RejectedSeed[];
+}
+
+export class SeedPublisher {
+  constructor(private readonly opts: SeedOptions) {}
+
+  /**
+   * Publishes the crawlable URLs among `urls`. Throws InvalidArgumentError when there are none or too
+   * many, and UnavailableError when the bus refuses a publish (some partitions may have been published).
+   */
+  async add(urls: readonly string[]): Promise<SeedOutcome> {
+    if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
+    if (urls.length > this.opts.maxUrls) throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
+    const rejected: RejectedSeed[] = [];
+    const groups = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
+    const seen = new Set<string>();
+    for (const input of urls) {
+      const n = normalizeUrl(input);
+      if (!n.ok) {
+        rejected.push({ url: input, reason: n.reason });
+        continue;
+      }
+      if (seen.has(n.url)) {
+        rejected.push({ url: input, reason: `duplicate: same as an earlier URL in this request (${n.url})` });
+        continue;
+      }
+      seen.add(n.url);
+      const host = hostKeyOf(n.url);
+      const region = regionOf(host, this.opts.rules);
+      const partition = partitionOf(host, this.opts.partitions);
+      const key = `${region}/${partition}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { region, partition, urls: [] }));
+      group.urls.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
+    }
+    const results = await Promise.allSettled([...groups.values()].map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
+    const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
+    if (failed.length > 0) {
+      const reason = failed[0]!.reason;
+      throw new UnavailableError(
+        `the message bus refused ${failed.length} of ${results.length} seed publishes (${reason instanceof Error ? reason.message : String(reason)}); retrying the request is safe`,
+        { cause: reason },
+      );
+    }
+    return { accepted: seen.size, rejected };
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * What the coordinator's two edges (gRPC CoordinatorService and the Hono admin API) are built on. Both
+ * take the same object, so they read the same membership, the same totals (`ClusterStats.read`), and route
+ * host questions the same way; neither holds state of its own. `drainNode` is the one operation that
+ * spans two parts (the record and the node itself), so it lives here.
+ */
+import type { ClusterState, RegionRules } from "../core/cluster/index.ts";
+import type { Log } from "./log.ts";
+import type { Member, Membership } from "./membership.ts";
+import type { Routing } from "./routing.ts";
+import type { SeedPublisher } from "./seeds.ts";
+import type { ClusterStats } from "./stats.ts";
+
+export interface CoordinatorServices {
+  nodeId: string;
+  state: ClusterState;
+  membership: Membership;
+  stats: ClusterStats;
+  seeds: SeedPublisher;
+  routing: Routing;
+  rules: RegionRules;
+  /** Readiness: true while this coordinator holds the lease and a ring exists. */
+  ready: () => boolean;
+  log: Log;
+}
+
+/**
+ * Drains a node: marks it draining (Membership.drain: its record and the coordinator's memory, so the next
+ * rebalance moves its partitions away with a handoff) and, for a frontier node, tells it at once with
+ * FrontierService.Drain so it stops dispatching without waiting to notice its record. The call to the node
+ * is best effort: the record is the durable signal, and a node that cannot be reached is logged, not failed.
+ */
+export async function drainNode(services: Pick<CoordinatorServices, "membership" | "routing" | "log">, nodeId: string): Promise<Member> {
+  const member = await services.membership.drain(nodeId);
+  if (member.record.role === "frontier" && member.record.grpcAddress) {
+    try {
+      await services.routing.drainFrontier(member.record);
+    } catch (error) {
+      services.log.warn("drain: the node did not take the Drain call; it will see its record", { nodeId, error });
+    }
+  }
+  return member;
+}

@@ -1,0 +1,60 @@
+/**
+ * Small validators for the admin API's input: each takes untrusted JSON (or a query value) and returns
+ * the typed value, or throws InvalidArgumentError whose message names the field and what was expected.
+ * Unknown fields are refused, so a typo (`"url"` for `"urls"`) is an error rather than an empty request.
+ */
+import { InvalidArgumentError } from "../adapters/grpc/errors.ts";
+import { MAX_URL_LENGTH } from "../core/url/index.ts";
+
+/** Parses a request body as JSON; `contentType` must be JSON. */
+export function parseJsonBody(text: string, contentType: string | undefined): unknown {
+  if (!contentType || !/^application\/(.+\+)?json\b/i.test(contentType.trim())) {
+    throw new InvalidArgumentError("body: send JSON with Content-Type: application/json");
+  }
+  if (text.trim() === "") throw new InvalidArgumentError("body: empty; send a JSON object");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidArgumentError(`body: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** `{"urls": ["...", ...]}` with 1..maxUrls non-empty strings of at most MAX_URL_LENGTH characters. */
+export function seedsRequest(body: unknown, maxUrls: number): { urls: string[] } {
+  const obj = object(body, "body");
+  onlyFields(obj, ["urls"], "body");
+  const urls = obj["urls"];
+  if (urls === undefined) throw new InvalidArgumentError('urls: required, an array of URL strings');
+  if (!Array.isArray(urls)) throw new InvalidArgumentError(`urls: must be an array of strings, got ${kind(urls)}`);
+  if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
+  if (urls.length > maxUrls) throw new InvalidArgumentError(`urls: at most ${maxUrls} URLs per request, got ${urls.length}`);
+  urls.forEach((u, i) => {
+    if (typeof u !== "string") throw new InvalidArgumentError(`urls[${i}]: must be a string, got ${kind(u)}`);
+    if (u.trim() === "") throw new InvalidArgumentError(`urls[${i}]: must not be empty`);
+    if (u.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`urls[${i}]: longer than ${MAX_URL_LENGTH} characters`);
+  });
+  return { urls: urls as string[] };
+}
+
+/** A required, non-empty query parameter of bounded length. */
+export function requiredQuery(value: string | undefined, name: string, maxLength = MAX_URL_LENGTH): string {
+  if (value === undefined || value.trim() === "") throw new InvalidArgumentError(`${name}: required query parameter`);
+  if (value.length > maxLength) throw new InvalidArgumentError(`${name}: longer than ${maxLength} characters`);
+  return value;
+}
+
+function object(value: unknown, where: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidArgumentError(`${where}: must be a JSON object, got ${kind(value)}`);
+  return value as Record<string, unknown>;
+}
+
+function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], where: string): void {
+  const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
+  if (extra.length > 0) throw new InvalidArgumentError(`${where}: unknown field${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} (allowed: ${allowed.join(", ")})`);
+}
+
+function kind(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}

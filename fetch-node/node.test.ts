@@ -1,0 +1,351 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { MemoryBus } from "../adapters/memory/memory-bus.ts";
+import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
+import { parseRegionRules, type Delivery, type MessageBus, type Subscription } from "../core/cluster/index.ts";
+import { DEFAULT_POLICY } from "../core/config/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../core/model/index.ts";
+import { partitionOf } from "../core/ring/index.ts";
+import { MemoryContentIndex } from "./content/memory-content-index.ts";
+import { openFetchPath, type FetchPath } from "./fetch-path.ts";
+import { startHttpServer, waitFor, type TestServer } from "./http/test-servers.ts";
+import { FetchNode, type TaskRunner } from "./node.ts";
+
+const P = 16;
+const rules = parseRegionRules("eu=.de", "us");
+
+/** A bus that records every call in order and lets the test deliver tasks to the node's handler. */
+class RecordingBus implements MessageBus {
+  readonly events: string[] = [];
+  readonly urls: Array<{ region: string; partition: number; urls: DiscoveredUrl[] }> = [];
+  readonly results: Array<{ region: string; result: FetchResult }> = [];
+  failPublishes = 0;
+  private handler: ((d: Delivery<FetchTask>) => Promise<void>) | undefined;
+  consumed: { region: string; concurrency: number } | undefined;
+  ensured: string[] = [];
+  stopped = false;
+
+  async ensureRegion(region: string): Promise<void> {
+    this.ensured.push(region);
+  }
+  async publishTask(): Promise<void> {
+    throw new Error("a fetch node never publishes tasks");
+  }
+  async publishResult(region: string, result: FetchResult): Promise<void> {
+    if (this.failPublishes > 0) {
+      this.failPublishes--;
+      throw new Error("bus down");
+    }
+    this.results.push({ region, result });
+    this.events.push(`result ${region}.${result.partition}`);
+  }
+  async publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
+    this.urls.push({ region, partition, urls: [...urls] });
+    this.events.push(`urls ${region}.${partition}`);
+  }
+  consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription {
+    this.handler = handler;
+    this.consumed = { region, concurrency: opts.concurrency };
+    return { stop: async () => void (this.stopped = true) };
+  }
+  consumeUrls(): Subscription {
+    throw new Error("not used");
+  }
+  consumeResults(): Subscription {
+    throw new Error("not used");
+  }
+  async close(): Promise<void> {}
+
+  /** Delivers `task` as the bus would and resolves when the handler returns. */
+  deliver(task: FetchTask, deliveryCount = 1): { done: Promise<void>; outcome: () => string | undefined } {
+    let outcome: string | undefined;
+    const d: Delivery<FetchTask> = {
+      data: task,
+      deliveryCount,
+      ack: async () => {
+        outcome = "ack";
+        this.events.push(`ack ${task.taskId}`);
+      },
+      nak: (delayMs) => {
+        outcome = `nak ${delayMs ?? 0}`;
+        this.events.push(`nak ${task.taskId} ${delayMs ?? 0}`);
+      },
+      term: (reason) => {
+        outcome = `term ${reason}`;
+        this.events.push(`term ${task.taskId}`);
+      },
+    };
+    if (!this.handler) throw new Error("nobody consumes tasks");
+    return { done: this.handler(d), outcome: () => outcome };
+  }
+}
+
+function pageTask(url: string, id = "t1"): FetchTask {
+  const host = new URL(url).host;
+  return { taskId: id, kind: "page", url, host, partition: partitionOf(host, P), depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: Date.now() };
+}
+
+describe("fetch node", () => {
+  let server: TestServer;
+  let dir: string;
+  let path: FetchPath;
+  let bus: RecordingBus;
+  let state: MemoryClusterState;
+  let node: FetchNode | undefined;
+
+  beforeEach(async () => {
+    server = await startHttpServer((req, res) => {
+      if (req.url === "/slow") return void setTimeout(() => res.end("late"), 3_000);
+      res.setHeader("content-type", "text/html");
+      res.end(`<html><body><p>hello there, a page with words</p>
+        <a href="/a">a</a> <a href="/b">b</a>
+        <a href="http://shop.example.de/x">de</a> <a href="http://www.example.com/y">com</a>
+        <a href="http://www.example.com/z">com2</a></body></html>`);
+    });
+    dir = await mkdtemp(join(tmpdir(), "fetch-node-test-"));
+    path = await openFetchPath({
+      policy: DEFAULT_POLICY,
+      warcDir: dir,
+      warcPrefix: "f1",
+      allowPrivateAddresses: true,
+      maxConcurrentRequests: 8,
+      content: new MemoryContentIndex(),
+    });
+    bus = new RecordingBus();
+    state = new MemoryClusterState();
+    node = undefined;
+  });
+
+  afterEach(async () => {
+    await node?.stop(0);
+    await path.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const startNode = async (worker: TaskRunner = path.worker, heartbeatMs = 60_000) => {
+    node = new FetchNode({
+      nodeId: "f1",
+      region: "us",
+      runtime: "bun",
+      httpAddress: "http://127.0.0.1:1",
+      regionRules: rules,
+      partitions: P,
+      concurrency: 4,
+      heartbeatMs,
+      nakDelayMs: 1_000,
+      bus,
+      state,
+      worker,
+    });
+    await node.start();
+    return node;
+  };
+
+  test("fetch node - a task is fetched, its links go to their partitions' subjects, the result to its owner, and the ack comes last", async () => {
+    await startNode();
+    expect(bus.ensured).toEqual(["us"]);
+    expect(bus.consumed).toEqual({ region: "us", concurrency: 4 });
+    const task = pageTask(`${server.origin}/`);
+    await bus.deliver(task).done;
+
+    expect(bus.results).toHaveLength(1);
+    const { region, result } = bus.results[0]!;
+    expect(region).toBe("us");
+    expect(result).toMatchObject({ taskId: "t1", kind: "response", status: 200, partition: task.partition, linksFound: 5 });
+    // Links grouped by their host's region and partition.
+    const byHost = new Map(bus.urls.flatMap((g) => g.urls.map((u) => [u.url, g] as const)));
+    expect(byHost.size).toBe(5);
+    for (const [url, group] of byHost) {
+      const host = new URL(url).host;
+      expect(group.partition).toBe(partitionOf(host, P));
+      expect(group.region).toBe(host.endsWith(".de") ? "eu" : "us");
+    }
+    const com = bus.urls.filter((g) => g.urls.some((u) => u.host === "www.example.com"));
+    expect(com).toHaveLength(1);
+    // One publish per (region, partition): a host's links travel together, in page order (the test server's
+    // host may share the partition, so only this host's links are compared).
+    expect(com[0]!.urls.filter((u) => u.host === "www.example.com").map((u) => u.url)).toEqual(["http://www.example.com/y", "http://www.example.com/z"]);
+    expect(new Set(bus.urls.map((g) => `${g.region}.${g.partition}`)).size).toBe(bus.urls.length);
+    // Every output is published before the ack.
+    expect(bus.events.at(-1)).toBe("ack t1");
+    expect(bus.events.filter((e) => e.startsWith("ack"))).toHaveLength(1);
+    expect(bus.events.indexOf("result us." + task.partition)).toBe(bus.events.length - 2);
+    // The page is in the WARC index, and the counters saw it.
+    expect(await readFile(join(dir, "index.cdxj"), "utf8")).toContain("127.0.0.1");
+    expect(node!.counters.get("fetch.status.200")).toBe(1);
+    expect(node!.counters.get("fetch.pages")).toBe(1);
+    expect(node!.counters.get("fetch.links.published")).toBe(5);
+    expect(node!.counters.get("fetch.bytes")).toBeGreaterThan(100);
+  });
+
+  test("fetch node - a failed publish naks the task with a delay, and the redelivered task is done again and acked", async () => {
+    await startNode();
+    bus.failPublishes = 1;
+    const first = bus.deliver(pageTask(`${server.origin}/`));
+    await first.done;
+    expect(first.outcome()).toBe("nak 1000");
+    expect(bus.events.some((e) => e.startsWith("ack"))).toBe(false);
+
+    const again = bus.deliver(pageTask(`${server.origin}/`), 2);
+    await again.done;
+    expect(again.outcome()).toBe("ack");
+    expect(bus.results).toHaveLength(1);
+    expect(node!.counters.get("fetch.tasks.failed")).toBe(1);
+    expect(node!.counters.get("fetch.tasks.redelivered")).toBe(1);
+  });
+
+  test("fetch node - a worker that throws gets the task redelivered, later at each delivery", async () => {
+    const broken: TaskRunner = { run: async () => Promise.reject(new Error("disk full")) };
+    await startNode(broken);
+    const outcomes: Array<string | undefined> = [];
+    for (const n of [1, 2, 3, 9]) {
+      const d = bus.deliver(pageTask(`${server.origin}/`), n);
+      await d.done;
+      outcomes.push(d.outcome());
+    }
+    expect(outcomes).toEqual(["nak 1000", "nak 2000", "nak 4000", "nak 64000"]);
+    expect(bus.results).toHaveLength(0);
+    expect(bus.urls).toHaveLength(0);
+  });
+
+  test("fetch node - the heartbeat announces a fetcher with its counters, and a clean stop removes it", async () => {
+    await startNode(path.worker, 20);
+    await bus.deliver(pageTask(`${server.origin}/`)).done;
+    let record = (await state.listNodes())[0];
+    expect(record).toMatchObject({ id: "f1", role: "fetcher", region: "us", runtime: "bun", status: "active", grpcAddress: "" });
+    // A later beat carries the counters.
+    const until = Date.now() + 2_000;
+    while (Date.now() < until && !(record?.counters["fetch.status.200"] === 1)) {
+      await new Promise((r) => setTimeout(r, 10));
+      record = (await state.listNodes())[0];
+    }
+    expect(record!.counters["fetch.status.200"]).toBe(1);
+    expect(record!.gauges["concurrency"]).toBe(4);
+    await node!.stop(1_000);
+    expect(await state.listNodes()).toEqual([]);
+    expect(bus.stopped).toBe(true);
+    expect(node!.ready).toBe(false);
+  });
+
+  test("fetch node - stop lets a task in flight finish and publishes it before leaving", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow: TaskRunner = {
+      run: async (task, signal) => {
+        await gate;
+        return path.worker.run(task, signal);
+      },
+    };
+    await startNode(slow);
+    const d = bus.deliver(pageTask(`${server.origin}/`));
+    await waitFor(() => node!.tasksInFlight === 1);
+    const stopping = node!.stop(5_000);
+    expect(node!.ready).toBe(false);
+    // A task delivered while stopping goes straight back.
+    const late = bus.deliver(pageTask(`${server.origin}/`, "t2"));
+    await late.done;
+    expect(late.outcome()).toBe("nak 0");
+    release();
+    await stopping;
+    await d.done;
+    expect(d.outcome()).toBe("ack");
+    expect(bus.results.map((r) => r.result.taskId)).toEqual(["t1"]);
+  });
+
+  test("fetch node - past the grace period a task in flight is aborted and handed back at once, with nothing published", async () => {
+    await startNode();
+    const d = bus.deliver(pageTask(`${server.origin}/slow`));
+    await waitFor(() => node!.tasksInFlight === 1);
+    const startedStop = Date.now();
+    await node!.stop(100);
+    expect(Date.now() - startedStop).toBeLessThan(2_000);
+    await d.done;
+    expect(d.outcome()).toBe("nak 0");
+    expect(bus.results).toHaveLength(0);
+    expect(node!.counters.get("fetch.tasks.abandoned")).toBe(1);
+  });
+});
+
+describe("fetch node on the in-process bus", () => {
+  let server: TestServer;
+  let dir: string;
+  let path: FetchPath;
+  let bus: MemoryBus;
+  let node: FetchNode;
+
+  beforeEach(async () => {
+    server = await startHttpServer((_req, res) => {
+      res.setHeader("content-type", "text/html");
+      res.end(`<p>links to two regions</p><a href="/next">n</a><a href="http://shop.example.de/x">de</a>`);
+    });
+    dir = await mkdtemp(join(tmpdir(), "fetch-node-bus-test-"));
+    path = await openFetchPath({ policy: DEFAULT_POLICY, warcDir: dir, warcPrefix: "f1", allowPrivateAddresses: true, maxConcurrentRequests: 4, content: new MemoryContentIndex() });
+    bus = new MemoryBus({ viaCodec: true, onError: () => {} });
+    await bus.ensureRegion("us", P);
+    await bus.ensureRegion("eu", P);
+  });
+
+  afterEach(async () => {
+    await node.stop(1_000);
+    await bus.close();
+    await path.close();
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const start = async (worker: TaskRunner) => {
+    node = new FetchNode({
+      nodeId: "f1", region: "us", runtime: "bun", httpAddress: "", regionRules: rules, partitions: P,
+      concurrency: 2, heartbeatMs: 60_000, nakDelayMs: 10, bus, state: new MemoryClusterState(), worker,
+    });
+    await node.start();
+  };
+
+  /** Collects what arrives on a consumer's queue, acking it as the frontier would. */
+  const collect = <T>(consume: (h: (d: Delivery<T>) => Promise<void>) => Subscription) => {
+    const got: T[] = [];
+    const sub = consume(async (d) => {
+      got.push(d.data);
+      await d.ack();
+    });
+    return { got, sub };
+  };
+
+  test("fetch node - a published task comes back as links on their partitions and a result on its owner's partition", async () => {
+    await start(path.worker);
+    const task = pageTask(`${server.origin}/`);
+    const localHost = new URL(server.origin).host;
+    const results = collect<FetchResult>((h) => bus.consumeResults("us", task.partition, h));
+    const local = collect<DiscoveredUrl[]>((h) => bus.consumeUrls("us", partitionOf(localHost, P), h));
+    const de = collect<DiscoveredUrl[]>((h) => bus.consumeUrls("eu", partitionOf("shop.example.de", P), h));
+    await bus.publishTask("us", task);
+    await waitFor(() => results.got.length === 1 && local.got.length === 1 && de.got.length === 1);
+    expect(results.got[0]).toMatchObject({ taskId: "t1", status: 200, linksFound: 2 });
+    expect(local.got[0]!.map((u) => u.url)).toEqual([`${server.origin}/next`]);
+    expect(de.got[0]!.map((u) => u.url)).toEqual(["http://shop.example.de/x"]);
+    await waitFor(() => bus.depth("us/fetchers") === 0);
+    for (const s of [results, local, de]) await s.sub.stop();
+  });
+
+  test("fetch node - a task whose handling failed is redelivered by the bus and then completed", async () => {
+    let calls = 0;
+    await start({
+      run: async (task, signal) => {
+        if (calls++ === 0) throw new Error("content index unavailable");
+        return path.worker.run(task, signal);
+      },
+    });
+    const task = pageTask(`${server.origin}/`);
+    const results = collect<FetchResult>((h) => bus.consumeResults("us", task.partition, h));
+    await bus.publishTask("us", task);
+    await waitFor(() => results.got.length === 1);
+    expect(calls).toBe(2);
+    expect(node.counters.get("fetch.tasks.failed")).toBe(1);
+    expect(node.counters.get("fetch.tasks.redelivered")).toBe(1);
+    await waitFor(() => bus.depth("us/fetchers") === 0);
+    await results.sub.stop();
+  });
+});

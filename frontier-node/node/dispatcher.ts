@@ -1,0 +1,141 @@
+/**
+ * The dispatch loop of a frontier node, the cluster's counterpart of embedded/crawl-loop.ts: it asks the
+ * frontier for tasks whose hosts may be fetched now (at most one per host, at most `credit` in flight for
+ * the node) and publishes them to the region's fetch subject instead of running them. A task whose
+ * publish fails is given back to the frontier (`abandon`: its URL stays at the head of its host's queue).
+ * Results come back through the results consumers, which call `settled` and `wake`; the loop sleeps until
+ * the next host is due or until woken, never on a fixed tick.
+ */
+import type { MessageBus } from "../../core/cluster/index.ts";
+import type { FetchTask } from "../../core/model/index.ts";
+import type { Frontier } from "../frontier/frontier.ts";
+import type { Log } from "./log.ts";
+
+export interface DispatcherOptions {
+  frontier: Frontier;
+  bus: Pick<MessageBus, "publishTask">;
+  region: string;
+  /** Most tasks in flight for this node. */
+  credit: number;
+  now: () => number;
+  log: Log;
+}
+
+/** Longest sleep between two looks at the frontier, so a missed wake-up costs at most this. */
+const MAX_SLEEP_MS = 1_000;
+/** Backoff after a failed publish (the bus is probably down), doubling up to the max. */
+const PUBLISH_BACKOFF_MS = 250;
+const MAX_PUBLISH_BACKOFF_MS = 5_000;
+
+export class Dispatcher {
+  /** Tasks published and not yet answered, by id: given back on a stop. */
+  private readonly published = new Map<string, FetchTask>();
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private wakeUp: (() => void) | undefined;
+  /** A wake-up that came while the loop was not asleep: the next sleep ends at once. */
+  private woken = false;
+  private backoffMs = 0;
+
+  constructor(private readonly opts: DispatcherOptions) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Stops publishing; resolves when the loop has ended (publishes under way have settled). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.running;
+  }
+
+  /** Looks at the frontier again now (a result came, URLs were admitted, partitions changed). */
+  wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  /** A task's result was applied (or the task was released): forget it. */
+  settled(taskId: string): void {
+    this.published.delete(taskId);
+  }
+
+  /** Tasks published and not yet answered. */
+  get outstanding(): number {
+    return this.published.size;
+  }
+
+  /** Gives every unanswered task back to the frontier (after a stop, when their results will not be awaited). */
+  abandonAll(): number {
+    let n = 0;
+    for (const task of this.published.values()) {
+      this.opts.frontier.abandon(task);
+      n++;
+    }
+    this.published.clear();
+    return n;
+  }
+
+  private async loop(): Promise<void> {
+    const { frontier } = this.opts;
+    while (!this.stopped) {
+      const room = this.opts.credit - frontier.inFlight;
+      if (room > 0 && !frontier.isDraining) {
+        const tasks = frontier.nextTasks(room);
+        if (tasks.length > 0) await this.publish(tasks);
+      }
+      if (this.stopped) break;
+      await this.sleep(this.waitMs(room));
+    }
+  }
+
+  private waitMs(room: number): number {
+    if (this.backoffMs > 0) return this.backoffMs;
+    if (room <= 0 || this.opts.frontier.isDraining) return MAX_SLEEP_MS;
+    const wakeAt = this.opts.frontier.nextWakeAt();
+    if (wakeAt === undefined) return MAX_SLEEP_MS;
+    return Math.min(MAX_SLEEP_MS, Math.max(1, wakeAt - this.opts.now()));
+  }
+
+  private async publish(tasks: FetchTask[]): Promise<void> {
+    const { frontier, bus, region } = this.opts;
+    // Registered before publishing: a result may come back before the publish resolves.
+    for (const t of tasks) this.published.set(t.taskId, t);
+    const outcomes = await Promise.allSettled(tasks.map((t) => bus.publishTask(region, t)));
+    let failed = 0;
+    outcomes.forEach((o, i) => {
+      const task = tasks[i]!;
+      if (o.status === "fulfilled") return;
+      failed++;
+      this.published.delete(task.taskId);
+      frontier.abandon(task);
+      if (failed === 1) this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", { error: o.reason, region });
+    });
+    frontier.counters.add("node.tasks.published", tasks.length - failed);
+    if (failed > 0) {
+      frontier.counters.add("node.tasks.publish-failed", failed);
+      this.backoffMs = Math.min(MAX_PUBLISH_BACKOFF_MS, Math.max(PUBLISH_BACKOFF_MS, this.backoffMs * 2));
+    } else {
+      this.backoffMs = 0;
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken && this.backoffMs === 0) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    this.woken = false;
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      function done(): void {
+        clearTimeout(timer);
+        if (self.wakeUp === done) self.wakeUp = undefined;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}

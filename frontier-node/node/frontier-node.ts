@@ -1,0 +1,347 @@
+/**
+ * One frontier node: the embedded crawler's Frontier over this node's store and seen-set, serving the
+ * partitions of its region that the ring gives it. It wires the parts and owns their lifecycle:
+ *
+ *   Membership        NodeRecord at start and every heartbeat; drain on the coordinator's mark
+ *   PartitionManager  ring watch -> serving set, urls/results consumers, handoffs out
+ *   Dispatcher        frontier.nextTasks -> crawl.fetch.<region>, bounded by credit
+ *   lost-fetch sweep  frontier.releaseLost every few seconds (fetch lease)
+ *   gRPC              FrontierService, including the receiving side of handoffs
+ *   HTTP              /healthz, /readyz, /metrics
+ *
+ * The cluster state, bus, store and seen-set are borrowed: the caller builds and closes them. The servers,
+ * loops and subscriptions are this node's and end with `stop()` (a clean stop: results of tasks in flight
+ * are awaited for a bounded time, the rest given back, the store marked clean, the record deleted).
+ */
+import { regionOf, type ClusterState, type MessageBus, type RegionRules } from "../../core/cluster/index.ts";
+import type { PolicyConfig } from "../../core/config/index.ts";
+import type { DiscoveredUrl } from "../../core/model/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
+import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
+import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
+import { Frontier } from "../frontier/frontier.ts";
+import type { FrontierStore } from "../frontier/store/frontier-store.ts";
+import type { SeenSet } from "../seen/seen-set.ts";
+import { Dispatcher } from "./dispatcher.ts";
+import { frontierService } from "./grpc-service.ts";
+import { HandoffReceiver } from "./handoff-receiver.ts";
+import { HandoffSender, type HandoffPeer } from "./handoff-sender.ts";
+import { silentLog, type Log } from "./log.ts";
+import { Membership } from "./membership.ts";
+import { PartitionManager } from "./partitions.ts";
+import { Pulse } from "./pulse.ts";
+
+export interface FrontierNodeOptions {
+  nodeId: string;
+  region: string;
+  /** The cluster's partition count P (the ring's, when one exists). */
+  partitions: number;
+  rules: RegionRules;
+  policy: PolicyConfig;
+  credit: number;
+  heartbeatIntervalMs: number;
+  maxQueued: number;
+  confirmAllSeen?: boolean;
+  stopGraceMs: number;
+  lostSweepIntervalMs: number;
+  /** host:port to bind the gRPC API on (port 0: any free port). */
+  grpcListen: string;
+  /** Address written in the node record; default the bound address. */
+  grpcAdvertise?: string;
+  /** host:port of /healthz, /readyz, /metrics; undefined: none. */
+  httpListen?: string;
+  state: ClusterState;
+  bus: MessageBus;
+  store: FrontierStore;
+  seen: SeenSet;
+  /** URLs imported by a handoff (a local Bloom seen-set learns them). */
+  onImportedUrls?: (urls: string[]) => void;
+  now?: () => number;
+  log?: Log;
+  /** Connects to another node's Handoff RPC; default a FrontierClient. */
+  dial?: (address: string, peerId: string) => HandoffPeer;
+  handoffChunkSize?: number;
+}
+
+export class FrontierNode {
+  readonly frontier: Frontier;
+  private readonly pulse = new Pulse();
+  private readonly dispatcher: Dispatcher;
+  private readonly manager: PartitionManager;
+  private readonly receiver: HandoffReceiver;
+  private readonly log: Log;
+  private readonly now: () => number;
+  /** Built once the servers are bound: the record carries their addresses. */
+  private membership!: Membership;
+  private grpc: RunningGrpcServer | undefined;
+  private http: RunningHttpServer | undefined;
+  private sweeper: ReturnType<typeof setInterval> | undefined;
+  private stopping: Promise<void> | undefined;
+  private left = false;
+  private addresses = { grpc: "", http: "" };
+
+  /** Builds the node, binds its servers, announces it and starts serving what the ring gives it. */
+  static async start(opts: FrontierNodeOptions): Promise<FrontierNode> {
+    const node = new FrontierNode(opts);
+    await node.run();
+    return node;
+  }
+
+  private constructor(private readonly opts: FrontierNodeOptions) {
+    const log = (this.log = opts.log ?? silentLog);
+    const now = (this.now = opts.now ?? (() => Date.now()));
+    const { nodeId, region, partitions, rules, bus, state, store } = opts;
+    let taskCounter = 0;
+    const runId = now().toString(36);
+    const frontier: Frontier = new Frontier({
+      store,
+      seen: opts.seen,
+      policy: opts.policy,
+      partitions,
+      maxQueued: opts.maxQueued,
+      confirmAllSeen: opts.confirmAllSeen,
+      now,
+      newTaskId: () => `${nodeId}-${runId}-${(taskCounter++).toString(36)}`,
+      serving: [],
+      forward: {
+        owns: (host) => regionOf(host, rules) === region && frontier.serves(partitionOf(host, partitions)),
+        send: (urls) => this.forward(urls),
+      },
+    });
+    this.frontier = frontier;
+    this.dispatcher = new Dispatcher({ frontier, bus, region, credit: opts.credit, now, log: log.child("dispatcher") });
+    const sender = new HandoffSender({
+      nodeId,
+      region,
+      state,
+      store,
+      frontier,
+      dial: opts.dial ?? ((address, peerId) => new FrontierClient(address, { peerName: `frontier node ${peerId} at ${address}` })),
+      progress: (ms) => this.pulse.wait(ms),
+      admitting: (p) => this.manager.isAdmitting(p),
+      chunkSize: opts.handoffChunkSize,
+      log: log.child("handoff"),
+    });
+    this.manager = new PartitionManager({
+      nodeId,
+      region,
+      partitions,
+      state,
+      bus,
+      frontier,
+      dispatcher: this.dispatcher,
+      sender,
+      pulse: this.pulse,
+      onChange: () => void this.checkDrained(),
+      log: log.child("partitions"),
+    });
+    this.receiver = new HandoffReceiver({
+      nodeId,
+      region,
+      partitions,
+      state,
+      store,
+      frontier,
+      onImportedUrls: opts.onImportedUrls,
+      reload: (p) => this.manager.reload(p),
+      log: log.child("handoff"),
+    });
+  }
+
+  get grpcAddress(): string {
+    return this.addresses.grpc;
+  }
+
+  /** `http://host:port` of /healthz and /metrics, or "" when not served. */
+  get httpAddress(): string {
+    return this.addresses.http;
+  }
+
+  private async run(): Promise<void> {
+    const { opts, log, frontier, manager, dispatcher, now } = this;
+    const { nodeId, region, partitions, rules, bus, state } = opts;
+    await bus.ensureRegion(region, partitions);
+    const grpcLog = log.child("grpc");
+    this.grpc = await startGrpcServer(
+      [
+        frontierService({
+          nodeId,
+          region,
+          partitions,
+          rules,
+          frontier,
+          bus,
+          receiver: this.receiver,
+          ownerOf: (r, p) => manager.ownerOf(r, p),
+          serving: () => [...manager.currentRoles.serve],
+          drain: () => this.drain(),
+          onAdmitted: () => dispatcher.wake(),
+          logInternal: (error) => grpcLog.error("internal error in a gRPC handler", { error }),
+        }),
+      ],
+      opts.grpcListen,
+    );
+    this.addresses.grpc = opts.grpcAdvertise || this.grpc.address;
+    try {
+      if (opts.httpListen) {
+        const colon = opts.httpListen.lastIndexOf(":");
+        const httpLog = log.child("http");
+        this.http = await serveHono(
+          healthApp({ ready: () => this.ready, metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }) }),
+          { hostname: opts.httpListen.slice(0, colon).replace(/^\[|\]$/g, ""), port: Number(opts.httpListen.slice(colon + 1)), onError: (error) => httpLog.error("health app failed", { error }) },
+        );
+        this.addresses.http = this.http.url;
+      }
+      this.membership = new Membership({
+        state,
+        identity: { id: nodeId, role: "frontier", region, runtime: "bun", grpcAddress: this.grpcAddress, httpAddress: this.httpAddress, startedAt: now() },
+        intervalMs: opts.heartbeatIntervalMs,
+        now,
+        report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
+        onDrain: () => {
+          frontier.drain();
+          void this.checkDrained();
+        },
+        log: log.child("membership"),
+      });
+      await this.membership.start();
+    } catch (error) {
+      await this.grpc.close(0);
+      await this.http?.close();
+      throw error;
+    }
+    manager.start();
+    dispatcher.start();
+    this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
+    log.info("frontier node started", { nodeId, region, partitions, grpc: this.grpcAddress, http: this.httpAddress });
+  }
+
+  /** Serving what the ring says and heartbeating, not stopping. */
+  get ready(): boolean {
+    return this.stopping === undefined && this.manager.currentRing !== undefined && this.membership.healthy && !this.left;
+  }
+
+  /** Partitions served now. */
+  get serving(): number[] {
+    return [...this.manager.currentRoles.serve];
+  }
+
+  /** Partitions this node is waiting to receive, and partitions it is handing over. */
+  get pending(): { await: number[]; handOff: number[] } {
+    return { await: [...this.manager.currentRoles.await], handOff: [...new Set([...this.manager.currentRoles.handOff, ...this.manager.handingOff])] };
+  }
+
+  /** Stops dispatching and marks the record draining; partitions leave as the coordinator moves them. */
+  async drain(): Promise<void> {
+    this.frontier.drain();
+    await this.membership.drain();
+    await this.checkDrained();
+  }
+
+  /** A clean stop (SIGINT/SIGTERM): see the module comment. Idempotent. */
+  stop(): Promise<void> {
+    this.stopping ??= this.cleanStop();
+    return this.stopping;
+  }
+
+  /**
+   * Ends every activity as a `kill -9` would, for tests: no task given back, the store not marked clean,
+   * the record left to age out. The borrowed store must then be closed (or dropped) by the caller.
+   */
+  crash(): Promise<void> {
+    this.stopping ??= (async () => {
+      if (this.sweeper) clearInterval(this.sweeper);
+      this.membership.stop();
+      await this.dispatcher.stop();
+      await this.manager.stopIntake();
+      await this.manager.abortHandoffs();
+      await this.manager.stopResults();
+      await this.grpc?.close(0);
+      await this.http?.close();
+    })();
+    return this.stopping;
+  }
+
+  private async cleanStop(): Promise<void> {
+    const { log } = this;
+    if (this.sweeper) clearInterval(this.sweeper);
+    await this.dispatcher.stop();
+    await this.manager.stopIntake();
+    // Results of tasks in flight, and handoffs under way (which wait for those results), get the grace period.
+    const deadline = this.now() + this.opts.stopGraceMs;
+    const busy = () => this.frontier.inFlight > 0 || this.manager.handingOff.length > 0;
+    while (busy() && this.now() < deadline) await this.pulse.wait(Math.min(250, Math.max(1, deadline - this.now())));
+    await this.manager.abortHandoffs();
+    const abandoned = this.dispatcher.abandonAll();
+    if (abandoned > 0) log.info("gave back tasks whose results did not come in time; they are fetched again later", { abandoned });
+    await this.manager.stopResults();
+    this.frontier.markCleanStop();
+    if (!this.left) {
+      try {
+        await this.membership.leave();
+      } catch (error) {
+        this.membership.stop();
+        log.warn("could not delete the node record; it will age out", { error });
+      }
+    }
+    await this.grpc?.close();
+    await this.http?.close();
+    log.info("frontier node stopped", { nodeId: this.opts.nodeId });
+  }
+
+  /** A draining node with nothing left to serve or hand over deletes its record (coordinator contract). */
+  private async checkDrained(): Promise<void> {
+    if (this.left || this.stopping || !this.membership.isDraining || !this.manager.idle || this.frontier.inFlight > 0) return;
+    this.left = true;
+    try {
+      await this.membership.leave();
+      this.log.info("drained: every partition was handed over; the node record is deleted and the process may be stopped");
+    } catch (error) {
+      this.left = false;
+      this.log.warn("could not delete the node record after draining; retrying later", { error });
+    }
+  }
+
+  private sweepLost(): void {
+    const lost = this.frontier.releaseLost(this.now());
+    if (lost.length === 0) return;
+    for (const t of lost) this.dispatcher.settled(t.taskId);
+    this.log.warn("released hosts whose fetch results never came (fetch lease expired)", { hosts: lost.length });
+    this.manager.released();
+    this.dispatcher.wake();
+    void this.checkDrained();
+  }
+
+  /** Redirect targets on hosts other nodes own go to their partitions' streams. */
+  private async forward(urls: DiscoveredUrl[]): Promise<void> {
+    const groups = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
+    for (const u of urls) {
+      const region = regionOf(u.host, this.opts.rules);
+      const partition = partitionOf(u.host, this.opts.partitions);
+      const key = `${region}/${partition}`;
+      const g = groups.get(key) ?? { region, partition, urls: [] };
+      g.urls.push(u);
+      groups.set(key, g);
+    }
+    await Promise.all([...groups.values()].map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
+    this.frontier.counters.add("node.redirects.forwarded", urls.length);
+  }
+
+  private gauges(): Record<string, number> {
+    const s = this.frontier.snapshot();
+    return {
+      queued: s.queued,
+      scheduled: s.scheduled,
+      knownUrls: s.knownUrls,
+      activeHosts: s.activeHosts,
+      hostsReady: s.hostsReady,
+      hostsWaiting: s.hostsWaiting,
+      inFlight: s.inFlight,
+      credit: this.opts.credit,
+      partitionsServed: this.manager.currentRoles.serve.length,
+      partitionsHandingOff: this.manager.handingOff.length,
+      partitionsAwaited: this.manager.currentRoles.await.length,
+      draining: this.frontier.isDraining ? 1 : 0,
+    };
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * FrontierService (proto/crawler/frontier/v1) over this node's frontier. Handlers throw the project's
+ * errors (adapters/grpc/errors.ts); `unary` and `toGrpcError` turn them into statuses, so this is the only
+ * place that knows about gRPC. Conventions:
+ *
+ *  - A host argument is a host key (`example.com`, `example.com:8080`) or a URL, whose host key is used.
+ *  - Reads (GetHost, ExplainUrl, ListHosts) answer from this node's store whatever the owner is; the
+ *    answer carries the owner under the ring so a caller can tell. Changes to a host (SetHostPaused,
+ *    SetHostPolicy) require that this node serves its partition: FAILED_PRECONDITION names the owner.
+ *  - Enqueue never refuses a URL for its partition: URLs of partitions this node serves are admitted here;
+ *    the others are published to `crawl.urls.<region>.<p>` for their owner (the same path a fetch node's
+ *    links take), so a caller may send seeds to any frontier node. `admitted` counts the URLs new here
+ *    plus the URLs forwarded (whose seen check happens at their owner).
+ */
+import type { MessageBus, RegionRules } from "../../core/cluster/index.ts";
+import { regionOf } from "../../core/cluster/index.ts";
+import type { DiscoveredUrl } from "../../core/model/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
+import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../adapters/grpc/errors.ts";
+import { toGrpcError, unary, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
+import {
+  FrontierServiceService,
+  type FrontierServiceServer,
+  type HandoffRequest,
+  type HostInfo,
+  type UrlExplanation,
+} from "../../proto/gen/crawler/frontier/v1/frontier.ts";
+import type { Frontier, HostView } from "../frontier/frontier.ts";
+import type { HandoffReceiver } from "./handoff-receiver.ts";
+
+export interface FrontierServiceDeps {
+  nodeId: string;
+  region: string;
+  partitions: number;
+  rules: RegionRules;
+  frontier: Frontier;
+  bus: Pick<MessageBus, "publishUrls">;
+  receiver: Pick<HandoffReceiver, "receive">;
+  /** Owner of partition p of a region under the ring this node follows ("" when unknown). */
+  ownerOf: (region: string, p: number) => string;
+  /** Partitions this node serves now. */
+  serving: () => number[];
+  /** Drains the node (stops dispatching, marks its record draining). */
+  drain: () => Promise<void>;
+  /** Called after URLs were admitted here (the dispatcher looks again). */
+  onAdmitted: () => void;
+  logInternal?: InternalErrorLog;
+}
+
+const DEFAULT_LIST_LIMIT = 100;
+const MAX_LIST_LIMIT = 10_000;
+const MAX_ENQUEUE = 100_000;
+
+export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
+  const log = deps.logInternal;
+  const { frontier } = deps;
+
+  const hostInfo = (view: HostView): HostInfo => {
+    const region = regionOf(view.host, deps.rules);
+    const s = view.state;
+    return {
+      host: view.host,
+      partition: view.partition,
+      region,
+      owner: deps.ownerOf(region, view.partition),
+      queued: int64(view.queued),
+      inFlight: view.inFlight,
+      nextAllowedAtMs: int64(s.nextAllowedAt),
+      gapMs: int64(s.gapMs),
+      paused: s.paused,
+      robotsVerdict: view.robotsVerdict,
+      robotsExpiresAtMs: int64(view.robotsExpiresAt),
+      crawlDelayMs: uint32(s.crawlDelayMs),
+      fetches: int64(s.fetches),
+      failures: int64(s.failures),
+      throttles: int64(s.throttles),
+      lastStatus: uint32(s.lastStatus ?? 0),
+      lastError: s.lastError ?? "",
+      pagesToday: int64(view.pagesToday),
+      minGapOverrideMs: int64(view.minGapOverrideMs),
+    };
+  };
+
+  /** The host key of a request's host argument, and where it lives. */
+  const locate = (raw: string) => {
+    const host = hostArgument(raw);
+    const region = regionOf(host, deps.rules);
+    const partition = partitionOf(host, deps.partitions);
+    return { host, region, partition, owner: deps.ownerOf(region, partition) };
+  };
+
+  /** Throws unless this node serves the host's partition (changes must reach the owner). */
+  const requireOwned = (where: ReturnType<typeof locate>) => {
+    if (where.region === deps.region && frontier.serves(where.partition)) return;
+    const owner = where.owner ? `node ${where.owner}` : "no node yet (being handed over, or no frontier node in the region)";
+    throw new FailedPreconditionError(`host ${where.host} is in partition ${where.partition} of region ${where.region}, served by ${owner}, not by ${deps.nodeId}`);
+  };
+
+  const viewOf = (host: string): HostView => {
+    const view = frontier.hostInfo(host);
+    if (!view) throw new NotFoundError(`this node knows nothing about host ${host}`);
+    return view;
+  };
+
+  const implementation: FrontierServiceServer = {
+    enqueue: unary(async (request) => {
+      if (request.urls.length > MAX_ENQUEUE) throw new InvalidArgumentError(`at most ${MAX_ENQUEUE} URLs per call, got ${request.urls.length}`);
+      const local: DiscoveredUrl[] = [];
+      const remote = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
+      const rejected: string[] = [];
+      for (const u of request.urls) {
+        const n = normalizeUrl(u.url);
+        if (!n.ok) {
+          rejected.push(`${u.url}: ${n.reason}`);
+          continue;
+        }
+        const host = hostKeyOf(n.url);
+        const discovered: DiscoveredUrl = { url: n.url, host, depth: u.isSeed ? 0 : u.depth, redirectHops: u.redirectHops };
+        if (u.sourceUrl) discovered.sourceUrl = u.sourceUrl;
+        if (u.isSeed) discovered.isSeed = true;
+        const region = regionOf(host, deps.rules);
+        const partition = partitionOf(host, deps.partitions);
+        if (region === deps.region && frontier.serves(partition)) {
+          local.push(discovered);
+        } else {
+          const key = `${region}/${partition}`;
+          const group = remote.get(key) ?? { region, partition, urls: [] };
+          group.urls.push(discovered);
+          remote.set(key, group);
+        }
+      }
+      if (rejected.length > 0) {
+        throw new InvalidArgumentError(`${rejected.length} URL(s) cannot be crawled, nothing was enqueued: ${rejected.slice(0, 5).join("; ")}${rejected.length > 5 ? "; ..." : ""}`);
+      }
+      let forwarded = 0;
+      try {
+        await Promise.all(
+          [...remote.values()].map(async (g) => {
+            await deps.bus.publishUrls(g.region, g.partition, g.urls);
+            forwarded += g.urls.length;
+          }),
+        );
+      } catch (error) {
+        throw new UnavailableError(`the message bus refused URLs for other partitions: ${(error as Error).message}`, { cause: error });
+      }
+      const added = local.length > 0 ? await frontier.admit(local) : 0;
+      if (added > 0) deps.onAdmitted();
+      frontier.counters.add("node.enqueue.forwarded", forwarded);
+      return { admitted: added + forwarded };
+    }, log),
+
+    getStats: unary(async () => {
+      const s = frontier.snapshot();
+      return {
+        nodeId: deps.nodeId,
+        counters: Object.fromEntries(Object.entries(s.counters).map(([k, v]) => [k, int64(v)])),
+        queued: int64(s.queued),
+        scheduled: int64(s.scheduled),
+        knownUrls: int64(s.knownUrls),
+        activeHosts: s.activeHosts,
+        hostsReady: s.hostsReady,
+        hostsWaiting: s.hostsWaiting,
+        inFlight: s.inFlight,
+        partitions: deps.serving(),
+      };
+    }, log),
+
+    listHosts: unary(async (request) => {
+      const limit = request.limit === 0 ? DEFAULT_LIST_LIMIT : Math.min(request.limit, MAX_LIST_LIMIT);
+      return { hosts: frontier.listHosts(limit).map(hostInfo) };
+    }, log),
+
+    getHost: unary(async (request) => ({ host: hostInfo(viewOf(locate(request.host).host)) }), log),
+
+    setHostPaused: unary(async (request) => {
+      const where = locate(request.host);
+      requireOwned(where);
+      frontier.setHostPaused(where.host, request.paused);
+      if (!request.paused) deps.onAdmitted();
+      return { host: hostInfo(viewOf(where.host)) };
+    }, log),
+
+    setHostPolicy: unary(async (request) => {
+      const where = locate(request.host);
+      requireOwned(where);
+      if (request.minGapMs < 0n) throw new InvalidArgumentError(`min_gap_ms must not be negative, got ${request.minGapMs}`);
+      if (request.minGapMs > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidArgumentError(`min_gap_ms is too large: ${request.minGapMs}`);
+      frontier.setHostMinGap(where.host, Number(request.minGapMs));
+      return { host: hostInfo(viewOf(where.host)) };
+    }, log),
+
+    explainUrl: unary(async (request) => ({ explanation: explain(request.url) }), log),
+
+    drain: unary(async () => {
+      await deps.drain();
+      return { inFlight: frontier.inFlight };
+    }, log),
+
+    handoff(call, callback) {
+      deps.receiver.receive(call as AsyncIterable<HandoffRequest>).then(
+        (response) => callback(null, response),
+        (error: unknown) => callback(toGrpcError(error, log)),
+      );
+    },
+  };
+
+  function explain(input: string): UrlExplanation {
+    const base: UrlExplanation = {
+      input,
+      normalized: "",
+      rejectedReason: "",
+      host: "",
+      partition: 0,
+      region: "",
+      owner: "",
+      seen: false,
+      robots: "unknown",
+      robotsRule: "",
+      state: "unknown",
+      lastStatus: 0,
+      lastFetchedAtMs: 0n,
+      nextFetchAtMs: 0n,
+      failures: 0,
+      note: "",
+      trap: "",
+    };
+    if (input.trim() === "") throw new InvalidArgumentError("url is required");
+    const n = normalizeUrl(input.trim());
+    if (!n.ok) return { ...base, rejectedReason: n.reason };
+    const host = hostKeyOf(n.url);
+    const region = regionOf(host, deps.rules);
+    const partition = partitionOf(host, deps.partitions);
+    const view = frontier.explainUrl(n.url, host);
+    return {
+      ...base,
+      normalized: n.url,
+      host,
+      partition,
+      region,
+      owner: deps.ownerOf(region, partition),
+      seen: view.known,
+      robots: view.robots,
+      robotsRule: view.robotsRule,
+      state: view.state,
+      lastStatus: uint32(view.lastStatus),
+      lastFetchedAtMs: int64(view.lastFetchedAt),
+      nextFetchAtMs: int64(view.nextFetchAt),
+      failures: uint32(view.failures),
+      note: view.note,
+      trap: view.trap,
+    };
+  }
+
+  return { definition: FrontierServiceService, implementation };
+}
+
+/** A host key from a host argument: a URL's host key, or the argument itself lower-cased. */
+export function hostArgument(raw: string): string {
+  const text = raw.trim();
+  if (text === "") throw new InvalidArgumentError("host is required");
+  if (text.includes("://")) {
+    const n = normalizeUrl(text);
+    if (!n.ok) throw new InvalidArgumentError(`not a usable URL: ${text}: ${n.reason}`);
+    return hostKeyOf(n.url);
+  }
+  // A bare host key keeps its port as given (http's default port 80 is dropped by normalization, so a key
+  // with :80 is looked up without it, as the frontier stores it).
+  const n = /[/?#@\s]/.test(text) ? undefined : normalizeUrl(`http://${text}/`);
+  if (!n?.ok) throw new InvalidArgumentError(`not a host name: ${text}`);
+  return hostKeyOf(n.url);
+}
+
+function int64(n: number): bigint {
+  return Number.isFinite(n) ? BigInt(Math.round(n)) : 0n;
+}
+
+function uint32(n: number): number {
+  return Number.isFinite(n) && n > 0 ? Math.min(0xffffffff, Math.round(n)) : 0;
+}

@@ -1,0 +1,160 @@
+/**
+ * The giving side of a partition handoff (docs/cluster.md, "Membership and ring"). When the ring names
+ * this node as `previous[p]` of a partition now owned by another node, the partition manager has already
+ * stopped dispatching p's hosts and pulling `urls-<p>`; `HandoffSender.give` then
+ *
+ *   1. waits until p has nothing in flight (p's results are still consumed meanwhile) and no admission of
+ *      p is half done,
+ *   2. streams p's store content (exportPartition: host states and robots, URL states, queued URLs) to the
+ *      owner's FrontierService.Handoff, the owner's address taken from its NodeRecord,
+ *   3. once the owner has committed it (the call returns), deletes p from the local store.
+ *
+ * Every attempt re-reads the ring first, so a retry follows the ring: a new owner gets the partition, a
+ * partition that came back to this node is kept, and one that is no longer this node's to give (the
+ * coordinator decided this node was dead) stays in the store untouched. A stream that broke after the
+ * receiver committed is recognized by the ring: the owner it was sent to has cleared `previous[p]`.
+ */
+import type { ClusterState, RingRecord } from "../../core/cluster/index.ts";
+import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
+import type { Frontier } from "../frontier/frontier.ts";
+import { exportPartition } from "../frontier/handoff.ts";
+import type { FrontierStore } from "../frontier/store/frontier-store.ts";
+import type { Log } from "./log.ts";
+
+/** A connection to another frontier node's Handoff RPC (FrontierClient in production). */
+export interface HandoffPeer {
+  handoff(chunks: AsyncIterable<HandoffRequest>, opts?: { deadlineMs?: number; signal?: AbortSignal }): Promise<HandoffResponse>;
+  close(): void;
+}
+
+export interface HandoffSenderOptions {
+  nodeId: string;
+  region: string;
+  state: Pick<ClusterState, "getRing" | "listNodes">;
+  store: FrontierStore;
+  frontier: Frontier;
+  dial: (address: string, peerId: string) => HandoffPeer;
+  /** Resolves when something may have changed (a result applied, a handler finished), or after `ms`. */
+  progress: (ms: number) => Promise<void>;
+  /** True while an admission of partition p is being committed (its urls handler is running). */
+  admitting: (p: number) => boolean;
+  /** Rows of each kind per streamed chunk. */
+  chunkSize?: number;
+  /** Deadline of one whole handoff stream. */
+  streamDeadlineMs?: number;
+  log: Log;
+}
+
+export type HandoffOutcome = "handed-over" | "kept" | "left-in-store" | "stopped";
+
+const RETRY_BASE_MS = 250;
+const RETRY_MAX_MS = 10_000;
+
+export class HandoffSender {
+  constructor(private readonly opts: HandoffSenderOptions) {}
+
+  /** Hands partition p to its owner under the current ring; resolves with what became of it. */
+  async give(p: number, signal: AbortSignal): Promise<HandoffOutcome> {
+    const { frontier, log } = this.opts;
+    while (!signal.aborted && (frontier.inFlightIn(p) > 0 || this.opts.admitting(p))) await this.opts.progress(1_000);
+    let sentTo: string | undefined;
+    for (let attempt = 0; !signal.aborted; attempt++) {
+      if (attempt > 0) await this.opts.progress(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(attempt, 10)));
+      if (signal.aborted) break;
+      let ring: RingRecord | undefined;
+      try {
+        ring = (await this.opts.state.getRing())?.ring;
+      } catch (error) {
+        log.warn("cannot read the ring for a handoff; retrying", { partition: p, error });
+        continue;
+      }
+      const r = ring?.regions[this.opts.region];
+      const owner = r?.owners[p] ?? "";
+      const previous = r?.previous[p] ?? "";
+      if (owner === this.opts.nodeId) return "kept";
+      if (previous !== this.opts.nodeId) {
+        if (sentTo !== undefined && owner === sentTo) {
+          this.dropLocal(p);
+          return "handed-over";
+        }
+        if (this.holdsNothing(p)) return "handed-over"; // a late ring naming a handoff already done
+        log.warn("partition is no longer this node's to hand over; its data stays in the local store", { partition: p, owner });
+        return "left-in-store";
+      }
+      if (owner === "") {
+        if (attempt % 20 === 0) log.warn("partition has no owner to hand over to (no live frontier node in the region); waiting", { partition: p });
+        continue;
+      }
+      const address = await this.addressOf(owner);
+      if (!address) {
+        if (attempt % 20 === 0) log.warn("the new owner has no gRPC address in its node record yet; waiting", { partition: p, owner });
+        continue;
+      }
+      sentTo = owner;
+      try {
+        await this.stream(p, owner, address, signal);
+        this.dropLocal(p);
+        log.info("partition handed over", { partition: p, to: owner });
+        return "handed-over";
+      } catch (error) {
+        frontier.counters.add("handoff.send-failures");
+        log.warn("handoff stream failed; retrying", { partition: p, to: owner, address, error });
+      }
+    }
+    return "stopped";
+  }
+
+  private async stream(p: number, owner: string, address: string, signal: AbortSignal): Promise<void> {
+    const sent = { queued: 0, urls: 0 };
+    const peer = this.opts.dial(address, owner);
+    try {
+      const response = await peer.handoff(this.chunks(p, sent), { deadlineMs: this.opts.streamDeadlineMs ?? 10 * 60_000, signal });
+      if (response.partition !== p || Number(response.queuedReceived) !== sent.queued || Number(response.urlsReceived) !== sent.urls) {
+        throw new Error(
+          `the receiver acknowledged partition ${response.partition} with ${response.queuedReceived} queued and ${response.urlsReceived} URL states, but ${sent.queued} and ${sent.urls} were sent for partition ${p}`,
+        );
+      }
+      this.opts.frontier.counters.add("handoff.sent.partitions");
+      this.opts.frontier.counters.add("handoff.sent.queued", sent.queued);
+      this.opts.frontier.counters.add("handoff.sent.urls", sent.urls);
+    } finally {
+      peer.close();
+    }
+  }
+
+  private async *chunks(p: number, sent: { queued: number; urls: number }): AsyncGenerator<HandoffRequest> {
+    const fromNode = this.opts.nodeId;
+    for (const chunk of exportPartition(this.opts.store, p, this.opts.chunkSize)) {
+      sent.queued += chunk.queued.length;
+      sent.urls += chunk.urls.length;
+      yield {
+        partition: p,
+        fromNode,
+        queued: chunk.queued.map((q) => ({ host: q.host, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops })),
+        hosts: chunk.hosts,
+        urls: chunk.urls,
+        done: false,
+      };
+    }
+    yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true };
+  }
+
+  private holdsNothing(p: number): boolean {
+    const { store } = this.opts;
+    return store.queuedInPartition(p, undefined, 1).length === 0 && store.urlsInPartition(p, 0, 1).length === 0 && store.hostsInPartition(p).length === 0;
+  }
+
+  private dropLocal(p: number): void {
+    this.opts.store.tx(() => this.opts.store.deletePartition(p));
+    this.opts.frontier.recount();
+  }
+
+  private async addressOf(id: string): Promise<string | undefined> {
+    try {
+      const record = (await this.opts.state.listNodes()).find((n) => n.id === id);
+      return record?.grpcAddress || undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}

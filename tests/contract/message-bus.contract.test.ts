@@ -1,0 +1,337 @@
+/**
+ * The MessageBus contract (core/cluster/ports.ts), one suite run against every implementation: the
+ * in-process MemoryBus and the JetStreamBus on a real nats-server. Each test gets two buses over one
+ * store (two connections for JetStream, the same object in memory), so "another subscriber" can be
+ * another process. Ack waits are short (ACK_WAIT_MS) so redelivery tests stay fast; waits poll for a
+ * condition, and the only timed waits are the deliberate "nothing comes back" windows.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { Delivery, MessageBus, Subscription } from "../../core/cluster/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import { MemoryBus } from "../../adapters/memory/memory-bus.ts";
+import { connectNats, JetStreamBus, type NatsConnection } from "../../adapters/nats/index.ts";
+import { startNats, type NatsServer } from "../support/nats.ts";
+
+const ACK_WAIT_MS = 500;
+const PARTITIONS = 4;
+
+interface BusPair {
+  bus: MessageBus;
+  /** A second handle on the same store (another node); may be `bus` itself. */
+  other: MessageBus;
+}
+
+interface BusFixture {
+  setup?(): Promise<void>;
+  teardown?(): Promise<void>;
+  /** Two handles on a fresh, empty store (or a fresh region of a shared one), with short ack waits. */
+  fresh(): Promise<BusPair>;
+  cleanup(): Promise<void>;
+}
+
+let regionCounter = 0;
+/** A region name unused so far in this process, so tests sharing a server never see each other's streams. */
+const freshRegion = () => `r${++regionCounter}`;
+
+function messageBusContract(name: string, fixture: BusFixture): void {
+  describe(`${name} - MessageBus contract`, () => {
+    const subs: Subscription[] = [];
+    let region = "";
+    let bus: MessageBus;
+    let other: MessageBus;
+
+    beforeAll(async () => fixture.setup?.());
+    afterAll(async () => fixture.teardown?.());
+    afterEach(async () => {
+      await Promise.all(subs.splice(0).map((s) => s.stop()));
+      await fixture.cleanup();
+    });
+
+    async function start(): Promise<void> {
+      ({ bus, other } = await fixture.fresh());
+      region = freshRegion();
+      await bus.ensureRegion(region, PARTITIONS);
+    }
+
+    /** Subscribes and records every delivery; `onDelivery` decides what to do with each (default: ack). */
+    function record<T>(
+      subscribe: (h: (d: Delivery<T>) => Promise<void>) => Subscription,
+      onDelivery: (d: Delivery<T>, n: number) => Promise<void> | void = (d) => d.ack(),
+    ) {
+      const got: { data: T; deliveryCount: number; at: number }[] = [];
+      const sub = subscribe(async (d) => {
+        got.push({ data: d.data, deliveryCount: d.deliveryCount, at: performance.now() });
+        await onDelivery(d, got.length);
+      });
+      subs.push(sub);
+      return { got, sub };
+    }
+
+    test(`${name} - each message type makes the round trip intact, delivered once`, async () => {
+      await start();
+      const tasks = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 2 }));
+      const results = record<FetchResult>((h) => bus.consumeResults(region, 2, h));
+      const urls = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 3, h));
+      await Promise.all([bus.publishTask(region, task("t1")), bus.publishResult(region, result("t1", 2)), bus.publishUrls(region, 3, links(3))]);
+      await waitFor(() => tasks.got.length === 1 && results.got.length === 1 && urls.got.length === 1, "all three delivered");
+      expect(tasks.got[0]).toMatchObject({ data: task("t1"), deliveryCount: 1 });
+      expect(results.got[0]).toMatchObject({ data: result("t1", 2), deliveryCount: 1 });
+      expect(urls.got[0]).toMatchObject({ data: links(3), deliveryCount: 1 });
+    });
+
+    test(`${name} - ensureRegion is idempotent, and a publish before it rejects`, async () => {
+      await start();
+      await bus.ensureRegion(region, PARTITIONS);
+      await other.ensureRegion(region, PARTITIONS);
+      await expect(bus.publishTask(freshRegion(), task("nowhere"))).rejects.toThrow();
+    });
+
+    test(`${name} - many publishes in flight at once all resolve, and every message arrives once`, async () => {
+      await start();
+      const n = 500;
+      const seen = new Set<string>();
+      record<FetchResult>((h) => other.consumeResults(region, 1, h), (d) => {
+        seen.add(d.data.taskId);
+        return d.ack();
+      });
+      await Promise.all(Array.from({ length: n }, (_, i) => bus.publishResult(region, result(`m${i}`, 1))));
+      await waitFor(() => seen.size === n, `${n} results delivered`);
+    });
+
+    test(`${name} - an acked message is gone: no other subscriber ever gets it`, async () => {
+      await start();
+      const first = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 0, h));
+      await bus.publishUrls(region, 0, links(0, "acked"));
+      await waitFor(() => first.got.length === 1, "first delivery");
+      const ackedAt = performance.now();
+      await first.sub.stop();
+      const second = record<DiscoveredUrl[]>((h) => other.consumeUrls(region, 0, h));
+      await bus.publishUrls(region, 0, links(0, "marker"));
+      await waitFor(() => second.got.length >= 1 && performance.now() - ackedAt > 3 * ACK_WAIT_MS, "marker, and three ack waits");
+      expect(second.got.map((g) => g.data[0]!.url)).toEqual([links(0, "marker")[0]!.url]);
+    });
+
+    test(`${name} - a nak'ed message comes back with deliveryCount 2, after the delay when given`, async () => {
+      await start();
+      const now = record<FetchResult>((h) => bus.consumeResults(region, 0, h), (d, n) => (n === 1 ? d.nak() : d.ack()));
+      await bus.publishResult(region, result("nak-now", 0));
+      await waitFor(() => now.got.length === 2, "redelivery after nak");
+      expect(now.got.map((g) => [g.data.taskId, g.deliveryCount])).toEqual([["nak-now", 1], ["nak-now", 2]]);
+
+      const delayed = record<FetchResult>((h) => bus.consumeResults(region, 1, h), (d, n) => (n === 1 ? d.nak(300) : d.ack()));
+      await bus.publishResult(region, result("nak-later", 1));
+      await waitFor(() => delayed.got.length === 2, "redelivery after nak(300)");
+      expect(delayed.got[1]!.deliveryCount).toBe(2);
+      expect(delayed.got[1]!.at - delayed.got[0]!.at).toBeGreaterThanOrEqual(250);
+    });
+
+    test(`${name} - a handler that throws gets its message again`, async () => {
+      await start();
+      const got = record<FetchResult>((h) => bus.consumeResults(region, 2, h), (d, n) => {
+        if (n === 1) throw new Error("handler failure (expected in this test)");
+        return d.ack();
+      });
+      await bus.publishResult(region, result("throws", 2));
+      await waitFor(() => got.got.length === 2, "redelivery after a throw", 5_000);
+      expect(got.got[1]!.deliveryCount).toBe(2);
+    });
+
+    test(`${name} - a term'ed message never comes back`, async () => {
+      await start();
+      const got = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 1, h), (d, n) => (n === 1 ? d.term("poison") : d.ack()));
+      await bus.publishUrls(region, 1, links(1, "poison"));
+      await waitFor(() => got.got.length === 1, "first delivery");
+      const termedAt = performance.now();
+      await bus.publishUrls(region, 1, links(1, "marker"));
+      await waitFor(() => got.got.length >= 2 && performance.now() - termedAt > 3 * ACK_WAIT_MS, "marker, and three ack waits");
+      expect(got.got.map((g) => g.data[0]!.url)).toEqual([links(1, "poison")[0]!.url, links(1, "marker")[0]!.url]);
+    });
+
+    test(`${name} - a task not acked within the ack wait goes to another subscriber`, async () => {
+      await start();
+      let release!: () => void;
+      const stuck = new Promise<void>((r) => (release = r));
+      // A busy node: its only handler slot hangs on the task and never acks it.
+      const busy = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 1 }), () => stuck);
+      await bus.publishTask(region, task("slow"));
+      await waitFor(() => busy.got.length === 1, "first delivery to the busy node");
+      const idle = record<FetchTask>((h) => other.consumeTasks(region, h, { concurrency: 1 }));
+      await waitFor(() => idle.got.length === 1, "redelivery to the idle node", 5_000);
+      expect(idle.got[0]!.deliveryCount).toBe(2);
+      expect(idle.got[0]!.at - busy.got[0]!.at).toBeGreaterThanOrEqual(ACK_WAIT_MS - 50);
+      release();
+    });
+
+    test(`${name} - tasks are de-duplicated on taskId`, async () => {
+      await start();
+      await bus.publishTask(region, task("dup"));
+      await bus.publishTask(region, { ...task("dup"), url: "https://example.com/other" });
+      await other.publishTask(region, task("dup"));
+      await bus.publishTask(region, task("unique"));
+      const got = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 4 }));
+      await waitFor(() => got.got.length >= 2, "two distinct tasks");
+      const markerAt = performance.now();
+      await bus.publishTask(region, task("marker"));
+      await waitFor(() => got.got.length >= 3 && performance.now() - markerAt > 2 * ACK_WAIT_MS, "marker");
+      expect(got.got.map((g) => g.data.taskId).sort()).toEqual(["dup", "marker", "unique"]);
+      expect(got.got.find((g) => g.data.taskId === "dup")!.data.url).toBe(task("dup").url);
+    });
+
+    test(`${name} - partitions are isolated: urls and results of p1 never reach p2's consumers`, async () => {
+      await start();
+      const p1 = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 1, h));
+      const p2 = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 2, h));
+      const r1 = record<FetchResult>((h) => bus.consumeResults(region, 1, h));
+      const r2 = record<FetchResult>((h) => bus.consumeResults(region, 2, h));
+      for (let i = 0; i < 5; i++) await bus.publishUrls(region, 1, links(1, `only-p1-${i}`));
+      await bus.publishResult(region, result("only-p1", 1));
+      await bus.publishUrls(region, 2, links(2, "p2"));
+      await bus.publishResult(region, result("p2", 2));
+      await waitFor(() => p1.got.length === 5 && p2.got.length === 1 && r1.got.length === 1 && r2.got.length === 1, "all delivered");
+      expect(p2.got.map((g) => g.data[0]!.url)).toEqual([links(2, "p2")[0]!.url]);
+      expect(r2.got.map((g) => g.data.taskId)).toEqual(["p2"]);
+      expect(p1.got.every((g) => g.data[0]!.url.includes("only-p1"))).toBe(true);
+    });
+
+    test(`${name} - after stop(), a new subscriber gets the messages left unacked`, async () => {
+      await start();
+      const first = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 3, h), () => undefined);
+      await bus.publishUrls(region, 3, links(3, "a"));
+      await bus.publishUrls(region, 3, links(3, "b"));
+      await waitFor(() => first.got.length >= 1, "first delivery");
+      await first.sub.stop();
+      const countAtStop = first.got.length;
+      const second = record<DiscoveredUrl[]>((h) => other.consumeUrls(region, 3, h));
+      await waitFor(() => new Set(second.got.map((g) => g.data[0]!.url)).size === 2, "both messages, redelivered", 5_000);
+      expect(first.got.length).toBe(countAtStop); // nothing reached a stopped subscriber
+    });
+
+    test(`${name} - stop() waits for the handlers already running`, async () => {
+      await start();
+      let finished = false;
+      const got = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 1 }), async (d) => {
+        await new Promise((r) => setTimeout(r, 100));
+        finished = true;
+        await d.ack();
+      });
+      await bus.publishTask(region, task("in-flight"));
+      await waitFor(() => got.got.length === 1, "delivery");
+      await got.sub.stop();
+      expect(finished).toBe(true);
+    });
+
+    test(`${name} - concurrency bounds the task handlers running at once`, async () => {
+      await start();
+      let running = 0;
+      let peak = 0;
+      const done = new Set<string>();
+      record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 3 }), async (d) => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setTimeout(r, 20));
+        running--;
+        done.add(d.data.taskId);
+        await d.ack();
+      });
+      await Promise.all(Array.from({ length: 12 }, (_, i) => bus.publishTask(region, task(`c${i}`))));
+      await waitFor(() => done.size === 12, "12 tasks handled");
+      expect(peak).toBeLessThanOrEqual(3);
+      expect(peak).toBeGreaterThan(1);
+    });
+  });
+}
+
+// --- fixtures -------------------------------------------------------------------------------------------
+
+let nats: NatsServer | undefined;
+const connections: NatsConnection[] = [];
+const current: MessageBus[] = [];
+
+messageBusContract("MemoryBus", {
+  async fresh() {
+    const bus = new MemoryBus({ ackWaitMs: ACK_WAIT_MS, fetchAckWaitMs: ACK_WAIT_MS, viaCodec: true, onError: quietHandlerErrors });
+    current.push(bus);
+    return { bus, other: bus };
+  },
+  async cleanup() {
+    await Promise.all(current.splice(0).map((b) => b.close()));
+  },
+});
+
+messageBusContract("JetStreamBus", {
+  async setup() {
+    nats = await startNats({ jetstream: true });
+  },
+  async teardown() {
+    await nats?.stop();
+  },
+  async fresh() {
+    const options = { ackWaitMs: ACK_WAIT_MS, fetchAckWaitMs: ACK_WAIT_MS, taskFetchExpiresMs: 1_000, onError: quietHandlerErrors };
+    const [a, b] = await Promise.all([connectNats(nats!.url, "contract-a"), connectNats(nats!.url, "contract-b")]);
+    connections.push(a, b);
+    const bus = new JetStreamBus(a, options);
+    const other = new JetStreamBus(b, options);
+    current.push(bus, other);
+    return { bus, other };
+  },
+  async cleanup() {
+    await Promise.all(current.splice(0).map((b) => b.close()));
+    await Promise.all(connections.splice(0).map((c) => c.close()));
+  },
+});
+
+// --- helpers --------------------------------------------------------------------------------------------
+
+/** The handler failures some tests provoke on purpose are expected; anything else is printed. */
+function quietHandlerErrors(err: unknown, where: string): void {
+  if (err instanceof Error && err.message.includes("expected in this test")) return;
+  console.error(where, err);
+}
+
+async function waitFor(cond: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+function task(taskId: string): FetchTask {
+  return {
+    taskId,
+    kind: "page",
+    url: `https://example.com/${taskId}`,
+    host: "example.com",
+    partition: 1,
+    depth: 2,
+    redirectHops: 0,
+    etag: '"e"',
+    hostGapMs: 1000,
+    issuedAt: 1_732_900_000_000,
+  };
+}
+
+function result(taskId: string, partition: number): FetchResult {
+  return {
+    taskId,
+    kind: "response",
+    taskKind: "page",
+    url: `https://example.com/${taskId}`,
+    host: "example.com",
+    partition,
+    status: 200,
+    startedAt: 1_732_900_000_000,
+    endedAt: 1_732_900_000_250,
+    fingerprint: "ab".repeat(32),
+    changed: false,
+    linksFound: 3,
+    bytes: 25_000,
+  };
+}
+
+function links(partition: number, tag = "x"): DiscoveredUrl[] {
+  return [
+    { url: `https://p${partition}.example/${tag}`, host: `p${partition}.example`, depth: 1, sourceUrl: "https://example.com/", redirectHops: 0 },
+    { url: `https://p${partition}.example/${tag}/2`, host: `p${partition}.example`, depth: 1, redirectHops: 0, isSeed: true },
+  ];
+}

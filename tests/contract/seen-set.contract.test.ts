@@ -1,0 +1,245 @@
+/**
+ * The SeenSet contract (frontier-node/seen/seen-set.ts), one suite run against every implementation: the
+ * in-process `LocalBloomSeenSet` of embedded mode and `RedisSeenSet` on a real redis-server. Both are
+ * Bloom filters, so "maybe seen" may be wrong only towards `true`, never towards `false`.
+ *
+ * Partitions: `RedisSeenSet` keeps one filter per partition, so a key is new again in another partition.
+ * `LocalBloomSeenSet` shares one filter across partitions (embedded mode serves them all), so it answers
+ * `true` there; the contract allows that, since it is an error in the "maybe seen" direction only.
+ *
+ * After the shared suite, Redis-only properties: bit-for-bit agreement with core's ScalableBloomFilter,
+ * atomicity between two frontier nodes racing on one partition across growth, reconnects and an emptied
+ * script cache, and a refused plan mismatch.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connectRedis, RedisUnavailableError, type RedisClient } from "../../adapters/redis/connect.ts";
+import { RedisSeenSet, SeenPlanMismatchError, type RedisSeenSetOptions } from "../../adapters/redis/redis-seen-set.ts";
+import { ScalableBloomFilter } from "../../core/seen/index.ts";
+import { LocalBloomSeenSet } from "../../frontier-node/seen/local-bloom-seen-set.ts";
+import type { SeenSet } from "../../frontier-node/seen/seen-set.ts";
+import { startRedis, type RedisServer } from "../support/redis.ts";
+
+interface Subject {
+  set: SeenSet;
+  /** Whether a key added in one partition is new in another. */
+  partitionsIndependent: boolean;
+}
+
+interface Implementation {
+  name: string;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  /** A fresh, empty set whose first slice plans for `initialCapacity` keys (bound 1 %, growth 2). */
+  make(initialCapacity: number): Promise<Subject>;
+}
+
+let redis: RedisServer | undefined;
+let sharedClient: RedisClient | undefined;
+let prefixes = 0;
+const freshPrefix = () => `seen-test-${++prefixes}`;
+
+const implementations: Implementation[] = [
+  {
+    name: "LocalBloomSeenSet (in-process)",
+    setup: async () => {},
+    teardown: async () => {},
+    make: async (initialCapacity) => ({ set: LocalBloomSeenSet.open(undefined, initialCapacity), partitionsIndependent: false }),
+  },
+  {
+    name: "RedisSeenSet (redis-server)",
+    setup: async () => {
+      redis = await startRedis();
+      sharedClient = await connectRedis(redis.url);
+    },
+    teardown: async () => {
+      if (sharedClient?.isOpen) await sharedClient.close();
+      await redis?.stop();
+    },
+    make: async (initialCapacity) => ({
+      set: new RedisSeenSet(sharedClient!, { keyPrefix: freshPrefix(), initialCapacity }),
+      partitionsIndependent: true,
+    }),
+  },
+];
+
+const urlKey = (i: number) => `https://host${i % 997}.example/path/${i}?q=${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36)}`;
+const freshKey = (i: number) => `https://other${i % 113}.example.net/fresh/${i}`;
+const range = (from: number, to: number, make: (i: number) => string) => Array.from({ length: to - from }, (_, k) => make(from + k));
+
+/** Sends keys in batches of `batch`, `inFlight` calls at a time, and returns the answers in order. */
+async function addAll(set: SeenSet, partition: number, keys: string[], batch = 500, inFlight = 1): Promise<boolean[]> {
+  const out: boolean[] = [];
+  for (let i = 0; i < keys.length; i += batch * inFlight) {
+    const calls = [];
+    for (let j = 0; j < inFlight && i + j * batch < keys.length; j++) {
+      calls.push(set.checkAndAdd(partition, keys.slice(i + j * batch, i + (j + 1) * batch)));
+    }
+    for (const answers of await Promise.all(calls)) out.push(...answers);
+  }
+  return out;
+}
+
+const countTrue = (xs: boolean[]) => xs.reduce((n, x) => n + (x ? 1 : 0), 0);
+
+for (const impl of implementations) {
+  describe(`SeenSet contract: ${impl.name}`, () => {
+    beforeAll(() => impl.setup());
+    afterAll(() => impl.teardown());
+
+    test("a key is new at its first sighting and seen at every later one", async () => {
+      const { set } = await impl.make(1_000);
+      expect(await set.checkAndAdd(3, ["https://a.example/"])).toEqual([false]);
+      expect(await set.checkAndAdd(3, ["https://a.example/"])).toEqual([true]);
+      expect(await set.checkAndAdd(3, ["https://a.example/", "https://b.example/"])).toEqual([true, false]);
+      expect(await set.checkAndAdd(3, [])).toEqual([]);
+      await set.close();
+    });
+
+    test("a key repeated in one batch reports true for its later copies", async () => {
+      const { set } = await impl.make(1_000);
+      const answers = await set.checkAndAdd(0, ["https://x.example/1", "https://x.example/2", "https://x.example/1", "https://x.example/1", "https://x.example/2"]);
+      expect(answers).toEqual([false, false, true, true, true]);
+      await set.close();
+    });
+
+    test("no false negatives for 50,000 keys while the filter grows from a 2,000-key first slice", async () => {
+      const { set } = await impl.make(2_000);
+      const keys = range(0, 50_000, urlKey);
+      const first = await addAll(set, 7, keys, 500, 4);
+      // Every key is distinct, so each `true` on the way in is a false positive: a few, never many.
+      expect(countTrue(first)).toBeLessThan(keys.length * 0.01);
+      const again = await addAll(set, 7, keys, 500, 4);
+      expect(again.every((x) => x)).toBe(true);
+      await set.close();
+    }, 60_000);
+
+    test("partitions: a key is never reported new twice in its own partition; other partitions per implementation", async () => {
+      const { set, partitionsIndependent } = await impl.make(1_000);
+      const keys = range(0, 300, urlKey);
+      expect(countTrue(await set.checkAndAdd(1, keys))).toBeLessThan(5);
+      const elsewhere = await set.checkAndAdd(2, keys);
+      if (partitionsIndependent) expect(countTrue(elsewhere)).toBeLessThan(5);
+      else expect(elsewhere.every((x) => x)).toBe(true);
+      expect((await set.checkAndAdd(1, keys)).every((x) => x)).toBe(true);
+      expect((await set.checkAndAdd(2, keys)).every((x) => x)).toBe(true);
+      await set.close();
+    });
+
+    test("the measured false-positive rate after growth stays under the 1 % bound", async () => {
+      const { set } = await impl.make(5_000);
+      await addAll(set, 4, range(0, 60_000, urlKey), 1_000, 2);
+      const fresh = range(0, 20_000, freshKey);
+      const rate = countTrue(await addAll(set, 4, fresh, 1_000, 2)) / fresh.length;
+      console.log(`${impl.name}: measured false-positive rate ${(rate * 100).toFixed(3)} % (bound 1 %)`);
+      expect(rate).toBeLessThan(0.01);
+      // A rate of zero would mean the filter is far larger than planned (or not a filter at all).
+      expect(rate).toBeGreaterThan(0.0001);
+      await set.close();
+    }, 60_000);
+  });
+}
+
+describe("RedisSeenSet: Redis-specific properties", () => {
+  let server: RedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    server = await startRedis();
+    client = await connectRedis(server.url);
+  });
+  afterAll(async () => {
+    if (client.isOpen) await client.close();
+    await server.stop();
+  });
+
+  test("slices hold the same bytes as an in-process ScalableBloomFilter fed the same keys", async () => {
+    const options: RedisSeenSetOptions = { keyPrefix: freshPrefix(), initialCapacity: 700 };
+    const set = new RedisSeenSet(client, options);
+    const local = new ScalableBloomFilter({ initialCapacity: 700 });
+    const keys = range(0, 12_000, urlKey);
+    keys.push(...range(0, 500, urlKey)); // some repeats, which must not change either filter
+    const remote = await addAll(set, 9, keys, 333);
+    expect(remote).toEqual(keys.map((k) => local.add(k)));
+
+    const info = await set.describe(9);
+    expect(info.slices).toBe(local.sliceCount);
+    expect(info.slices).toBeGreaterThanOrEqual(4);
+    expect(info.keys).toBe(local.count);
+    const bodies = sliceBodies(local);
+    for (let i = 0; i < info.slices; i++) {
+      expect(info.shapes[i]!.bits).toBe(local.describeSlices()[i]!.bits);
+      expect(Buffer.from(await set.readSlice(9, i)).equals(Buffer.from(bodies[i]!))).toBe(true);
+    }
+    await set.close();
+  }, 60_000);
+
+  test("two frontier nodes racing on one partition across growth report each key new exactly once", async () => {
+    const other = await connectRedis(server.url);
+    const prefix = freshPrefix();
+    const a = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    const b = new RedisSeenSet(other, { keyPrefix: prefix, initialCapacity: 1_000 });
+    const keys = range(0, 20_000, urlKey);
+    // Both nodes see every key, in different orders and batch sizes, interleaved on two connections.
+    const [fromA, fromB] = await Promise.all([addAll(a, 5, keys, 50, 4), addAll(b, 5, [...keys].reverse(), 70, 3)]);
+    fromB.reverse();
+    let newTwice = 0;
+    let neverNew = 0;
+    for (let i = 0; i < keys.length; i++) {
+      if (!fromA[i] && !fromB[i]) newTwice++;
+      if (fromA[i] && fromB[i]) neverNew++;
+    }
+    expect(newTwice).toBe(0);
+    // Keys that were false positives before either node added them are "seen" by both: a handful.
+    expect(neverNew).toBeLessThan(keys.length * 0.01);
+    expect((await b.describe(5)).slices).toBeGreaterThanOrEqual(4);
+    await a.close();
+    await b.close();
+    await other.close();
+  }, 60_000);
+
+  test("keys stay seen across a dropped connection and an emptied script cache", async () => {
+    const own = await RedisSeenSet.connect(server.url, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+    const before = range(0, 3_000, urlKey);
+    await addAll(own, 1, before, 250);
+    expect((await server.command("CLIENT KILL TYPE normal")).startsWith(":")).toBe(true);
+    expect(await server.command("SCRIPT FLUSH")).toBe("+OK\r\n");
+    // node-redis reconnects on its own; commands sent meanwhile wait in its offline queue.
+    expect((await addAll(own, 1, before, 250)).every((x) => x)).toBe(true);
+    const after = range(3_000, 6_000, urlKey);
+    expect(countTrue(await addAll(own, 1, after, 250))).toBeLessThan(60);
+    expect((await addAll(own, 1, [...before, ...after], 500)).every((x) => x)).toBe(true);
+    await own.close();
+  }, 30_000);
+
+  test("a node configured with another plan for the same keys is refused", async () => {
+    const prefix = freshPrefix();
+    const a = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    const b = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 2_000 });
+    await a.checkAndAdd(0, ["https://a.example/"]);
+    await expect(b.checkAndAdd(0, ["https://a.example/"])).rejects.toBeInstanceOf(SeenPlanMismatchError);
+    // Another partition has no filter yet, so it takes b's plan.
+    expect(await b.checkAndAdd(1, ["https://a.example/"])).toEqual([false]);
+  });
+
+  test("connectRedis names the address when nothing listens there", async () => {
+    const start = Date.now();
+    const error = await connectRedis("redis://127.0.0.1:1", { initialTimeoutMs: 300 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RedisUnavailableError);
+    expect((error as Error).message).toMatch(/^Redis at redis:\/\/127\.0\.0\.1:1 is unreachable after [\d.]+ s \(.*ECONNREFUSED/);
+    expect(Date.now() - start).toBeLessThan(5_000);
+  });
+});
+
+/** The body of each slice in `ScalableBloomFilter.toBytes()`: 48-byte header, then per slice a uint32
+ * length and `BloomFilter.toBytes()` (a 32-byte header and the bits). */
+function sliceBodies(filter: ScalableBloomFilter): Uint8Array[] {
+  const bytes = filter.toBytes();
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out: Uint8Array[] = [];
+  let at = 48;
+  for (let i = 0; i < view.getUint32(40, true); i++) {
+    const length = view.getUint32(at, true);
+    out.push(bytes.subarray(at + 4 + 32, at + 4 + length));
+    at += 4 + length;
+  }
+  return out;
+}

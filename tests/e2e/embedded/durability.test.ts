@@ -1,0 +1,166 @@
+/**
+ * Durability: a crawl killed with `kill -9` mid-run, or stopped with Ctrl-C, and then run again with the
+ * same command finishes the job as if it had never stopped: the union of pages fetched is exactly the
+ * expected set, no page is fetched twice (after kill -9, only pages in flight at the kill may be), and
+ * politeness holds across the restart, since the checker sees every request of both runs.
+ */
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import type { RequestRecord, TestWeb } from "../../testweb/index.ts";
+import { readRecordAt } from "../../../fetch-node/warc/index.ts";
+import {
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  parseSummary,
+  queuedUrls,
+  readCdxj,
+  urlOf,
+  useHarness,
+  waitFor,
+  waitUntilIdle,
+} from "./harness.ts";
+
+const h = useHarness();
+
+// Longer than the crawler takes to start again (~300 ms here), so a resumed crawl that forgot when it
+// last hit each host would break the gap, and the checker would see it.
+const MIN_GAP_MS = 700;
+const NORMAL_HOSTS = ["site0.test", "site1.test", "site2.test", "site3.test"];
+
+async function normalWeb(): Promise<TestWeb> {
+  return h.web({ hosts: 4, pagesPerHost: 6, linksPerPage: 8, pageBytes: 3000, special: true });
+}
+
+describe("crawl: durability", () => {
+  test("after kill -9 the same command completes the crawl, refetching only what was in flight, politely", async () => {
+    const web = await normalWeb();
+    const seeds = NORMAL_HOSTS.map((host) => web.url(host));
+    const expected = web.expectedPages(seeds);
+    const out = h.tempDir();
+    // hang.test holds its page open until the response timeout: a fetch certainly in flight at the kill.
+    const argv = crawlArgs(web, [...seeds, web.url("hang.test")], out, [
+      "--min-gap",
+      `${MIN_GAP_MS}ms`,
+      "--response-timeout",
+      "4s",
+      "--connect-timeout",
+      "1s",
+      "--max-duration",
+      "60s",
+    ]);
+    const first = h.crawl(argv, { out });
+    const hangOpen = () => web.requestsTo("hang.test").some((r) => r.path === "/" && r.endedAt === Infinity);
+    await waitFor(() => hangOpen() && pageRequests(web, NORMAL_HOSTS).length >= expected.pages.size / 4, {
+      timeoutMs: 20_000,
+      what: "a quarter of the pages fetched while hang.test's page is in flight",
+      run: first,
+    });
+    first.signal("SIGKILL");
+    const killed = await first.waitExit(5_000);
+    expect(killed.signal).toBe("SIGKILL");
+    const beforeKill = web.requests.slice();
+    // The request to each host that may have been in flight: the last one before the kill.
+    const lastPerHost = new Map<string, RequestRecord>();
+    for (const r of beforeKill) lastPerHost.set(r.host, r);
+    expect(missing(expected.pages, fetchCounts(pageRequests(web, NORMAL_HOSTS)).keys()).length).toBeGreaterThan(0);
+
+    const second = h.crawl(argv, { out });
+    const fetched = () => fetchCounts(pageRequests(web, NORMAL_HOSTS)).keys();
+    const hangRetried = () => web.requestsTo("hang.test").filter((r) => r.path === "/" && r.endedAt < Infinity).length === 2;
+    await waitUntilIdle(second, () => hangRetried() && missing(expected.pages, fetched()).length === 0, {
+      timeoutMs: 30_000,
+      what: "the resumed crawl to fetch the rest",
+      detail: () => `missing: ${missing(expected.pages, fetched()).join(", ")}`,
+    });
+    const { exit } = await interrupt(second);
+    expect(exit.code).toBe(0);
+
+    const pages = pageRequests(web, NORMAL_HOSTS);
+    expect([...fetchCounts(pages).keys()].sort()).toEqual([...expected.pages].sort());
+    for (const [url, n] of fetchCounts(pages)) {
+      if (n === 1) continue;
+      // Fetched twice: only a page in flight at the kill, once before and once after.
+      expect(n).toBe(2);
+      const inFlight = lastPerHost.get(new URL(url).hostname);
+      expect(inFlight && urlOf(inFlight)).toBe(url);
+    }
+    // The page that hung at the kill was not lost: the resumed crawl fetched it again.
+    const hang = web.requestsTo("hang.test").filter((r) => r.path === "/");
+    expect(hang.length).toBe(2);
+    expect(beforeKill).toContain(hang[0]!);
+    expect(beforeKill).not.toContain(hang[1]!);
+    expect(web.violations({ minGapMs: MIN_GAP_MS, gapAfterRobots: true }).map((v) => v.message)).toEqual([]);
+    // robots.txt survived the kill too: read once per host.
+    for (const host of NORMAL_HOSTS) expect(web.requestsTo(host).filter((r) => r.path === "/robots.txt").length).toBe(1);
+    // Every record the index points at is whole, including those written just before the kill.
+    const index = readCdxj(out);
+    expect(index.length).toBeGreaterThan(0);
+    for (const e of index) {
+      const record = await readRecordAt(join(out, "warc", e.filename), e.offset, e.length);
+      expect(record.url).toBe(e.url);
+    }
+  }, 60_000);
+
+  for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    test(`${sig} stops the crawl within seconds, says how to resume, and the resumed crawl fetches the rest once`, async () => {
+      const web = await normalWeb();
+      const seeds = NORMAL_HOSTS.map((host) => web.url(host));
+      const expected = web.expectedPages(seeds);
+      const out = h.tempDir();
+      const argv = crawlArgs(web, seeds, out, ["--min-gap", `${MIN_GAP_MS}ms`, "--max-duration", "60s"]);
+      const first = h.crawl(argv, { out });
+      await waitFor(() => pageRequests(web).length >= expected.pages.size / 3, {
+        timeoutMs: 20_000,
+        what: "a third of the pages",
+        run: first,
+      });
+      const stopAt = Date.now();
+      first.signal(sig);
+      const stopped = await first.waitExit(10_000);
+      expect(Date.now() - stopAt).toBeLessThan(5_000);
+      expect(stopped.code).toBe(0);
+      expect(stopped.stdout).toContain("crawl stopped: interrupted");
+      // The printed command is the one to run again.
+      expect(stopped.stdout).toContain(`resume with     bun run crawl ${argv.join(" ")}`);
+      const afterStop = pageRequests(web).length;
+      expect(afterStop).toBeLessThan(expected.pages.size);
+
+      const second = h.crawl(argv, { out });
+      const fetched = () => fetchCounts(pageRequests(web)).keys();
+      await waitUntilIdle(second, () => missing(expected.pages, fetched()).length === 0, {
+        timeoutMs: 30_000,
+        what: "the resumed crawl to fetch the rest",
+        detail: () => `missing: ${missing(expected.pages, fetched()).join(", ")}`,
+      });
+      const { exit } = await interrupt(second);
+      expect(exit.code).toBe(0);
+
+      const counts = fetchCounts(pageRequests(web));
+      expect([...counts.keys()].sort()).toEqual([...expected.pages].sort());
+      expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
+      expect(web.violations({ minGapMs: MIN_GAP_MS, gapAfterRobots: true }).map((v) => v.message)).toEqual([]);
+    }, 60_000);
+  }
+
+  test("Ctrl-C while a host hangs still stops within seconds, and the hanging page stays queued for the next run", async () => {
+    const web = await normalWeb();
+    const out = h.tempDir();
+    // The default 20 s response timeout: only the stop itself can end this fetch soon.
+    const run = h.crawl(crawlArgs(web, [web.url("hang.test"), web.url("site0.test")], out, ["--max-duration", "60s"]), { out });
+    const hanging = () => web.requestsTo("hang.test").find((r) => r.path === "/");
+    await waitFor(() => hanging()?.endedAt === Infinity, { timeoutMs: 15_000, what: "hang.test's page to be in flight", run });
+    const stopAt = Date.now();
+    run.signal("SIGINT");
+    const exit = await run.waitExit(10_000);
+    expect(Date.now() - stopAt).toBeLessThan(5_000);
+    expect(exit.code).toBe(0);
+    expect(hanging()!.endedAt).toBeLessThan(Infinity); // the crawler hung up rather than leave it open
+    const summary = parseSummary(exit.stdout, run);
+    expect(summary.reason).toBe("interrupted");
+    expect(summary.queued).toBeGreaterThanOrEqual(1);
+    expect(queuedUrls(out, ["hang.test"])).toBe(1);
+  }, 30_000);
+});

@@ -1,0 +1,262 @@
+/**
+ * Real nats-server processes for tests, the way nats.js tests its own client: each server listens on
+ * 127.0.0.1 on a port the server picks itself (`-p -1`, so there is no race between choosing a free port
+ * and binding it), keeps its JetStream store in a fresh temporary directory, and is ready when its log
+ * says so (never after a fixed sleep). `stop()` kills it and removes the directory; a server still running
+ * when the test process exits is killed too.
+ *
+ *   const nats = await startNats({ jetstream: true });
+ *   try { ... connectNats([nats.url], "test") ... } finally { await nats.stop(); }
+ *
+ * `startNatsSupercluster(["us", "eu"])` starts one server per region, each its own cluster (named after
+ * the region), joined by gateways, so a message published in one region reaches a subscriber in the other.
+ * JetStream then runs as one supercluster-wide meta group: a stream is placed in the cluster of the
+ * connection that creates it, so each region's bus (connected to its own server) keeps its own streams.
+ * Starting one takes about 10 s: nats-server 2.9 waits for routes before it elects a meta leader, and
+ * JetStream in a supercluster needs a configured route even for a one-server cluster (we give it a
+ * route to itself). Per-region JetStream domains would be the other design; 2.9 never elects a meta
+ * leader with them here.
+ *
+ * Uses node:child_process only, so the helper also runs under Deno.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+
+export interface NatsServer {
+  /** nats://127.0.0.1:<port> */
+  readonly url: string;
+  readonly port: number;
+  /** The -sd directory; removed by stop() unless the caller passed it in. */
+  readonly storeDir: string;
+  readonly pid: number;
+  /** Everything the server logged so far. */
+  log(): string;
+  /** Stops the server (SIGTERM, then SIGKILL after a grace period) and removes what it created. Idempotent. */
+  stop(): Promise<void>;
+  /** Kills the server at once (SIGKILL), as a crash would; the store directory stays until stop(). */
+  kill(): Promise<void>;
+}
+
+export interface StartNatsOptions {
+  /** Enables JetStream (`-js`). Default true. */
+  jetstream?: boolean;
+  /** A fixed port, e.g. to restart a server where it was; default: the server picks a free one. */
+  port?: number;
+  /** Reuse this store directory (it is then the caller's and never removed); default: a fresh temp dir. */
+  storeDir?: string;
+  /** How long to wait for "Server is ready". Default 10 s. */
+  startupTimeoutMs?: number;
+  /** Extra command-line arguments. */
+  args?: string[];
+}
+
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+
+/** Starts one nats-server on 127.0.0.1 and resolves when it accepts clients. */
+export async function startNats(opts: StartNatsOptions = {}): Promise<NatsServer> {
+  const ownsDir = opts.storeDir === undefined;
+  const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "nats-test-"));
+  const args = ["-a", "127.0.0.1", "-p", String(opts.port ?? -1), "-sd", storeDir];
+  if (opts.jetstream ?? true) args.unshift("-js");
+  args.push(...(opts.args ?? []));
+  try {
+    return await launch(args, storeDir, ownsDir, opts.startupTimeoutMs ?? 10_000);
+  } catch (err) {
+    if (ownsDir) rmSync(storeDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export interface Supercluster {
+  /** One server per region, in the order given. */
+  readonly regions: Record<string, NatsServer>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts one JetStream server per region, each a cluster of its own named after the region, joined by
+ * gateways. Resolves once every gateway link is up (each server logs an outbound gateway connection to
+ * every other region), so a publish in one region is routed to subscribers in the others.
+ */
+export async function startNatsSupercluster(regions: readonly string[], opts: { startupTimeoutMs?: number } = {}): Promise<Supercluster> {
+  if (regions.length < 2) throw new Error("a supercluster needs at least two regions");
+  const timeout = opts.startupTimeoutMs ?? 30_000;
+  const started: Record<string, NatsServer> = {};
+  const gatewayPorts: Record<string, number> = {};
+  try {
+    // The first region listens for gateways on a port it picks; the others point at it, and gateway gossip
+    // tells every server about every other one.
+    const seed = regions[0]!;
+    for (const region of regions) {
+      const dir = mkdtempSync(join(tmpdir(), `nats-${region}-`));
+      const seedGateway = region === seed ? [] : [{ name: seed, url: `nats://127.0.0.1:${gatewayPorts[seed]}` }];
+      const conf = join(dir, "server.conf");
+      writeFileSync(conf, superclusterConfig(region, dir, await freePort(), seedGateway));
+      const server = await launch(["-c", conf], dir, true, timeout);
+      started[region] = server;
+      const gw = /Listening for gateways? connections on 127\.0\.0\.1:(\d+)/.exec(server.log());
+      if (!gw) throw new Error(`nats-server of ${region} did not report its gateway port:\n${server.log()}`);
+      gatewayPorts[region] = Number(gw[1]);
+    }
+    const gatewaysUp = (region: string) => (log: string) =>
+      regions.every((other) => other === region || new RegExp(`Outbound gateway connection to "${other}"[^\\n]*registered`).test(log));
+    const metaLeader = (log: string) => /(Self is new JetStream cluster metadata leader|JetStream cluster new metadata leader)/.test(log);
+    await Promise.all(
+      regions.map((region) =>
+        waitForLog(started[region]!, (log) => gatewaysUp(region)(log) && metaLeader(log), timeout, `gateways and JetStream of ${region}`),
+      ),
+    );
+  } catch (err) {
+    await Promise.all(Object.values(started).map((s) => s.stop()));
+    throw err;
+  }
+  return {
+    regions: started,
+    stop: async () => {
+      await Promise.all(Object.values(started).map((s) => s.stop()));
+    },
+  };
+}
+
+function superclusterConfig(region: string, dir: string, routePort: number, gateways: { name: string; url: string }[]): string {
+  const gatewayList = gateways.map((g) => `{ name: "${g.name}", urls: ["${g.url}"] }`).join(", ");
+  return [
+    `server_name: "${region}-1"`,
+    `listen: "127.0.0.1:-1"`,
+    `jetstream { store_dir: "${dir}" }`,
+    `cluster { name: "${region}", listen: "127.0.0.1:${routePort}", routes: ["nats://127.0.0.1:${routePort}"] }`,
+    `gateway { name: "${region}", listen: "127.0.0.1:-1", gateways: [${gatewayList}] }`,
+    "",
+  ].join("\n");
+}
+
+/** A port free right now on 127.0.0.1 (for the route listener, which cannot be asked to pick one and report it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const addr = srv.address();
+      const port = typeof addr === "object" && addr ? addr.port : 0;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** The nats-server binary: $NATS_SERVER, else the first on PATH, else Debian's /usr/sbin one. */
+export function natsServerBinary(): string {
+  const fromEnv = process.env["NATS_SERVER"];
+  if (fromEnv) return fromEnv;
+  const dirs = (process.env["PATH"] ?? "").split(delimiter).filter(Boolean);
+  for (const dir of [...dirs, "/usr/sbin", "/usr/local/sbin", "/usr/local/bin"]) {
+    const candidate = join(dir, "nats-server");
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new Error("nats-server not found: install it (apt-get install nats-server) or set NATS_SERVER");
+}
+
+async function launch(args: string[], storeDir: string, ownsDir: boolean, timeoutMs: number): Promise<NatsServer> {
+  const child = spawn(natsServerBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
+  live.add(child);
+  installExitHook();
+  let log = "";
+  const append = (chunk: Buffer) => {
+    log += chunk.toString("utf8");
+  };
+  child.stdout?.on("data", append);
+  child.stderr?.on("data", append);
+  const exited = new Promise<void>((resolve) => {
+    child.once("exit", () => {
+      live.delete(child);
+      resolve();
+    });
+    child.once("error", (err) => {
+      log += `\n[spawn error] ${err.message}`;
+      live.delete(child);
+      resolve();
+    });
+  });
+
+  let stopped = false;
+  const server: NatsServer = {
+    url: "",
+    port: 0,
+    storeDir,
+    pid: child.pid ?? -1,
+    log: () => log,
+    kill: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGTERM");
+        const grace = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        await exited;
+        clearTimeout(grace);
+      }
+      if (ownsDir) rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+
+  try {
+    const ready = await waitForLog(server, (text) => /Server is ready/.test(text), timeoutMs, "nats-server start", exited);
+    const listening = /Listening for client connections on 127\.0\.0\.1:(\d+)/.exec(ready);
+    if (!listening) throw new Error(`nats-server is ready but did not report its client port:\n${ready}`);
+    const port = Number(listening[1]);
+    return Object.assign(server, { port, url: `nats://127.0.0.1:${port}` });
+  } catch (err) {
+    await server.stop();
+    throw err;
+  }
+}
+
+/**
+ * Waits until the server's log satisfies `done`, checking on every chunk of output. Fails with the log
+ * when the timeout passes or the process exits first.
+ */
+function waitForLog(
+  server: NatsServer,
+  done: (log: string) => boolean,
+  timeoutMs: number,
+  what: string,
+  exited?: Promise<void>,
+): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    let settled = false;
+    const finish = (err?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      clearInterval(poll);
+      if (err) reject(err);
+      else resolve(server.log());
+    };
+    const check = () => {
+      if (done(server.log())) finish();
+    };
+    const timer = setTimeout(() => finish(new Error(`${what}: not ready after ${timeoutMs} ms; server log:\n${server.log()}`)), timeoutMs);
+    // Output arrives in chunks; a short poll of the accumulated log is simpler than threading listeners
+    // through and costs nothing next to a process start.
+    const poll = setInterval(check, 10);
+    exited?.then(() => {
+      check();
+      finish(new Error(`${what}: nats-server exited before it was ready; server log:\n${server.log()}`));
+    });
+    check();
+  });
+}
+
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const child of live) child.kill("SIGKILL");
+  });
+}

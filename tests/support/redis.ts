@@ -1,0 +1,119 @@
+/**
+ * A real redis-server for tests and benches: a free loopback port, no persistence, a fresh temporary
+ * working directory, ready once it answers PING (never a sleep). `stop()` shuts it down and removes the
+ * directory. Readiness and shutdown talk RESP over a bare socket, so this helper needs no Redis client and
+ * runs on Bun and Deno alike (node: built-ins only).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+export interface RedisServer {
+  url: string;
+  port: number;
+  /** Sends one inline command (e.g. `CLIENT KILL TYPE normal`) and resolves with the raw reply. */
+  command(line: string): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface StartRedisOptions {
+  /** Path of the server binary (default $REDIS_SERVER or /usr/bin/redis-server). */
+  binary?: string;
+  /** How long to wait for PING to answer (default 10 s). */
+  readyTimeoutMs?: number;
+}
+
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
+  const binary = options.binary ?? process.env.REDIS_SERVER ?? "/usr/bin/redis-server";
+  const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
+  // A port found free can be taken before the server binds it; a second try picks another.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort();
+    const dir = mkdtempSync(join(tmpdir(), "crawler-redis-"));
+    const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      await waitReady(port, child, readyTimeoutMs, () => output);
+      return {
+        url: `redis://127.0.0.1:${port}`,
+        port,
+        command: (line) => sendInline(port, line),
+        stop: () => stop(child, port, dir),
+      };
+    } catch (error) {
+      lastError = error;
+      child.kill("SIGKILL");
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  throw lastError;
+}
+
+async function waitReady(port: number, child: ChildProcess, timeoutMs: number, output: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited = false;
+  child.once("exit", () => (exited = true));
+  child.once("error", () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`redis-server exited before it was ready:\n${output()}`);
+    try {
+      if ((await sendInline(port, "PING")).startsWith("+PONG")) return;
+    } catch {
+      // Not listening yet.
+    }
+    if (Date.now() > deadline) throw new Error(`redis-server on port ${port} not ready after ${timeoutMs} ms:\n${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function stop(child: ChildProcess, port: number, dir: string): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    // SHUTDOWN closes the connection instead of replying; a failed send falls back to a signal.
+    await sendInline(port, "SHUTDOWN NOSAVE").catch(() => child.kill("SIGTERM"));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** One inline command on a fresh connection; resolves with whatever arrived when the server closes or replies. */
+function sendInline(port: number, line: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    let reply = "";
+    const done = (error?: Error) => {
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(reply);
+    };
+    socket.setTimeout(2_000, () => done(new Error(`no reply to ${line} from port ${port}`)));
+    socket.on("connect", () => socket.write(`${line}\r\n`));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.endsWith("\r\n")) done();
+    });
+    socket.on("end", () => done());
+    socket.on("error", (error) => done(error));
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
