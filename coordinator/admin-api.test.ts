@@ -83,7 +83,7 @@ describe("admin API", () => {
   });
 
   test("admin - GET /v1/stats and /metrics show the cluster totals", async () => {
-    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now, counters: { "fetch.status.200": 42 }, gauges: { queued: 7, inFlight: 2 } }));
+    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now, counters: { "fetch.status.200": 42, "fetch.pages": 42 }, gauges: { queued: 7, inFlight: 2 } }));
     const stats = await json(get("/v1/stats"));
     expect(stats).toMatchObject({ pagesFetched: 42, queued: 7, inFlight: 2, frontierNodes: 1 });
     const metrics = await (await get("/metrics")).text();

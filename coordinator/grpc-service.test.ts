@@ -112,7 +112,7 @@ describe("coordinator gRPC service", () => {
 
   test("grpc - GetStatus shows the same numbers as the admin API's /v1/stats", async () => {
     await h.state.putNode(
-      nodeRecord({ id: "f1", heartbeatAt: h.clock.now, grpcAddress: frontier.server.address, counters: { "fetch.status.200": 30, "fetch.status.500": 2 }, gauges: { queued: 11, inFlight: 1 } }),
+      nodeRecord({ id: "f1", heartbeatAt: h.clock.now, grpcAddress: frontier.server.address, counters: { "fetch.status.200": 30, "fetch.status.500": 2, "fetch.pages": 32 }, gauges: { queued: 11, inFlight: 1 } }),
     );
     const status = await client.getStatus();
     const http = await json(adminApp(h.services, { token: TOKEN, maxSeedsPerRequest: 10 }).request("/v1/stats", { headers: { authorization: `Bearer ${TOKEN}` } }));

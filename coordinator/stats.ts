@@ -5,8 +5,9 @@
  *   - `counters`: every counter summed by name over every node record present (live, draining or dead:
  *     a dead node's work was still done; a node that stops cleanly deletes its record and its counts go
  *     with it).
- *   - `pagesFetched`: the `fetch.status.*` counters of frontier nodes (the frontier counts each result it
- *     completes; fetch nodes may count the same responses, so only one role is read).
+ *   - `pagesFetched`: the `fetch.pages` counters of frontier nodes: page responses (robots.txt not counted)
+ *     whose results the owner applied. Fetch nodes count their own work under `fetcher.`, so no fetch is
+ *     counted twice.
  *   - `errors`: frontier `fetch.network-error.*` counters plus `fetch.status.5xx`.
  *   - `queued`, `inFlight`: the gauges of the same names summed over live and draining frontier nodes.
  *   - `pagesPerSecond`: from deltas between calls over the last `rateWindowMs`: each read adds, per node
@@ -42,7 +43,7 @@ export interface ClusterStatsOptions {
   cacheMs?: number;
 }
 
-export const PAGE_COUNTER_PREFIX = "fetch.status.";
+export const PAGE_COUNTER = "fetch.pages";
 export const NETWORK_ERROR_PREFIX = "fetch.network-error.";
 
 export class ClusterStats {
@@ -116,9 +117,7 @@ export class ClusterStats {
 }
 
 function pagesOf(record: NodeRecord): number {
-  let total = 0;
-  for (const [name, value] of Object.entries(record.counters ?? {})) if (name.startsWith(PAGE_COUNTER_PREFIX)) total += value;
-  return total;
+  return record.counters?.[PAGE_COUNTER] ?? 0;
 }
 
 function errorsOf(record: NodeRecord): number {

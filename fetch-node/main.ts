@@ -72,7 +72,7 @@ export async function main(runtime: RuntimePort): Promise<number> {
   log.info(`${signal}: stopping`, { tasksInFlight: node.tasksInFlight, graceMs: config.stopGraceMs });
   await node.stop(config.stopGraceMs);
   await closeAll();
-  log.info("stopped", { tasks: node.counters.sum("fetch.tasks.") });
+  log.info("stopped", { tasks: node.counters.sum("fetcher.tasks.") });
   return 0;
 }
 

@@ -175,10 +175,10 @@ describe("fetch node", () => {
     expect(bus.events.indexOf("result us." + task.partition)).toBe(bus.events.length - 2);
     // The page is in the WARC index, and the counters saw it.
     expect(await readFile(join(dir, "index.cdxj"), "utf8")).toContain("127.0.0.1");
-    expect(node!.counters.get("fetch.status.200")).toBe(1);
-    expect(node!.counters.get("fetch.pages")).toBe(1);
-    expect(node!.counters.get("fetch.links.published")).toBe(5);
-    expect(node!.counters.get("fetch.bytes")).toBeGreaterThan(100);
+    expect(node!.counters.get("fetcher.status.200")).toBe(1);
+    expect(node!.counters.get("fetcher.pages")).toBe(1);
+    expect(node!.counters.get("fetcher.links.published")).toBe(5);
+    expect(node!.counters.get("fetcher.bytes")).toBeGreaterThan(100);
   });
 
   test("fetch node - a failed publish naks the task with a delay, and the redelivered task is done again and acked", async () => {
@@ -193,8 +193,8 @@ describe("fetch node", () => {
     await again.done;
     expect(again.outcome()).toBe("ack");
     expect(bus.results).toHaveLength(1);
-    expect(node!.counters.get("fetch.tasks.failed")).toBe(1);
-    expect(node!.counters.get("fetch.tasks.redelivered")).toBe(1);
+    expect(node!.counters.get("fetcher.tasks.failed")).toBe(1);
+    expect(node!.counters.get("fetcher.tasks.redelivered")).toBe(1);
   });
 
   test("fetch node - a worker that throws gets the task redelivered, later at each delivery", async () => {
@@ -218,11 +218,11 @@ describe("fetch node", () => {
     expect(record).toMatchObject({ id: "f1", role: "fetcher", region: "us", runtime: "bun", status: "active", grpcAddress: "" });
     // A later beat carries the counters.
     const until = Date.now() + 2_000;
-    while (Date.now() < until && !(record?.counters["fetch.status.200"] === 1)) {
+    while (Date.now() < until && !(record?.counters["fetcher.status.200"] === 1)) {
       await new Promise((r) => setTimeout(r, 10));
       record = (await state.listNodes())[0];
     }
-    expect(record!.counters["fetch.status.200"]).toBe(1);
+    expect(record!.counters["fetcher.status.200"]).toBe(1);
     expect(record!.gauges["concurrency"]).toBe(4);
     await node!.stop(1_000);
     expect(await state.listNodes()).toEqual([]);
@@ -265,7 +265,7 @@ describe("fetch node", () => {
     await d.done;
     expect(d.outcome()).toBe("nak 0");
     expect(bus.results).toHaveLength(0);
-    expect(node!.counters.get("fetch.tasks.abandoned")).toBe(1);
+    expect(node!.counters.get("fetcher.tasks.abandoned")).toBe(1);
   });
 });
 
@@ -343,8 +343,8 @@ describe("fetch node on the in-process bus", () => {
     await bus.publishTask("us", task);
     await waitFor(() => results.got.length === 1);
     expect(calls).toBe(2);
-    expect(node.counters.get("fetch.tasks.failed")).toBe(1);
-    expect(node.counters.get("fetch.tasks.redelivered")).toBe(1);
+    expect(node.counters.get("fetcher.tasks.failed")).toBe(1);
+    expect(node.counters.get("fetcher.tasks.redelivered")).toBe(1);
     await waitFor(() => bus.depth("us/fetchers") === 0);
     await results.sub.stop();
   });

@@ -77,7 +77,7 @@ export class FetchNode {
       record: () => this.record(),
       intervalMs: opts.heartbeatMs,
       log: this.log.child("heartbeat"),
-      onFailure: () => this.counters.add("fetch.node.heartbeat-failed"),
+      onFailure: () => this.counters.add("fetcher.node.heartbeat-failed"),
     });
   }
 
@@ -166,25 +166,25 @@ export class FetchNode {
       d.nak(0);
       return;
     }
-    if (d.deliveryCount > 1) this.counters.add("fetch.tasks.redelivered");
+    if (d.deliveryCount > 1) this.counters.add("fetcher.tasks.redelivered");
     let output: WorkOutput;
     try {
       output = await this.opts.worker.run(task, this.abort.signal);
       if (this.abort.signal.aborted) {
         // Cut short by our own stop: the outcome says "aborted", which is not the host's fault.
-        this.counters.add("fetch.tasks.abandoned");
+        this.counters.add("fetcher.tasks.abandoned");
         d.nak(0);
         return;
       }
       await this.publish(output);
     } catch (error) {
       if (this.abort.signal.aborted) {
-        this.counters.add("fetch.tasks.abandoned");
+        this.counters.add("fetcher.tasks.abandoned");
         d.nak(0);
         return;
       }
       const delayMs = this.nakDelay(d.deliveryCount);
-      this.counters.add("fetch.tasks.failed");
+      this.counters.add("fetcher.tasks.failed");
       this.log.warn("task failed; redelivering later", { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs, error: describe(error) });
       d.nak(delayMs);
       return;
@@ -194,7 +194,7 @@ export class FetchNode {
       await d.ack();
     } catch (error) {
       // Everything is published; if the ack is lost the task comes back and is done again, harmlessly.
-      this.counters.add("fetch.tasks.ack-failed");
+      this.counters.add("fetcher.tasks.ack-failed");
       this.log.warn("ack failed; the task will be redelivered and done again", { task: task.taskId, error: describe(error) });
     }
   }
@@ -208,12 +208,14 @@ export class FetchNode {
 
   private count(output: WorkOutput): void {
     const r: FetchResult = output.result;
-    this.counters.add(`fetch.tasks.${r.taskKind}`);
-    if (r.kind === "response") this.counters.add(`fetch.status.${r.status}`);
-    else this.counters.add(`fetch.${r.kind}.${r.error ?? "unknown"}`);
-    if (r.kind === "response" && r.taskKind === "page") this.counters.add("fetch.pages");
-    if (r.bytes > 0) this.counters.add("fetch.bytes", r.bytes);
-    if (output.links.length > 0) this.counters.add("fetch.links.published", output.links.length);
+    // Counted under "fetcher." so cluster totals do not count a fetch twice: the frontier that owns the
+    // URL counts its result under "fetch.".
+    this.counters.add(`fetcher.tasks.${r.taskKind}`);
+    if (r.kind === "response") this.counters.add(`fetcher.status.${r.status}`);
+    else this.counters.add(`fetcher.${r.kind}.${r.error ?? "unknown"}`);
+    if (r.kind === "response" && r.taskKind === "page") this.counters.add("fetcher.pages");
+    if (r.bytes > 0) this.counters.add("fetcher.bytes", r.bytes);
+    if (output.links.length > 0) this.counters.add("fetcher.links.published", output.links.length);
   }
 
   private nakDelay(deliveryCount: number): number {

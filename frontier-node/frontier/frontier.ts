@@ -665,6 +665,7 @@ export class Frontier {
 
   private countResult(result: FetchResult): void {
     if (result.kind === "response") this.counters.add(`fetch.status.${result.status}`);
+    if (result.kind === "response" && result.taskKind === "page") this.counters.add("fetch.pages");
     else this.counters.add(`fetch.${result.kind}.${result.error ?? "unknown"}`);
     if (result.duplicateOf) this.counters.add("content.exact-duplicates");
     if (result.nearDuplicateOf) this.counters.add("content.near-duplicates");
