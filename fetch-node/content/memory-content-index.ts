@@ -8,6 +8,8 @@ import type { ContentIndex } from "./content-index.ts";
 export class MemoryContentIndex implements ContentIndex {
   private readonly exact = new Map<string, string>();
   private readonly near = new SimHashIndex();
+  /** First answer of each URL's near claim, so a repeated claim answers the same (the contract). */
+  private readonly nearAnswers = new Map<string, string | undefined>();
 
   async claimExact(fingerprint: string, url: string): Promise<string | undefined> {
     return this.claimExactSync(fingerprint, url);
@@ -27,9 +29,12 @@ export class MemoryContentIndex implements ContentIndex {
   }
 
   claimNearSync(simhash: bigint, url: string): string | undefined {
+    if (this.nearAnswers.has(url)) return this.nearAnswers.get(url);
     const match = this.near.findNear(simhash, 3);
-    if (!match || match.id !== url) this.near.add(simhash, url);
-    return match && match.id !== url ? match.id : undefined;
+    this.near.add(simhash, url);
+    const answer = match && match.id !== url ? match.id : undefined;
+    this.nearAnswers.set(url, answer);
+    return answer;
   }
 
   get size(): number {
