@@ -24,7 +24,7 @@ export class CrawlArgsError extends Error {
   override name = "CrawlArgsError";
 }
 
-const OWN_FLAGS: Array<{ flag: string; value?: string; help: string }> = [
+export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> = [
   { flag: "--seeds", value: "FILE", help: "seed URLs, one per line (blank lines and # comments ignored)" },
   { flag: "--out", value: "DIR", help: "all state and output; running again with the same DIR resumes (required)" },
   { flag: "--max-pages", value: "N", help: "stop cleanly after N page responses" },
@@ -38,7 +38,7 @@ const OWN_FLAGS: Array<{ flag: string; value?: string; help: string }> = [
 ];
 
 export function crawlUsage(): string {
-  const own = OWN_FLAGS.map((f) => `  ${`${f.flag}${f.value ? ` ${f.value}` : ""}`.padEnd(34)} ${f.help}`);
+  const own = CRAWL_FLAGS.map((f) => `  ${`${f.flag}${f.value ? ` ${f.value}` : ""}`.padEnd(34)} ${f.help}`);
   const policy = POLICY_FIELDS.map((f) => `  ${`${f.flag} VALUE`.padEnd(34)} ${f.description} (default ${f.format(f.default as never)}; env ${f.env})`);
   return [
     "usage: crawl [URL...] [--seeds FILE] --out DIR [options]",
@@ -70,7 +70,7 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     }
     const eq = arg.indexOf("=");
     const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const own = OWN_FLAGS.find((f) => f.flag === name);
+    const own = CRAWL_FLAGS.find((f) => f.flag === name);
     if (!own && !policyFlagNames.has(name)) throw new CrawlArgsError(`unknown option ${name} (see crawl --help)`);
     if (own && !own.value) {
       if (eq > 0) throw new CrawlArgsError(`${name} takes no value`);

@@ -1,0 +1,90 @@
+/**
+ * Writes docs/configuration.md, every flag and env var of every process, from the configuration tables the
+ * processes themselves parse with, so the document cannot drift from the code. `--check` fails when the
+ * committed document differs from what the tables say (CI runs it).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { POLICY_FIELDS } from "../core/config/index.ts";
+import { COORDINATOR_FIELDS } from "../coordinator/config.ts";
+import { CRAWL_FLAGS } from "../embedded/args.ts";
+import { FETCH_NODE_SETTINGS } from "../fetch-node/config.ts";
+import { FRONTIER_NODE_FIELDS } from "../frontier-node/node/config.ts";
+
+interface Row {
+  flag: string;
+  env: string;
+  default: string;
+  description: string;
+}
+
+const out = join(import.meta.dir, "..", "docs", "configuration.md");
+
+function table(rows: Row[]): string {
+  const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return ["| flag | env var | default | what it does |", "| --- | --- | --- | --- |", ...rows.map((r) => `| \`${r.flag}\` | ${r.env ? `\`${r.env}\`` : "-"} | ${esc(r.default) || "-"} | ${esc(r.description)} |`)].join("\n");
+}
+
+function fromSpecs(fields: ReadonlyArray<{ flag: string; env: string; description: string; default: unknown; format(v: never): string }>): Row[] {
+  return fields.map((f) => ({ flag: f.flag, env: f.env, description: f.description, default: f.format(f.default as never) }));
+}
+
+const policy = fromSpecs(POLICY_FIELDS as never);
+const crawl: Row[] = CRAWL_FLAGS.map((f) => ({ flag: f.value ? `${f.flag} ${f.value}` : f.flag, env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "", default: "", description: f.help }));
+const fetchNode: Row[] = Object.values(FETCH_NODE_SETTINGS).map((r) => ({ flag: r.flag, env: r.env, default: r.defaultText, description: r.description }));
+
+const text = `# Configuration
+
+Every flag and environment variable of every process, generated from the tables the processes parse
+with (\`bun run docs:config\`; CI fails when this file is stale). A flag wins over its env var, which wins
+over the default. Every process also prints its own table with \`--help\`.
+
+## Crawl policy (\`crawl\`, frontier nodes, fetch nodes)
+
+The policy table of ARCHITECTURE.md. \`crawl\` and frontier nodes read all of it; fetch nodes read the
+fetching part (timeouts, body cap, user agent).
+
+${table(policy)}
+
+## \`crawl\` (embedded mode)
+
+\`bun run crawl [URL...] [--seeds FILE] --out DIR [options]\`, plus every policy flag above.
+
+${table(crawl)}
+
+## Coordinator
+
+\`bun run coordinator [flags]\`
+
+${table(fromSpecs(COORDINATOR_FIELDS as never))}
+
+## Frontier node
+
+\`bun run frontier-node [flags]\`, plus every policy flag above.
+
+${table(fromSpecs(FRONTIER_NODE_FIELDS as never))}
+
+## Fetch node
+
+\`bun run fetch-node [flags]\`, or on Deno (see fetch-node/README.md for the permissions), plus the
+fetching policy flags above.
+
+${table(fetchNode)}
+`;
+
+if (process.argv.includes("--check")) {
+  let current = "";
+  try {
+    current = readFileSync(out, "utf8");
+  } catch {
+    // missing counts as stale
+  }
+  if (current !== text) {
+    console.error("docs/configuration.md is stale; run `bun run docs:config`");
+    process.exit(1);
+  }
+  console.log("docs/configuration.md is up to date");
+} else {
+  writeFileSync(out, text);
+  console.log("wrote docs/configuration.md");
+}
