@@ -95,7 +95,7 @@ try {
   for (const [i, crawler] of crawlers.entries()) {
     log(`running ${crawler.name} for ${args.scenario.seconds} s against ${args.scenario.hosts} hosts...`);
     const result = await measureCrawl(crawler, args.scenario, join(root, `${i}-${crawler.name.split(" ")[0]}`), ticks);
-    log(`  ${result.pagesPerSecond.toFixed(1)} pages/s, ${result.violations} violations (log: ${result.logFile})`);
+    log(`  ${result.pagesPerSecond.toFixed(1)} pages/s, ${result.violations} violations${args.keep ? ` (log: ${result.logFile})` : ""}`);
     results.push(result);
   }
 } finally {

@@ -88,6 +88,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     linksPerPage: scenario.linksPerPage,
     pageBytes: scenario.pageBytes,
   });
+  let child: Bun.Subprocess | undefined; // killed on the way out if anything below throws
   try {
     const seedsFile = join(dir, "seeds.txt");
     writeFileSync(seedsFile, web.hosts.map((h) => `${web.url(h)}\n`).join(""));
@@ -95,50 +96,46 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const logFile = join(dir, "crawler.log");
     const logFd = openSync(logFile, "w");
     const spawnedAt = performance.now();
-    const child = Bun.spawn(spec.cmd, {
+    const proc = Bun.spawn(spec.cmd, {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
       stdin: "ignore",
       stdout: logFd,
       stderr: logFd,
     });
+    child = proc;
     closeSync(logFd);
-    let exitCode: number | null = null;
-    void child.exited.then((code) => (exitCode = code));
 
-    const firstAt = await firstRequest(web, () => exitCode !== null);
-    if (firstAt === undefined) {
-      child.kill("SIGKILL");
-      throw new Error(`${crawler.name} made no request (exit ${exitCode}); log:\n${tail(logFile)}`);
-    }
+    const firstAt = await firstRequest(web, () => proc.exitCode !== null);
+    if (firstAt === undefined) throw new Error(`${crawler.name} made no request (exit ${proc.exitCode}); log:\n${tail(logFile)}`);
     const startupSeconds = (performance.now() - spawnedAt) / 1000;
-    const cpuStart = cpuSeconds(child.pid, ticks) ?? 0;
-    const writtenStart = ioBytes(child.pid)?.written ?? 0;
+    const cpuStart = cpuSeconds(proc.pid, ticks) ?? 0;
+    const writtenStart = ioBytes(proc.pid)?.written ?? 0;
     const busyStart = machineBusySeconds(ticks);
     const webCpuStart = process.cpuUsage();
-    let peakRssBytes = memory(child.pid)?.peakRssBytes ?? 0;
+    let peakRssBytes = memory(proc.pid)?.peakRssBytes ?? 0;
     const sampler = setInterval(() => {
-      peakRssBytes = Math.max(peakRssBytes, memory(child.pid)?.peakRssBytes ?? 0);
+      peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
     }, 250);
     const windowEnd = firstAt + scenario.seconds * 1000;
     await Bun.sleep(Math.max(0, windowEnd - Date.now()));
     clearInterval(sampler);
-    const cpuEnd = cpuSeconds(child.pid, ticks);
-    const writtenEnd = ioBytes(child.pid)?.written ?? writtenStart;
+    const cpuEnd = cpuSeconds(proc.pid, ticks);
+    const writtenEnd = ioBytes(proc.pid)?.written ?? writtenStart;
     const busy = machineBusySeconds(ticks) - busyStart;
-    peakRssBytes = Math.max(peakRssBytes, memory(child.pid)?.peakRssBytes ?? 0);
+    peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
     const webCpu = process.cpuUsage(webCpuStart);
-    if (cpuEnd === undefined) throw new Error(`${crawler.name} exited (code ${exitCode}) inside the window; log:\n${tail(logFile)}`);
+    if (cpuEnd === undefined) throw new Error(`${crawler.name} exited (code ${proc.exitCode}) inside the window; log:\n${tail(logFile)}`);
 
     const stopAt = performance.now();
-    child.kill("SIGTERM");
+    proc.kill("SIGTERM");
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise<boolean>((resolve) => (graceTimer = setTimeout(() => resolve(false), STOP_GRACE_MS)));
-    const stopped = await Promise.race([child.exited.then(() => true), grace]);
+    const stopped = await Promise.race([proc.exited.then(() => true), grace]);
     clearTimeout(graceTimer);
     if (!stopped) {
-      child.kill("SIGKILL");
-      await child.exited;
+      proc.kill("SIGKILL");
+      await proc.exited;
     }
     const stopSeconds = (performance.now() - stopAt) / 1000;
 
@@ -164,10 +161,11 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       otherLoadCpuSeconds: Math.max(0, busy - cpu - webCpuSeconds),
       startupSeconds,
       stopSeconds,
-      exitCode: stopped ? exitCode : null,
+      exitCode: stopped ? proc.exitCode : null,
       logFile,
     };
   } finally {
+    if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await web.close();
   }
 }

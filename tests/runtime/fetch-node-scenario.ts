@@ -50,9 +50,9 @@ export async function fetchNodeScenario(runtime: Runtime): Promise<void> {
     const labels = `{node="${nodeId}",region="us",runtime="${runtime}"}`;
     const metrics = await waitUntil(async () => {
       const text = await (await fetch(`${record.httpAddress}/metrics`)).text();
-      return text.includes(`crawler_fetch_status_200_total${labels} 2`) ? text : undefined;
+      return text.includes(`crawler_fetcher_status_200_total${labels} 2`) ? text : undefined;
     }, 10_000, "both responses counted on /metrics", node.output);
-    expect(metrics).toContain(`crawler_fetch_pages_total${labels} 1`);
+    expect(metrics).toContain(`crawler_fetcher_pages_total${labels} 1`);
 
     const code = await node.stop();
     expect({ code, output: code === 0 ? "" : node.output() }).toEqual({ code: 0, output: "" });
