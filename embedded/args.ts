@@ -16,6 +16,7 @@ export interface CrawlArgs {
   maxInFlight: number;
   maxQueued: number;
   confirmAllSeen: boolean;
+  fetchInProcess: boolean;
   quiet: boolean;
   policy: PolicyConfig;
 }
@@ -34,6 +35,7 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
   { flag: "--max-in-flight", value: "N", help: "fetches running at once, each to a different host (default 512)" },
   { flag: "--max-queued", value: "N", help: "frontier size limit; beyond it the lowest-priority URLs are dropped (default 50000000)" },
   { flag: "--confirm-all-seen", help: "confirm every Bloom 'maybe seen' in the exact store, not only home pages" },
+  { flag: "--fetch-in-process", help: "run the fetch path (HTTP, parse, WARC) on the main thread instead of a second thread" },
   { flag: "--quiet", help: "no progress line, only the summary" },
 ];
 
@@ -101,6 +103,7 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     maxInFlight: optionalInt(values.get("--max-in-flight"), "--max-in-flight", 1) ?? 512,
     maxQueued: optionalInt(values.get("--max-queued"), "--max-queued", 1) ?? 50_000_000,
     confirmAllSeen: switches.has("--confirm-all-seen"),
+    fetchInProcess: switches.has("--fetch-in-process"),
     quiet: switches.has("--quiet"),
     policy,
   };

@@ -8,11 +8,12 @@
  */
 import type { FetchTask } from "../core/model/index.ts";
 import type { Frontier } from "../frontier-node/frontier/frontier.ts";
-import type { FetchWorker } from "../fetch-node/pipeline/index.ts";
+import { ResultBatcher } from "../frontier-node/frontier/result-batcher.ts";
+import type { TaskRunner } from "../fetch-node/pipeline/index.ts";
 
 export interface CrawlLoopOptions {
   frontier: Frontier;
-  worker: FetchWorker;
+  worker: TaskRunner;
   maxInFlight: number;
   /** Stop after this many page responses (robots.txt not counted). */
   maxPages?: number;
@@ -33,8 +34,11 @@ export class CrawlLoop {
   private readonly running = new Map<string, { task: FetchTask; done: Promise<void> }>();
   private readonly abort = new AbortController();
   private wake: (() => void) | undefined;
+  private readonly results: ResultBatcher;
 
-  constructor(private readonly opts: CrawlLoopOptions) {}
+  constructor(private readonly opts: CrawlLoopOptions) {
+    this.results = new ResultBatcher((items) => opts.frontier.completeMany(items));
+  }
 
   /** Asks the loop to stop (Ctrl-C); `run` resolves once fetches in flight are finished or given back. */
   stop(reason: StopReason = "interrupted"): void {
@@ -93,11 +97,12 @@ export class CrawlLoop {
           return;
         }
         if (task.kind === "page" && out.result.kind === "response") this.pages++;
-        await this.opts.frontier.complete(out.result, out.links);
+        await this.results.submit(out.result, out.links);
       })
       .catch((error: unknown) => {
-        this.opts.onError(error, task);
         this.opts.frontier.abandon(task);
+        if (this.abort.signal.aborted) return; // given back on stop: the next run fetches it
+        this.opts.onError(error, task);
         this.stop("error");
       })
       .finally(() => {

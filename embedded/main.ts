@@ -7,11 +7,9 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DiscoveredUrl } from "../core/model/index.ts";
-import { productToken } from "../core/robots/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { HttpFetcher } from "../fetch-node/http/index.ts";
-import { FetchWorker } from "../fetch-node/pipeline/index.ts";
-import { WarcWriter } from "../fetch-node/warc/index.ts";
+import { openFetchPath } from "../fetch-node/fetch-path.ts";
+import type { TaskRunner } from "../fetch-node/pipeline/index.ts";
 import { Frontier } from "../frontier-node/frontier/frontier.ts";
 import { FrontierStore } from "../frontier-node/frontier/store/frontier-store.ts";
 import { LocalBloomSeenSet } from "../frontier-node/seen/local-bloom-seen-set.ts";
@@ -19,6 +17,7 @@ import { CrawlArgsError, crawlUsage, parseCrawlArgs, seedLines, type CrawlArgs }
 import { CrawlLoop } from "./crawl-loop.ts";
 import { acquireLock } from "./lock.ts";
 import { Progress, summary } from "./progress.ts";
+import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
 import { SqliteContentIndex } from "./sqlite-content-index.ts";
 import { statsCommand } from "./stats.ts";
 
@@ -78,23 +77,9 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   }
   const releaseLock = lock.release;
   const now = () => Date.now();
-  const store = FrontierStore.open(join(out, "frontier.sqlite"));
-  const seen = LocalBloomSeenSet.open(join(out, "seen.bloom"));
-  // URLs admitted after the last snapshot (an unclean stop) go back into the filter: no false negatives.
-  for (let batch = store.urlsSince(seen.coveredUrlId, 50_000); batch.length > 0; batch = store.urlsSince(batch.at(-1)!.id, 50_000)) {
-    seen.addKnown(batch.map((r) => r.url));
-  }
-  const content = SqliteContentIndex.open(join(out, "content.sqlite"));
-  const warc = await WarcWriter.open({ dir: join(out, "warc"), software: args.policy.userAgent });
-  const fetcher = new HttpFetcher({
-    userAgent: args.policy.userAgent,
-    connectTimeoutMs: args.policy.connectTimeoutMs,
-    responseTimeoutMs: args.policy.responseTimeoutMs,
-    maxBodyBytes: args.policy.maxBodyBytes,
-    proxyUrl: args.proxy,
-    allowPrivateAddresses: args.allowPrivateAddresses,
-    maxConcurrentRequests: args.maxInFlight,
-  });
+  const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
+  const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
+  const runner = await openRunner(args, out);
   let taskCounter = 0;
   const runId = now().toString(36);
   const frontier = new Frontier({
@@ -108,7 +93,7 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     newTaskId: () => `${runId}-${(taskCounter++).toString(36)}`,
   });
   const added = await frontier.addSeeds(seeds);
-  const start = frontier.snapshot();
+  const start = frontier.snapshot(true);
   if (start.queued === 0 && start.scheduled === 0) {
     process.stderr.write(
       seeds.length === 0
@@ -118,18 +103,10 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     await closeAll();
     return seeds.length === 0 ? 2 : 0;
   }
-  const worker = new FetchWorker({
-    fetcher,
-    content,
-    store: warc,
-    agentToken: productToken(args.policy.userAgent),
-    now,
-    sleep: (ms, signal) => sleepAbortable(ms, signal),
-  });
   const startedAt = now();
   const loop = new CrawlLoop({
     frontier,
-    worker,
+    worker: runner,
     maxInFlight: args.maxInFlight,
     maxPages: args.maxPages,
     deadline: args.maxDurationMs === undefined ? undefined : startedAt + args.maxDurationMs,
@@ -158,12 +135,12 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     process.stderr.write(`crawl: ${added} new seed(s), ${start.queued} URLs queued, output in ${out}\n`);
     progress.start();
   }
-  const saver = setInterval(() => seen.save(store.maxUrlId()), SEEN_SAVE_INTERVAL_MS);
+  const saver = setInterval(() => seen.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
   const reason = await loop.run();
   clearInterval(saver);
   progress.stop();
   frontier.markCleanStop();
-  const final = frontier.snapshot();
+  const final = frontier.snapshot(true);
   await closeAll();
   process.stdout.write(
     summary({ reason, pages: loop.pages, elapsedMs: now() - startedAt, frontier: final, out, resumeCommand: resumeCommand(argv) }),
@@ -171,11 +148,9 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   return reason === "error" ? 1 : 0;
 
   async function closeAll(): Promise<void> {
-    seen.save(store.maxUrlId());
+    seen.checkpoint(store);
     store.close();
-    await warc.close();
-    await content.close();
-    await fetcher.close();
+    await runner.close();
     releaseLock();
   }
 }
@@ -184,19 +159,29 @@ function resumeCommand(argv: string[]): string {
   return `bun run crawl ${argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, "'\\''")}'`)).join(" ")}`;
 }
 
-function sleepAbortable(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal!.reason);
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+/**
+ * The fetch path (HTTP, parse, fingerprints, content index, WARC): on a second thread by default, so its CPU
+ * cost runs beside the frontier's instead of after it; in this thread with --fetch-in-process.
+ */
+async function openRunner(args: CrawlArgs, out: string): Promise<TaskRunner & { close(): Promise<void> }> {
+  const init = {
+    policy: args.policy,
+    warcDir: join(out, "warc"),
+    contentDbPath: join(out, "content.sqlite"),
+    proxyUrl: args.proxy,
+    allowPrivateAddresses: args.allowPrivateAddresses,
+    maxConcurrentRequests: args.maxInFlight,
+  };
+  if (!args.fetchInProcess) return ThreadedFetchRunner.start(init);
+  const content = SqliteContentIndex.open(init.contentDbPath);
+  const path = await openFetchPath({ ...init, warcPrefix: "crawl", content });
+  return {
+    run: (task, signal) => path.worker.run(task, signal),
+    async close() {
+      await path.close();
+      await content.close();
+    },
+  };
 }
 
 if (import.meta.main) {

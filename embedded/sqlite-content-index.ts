@@ -1,7 +1,9 @@
 /**
  * The embedded crawler's ContentIndex: the in-memory index (fetch-node/content) made durable by a small
- * SQLite file. Every claim is written through, and the memory index is rebuilt from the file on open, so
- * a resumed crawl still recognises the pages it stored before.
+ * SQLite file. Claims are answered from memory at once and written to the file in batches (one transaction
+ * every 200 ms), and the memory index is rebuilt from the file on open, so a resumed crawl still recognises
+ * the pages it stored before. A crash loses at most the last batch of claims: a page stored then could be
+ * stored once more after the restart, nothing worse.
  */
 import { Database } from "bun:sqlite";
 import type { ContentIndex } from "../fetch-node/content/content-index.ts";
@@ -11,6 +13,9 @@ export class SqliteContentIndex implements ContentIndex {
   private readonly memory = new MemoryContentIndex();
   private readonly insertExact;
   private readonly insertNear;
+  private exactLog: Array<[string, string]> = [];
+  private nearLog: Array<[string, string]> = [];
+  private readonly timer: ReturnType<typeof setInterval>;
 
   private constructor(private readonly db: Database) {
     this.insertExact = db.query("INSERT OR IGNORE INTO exact (fingerprint, url) VALUES (?, ?)");
@@ -21,6 +26,21 @@ export class SqliteContentIndex implements ContentIndex {
     for (const row of db.query("SELECT url, simhash FROM near").iterate() as Iterable<{ url: string; simhash: string }>) {
       this.memory.claimNearSync(BigInt(`0x${row.simhash}`), row.url);
     }
+    this.timer = setInterval(() => this.flush(), 200);
+    this.timer.unref?.();
+  }
+
+  /** Writes the claims made since the last flush in one transaction. */
+  flush(): void {
+    if (this.exactLog.length === 0 && this.nearLog.length === 0) return;
+    const exact = this.exactLog;
+    const near = this.nearLog;
+    this.exactLog = [];
+    this.nearLog = [];
+    this.db.transaction(() => {
+      for (const [fp, url] of exact) this.insertExact.run(fp, url);
+      for (const [url, hash] of near) this.insertNear.run(url, hash);
+    })();
   }
 
   static open(path: string): SqliteContentIndex {
@@ -33,17 +53,19 @@ export class SqliteContentIndex implements ContentIndex {
 
   async claimExact(fingerprint: string, url: string): Promise<string | undefined> {
     const owner = this.memory.claimExactSync(fingerprint, url);
-    if (owner === undefined) this.insertExact.run(fingerprint, url);
+    if (owner === undefined) this.exactLog.push([fingerprint, url]);
     return owner;
   }
 
   async claimNear(simhash: bigint, url: string): Promise<string | undefined> {
     const near = this.memory.claimNearSync(simhash, url);
-    this.insertNear.run(url, simhash.toString(16).padStart(16, "0"));
+    this.nearLog.push([url, simhash.toString(16).padStart(16, "0")]);
     return near;
   }
 
   async close(): Promise<void> {
+    clearInterval(this.timer);
+    this.flush();
     this.db.close();
   }
 }

@@ -74,7 +74,8 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
     }
   };
   try {
-    const store = FrontierStore.open(join(dataDir, "frontier.sqlite"));
+    // Without Redis the seen-set is a local Bloom filter, which replays the store's admission log.
+    const store = FrontierStore.open(join(dataDir, "frontier.sqlite"), { recentLog: !config.redisUrl });
     closers.push(() => store.close());
     const nodeId = settleNodeId(config.nodeId, store.getMeta("node-id"), dataDir);
     store.setMeta("node-id", nodeId);
@@ -95,16 +96,12 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
       seen = await RedisSeenSet.connect(config.redisUrl, {}, { name: nodeId, onError: (error) => log.child("redis").warn("redis connection error", { error }) });
       closers.push(() => seen.close());
     } else {
-      const local = LocalBloomSeenSet.open(join(dataDir, "seen.bloom"));
-      // URLs admitted after the last snapshot (an unclean stop) go back into the filter: no false negatives.
-      for (let batch = store.urlsSince(local.coveredUrlId, 50_000); batch.length > 0; batch = store.urlsSince(batch.at(-1)!.id, 50_000)) {
-        local.addKnown(batch.map((r) => r.url));
-      }
-      const saver = setInterval(() => local.save(store.maxUrlId()), SEEN_SAVE_INTERVAL_MS);
+      const local = LocalBloomSeenSet.openReplaying(join(dataDir, "seen.bloom"), store);
+      const saver = setInterval(() => local.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
       // Registered before the store's closer runs (closers run in reverse): the snapshot reads the store.
       closers.push(() => {
         clearInterval(saver);
-        local.save(store.maxUrlId());
+        local.checkpoint(store);
       });
       seen = local;
       onImportedUrls = (urls) => local.addKnown(urls);

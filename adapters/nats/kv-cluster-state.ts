@@ -52,9 +52,11 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async listNodes(): Promise<NodeRecord[]> {
-    const names: string[] = [];
-    for await (const key of await this.kv.keys(`${keys.nodePrefix}>`)) names.push(key);
-    const entries = await Promise.all(names.map((k) => this.kv.get(k)));
+    // keys() reads an ordered consumer until nothing is pending, so a record rewritten meanwhile (every
+    // heartbeat) comes by twice: one name per key.
+    const names = new Set<string>();
+    for await (const key of await this.kv.keys(`${keys.nodePrefix}>`)) names.add(key);
+    const entries = await Promise.all([...names].map((k) => this.kv.get(k)));
     const nodes: NodeRecord[] = [];
     for (const e of entries) {
       if (!isLive(e)) continue; // deleted between keys() and get()

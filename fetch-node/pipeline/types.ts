@@ -3,7 +3,7 @@
  * (the HTTP fetcher, the content index, the page store) from its composition root, borrows them, and
  * closes none of them.
  */
-import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import type { ContentIndex } from "../content/content-index.ts";
 import type { FetchOutcome, FetchRequest } from "../http/index.ts";
 import type { CapturedExchange } from "../warc/index.ts";
@@ -27,6 +27,14 @@ export interface WorkerDeps {
   /** Waits, abortably; injected so tests need no real sleeps. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => number;
+}
+
+/**
+ * Runs fetch tasks: a FetchWorker in this thread, or a runner that hands tasks to another thread or
+ * process. `run` resolves with the task's output; it rejects only for a bug, a broken store, or an abort.
+ */
+export interface TaskRunner {
+  run(task: FetchTask, signal?: AbortSignal): Promise<WorkOutput>;
 }
 
 /** The outcome of one task: the result for the URL's owner and the links for their hosts' owners. */

@@ -11,6 +11,8 @@ export interface WarcWriterOptions {
   prefix?: string;
   /** Start a new file once the current one has reached this size. Default 1 GB (10^9 bytes). */
   maxFileBytes?: number;
+  /** gzip level of each record, 1 (fast) to 9 (small). Default 1: see DEFAULT_COMPRESSION_LEVEL. */
+  compressionLevel?: number;
   /** Written to each file's warcinfo record. Default "crawler". */
   software?: string;
   /** Epoch-ms clock for file names and warcinfo dates; tests inject one. Default Date.now. */

@@ -66,6 +66,15 @@ export interface FrontierSnapshot {
 
 const HEAD_SKIP_LIMIT = 64;
 
+/** A result ready to apply: its host entry and the task it answers, with its links screened. */
+interface Prepared {
+  result: FetchResult;
+  entry: HostEntry;
+  flight: NonNullable<HostEntry["inFlight"]>;
+  candidates: DiscoveredUrl[];
+  redirect: DiscoveredUrl[];
+}
+
 /** A host as the inspection APIs show it. */
 export interface HostView {
   host: string;
@@ -102,6 +111,8 @@ export class Frontier {
   private inFlightCount = 0;
   private totalQueued: number;
   private lastDuePump = 0;
+  private counts = { scheduled: 0, knownUrls: 0 };
+  private countsAt = -Infinity;
   private serving: Set<number> | undefined;
   private draining = false;
   /** Hosts loaded after an unclean stop may have had a request in flight: they wait a full gap. */
@@ -222,55 +233,91 @@ export class Frontier {
 
   /** Applies a fetch result and admits the links it found, then frees the host for its next fetch. */
   async complete(result: FetchResult, links: readonly DiscoveredUrl[]): Promise<void> {
-    const entry = this.hosts.get(result.host);
-    const flight = entry?.inFlight;
-    if (!entry || !flight || flight.task.taskId !== result.taskId) {
-      // A redelivered or late result: its host has moved on. Its links are still worth admitting.
-      this.counters.add("frontier.stale-results");
-      if (links.length > 0) await this.admit(links);
-      return;
-    }
-    const candidates = this.screen(links, flight.task.depth);
-    const target = result.redirectTo ? { url: result.redirectTo, host: hostKeyOf(result.redirectTo), depth: flight.task.depth, redirectHops: flight.task.redirectHops + 1, sourceUrl: result.url } : undefined;
-    const foreign = target !== undefined && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
-    if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) await this.opts.forward!.send([target]);
-    const redirect = target && !foreign ? this.screen([target]) : [];
-    const maybe = await this.checkSeen([...candidates, ...redirect]);
-    if (entry.inFlight !== flight) {
-      // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
-      this.counters.add("frontier.stale-results");
-      this.opts.store.tx(() => this.enqueueNew([...candidates, ...redirect], maybe));
-      return;
-    }
-    const now = this.opts.now();
-    this.countResult(result);
-    this.opts.store.tx(() => {
-      entry.inFlight = undefined;
-      this.inFlightCount--;
-      const robotsDelay = flight.task.kind === "robots" ? this.applyRobots(entry, result) : undefined;
-      entry.state = onFetchEnd(
-        entry.state,
-        {
-          startedAt: result.startedAt,
-          endedAt: Math.max(result.endedAt, result.startedAt),
-          status: result.kind === "response" ? result.status : undefined,
-          error: result.kind === "network-error" ? toPolitenessError(result.error) : undefined,
-          retryAfter: result.retryAfter,
-          crawlDelayMs: robotsDelay,
-        },
-        this.opts.policy,
-      );
-      if (entry.minGapOverrideMs > 0) {
-        const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs;
-        entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
+    return this.completeMany([{ result, links }]);
+  }
+
+  /**
+   * Applies many results, and admits the links they found, in one transaction (group commit): one WAL
+   * commit for a batch of pages instead of one per page, which was the largest cost of a busy crawl. A
+   * result is not durable until its batch commits; a crash before that refetches the page, as if it had
+   * been in flight.
+   */
+  async completeMany(items: ReadonlyArray<{ result: FetchResult; links: readonly DiscoveredUrl[] }>): Promise<void> {
+    const prepared: Prepared[] = [];
+    const late: DiscoveredUrl[] = [];
+    const forwards: Promise<void>[] = [];
+    for (const { result, links } of items) {
+      const entry = this.hosts.get(result.host);
+      const flight = entry?.inFlight;
+      if (!entry || !flight || flight.task.taskId !== result.taskId) {
+        // A redelivered or late result: its host has moved on. Its links are still worth admitting.
+        this.counters.add("frontier.stale-results");
+        late.push(...links);
+        continue;
       }
-      if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
-      if (flight.task.kind === "page" && flight.item) this.applyPageResult(entry, flight.item, result, now, redirect, maybe.slice(candidates.length));
-      this.enqueueNew(candidates, maybe.slice(0, candidates.length));
-      this.saveHost(entry);
-      this.settle(entry);
+      const candidates = this.screen(links);
+      const target = result.redirectTo
+        ? { url: result.redirectTo, host: hostKeyOf(result.redirectTo), depth: flight.task.depth, redirectHops: flight.task.redirectHops + 1, sourceUrl: result.url }
+        : undefined;
+      const foreign = target !== undefined && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
+      if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
+      const redirect = target && !foreign ? this.screen([target]) : [];
+      prepared.push({ result, entry, flight, candidates, redirect });
+    }
+    await Promise.all(forwards);
+    const lateCandidates = this.screen(late);
+    const maybe = await this.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
+    const now = this.opts.now();
+    const touched: HostEntry[] = [];
+    this.opts.store.tx(() => {
+      let offset = 0;
+      for (const p of prepared) {
+        const mine = maybe.slice(offset, offset + p.candidates.length + p.redirect.length);
+        offset += mine.length;
+        if (p.entry.inFlight !== p.flight) {
+          // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
+          this.counters.add("frontier.stale-results");
+          this.enqueueNew([...p.candidates, ...p.redirect], mine);
+          continue;
+        }
+        this.applyResult(p, mine, now);
+        touched.push(p.entry);
+      }
+      this.enqueueNew(lateCandidates, maybe.slice(offset));
     });
+    // Hosts go back to waiting only after the commit: a host must not be handed out again on a result
+    // that could still be lost.
+    for (const entry of touched) this.settle(entry);
     this.enforceSizeLimit();
+  }
+
+  /** One result's effect on its host and URL; runs inside completeMany's transaction. */
+  private applyResult(p: Prepared, maybe: readonly boolean[], now: number): void {
+    const { result, entry, flight } = p;
+    this.countResult(result);
+    entry.inFlight = undefined;
+    this.inFlightCount--;
+    const robotsDelay = flight.task.kind === "robots" ? this.applyRobots(entry, result) : undefined;
+    entry.state = onFetchEnd(
+      entry.state,
+      {
+        startedAt: result.startedAt,
+        endedAt: Math.max(result.endedAt, result.startedAt),
+        status: result.kind === "response" ? result.status : undefined,
+        error: result.kind === "network-error" ? toPolitenessError(result.error) : undefined,
+        retryAfter: result.retryAfter,
+        crawlDelayMs: robotsDelay,
+      },
+      this.opts.policy,
+    );
+    if (entry.minGapOverrideMs > 0) {
+      const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs;
+      entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
+    }
+    if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
+    if (flight.task.kind === "page" && flight.item) this.applyPageResult(entry, flight.item, result, now, p.redirect, maybe.slice(p.candidates.length));
+    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
+    this.saveHost(entry);
   }
 
   /**
@@ -360,7 +407,8 @@ export class Frontier {
 
   /** Why a normalized URL is where it is: stored state, robots verdict, trap limits. */
   explainUrl(url: string, host: string): UrlView {
-    const row = this.opts.store.getUrl(url);
+    const partition = partitionOf(host, this.opts.partitions);
+    const row = this.opts.store.getUrl(partition, url);
     const entry = this.hosts.get(host) ?? this.loadHost(host);
     const robots = this.robotsOf(entry);
     const decision = robots?.policy?.explain(pathAndQuery(url));
@@ -372,7 +420,7 @@ export class Frontier {
       lastFetchedAt: row?.lastFetchedAt ?? 0,
       failures: row?.failures ?? 0,
       note: row?.note ?? "",
-      nextFetchAt: this.opts.store.scheduledAt(url) ?? 0,
+      nextFetchAt: this.opts.store.scheduledAt(partition, url) ?? 0,
       robots: !robots ? "unknown" : robots.stored.verdict === "allow-all" ? "allowed" : robots.stored.verdict === "disallow-all" ? "disallowed" : decision?.allowed === false ? "disallowed" : "allowed",
       robotsRule: decision?.rule ? `${decision.rule.allow ? "Allow" : "Disallow"}: ${decision.rule.pattern}` : robots && robots.stored.verdict !== "parse" ? `robots.txt ${robots.stored.verdict}` : "",
       trap: trap.ok ? "" : `${trap.reason}: ${trap.detail}`,
@@ -388,15 +436,23 @@ export class Frontier {
     return this.totalQueued;
   }
 
-  snapshot(): FrontierSnapshot {
+  /** Totals and counters; `fresh` recounts the slow-moving totals now (for a final summary). */
+  snapshot(fresh = false): FrontierSnapshot {
+    // Counting rows of big tables costs milliseconds; progress lines and heartbeats ask often, so the two
+    // slow-moving totals are refreshed at most every few seconds.
+    const now = this.opts.now();
+    if (fresh || now - this.countsAt >= 5_000) {
+      this.countsAt = now;
+      this.counts = { scheduled: this.opts.store.scheduledCount(), knownUrls: this.opts.store.urlCount() };
+    }
     return {
       queued: this.totalQueued,
-      scheduled: this.opts.store.scheduledCount(),
+      scheduled: this.counts.scheduled,
       activeHosts: this.hosts.size,
       hostsReady: this.ready.size,
       hostsWaiting: this.waiting.size,
       inFlight: this.inFlightCount,
-      knownUrls: this.opts.store.urlCount(),
+      knownUrls: this.counts.knownUrls,
       counters: this.counters.toJSON(),
     };
   }
@@ -409,8 +465,7 @@ export class Frontier {
   // ---- admission --------------------------------------------------------------------------------
 
   /** Applies the trap limits; returns the URLs worth a seen check. */
-  private screen(urls: readonly DiscoveredUrl[], _sourceDepth?: number): DiscoveredUrl[] {
-    const now = this.opts.now();
+  private screen(urls: readonly DiscoveredUrl[]): DiscoveredUrl[] {
     const out: DiscoveredUrl[] = [];
     const batch = new Set<string>();
     for (const u of urls) {
@@ -435,7 +490,6 @@ export class Frontier {
       }
       out.push(u);
     }
-    void now;
     return out;
   }
 
@@ -469,7 +523,7 @@ export class Frontier {
           this.counters.add("seen.skipped");
           return;
         }
-        if (store.hasUrl(u.url)) {
+        if (store.hasUrl(partitionOf(u.host, this.opts.partitions), u.url)) {
           this.counters.add("seen.skipped");
           return;
         }
@@ -534,7 +588,7 @@ export class Frontier {
     if (due === undefined || due > now) return;
     this.opts.store.tx(() => {
       for (const s of this.opts.store.takeDue(now, 10_000)) {
-        this.opts.store.setUrlState(s.url, "queued");
+        this.opts.store.setUrlState(s.partition, s.url, "queued");
         this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
         this.counters.add("frontier.rescheduled");
       }
@@ -575,7 +629,7 @@ export class Frontier {
       if (robots.policy.isAllowed(pathAndQuery(head.url))) break;
       this.opts.store.tx(() => {
         this.opts.store.dequeue(head!);
-        this.opts.store.setUrlState(head!.url, "robots-disallowed");
+        this.opts.store.setUrlState(head!.partition, head!.url, "robots-disallowed");
       });
       this.counters.add("robots.disallowed");
       this.afterDequeue(entry, head);
@@ -591,7 +645,7 @@ export class Frontier {
 
   private start(entry: HostEntry, kind: "page" | "robots", url: string, now: number, item?: QueuedUrl): FetchTask {
     entry.state = onFetchStart(entry.state, now);
-    const prev = item ? this.opts.store.getUrl(item.url) : undefined;
+    const prev = item ? this.opts.store.getUrl(item.partition, item.url) : undefined;
     const task: FetchTask = {
       taskId: this.opts.newTaskId(),
       kind,
@@ -638,7 +692,7 @@ export class Frontier {
     redirectMaybe: boolean[],
   ): void {
     const store = this.opts.store;
-    const prev = store.getUrl(item.url);
+    const prev = store.getUrl(item.partition, item.url);
     if (!prev) {
       store.dequeue(item);
       this.afterDequeue(entry, item);
@@ -664,9 +718,12 @@ export class Frontier {
   }
 
   private countResult(result: FetchResult): void {
-    if (result.kind === "response") this.counters.add(`fetch.status.${result.status}`);
-    if (result.kind === "response" && result.taskKind === "page") this.counters.add("fetch.pages");
-    else this.counters.add(`fetch.${result.kind}.${result.error ?? "unknown"}`);
+    if (result.kind === "response") {
+      this.counters.add(`fetch.status.${result.status}`);
+      if (result.taskKind === "page") this.counters.add("fetch.pages");
+    } else {
+      this.counters.add(`fetch.${result.kind}.${result.error ?? "unknown"}`);
+    }
     if (result.duplicateOf) this.counters.add("content.exact-duplicates");
     if (result.nearDuplicateOf) this.counters.add("content.near-duplicates");
   }
@@ -700,7 +757,7 @@ export class Frontier {
   }
 
   private headOf(entry: HostEntry): QueuedUrl | undefined {
-    if (!entry.head) entry.head = this.opts.store.head(entry.key);
+    if (!entry.head) entry.head = this.opts.store.head(entry.partition, entry.key);
     if (!entry.head) entry.queued = 0;
     return entry.head;
   }

@@ -16,7 +16,7 @@ export interface HandoffChunk {
 }
 
 interface UrlDocument {
-  row: Omit<UrlRow, "id">;
+  row: UrlRow;
   scheduled?: { dueAt: number; priority: Priority };
 }
 
@@ -27,14 +27,13 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
     yield { partition, queued: [], hosts: hosts.slice(i, i + chunkSize), urls: [] };
   }
   const scheduled = new Map(store.scheduledInPartition(partition).map((s) => [s.url, s] as const));
-  for (let afterId = 0; ; ) {
-    const rows = store.urlsInPartition(partition, afterId, chunkSize);
+  for (let afterUrl = ""; ; ) {
+    const rows = store.urlsInPartition(partition, afterUrl, chunkSize);
     if (rows.length === 0) break;
-    afterId = rows.at(-1)!.id;
+    afterUrl = rows.at(-1)!.url;
     const urls = rows.map((row) => {
-      const { id: _id, ...rest } = row;
       const s = scheduled.get(row.url);
-      const doc: UrlDocument = { row: rest, scheduled: s ? { dueAt: s.dueAt, priority: s.priority } : undefined };
+      const doc: UrlDocument = { row, scheduled: s ? { dueAt: s.dueAt, priority: s.priority } : undefined };
       return { url: row.url, stateJson: JSON.stringify(doc) };
     });
     yield { partition, queued: [], hosts: [], urls };
@@ -61,8 +60,12 @@ export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
         store.schedule({ dueAt: doc.scheduled.dueAt, priority: doc.scheduled.priority, url: doc.row.url, host: doc.row.host, partition: chunk.partition, depth: doc.row.depth });
       }
     }
-    // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own.
-    for (const q of chunk.queued) store.enqueue({ host: q.host, partition: chunk.partition, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops });
+    // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own. A chunk
+    // received twice (a retried stream) must not queue a URL twice.
+    for (const q of chunk.queued) {
+      if (store.isQueued(chunk.partition, q.host, q.url)) continue;
+      store.enqueue({ host: q.host, partition: chunk.partition, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops });
+    }
     store.saveSeq();
   });
 }

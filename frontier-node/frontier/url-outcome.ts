@@ -21,7 +21,7 @@ import type { UrlRow, UrlStatus } from "./store/frontier-store.ts";
 
 export type UrlOutcome = {
   /** The URL's new stored state. */
-  row: Omit<UrlRow, "id" | "host" | "depth">;
+  row: Omit<UrlRow, "host" | "depth">;
   /** Leaves its host's queue (false only while throttled). */
   dequeue: boolean;
   /** Comes back into the queue at this time and priority. */
@@ -106,7 +106,7 @@ export function decideUrlOutcome(
     };
   }
 
-  function finish(status: UrlStatus, row: Omit<UrlRow, "id" | "host" | "depth">, dequeue: boolean): UrlOutcome {
+  function finish(status: UrlStatus, row: Omit<UrlRow, "host" | "depth">, dequeue: boolean): UrlOutcome {
     return { row: { ...row, state: status }, dequeue, counters };
   }
 }
@@ -129,8 +129,9 @@ function toUrlState(row: UrlRow, isHomePage: boolean, cfg: ScheduleSlice): UrlSt
   };
 }
 
-function fromState(prev: UrlRow, s: UrlState): Omit<UrlRow, "id" | "host" | "depth"> {
+function fromState(prev: UrlRow, s: UrlState): Omit<UrlRow, "host" | "depth"> {
   return {
+    partition: prev.partition,
     url: prev.url,
     state: prev.state,
     failures: s.failures,

@@ -108,6 +108,6 @@ test("frontier node - a clean stop gives back unanswered tasks, marks the store 
   expect(node.frontier.inFlight).toBe(0);
   expect(node.frontier.counters.get("frontier.abandoned")).toBe(1);
   expect(store.getMeta("clean-stop")).toBe("1");
-  expect(store.head("h0.test")?.url).toBe("http://h0.test/");
+  expect(store.head(partitionOf("h0.test", P), "h0.test")?.url).toBe("http://h0.test/");
   expect(await bed.state.listNodes()).toEqual([]);
 });

@@ -141,7 +141,7 @@ export class HandoffSender {
 
   private holdsNothing(p: number): boolean {
     const { store } = this.opts;
-    return store.queuedInPartition(p, undefined, 1).length === 0 && store.urlsInPartition(p, 0, 1).length === 0 && store.hostsInPartition(p).length === 0;
+    return store.queuedInPartition(p, undefined, 1).length === 0 && store.urlsInPartition(p, "", 1).length === 0 && store.hostsInPartition(p).length === 0;
   }
 
   private dropLocal(p: number): void {

@@ -7,6 +7,7 @@
  */
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { ScalableBloomFilter } from "../../core/seen/index.ts";
+import type { FrontierStore } from "../frontier/store/frontier-store.ts";
 import type { SeenSet } from "./seen-set.ts";
 
 const MAGIC = 0x5345454e; // "SEEN"
@@ -32,6 +33,26 @@ export class LocalBloomSeenSet implements SeenSet {
       return new LocalBloomSeenSet(filter, path, covered);
     }
     return new LocalBloomSeenSet(new ScalableBloomFilter({ initialCapacity }), path, 0);
+  }
+
+  /**
+   * Opens the snapshot at `path` and replays into it every URL the store admitted after the snapshot was
+   * taken (an unclean stop), so the filter has no false negatives. The store must log admissions
+   * (`FrontierStore.open(path, { recentLog: true })`).
+   */
+  static openReplaying(path: string, store: Pick<FrontierStore, "urlsSince">, initialCapacity?: number): LocalBloomSeenSet {
+    const seen = LocalBloomSeenSet.open(path, initialCapacity);
+    for (let batch = store.urlsSince(seen.coveredUrlId, 50_000); batch.length > 0; batch = store.urlsSince(batch.at(-1)!.id, 50_000)) {
+      seen.addKnown(batch.map((r) => r.url));
+    }
+    return seen;
+  }
+
+  /** Saves a snapshot covering everything the store admitted so far, then lets the store forget its log. */
+  checkpoint(store: Pick<FrontierStore, "maxUrlId" | "trimRecent">): void {
+    const id = store.maxUrlId();
+    this.save(id);
+    store.trimRecent(id);
   }
 
   async checkAndAdd(_partition: number, keys: readonly string[]): Promise<boolean[]> {

@@ -2,7 +2,8 @@
  * FrontierStore: the frontier's durable state in one SQLite file (bun:sqlite, WAL, synchronous=NORMAL, so a
  * killed process loses nothing committed and an OS crash at most the last moments). It answers the questions
  * the frontier asks (what is the head of this host's queue, is this URL known, what is due) with prepared
- * statements, and groups the writes of one fetch result in one transaction via `tx`.
+ * statements, and groups the writes of fetch results in one transaction via `tx`. Every key starts with the
+ * host's partition (see schema.ts), so callers pass it along with the URL or host.
  */
 import { Database, type Statement } from "bun:sqlite";
 import type { Priority } from "../../../core/model/index.ts";
@@ -20,7 +21,7 @@ export interface QueuedUrl {
 
 /** Fetch state of one URL. `state` is one of the UrlStatus values. */
 export interface UrlRow {
-  id: number;
+  partition: number;
   url: string;
   host: string;
   state: UrlStatus;
@@ -65,8 +66,16 @@ export interface ScheduledUrl {
   depth: number;
 }
 
+export interface FrontierStoreOptions {
+  /**
+   * Log admitted URLs in `recent_urls` until the next seen-set snapshot (embedded mode, whose Bloom filter
+   * lives in a file). A cluster's seen-set is in Redis and needs no replay.
+   */
+  recentLog?: boolean;
+}
+
 interface RawUrlRow {
-  id: number;
+  partition: number;
   url: string;
   host: string;
   state: string;
@@ -83,23 +92,75 @@ interface RawUrlRow {
   note: string | null;
 }
 
+interface RawScheduled {
+  due_at: number;
+  url: string;
+  host: string;
+  partition: number;
+  priority: Priority;
+  depth: number;
+}
+
+const QUEUE_COLUMNS = "host, partition, priority, seq, url, depth, hops";
+const SCHEDULED_COLUMNS = "due_at, url, host, partition, priority, depth";
+
 export class FrontierStore {
   private readonly db: Database;
   private nextSeq: number;
+  private readonly recentLog: boolean;
   private readonly s: Record<string, Statement>;
 
-  private constructor(db: Database) {
+  private constructor(db: Database, options: FrontierStoreOptions) {
     this.db = db;
+    this.recentLog = options.recentLog ?? false;
     const q = (sql: string) => db.query(sql);
     this.s = {
-      head: q("SELECT host, partition, priority, seq, url, depth, hops FROM queue WHERE host = ? ORDER BY priority, seq LIMIT 1"),
-      enqueue: q("INSERT OR IGNORE INTO queue (host, partition, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      dequeue: q("DELETE FROM queue WHERE host = ? AND priority = ? AND seq = ?"),
-      hostCounts: q("SELECT host, COUNT(*) AS n FROM queue GROUP BY host"),
+      head: q(`SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`),
+      enqueue: q("INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      dequeue: q("DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?"),
+      queuedUrl: q("SELECT 1 AS x FROM queue WHERE partition = ? AND host = ? AND url = ? LIMIT 1"),
+      hostCounts: q("SELECT host, COUNT(*) AS n FROM queue GROUP BY partition, host"),
       hostCountsIn: q("SELECT host, COUNT(*) AS n FROM queue WHERE partition = ? GROUP BY host"),
-      queuedInPartition: q("SELECT host, partition, priority, seq, url, depth, hops FROM queue WHERE partition = ? AND (host, priority, seq) > (?, ?, ?) ORDER BY host, priority, seq LIMIT ?"),
-      urlsInPartition: q("SELECT * FROM urls WHERE partition = ? AND id > ? ORDER BY id LIMIT ?"),
-      scheduledInPartition: q("SELECT due_at, url, host, partition, priority, depth FROM scheduled WHERE partition = ?"),
+      hostCount: q("SELECT COUNT(*) AS n FROM queue WHERE partition = ? AND host = ?"),
+      totalQueued: q("SELECT COUNT(*) AS n FROM queue"),
+      dropLowest: q(
+        `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
+         RETURNING partition, host, url`,
+      ),
+      maxSeq: q("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
+      getUrl: q("SELECT * FROM urls WHERE partition = ? AND url = ?"),
+      hasUrl: q("SELECT 1 AS x FROM urls WHERE partition = ? AND url = ?"),
+      insertUrl: q("INSERT OR IGNORE INTO urls (partition, url, host, state, depth) VALUES (?, ?, ?, 'queued', ?)"),
+      logRecent: q("INSERT INTO recent_urls (url) VALUES (?)"),
+      setUrlState: q("UPDATE urls SET state = ?, note = ? WHERE partition = ? AND url = ?"),
+      recordFetch: q(
+        `UPDATE urls SET state = ?, failures = ?, last_status = ?, last_fetched_at = ?, refetch_ms = ?, etag = ?,
+         last_modified = ?, fingerprint = ?, simhash = ?, changed_last_visit = ?, note = ? WHERE partition = ? AND url = ?`,
+      ),
+      importUrl: q(
+        `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
+         last_modified, fingerprint, simhash, changed_last_visit, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      recentSince: q("SELECT id, url FROM recent_urls WHERE id > ? ORDER BY id LIMIT ?"),
+      maxRecentId: q("SELECT COALESCE(MAX(id), 0) AS n FROM recent_urls"),
+      trimRecent: q("DELETE FROM recent_urls WHERE id <= ?"),
+      urlCount: q("SELECT COUNT(*) AS n FROM urls"),
+      stateCounts: q("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
+      schedule: q("INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at) VALUES (?, ?, ?, ?, ?, ?)"),
+      due: q(`SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?`),
+      unschedule: q("DELETE FROM scheduled WHERE partition = ? AND url = ?"),
+      scheduledAt: q("SELECT due_at FROM scheduled WHERE partition = ? AND url = ?"),
+      nextDue: q("SELECT MIN(due_at) AS t FROM scheduled"),
+      scheduledCount: q("SELECT COUNT(*) AS n FROM scheduled"),
+      loadHost: q("SELECT state FROM hosts WHERE host = ?"),
+      saveHost: q("INSERT OR REPLACE INTO hosts (host, partition, state) VALUES (?, ?, ?)"),
+      loadRobots: q("SELECT verdict, body, fetched_at, expires_at FROM robots WHERE host = ?"),
+      saveRobots: q("INSERT OR REPLACE INTO robots (host, partition, verdict, body, fetched_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"),
+      queuedInPartition: q(
+        `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND (host, priority, seq) > (?, ?, ?) ORDER BY host, priority, seq LIMIT ?`,
+      ),
+      urlsInPartition: q("SELECT * FROM urls WHERE partition = ? AND url > ? ORDER BY url LIMIT ?"),
+      scheduledInPartition: q(`SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE partition = ?`),
       hostsInPartition: q("SELECT host, state FROM hosts WHERE partition = ?"),
       robotsInPartition: q("SELECT host, verdict, body, fetched_at, expires_at FROM robots WHERE partition = ?"),
       deleteQueuePartition: q("DELETE FROM queue WHERE partition = ?"),
@@ -107,41 +168,8 @@ export class FrontierStore {
       deleteScheduledPartition: q("DELETE FROM scheduled WHERE partition = ?"),
       deleteHostsPartition: q("DELETE FROM hosts WHERE partition = ?"),
       deleteRobotsPartition: q("DELETE FROM robots WHERE partition = ?"),
-      importUrl: q(
-        `INSERT OR REPLACE INTO urls (url, host, partition, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
-         last_modified, fingerprint, simhash, changed_last_visit, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      totalQueued: q("SELECT COUNT(*) AS n FROM queue"),
-      dropLowest: q(
-        "DELETE FROM queue WHERE (host, priority, seq) IN (SELECT host, priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?) RETURNING host, url",
-      ),
-      getUrl: q("SELECT * FROM urls WHERE url = ?"),
-      hasUrl: q("SELECT 1 AS x FROM urls WHERE url = ?"),
-      insertUrl: q("INSERT OR IGNORE INTO urls (url, host, partition, state, depth) VALUES (?, ?, ?, 'queued', ?)"),
-      setUrlState: q("UPDATE urls SET state = ?, note = ? WHERE url = ?"),
-      recordFetch: q(
-        `UPDATE urls SET state = ?, failures = ?, last_status = ?, last_fetched_at = ?, refetch_ms = ?, etag = ?,
-         last_modified = ?, fingerprint = ?, simhash = ?, changed_last_visit = ?, note = ? WHERE url = ?`,
-      ),
-      urlsSince: q("SELECT id, url FROM urls WHERE id > ? ORDER BY id LIMIT ?"),
-      maxUrlId: q("SELECT COALESCE(MAX(id), 0) AS n FROM urls"),
-      urlCount: q("SELECT COUNT(*) AS n FROM urls"),
-      stateCounts: q("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
-      schedule: q("INSERT OR REPLACE INTO scheduled (due_at, url, host, partition, priority, depth) VALUES (?, ?, ?, ?, ?, ?)"),
-      unscheduleUrl: q("DELETE FROM scheduled WHERE url = ?"),
-      due: q("SELECT due_at, url, host, partition, priority, depth FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?"),
-      deleteScheduled: q("DELETE FROM scheduled WHERE due_at = ? AND url = ?"),
-      scheduledAt: q("SELECT due_at FROM scheduled WHERE url = ?"),
-      nextDue: q("SELECT MIN(due_at) AS t FROM scheduled"),
-      scheduledCount: q("SELECT COUNT(*) AS n FROM scheduled"),
-      loadHost: q("SELECT state FROM hosts WHERE host = ?"),
-      saveHost: q("INSERT OR REPLACE INTO hosts (host, partition, state) VALUES (?, ?, ?)"),
-      allHosts: q("SELECT host, state FROM hosts"),
-      loadRobots: q("SELECT verdict, body, fetched_at, expires_at FROM robots WHERE host = ?"),
-      saveRobots: q("INSERT OR REPLACE INTO robots (host, partition, verdict, body, fetched_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"),
       getMeta: q("SELECT value FROM meta WHERE key = ?"),
       setMeta: q("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
-      maxSeq: q("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
     };
     const savedSeq = Number(this.getMeta("seq") ?? 0);
     const queuedSeq = (this.s.maxSeq!.get() as { n: number }).n;
@@ -149,20 +177,24 @@ export class FrontierStore {
   }
 
   /** Opens (creating when needed) the store at `path`; `:memory:` gives a throwaway store for tests. */
-  static open(path: string): FrontierStore {
+  static open(path: string, options: FrontierStoreOptions = {}): FrontierStore {
     const db = new Database(path, { create: true });
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
-    db.exec("PRAGMA cache_size = -65536");
-    db.exec(SCHEMA);
-    const version = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null;
-    if (version && Number(version.value) !== SCHEMA_VERSION) {
+    db.exec("PRAGMA cache_size = -131072");
+    // Checkpoints copy WAL pages into the database and sync it; a busy frontier rewrites the same hot pages
+    // (host queues, URL rows) many times between checkpoints, so checkpointing every 64 MiB instead of
+    // every 4 MiB writes each of them once instead of many times.
+    db.exec("PRAGMA wal_autocheckpoint = 16384");
+    const version = storedVersion(db);
+    if (version !== undefined && version !== SCHEMA_VERSION) {
       db.close();
-      throw new Error(`frontier store ${path} has schema ${version.value}; this build reads ${SCHEMA_VERSION}`);
+      throw new Error(`frontier store ${path} has schema version ${version}; this build reads ${SCHEMA_VERSION}: use a new directory`);
     }
+    db.exec(SCHEMA);
     db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
-    return new FrontierStore(db);
+    return new FrontierStore(db, options);
   }
 
   /** Runs `fn` in one transaction: all of its writes commit together or not at all. */
@@ -170,22 +202,29 @@ export class FrontierStore {
     return this.db.transaction(fn)();
   }
 
-  head(host: string): QueuedUrl | undefined {
-    return (this.s.head!.get(host) as QueuedUrl | null) ?? undefined;
+  // ---- queue --------------------------------------------------------------------------------------
+
+  head(partition: number, host: string): QueuedUrl | undefined {
+    return (this.s.head!.get(partition, host) as QueuedUrl | null) ?? undefined;
   }
 
   /**
    * Appends a URL to its host's queue behind others of the same priority; returns its sequence number, or
-   * undefined when the URL is already queued (a URL is queued at most once).
+   * undefined when it was not added.
    */
   enqueue(item: Omit<QueuedUrl, "seq">): number | undefined {
     const seq = this.nextSeq++;
-    const changes = this.s.enqueue!.run(item.host, item.partition, item.priority, seq, item.url, item.depth, item.hops).changes;
+    const changes = this.s.enqueue!.run(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops).changes;
     return changes > 0 ? seq : undefined;
   }
 
-  dequeue(item: Pick<QueuedUrl, "host" | "priority" | "seq">): void {
-    this.s.dequeue!.run(item.host, item.priority, item.seq);
+  dequeue(item: Pick<QueuedUrl, "partition" | "host" | "priority" | "seq">): void {
+    this.s.dequeue!.run(item.partition, item.host, item.priority, item.seq);
+  }
+
+  /** Whether a URL is in its host's queue (scans that host's queue: for handoff imports, not hot paths). */
+  isQueued(partition: number, host: string, url: string): boolean {
+    return this.s.queuedUrl!.get(partition, host, url) !== null;
   }
 
   /** Queued URL counts by host, for every partition or for one. */
@@ -196,36 +235,44 @@ export class FrontierStore {
     return out;
   }
 
+  queuedForHost(partition: number, host: string): number {
+    return (this.s.hostCount!.get(partition, host) as { n: number }).n;
+  }
+
   totalQueued(): number {
     return (this.s.totalQueued!.get() as { n: number }).n;
   }
 
   /** Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped. */
-  dropLowestPriority(n: number): { host: string; url: string }[] {
-    const dropped = this.s.dropLowest!.all(n) as { host: string; url: string }[];
-    for (const d of dropped) this.s.setUrlState!.run("dropped", "frontier size limit", d.url);
+  dropLowestPriority(n: number): { partition: number; host: string; url: string }[] {
+    const dropped = this.s.dropLowest!.all(n) as { partition: number; host: string; url: string }[];
+    for (const d of dropped) this.s.setUrlState!.run("dropped", "frontier size limit", d.partition, d.url);
     return dropped;
   }
 
-  getUrl(url: string): UrlRow | undefined {
-    const raw = this.s.getUrl!.get(url) as RawUrlRow | null;
+  // ---- URL state ----------------------------------------------------------------------------------
+
+  getUrl(partition: number, url: string): UrlRow | undefined {
+    const raw = this.s.getUrl!.get(partition, url) as RawUrlRow | null;
     return raw ? toUrlRow(raw) : undefined;
   }
 
-  hasUrl(url: string): boolean {
-    return this.s.hasUrl!.get(url) !== null;
+  hasUrl(partition: number, url: string): boolean {
+    return this.s.hasUrl!.get(partition, url) !== null;
   }
 
   /** Records a URL as admitted; false when it was already known (the exact seen check). */
   insertUrl(url: string, host: string, partition: number, depth: number): boolean {
-    return this.s.insertUrl!.run(url, host, partition, depth).changes > 0;
+    const added = this.s.insertUrl!.run(partition, url, host, depth).changes > 0;
+    if (added && this.recentLog) this.s.logRecent!.run(url);
+    return added;
   }
 
-  setUrlState(url: string, state: UrlStatus, note?: string): void {
-    this.s.setUrlState!.run(state, note ?? null, url);
+  setUrlState(partition: number, url: string, state: UrlStatus, note?: string): void {
+    this.s.setUrlState!.run(state, note ?? null, partition, url);
   }
 
-  recordFetch(row: Omit<UrlRow, "id" | "host" | "depth">): void {
+  recordFetch(row: Omit<UrlRow, "host" | "depth">): void {
     this.s.recordFetch!.run(
       row.state,
       row.failures,
@@ -238,17 +285,24 @@ export class FrontierStore {
       row.simhash,
       row.changedLastVisit ? 1 : 0,
       row.note,
+      row.partition,
       row.url,
     );
   }
 
-  /** URLs admitted after `afterId`, in order: replayed into the Bloom filter after an unclean stop. */
+  /** URLs admitted after `afterId` (recent log), in order: replayed into the Bloom filter after an unclean stop. */
   urlsSince(afterId: number, limit: number): { id: number; url: string }[] {
-    return this.s.urlsSince!.all(afterId, limit) as { id: number; url: string }[];
+    return this.s.recentSince!.all(afterId, limit) as { id: number; url: string }[];
   }
 
+  /** The id of the newest logged admission (0 when none); a seen-set snapshot records it. */
   maxUrlId(): number {
-    return (this.s.maxUrlId!.get() as { n: number }).n;
+    return (this.s.maxRecentId!.get() as { n: number }).n;
+  }
+
+  /** Forgets logged admissions up to `id`, which a seen-set snapshot now covers. */
+  trimRecent(id: number): void {
+    this.s.trimRecent!.run(id);
   }
 
   urlCount(): number {
@@ -261,20 +315,22 @@ export class FrontierStore {
     return out;
   }
 
+  // ---- schedule -----------------------------------------------------------------------------------
+
+  /** Schedules a URL's next visit, replacing any earlier schedule of it. */
   schedule(item: ScheduledUrl): void {
-    this.s.unscheduleUrl!.run(item.url);
-    this.s.schedule!.run(item.dueAt, item.url, item.host, item.partition, item.priority, item.depth);
+    this.s.schedule!.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt);
   }
 
   /** Takes up to `limit` scheduled URLs whose time has come, removing them from the schedule. */
   takeDue(now: number, limit: number): ScheduledUrl[] {
-    const rows = this.s.due!.all(now, limit) as RawScheduled[];
-    for (const r of rows) this.s.deleteScheduled!.run(r.due_at, r.url);
-    return rows.map(toScheduled);
+    const rows = (this.s.due!.all(now, limit) as RawScheduled[]).map(toScheduled);
+    for (const r of rows) this.s.unschedule!.run(r.partition, r.url);
+    return rows;
   }
 
-  scheduledAt(url: string): number | undefined {
-    const row = this.s.scheduledAt!.get(url) as { due_at: number } | null;
+  scheduledAt(partition: number, url: string): number | undefined {
+    const row = this.s.scheduledAt!.get(partition, url) as { due_at: number } | null;
     return row?.due_at;
   }
 
@@ -287,6 +343,8 @@ export class FrontierStore {
     return (this.s.scheduledCount!.get() as { n: number }).n;
   }
 
+  // ---- hosts and robots.txt -----------------------------------------------------------------------
+
   loadHost<T>(host: string): T | undefined {
     const row = this.s.loadHost!.get(host) as { state: string } | null;
     return row ? (JSON.parse(row.state) as T) : undefined;
@@ -296,14 +354,9 @@ export class FrontierStore {
     this.s.saveHost!.run(host, partition, JSON.stringify(state));
   }
 
-  allHosts<T>(): Array<[string, T]> {
-    return (this.s.allHosts!.all() as { host: string; state: string }[]).map((r) => [r.host, JSON.parse(r.state) as T]);
-  }
-
   loadRobots(host: string): StoredRobots | undefined {
-    const row = this.s.loadRobots!.get(host) as { verdict: StoredRobots["verdict"]; body: string | null; fetched_at: number; expires_at: number } | null;
-    if (!row) return undefined;
-    return { verdict: row.verdict, body: row.body ?? undefined, fetchedAt: row.fetched_at, expiresAt: row.expires_at };
+    const row = this.s.loadRobots!.get(host) as RawRobots | null;
+    return row ? toRobots(row) : undefined;
   }
 
   saveRobots(host: string, partition: number, robots: StoredRobots): void {
@@ -318,9 +371,9 @@ export class FrontierStore {
     return this.s.queuedInPartition!.all(partition, a.host, a.priority, a.seq, limit) as QueuedUrl[];
   }
 
-  /** A page of a partition's URL states, by id after `afterId`. */
-  urlsInPartition(partition: number, afterId: number, limit: number): UrlRow[] {
-    return (this.s.urlsInPartition!.all(partition, afterId, limit) as RawUrlRow[]).map(toUrlRow);
+  /** A page of a partition's URL states, in URL order after `afterUrl` ("" from the start). */
+  urlsInPartition(partition: number, afterUrl: string, limit: number): UrlRow[] {
+    return (this.s.urlsInPartition!.all(partition, afterUrl, limit) as RawUrlRow[]).map(toUrlRow);
   }
 
   scheduledInPartition(partition: number): ScheduledUrl[] {
@@ -329,18 +382,16 @@ export class FrontierStore {
 
   hostsInPartition(partition: number): Array<{ host: string; state: string; robots?: StoredRobots }> {
     const robots = new Map<string, StoredRobots>();
-    for (const r of this.s.robotsInPartition!.all(partition) as Array<{ host: string; verdict: StoredRobots["verdict"]; body: string | null; fetched_at: number; expires_at: number }>) {
-      robots.set(r.host, { verdict: r.verdict, body: r.body ?? undefined, fetchedAt: r.fetched_at, expiresAt: r.expires_at });
-    }
+    for (const r of this.s.robotsInPartition!.all(partition) as Array<RawRobots & { host: string }>) robots.set(r.host, toRobots(r));
     const out = (this.s.hostsInPartition!.all(partition) as Array<{ host: string; state: string }>).map((h) => ({ ...h, robots: robots.get(h.host) }));
     for (const [host, r] of robots) if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: r });
     return out;
   }
 
   /** Writes a URL's full state as received from another node (handoff). */
-  importUrl(row: Omit<UrlRow, "id"> & { partition: number }): void {
+  importUrl(row: UrlRow): void {
     this.s.importUrl!.run(
-      row.url, row.host, row.partition, row.state, row.depth, row.failures, row.lastStatus, row.lastFetchedAt, row.refetchMs,
+      row.partition, row.url, row.host, row.state, row.depth, row.failures, row.lastStatus, row.lastFetchedAt, row.refetchMs,
       row.etag, row.lastModified, row.fingerprint, row.simhash, row.changedLastVisit ? 1 : 0, row.note,
     );
   }
@@ -353,6 +404,8 @@ export class FrontierStore {
     this.s.deleteHostsPartition!.run(partition);
     this.s.deleteRobotsPartition!.run(partition);
   }
+
+  // ---- bookkeeping --------------------------------------------------------------------------------
 
   getMeta(key: string): string | undefined {
     const row = this.s.getMeta!.get(key) as { value: string } | null;
@@ -375,13 +428,24 @@ export class FrontierStore {
   }
 }
 
-interface RawScheduled {
-  due_at: number;
-  url: string;
-  host: string;
-  partition: number;
-  priority: Priority;
-  depth: number;
+function storedVersion(db: Database): number | undefined {
+  try {
+    const row = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null;
+    return row ? Number(row.value) : undefined;
+  } catch {
+    return undefined; // no meta table: a new store
+  }
+}
+
+interface RawRobots {
+  verdict: StoredRobots["verdict"];
+  body: string | null;
+  fetched_at: number;
+  expires_at: number;
+}
+
+function toRobots(r: RawRobots): StoredRobots {
+  return { verdict: r.verdict, body: r.body ?? undefined, fetchedAt: r.fetched_at, expiresAt: r.expires_at };
 }
 
 function toScheduled(r: RawScheduled): ScheduledUrl {
@@ -390,7 +454,7 @@ function toScheduled(r: RawScheduled): ScheduledUrl {
 
 function toUrlRow(r: RawUrlRow): UrlRow {
   return {
-    id: r.id,
+    partition: r.partition,
     url: r.url,
     host: r.host,
     state: r.state as UrlStatus,

@@ -51,7 +51,6 @@ describe("cluster: a frontier node joins", () => {
     const after = await c.waitForSettledRing(["frontier-1", "frontier-2", "frontier-3"]);
 
     const counts = ownerCounts(after);
-    console.log("DEBUG", JSON.stringify([counts, [...hostsWithWork], expected.pages.size, fetchedAtJoin.size, [...hostsWithWork].map((h) => ownerOf(after, h))]));
     // About a third: 64 / 3 = 21.3; virtual nodes keep it within a few partitions of that.
     expect(counts["frontier-3"]!).toBeGreaterThanOrEqual(Math.floor(PARTITIONS * 0.2));
     expect(counts["frontier-3"]!).toBeLessThanOrEqual(Math.ceil(PARTITIONS * 0.47));

@@ -37,6 +37,8 @@ export const MIN_GAP_MS = 200;
 export const HEARTBEAT_MS = 500;
 export const PARTITIONS = 64;
 export const REGION = "region-1";
+/** Bound of one file's (or test's) teardown: every process stopped, SIGKILL after a grace period. */
+const TEARDOWN_TIMEOUT_MS = 60_000;
 
 /** Env vars that would change a child's behaviour behind the test's back (a proxy, a CRAWL_* default). */
 const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*|CRAWLCTL_.*)$/i;
@@ -528,15 +530,19 @@ export interface ClusterHarness {
 export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
   const teardown: Array<() => Promise<unknown>> = [];
   const register = (fn: () => Promise<unknown>) => teardown.push(fn);
-  (scope === "each" ? afterEach : afterAll)(async () => {
-    for (const fn of teardown.splice(0).reverse()) {
-      try {
-        await fn();
-      } catch (error) {
-        console.error("cluster harness teardown:", error);
+  (scope === "each" ? afterEach : afterAll)(
+    async () => {
+      for (const fn of teardown.splice(0).reverse()) {
+        try {
+          await fn();
+        } catch (error) {
+          console.error("cluster harness teardown:", error);
+        }
       }
-    }
-  });
+    },
+    // A cluster stopped mid-crawl lets tasks in flight finish first (each role has a stop grace).
+    { timeout: TEARDOWN_TIMEOUT_MS },
+  );
   const tempDir = () => {
     const dir = mkdtempSync(join(tmpdir(), "cluster-e2e-"));
     register(async () => rmSync(dir, { recursive: true, force: true }));

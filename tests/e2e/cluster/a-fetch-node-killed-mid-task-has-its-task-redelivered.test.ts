@@ -1,0 +1,75 @@
+/**
+ * Crash of a fetch node mid-task: the task it was working on (a page whose server had not answered yet)
+ * was never acked, so JetStream redelivers it to the other fetch node, which fetches the page; the
+ * frontier applies that one result. The frontier's own safety net (the fetch lease, 5 min by default)
+ * is far away, so the second request can only come from the redelivery.
+ *
+ * Ack wait: the `fetchers` consumer waits 60 s before redelivering, and no role exposes that setting
+ * (JetStreamBusOptions.fetchAckWaitMs exists, but no main.ts passes it). Rather than wait a minute, the
+ * test shortens it on the running cluster, through the bus's own region setup, after every node has
+ * started (each role's start would set it back to 60 s).
+ */
+import { describe, expect, test } from "bun:test";
+import type { HostBehaviour } from "../../testweb/index.ts";
+import { useCluster, waitUntil } from "./harness.ts";
+
+const cluster = useCluster();
+const HOST = "stall.test";
+const ACK_WAIT_MS = 2_000;
+
+/** `/` never answers the first time it is asked; every later request gets a small page. */
+function stallOnce(): HostBehaviour {
+  let asked = 0;
+  return {
+    description: "the first request for / is accepted and never answered; later ones get a page",
+    robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
+    serve(_req, res, ctx) {
+      if (ctx.path === "/" && asked++ === 0) return; // left open until the client goes away
+      res.writeHead(200, { "content-type": "text/html" });
+      res.end("<!doctype html><title>stall</title><p>answered at last</p>");
+    },
+  };
+}
+
+describe("cluster: a fetch node crashes", () => {
+  test("a fetch node killed with SIGKILL mid-task has its task redelivered to the other fetch node", async () => {
+    const web = await cluster.web({ hosts: 1, extraHosts: { [HOST]: stallOnce() } });
+    const roles = await cluster.roles({ web, frontiers: ["frontier-1"], fetchers: ["fetch-1"] });
+    const c = roles.coordinator;
+    await c.seed([web.url(HOST)]);
+    const pageRequests = () => web.requestsTo(HOST).filter((r) => r.path === "/");
+    await waitUntil(() => pageRequests().length === 1, { timeoutMs: 20_000, what: `fetch-1 to request ${HOST}/`, procs: roles.procs() });
+
+    await roles.startFetcher("fetch-2");
+    await cluster.setFetchAckWait(roles.services, ACK_WAIT_MS);
+    expect(pageRequests()[0]!.endedAt).toBe(Infinity); // still waiting for the answer
+    const victim = roles.fetchers.get("fetch-1")!;
+    victim.signal("SIGKILL");
+    await victim.waitExit(10_000);
+    const killedAt = Date.now();
+
+    await waitUntil(() => pageRequests().some((r) => r.completed && r.status === 200), {
+      timeoutMs: 30_000,
+      what: `the task for ${HOST}/ to be redelivered and fetched`,
+      procs: [c.proc, roles.frontiers.get("frontier-1")!, roles.fetchers.get("fetch-2")!],
+    });
+    const [first, second] = pageRequests();
+    expect(first!.completed).toBe(false); // the killed node's request, cut off by its death
+    expect(second!.startedAt).toBeGreaterThan(killedAt);
+    expect(second!.startedAt - killedAt).toBeLessThan(ACK_WAIT_MS + 10_000);
+
+    // fetch-2 counts the task as a redelivery; the frontier applies exactly one page result.
+    await waitUntil(
+      async () => {
+        const nodes = await c.nodes();
+        const fetch2 = nodes.find((n) => n.id === "fetch-2")!;
+        const frontier = nodes.find((n) => n.id === "frontier-1")!;
+        return (fetch2.counters["fetcher.tasks.redelivered"] ?? 0) >= 1 && (frontier.counters["fetch.pages"] ?? 0) === 1 && frontier.gauges["inFlight"] === 0;
+      },
+      { timeoutMs: 10_000, what: "fetch-2's record to count the redelivery and the frontier's the page", detail: async () => JSON.stringify(await c.nodes()) },
+    );
+    const { host } = await c.adminJson<{ host: { queued: number; inFlight: boolean; lastStatus: number } }>(`/v1/hosts/${HOST}`);
+    expect(host).toMatchObject({ queued: 0, inFlight: false, lastStatus: 200 });
+    expect(pageRequests().length).toBe(2);
+  }, 90_000);
+});

@@ -1,0 +1,104 @@
+/**
+ * The admin API's edges on a running cluster: every route but the health probes needs the bearer token
+ * (401 with WWW-Authenticate without it or with a wrong one; crawlctl with a wrong token exits non-zero
+ * and says so); bad input is a 400 whose message names the problem; `/v1/openapi.json` is an OpenAPI 3
+ * document that lists every route the API serves.
+ */
+import { describe, expect, test } from "bun:test";
+import { useCluster, type ClusterUp } from "./harness.ts";
+
+const cluster = useCluster("all");
+
+const PROTECTED = ["/metrics", "/v1/openapi.json", "/v1/ring", "/v1/nodes", "/v1/stats", "/v1/hosts/site0.test", "/v1/urls/explain?url=http%3A%2F%2Fsite0.test%2F"];
+
+let c: ClusterUp;
+const start = async () => {
+  c ??= await cluster.up({ web: await cluster.web({ hosts: 1 }) });
+  return c;
+};
+
+async function errorOf(res: Response): Promise<{ status: number; code: string; message: string }> {
+  const body = (await res.json()) as { error: { code: string; message: string } };
+  return { status: res.status, ...body.error };
+}
+
+describe("cluster: the admin API's edges", () => {
+  test("every admin route but /healthz and /readyz answers 401 without the token or with a wrong one", async () => {
+    const c = await start();
+    for (const path of ["/healthz", "/readyz"]) expect({ path, status: (await c.admin(path, { auth: false })).status }).toEqual({ path, status: 200 });
+    for (const path of PROTECTED) {
+      const none = await c.admin(path, { auth: false });
+      expect({ path, status: none.status }).toEqual({ path, status: 401 });
+      expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm=/);
+      expect(await errorOf(none)).toMatchObject({ code: "unauthenticated" });
+      const wrong = await c.admin(path, { auth: false, headers: { authorization: "Bearer not-the-token-0123456789" } });
+      expect({ path, status: wrong.status }).toEqual({ path, status: 401 });
+      expect((await errorOf(wrong)).message).toContain("invalid bearer token");
+    }
+    const seeds = await c.admin("/v1/seeds", { auth: false, method: "POST", headers: { "content-type": "application/json" }, body: '{"urls":["http://site0.test/"]}' });
+    expect(seeds.status).toBe(401);
+
+    const cli = await c.crawlctl(["status"], { token: "not-the-token-0123456789" });
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toMatch(/invalid bearer token/);
+    expect(cli.stdout).toBe("");
+  }, 60_000);
+
+  test("a bad request body or query is a 400 that names the problem", async () => {
+    const c = await start();
+    const post = (body: string, type = "application/json") => c.admin("/v1/seeds", { method: "POST", headers: { "content-type": type }, body });
+    const cases: Array<[string, Response, RegExp]> = [
+      ["unknown field", await post('{"url":["http://site0.test/"]}'), /unknown field "url"/],
+      ["not JSON", await post('{"urls": ['), /not valid JSON/],
+      ["not a JSON content type", await post('{"urls":["http://site0.test/"]}', "text/plain"), /Content-Type: application\/json/],
+      ["empty body", await post(""), /empty/],
+      ["no URLs", await post('{"urls":[]}'), /at least one URL/],
+      ["a number for a URL", await post('{"urls":[42]}'), /urls\[0\]: must be a string/],
+      ["an array for the body", await post('["http://site0.test/"]'), /must be a JSON object/],
+      ["explain without url", await c.admin("/v1/urls/explain"), /url: required/],
+    ];
+    for (const [what, res, message] of cases) {
+      const err = await errorOf(res);
+      expect({ what, status: err.status, code: err.code }).toEqual({ what, status: 400, code: "invalid_argument" });
+      expect(err.message).toMatch(message);
+    }
+    // The same body, well-formed, is accepted.
+    const good = await post('{"urls":["http://site0.test/", "ftp://site0.test/x"]}');
+    expect(good.status).toBe(200);
+    expect(await good.json()).toMatchObject({ accepted: 1, rejected: [{ url: "ftp://site0.test/x" }] });
+  }, 60_000);
+
+  test("/v1/openapi.json is an OpenAPI 3 document listing every route", async () => {
+    const c = await start();
+    const res = await c.admin("/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toMatch(/^application\/json/);
+    const doc = (await res.json()) as { openapi: string; info: { title: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    expect(doc.openapi).toMatch(/^3\./);
+    expect(doc.info.title).toBeTruthy();
+    const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(operations.sort()).toEqual(
+      [
+        "GET /healthz",
+        "GET /readyz",
+        "GET /metrics",
+        "GET /v1/openapi.json",
+        "GET /v1/ring",
+        "GET /v1/nodes",
+        "GET /v1/stats",
+        "POST /v1/seeds",
+        "GET /v1/hosts/{host}",
+        "POST /v1/hosts/{host}/pause",
+        "POST /v1/hosts/{host}/resume",
+        "GET /v1/urls/explain",
+      ].sort(),
+    );
+    // Every protected operation documents its 401; every operation that takes input documents its 400.
+    for (const [path, ops] of Object.entries(doc.paths)) {
+      if (path === "/healthz" || path === "/readyz") continue;
+      for (const [method, op] of Object.entries(ops)) expect({ op: `${method} ${path}`, has401: "401" in op.responses }).toEqual({ op: `${method} ${path}`, has401: true });
+    }
+    expect(Object.keys(doc.paths["/v1/seeds"]!["post"]!.responses)).toContain("400");
+    expect(Object.keys(doc.paths["/v1/urls/explain"]!["get"]!.responses)).toContain("400");
+  }, 60_000);
+});
