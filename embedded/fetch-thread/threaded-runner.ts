@@ -11,6 +11,8 @@ export class ThreadedFetchRunner {
   private readonly waiting = new Map<string, { resolve: (o: WorkOutput) => void; reject: (e: Error) => void }>();
   private closed: (() => void) | undefined;
   private fatal: Error | undefined;
+  /** Signals already wired to abort the thread: one listener per signal, not one per task. */
+  private readonly watched = new WeakSet<AbortSignal>();
 
   private constructor(private readonly worker: Worker) {
     worker.onmessage = (event: MessageEvent<FromThread>) => this.receive(event.data);
@@ -35,7 +37,10 @@ export class ThreadedFetchRunner {
     if (this.fatal) return Promise.reject(this.fatal);
     return new Promise((resolve, reject) => {
       this.waiting.set(task.taskId, { resolve, reject });
-      if (signal && !signal.aborted) signal.addEventListener("abort", () => this.post({ type: "abort" }), { once: true });
+      if (signal && !signal.aborted && !this.watched.has(signal)) {
+        this.watched.add(signal);
+        signal.addEventListener("abort", () => this.post({ type: "abort" }), { once: true });
+      }
       this.post({ type: "task", task });
     });
   }
