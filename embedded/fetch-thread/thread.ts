@@ -3,7 +3,9 @@
  * is sent, and answers with the task's output. It owns what it builds (HTTP fetcher, WARC writer, content
  * index) and closes them when told to.
  */
+import type { FetchTask } from "../../core/model/index.ts";
 import { openFetchPath, type FetchPath } from "../../fetch-node/fetch-path.ts";
+import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
 import { SqliteContentIndex } from "../sqlite-content-index.ts";
 import type { FromThread, ToThread } from "./protocol.ts";
 
@@ -12,6 +14,18 @@ declare const self: { onmessage: ((e: MessageEvent<ToThread>) => void) | null; p
 let path: FetchPath | undefined;
 let content: SqliteContentIndex | undefined;
 let controller = new AbortController();
+let outbox: Array<{ taskId: string; output: WorkOutput }> = [];
+let flushTimer: ReturnType<typeof setTimeout> | undefined;
+
+/** Sends finished outputs together, a few milliseconds after the first of them. */
+function flushSoon(): void {
+  flushTimer ??= setTimeout(() => {
+    flushTimer = undefined;
+    const outputs = outbox;
+    outbox = [];
+    self.postMessage({ type: "done", outputs });
+  }, 2);
+}
 
 self.onmessage = (event) => {
   const msg = event.data;
@@ -19,8 +33,8 @@ self.onmessage = (event) => {
     case "init":
       void init(msg.init);
       break;
-    case "task":
-      void run(msg.task);
+    case "tasks":
+      for (const task of msg.tasks) void run(task);
       break;
     case "abort":
       controller.abort(new Error("crawl stopping"));
@@ -50,11 +64,12 @@ async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<
   }
 }
 
-async function run(task: Extract<ToThread, { type: "task" }>["task"]): Promise<void> {
+async function run(task: FetchTask): Promise<void> {
   const signal = controller.signal;
   try {
     const output = await path!.worker.run(task, signal);
-    self.postMessage({ type: "done", taskId: task.taskId, output });
+    outbox.push({ taskId: task.taskId, output });
+    flushSoon();
   } catch (error) {
     self.postMessage({ type: "failed", taskId: task.taskId, message: (error as Error).stack ?? String(error), aborted: signal.aborted });
   }

@@ -13,6 +13,7 @@ export class ThreadedFetchRunner {
   private fatal: Error | undefined;
   /** Signals already wired to abort the thread: one listener per signal, not one per task. */
   private readonly watched = new WeakSet<AbortSignal>();
+  private outbox: FetchTask[] = [];
 
   private constructor(private readonly worker: Worker) {
     worker.onmessage = (event: MessageEvent<FromThread>) => this.receive(event.data);
@@ -41,7 +42,8 @@ export class ThreadedFetchRunner {
         this.watched.add(signal);
         signal.addEventListener("abort", () => this.post({ type: "abort" }), { once: true });
       }
-      this.post({ type: "task", task });
+      this.outbox.push(task);
+      if (this.outbox.length === 1) queueMicrotask(() => this.flushOutbox());
     });
   }
 
@@ -56,6 +58,13 @@ export class ThreadedFetchRunner {
     this.worker.terminate();
   }
 
+  /** Tasks launched in one turn of the crawl loop go to the thread in one message. */
+  private flushOutbox(): void {
+    const tasks = this.outbox;
+    this.outbox = [];
+    if (tasks.length > 0) this.post({ type: "tasks", tasks });
+  }
+
   private post(msg: ToThread): void {
     this.worker.postMessage(msg);
   }
@@ -66,7 +75,7 @@ export class ThreadedFetchRunner {
         this.onReady?.();
         break;
       case "done":
-        this.take(msg.taskId)?.resolve(msg.output);
+        for (const { taskId, output } of msg.outputs) this.take(taskId)?.resolve(output);
         break;
       case "failed":
         this.take(msg.taskId)?.reject(new Error(msg.aborted ? "aborted: crawl stopping" : msg.message));

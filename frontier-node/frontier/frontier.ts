@@ -28,7 +28,7 @@ import type { SeenSet } from "../seen/seen-set.ts";
 import { Counters } from "../../core/stats/index.ts";
 import type { HostEntry, PersistedHost } from "./host-entry.ts";
 import { ReadyQueues } from "./ready-queues.ts";
-import type { FrontierStore, QueuedUrl } from "./store/frontier-store.ts";
+import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import { decideUrlOutcome } from "./url-outcome.ts";
 
 export interface FrontierOptions {
@@ -65,6 +65,7 @@ export interface FrontierSnapshot {
 }
 
 const HEAD_SKIP_LIMIT = 64;
+const KNOWN_HOME_PAGES_MAX = 500_000;
 
 /** A result ready to apply: its host entry and the task it answers, with its links screened. */
 interface Prepared {
@@ -112,6 +113,7 @@ export class Frontier {
   private totalQueued: number;
   private lastDuePump = 0;
   private counts = { scheduled: 0, knownUrls: 0 };
+  private readonly knownHomePages = new Set<string>();
   private countsAt = -Infinity;
   private serving: Set<number> | undefined;
   private draining = false;
@@ -315,7 +317,7 @@ export class Frontier {
       entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
     }
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
-    if (flight.task.kind === "page" && flight.item) this.applyPageResult(entry, flight.item, result, now, p.redirect, maybe.slice(p.candidates.length));
+    if (flight.task.kind === "page" && flight.item) this.applyPageResult(entry, flight.item, result, now, p.redirect, maybe.slice(p.candidates.length), flight.prev);
     this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
     this.saveHost(entry);
   }
@@ -518,22 +520,24 @@ export class Frontier {
     let added = 0;
     urls.forEach((u, i) => {
       const home = isHomePage(u.url);
+      const partition = partitionOf(u.host, this.opts.partitions);
       if (maybeSeen[i]) {
-        if (!(u.isSeed || home || this.opts.confirmAllSeen)) {
+        if (!(u.isSeed || home || this.opts.confirmAllSeen) || this.knownHomePages.has(u.url)) {
           this.counters.add("seen.skipped");
           return;
         }
-        if (store.hasUrl(partitionOf(u.host, this.opts.partitions), u.url)) {
+        if (store.hasUrl(partition, u.url)) {
+          if (home) this.rememberHomePage(u.url);
           this.counters.add("seen.skipped");
           return;
         }
         this.counters.add("seen.bloom-false-positive-caught");
       }
-      const partition = partitionOf(u.host, this.opts.partitions);
       if (!store.insertUrl(u.url, u.host, partition, u.depth)) {
         this.counters.add("seen.skipped");
         return;
       }
+      if (home) this.rememberHomePage(u.url);
       const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
       this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
       if (!u.isSeed) this.patterns.add(u.host, u.url);
@@ -544,6 +548,16 @@ export class Frontier {
       this.counters.add("frontier.admitted", added);
     }
     return added;
+  }
+
+  /**
+   * Home pages known to be admitted, so the exact confirmation of a Bloom "maybe" for a home page (linked
+   * from nearly every page of its site) is a Set lookup, not a store read. Bounded: cleared when full,
+   * after which the store answers again.
+   */
+  private rememberHomePage(url: string): void {
+    if (this.knownHomePages.size >= KNOWN_HOME_PAGES_MAX) this.knownHomePages.clear();
+    this.knownHomePages.add(url);
   }
 
   private pushToQueue(item: Omit<QueuedUrl, "seq">): void {
@@ -660,7 +674,7 @@ export class Frontier {
       hostGapMs: Math.max(this.opts.policy.minGapMs, entry.state.gapMs),
       issuedAt: now,
     };
-    entry.inFlight = { task, item };
+    entry.inFlight = { task, item, prev };
     this.inFlightCount++;
     this.counters.add(`frontier.tasks.${kind}`);
     return task;
@@ -690,9 +704,11 @@ export class Frontier {
     now: number,
     redirect: DiscoveredUrl[],
     redirectMaybe: boolean[],
+    handedOut?: UrlRow,
   ): void {
     const store = this.opts.store;
-    const prev = store.getUrl(item.partition, item.url);
+    // The state read when the task was handed out: only this frontier writes it while the host is in flight.
+    const prev = handedOut ?? store.getUrl(item.partition, item.url);
     if (!prev) {
       store.dequeue(item);
       this.afterDequeue(entry, item);

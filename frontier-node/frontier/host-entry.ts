@@ -8,7 +8,7 @@ import type { FetchTask } from "../../core/model/index.ts";
 import type { HostState } from "../../core/politeness/index.ts";
 import type { RobotsPolicy } from "../../core/robots/index.ts";
 import type { DailyCounter } from "../../core/traps/index.ts";
-import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
+import type { QueuedUrl, StoredRobots, UrlRow } from "./store/frontier-store.ts";
 
 export interface HostEntry {
   key: string;
@@ -16,7 +16,8 @@ export interface HostEntry {
   state: HostState;
   queued: number;
   head?: QueuedUrl;
-  inFlight?: { task: FetchTask; item?: QueuedUrl };
+  /** The task in flight, its queue row, and the URL's stored state when it was handed out. */
+  inFlight?: { task: FetchTask; item?: QueuedUrl; prev?: UrlRow };
   robots?: { stored: StoredRobots; policy?: RobotsPolicy };
   pagesToday: DailyCounter | null;
   /** Operator override of the minimum gap for this host (0: none). */

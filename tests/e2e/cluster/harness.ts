@@ -14,351 +14,34 @@
  * after it (or after the file, for `useCluster("all")`): children stopped with SIGTERM, then SIGKILL; for
  * `cluster up` also every descendant it left (by pid), so a failing test leaves nothing running.
  *
- * Reused from the embedded harness: the request-log helpers (`pageRequests`, `fetchCounts`, `repeated`,
- * `missing`, `urlOf`) and, for the comparison with `crawl`, its `useHarness().crawl`.
+ * Beside it: `processes.ts` (children, the process tree, `waitUntil`) and `coordinator.ts` (the admin API,
+ * `crawlctl`, the shapes of their answers); this file re-exports both. Reused from the embedded harness:
+ * the request-log helpers (`pageRequests`, `fetchCounts`, `repeated`, `missing`, `urlOf`) and, for the
+ * comparison with `crawl`, its `useHarness().crawl`.
  */
 import { afterAll, afterEach } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
-import { partitionOf } from "../../../core/ring/index.ts";
 import { startNats, type NatsServer } from "../../support/nats.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
+import { Coordinator, REGION, type ClusterInfo, type Stats } from "./coordinator.ts";
+import { descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
 export { fetchCounts, missing, pageRequests, repeated, urlOf } from "../embedded/harness.ts";
+export * from "./coordinator.ts";
+export * from "./processes.ts";
 
-export const REPO_ROOT = resolve(import.meta.dir, "../../..");
 /** The per-host gap every test crawls with: seconds per test, and long enough to tell from timer noise. */
 export const MIN_GAP_MS = 200;
 /** Heartbeat of every role: node records (and so the cluster totals) lag the truth by at most this. */
 export const HEARTBEAT_MS = 500;
 export const PARTITIONS = 64;
-export const REGION = "region-1";
 /** Bound of one file's (or test's) teardown: every process stopped, SIGKILL after a grace period. */
 const TEARDOWN_TIMEOUT_MS = 60_000;
-
-/** Env vars that would change a child's behaviour behind the test's back (a proxy, a CRAWL_* default). */
-const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*|CRAWLCTL_.*)$/i;
-
-export function denoAvailable(): boolean {
-  return Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
-}
-
-// ---- processes ------------------------------------------------------------------------------------------
-
-export interface ExitInfo {
-  code: number | null;
-  signal: string | null;
-}
-
-/** A child process with its output kept (the tail of it) for failure messages. */
-export interface Proc {
-  readonly name: string;
-  readonly pid: number;
-  readonly exited: Promise<ExitInfo>;
-  /** Undefined while it runs. */
-  exit(): ExitInfo | undefined;
-  output(): string;
-  signal(sig: "SIGTERM" | "SIGINT" | "SIGKILL"): void;
-  /** SIGTERM, SIGKILL after `graceMs`; resolves once it has exited. */
-  stop(graceMs?: number): Promise<ExitInfo>;
-  /** Waits for the exit, at most `timeoutMs`, failing with the output. */
-  waitExit(timeoutMs: number): Promise<ExitInfo>;
-}
-
-const OUTPUT_KEEP = 256 * 1024;
-
-export function hermeticEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !HERMETIC_DROP.test(k)) env[k] = v;
-  return { ...env, ...extra };
-}
-
-export function spawnProc(name: string, cmd: readonly string[], opts: { env?: Record<string, string> } = {}): Proc {
-  const proc = Bun.spawn([...cmd], { cwd: REPO_ROOT, env: hermeticEnv(opts.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  let out = "";
-  const drain = async (stream: ReadableStream<Uint8Array>) => {
-    const decoder = new TextDecoder();
-    for await (const chunk of stream) {
-      out += decoder.decode(chunk, { stream: true });
-      if (out.length > OUTPUT_KEEP * 2) out = out.slice(-OUTPUT_KEEP);
-    }
-  };
-  const drained = Promise.all([drain(proc.stdout), drain(proc.stderr)]);
-  let info: ExitInfo | undefined;
-  const exited = (async () => {
-    await proc.exited;
-    await drained.catch(() => {});
-    info = { code: proc.signalCode ? null : proc.exitCode, signal: proc.signalCode ? String(proc.signalCode) : null };
-    return info;
-  })();
-  const p: Proc = {
-    name,
-    pid: proc.pid,
-    exited,
-    exit: () => info,
-    output: () => out,
-    signal(sig) {
-      if (!info) proc.kill(sig);
-    },
-    async stop(graceMs = 15_000) {
-      if (info) return info;
-      proc.kill("SIGTERM");
-      const timer = setTimeout(() => proc.kill("SIGKILL"), graceMs);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-    async waitExit(timeoutMs) {
-      return withTimeout(exited, timeoutMs, () => `${name} (pid ${proc.pid}) did not exit within ${timeoutMs} ms\n${describe(p)}`);
-    },
-  };
-  return p;
-}
-
-export function describe(p: Proc): string {
-  const o = p.output();
-  const tail = o.length > 6000 ? `${o.slice(0, 1500)}\n…\n${o.slice(-4500)}` : o;
-  return `--- ${p.name} (pid ${p.pid}, ${p.exit() ? `exited ${JSON.stringify(p.exit())}` : "running"}):\n${tail}`;
-}
-
-/** Every descendant of `pid` alive now (from /proc), children before grandchildren. */
-export function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      // Field 4 is the ppid; the command name (field 2) may hold spaces and parentheses.
-      const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
-      const list = children.get(ppid) ?? [];
-      list.push(Number(entry));
-      children.set(ppid, list);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const out: number[] = [];
-  const queue = [pid];
-  while (queue.length > 0) {
-    for (const child of children.get(queue.shift()!) ?? []) {
-      out.push(child);
-      queue.push(child);
-    }
-  }
-  return out;
-}
-
-/** True while `pid` exists and is not a zombie. */
-export function isRunning(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
-
-/** The command line of a live process, for messages. */
-export function commandOf(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ").trim();
-  } catch {
-    return "(gone)";
-  }
-}
-
-// ---- waiting --------------------------------------------------------------------------------------------
-
-export interface WaitOptions {
-  timeoutMs: number;
-  what: string;
-  detail?: () => string | Promise<string>;
-  intervalMs?: number;
-  /** Fail at once if one of these exits first. */
-  procs?: readonly Proc[];
-}
-
-/** Polls `cond` (sync or async; a throw counts as "not yet") until it holds, at most `timeoutMs`. */
-export async function waitUntil(cond: () => boolean | Promise<boolean>, opts: WaitOptions): Promise<void> {
-  const deadline = Date.now() + opts.timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      if (await cond()) return;
-      lastError = undefined;
-    } catch (error) {
-      lastError = error;
-    }
-    const dead = opts.procs?.find((p) => p.exit());
-    const timedOut = Date.now() >= deadline;
-    if (dead || timedOut) {
-      const extra = opts.detail ? `\n${await opts.detail()}` : "";
-      const err = lastError ? `\nlast error: ${lastError instanceof Error ? lastError.message : String(lastError)}` : "";
-      const why = dead ? `${dead.name} exited before ${opts.what}\n${describe(dead)}` : `timed out after ${opts.timeoutMs} ms waiting for ${opts.what}`;
-      throw new Error(`${why}${extra}${err}`);
-    }
-    await Bun.sleep(opts.intervalMs ?? 100);
-  }
-}
-
-async function withTimeout<T>(p: Promise<T>, ms: number, message: () => string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    return await Promise.race([p, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(message())), ms)))]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-// ---- talking to the coordinator -------------------------------------------------------------------------
-
-export interface ClusterInfo {
-  adminUrl: string;
-  grpcAddress: string;
-  token: string;
-}
-
-/** GET /v1/stats (and crawlctl status --json, with int64 as numbers). */
-export interface Stats {
-  atMs: number;
-  counters: Record<string, number>;
-  pagesFetched: number;
-  pagesPerSecond: number;
-  queued: number;
-  inFlight: number;
-  errors: number;
-  frontierNodes: number;
-  fetchNodes: number;
-}
-
-/** One entry of GET /v1/nodes: the node record plus its state. */
-export interface NodeView {
-  id: string;
-  role: "coordinator" | "frontier" | "fetcher";
-  region: string;
-  runtime: "bun" | "deno";
-  state: "live" | "draining" | "dead" | "left";
-  grpcAddress: string;
-  httpAddress: string;
-  startedAt: number;
-  heartbeatAt: number;
-  partitions: number[];
-  counters: Record<string, number>;
-  gauges: Record<string, number>;
-}
-
-/** GET /v1/ring. */
-export interface RingView {
-  epoch: number;
-  partitions: number;
-  revision: number;
-  regions: Record<string, { owners: string[]; previous: string[] }>;
-}
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** What a test needs of a running coordinator, however the cluster was started. */
-export class Coordinator {
-  constructor(readonly info: ClusterInfo) {}
-
-  /** An admin API request; `auth: false` leaves the token out. */
-  admin(path: string, init: RequestInit & { auth?: boolean } = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (init.auth !== false) headers.set("authorization", `Bearer ${this.info.token}`);
-    return fetch(`${this.info.adminUrl}${path}`, { ...init, headers, signal: AbortSignal.timeout(10_000) });
-  }
-
-  async adminJson<T>(path: string): Promise<T> {
-    const res = await this.admin(path);
-    const text = await res.text();
-    if (!res.ok) throw new Error(`GET ${path}: ${res.status} ${text}`);
-    return JSON.parse(text) as T;
-  }
-
-  stats = () => this.adminJson<Stats>("/v1/stats");
-  nodes = async () => (await this.adminJson<{ nodes: NodeView[] }>("/v1/nodes")).nodes;
-  ring = () => this.adminJson<RingView>("/v1/ring");
-
-  /** `bun cli/main.ts ...args --coordinator ADDR --token TOKEN`, bounded. */
-  crawlctl(args: readonly string[], opts: { timeoutMs?: number; coordinator?: string; token?: string } = {}): Promise<CliResult> {
-    return runCrawlctl([...args, "--coordinator", opts.coordinator ?? this.info.grpcAddress, "--token", opts.token ?? this.info.token], opts.timeoutMs);
-  }
-
-  /** `crawlctl ... --json`, parsed; fails with its output on a non-zero exit. */
-  async crawlctlJson<T>(args: readonly string[]): Promise<T> {
-    const r = await this.crawlctl([...args, "--json"]);
-    if (r.code !== 0) throw new Error(`crawlctl ${args.join(" ")} exited ${r.code}\n${r.stderr}${r.stdout}`);
-    return JSON.parse(r.stdout) as T;
-  }
-
-  /** Seeds through `crawlctl seed add`, every URL accepted. */
-  async seed(urls: readonly string[]): Promise<void> {
-    const r = await this.crawlctlJson<{ accepted: number; rejected: unknown[] }>(["seed", "add", ...urls]);
-    if (r.accepted !== urls.length) throw new Error(`seed add accepted ${r.accepted} of ${urls.length}: ${JSON.stringify(r.rejected)}`);
-  }
-
-  /** Waits until the node with `id` is live (and, with `since`, started at or after it). */
-  async waitForNode(id: string, opts: { timeoutMs?: number; since?: number; procs?: readonly Proc[] } = {}): Promise<NodeView> {
-    let found: NodeView | undefined;
-    await waitUntil(
-      async () => {
-        found = (await this.nodes()).find((n) => n.id === id && n.state === "live" && n.startedAt >= (opts.since ?? 0));
-        return found !== undefined;
-      },
-      { timeoutMs: opts.timeoutMs ?? 30_000, what: `node ${id} to join`, procs: opts.procs, detail: async () => JSON.stringify((await this.nodes().catch(() => [])).map((n) => [n.id, n.state])) },
-    );
-    return found!;
-  }
-
-  /** Waits until the ring has no pending handoff and gives each frontier node in `ids` at least one partition. */
-  async waitForSettledRing(ids: readonly string[], timeoutMs = 30_000): Promise<RingView> {
-    let ring: RingView | undefined;
-    await waitUntil(
-      async () => {
-        ring = await this.ring();
-        const r = ring.regions[REGION];
-        return !!r && r.previous.every((p) => !p) && ids.every((id) => r.owners.includes(id)) && r.owners.every((o) => ids.includes(o));
-      },
-      { timeoutMs, what: `a settled ring owned by ${ids.join(", ")}`, detail: () => JSON.stringify(ring?.regions[REGION] ? ownerCounts(ring) : ring) },
-    );
-    return ring!;
-  }
-}
-
-export async function runCrawlctl(args: readonly string[], timeoutMs = 20_000, env: Record<string, string> = {}): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, "cli/main.ts", ...args], { cwd: REPO_ROOT, env: hermeticEnv(env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
-  try {
-    const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
-    await proc.exited;
-    if (proc.signalCode === "SIGKILL") throw new Error(`crawlctl ${args.join(" ")} did not finish within ${timeoutMs} ms\n${stderr}${stdout}`);
-    return { code: proc.exitCode, stdout, stderr };
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** Partitions per owner of the test region. */
-export function ownerCounts(ring: RingView): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const o of ring.regions[REGION]?.owners ?? []) counts[o] = (counts[o] ?? 0) + 1;
-  return counts;
-}
-
-/** The frontier node that owns `host` on `ring`. */
-export function ownerOf(ring: RingView, host: string): string {
-  return ring.regions[REGION]!.owners[partitionOf(host, ring.partitions)]!;
-}
 
 export interface IdleOptions {
   timeoutMs: number;
@@ -548,8 +231,9 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     register(async () => rmSync(dir, { recursive: true, force: true }));
     return dir;
   };
+  // Roles started one by one are the test's own: no need to wait out their stop grace at teardown.
   const proc = (p: Proc) => {
-    register(() => p.stop(10_000));
+    register(() => p.stop(2_000));
     return p;
   };
   const commonFlags = (s: RoleOptions) => ["--nats-url", s.nats.url, "--partitions", String(PARTITIONS), "--default-region", REGION];
