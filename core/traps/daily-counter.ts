@@ -12,9 +12,19 @@ export interface DailyCounter {
   readonly count: number;
 }
 
+// The last day formatted, so the hot path (every task checks its host's daily cap) formats a date once a
+// day instead of once a call. A cache of a pure function: same answers, any clock.
+let cachedDayNumber = Number.NaN;
+let cachedDay = "";
+
 /** The UTC date of an epoch-ms time as `YYYY-MM-DD`. */
 export function utcDay(now: number): string {
-  return new Date(now).toISOString().slice(0, 10);
+  const dayNumber = Math.floor(now / DAY_MS);
+  if (dayNumber !== cachedDayNumber) {
+    cachedDay = new Date(dayNumber * DAY_MS).toISOString().slice(0, 10);
+    cachedDayNumber = dayNumber;
+  }
+  return cachedDay;
 }
 
 /** The start (epoch ms) of the UTC day after `now`: when a host at its daily cap may resume. */

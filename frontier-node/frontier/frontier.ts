@@ -114,6 +114,8 @@ export class Frontier {
   private lastDuePump = 0;
   private counts = { scheduled: 0, knownUrls: 0 };
   private readonly knownHomePages = new Set<string>();
+  private dueAt: number | undefined;
+  private dueReadAt = -Infinity;
   private countsAt = -Infinity;
   private serving: Set<number> | undefined;
   private draining = false;
@@ -226,9 +228,16 @@ export class Frontier {
 
   /** When the next host becomes ready (for the dispatcher's sleep); undefined when none is waiting. */
   nextWakeAt(): number | undefined {
-    if (this.ready.size > 0) return this.opts.now();
+    const now = this.opts.now();
+    if (this.ready.size > 0) return now;
     const next = this.waiting.peek()?.at;
-    const due = this.opts.store.nextDueAt();
+    // The earliest scheduled retry or refetch changes rarely and is hours away: read it at most once a
+    // second (the loop wakes at least that often anyway), not on every wake.
+    if (now - this.dueReadAt >= 1000) {
+      this.dueReadAt = now;
+      this.dueAt = this.opts.store.nextDueAt();
+    }
+    const due = this.dueAt;
     if (next === undefined) return due;
     return due === undefined ? next : Math.min(next, due);
   }

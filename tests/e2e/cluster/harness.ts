@@ -29,7 +29,7 @@ import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
 import { Coordinator, REGION, type ClusterInfo, type Stats } from "./coordinator.ts";
-import { descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
+import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
 export { fetchCounts, missing, pageRequests, repeated, urlOf } from "../embedded/harness.ts";
 export * from "./coordinator.ts";
@@ -289,15 +289,20 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       const policy = [...(opts.frontierArgs ?? [])];
       if (!policy.includes("--min-gap")) policy.push("--min-gap", `${MIN_GAP_MS}ms`);
       const p = spawnProc("cluster up", ["bun", "run", "cluster", "up", ...args, "--", ...policy], { env: { ...roleEnv, ...opts.env } });
-      // SIGTERM stops the whole cluster; whatever it left behind (a bug, or a test that failed before the
-      // stop) is killed by pid.
+      // SIGTERM stops the whole cluster; whatever it left behind (a bug, or a launcher that died and left
+      // orphans) is killed by pid, if that pid still runs the same command.
+      const known = new Map<number, string>();
+      const remember = () => {
+        for (const pid of descendants(p.pid)) known.set(pid, commandOf(pid));
+      };
       register(async () => {
-        const tree = descendants(p.pid);
+        remember();
         await p.stop(25_000);
-        for (const pid of tree) if (isRunning(pid)) process.kill(pid, "SIGKILL");
+        for (const [pid, cmd] of known) if (isRunning(pid) && commandOf(pid) === cmd) process.kill(pid, "SIGKILL");
       });
       const file = join(dir, "cluster.json");
       await waitUntil(() => existsSync(file), { timeoutMs: 60_000, what: `${file} to be written`, procs: [p] });
+      remember();
       // The launcher writes the file in one call; read it once it parses.
       let info: ClusterInfo | undefined;
       await waitUntil(
