@@ -16,7 +16,7 @@ export {
   type ResolvedConfig,
 } from "./config.ts";
 export { coordinatorGrpcService, nodeInfo, ringResponse, statusResponse, type GrpcServiceOptions } from "./grpc-service.ts";
-export { jsonLog, silentLog, type Log } from "./log.ts";
+export { jsonLog, silentLog, type Log } from "../adapters/log/index.ts";
 export { classifyNode, Membership, type Member, type MemberState, type MembershipView } from "./membership.ts";
 export { COORDINATOR_LEASE, Rebalancer, sameRing, type RebalancerOptions, type TickOutcome } from "./rebalancer.ts";
 export { parseHost, Routing, type FrontierPeer, type FrontierPeerFactory, type HostAddress } from "./routing.ts";

@@ -9,7 +9,7 @@
  * recomputes. `main.ts` runs `tick` every heartbeat interval.
  */
 import { computeRing, type ClusterState, type RingRecord } from "../core/cluster/index.ts";
-import type { Log } from "./log.ts";
+import type { Log } from "../adapters/log/index.ts";
 import type { Membership } from "./membership.ts";
 
 export const COORDINATOR_LEASE = "coordinator";

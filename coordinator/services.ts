@@ -5,7 +5,7 @@
  * spans two parts (the record and the node itself), so it lives here.
  */
 import type { ClusterState, RegionRules } from "../core/cluster/index.ts";
-import type { Log } from "./log.ts";
+import type { Log } from "../adapters/log/index.ts";
 import type { Member, Membership } from "./membership.ts";
 import type { Routing } from "./routing.ts";
 import type { SeedPublisher } from "./seeds.ts";

@@ -10,7 +10,7 @@ import { NotFoundError } from "../adapters/grpc/errors.ts";
 import { startGrpcServer, unary, type RunningGrpcServer } from "../adapters/grpc/server.ts";
 import { parseRegionRules, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
 import { FrontierServiceService, type HostInfo, type UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
-import { silentLog } from "./log.ts";
+import { silentLog } from "../adapters/log/index.ts";
 import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";

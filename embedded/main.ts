@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { lockDir } from "../adapters/fs/index.ts";
 import { openFetchPath } from "../fetch-node/fetch-path.ts";
 import type { TaskRunner } from "../fetch-node/pipeline/index.ts";
 import { Frontier } from "../frontier-node/frontier/frontier.ts";
@@ -15,7 +16,6 @@ import { FrontierStore } from "../frontier-node/frontier/store/frontier-store.ts
 import { LocalBloomSeenSet } from "../frontier-node/seen/local-bloom-seen-set.ts";
 import { CrawlArgsError, crawlUsage, parseCrawlArgs, seedLines, type CrawlArgs } from "./args.ts";
 import { CrawlLoop } from "./crawl-loop.ts";
-import { acquireLock } from "./lock.ts";
 import { Progress, summary } from "./progress.ts";
 import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
 import { SqliteContentIndex } from "./sqlite-content-index.ts";
@@ -70,7 +70,7 @@ async function readSeeds(args: CrawlArgs): Promise<DiscoveredUrl[] | undefined> 
 async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): Promise<number> {
   const out = resolve(args.out);
   mkdirSync(join(out, "warc"), { recursive: true });
-  const lock = acquireLock(join(out, "LOCK"));
+  const lock = lockDir(out);
   if (!lock.ok) {
     process.stderr.write(`crawl: ${out} is in use by another crawl (pid ${lock.holder}); stop it first\n`);
     return 1;

@@ -6,7 +6,7 @@
  * coordinator's view of it.
  */
 import type { ClusterState, NodeRecord } from "../core/cluster/index.ts";
-import type { Log } from "./log.ts";
+import type { Log } from "../adapters/log/index.ts";
 
 export interface HeartbeatOptions {
   state: ClusterState;

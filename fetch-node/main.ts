@@ -11,11 +11,11 @@ import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } fr
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { RedisContentIndex } from "../adapters/redis/index.ts";
 import { Counters } from "../core/stats/index.ts";
+import { textLog, type Log } from "../adapters/log/index.ts";
 import { describeFetchNodeConfig, FetchNodeConfigError, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
 import type { ContentIndex } from "./content/content-index.ts";
 import { MemoryContentIndex } from "./content/memory-content-index.ts";
 import { openFetchPath } from "./fetch-path.ts";
-import { createLog, type Log } from "./log.ts";
 import { FetchNode } from "./node.ts";
 import { hostRuntime, type RuntimePort } from "./runtime.ts";
 
@@ -35,7 +35,7 @@ export async function main(runtime: RuntimePort): Promise<number> {
     write(`fetch-node: ${error.message}\n\nsee --help\n`);
     return 2;
   }
-  const log = createLog(`fetch-node[${config.nodeId}]`, write);
+  const log = textLog(`fetch-node[${config.nodeId}]`, write);
   log.info("starting", { runtime: runtime.name, version: runtime.version, ...describeFetchNodeConfig(config) });
 
   const closers: Array<[string, () => Promise<unknown>]> = [];

@@ -22,9 +22,9 @@
 import type { ClusterState, Delivery, MessageBus, NodeRecord, RegionRules, Subscription } from "../core/cluster/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
 import { Counters } from "../core/stats/index.ts";
+import { silentLog, type Log } from "../adapters/log/index.ts";
 import type { WorkOutput } from "./pipeline/index.ts";
 import { Heartbeat } from "./heartbeat.ts";
-import { silentLog, type Log } from "./log.ts";
 import { routeLinks } from "./route-links.ts";
 import type { RuntimeName } from "./runtime.ts";
 

@@ -14,13 +14,13 @@ import { join, resolve } from "node:path";
 import type { ClusterState } from "../core/cluster/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
+import { lockDir } from "../adapters/fs/index.ts";
+import { jsonLog, type Log } from "../adapters/log/index.ts";
 import { FrontierStore } from "./frontier/store/frontier-store.ts";
 import { LocalBloomSeenSet } from "./seen/local-bloom-seen-set.ts";
 import type { SeenSet } from "./seen/seen-set.ts";
 import { frontierNodeUsage, FrontierNodeConfigError, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
-import { lockDataDir } from "./node/lock.ts";
-import { jsonLog, type Log } from "./node/log.ts";
 
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 
@@ -61,7 +61,7 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
   const { config, policy, rules } = resolved;
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
-  const lock = lockDataDir(join(dataDir, "LOCK"));
+  const lock = lockDir(dataDir);
   if (!lock.ok) throw new StartupError(`${dataDir} is in use by another frontier node (pid ${lock.holder}); stop it first or give another --data-dir`);
   const closers: Array<() => Promise<void> | void> = [() => lock.release()];
   const closeAll = async () => {

@@ -8,8 +8,8 @@
  */
 import type { MessageBus } from "../../core/cluster/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
+import type { Log } from "../../adapters/log/index.ts";
 import type { Frontier } from "../frontier/frontier.ts";
-import type { Log } from "./log.ts";
 
 export interface DispatcherOptions {
   frontier: Frontier;

@@ -13,10 +13,10 @@ import { completeHandoff, type ClusterState } from "../../core/cluster/index.ts"
 import type { Priority } from "../../core/model/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from "../../adapters/grpc/errors.ts";
+import type { Log } from "../../adapters/log/index.ts";
 import type { Frontier } from "../frontier/frontier.ts";
 import { importChunk, type HandoffChunk } from "../frontier/handoff.ts";
 import type { FrontierStore } from "../frontier/store/frontier-store.ts";
-import type { Log } from "./log.ts";
 
 export interface HandoffReceiverOptions {
   nodeId: string;

@@ -16,10 +16,10 @@
  */
 import type { ClusterState, RingRecord } from "../../core/cluster/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
+import type { Log } from "../../adapters/log/index.ts";
 import type { Frontier } from "../frontier/frontier.ts";
 import { exportPartition } from "../frontier/handoff.ts";
 import type { FrontierStore } from "../frontier/store/frontier-store.ts";
-import type { Log } from "./log.ts";
 
 /** A connection to another frontier node's Handoff RPC (FrontierClient in production). */
 export interface HandoffPeer {

@@ -15,4 +15,4 @@ export {
 } from "./config.ts";
 export { frontierService, hostArgument, type FrontierServiceDeps } from "./grpc-service.ts";
 export type { HandoffOutcome, HandoffPeer } from "./handoff-sender.ts";
-export { jsonLog, silentLog, type Log } from "./log.ts";
+export { jsonLog, silentLog, type Log } from "../../adapters/log/index.ts";

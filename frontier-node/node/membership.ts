@@ -9,7 +9,7 @@
  * mark is never flipped back.
  */
 import type { ClusterState, NodeRecord, NodeStatus } from "../../core/cluster/index.ts";
-import type { Log } from "./log.ts";
+import type { Log } from "../../adapters/log/index.ts";
 
 export interface MembershipOptions {
   state: Pick<ClusterState, "putNode" | "deleteNode" | "listNodes">;

@@ -16,10 +16,10 @@
 import { partitionRoles, type ClusterState, type Delivery, type MessageBus, type RingRecord, type Subscription } from "../../core/cluster/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
+import type { Log } from "../../adapters/log/index.ts";
 import type { Frontier } from "../frontier/frontier.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { HandoffOutcome, HandoffSender } from "./handoff-sender.ts";
-import type { Log } from "./log.ts";
 import type { Pulse } from "./pulse.ts";
 
 export interface PartitionManagerOptions {

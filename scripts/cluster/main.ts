@@ -121,13 +121,6 @@ async function up(o: UpOptions): Promise<number> {
     "coordinator/main.ts", "--node-id", "coordinator-1", "--nats-url", Object.values(nats).map((n) => n.url).join(","),
     "--grpc-listen", `127.0.0.1:${grpcPort}`, "--http-listen", `127.0.0.1:${httpPort}`, "--admin-token", token, ...common,
   ]);
-  for (let i = 0; i < o.frontiers; i++) {
-    const region = regions[i % regions.length]!;
-    children.start(`frontier-${i + 1}`, "bun", [
-      "frontier-node/main.ts", "--node-id", `frontier-${i + 1}`, "--region", region, "--nats-url", nats[region]!.url,
-      "--redis-url", redis[region]!.url, "--data-dir", join(dir, `frontier-${i + 1}`), ...common, ...o.frontierArgs,
-    ]);
-  }
   const hasDeno = o.deno === "auto" && spawnSync("deno", ["--version"], { stdio: "ignore" }).status === 0;
   for (let i = 0; i < o.fetchers; i++) {
     const region = regions[i % regions.length]!;
@@ -144,6 +137,15 @@ async function up(o: UpOptions): Promise<number> {
     }
   }
 
+  // Frontier nodes start last so they stop first (children stop in reverse): a frontier node stopping
+  // waits for the results of its tasks in flight, which need the fetch nodes still running.
+  for (let i = 0; i < o.frontiers; i++) {
+    const region = regions[i % regions.length]!;
+    children.start(`frontier-${i + 1}`, "bun", [
+      "frontier-node/main.ts", "--node-id", `frontier-${i + 1}`, "--region", region, "--nats-url", nats[region]!.url,
+      "--redis-url", redis[region]!.url, "--data-dir", join(dir, `frontier-${i + 1}`), ...common, ...o.frontierArgs,
+    ]);
+  }
   const adminUrl = `http://127.0.0.1:${httpPort}`;
   const ready = await waitReady(adminUrl, token, o, () => failed);
   if (!ready.ok) {
