@@ -119,6 +119,7 @@ export class FrontierNode {
       dial: opts.dial ?? ((address, peerId) => new FrontierClient(address, { peerName: `frontier node ${peerId} at ${address}` })),
       progress: (ms) => this.pulse.wait(ms),
       admitting: (p) => this.manager.isAdmitting(p),
+      releaseResults: (p) => this.manager.releaseResults(p),
       chunkSize: opts.handoffChunkSize,
       log: log.child("handoff"),
     });

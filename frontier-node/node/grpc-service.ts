@@ -18,7 +18,7 @@ import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../adapters/grpc/errors.ts";
-import { toGrpcError, unary, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
+import { toGrpcError, unary, urlExplanation, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
 import {
   FrontierServiceService,
   type FrontierServiceServer,
@@ -206,25 +206,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
   };
 
   function explain(input: string): UrlExplanation {
-    const base: UrlExplanation = {
-      input,
-      normalized: "",
-      rejectedReason: "",
-      host: "",
-      partition: 0,
-      region: "",
-      owner: "",
-      seen: false,
-      robots: "unknown",
-      robotsRule: "",
-      state: "unknown",
-      lastStatus: 0,
-      lastFetchedAtMs: 0n,
-      nextFetchAtMs: 0n,
-      failures: 0,
-      note: "",
-      trap: "",
-    };
+    const base = urlExplanation({ input });
     if (input.trim() === "") throw new InvalidArgumentError("url is required");
     const n = normalizeUrl(input.trim());
     if (!n.ok) return { ...base, rejectedReason: n.reason };

@@ -38,6 +38,11 @@ export interface HandoffSenderOptions {
   progress: (ms: number) => Promise<void>;
   /** True while an admission of partition p is being committed (its urls handler is running). */
   admitting: (p: number) => boolean;
+  /**
+   * Stops this node consuming p's results, once it has nothing of p in flight: from the moment the new
+   * owner serves p, every result of p is the new owner's, and one consumed here would be lost to it.
+   */
+  releaseResults: (p: number) => Promise<void>;
   /** Rows of each kind per streamed chunk. */
   chunkSize?: number;
   /** Deadline of one whole handoff stream. */
@@ -57,6 +62,7 @@ export class HandoffSender {
   async give(p: number, signal: AbortSignal): Promise<HandoffOutcome> {
     const { frontier, log } = this.opts;
     while (!signal.aborted && (frontier.inFlightIn(p) > 0 || this.opts.admitting(p))) await this.opts.progress(1_000);
+    if (!signal.aborted) await this.opts.releaseResults(p);
     let sentTo: string | undefined;
     for (let attempt = 0; !signal.aborted; attempt++) {
       if (attempt > 0) await this.opts.progress(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(attempt, 10)));

@@ -203,6 +203,15 @@ export class PartitionManager {
     }
   }
 
+  /** Stops consuming p's results before p is handed over (see HandoffSenderOptions.releaseResults). */
+  async releaseResults(p: number): Promise<void> {
+    if (this.serving.has(p) || this.opts.frontier.inFlightIn(p) > 0) return;
+    const sub = this.resultSubs.get(p);
+    if (!sub) return;
+    this.resultSubs.delete(p);
+    await sub.stop();
+  }
+
   /** After released fetches (the lost-fetch sweep): results of partitions no longer served may be let go. */
   released(): void {
     this.pruneResults();
