@@ -15,6 +15,14 @@ const hostParam = {
   description: "Host key: the host name, with the port when it is not the scheme's default (example.com, example.com:8080)",
   schema: { type: "string" },
 };
+/** What the three host routes answer: the host as the frontier node holding it sees it. */
+const hostResponses = {
+  "200": ok("The host", { type: "object", properties: { host: { $ref: "#/components/schemas/HostInfo" } } }),
+  "400": error,
+  "401": unauthorized,
+  "404": error,
+  "503": error,
+};
 
 const int = { type: "integer" };
 const str = { type: "string" };
@@ -79,43 +87,13 @@ export const ADMIN_OPENAPI = {
       },
     },
     "/v1/hosts/{host}": {
-      get: {
-        summary: "A host's state, from the frontier node that holds it",
-        parameters: [hostParam],
-        responses: {
-          "200": ok("The host", { type: "object", properties: { host: { $ref: "#/components/schemas/HostInfo" } } }),
-          "400": error,
-          "401": unauthorized,
-          "404": error,
-          "503": error,
-        },
-      },
+      get: { summary: "A host's state, from the frontier node that holds it", parameters: [hostParam], responses: hostResponses },
     },
     "/v1/hosts/{host}/pause": {
-      post: {
-        summary: "Pause a host: nothing more is fetched from it until resumed",
-        parameters: [hostParam],
-        responses: {
-          "200": ok("The host", { type: "object", properties: { host: { $ref: "#/components/schemas/HostInfo" } } }),
-          "400": error,
-          "401": unauthorized,
-          "404": error,
-          "503": error,
-        },
-      },
+      post: { summary: "Pause a host: nothing more is fetched from it until resumed", parameters: [hostParam], responses: hostResponses },
     },
     "/v1/hosts/{host}/resume": {
-      post: {
-        summary: "Resume a paused host",
-        parameters: [hostParam],
-        responses: {
-          "200": ok("The host", { type: "object", properties: { host: { $ref: "#/components/schemas/HostInfo" } } }),
-          "400": error,
-          "401": unauthorized,
-          "404": error,
-          "503": error,
-        },
-      },
+      post: { summary: "Resume a paused host", parameters: [hostParam], responses: hostResponses },
     },
     "/v1/urls/explain": {
       get: {

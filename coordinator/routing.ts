@@ -14,6 +14,7 @@ import { regionOf, type ClusterState, type NodeRecord, type RegionRules } from "
 import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { InvalidArgumentError, NotFoundError, UnavailableError } from "../adapters/grpc/errors.ts";
+import { urlExplanation } from "../adapters/grpc/messages.ts";
 import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import type { Membership } from "./membership.ts";
 
@@ -71,13 +72,13 @@ export class Routing {
 
   async explainUrl(input: string): Promise<UrlExplanation> {
     const n = normalizeUrl(input);
-    if (!n.ok) return explanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" });
+    if (!n.ok) return urlExplanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" });
     const address = await this.address(hostKeyOf(n.url));
     const base = { input, normalized: n.url, host: address.hostKey, partition: address.partition, region: address.region, owner: address.owner };
-    if (!address.holder) return explanation({ ...base, note: "no frontier node serves this partition yet" });
+    if (!address.holder) return urlExplanation({ ...base, note: "no frontier node serves this partition yet" });
     const record = await this.liveRecord(address.holder, address);
     const answer = await this.peerFor(record).explainUrl(n.url);
-    return { ...explanation({}), ...answer.explanation, ...base };
+    return { ...urlExplanation(), ...answer.explanation, ...base };
   }
 
   /** Asks a frontier node to stop dispatching (FrontierService.Drain). */
@@ -147,27 +148,4 @@ export function parseHost(input: string): string {
 function withAddress(info: HostInfo | undefined, address: HostAddress): HostInfo {
   if (!info) throw new UnavailableError(`frontier node ${address.holder} answered without host information`);
   return { ...info, host: info.host || address.hostKey, partition: address.partition, region: address.region, owner: address.owner };
-}
-
-function explanation(fields: Partial<UrlExplanation>): UrlExplanation {
-  return {
-    input: "",
-    normalized: "",
-    rejectedReason: "",
-    host: "",
-    partition: 0,
-    region: "",
-    owner: "",
-    seen: false,
-    robots: "unknown",
-    robotsRule: "",
-    state: "unknown",
-    lastStatus: 0,
-    lastFetchedAtMs: 0n,
-    nextFetchAtMs: 0n,
-    failures: 0,
-    note: "",
-    trap: "",
-    ...fields,
-  };
 }

@@ -3,7 +3,7 @@
  * every policy knob of core/config, each with its default from the policy table. Bad input is a
  * CrawlArgsError with a message that names the flag; nothing is started.
  */
-import { POLICY_FIELDS, parseDuration, resolvePolicy, type PolicyConfig } from "../core/config/index.ts";
+import { POLICY_FIELDS, parseDuration, resolvePolicy, usageLine, type PolicyConfig } from "../core/config/index.ts";
 
 export interface CrawlArgs {
   seeds: string[];
@@ -41,7 +41,7 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
 
 export function crawlUsage(): string {
   const own = CRAWL_FLAGS.map((f) => `  ${`${f.flag}${f.value ? ` ${f.value}` : ""}`.padEnd(34)} ${f.help}`);
-  const policy = POLICY_FIELDS.map((f) => `  ${`${f.flag} VALUE`.padEnd(34)} ${f.description} (default ${f.format(f.default as never)}; env ${f.env})`);
+  const policy = POLICY_FIELDS.map((f) => usageLine(f, "VALUE", 34));
   return [
     "usage: crawl [URL...] [--seeds FILE] --out DIR [options]",
     "       crawl stats --out DIR",

@@ -24,8 +24,8 @@ export async function statsCommand(argv: string[]): Promise<number> {
   const warcs = existsSync(warcDir) ? readdirSync(warcDir).filter((f) => f.endsWith(".warc.gz")) : [];
   const bytes = warcs.reduce((sum, f) => sum + statSync(join(warcDir, f)).size, 0);
   const report = {
-    urls: store.urlCount(),
-    byState: store.urlStateCounts(),
+    urls: store.urlCount() + store.totalQueued(),
+    byState: { ...store.urlStateCounts(), queued: store.totalQueued() },
     queued: store.totalQueued(),
     scheduled: store.scheduledCount(),
     warcFiles: warcs.length,

@@ -5,7 +5,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { POLICY_FIELDS } from "../core/config/index.ts";
+import { defaultText, POLICY_FIELDS, type AnyFieldRow } from "../core/config/index.ts";
 import { COORDINATOR_FIELDS } from "../coordinator/config.ts";
 import { CRAWL_FLAGS } from "../embedded/args.ts";
 import { FETCH_NODE_SETTINGS } from "../fetch-node/config.ts";
@@ -25,13 +25,12 @@ function table(rows: Row[]): string {
   return ["| flag | env var | default | what it does |", "| --- | --- | --- | --- |", ...rows.map((r) => `| \`${r.flag}\` | ${r.env ? `\`${r.env}\`` : "-"} | ${esc(r.default) || "-"} | ${esc(r.description)} |`)].join("\n");
 }
 
-function fromSpecs(fields: ReadonlyArray<{ flag: string; env: string; description: string; default: unknown; format(v: never): string }>): Row[] {
-  return fields.map((f) => ({ flag: f.flag, env: f.env, description: f.description, default: f.format(f.default as never) }));
+function fromTable(fields: readonly AnyFieldRow[]): Row[] {
+  return fields.map((f) => ({ flag: f.flag, env: f.env, description: f.description, default: defaultText(f) }));
 }
 
-const policy = fromSpecs(POLICY_FIELDS as never);
+const policy = fromTable(POLICY_FIELDS);
 const crawl: Row[] = CRAWL_FLAGS.map((f) => ({ flag: f.value ? `${f.flag} ${f.value}` : f.flag, env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "", default: "", description: f.help }));
-const fetchNode: Row[] = Object.values(FETCH_NODE_SETTINGS).map((r) => ({ flag: r.flag, env: r.env, default: r.defaultText, description: r.description }));
 
 const text = `# Configuration
 
@@ -56,20 +55,20 @@ ${table(crawl)}
 
 \`bun run coordinator [flags]\`
 
-${table(fromSpecs(COORDINATOR_FIELDS as never))}
+${table(fromTable(COORDINATOR_FIELDS))}
 
 ## Frontier node
 
 \`bun run frontier-node [flags]\`, plus every policy flag above.
 
-${table(fromSpecs(FRONTIER_NODE_FIELDS as never))}
+${table(fromTable(FRONTIER_NODE_FIELDS))}
 
 ## Fetch node
 
 \`bun run fetch-node [flags]\`, or on Deno (see fetch-node/README.md for the permissions), plus the
 fetching policy flags above.
 
-${table(fetchNode)}
+${table(fromTable(FETCH_NODE_SETTINGS))}
 `;
 
 if (process.argv.includes("--check")) {

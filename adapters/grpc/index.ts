@@ -6,6 +6,7 @@
  */
 export { startGrpcServer, unary, type GrpcServiceBinding, type RunningGrpcServer } from "./server.ts";
 export { CoordinatorClient, FrontierClient, DEFAULT_DEADLINE_MS, type CallOptions, type ClientOptions } from "./clients.ts";
+export { urlExplanation } from "./messages.ts";
 export { fromGrpcError, isGrpcStatusError, logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";
 export {
   ApiError,

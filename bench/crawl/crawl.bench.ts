@@ -7,18 +7,27 @@
  * pages/s with zero violations on a 2-core box that also runs the test web. Exits 1 when our crawler
  * broke politeness (a correctness failure), 0 otherwise (throughput depends on the box; see the JSON).
  *
+ * --cluster adds our local cluster (issue 4): `bun run cluster up` with N frontier and M fetch nodes on this
+ * box, seeded with `crawlctl seed add --file`, measured over its whole process tree (cluster.ts); its row
+ * sits between ours and Crawlee's, with its rate as a ratio of the embedded one (target ≥ 0.5). Exits 1 too
+ * when the cluster broke politeness or left a process running.
+ *
  *   bun bench/crawl/crawl.bench.ts [--seconds 60] [--hosts 2000] [--skip-crawlee]
  *     [--pages-per-host 1000] [--links 30] [--bytes 25000] [--gap-ms 1000]
  *     [--skip-ours] [--crawlee-storage disk|memory] [--crawlee-max-concurrency N] [--keep]
  *     [--profile DIR] [--crawl-arg ARG]...
+ *     [--cluster [--frontiers 2] [--fetchers 2] [--no-deno] [--frontier-arg ARG]...]
  *
  * --profile DIR runs our crawler under `bun --cpu-prof` (writing DIR/*.cpuprofile) and prints where its CPU
  * went by component (profile.ts); sampling costs some throughput, so use it to find costs, not to score.
  * --crawl-arg passes one more argument to our `crawl` (repeatable), e.g. --crawl-arg --max-in-flight=1024.
+ * --frontier-arg passes one more argument to every frontier node of the cluster (repeatable), e.g.
+ * --frontier-arg --credit --frontier-arg 1024; --no-deno runs every fetch node on Bun.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { clusterCrawler } from "./cluster.ts";
 import { crawleeCacheDir, crawleeCrawler, installCrawlee } from "./crawlee.ts";
 import { ourCrawler } from "./ours.ts";
 import { clockTicksPerSecond } from "./proc.ts";
@@ -35,6 +44,11 @@ interface BenchArgs {
   keep: boolean;
   profileDir?: string;
   crawlArgs: string[];
+  cluster: boolean;
+  frontiers: number;
+  fetchers: number;
+  noDeno: boolean;
+  frontierArgs: string[];
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -45,6 +59,11 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     crawleeStorage: "disk",
     keep: false,
     crawlArgs: [],
+    cluster: false,
+    frontiers: 2,
+    fetchers: 2,
+    noDeno: false,
+    frontierArgs: [],
   };
   const num = (i: number): number => {
     const v = Number(argv[i + 1]);
@@ -69,6 +88,11 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     } else if (a === "--keep") args.keep = true;
     else if (a === "--profile") args.profileDir = argv[++i];
     else if (a === "--crawl-arg") args.crawlArgs.push(argv[++i]!);
+    else if (a === "--cluster") args.cluster = true;
+    else if (a === "--frontiers") args.frontiers = num(i++);
+    else if (a === "--fetchers") args.fetchers = num(i++);
+    else if (a === "--no-deno") args.noDeno = true;
+    else if (a === "--frontier-arg") args.frontierArgs.push(argv[++i]!);
     else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
   }
   return args;
@@ -80,12 +104,17 @@ const crawlers: CrawlerUnderTest[] = [];
 if (!args.skipOurs) {
   if (args.profileDir) mkdirSync(args.profileDir, { recursive: true });
   const bunFlags = args.profileDir ? ["--cpu-prof", `--cpu-prof-dir=${args.profileDir}`] : [];
-  crawlers.push(ourCrawler({ bunFlags, crawlArgs: args.crawlArgs }));
+  crawlers.push({ ...ourCrawler({ bunFlags, crawlArgs: args.crawlArgs }), kind: "embedded" });
+}
+if (args.cluster) {
+  crawlers.push(
+    clusterCrawler({ frontiers: args.frontiers, fetchers: args.fetchers, upArgs: args.noDeno ? ["--no-deno"] : [], frontierArgs: args.frontierArgs }),
+  );
 }
 if (!args.skipCrawlee) {
   const cache = crawleeCacheDir();
   const { version } = installCrawlee(cache, log);
-  crawlers.push(crawleeCrawler(cache, version, { storage: args.crawleeStorage, maxConcurrency: args.crawleeMaxConcurrency }));
+  crawlers.push({ ...crawleeCrawler(cache, version, { storage: args.crawleeStorage, maxConcurrency: args.crawleeMaxConcurrency }), kind: "peer" });
 }
 
 const root = mkdtempSync(join(tmpdir(), "crawl-bench-"));
@@ -112,5 +141,7 @@ if (args.profileDir && !args.skipOurs) {
 }
 process.stdout.write(table(args.scenario, results));
 process.stdout.write(jsonLine(args.scenario, results));
-const ours = args.skipOurs ? undefined : results[0];
-process.exitCode = ours !== undefined && ours.violations + (ours.ownPolicyViolations ?? 0) > 0 ? 1 : 0;
+const broken = results.filter(
+  (r) => r.kind !== "peer" && (r.violations + (r.ownPolicyViolations ?? 0) > 0 || (r.leftRunning?.length ?? 0) + (r.stillRunning?.length ?? 0) > 0),
+);
+process.exitCode = broken.length > 0 ? 1 : 0;

@@ -1,9 +1,13 @@
 /**
  * The benchmark's output: a small table for people and one JSON line for machines (last line of stdout).
  */
+import { availableParallelism } from "node:os";
 import type { CrawlResult, Scenario } from "./run.ts";
 
 export const TARGET_PAGES_PER_SECOND = 1000;
+/** Issue 4: the local cluster (all processes on the same box) should reach at least half the embedded rate. */
+export const CLUSTER_TARGET_RATIO = 0.5;
+const CORES = availableParallelism();
 /** Other work using more than this share of one core during a window makes its figures floors. */
 const BUSY_BOX_SHARE = 0.2;
 
@@ -28,11 +32,18 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     line(head),
     ...rows.map(line),
   ];
-  const [ours, peer] = results;
+  const { ours, peer, cluster } = roles(results);
   if (ours && peer && peer.pagesPerSecond > 0) {
     out.push(
       `ratio ${ours.name} / ${peer.name}: ${(ours.pagesPerSecond / peer.pagesPerSecond).toFixed(1)}x pages/s, ` +
         `${(peer.cpuMsPerPage / Math.max(ours.cpuMsPerPage, 1e-9)).toFixed(1)}x less CPU per page`,
+    );
+  }
+  const c = clusterVerdict(results);
+  if (c && ours && cluster) {
+    out.push(
+      `ratio ${cluster.name} / ${ours.name}: ${c.ratio.toFixed(2)} pages/s (target >= ${CLUSTER_TARGET_RATIO} with zero violations: ` +
+        `${c.met ? "met" : "NOT met"}), ${(cluster.cpuMsPerPage / Math.max(ours.cpuMsPerPage, 1e-9)).toFixed(1)}x the CPU per page`,
     );
   }
   for (const r of results) {
@@ -43,10 +54,16 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
       `wrote ${(r.writtenBytes / 2 ** 20).toFixed(0)} MB`,
       `test web CPU ${r.testWebCpuSeconds.toFixed(1)} s`,
       `other load on the box ${r.otherLoadCpuSeconds.toFixed(1)} CPU s`,
+      `box busy ${(r.cpuSeconds + r.testWebCpuSeconds + r.otherLoadCpuSeconds).toFixed(0)} of ${CORES * r.seconds} CPU s`,
       `other responses ${r.otherResponses}`,
     ];
+    if (r.processes) {
+      extra.push(`ready and seeded ${(r.prepareSeconds ?? 0).toFixed(1)} s after spawn`);
+      extra.push(`peak RSS held at once ${((r.peakConcurrentRssBytes ?? 0) / 2 ** 20).toFixed(0)} MB (column: sum of each process's peak)`);
+    }
     out.push(`  ${r.name}: ${extra.join(", ")}${kinds.length ? `; violations: ${kinds.join(", ")}` : ""}`);
     for (const ex of r.violationExamples) out.push(`    e.g. ${ex}`);
+    if (r.processes) out.push(...processTable(r));
     if (r.otherLoadCpuSeconds > BUSY_BOX_SHARE * r.seconds) {
       out.push(`    warning: other processes used ${r.otherLoadCpuSeconds.toFixed(0)} CPU s during this ${r.seconds} s window; its pages/s is a floor`);
     }
@@ -54,8 +71,52 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
   return `${out.join("\n")}\n`;
 }
 
+/** Our embedded crawler, the peer (Crawlee) and our cluster, each the first result of its kind. */
+function roles(results: readonly CrawlResult[]) {
+  return {
+    ours: results.find((r) => r.kind === "embedded"),
+    peer: results.find((r) => r.kind === "peer"),
+    cluster: results.find((r) => r.kind === "cluster"),
+  };
+}
+
+/** Cluster pages/s over embedded pages/s, and whether issue 4's target holds (ratio ≥ 0.5, zero violations). */
+export function clusterVerdict(results: readonly CrawlResult[]): { ratio: number; met: boolean } | undefined {
+  const { ours, cluster } = roles(results);
+  if (!ours || !cluster || ours.pagesPerSecond <= 0) return undefined;
+  const ratio = cluster.pagesPerSecond / ours.pagesPerSecond;
+  return { ratio, met: ratio >= CLUSTER_TARGET_RATIO && cluster.violations === 0 };
+}
+
+/** The cluster's processes: CPU in the window (also as a share of one core and per page), peak RSS, writes. */
+function processTable(r: CrawlResult): string[] {
+  const head = ["process", "pid", "CPU s", "% of 1 core", "main thread %", "CPU ms/page", "peak RSS MB", "wrote MB"];
+  const procs = r.processes ?? [];
+  const rows = procs.map((p) => [
+    p.name,
+    String(p.pid),
+    p.cpuSeconds.toFixed(1),
+    ((100 * p.cpuSeconds) / r.seconds).toFixed(1),
+    ((100 * p.mainThreadCpuSeconds) / r.seconds).toFixed(1),
+    r.pages > 0 ? ((p.cpuSeconds * 1000) / r.pages).toFixed(2) : "-",
+    (p.peakRssBytes / 2 ** 20).toFixed(0),
+    (p.writtenBytes / 2 ** 20).toFixed(0),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  const line = (cells: readonly string[]) => `    ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`;
+  const out = [line(head), ...rows.map(line)];
+  const stopped = r.leftRunning?.length
+    ? `still running ${STOP_NOTE}: ${r.leftRunning.join(", ")} (then killed by pid)`
+    : `all ${procs.length} processes exited after SIGTERM in ${r.stopSeconds.toFixed(1)} s`;
+  out.push(`    stop: ${stopped}; checked by pid and process group afterwards: ${r.stillRunning?.length ? `STILL RUNNING ${r.stillRunning.join(", ")} (killed)` : "none left"}`);
+  return out;
+}
+
+const STOP_NOTE = "when the stop grace ran out";
+
 export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): string {
-  const [ours, peer] = results;
+  const { ours, peer } = roles(results);
+  const c = clusterVerdict(results);
   return `${JSON.stringify({
     bench: "crawl",
     scenario,
@@ -64,8 +125,13 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
       met: ours !== undefined && ours.pagesPerSecond >= TARGET_PAGES_PER_SECOND && ours.violations === 0,
     },
     ratio: ours && peer && peer.pagesPerSecond > 0 ? Number((ours.pagesPerSecond / peer.pagesPerSecond).toFixed(2)) : null,
+    cluster: c ? { ratio: Number(c.ratio.toFixed(3)), target: { ratio: CLUSTER_TARGET_RATIO, met: c.met } } : null,
     results: results.map(({ logFile: _log, violationExamples: _ex, ...r }) => ({
       ...r,
+      ...(r.processes
+        ? { processes: r.processes.map((p) => ({ ...p, cpuSeconds: Number(p.cpuSeconds.toFixed(2)), mainThreadCpuSeconds: Number(p.mainThreadCpuSeconds.toFixed(2)) })) }
+        : {}),
+      ...(r.prepareSeconds !== undefined ? { prepareSeconds: Number(r.prepareSeconds.toFixed(2)) } : {}),
       pagesPerSecond: Number(r.pagesPerSecond.toFixed(1)),
       cpuSeconds: Number(r.cpuSeconds.toFixed(2)),
       cpuMsPerPage: Number(r.cpuMsPerPage.toFixed(3)),

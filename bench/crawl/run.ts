@@ -4,11 +4,16 @@
  * request the test web sees (start-up is not counted), then SIGTERM. Pages are counted from the test
  * web's log, not from what the crawler says, so every crawler is counted the same way; politeness is
  * judged from the same log, over the whole run including the shutdown.
+ *
+ * A crawler that is many processes (the local cluster) sets `processTree`: CPU, bytes written and peak RSS
+ * are then summed over every descendant of the child (tree.ts), with a per-process breakdown, and after
+ * the stop every process the tree ever had is checked gone by pid (anything left is killed and reported).
  */
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startTestWeb, type PolitenessPolicy, type RequestRecord, type TestWeb, type Violation } from "../../tests/testweb/index.ts";
 import { cpuSeconds, ioBytes, machineBusySeconds, memory } from "./proc.ts";
+import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
 
 export interface Scenario {
   hosts: number;
@@ -29,16 +34,42 @@ export interface LaunchContext {
   scenario: Scenario;
 }
 
+/** Which row a crawler is: our embedded crawler, our local cluster, or the peer we compare with (Crawlee). */
+export type CrawlerKind = "embedded" | "cluster" | "peer";
+
+export interface PrepareContext extends LaunchContext {
+  /** Pid of the spawned child. */
+  pid: number;
+  /** True once the child has exited. */
+  exited(): boolean;
+  log(line: string): void;
+}
+
 export interface CrawlerUnderTest {
   /** Row label, e.g. `ours (bun)`. */
   name: string;
+  /** Default "peer". */
+  kind?: CrawlerKind;
   launch(ctx: LaunchContext): { cmd: string[]; env?: Record<string, string>; cwd?: string };
   /** A stricter rule the crawler claims to follow (ours: gap ≥ 10 × fetch time too), checked besides the scenario's. */
   ownPolicy?: Omit<PolitenessPolicy, "minGapMs">;
+  /**
+   * Measure the child's whole process tree (summed, with a per-process breakdown), start it in a process
+   * group of its own, and check after the stop that every process of the tree has exited.
+   */
+  processTree?: boolean;
+  /**
+   * Runs after the spawn and before the wait for the first request (which has its own limit): e.g. wait
+   * until a cluster is ready and seed it. Throwing fails the run (the child is stopped).
+   */
+  prepare?(ctx: PrepareContext): Promise<void>;
+  /** How long the child may take to exit after SIGTERM before it is killed. Default 20 s. */
+  stopGraceMs?: number;
 }
 
 export interface CrawlResult {
   name: string;
+  kind: CrawlerKind;
   seconds: number;
   /** Completed 200 responses to page requests (robots.txt not counted) started inside the window. */
   pages: number;
@@ -75,10 +106,24 @@ export interface CrawlResult {
   stopSeconds: number;
   exitCode: number | null;
   logFile: string;
+  /** With `processTree`: every process of the tree, its CPU and bytes written inside the window, its peak RSS. */
+  processes?: ProcessUsage[];
+  /** With `processTree`: the highest sum of the tree's current RSS seen in one sample (`peakRssBytes` sums each one's own peak). */
+  peakConcurrentRssBytes?: number;
+  /** With `processTree`: from spawning to the end of `prepare` (cluster ready and seeded). */
+  prepareSeconds?: number;
+  /**
+   * With `processTree`: processes of the tree still running when the stop grace ran out (then killed by
+   * pid), and any still running after that. Empty when everything stopped on SIGTERM by itself.
+   */
+  leftRunning?: string[];
+  /** With `processTree`: processes still running after everything (must be empty: checked by pid and process group). */
+  stillRunning?: string[];
 }
 
 const STARTUP_LIMIT_MS = 120_000;
 const STOP_GRACE_MS = 20_000;
+const SAMPLE_MS = 250;
 
 export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario, dir: string, ticks: number): Promise<CrawlResult> {
   mkdirSync(dir, { recursive: true });
@@ -89,6 +134,10 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     pageBytes: scenario.pageBytes,
   });
   let child: Bun.Subprocess | undefined; // killed on the way out if anything below throws
+  let tree: ProcessTree | undefined; // likewise, the whole tree (SIGTERM, then SIGKILL by pid)
+  let treeStopped = false;
+  let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+  let treeSampler: ReturnType<typeof setInterval> | undefined;
   try {
     const seedsFile = join(dir, "seeds.txt");
     writeFileSync(seedsFile, web.hosts.map((h) => `${web.url(h)}\n`).join(""));
@@ -102,50 +151,91 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       stdin: "ignore",
       stdout: logFd,
       stderr: logFd,
+      detached: crawler.processTree === true,
     });
     child = proc;
     closeSync(logFd);
+    const exited = () => proc.exitCode !== null || proc.signalCode !== null;
+    const processTree = crawler.processTree ? new ProcessTree(proc.pid, ticks) : undefined;
+    tree = processTree;
+    if (processTree) {
+      // The tree has a process group of its own, so a Ctrl-C here does not reach it: stop it ourselves.
+      onSignal = (signal) => {
+        process.stderr.write(`${signal}: stopping ${crawler.name}...\n`);
+        treeStopped = true;
+        void stopTree(proc, processTree, 30_000).finally(() => process.exit(130));
+      };
+      process.once("SIGINT", onSignal);
+      process.once("SIGTERM", onSignal);
+    }
+    // The tree is sampled from the spawn on, so start-up peaks count and every process is known by pid.
+    treeSampler = processTree ? setInterval(() => processTree.sample(), SAMPLE_MS) : undefined;
 
-    const firstAt = await firstRequest(web, () => proc.exitCode !== null);
+    let prepareSeconds: number | undefined;
+    if (crawler.prepare) {
+      await crawler.prepare({ proxyUrl: web.proxyUrl, seedsFile, dir, scenario, pid: proc.pid, exited, log: (line) => process.stderr.write(`${line}\n`) });
+      prepareSeconds = (performance.now() - spawnedAt) / 1000;
+    }
+    const firstAt = await firstRequest(web, exited);
     if (firstAt === undefined) throw new Error(`${crawler.name} made no request (exit ${proc.exitCode}); log:\n${tail(logFile)}`);
     const startupSeconds = (performance.now() - spawnedAt) / 1000;
     const cpuStart = cpuSeconds(proc.pid, ticks) ?? 0;
     const writtenStart = ioBytes(proc.pid)?.written ?? 0;
+    processTree?.openWindow();
     const busyStart = machineBusySeconds(ticks);
     const webCpuStart = process.cpuUsage();
     let peakRssBytes = memory(proc.pid)?.peakRssBytes ?? 0;
-    const sampler = setInterval(() => {
-      peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
-    }, 250);
+    const sampler = processTree
+      ? undefined
+      : setInterval(() => {
+          peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
+        }, SAMPLE_MS);
     const windowEnd = firstAt + scenario.seconds * 1000;
     await Bun.sleep(Math.max(0, windowEnd - Date.now()));
     clearInterval(sampler);
+    clearInterval(treeSampler);
+    treeSampler = undefined;
     const cpuEnd = cpuSeconds(proc.pid, ticks);
     const writtenEnd = ioBytes(proc.pid)?.written ?? writtenStart;
+    processTree?.closeWindow();
     const busy = machineBusySeconds(ticks) - busyStart;
     peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
     const webCpu = process.cpuUsage(webCpuStart);
     if (cpuEnd === undefined) throw new Error(`${crawler.name} exited (code ${proc.exitCode}) inside the window; log:\n${tail(logFile)}`);
+    const usage = processTree?.usage();
+    if (processTree) {
+      const dead = processTree.processes().filter((p) => !isAlive(p) && p.pid !== proc.pid);
+      if (dead.length > 0) process.stderr.write(`  note: ${dead.map((p) => `${p.name} [${p.pid}]`).join(", ")} exited before the window closed\n`);
+    }
 
     const stopAt = performance.now();
-    proc.kill("SIGTERM");
-    let graceTimer: ReturnType<typeof setTimeout> | undefined;
-    const grace = new Promise<boolean>((resolve) => (graceTimer = setTimeout(() => resolve(false), STOP_GRACE_MS)));
-    const stopped = await Promise.race([proc.exited.then(() => true), grace]);
-    clearTimeout(graceTimer);
-    if (!stopped) {
-      proc.kill("SIGKILL");
-      await proc.exited;
+    const graceMs = crawler.stopGraceMs ?? STOP_GRACE_MS;
+    let stopped: boolean;
+    let leftRunning: string[] | undefined;
+    let stillRunning: string[] | undefined;
+    if (processTree) {
+      treeStopped = true;
+      ({ stopped, leftRunning, stillRunning } = await stopTree(proc, processTree, graceMs));
+    } else {
+      proc.kill("SIGTERM");
+      stopped = await Promise.race([proc.exited.then(() => true), Bun.sleep(graceMs).then(() => false)]);
+      if (!stopped) {
+        proc.kill("SIGKILL");
+        await proc.exited;
+      }
     }
     const stopSeconds = (performance.now() - stopAt) / 1000;
 
     const counts = countWindow(web.requests, firstAt, windowEnd);
     const found = web.violations({ minGapMs: scenario.minGapMs });
     const own = crawler.ownPolicy ? web.violations({ minGapMs: scenario.minGapMs, ...crawler.ownPolicy }).length : undefined;
-    const cpu = cpuEnd - cpuStart;
+    const cpu = usage ? usage.reduce((sum, p) => sum + p.cpuSeconds, 0) : cpuEnd - cpuStart;
+    const written = usage ? usage.reduce((sum, p) => sum + p.writtenBytes, 0) : writtenEnd - writtenStart;
+    if (usage) peakRssBytes = usage.reduce((sum, p) => sum + p.peakRssBytes, 0);
     const webCpuSeconds = (webCpu.user + webCpu.system) / 1e6;
     return {
       name: crawler.name,
+      kind: crawler.kind ?? "peer",
       seconds: scenario.seconds,
       ...counts,
       pagesPerSecond: counts.pages / scenario.seconds,
@@ -156,18 +246,85 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       violationsByKind: byKind(found),
       violationExamples: found.slice(0, 3).map((v) => `${v.kind} ${v.host}${v.path}: ${v.message}`),
       ownPolicyViolations: own,
-      writtenBytes: writtenEnd - writtenStart,
+      writtenBytes: written,
       testWebCpuSeconds: webCpuSeconds,
       otherLoadCpuSeconds: Math.max(0, busy - cpu - webCpuSeconds),
       startupSeconds,
       stopSeconds,
       exitCode: stopped ? proc.exitCode : null,
       logFile,
+      ...(processTree
+        ? { processes: usage, peakConcurrentRssBytes: processTree.peakConcurrentRssBytes, prepareSeconds, leftRunning, stillRunning }
+        : {}),
     };
   } finally {
+    clearInterval(treeSampler);
+    if (onSignal) {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+    }
+    if (child && tree && !treeStopped) await stopTree(child, tree, 30_000);
     if (child && child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
     await web.close();
   }
+}
+
+function running(proc: Bun.Subprocess): boolean {
+  return proc.exitCode === null && proc.signalCode === null;
+}
+
+/**
+ * Stops a process tree: SIGTERM to its root (the launcher, which stops its children itself, in order),
+ * then waits up to `graceMs` for the root and every process the tree ever had, by pid (an orphan is no
+ * longer a descendant, but still ours). Whatever still runs then is killed (SIGKILL by pid), and at the
+ * end the process group is checked too.
+ */
+async function stopTree(
+  proc: Bun.Subprocess,
+  tree: ProcessTree,
+  graceMs: number,
+): Promise<{ stopped: boolean; leftRunning: string[]; stillRunning: string[] }> {
+  tree.sample(); // descendants born since the last sample
+  if (running(proc)) proc.kill("SIGTERM");
+  const allGone = () => !running(proc) && tree.processes().every((p) => !isAlive(p));
+  const stopped = await waitUntil(allGone, graceMs);
+  const leftRunning = tree.processes().filter((p) => isAlive(p)).map((p) => `${p.name} [${p.pid}]`);
+  if (!stopped) {
+    tree.sample();
+    if (running(proc)) proc.kill("SIGKILL");
+    for (const p of tree.processes()) if (isAlive(p)) killPid(p);
+    await waitUntil(allGone, 5_000);
+  }
+  await proc.exited;
+  return { stopped, leftRunning, stillRunning: leftovers(proc.pid, tree) };
+}
+
+/** Polls `done` every 100 ms; true once it holds, false after `timeoutMs`. */
+async function waitUntil(done: () => boolean, timeoutMs: number): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if (done()) return true;
+    if (performance.now() > deadline) return false;
+    await Bun.sleep(100);
+  }
+}
+
+function killPid(p: TreeProcess): void {
+  try {
+    process.kill(p.pid, "SIGKILL");
+  } catch {
+    // gone meanwhile
+  }
+}
+
+/**
+ * What still runs of a stopped tree: every process it ever had (by pid and start time) and anything else
+ * in its process group (the launcher was started with its own, so the group id is its pid). Killed if found.
+ */
+function leftovers(rootPid: number, tree: ProcessTree): string[] {
+  const left = [...tree.processes().filter((p) => isAlive(p)), ...groupMembers(rootPid).filter((g) => !tree.processes().some((p) => p.pid === g.pid))];
+  for (const p of left) killPid(p);
+  return left.map((p) => `${p.name} [${p.pid}]`);
 }
 
 /** Resolves with the start time of the first request the web sees, or undefined if the crawler died first. */

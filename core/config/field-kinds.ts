@@ -1,8 +1,8 @@
 /**
  * The value kinds a configuration field can have (duration, size, integer, decimal, duration list,
- * text), each bundling how to parse it from a string, how to write it back for help text, and the
- * range it must fall in. A config table picks one per field, so parsing and bounds live in one place
- * instead of being repeated beside every field.
+ * text, string, directory, switch), each bundling how to parse it from a string, how to write it back
+ * for help text, and the range it must fall in. A config table (field-table.ts) picks one per field, so
+ * parsing and bounds live in one place instead of being repeated beside every field of every role.
  */
 import {
   formatDuration,
@@ -17,7 +17,7 @@ import {
 
 /** How one field's value is read, written and checked. */
 export interface ValueKind<T> {
-  /** A name for help text: `duration`, `size`, `integer`, `number`, `durations` or `text`. */
+  /** A name for help text: `duration`, `size`, `integer`, `number`, `durations`, `text`, `dir`, `switch`... */
   readonly kind: string;
   /** Reads the value from an env var or flag; throws an Error saying what was expected. */
   parse(raw: string): T;
@@ -31,12 +31,28 @@ export interface ValueKind<T> {
 export interface Bounds {
   readonly min?: number;
   readonly max?: number;
+  /**
+   * How a value out of bounds is reported: `"end"` (the default) names the end it crossed and the value
+   * (`must be at least 1, got 0`); `"range"` names both ends (`must be between 1 and 4096`), as the
+   * cluster roles' tables do. Made by `between`.
+   */
+  readonly report?: "end" | "range";
+}
+
+/** Both ends, reported as the whole range: `must be between 100ms and 1m`. */
+export function between(min: number, max: number): Bounds {
+  return { min, max, report: "range" };
 }
 
 function checkBounds(value: number, bounds: Bounds, show: (n: number) => string): string | undefined {
   if (!Number.isFinite(value)) return `must be a finite number, got ${value}`;
-  if (bounds.min !== undefined && value < bounds.min) return `must be at least ${show(bounds.min)}, got ${show(value)}`;
-  if (bounds.max !== undefined && value > bounds.max) return `must be at most ${show(bounds.max)}, got ${show(value)}`;
+  const below = bounds.min !== undefined && value < bounds.min;
+  const above = bounds.max !== undefined && value > bounds.max;
+  if ((below || above) && bounds.report === "range") {
+    return `must be between ${show(bounds.min ?? -Infinity)} and ${show(bounds.max ?? Infinity)}`;
+  }
+  if (below) return `must be at least ${show(bounds.min!)}, got ${show(value)}`;
+  if (above) return `must be at most ${show(bounds.max!)}, got ${show(value)}`;
   return undefined;
 }
 
@@ -109,5 +125,33 @@ export function textKind(maxLength = 512): ValueKind<string> {
       if (!/^[\x20-\x7e]+$/.test(value)) return "must be printable ASCII on one line";
       return undefined;
     },
+  };
+}
+
+/**
+ * A string taken as given (trimmed), accepted when `check` finds no problem. `kind` names it in help
+ * text (`rules`, `url`). The empty string is a value like any other; tables show it as `""`.
+ */
+export function stringKind(kind = "string", check: (value: string) => string | undefined = () => undefined): ValueKind<string> {
+  return { kind, parse: (raw) => raw.trim(), format: (value) => value, check };
+}
+
+/** A directory path; it must not be empty. */
+export function dirKind(): ValueKind<string> {
+  return stringKind("dir", (value) => (value === "" ? "must not be empty" : undefined));
+}
+
+/** On or off: `true`/`false`, `1`/`0`, `yes`/`no`, `on`/`off`. Its flag may stand alone, meaning `true`. */
+export function switchKind(): ValueKind<boolean> {
+  return {
+    kind: "switch",
+    parse(raw) {
+      const value = raw.trim().toLowerCase();
+      if (["1", "true", "yes", "on"].includes(value)) return true;
+      if (["0", "false", "no", "off"].includes(value)) return false;
+      throw new Error(`expected true or false, got "${raw}"`);
+    },
+    format: String,
+    check: () => undefined,
   };
 }

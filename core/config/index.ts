@@ -1,6 +1,7 @@
 /**
- * The crawl policy configuration: the table of knobs with their defaults, env vars and flags, the
- * value parsers, and the resolver that layers flags over env over defaults.
+ * Configuration: the table mechanism every process reads its settings with (field-table.ts,
+ * read-fields.ts, the value kinds of field-kinds.ts), the crawl policy table with its defaults, env vars
+ * and flags, the value parsers, and the resolver that layers flags over env over defaults.
  */
 export {
   DEFAULT_POLICY,
@@ -9,7 +10,7 @@ export {
   type PolicyField,
   type PolicyFieldSpec,
 } from "./policy-defaults.ts";
-export { PolicyConfigError, resolvePolicy, type PolicySource } from "./resolve-policy.ts";
+export { PolicyConfigError, policyOverrides, resolvePolicy } from "./resolve-policy.ts";
 export { validatePolicy, type PolicyProblem } from "./validate-policy.ts";
 export {
   formatDuration,
@@ -21,5 +22,20 @@ export {
   parseInteger,
   parseSize,
 } from "./parse-values.ts";
-export type { Bounds, ValueKind } from "./field-kinds.ts";
+export {
+  between,
+  decimalKind,
+  dirKind,
+  durationKind,
+  durationListKind,
+  integerKind,
+  sizeKind,
+  stringKind,
+  switchKind,
+  textKind,
+  type Bounds,
+  type ValueKind,
+} from "./field-kinds.ts";
+export { defaultText, tableRows, usageLine, type AnyFieldRow, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
+export { readFields, readFlags, type Env, type FieldsRead, type FlagsRead } from "./read-fields.ts";
 export { describePolicy, type PolicyRow } from "./describe-policy.ts";

@@ -12,8 +12,8 @@ import {
   integerKind,
   sizeKind,
   textKind,
-  type ValueKind,
 } from "./field-kinds.ts";
+import { tableRows, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
 
 const SECOND = 1_000;
 const MINUTE = 60 * SECOND;
@@ -75,23 +75,12 @@ export interface PolicyConfig {
 }
 
 /** One row of the table, without its field name. */
-export interface PolicyFieldSpec<T> extends ValueKind<T> {
-  readonly default: T;
-  /** Environment variable, e.g. `CRAWL_MIN_GAP`. */
-  readonly env: string;
-  /** CLI flag, e.g. `--min-gap`. */
-  readonly flag: string;
-  readonly description: string;
-}
-
-type PolicySpecs = { readonly [K in keyof PolicyConfig]: PolicyFieldSpec<PolicyConfig[K]> };
+export type PolicyFieldSpec<T> = FieldSpec<T>;
 
 /** One row of the table. */
-export type PolicyField = {
-  [K in keyof PolicyConfig]: PolicyFieldSpec<PolicyConfig[K]> & { readonly field: K };
-}[keyof PolicyConfig];
+export type PolicyField = FieldRow<PolicyConfig>;
 
-const SPECS: PolicySpecs = {
+const SPECS: FieldSpecs<PolicyConfig> = {
   userAgent: {
     default: "PoliteCrawler/0.1 (+https://github.com/polite-crawler/crawler)",
     env: "CRAWL_USER_AGENT",
@@ -270,15 +259,9 @@ const SPECS: PolicySpecs = {
 };
 
 /** The table, one row per field, in a stable order for help text. */
-export const POLICY_FIELDS: readonly PolicyField[] = Object.freeze(
-  (Object.keys(SPECS) as (keyof PolicyConfig)[]).map(
-    (field) => Object.freeze({ ...SPECS[field], field }) as PolicyField,
-  ),
-);
+export const POLICY_FIELDS: readonly PolicyField[] = tableRows(SPECS);
 
-/** The defaults of every knob. Frozen: derive a changed copy with a spread. */
+/** The defaults of every knob. Frozen, lists included: derive a changed copy with a spread. */
 export const DEFAULT_POLICY: PolicyConfig = Object.freeze(
-  Object.fromEntries(
-    POLICY_FIELDS.map((row) => [row.field, Array.isArray(row.default) ? Object.freeze([...row.default]) : row.default]),
-  ) as unknown as PolicyConfig,
+  Object.fromEntries(POLICY_FIELDS.map((row) => [row.field, row.default])) as unknown as PolicyConfig,
 );

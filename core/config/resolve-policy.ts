@@ -3,11 +3,9 @@
  * defaults of the policy table. Bad input is fatal at start-up: every bad value is collected into one
  * PolicyConfigError that names each field, where the value came from, and what was expected.
  */
-import { DEFAULT_POLICY, type PolicyConfig, type PolicyField, POLICY_FIELDS } from "./policy-defaults.ts";
+import { type PolicyConfig, type PolicyField, POLICY_FIELDS } from "./policy-defaults.ts";
+import { readFields, type Env } from "./read-fields.ts";
 import { validatePolicy } from "./validate-policy.ts";
-
-/** Where a value came from, for error messages. */
-export type PolicySource = "flag" | "env" | "default";
 
 /**
  * The crawler cannot start with this configuration (fatal, never retry): fix the listed values.
@@ -28,6 +26,7 @@ for (const row of POLICY_FIELDS) {
   BY_KEY.set(row.flag, row);
   BY_KEY.set(row.flag.replace(/^--/, ""), row);
 }
+const POLICY_FLAGS = new Set(POLICY_FIELDS.map((row) => row.flag));
 
 /**
  * Resolves the policy: for each field the flag value in `overrides` wins, then the env var in `env`,
@@ -35,12 +34,9 @@ for (const row of POLICY_FIELDS) {
  * files often set `VAR=`), but an empty flag is an error. Unknown override keys are errors, so a typo
  * in a policy flag cannot be silently ignored. Throws PolicyConfigError listing every problem.
  */
-export function resolvePolicy(
-  overrides: Readonly<Record<string, string | undefined>>,
-  env: Readonly<Record<string, string | undefined>>,
-): PolicyConfig {
+export function resolvePolicy(overrides: Readonly<Record<string, string | undefined>>, env: Env): PolicyConfig {
   const problems: string[] = [];
-  const flags = new Map<PolicyField, { key: string; raw: string }>();
+  const flags = new Map<string, { key: string; raw: string }>();
   for (const [key, raw] of Object.entries(overrides)) {
     if (raw === undefined) continue;
     const row = BY_KEY.get(key);
@@ -48,43 +44,24 @@ export function resolvePolicy(
       problems.push(`unknown policy option "${key}"`);
       continue;
     }
-    const earlier = flags.get(row);
+    const earlier = flags.get(row.flag);
     if (earlier && earlier.raw !== raw) {
       problems.push(`${row.field}: given twice, as "${earlier.key}" and "${key}", with different values`);
       continue;
     }
-    flags.set(row, { key, raw });
+    flags.set(row.flag, { key, raw });
   }
 
-  const resolved: Record<string, unknown> = { ...DEFAULT_POLICY };
-  for (const row of POLICY_FIELDS) {
-    const flag = flags.get(row);
-    const envRaw = env[row.env];
-    let source: PolicySource;
-    let raw: string;
-    if (flag) {
-      source = "flag";
-      raw = flag.raw;
-    } else if (envRaw !== undefined && envRaw.trim() !== "") {
-      source = "env";
-      raw = envRaw;
-    } else {
-      continue;
-    }
-    const origin = source === "flag" ? `flag ${row.flag}` : `env ${row.env}`;
-    try {
-      const value = row.parse(raw);
-      const problem = (row.check as (v: unknown) => string | undefined)(value);
-      if (problem) problems.push(`${row.field}: ${problem} (from ${origin} = "${raw}")`);
-      else resolved[row.field] = value;
-    } catch (error) {
-      problems.push(`${row.field}: ${(error as Error).message} (from ${origin})`);
-    }
-  }
+  const read = readFields(POLICY_FIELDS, new Map([...flags].map(([flag, { raw }]) => [flag, raw])), env);
+  problems.push(...read.problems);
   if (problems.length > 0) throw new PolicyConfigError(problems);
 
-  const cfg = resolved as unknown as PolicyConfig;
-  const crossProblems = validatePolicy(cfg).map((p) => `${p.field}: ${p.message}`);
+  const crossProblems = validatePolicy(read.values).map((p) => `${p.field}: ${p.message}`);
   if (crossProblems.length > 0) throw new PolicyConfigError(crossProblems);
-  return Object.freeze(cfg);
+  return Object.freeze(read.values);
+}
+
+/** The policy flags among `flags` (a role's whole command line), ready for `resolvePolicy`. */
+export function policyOverrides(flags: ReadonlyMap<string, string>): Record<string, string> {
+  return Object.fromEntries([...flags].filter(([flag]) => POLICY_FLAGS.has(flag)));
 }

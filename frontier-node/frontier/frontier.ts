@@ -420,13 +420,14 @@ export class Frontier {
   explainUrl(url: string, host: string): UrlView {
     const partition = partitionOf(host, this.opts.partitions);
     const row = this.opts.store.getUrl(partition, url);
+    const queued = row === undefined && this.opts.store.isQueued(partition, host, url);
     const entry = this.hosts.get(host) ?? this.loadHost(host);
     const robots = this.robotsOf(entry);
     const decision = robots?.policy?.explain(pathAndQuery(url));
     const trap = checkTrap(url, { depth: row?.depth ?? 0, hostQueued: 0, hostPagesToday: 0 }, this.opts.policy);
     return {
-      known: row !== undefined,
-      state: row?.state ?? "unknown",
+      known: row !== undefined || queued,
+      state: row?.state ?? (queued ? "queued" : "unknown"),
       lastStatus: row?.lastStatus ?? 0,
       lastFetchedAt: row?.lastFetchedAt ?? 0,
       failures: row?.failures ?? 0,
@@ -454,7 +455,9 @@ export class Frontier {
     const now = this.opts.now();
     if (fresh || now - this.countsAt >= 5_000) {
       this.countsAt = now;
-      this.counts = { scheduled: this.opts.store.scheduledCount(), knownUrls: this.opts.store.urlCount() };
+      // Known URLs: those with a state row plus those waiting in a queue without one yet (a URL re-queued for
+      // a refetch has both, so this can count a few twice; it is a gauge, not an exact count).
+      this.counts = { scheduled: this.opts.store.scheduledCount(), knownUrls: this.opts.store.urlCount() + this.totalQueued };
     }
     return {
       queued: this.totalQueued,
@@ -535,17 +538,14 @@ export class Frontier {
           this.counters.add("seen.skipped");
           return;
         }
-        if (store.hasUrl(partition, u.url)) {
+        if (store.isKnown(partition, u.host, u.url)) {
           if (home) this.rememberHomePage(u.url);
           this.counters.add("seen.skipped");
           return;
         }
         this.counters.add("seen.bloom-false-positive-caught");
       }
-      if (!store.insertUrl(u.url, u.host, partition, u.depth)) {
-        this.counters.add("seen.skipped");
-        return;
-      }
+      store.logAdmitted(u.url);
       if (home) this.rememberHomePage(u.url);
       const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
       this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
@@ -611,7 +611,7 @@ export class Frontier {
     if (due === undefined || due > now) return;
     this.opts.store.tx(() => {
       for (const s of this.opts.store.takeDue(now, 10_000)) {
-        this.opts.store.setUrlState(s.partition, s.url, "queued");
+        this.opts.store.setUrlState(s, "queued");
         this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
         this.counters.add("frontier.rescheduled");
       }
@@ -652,7 +652,7 @@ export class Frontier {
       if (robots.policy.isAllowed(pathAndQuery(head.url))) break;
       this.opts.store.tx(() => {
         this.opts.store.dequeue(head!);
-        this.opts.store.setUrlState(head!.partition, head!.url, "robots-disallowed");
+        this.opts.store.setUrlState(head!, "robots-disallowed");
       });
       this.counters.add("robots.disallowed");
       this.afterDequeue(entry, head);
@@ -717,12 +717,8 @@ export class Frontier {
   ): void {
     const store = this.opts.store;
     // The state read when the task was handed out: only this frontier writes it while the host is in flight.
-    const prev = handedOut ?? store.getUrl(item.partition, item.url);
-    if (!prev) {
-      store.dequeue(item);
-      this.afterDequeue(entry, item);
-      return;
-    }
+    // A URL fetched for the first time has no state row yet: it starts from a fresh one.
+    const prev = handedOut ?? store.getUrl(item.partition, item.url) ?? freshRow(item);
     const outcome = decideUrlOutcome(prev, result, { now, isHomePage: isHomePage(item.url), redirectHops: item.hops }, this.opts.policy);
     store.recordFetch(outcome.row);
     for (const c of outcome.counters) this.counters.add(c);
@@ -811,6 +807,26 @@ export class Frontier {
     const persisted: PersistedHost = { state: entry.state, pagesToday: entry.pagesToday, minGapOverrideMs: entry.minGapOverrideMs };
     this.opts.store.saveHost(entry.key, entry.partition, persisted);
   }
+}
+
+function freshRow(item: QueuedUrl): UrlRow {
+  return {
+    partition: item.partition,
+    url: item.url,
+    host: item.host,
+    state: "queued",
+    depth: item.depth,
+    failures: 0,
+    lastStatus: 0,
+    lastFetchedAt: 0,
+    refetchMs: 0,
+    etag: null,
+    lastModified: null,
+    fingerprint: null,
+    simhash: null,
+    changedLastVisit: false,
+    note: null,
+  };
 }
 
 function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {

@@ -21,7 +21,7 @@ import type { UrlRow, UrlStatus } from "./store/frontier-store.ts";
 
 export type UrlOutcome = {
   /** The URL's new stored state. */
-  row: Omit<UrlRow, "host" | "depth">;
+  row: UrlRow;
   /** Leaves its host's queue (false only while throttled). */
   dequeue: boolean;
   /** Comes back into the queue at this time and priority. */
@@ -106,7 +106,7 @@ export function decideUrlOutcome(
     };
   }
 
-  function finish(status: UrlStatus, row: Omit<UrlRow, "host" | "depth">, dequeue: boolean): UrlOutcome {
+  function finish(status: UrlStatus, row: UrlRow, dequeue: boolean): UrlOutcome {
     return { row: { ...row, state: status }, dequeue, counters };
   }
 }
@@ -129,10 +129,12 @@ function toUrlState(row: UrlRow, isHomePage: boolean, cfg: ScheduleSlice): UrlSt
   };
 }
 
-function fromState(prev: UrlRow, s: UrlState): Omit<UrlRow, "host" | "depth"> {
+function fromState(prev: UrlRow, s: UrlState): UrlRow {
   return {
     partition: prev.partition,
     url: prev.url,
+    host: prev.host,
+    depth: prev.depth,
     state: prev.state,
     failures: s.failures,
     lastStatus: prev.lastStatus,

@@ -50,6 +50,13 @@ export type UrlStatus =
   | "redirected"
   | "dropped";
 
+/** What names a URL in the store. */
+export interface UrlKey {
+  partition: number;
+  host: string;
+  url: string;
+}
+
 export interface StoredRobots {
   verdict: "allow-all" | "disallow-all" | "parse";
   body?: string;
@@ -125,17 +132,15 @@ export class FrontierStore {
       totalQueued: q("SELECT COUNT(*) AS n FROM queue"),
       dropLowest: q(
         `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
-         RETURNING partition, host, url`,
+         RETURNING partition, host, url, depth`,
       ),
       maxSeq: q("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
       getUrl: q("SELECT * FROM urls WHERE partition = ? AND url = ?"),
       hasUrl: q("SELECT 1 AS x FROM urls WHERE partition = ? AND url = ?"),
-      insertUrl: q("INSERT OR IGNORE INTO urls (partition, url, host, state, depth) VALUES (?, ?, ?, 'queued', ?)"),
       logRecent: q("INSERT INTO recent_urls (url) VALUES (?)"),
-      setUrlState: q("UPDATE urls SET state = ?, note = ? WHERE partition = ? AND url = ?"),
-      recordFetch: q(
-        `UPDATE urls SET state = ?, failures = ?, last_status = ?, last_fetched_at = ?, refetch_ms = ?, etag = ?,
-         last_modified = ?, fingerprint = ?, simhash = ?, changed_last_visit = ?, note = ? WHERE partition = ? AND url = ?`,
+      setUrlState: q(
+        `INSERT INTO urls (partition, url, host, state, depth, note) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (partition, url) DO UPDATE SET state = excluded.state, note = excluded.note`,
       ),
       importUrl: q(
         `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
@@ -245,8 +250,8 @@ export class FrontierStore {
 
   /** Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped. */
   dropLowestPriority(n: number): { partition: number; host: string; url: string }[] {
-    const dropped = this.s.dropLowest!.all(n) as { partition: number; host: string; url: string }[];
-    for (const d of dropped) this.s.setUrlState!.run("dropped", "frontier size limit", d.partition, d.url);
+    const dropped = this.s.dropLowest!.all(n) as Array<UrlKey & { depth: number }>;
+    for (const d of dropped) this.setUrlState(d, "dropped", "frontier size limit");
     return dropped;
   }
 
@@ -257,37 +262,28 @@ export class FrontierStore {
     return raw ? toUrlRow(raw) : undefined;
   }
 
-  hasUrl(partition: number, url: string): boolean {
-    return this.s.hasUrl!.get(partition, url) !== null;
+  /**
+   * Whether a URL was ever admitted: it has a state row (fetched, or finished without a page), or it waits in
+   * its host's queue. The exact check behind a Bloom "maybe"; a queued URL has no state row until its first
+   * result, which saves a second random B-tree insert for each of the many URLs admitted and not yet fetched.
+   */
+  isKnown(partition: number, host: string, url: string): boolean {
+    return this.s.hasUrl!.get(partition, url) !== null || this.isQueued(partition, host, url);
   }
 
-  /** Records a URL as admitted; false when it was already known (the exact seen check). */
-  insertUrl(url: string, host: string, partition: number, depth: number): boolean {
-    const added = this.s.insertUrl!.run(partition, url, host, depth).changes > 0;
-    if (added && this.recentLog) this.s.logRecent!.run(url);
-    return added;
+  /** Notes an admission in the recent log (embedded mode's seen-set replay), when the store keeps one. */
+  logAdmitted(url: string): void {
+    if (this.recentLog) this.s.logRecent!.run(url);
   }
 
-  setUrlState(partition: number, url: string, state: UrlStatus, note?: string): void {
-    this.s.setUrlState!.run(state, note ?? null, partition, url);
+  /** Sets a URL's state (creating its row when it has none yet). */
+  setUrlState(key: UrlKey & { depth: number }, state: UrlStatus, note?: string): void {
+    this.s.setUrlState!.run(key.partition, key.url, key.host, state, key.depth, note ?? null);
   }
 
-  recordFetch(row: Omit<UrlRow, "host" | "depth">): void {
-    this.s.recordFetch!.run(
-      row.state,
-      row.failures,
-      row.lastStatus,
-      row.lastFetchedAt,
-      row.refetchMs,
-      row.etag,
-      row.lastModified,
-      row.fingerprint,
-      row.simhash,
-      row.changedLastVisit ? 1 : 0,
-      row.note,
-      row.partition,
-      row.url,
-    );
+  /** Writes a URL's whole state after a fetch (creating its row on its first result). */
+  recordFetch(row: UrlRow): void {
+    this.importUrl(row);
   }
 
   /** URLs admitted after `afterId` (recent log), in order: replayed into the Bloom filter after an unclean stop. */

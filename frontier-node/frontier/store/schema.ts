@@ -4,7 +4,9 @@
  *  - queue: per-host back queues, ordered by (priority, seq) within (partition, host); the head of a host is
  *    its next URL. A head handed to a fetcher stays in the table until its result is committed, so a crash
  *    refetches it. `queue_drop_order` serves the size limit (lowest priority, newest first).
- *  - urls: every URL ever admitted (the exact seen-set behind the Bloom filter) and its fetch state.
+ *  - urls: the fetch state of each URL once it has a result (or was dropped or disallowed). A URL admitted
+ *    and not yet fetched lives only in `queue`; urls and queue together are the exact seen-set behind the
+ *    Bloom filter.
  *  - recent_urls: URLs admitted since the last seen-set snapshot (embedded mode), replayed into the Bloom
  *    filter after an unclean stop and trimmed at each snapshot.
  *  - scheduled: URLs waiting for a retry or refetch time; moved into `queue` when due.
@@ -12,9 +14,9 @@
  *  - robots: each host's robots.txt verdict and text with its expiry (kept apart: the text can be 500 KiB).
  *  - meta: counters and snapshots' bookkeeping.
  * Why these keys: each table is clustered on what its hot queries ask (WITHOUT ROWID primary keys starting
- * with the partition), so a partition can be handed over whole by key range, and an admitted URL costs two
- * random B-tree inserts (urls, queue) instead of one per secondary index: on a crawl admitting ~30 links a
- * page, index pages written to the WAL were the largest single cost.
+ * with the partition), so a partition can be handed over whole by key range, and an admitted URL costs one
+ * random B-tree insert (its queue row) instead of one per table and secondary index: on a crawl admitting
+ * ~30 links a page, B-tree pages written to the WAL were the largest single cost.
  */
 export const SCHEMA_VERSION = 3;
 

@@ -1,0 +1,100 @@
+/**
+ * Our local cluster as the benchmark runs it (issue 4, "Done means"): `bun run cluster up --proxy <test
+ * web> --dir <scratch> --frontiers N --fetchers M -- --min-gap <gap>` as one child in a process group of
+ * its own (nats-server, redis-server, the coordinator, N frontier nodes and M fetch nodes, the first on
+ * Deno when Deno is installed, all its descendants), measured over the whole process tree. Once the
+ * launcher has written DIR/cluster.json, every home page is seeded with `crawlctl seed add --file`; the
+ * window then opens at the first request the test web sees, as for the embedded crawler. Every other
+ * policy keeps its default, including gap ≥ 10 × fetch time, checked as its own rule. The benchmark
+ * stops the cluster with SIGTERM to the launcher (which stops its children in order) and checks by pid
+ * that every process of the tree has gone.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
+
+const REPO_ROOT = new URL("../../", import.meta.url).pathname;
+/** `cluster up` gives up after 60 s by default; this is only a bound on our wait for its cluster.json. */
+const READY_LIMIT_MS = 120_000;
+/**
+ * `cluster up` stops its children one after the other, each with up to 15 s before SIGKILL (frontier
+ * nodes first: they wait up to --stop-grace 10 s for results of tasks in flight; fetch nodes up to 25 s,
+ * cut at 15 s), then redis-server and nats-server.
+ */
+const STOP_GRACE_MS = 120_000;
+
+export interface ClusterOptions {
+  frontiers: number;
+  fetchers: number;
+  /** More `cluster up` flags (before `--`), e.g. `--no-deno`. */
+  upArgs?: readonly string[];
+  /** More frontier-node flags (after `--`), e.g. `--credit 1024`. */
+  frontierArgs?: readonly string[];
+}
+
+interface ClusterInfo {
+  adminUrl: string;
+  grpcAddress: string;
+  token: string;
+}
+
+export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
+  const hasDeno = !(opts.upArgs ?? []).includes("--no-deno") && Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+  return {
+    name: `cluster ${opts.frontiers}+${opts.fetchers} (bun${hasDeno ? "+deno" : ""})`,
+    kind: "cluster",
+    processTree: true,
+    stopGraceMs: STOP_GRACE_MS,
+    launch: ({ proxyUrl, dir, scenario }) => ({
+      cmd: [
+        process.execPath, "run", "cluster", "up",
+        "--proxy", proxyUrl,
+        "--dir", join(dir, "cluster"),
+        "--frontiers", String(opts.frontiers),
+        "--fetchers", String(opts.fetchers),
+        ...(opts.upArgs ?? []),
+        "--",
+        "--min-gap", `${scenario.minGapMs}ms`,
+        ...(opts.frontierArgs ?? []),
+      ],
+      cwd: REPO_ROOT,
+    }),
+    prepare: async (ctx) => {
+      const t0 = performance.now(); // right after the spawn
+      const info = await waitForClusterJson(ctx);
+      ctx.log(`  cluster ready after ${((performance.now() - t0) / 1000).toFixed(1)} s (gRPC ${info.grpcAddress}); seeding ${ctx.seedsFile}`);
+      await seed(ctx, info);
+    },
+    ownPolicy: { gapMultiplier: 10 },
+  };
+}
+
+async function waitForClusterJson(ctx: PrepareContext): Promise<ClusterInfo> {
+  const file = join(ctx.dir, "cluster", "cluster.json");
+  const giveUpAt = performance.now() + READY_LIMIT_MS;
+  for (;;) {
+    if (ctx.exited()) throw new Error(`cluster up exited before it was ready; logs in ${join(ctx.dir, "cluster", "logs")}`);
+    if (existsSync(file)) {
+      try {
+        const info = JSON.parse(readFileSync(file, "utf8")) as ClusterInfo;
+        if (info.grpcAddress && info.token) return info;
+      } catch {
+        // being written: read it again
+      }
+    }
+    if (performance.now() > giveUpAt) throw new Error(`no ${file} after ${READY_LIMIT_MS / 1000} s; logs in ${join(ctx.dir, "cluster", "logs")}`);
+    await Bun.sleep(50);
+  }
+}
+
+/** `crawlctl seed add --file` against the coordinator, as an SRE would seed the cluster. */
+async function seed(ctx: PrepareContext, info: ClusterInfo): Promise<void> {
+  const t0 = performance.now();
+  const p = Bun.spawn(
+    [process.execPath, "run", "crawlctl", "seed", "add", "--file", ctx.seedsFile, "--coordinator", info.grpcAddress, "--token", info.token],
+    { cwd: REPO_ROOT, stdin: "ignore", stdout: "pipe", stderr: "pipe" },
+  );
+  const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+  if (code !== 0) throw new Error(`crawlctl seed add exited ${code}: ${out}${err}`);
+  ctx.log(`  crawlctl: ${out.trim().split("\n")[0]} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}

@@ -1,0 +1,45 @@
+/**
+ * The value kinds of settings the cluster roles share (see core/config/field-kinds.ts): node ids and
+ * regions, listen addresses and NATS server lists, each with the checks and messages every role reports
+ * them with. They make the rows of the coordinator's, frontier node's and fetch node's tables.
+ */
+import { stringKind, type ValueKind } from "../config/field-kinds.ts";
+import { checkToken } from "./names.ts";
+
+/** A region or node id (a-z, 0-9, -); `optional` also accepts the empty string (derive one at start). */
+export function tokenKind(what: "region" | "node id", { optional = false } = {}): ValueKind<string> {
+  return stringKind(what === "region" ? "region" : "id", (value) => {
+    if (optional && value === "") return undefined;
+    try {
+      checkToken(what, value);
+      return undefined;
+    } catch (error) {
+      return (error as Error).message;
+    }
+  });
+}
+
+/** A listen address `host:port` (`[::1]:80` for IPv6; port 0 picks a free one); `optional` also accepts "" (none). */
+export function listenKind({ optional = false } = {}): ValueKind<string> {
+  return stringKind("host:port", (value) => {
+    if (optional && value === "") return undefined;
+    return /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(value) && Number(value.slice(value.lastIndexOf(":") + 1)) <= 65535
+      ? undefined
+      : `must be host:port (port 0 picks a free one), got "${value}"`;
+  });
+}
+
+/** NATS servers, comma-separated: `nats://`, `tls://`, `ws(s)://` URLs or bare `host:port`. */
+export function natsUrlsKind(): ValueKind<readonly string[]> {
+  return {
+    kind: "urls",
+    parse: (raw) => raw.split(",").map((s) => s.trim()).filter(Boolean),
+    format: (value) => value.join(","),
+    check: (value) =>
+      value.length === 0
+        ? "must name at least one server"
+        : value.find((url) => !/^(nats|tls|wss?):\/\/[^\s]+$|^[^\s:/]+:\d+$/.test(url))
+          ? "must be nats://host:port URLs"
+          : undefined,
+  };
+}
