@@ -9,7 +9,7 @@
  * stops the cluster with SIGTERM to the launcher (which stops its children in order) and checks by pid
  * that every process of the tree has gone.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
 
@@ -73,7 +73,7 @@ async function waitForClusterJson(ctx: PrepareContext): Promise<ClusterInfo> {
   const file = join(ctx.dir, "cluster", "cluster.json");
   const giveUpAt = performance.now() + READY_LIMIT_MS;
   for (;;) {
-    if (ctx.exited()) throw new Error(`cluster up exited before it was ready; logs in ${join(ctx.dir, "cluster", "logs")}`);
+    if (ctx.exited()) throw new Error(`cluster up exited before it was ready\n${logTails(ctx.dir)}`);
     if (existsSync(file)) {
       try {
         const info = JSON.parse(readFileSync(file, "utf8")) as ClusterInfo;
@@ -82,7 +82,7 @@ async function waitForClusterJson(ctx: PrepareContext): Promise<ClusterInfo> {
         // being written: read it again
       }
     }
-    if (performance.now() > giveUpAt) throw new Error(`no ${file} after ${READY_LIMIT_MS / 1000} s; logs in ${join(ctx.dir, "cluster", "logs")}`);
+    if (performance.now() > giveUpAt) throw new Error(`no ${file} after ${READY_LIMIT_MS / 1000} s\n${logTails(ctx.dir)}`);
     await Bun.sleep(50);
   }
 }
@@ -97,4 +97,28 @@ async function seed(ctx: PrepareContext, info: ClusterInfo): Promise<void> {
   const [out, err, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
   if (code !== 0) throw new Error(`crawlctl seed add exited ${code}: ${out}${err}`);
   ctx.log(`  crawlctl: ${out.trim().split("\n")[0]} in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** The end of the launcher's output and of every role's log, for an error message (the scratch directory may not be kept). */
+function logTails(dir: string, lines = 4): string {
+  const tail = (file: string) => {
+    try {
+      return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).map((l) => `    ${l.slice(0, 300)}`).join("\n");
+    } catch {
+      return "    (no log)";
+    }
+  };
+  const out = [`  cluster up:\n${tail(join(dir, "crawler.log"))}`];
+  const logs = join(dir, "cluster", "logs");
+  let names: string[] = [];
+  try {
+    names = readdirSync(logs).filter((f) => f.endsWith(".log")).sort();
+  } catch {
+    // not created yet
+  }
+  for (const name of names) {
+    const t = tail(join(logs, name));
+    if (t.trim()) out.push(`  ${name}:\n${t}`);
+  }
+  return out.join("\n");
 }
