@@ -16,7 +16,7 @@ export interface CrawlArgs {
   maxInFlight: number;
   maxQueued: number;
   confirmAllSeen: boolean;
-  fetchInProcess: boolean;
+  fetchThreads: number;
   quiet: boolean;
   policy: PolicyConfig;
 }
@@ -35,7 +35,7 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
   { flag: "--max-in-flight", value: "N", help: "fetches running at once, each to a different host (default 512)" },
   { flag: "--max-queued", value: "N", help: "frontier size limit; beyond it the lowest-priority URLs are dropped (default 50000000)" },
   { flag: "--confirm-all-seen", help: "confirm every Bloom 'maybe seen' in the exact store, not only home pages" },
-  { flag: "--fetch-in-process", help: "run the fetch path (HTTP, parse, WARC) on the main thread instead of a second thread" },
+  { flag: "--fetch-threads", value: "N", help: "threads running the fetch path (HTTP, parse, WARC) beside the frontier's (default 2; 0: all in one thread)" },
   { flag: "--quiet", help: "no progress line, only the summary" },
 ];
 
@@ -103,7 +103,7 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     maxInFlight: optionalInt(values.get("--max-in-flight"), "--max-in-flight", 1) ?? 512,
     maxQueued: optionalInt(values.get("--max-queued"), "--max-queued", 1) ?? 50_000_000,
     confirmAllSeen: switches.has("--confirm-all-seen"),
-    fetchInProcess: switches.has("--fetch-in-process"),
+    fetchThreads: optionalInt(values.get("--fetch-threads"), "--fetch-threads", 0) ?? 2,
     quiet: switches.has("--quiet"),
     policy,
   };

@@ -160,21 +160,31 @@ function resumeCommand(argv: string[]): string {
 }
 
 /**
- * The fetch path (HTTP, parse, fingerprints, content index, WARC): on a second thread by default, so its CPU
- * cost runs beside the frontier's instead of after it; in this thread with --fetch-in-process.
+ * The fetch path (HTTP, parse, fingerprints, WARC): on --fetch-threads other threads (default 2), so its CPU
+ * cost runs beside the frontier's instead of after it; in this thread with --fetch-threads 0. The content
+ * index stays in this thread, shared by all.
  */
 async function openRunner(args: CrawlArgs, out: string): Promise<TaskRunner & { close(): Promise<void> }> {
+  const content = SqliteContentIndex.open(join(out, "content.sqlite"));
   const init = {
     policy: args.policy,
     warcDir: join(out, "warc"),
-    contentDbPath: join(out, "content.sqlite"),
+    warcPrefix: "crawl",
     proxyUrl: args.proxy,
     allowPrivateAddresses: args.allowPrivateAddresses,
     maxConcurrentRequests: args.maxInFlight,
   };
-  if (!args.fetchInProcess) return ThreadedFetchRunner.start(init);
-  const content = SqliteContentIndex.open(init.contentDbPath);
-  const path = await openFetchPath({ ...init, warcPrefix: "crawl", content });
+  if (args.fetchThreads > 0) {
+    const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads);
+    return {
+      run: (task, signal) => threads.run(task, signal),
+      async close() {
+        await threads.close();
+        await content.close();
+      },
+    };
+  }
+  const path = await openFetchPath({ ...init, content });
   return {
     run: (task, signal) => path.worker.run(task, signal),
     async close() {

@@ -1,7 +1,7 @@
 /**
  * The messages between the crawl loop's thread and the fetch thread. The fetch thread runs the whole fetch
  * path (HTTP, parse, fingerprints, content index, WARC) so its CPU cost lands on the second core, while the
- * main thread keeps the frontier and its SQLite store. Tasks and outputs travel in batches: one message per
+ * main thread keeps the frontier and its SQLite store, and the content index every fetch thread consults. Tasks and outputs travel in batches: one message per
  * loop turn or per few milliseconds, since each message has a fixed cost on both sides.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
@@ -11,7 +11,8 @@ import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
 export interface FetchThreadInit {
   policy: Pick<PolicyConfig, "userAgent" | "connectTimeoutMs" | "responseTimeoutMs" | "maxBodyBytes">;
   warcDir: string;
-  contentDbPath: string;
+  /** WARC file name prefix, distinct per thread so their files never collide. */
+  warcPrefix: string;
   proxyUrl?: string;
   allowPrivateAddresses: boolean;
   maxConcurrentRequests: number;
@@ -21,11 +22,14 @@ export type ToThread =
   | { type: "init"; init: FetchThreadInit }
   | { type: "tasks"; tasks: FetchTask[] }
   | { type: "abort" }
-  | { type: "close" };
+  | { type: "close" }
+  | { type: "claimed"; id: number; owner?: string };
 
 export type FromThread =
   | { type: "ready" }
   | { type: "done"; outputs: Array<{ taskId: string; output: WorkOutput }> }
   | { type: "failed"; taskId: string; message: string; aborted: boolean }
   | { type: "closed" }
-  | { type: "fatal"; message: string };
+  | { type: "fatal"; message: string }
+  /** A content-index claim, answered by the main thread, which holds the one index every thread shares. */
+  | { type: "claim"; id: number; kind: "exact" | "near"; key: string; url: string };

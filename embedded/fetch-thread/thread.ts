@@ -1,18 +1,37 @@
 /**
  * The fetch thread's entry point (a Worker): builds the fetch path from the init message, runs each task it
- * is sent, and answers with the task's output. It owns what it builds (HTTP fetcher, WARC writer, content
- * index) and closes them when told to.
+ * is sent, and answers with the task's output. It owns what it builds (HTTP fetcher, WARC writer) and closes
+ * them when told to; content-index claims go to the main thread.
  */
 import type { FetchTask } from "../../core/model/index.ts";
 import { openFetchPath, type FetchPath } from "../../fetch-node/fetch-path.ts";
 import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
-import { SqliteContentIndex } from "../sqlite-content-index.ts";
+import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
 import type { FromThread, ToThread } from "./protocol.ts";
 
 declare const self: { onmessage: ((e: MessageEvent<ToThread>) => void) | null; postMessage(m: FromThread): void };
 
 let path: FetchPath | undefined;
-let content: SqliteContentIndex | undefined;
+let claimIds = 0;
+const claims = new Map<number, (owner: string | undefined) => void>();
+
+/**
+ * The content index as this thread sees it: each claim is a question to the main thread, which answers from
+ * the index all fetch threads share (so a duplicate fetched by another thread is still a duplicate).
+ */
+const content: ContentIndex = {
+  claimExact: (fingerprint, url) => ask("exact", fingerprint, url),
+  claimNear: (simhash, url) => ask("near", simhash.toString(16), url),
+  close: async () => {},
+};
+
+function ask(kind: "exact" | "near", key: string, url: string): Promise<string | undefined> {
+  const id = claimIds++;
+  return new Promise((resolve) => {
+    claims.set(id, resolve);
+    self.postMessage({ type: "claim", id, kind, key, url });
+  });
+}
 let controller = new AbortController();
 let outbox: Array<{ taskId: string; output: WorkOutput }> = [];
 let flushTimer: ReturnType<typeof setTimeout> | undefined;
@@ -43,16 +62,19 @@ self.onmessage = (event) => {
     case "close":
       void close();
       break;
+    case "claimed":
+      claims.get(msg.id)?.(msg.owner);
+      claims.delete(msg.id);
+      break;
   }
 };
 
 async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<void> {
   try {
-    content = SqliteContentIndex.open(init.contentDbPath);
     path = await openFetchPath({
       policy: init.policy,
       warcDir: init.warcDir,
-      warcPrefix: "crawl",
+      warcPrefix: init.warcPrefix,
       proxyUrl: init.proxyUrl,
       allowPrivateAddresses: init.allowPrivateAddresses,
       maxConcurrentRequests: init.maxConcurrentRequests,
@@ -78,7 +100,6 @@ async function run(task: FetchTask): Promise<void> {
 async function close(): Promise<void> {
   try {
     await path?.close();
-    await content?.close();
   } finally {
     self.postMessage({ type: "closed" });
   }

@@ -1,53 +1,51 @@
 /**
- * Runs fetch tasks on a separate thread (see thread.ts) behind the same `run(task, signal)` shape as an
- * in-process FetchWorker, so the crawl loop cannot tell them apart. Aborting any task's signal aborts every
- * task in flight on the thread: the loop only aborts when the whole crawl stops.
+ * Runs fetch tasks on separate threads (see thread.ts) behind the same `run(task, signal)` shape as an
+ * in-process FetchWorker, so the crawl loop cannot tell them apart. Each host always goes to the same thread
+ * (its keep-alive connection lives there); the threads share one content index, held here and consulted by
+ * message. Aborting any task's signal aborts every task in flight: the loop only aborts when the crawl stops.
  */
 import type { FetchTask } from "../../core/model/index.ts";
+import { hash32 } from "../../core/hash/index.ts";
+import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
 import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
 import type { FetchThreadInit, FromThread, ToThread } from "./protocol.ts";
 
-export class ThreadedFetchRunner {
+class FetchThread {
   private readonly waiting = new Map<string, { resolve: (o: WorkOutput) => void; reject: (e: Error) => void }>();
-  private closed: (() => void) | undefined;
-  private fatal: Error | undefined;
-  /** Signals already wired to abort the thread: one listener per signal, not one per task. */
-  private readonly watched = new WeakSet<AbortSignal>();
   private outbox: FetchTask[] = [];
+  private closed: (() => void) | undefined;
+  private ready: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  fatal: Error | undefined;
 
-  private constructor(private readonly worker: Worker) {
+  constructor(
+    private readonly worker: Worker,
+    private readonly content: ContentIndex,
+  ) {
     worker.onmessage = (event: MessageEvent<FromThread>) => this.receive(event.data);
     worker.onerror = (event) => this.fail(new Error(`fetch thread crashed: ${(event as ErrorEvent).message}`));
   }
 
-  static async start(init: FetchThreadInit): Promise<ThreadedFetchRunner> {
-    const worker = new Worker(new URL("./thread.ts", import.meta.url).href);
-    const runner = new ThreadedFetchRunner(worker);
-    await new Promise<void>((resolve, reject) => {
-      runner.onReady = resolve;
-      runner.onFatal = reject;
-      runner.post({ type: "init", init });
+  start(init: FetchThreadInit): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.ready = { resolve, reject };
+      this.post({ type: "init", init });
     });
-    return runner;
   }
 
-  private onReady: (() => void) | undefined;
-  private onFatal: ((e: Error) => void) | undefined;
-
-  run(task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
+  run(task: FetchTask): Promise<WorkOutput> {
     if (this.fatal) return Promise.reject(this.fatal);
     return new Promise((resolve, reject) => {
       this.waiting.set(task.taskId, { resolve, reject });
-      if (signal && !signal.aborted && !this.watched.has(signal)) {
-        this.watched.add(signal);
-        signal.addEventListener("abort", () => this.post({ type: "abort" }), { once: true });
-      }
       this.outbox.push(task);
+      // Tasks launched in one turn of the crawl loop go to the thread in one message.
       if (this.outbox.length === 1) queueMicrotask(() => this.flushOutbox());
     });
   }
 
-  /** Closes the thread's fetcher, WARC writer and content index, then ends the thread. */
+  abort(): void {
+    this.post({ type: "abort" });
+  }
+
   async close(): Promise<void> {
     if (!this.fatal) {
       await new Promise<void>((resolve) => {
@@ -58,7 +56,6 @@ export class ThreadedFetchRunner {
     this.worker.terminate();
   }
 
-  /** Tasks launched in one turn of the crawl loop go to the thread in one message. */
   private flushOutbox(): void {
     const tasks = this.outbox;
     this.outbox = [];
@@ -72,13 +69,16 @@ export class ThreadedFetchRunner {
   private receive(msg: FromThread): void {
     switch (msg.type) {
       case "ready":
-        this.onReady?.();
+        this.ready?.resolve();
         break;
       case "done":
         for (const { taskId, output } of msg.outputs) this.take(taskId)?.resolve(output);
         break;
       case "failed":
         this.take(msg.taskId)?.reject(new Error(msg.aborted ? "aborted: crawl stopping" : msg.message));
+        break;
+      case "claim":
+        void this.answer(msg);
         break;
       case "closed":
         this.closed?.();
@@ -89,6 +89,12 @@ export class ThreadedFetchRunner {
     }
   }
 
+  private async answer(msg: Extract<FromThread, { type: "claim" }>): Promise<void> {
+    const owner =
+      msg.kind === "exact" ? await this.content.claimExact(msg.key, msg.url) : await this.content.claimNear(BigInt(`0x${msg.key}`), msg.url);
+    this.post({ type: "claimed", id: msg.id, owner });
+  }
+
   private take(taskId: string) {
     const w = this.waiting.get(taskId);
     this.waiting.delete(taskId);
@@ -97,9 +103,42 @@ export class ThreadedFetchRunner {
 
   private fail(error: Error): void {
     this.fatal = error;
-    this.onFatal?.(error);
+    this.ready?.reject(error);
     for (const w of this.waiting.values()) w.reject(error);
     this.waiting.clear();
     this.closed?.();
+  }
+}
+
+export class ThreadedFetchRunner {
+  /** Signals already wired to abort the threads: one listener per signal, not one per task. */
+  private readonly watched = new WeakSet<AbortSignal>();
+
+  private constructor(private readonly threads: FetchThread[]) {}
+
+  /** Starts `count` fetch threads; WARC files of thread i are named `<prefix>-t<i>-...`. */
+  static async start(init: Omit<FetchThreadInit, "warcPrefix"> & { warcPrefix: string }, content: ContentIndex, count: number): Promise<ThreadedFetchRunner> {
+    const threads = Array.from({ length: count }, () => new FetchThread(new Worker(new URL("./thread.ts", import.meta.url).href), content));
+    const runner = new ThreadedFetchRunner(threads);
+    try {
+      await Promise.all(threads.map((t, i) => t.start({ ...init, warcPrefix: count === 1 ? init.warcPrefix : `${init.warcPrefix}-t${i}` })));
+    } catch (error) {
+      await runner.close().catch(() => {});
+      throw error;
+    }
+    return runner;
+  }
+
+  run(task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
+    if (signal && !signal.aborted && !this.watched.has(signal)) {
+      this.watched.add(signal);
+      signal.addEventListener("abort", () => this.threads.forEach((t) => t.abort()), { once: true });
+    }
+    return this.threads[hash32(task.host) % this.threads.length]!.run(task);
+  }
+
+  /** Closes every thread's fetcher and WARC writer, then ends the threads. The content index is the caller's. */
+  async close(): Promise<void> {
+    await Promise.all(this.threads.map((t) => t.close()));
   }
 }
