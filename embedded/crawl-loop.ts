@@ -8,7 +8,8 @@
  */
 import type { FetchTask } from "../core/model/index.ts";
 import type { Frontier } from "../frontier-node/frontier/frontier.ts";
-import { ResultBatcher } from "../frontier-node/frontier/result-batcher.ts";
+import { GroupCommit } from "../frontier-node/frontier/group-commit.ts";
+import type { DiscoveredUrl, FetchResult } from "../core/model/index.ts";
 import type { TaskRunner } from "../fetch-node/pipeline/index.ts";
 
 export interface CrawlLoopOptions {
@@ -34,10 +35,10 @@ export class CrawlLoop {
   private readonly running = new Map<string, { task: FetchTask; done: Promise<void> }>();
   private readonly abort = new AbortController();
   private wake: (() => void) | undefined;
-  private readonly results: ResultBatcher;
+  private readonly results: GroupCommit<{ result: FetchResult; links: readonly DiscoveredUrl[] }>;
 
   constructor(private readonly opts: CrawlLoopOptions) {
-    this.results = new ResultBatcher((items) => opts.frontier.completeMany(items));
+    this.results = new GroupCommit((items) => opts.frontier.completeMany(items));
   }
 
   /** Asks the loop to stop (Ctrl-C); `run` resolves once fetches in flight are finished or given back. */
@@ -97,7 +98,7 @@ export class CrawlLoop {
           return;
         }
         if (task.kind === "page" && out.result.kind === "response") this.pages++;
-        await this.results.submit(out.result, out.links);
+        await this.results.submit({ result: out.result, links: out.links });
       })
       .catch((error: unknown) => {
         this.opts.frontier.abandon(task);

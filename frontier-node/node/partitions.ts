@@ -17,6 +17,7 @@ import { partitionRoles, type ClusterState, type Delivery, type MessageBus, type
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import type { Log } from "../../adapters/log/index.ts";
+import { GroupCommit } from "../frontier/group-commit.ts";
 import type { Frontier } from "../frontier/frontier.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { HandoffOutcome, HandoffSender } from "./handoff-sender.ts";
@@ -47,6 +48,12 @@ const NAK_BASE_MS = 500;
 const NAK_MAX_MS = 30_000;
 
 export class PartitionManager {
+  // Group commit: the URL and result messages of every partition arriving within a few tens of
+  // milliseconds go into one transaction, instead of one commit per message.
+  private readonly admissions = new GroupCommit<DiscoveredUrl[]>((batches) => this.opts.frontier.admit(batches.flat()));
+  private readonly results = new GroupCommit<{ result: FetchResult; links: readonly DiscoveredUrl[] }>((items) =>
+    this.opts.frontier.completeMany(items),
+  );
   private ring: RingRecord | undefined;
   private revision = 0;
   private roles: Roles = { serve: [], handOff: [], await: [] };
@@ -224,7 +231,7 @@ export class PartitionManager {
     if (urls.length < d.data.length) frontier.counters.add("node.urls.misrouted", d.data.length - urls.length);
     this.admitting.set(p, (this.admitting.get(p) ?? 0) + 1);
     try {
-      if (urls.length > 0) await frontier.admit(urls);
+      if (urls.length > 0) await this.admissions.submit(urls);
     } catch (error) {
       frontier.counters.add("node.urls.admit-failed");
       this.opts.log.warn("admitting URLs failed; the message will be redelivered", { partition: p, deliveries: d.deliveryCount, error });
@@ -242,7 +249,7 @@ export class PartitionManager {
   private async onResult(p: number, d: Delivery<FetchResult>): Promise<void> {
     const { frontier } = this.opts;
     try {
-      await frontier.complete(d.data, []);
+      await this.results.submit({ result: d.data, links: [] });
     } catch (error) {
       frontier.counters.add("node.results.apply-failed");
       this.opts.log.warn("applying a fetch result failed; the message will be redelivered", { partition: p, taskId: d.data.taskId, deliveries: d.deliveryCount, error });
