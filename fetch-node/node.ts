@@ -25,6 +25,7 @@ import { Counters } from "../core/stats/index.ts";
 import { silentLog, type Log } from "../adapters/log/index.ts";
 import type { WorkOutput } from "./pipeline/index.ts";
 import { Heartbeat } from "./heartbeat.ts";
+import { LinkBatcher } from "./link-batcher.ts";
 import { routeLinks } from "./route-links.ts";
 import type { RuntimeName } from "./runtime.ts";
 
@@ -66,8 +67,10 @@ export class FetchNode {
   private subscription: Subscription | undefined;
   private phase: Phase = "new";
   private stopped: Promise<void> | undefined;
+  private readonly links: LinkBatcher;
 
   constructor(private readonly opts: FetchNodeOptions) {
+    this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
     this.counters = opts.counters ?? new Counters();
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? silentLog;
@@ -201,8 +204,7 @@ export class FetchNode {
 
   /** Links first, each group to its partition's subject, then the result to the host's owner. */
   private async publish(output: WorkOutput): Promise<void> {
-    const groups = routeLinks(output.links, this.opts.regionRules, this.opts.partitions);
-    await Promise.all(groups.map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
+    await this.links.add(routeLinks(output.links, this.opts.regionRules, this.opts.partitions));
     await this.opts.bus.publishResult(this.opts.region, output.result);
   }
 

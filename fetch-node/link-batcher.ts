@@ -1,0 +1,66 @@
+/**
+ * Publishes discovered links in batches per (region, partition): the links that pages fetched within a few
+ * tens of milliseconds found for one partition travel as one message, instead of one message per page and
+ * partition. Most pages link to a handful of other hosts, each in its own partition, so without this a page
+ * cost several JetStream messages (each stored, delivered, acked and committed by its owner). `add`
+ * resolves only once every link it was given is published, so a task is still acked only after its links
+ * are durable.
+ */
+import type { DiscoveredUrl } from "../core/model/index.ts";
+import type { LinkGroup } from "./route-links.ts";
+
+interface Slot {
+  region: string;
+  partition: number;
+  urls: DiscoveredUrl[];
+  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
+  timer: ReturnType<typeof setTimeout> | undefined;
+}
+
+export interface LinkBatcherOptions {
+  delayMs: number;
+  /** A batch this large is published at once. */
+  maxUrls: number;
+}
+
+export class LinkBatcher {
+  private readonly slots = new Map<string, Slot>();
+
+  constructor(
+    private readonly publish: (region: string, partition: number, urls: readonly DiscoveredUrl[]) => Promise<void>,
+    private readonly opts: LinkBatcherOptions = { delayMs: 50, maxUrls: 1_000 },
+  ) {}
+
+  add(groups: readonly LinkGroup[]): Promise<void> {
+    return Promise.all(groups.map((g) => this.addGroup(g))).then(() => undefined);
+  }
+
+  /** Publishes everything waiting now (on stop). */
+  async flush(): Promise<void> {
+    await Promise.all([...this.slots.keys()].map((key) => this.send(key)));
+  }
+
+  private addGroup(group: LinkGroup): Promise<void> {
+    const key = `${group.region}\u0000${group.partition}`;
+    let slot = this.slots.get(key);
+    if (!slot) this.slots.set(key, (slot = { region: group.region, partition: group.partition, urls: [], waiters: [], timer: undefined }));
+    slot.urls.push(...group.urls);
+    const done = new Promise<void>((resolve, reject) => slot.waiters.push({ resolve, reject }));
+    if (slot.urls.length >= this.opts.maxUrls) void this.send(key);
+    else slot.timer ??= setTimeout(() => void this.send(key), this.opts.delayMs);
+    return done;
+  }
+
+  private async send(key: string): Promise<void> {
+    const slot = this.slots.get(key);
+    if (!slot) return;
+    this.slots.delete(key);
+    if (slot.timer) clearTimeout(slot.timer);
+    try {
+      await this.publish(slot.region, slot.partition, slot.urls);
+      for (const w of slot.waiters) w.resolve();
+    } catch (error) {
+      for (const w of slot.waiters) w.reject(error);
+    }
+  }
+}
