@@ -4,19 +4,15 @@
  * main thread keeps the frontier and its SQLite store, and the content index every fetch thread consults. Tasks and outputs travel in batches: one message per
  * loop turn or per few milliseconds, since each message has a fixed cost on both sides.
  */
-import type { PolicyConfig } from "../../core/config/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
+import type { FetchPathOptions } from "../../fetch-node/fetch-path.ts";
 import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
 
-export interface FetchThreadInit {
-  policy: Pick<PolicyConfig, "userAgent" | "connectTimeoutMs" | "responseTimeoutMs" | "maxBodyBytes">;
-  warcDir: string;
-  /** WARC file name prefix, distinct per thread so their files never collide. */
-  warcPrefix: string;
-  proxyUrl?: string;
-  allowPrivateAddresses: boolean;
-  maxConcurrentRequests: number;
-}
+/**
+ * What a fetch thread builds its fetch path from: the fetch path's own options, less the content index,
+ * which stays in the main thread (shared by all threads). The WARC prefix must differ per thread.
+ */
+export type FetchThreadInit = Omit<FetchPathOptions, "content">;
 
 export type ToThread =
   | { type: "init"; init: FetchThreadInit }

@@ -326,7 +326,10 @@ export class Frontier {
       entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
     }
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
-    if (flight.task.kind === "page" && flight.item) this.applyPageResult(entry, flight.item, result, now, p.redirect, maybe.slice(p.candidates.length), flight.prev);
+    // `start` read the URL's state when it handed the task out; none read means a first fetch.
+    if (flight.task.kind === "page" && flight.item) {
+      this.applyPageResult(entry, flight.item, result, now, p.redirect, maybe.slice(p.candidates.length), flight.prev ?? freshRow(flight.item));
+    }
     this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
     this.saveHost(entry);
   }
@@ -384,7 +387,7 @@ export class Frontier {
     const entry = active ?? this.loadHost(host);
     const stored = active ? undefined : this.opts.store.loadHost<PersistedHost>(host);
     const robots = this.robotsOf(entry);
-    const queued = active ? active.queued : (this.opts.store.queuedByHost(entry.partition).get(host) ?? 0);
+    const queued = active ? active.queued : this.opts.store.queuedForHost(entry.partition, host);
     if (!active && !stored && !robots && queued === 0) return undefined;
     return {
       host,
@@ -713,12 +716,10 @@ export class Frontier {
     now: number,
     redirect: DiscoveredUrl[],
     redirectMaybe: boolean[],
-    handedOut?: UrlRow,
+    prev: UrlRow,
   ): void {
     const store = this.opts.store;
     // The state read when the task was handed out: only this frontier writes it while the host is in flight.
-    // A URL fetched for the first time has no state row yet: it starts from a fresh one.
-    const prev = handedOut ?? store.getUrl(item.partition, item.url) ?? freshRow(item);
     const outcome = decideUrlOutcome(prev, result, { now, isHomePage: isHomePage(item.url), redirectHops: item.hops }, this.opts.policy);
     store.recordFetch(outcome.row);
     for (const c of outcome.counters) this.counters.add(c);

@@ -20,6 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { DiscoveredUrl } from "../../fetch/v1/fetch.ts";
 
 export const protobufPackage = "crawler.frontier.v1";
 
@@ -31,16 +32,8 @@ export const protobufFileName = "crawler/frontier/v1/frontier.proto";
  * node that owns the host's partition (the coordinator routes them).
  */
 
-export interface DiscoveredUrl {
-  url: string;
-  host: string;
-  depth: number;
-  sourceUrl: string;
-  redirectHops: number;
-  isSeed: boolean;
-}
-
 export interface EnqueueRequest {
+  /** The same message the fetch nodes publish, so seeds and discovered links are one type on every path. */
   urls: DiscoveredUrl[];
 }
 
@@ -204,167 +197,6 @@ export interface HandoffResponse {
   queuedReceived: bigint;
   urlsReceived: bigint;
 }
-
-function createBaseDiscoveredUrl(): DiscoveredUrl {
-  return { url: "", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: false };
-}
-
-export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
-  encode(message: DiscoveredUrl, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    if (message.url !== "") {
-      writer.uint32(10).string(message.url);
-    }
-    if (message.host !== "") {
-      writer.uint32(18).string(message.host);
-    }
-    if (message.depth !== 0) {
-      writer.uint32(24).uint32(message.depth);
-    }
-    if (message.sourceUrl !== "") {
-      writer.uint32(34).string(message.sourceUrl);
-    }
-    if (message.redirectHops !== 0) {
-      writer.uint32(40).uint32(message.redirectHops);
-    }
-    if (message.isSeed !== false) {
-      writer.uint32(48).bool(message.isSeed);
-    }
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): DiscoveredUrl {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseDiscoveredUrl();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-          case 1: {
-            if (tag !== 10) {
-              break;
-            }
-
-            message.url = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.host = reader.string();
-            continue;
-          }
-          case 3: {
-            if (tag !== 24) {
-              break;
-            }
-
-            message.depth = reader.uint32();
-            continue;
-          }
-          case 4: {
-            if (tag !== 34) {
-              break;
-            }
-
-            message.sourceUrl = reader.string();
-            continue;
-          }
-          case 5: {
-            if (tag !== 40) {
-              break;
-            }
-
-            message.redirectHops = reader.uint32();
-            continue;
-          }
-          case 6: {
-            if (tag !== 48) {
-              break;
-            }
-
-            message.isSeed = reader.bool();
-            continue;
-          }
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-
-  fromJSON(object: any): DiscoveredUrl {
-    return {
-      url: isSet(object.url) ? globalThis.String(object.url) : "",
-      host: isSet(object.host) ? globalThis.String(object.host) : "",
-      depth: isSet(object.depth) ? globalThis.Number(object.depth) : 0,
-      sourceUrl: isSet(object.sourceUrl)
-        ? globalThis.String(object.sourceUrl)
-        : isSet(object.source_url)
-        ? globalThis.String(object.source_url)
-        : "",
-      redirectHops: isSet(object.redirectHops)
-        ? globalThis.Number(object.redirectHops)
-        : isSet(object.redirect_hops)
-        ? globalThis.Number(object.redirect_hops)
-        : 0,
-      isSeed: isSet(object.isSeed)
-        ? globalThis.Boolean(object.isSeed)
-        : isSet(object.is_seed)
-        ? globalThis.Boolean(object.is_seed)
-        : false,
-    };
-  },
-
-  toJSON(message: DiscoveredUrl): unknown {
-    const obj: any = {};
-    if (message.url !== "") {
-      obj.url = message.url;
-    }
-    if (message.host !== "") {
-      obj.host = message.host;
-    }
-    if (message.depth !== 0) {
-      obj.depth = Math.round(message.depth);
-    }
-    if (message.sourceUrl !== "") {
-      obj.sourceUrl = message.sourceUrl;
-    }
-    if (message.redirectHops !== 0) {
-      obj.redirectHops = Math.round(message.redirectHops);
-    }
-    if (message.isSeed !== false) {
-      obj.isSeed = message.isSeed;
-    }
-    return obj;
-  },
-
-  create<I extends Exact<DeepPartial<DiscoveredUrl>, I>>(base?: I): DiscoveredUrl {
-    return DiscoveredUrl.fromPartial(base ?? ({} as any));
-  },
-  fromPartial<I extends Exact<DeepPartial<DiscoveredUrl>, I>>(object: I): DiscoveredUrl {
-    const message = createBaseDiscoveredUrl();
-    message.url = object.url ?? "";
-    message.host = object.host ?? "";
-    message.depth = object.depth ?? 0;
-    message.sourceUrl = object.sourceUrl ?? "";
-    message.redirectHops = object.redirectHops ?? 0;
-    message.isSeed = object.isSeed ?? false;
-    return message;
-  },
-};
 
 function createBaseEnqueueRequest(): EnqueueRequest {
   return { urls: [] };
