@@ -11,7 +11,7 @@
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:http'
 import { gzipSync } from 'node:zlib'
-import { HttpFetcher } from '../fetch-node/http/index.ts'
+import { HttpFetcher } from '../engine/fetch/http/index.ts'
 
 const PAGE_BYTES = 25 * 1024
 const CONCURRENCY = 64

@@ -8,7 +8,7 @@
  */
 
 import { Parser } from "htmlparser2";
-import { extractPage } from "../fetch-node/parse/index.ts";
+import { extractPage } from "../engine/fetch/index.ts";
 
 const PAGE_URL = "https://www.example.com/section/article-1234.html";
 

@@ -16,14 +16,8 @@
  *   GET  /v1/urls/explain?url=    explain a URL
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { healthApp } from "../adapters/http/health.ts";
-import {
-  FailedPreconditionError,
-  InvalidArgumentError,
-  NotFoundError,
-  UnauthenticatedError,
-  UnavailableError,
-} from "../adapters/grpc/errors.ts";
+import { healthApp } from "../adapters/http/index.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { tokenMatches } from "./auth.ts";
 import type { CoordinatorServices } from "./services.ts";

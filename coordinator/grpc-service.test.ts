@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { CoordinatorClient } from "../adapters/grpc/clients.ts";
-import { NotFoundError, UnauthenticatedError, UnavailableError } from "../adapters/grpc/errors.ts";
+import { NotFoundError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
 import { startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/server.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { NodeRole, NodeState } from "../proto/gen/crawler/coordinator/v1/coordinator.ts";

@@ -10,11 +10,10 @@
  * token was generated (a launcher reads it).
  */
 import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
-import { FrontierClient } from "../adapters/grpc/clients.ts";
-import { startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/server.ts";
-import { serveHono, type RunningHttpServer } from "../adapters/http/serve.ts";
+import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/index.ts";
+import { serveHono, type RunningHttpServer } from "../adapters/http/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
-import { jsonLog, type Log } from "../adapters/log/index.ts";
+import { jsonLog, type Log } from "../kit/log/index.ts";
 import { adminApp } from "./admin-api.ts";
 import { CoordinatorConfigError, coordinatorUsage, resolveCoordinatorConfig, type CoordinatorConfig } from "./config.ts";
 import { coordinatorGrpcService } from "./grpc-service.ts";

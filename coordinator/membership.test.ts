@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
-import { FailedPreconditionError, NotFoundError } from "../adapters/grpc/errors.ts";
+import { MemoryClusterState } from "../adapters/memory/index.ts";
+import { FailedPreconditionError, NotFoundError } from "../core/errors/index.ts";
 import { classifyNode, Membership } from "./membership.ts";
 import { nodeRecord } from "./test-support.ts";
 

@@ -17,8 +17,9 @@
  * has nothing left. The remembered ids are forgotten when the node's record disappears; a coordinator that
  * takes over relies on the records alone.
  */
-import type { ClusterState, NodeRecord } from "../core/cluster/index.ts";
-import { FailedPreconditionError, NotFoundError } from "../adapters/grpc/errors.ts";
+import type { NodeRecord } from "../core/cluster/index.ts";
+import type { ClusterState } from "../core/ports/index.ts";
+import { FailedPreconditionError, NotFoundError } from "../core/errors/index.ts";
 
 export type MemberState = "live" | "draining" | "dead" | "left";
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
+import { MemoryClusterState } from "../adapters/memory/index.ts";
 import { completeHandoff, type RingRecord } from "../core/cluster/index.ts";
-import { silentLog } from "../adapters/log/index.ts";
+import { silentLog } from "../kit/log/index.ts";
 import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { nodeRecord, P } from "./test-support.ts";

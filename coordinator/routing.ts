@@ -10,11 +10,12 @@
  * address or does not answer is UnavailableError naming the node. `explainUrl` answers without any frontier
  * node for a URL the normalizer rejects, and with the addressing alone when the partition has no owner.
  */
-import { regionOf, type ClusterState, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
+import { regionOf, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
+import { type ClusterState } from "../core/ports/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { InvalidArgumentError, NotFoundError, UnavailableError } from "../adapters/grpc/errors.ts";
-import { urlExplanation } from "../adapters/grpc/messages.ts";
+import { InvalidArgumentError, NotFoundError, UnavailableError } from "../core/errors/index.ts";
+import { urlExplanation } from "../proto/codec/index.ts";
 import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import type { Membership } from "./membership.ts";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryBus } from "../adapters/memory/memory-bus.ts";
-import { InvalidArgumentError, UnavailableError } from "../adapters/grpc/errors.ts";
+import { MemoryBus } from "../adapters/memory/index.ts";
+import { InvalidArgumentError, UnavailableError } from "../core/errors/index.ts";
 import { parseRegionRules } from "../core/cluster/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";

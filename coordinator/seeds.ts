@@ -7,11 +7,12 @@
  * with the normalizer's reason; a repeat within one request is rejected as a duplicate. Publishing again is
  * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried.
  */
-import { regionOf, type MessageBus, type RegionRules } from "../core/cluster/index.ts";
+import { regionOf, type RegionRules } from "../core/cluster/index.ts";
+import { type MessageBus } from "../core/ports/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { InvalidArgumentError, UnavailableError } from "../adapters/grpc/errors.ts";
+import { InvalidArgumentError, UnavailableError } from "../core/errors/index.ts";
 
 export interface SeedOptions {
   bus: MessageBus;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
+import { MemoryClusterState } from "../adapters/memory/index.ts";
 import { Membership } from "./membership.ts";
 import { ClusterStats } from "./stats.ts";
 import { nodeRecord } from "./test-support.ts";

@@ -3,7 +3,7 @@
  * the typed value, or throws InvalidArgumentError whose message names the field and what was expected.
  * Unknown fields are refused, so a typo (`"url"` for `"urls"`) is an error rather than an empty request.
  */
-import { InvalidArgumentError } from "../adapters/grpc/errors.ts";
+import { InvalidArgumentError } from "../core/errors/index.ts";
 import { MAX_URL_LENGTH } from "../core/url/index.ts";
 
 /** Parses a request body as JSON; `contentType` must be JSON. */

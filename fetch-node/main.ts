@@ -11,13 +11,13 @@ import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } fr
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { RedisContentIndex } from "../adapters/redis/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { textLog, type Log } from "../adapters/log/index.ts";
+import { textLog, type Log } from "../kit/log/index.ts";
 import { describeFetchNodeConfig, FetchNodeConfigError, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
-import type { ContentIndex } from "./content/content-index.ts";
-import { MemoryContentIndex } from "./content/memory-content-index.ts";
-import { openFetchPath } from "./fetch-path.ts";
+import type { ContentIndex } from "../core/ports/index.ts";
+import { MemoryContentIndex } from "../adapters/memory/index.ts";
+import { openFetchPath } from "../engine/fetch/index.ts";
 import { FetchNode } from "./node.ts";
-import { hostRuntime, type RuntimePort } from "./runtime.ts";
+import { hostRuntime, type RuntimePort } from "../kit/runtime.ts";
 
 /** Runs the node; resolves with the exit code once it has stopped and closed everything. */
 export async function main(runtime: RuntimePort): Promise<number> {

@@ -11,14 +11,13 @@
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ClusterState } from "../core/cluster/index.ts";
+import type { ClusterState, SeenSet } from "../core/ports/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
-import { lockDir } from "../adapters/fs/index.ts";
-import { jsonLog, type Log } from "../adapters/log/index.ts";
-import { FrontierStore } from "./frontier/store/frontier-store.ts";
-import { LocalBloomSeenSet } from "./seen/local-bloom-seen-set.ts";
-import type { SeenSet } from "./seen/seen-set.ts";
+import { lockDir } from "../kit/fs/index.ts";
+import { jsonLog, type Log } from "../kit/log/index.ts";
+import { FrontierStore } from "../engine/frontier/index.ts";
+import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { frontierNodeUsage, FrontierNodeConfigError, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
 

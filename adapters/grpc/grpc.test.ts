@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { FrontierServiceService, HostInfo, type HandoffRequest } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { FrontierClient } from "./clients.ts";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnauthenticatedError, UnavailableError } from "./errors.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnauthenticatedError, UnavailableError } from "../../core/errors/index.ts";
 import { startGrpcServer, unary, type RunningGrpcServer } from "./server.ts";
 import { toGrpcError } from "./status-mapping.ts";
 import type { ServerReadableStream, sendUnaryData } from "@grpc/grpc-js";

@@ -6,14 +6,7 @@
  * `fromGrpcError`, so code above the facade never sees grpc-js types.
  */
 import { status, type ServiceError as GrpcServiceError, type StatusObject } from "@grpc/grpc-js";
-import {
-  FailedPreconditionError,
-  InvalidArgumentError,
-  NotFoundError,
-  UnauthenticatedError,
-  UnavailableError,
-  type ApiError,
-} from "./errors.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnauthenticatedError, UnavailableError, type ApiError } from "../../core/errors/index.ts";
 
 /** Receives the errors that were hidden from the caller as INTERNAL. */
 export type InternalErrorLog = (error: unknown) => void;

@@ -39,7 +39,7 @@ import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { popcount32, toParts } from "../../core/content/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
-import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
+import type { ContentIndex } from "../../core/ports/index.ts";
 import { connectRedis, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
 

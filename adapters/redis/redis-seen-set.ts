@@ -31,7 +31,7 @@ import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { hash64pairInto } from "../../core/hash/index.ts";
 import { bloomShapeWithin, fillBloomBitPositions, MAX_BLOOM_BITS, ScalableBloomFilter } from "../../core/seen/index.ts";
-import type { SeenSet } from "../../frontier-node/seen/seen-set.ts";
+import type { SeenSet } from "../../core/ports/index.ts";
 import { connectRedis, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
 import { SEEN_CHECK_AND_ADD_LUA } from "./seen-script.ts";

@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
 
-const REPO_ROOT = new URL("../../", import.meta.url).pathname;
+const REPO_ROOT = new URL("../..", import.meta.url).pathname;
 /** `cluster up` gives up after 60 s by default; this is only a bound on our wait for its cluster.json. */
 const READY_LIMIT_MS = 120_000;
 /**

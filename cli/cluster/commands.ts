@@ -3,7 +3,8 @@
  * CoordinatorClient), prints a table by default or JSON with --json, and turns an unreachable or refusing
  * coordinator into one clear line.
  */
-import { CoordinatorClient, isApiError } from "../../adapters/grpc/index.ts";
+import { CoordinatorClient } from "../../adapters/grpc/index.ts";
+import { isApiError } from "../../core/errors/index.ts";
 import { NodeRole, NodeState } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
 import type { HostInfo, UrlExplanation } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { type CliIo, UsageError } from "../io.ts";

@@ -3,7 +3,7 @@
  * regions, listen addresses and NATS server lists, each with the checks and messages every role reports
  * them with. They make the rows of the coordinator's, frontier node's and fetch node's tables.
  */
-import { stringKind, type ValueKind } from "../config/field-kinds.ts";
+import { stringKind, type ValueKind } from "../config/index.ts";
 import { checkToken } from "./names.ts";
 
 /** A region or node id (a-z, 0-9, -); `optional` also accepts the empty string (derive one at start). */

@@ -6,8 +6,7 @@
  */
 import type { FetchTask } from "../../core/model/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
-import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
-import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
+import type { ContentIndex, WorkOutput } from "../../core/ports/index.ts";
 import type { FetchThreadInit, FromThread, ToThread } from "./protocol.ts";
 
 class FetchThread {

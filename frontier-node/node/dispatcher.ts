@@ -6,10 +6,10 @@
  * Results come back through the results consumers, which call `settled` and `wake`; the loop sleeps until
  * the next host is due or until woken, never on a fixed tick.
  */
-import type { MessageBus } from "../../core/cluster/index.ts";
+import type { MessageBus } from "../../core/ports/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
-import type { Log } from "../../adapters/log/index.ts";
-import type { Frontier } from "../frontier/frontier.ts";
+import type { Log } from "../../kit/log/index.ts";
+import type { Frontier } from "../../engine/frontier/index.ts";
 
 export interface DispatcherOptions {
   frontier: Frontier;

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
-import { FrontierStore } from "../frontier/store/frontier-store.ts";
+import { FrontierStore } from "../../engine/frontier/index.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
 const P = 8;

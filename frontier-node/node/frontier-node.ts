@@ -13,16 +13,17 @@
  * loops and subscriptions are this node's and end with `stop()` (a clean stop: results of tasks in flight
  * are awaited for a bounded time, the rest given back, the store marked clean, the record deleted).
  */
-import { regionOf, type ClusterState, type MessageBus, type RegionRules } from "../../core/cluster/index.ts";
+import { regionOf, type RegionRules } from "../../core/cluster/index.ts";
+import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
-import { silentLog, type Log } from "../../adapters/log/index.ts";
-import { Frontier } from "../frontier/frontier.ts";
-import type { FrontierStore } from "../frontier/store/frontier-store.ts";
-import type { SeenSet } from "../seen/seen-set.ts";
+import { silentLog, type Log } from "../../kit/log/index.ts";
+import { Frontier } from "../../engine/frontier/index.ts";
+import type { FrontierStore } from "../../engine/frontier/index.ts";
+import type { SeenSet } from "../../core/ports/index.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { frontierService } from "./grpc-service.ts";
 import { HandoffReceiver } from "./handoff-receiver.ts";

@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
-import { FailedPreconditionError, FrontierClient, InvalidArgumentError, NotFoundError } from "../../adapters/grpc/index.ts";
+import { FrontierClient } from "../../adapters/grpc/index.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../../core/errors/index.ts";
 import { hostArgument } from "./grpc-service.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 

@@ -1,6 +1,6 @@
 /**
  * FrontierService (proto/crawler/frontier/v1) over this node's frontier. Handlers throw the project's
- * errors (adapters/grpc/errors.ts); `unary` and `toGrpcError` turn them into statuses, so this is the only
+ * errors (core/errors); `unary` and `toGrpcError` turn them into statuses, so this is the only
  * place that knows about gRPC. Conventions:
  *
  *  - A host argument is a host key (`example.com`, `example.com:8080`) or a URL, whose host key is used.
@@ -12,13 +12,15 @@
  *    links take), so a caller may send seeds to any frontier node. `admitted` counts the URLs new here
  *    plus the URLs forwarded (whose seen check happens at their owner).
  */
-import type { MessageBus, RegionRules } from "../../core/cluster/index.ts";
+import type { RegionRules } from "../../core/cluster/index.ts";
+import type { MessageBus } from "../../core/ports/index.ts";
 import { regionOf } from "../../core/cluster/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../adapters/grpc/errors.ts";
-import { toGrpcError, unary, urlExplanation, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../core/errors/index.ts";
+import { toGrpcError, unary, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
+import { urlExplanation } from "../../proto/codec/index.ts";
 import {
   FrontierServiceService,
   type FrontierServiceServer,
@@ -26,7 +28,7 @@ import {
   type HostInfo,
   type UrlExplanation,
 } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
-import type { Frontier, HostView } from "../frontier/frontier.ts";
+import type { Frontier, HostView } from "../../engine/frontier/index.ts";
 import type { HandoffReceiver } from "./handoff-receiver.ts";
 
 export interface FrontierServiceDeps {

@@ -9,14 +9,14 @@
  * A partition imported while already served (the coordinator gave it over at once, believing the giver
  * dead, and the giver turned out alive) is reloaded into the frontier, so the imported hosts are seen.
  */
-import { completeHandoff, type ClusterState } from "../../core/cluster/index.ts";
+import { completeHandoff } from "../../core/cluster/index.ts";
+import { type ClusterState } from "../../core/ports/index.ts";
 import type { Priority } from "../../core/model/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
-import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from "../../adapters/grpc/errors.ts";
-import type { Log } from "../../adapters/log/index.ts";
-import type { Frontier } from "../frontier/frontier.ts";
-import { importChunk, type HandoffChunk } from "../frontier/handoff.ts";
-import type { FrontierStore } from "../frontier/store/frontier-store.ts";
+import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from "../../core/errors/index.ts";
+import type { Log } from "../../kit/log/index.ts";
+import type { Frontier, FrontierStore } from "../../engine/frontier/index.ts";
+import { importChunk, type HandoffChunk } from "../../engine/frontier/index.ts";
 
 export interface HandoffReceiverOptions {
   nodeId: string;

@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient } from "../../adapters/grpc/index.ts";
-import type { FrontierStore } from "../frontier/store/frontier-store.ts";
-import { FrontierStore as Store } from "../frontier/store/frontier-store.ts";
+import type { FrontierStore } from "../../engine/frontier/index.ts";
+import { FrontierStore as Store } from "../../engine/frontier/index.ts";
 import type { HandoffPeer } from "./handoff-sender.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 

@@ -13,12 +13,13 @@
  * A results subscription outlives serving for as long as its partition has tasks in flight or a handoff
  * under way; it is released when neither holds. Ring updates are applied one at a time, in revision order.
  */
-import { partitionRoles, type ClusterState, type Delivery, type MessageBus, type RingRecord, type Subscription } from "../../core/cluster/index.ts";
+import { partitionRoles, type RingRecord } from "../../core/cluster/index.ts";
+import { type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
-import type { Log } from "../../adapters/log/index.ts";
-import { GroupCommit } from "../frontier/group-commit.ts";
-import type { Frontier } from "../frontier/frontier.ts";
+import type { Log } from "../../kit/log/index.ts";
+import { GroupCommit } from "../../engine/frontier/index.ts";
+import type { Frontier } from "../../engine/frontier/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { HandoffOutcome, HandoffSender } from "./handoff-sender.ts";
 import type { Pulse } from "./pulse.ts";

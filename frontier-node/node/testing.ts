@@ -5,16 +5,15 @@
  * (MemoryClusterState, MemoryBus, a FrontierStore in memory, a local Bloom seen-set). Everything a test
  * starts is collected in a `TestBed` and torn down by `close()`.
  */
-import type { ClusterState, MessageBus, RingRecord, Subscription } from "../../core/cluster/index.ts";
+import type { RingRecord } from "../../core/cluster/index.ts";
+import type { ClusterState, MessageBus, Subscription } from "../../core/ports/index.ts";
 import { parseRegionRules } from "../../core/cluster/index.ts";
 import { resolvePolicy } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
-import { MemoryBus } from "../../adapters/memory/memory-bus.ts";
-import { MemoryClusterState } from "../../adapters/memory/memory-cluster-state.ts";
-import { FrontierStore } from "../frontier/store/frontier-store.ts";
-import { LocalBloomSeenSet } from "../seen/local-bloom-seen-set.ts";
+import { MemoryBus, MemoryClusterState, LocalBloomSeenSet } from "../../adapters/memory/index.ts";
+import { FrontierStore } from "../../engine/frontier/index.ts";
 import { FrontierNode, type FrontierNodeOptions } from "./frontier-node.ts";
 
 export const REGION = "r1";

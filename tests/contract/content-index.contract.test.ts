@@ -1,5 +1,5 @@
 /**
- * The ContentIndex contract (fetch-node/content/content-index.ts), one suite run against every
+ * The ContentIndex contract (core/ports/content-index.ts), one suite run against every
  * implementation: the in-memory `MemoryContentIndex` and `RedisContentIndex` on a real redis-server.
  * Exact claims: new content or the URL's own gives `undefined`, another URL's content gives that URL,
  * and asking again gives the same answer. Near claims: another URL within 3 bits is found, one 4 or more
@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectRedis, type RedisClient } from "../../adapters/redis/connect.ts";
 import { RedisContentIndex } from "../../adapters/redis/redis-content-index.ts";
-import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
-import { MemoryContentIndex } from "../../fetch-node/content/memory-content-index.ts";
+import type { ContentIndex } from "../../core/ports/index.ts";
+import { MemoryContentIndex } from "../../adapters/memory/index.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
 
 interface Implementation {

@@ -1,14 +1,14 @@
 /**
- * The MessageBus contract (core/cluster/ports.ts), one suite run against every implementation: the
+ * The MessageBus contract (core/ports/cluster.ts), one suite run against every implementation: the
  * in-process MemoryBus and the JetStreamBus on a real nats-server. Each test gets two buses over one
  * store (two connections for JetStream, the same object in memory), so "another subscriber" can be
  * another process. Ack waits are short (ACK_WAIT_MS) so redelivery tests stay fast; waits poll for a
  * condition, and the only timed waits are the deliberate "nothing comes back" windows.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { Delivery, MessageBus, Subscription } from "../../core/cluster/index.ts";
+import type { Delivery, MessageBus, Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
-import { MemoryBus } from "../../adapters/memory/memory-bus.ts";
+import { MemoryBus } from "../../adapters/memory/index.ts";
 import { connectNats, JetStreamBus, type NatsConnection } from "../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
