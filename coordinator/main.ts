@@ -50,7 +50,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   try {
     nc = await connectNats([...config.natsUrls], `coordinator ${config.nodeId}`);
   } catch (error) {
-    process.stderr.write(`coordinator: cannot connect to NATS at ${config.natsUrls.join(", ")}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `coordinator: cannot connect to NATS at ${config.natsUrls.join(", ")}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
   const onError = (where: string) => (error: unknown, detail: string) => log.error(`${where}: ${detail}`, { error });

@@ -69,7 +69,8 @@ export class Rebalancer {
     const { state, nodeId, leaseTtlMs } = this.opts;
     const wasLeader = this.leader;
     this.leader = await state.acquireLease(COORDINATOR_LEASE, nodeId, leaseTtlMs, this.opts.now());
-    if (this.leader !== wasLeader) this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
+    if (this.leader !== wasLeader)
+      this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
     if (!this.leader) {
       this.ringSeen = (await state.getRing()) !== undefined;
       return { leader: false, wrote: false };

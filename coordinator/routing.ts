@@ -75,7 +75,14 @@ export class Routing {
     const n = normalizeUrl(input);
     if (!n.ok) return urlExplanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" });
     const address = await this.address(hostKeyOf(n.url));
-    const base = { input, normalized: n.url, host: address.hostKey, partition: address.partition, region: address.region, owner: address.owner };
+    const base = {
+      input,
+      normalized: n.url,
+      host: address.hostKey,
+      partition: address.partition,
+      region: address.region,
+      owner: address.owner,
+    };
     if (!address.holder) return urlExplanation({ ...base, note: "no frontier node serves this partition yet" });
     const record = await this.liveRecord(address.holder, address);
     const answer = await this.peerFor(record).explainUrl(n.url);
@@ -115,7 +122,9 @@ export class Routing {
     const what = `frontier node ${id} (holder of partition ${address.partition} of region ${address.region})`;
     if (!member) throw new UnavailableError(`${what} has no record in the cluster state; the ring will move its partitions`);
     if (member.state === "dead" || member.state === "left") {
-      throw new UnavailableError(`${what} is ${member.state} (last heartbeat ${Math.round(member.heartbeatAgeMs / 1000)} s ago); the ring will move its partitions`);
+      throw new UnavailableError(
+        `${what} is ${member.state} (last heartbeat ${Math.round(member.heartbeatAgeMs / 1000)} s ago); the ring will move its partitions`,
+      );
     }
     if (!member.record.grpcAddress) throw new UnavailableError(`${what} has no gRPC address in its record`);
     return member.record;
@@ -140,7 +149,8 @@ export function parseHost(input: string): string {
     if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
     return hostKeyOf(n.url);
   }
-  if (/[\s/?#@\\]/.test(text)) throw new InvalidArgumentError(`host: "${text.slice(0, 64)}" is not a host name (give example.com or example.com:8080)`);
+  if (/[\s/?#@\\]/.test(text))
+    throw new InvalidArgumentError(`host: "${text.slice(0, 64)}" is not a host name (give example.com or example.com:8080)`);
   const n = normalizeUrl(`http://${text}/`);
   if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
   return hostKeyOf(n.url);

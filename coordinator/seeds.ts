@@ -40,7 +40,8 @@ export class SeedPublisher {
    */
   async add(urls: readonly string[]): Promise<SeedOutcome> {
     if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
-    if (urls.length > this.opts.maxUrls) throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
+    if (urls.length > this.opts.maxUrls)
+      throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
     const rejected: RejectedSeed[] = [];
     const groups = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
     const seen = new Set<string>();

@@ -61,7 +61,17 @@ export async function harness(): Promise<Harness> {
     partitions: P,
     connect: (address, peerName) => new FrontierClient(address, { deadlineMs: 2_000, peerName }),
   });
-  const rebalancer = new Rebalancer({ state, membership, nodeId: "coord-1", leaseTtlMs: 6_000, partitions: P, vnodes: 64, regions: ["us", "eu"], now, log: silentLog });
+  const rebalancer = new Rebalancer({
+    state,
+    membership,
+    nodeId: "coord-1",
+    leaseTtlMs: 6_000,
+    partitions: P,
+    vnodes: 64,
+    regions: ["us", "eu"],
+    now,
+    log: silentLog,
+  });
   const services: CoordinatorServices = {
     nodeId: "coord-1",
     state,

@@ -35,7 +35,11 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
   { flag: "--max-in-flight", value: "N", help: "fetches running at once, each to a different host (default 512)" },
   { flag: "--max-queued", value: "N", help: "frontier size limit; beyond it the lowest-priority URLs are dropped (default 50000000)" },
   { flag: "--confirm-all-seen", help: "confirm every Bloom 'maybe seen' in the exact store, not only home pages" },
-  { flag: "--fetch-threads", value: "N", help: "threads running the fetch path (HTTP, parse, WARC) beside the frontier's (default 2; 0: all in one thread)" },
+  {
+    flag: "--fetch-threads",
+    value: "N",
+    help: "threads running the fetch path (HTTP, parse, WARC) beside the frontier's (default 2; 0: all in one thread)",
+  },
   { flag: "--quiet", help: "no progress line, only the summary" },
 ];
 

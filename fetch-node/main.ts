@@ -77,7 +77,12 @@ export async function main(runtime: RuntimePort): Promise<number> {
 }
 
 /** Opens every part in dependency order, registering each one's close as soon as it exists. */
-async function assemble(config: FetchNodeConfig, runtime: RuntimePort, log: Log, closers: Array<[string, () => Promise<unknown>]>): Promise<FetchNode> {
+async function assemble(
+  config: FetchNodeConfig,
+  runtime: RuntimePort,
+  log: Log,
+  closers: Array<[string, () => Promise<unknown>]>,
+): Promise<FetchNode> {
   const onError = (component: string) => (error: unknown, where?: string) =>
     log.child(component).warn(where ?? "error", { error: error instanceof Error ? error.message : String(error) });
 

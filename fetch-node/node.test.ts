@@ -84,7 +84,17 @@ class RecordingBus implements MessageBus {
 
 function pageTask(url: string, id = "t1"): FetchTask {
   const host = new URL(url).host;
-  return { taskId: id, kind: "page", url, host, partition: partitionOf(host, P), depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: Date.now() };
+  return {
+    taskId: id,
+    kind: "page",
+    url,
+    host,
+    partition: partitionOf(host, P),
+    depth: 0,
+    redirectHops: 0,
+    hostGapMs: 0,
+    issuedAt: Date.now(),
+  };
 }
 
 describe("fetch node", () => {
@@ -167,7 +177,10 @@ describe("fetch node", () => {
     expect(com).toHaveLength(1);
     // One publish per (region, partition): a host's links travel together, in page order (the test server's
     // host may share the partition, so only this host's links are compared).
-    expect(com[0]!.urls.filter((u) => u.host === "www.example.com").map((u) => u.url)).toEqual(["http://www.example.com/y", "http://www.example.com/z"]);
+    expect(com[0]!.urls.filter((u) => u.host === "www.example.com").map((u) => u.url)).toEqual([
+      "http://www.example.com/y",
+      "http://www.example.com/z",
+    ]);
     expect(new Set(bus.urls.map((g) => `${g.region}.${g.partition}`)).size).toBe(bus.urls.length);
     // Every output is published before the ack.
     expect(bus.events.at(-1)).toBe("ack t1");
@@ -282,7 +295,14 @@ describe("fetch node on the in-process bus", () => {
       res.end(`<p>links to two regions</p><a href="/next">n</a><a href="http://shop.example.de/x">de</a>`);
     });
     dir = await mkdtemp(join(tmpdir(), "fetch-node-bus-test-"));
-    path = await openFetchPath({ policy: DEFAULT_POLICY, warcDir: dir, warcPrefix: "f1", allowPrivateAddresses: true, maxConcurrentRequests: 4, content: new MemoryContentIndex() });
+    path = await openFetchPath({
+      policy: DEFAULT_POLICY,
+      warcDir: dir,
+      warcPrefix: "f1",
+      allowPrivateAddresses: true,
+      maxConcurrentRequests: 4,
+      content: new MemoryContentIndex(),
+    });
     bus = new MemoryBus({ viaCodec: true, onError: () => {} });
     await bus.ensureRegion("us", P);
     await bus.ensureRegion("eu", P);
@@ -298,8 +318,18 @@ describe("fetch node on the in-process bus", () => {
 
   const start = async (worker: TaskRunner) => {
     node = new FetchNode({
-      nodeId: "f1", region: "us", runtime: "bun", httpAddress: "", regionRules: rules, partitions: P,
-      concurrency: 2, heartbeatMs: 60_000, nakDelayMs: 10, bus, state: new MemoryClusterState(), worker,
+      nodeId: "f1",
+      region: "us",
+      runtime: "bun",
+      httpAddress: "",
+      regionRules: rules,
+      partitions: P,
+      concurrency: 2,
+      heartbeatMs: 60_000,
+      nakDelayMs: 10,
+      bus,
+      state: new MemoryClusterState(),
+      worker,
     });
     await node.start();
   };

@@ -100,7 +100,11 @@ export class FetchNode {
 
   /** Gauges for /metrics and the node record. */
   gauges(): Record<string, number> {
-    return { inFlight: this.inFlight.size, concurrency: this.opts.concurrency, uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000) };
+    return {
+      inFlight: this.inFlight.size,
+      concurrency: this.opts.concurrency,
+      uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
+    };
   }
 
   /**
@@ -112,7 +116,9 @@ export class FetchNode {
     const wasRunning = this.phase === "running";
     this.phase = "stopping";
     this.stopped = (async () => {
-      const unsubscribed = this.subscription?.stop().catch((error) => this.log.warn("stopping the subscription failed", { error: String(error) }));
+      const unsubscribed = this.subscription
+        ?.stop()
+        .catch((error) => this.log.warn("stopping the subscription failed", { error: String(error) }));
       // Announce "draining" without holding up the drain (a write may wait on a NATS that is down).
       const announced = wasRunning ? this.heartbeat.beat() : undefined;
       if (this.inFlight.size > 0) {
@@ -183,7 +189,13 @@ export class FetchNode {
       }
       const delayMs = this.nakDelay(d.deliveryCount);
       this.counters.add("fetcher.tasks.failed");
-      this.log.warn("task failed; redelivering later", { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs, error: describe(error) });
+      this.log.warn("task failed; redelivering later", {
+        task: task.taskId,
+        url: task.url,
+        delivery: d.deliveryCount,
+        delayMs,
+        error: describe(error),
+      });
       d.nak(delayMs);
       return;
     }

@@ -22,7 +22,11 @@ const out = join(import.meta.dir, "..", "docs", "configuration.md");
 
 function table(rows: Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-  return ["| flag | env var | default | what it does |", "| --- | --- | --- | --- |", ...rows.map((r) => `| \`${r.flag}\` | ${r.env ? `\`${r.env}\`` : "-"} | ${esc(r.default) || "-"} | ${esc(r.description)} |`)].join("\n");
+  return [
+    "| flag | env var | default | what it does |",
+    "| --- | --- | --- | --- |",
+    ...rows.map((r) => `| \`${r.flag}\` | ${r.env ? `\`${r.env}\`` : "-"} | ${esc(r.default) || "-"} | ${esc(r.description)} |`),
+  ].join("\n");
 }
 
 function fromTable(fields: readonly AnyFieldRow[]): Row[] {
@@ -30,7 +34,12 @@ function fromTable(fields: readonly AnyFieldRow[]): Row[] {
 }
 
 const policy = fromTable(POLICY_FIELDS);
-const crawl: Row[] = CRAWL_FLAGS.map((f) => ({ flag: f.value ? `${f.flag} ${f.value}` : f.flag, env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "", default: "", description: f.help }));
+const crawl: Row[] = CRAWL_FLAGS.map((f) => ({
+  flag: f.value ? `${f.flag} ${f.value}` : f.flag,
+  env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "",
+  default: "",
+  description: f.help,
+}));
 
 const text = `# Configuration
 

@@ -24,7 +24,21 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
-const roots = ["core", "proto", "adapters", "engine", "kit", "coordinator", "frontier-node", "fetch-node", "embedded", "cli", "tests", "bench", "scripts"];
+const roots = [
+  "core",
+  "proto",
+  "adapters",
+  "engine",
+  "kit",
+  "coordinator",
+  "frontier-node",
+  "fetch-node",
+  "embedded",
+  "cli",
+  "tests",
+  "bench",
+  "scripts",
+];
 const ROLES = ["coordinator", "frontier-node", "fetch-node", "embedded"];
 const PORTABLE = ["engine/fetch/", "kit/", "fetch-node/"];
 const skipDirs = new Set(["node_modules", "gen", ".git"]);
@@ -95,7 +109,10 @@ function checkFile(path: string): void {
         const target = toRel(resolve(dirname(path), spec));
         checkLayer(rel, target, isTest, lineNo, report);
         if (!isTest) checkDeepImport(rel, target, lineNo, report);
-        if (portable && (target.startsWith("engine/frontier/") || target.startsWith("adapters/grpc/") || target.startsWith("adapters/sqlite/"))) {
+        if (
+          portable &&
+          (target.startsWith("engine/frontier/") || target.startsWith("adapters/grpc/") || target.startsWith("adapters/sqlite/"))
+        ) {
           report(lineNo, "portable", `${rel} runs on Deno too: it may not import ${target}`);
         }
       } else {
@@ -151,7 +168,18 @@ function checkDeepImport(rel: string, target: string, line: number, report: Repo
 
 function checkPackage(rel: string, spec: string, isTest: boolean, portable: boolean, line: number, report: Report): void {
   if (rel.startsWith("core/")) {
-    const runtimeOrNetwork = [/^node:/, /^bun:/, /^bun$/, /^@grpc\//, /^@nats-io\//, /^redis$/, /^undici/, /^hono/, /^htmlparser2/, /^warcio/];
+    const runtimeOrNetwork = [
+      /^node:/,
+      /^bun:/,
+      /^bun$/,
+      /^@grpc\//,
+      /^@nats-io\//,
+      /^redis$/,
+      /^undici/,
+      /^hono/,
+      /^htmlparser2/,
+      /^warcio/,
+    ];
     if (isTest && spec === "bun:test") return;
     if (runtimeOrNetwork.some((re) => re.test(spec))) report(line, "core-runtime-neutral", `core/ may not import '${spec}'`);
     return;

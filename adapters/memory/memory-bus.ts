@@ -12,7 +12,14 @@
 import { checkToken, consumers, subjects } from "../../core/cluster/index.ts";
 import { type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
-import { decodeDiscoveredLinks, decodeFetchResult, decodeFetchTask, encodeDiscoveredLinks, encodeFetchResult, encodeFetchTask } from "../../proto/codec/index.ts";
+import {
+  decodeDiscoveredLinks,
+  decodeFetchResult,
+  decodeFetchTask,
+  encodeDiscoveredLinks,
+  encodeFetchResult,
+  encodeFetchTask,
+} from "../../proto/codec/index.ts";
 
 export interface MemoryBusOptions {
   /** Ack wait of the fetch-task queue. Default 60 s. */

@@ -17,7 +17,14 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { consumers, streams, subjects } from "../../core/cluster/index.ts";
 import { type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
-import { decodeDiscoveredLinks, decodeFetchResult, decodeFetchTask, encodeDiscoveredLinks, encodeFetchResult, encodeFetchTask } from "../../proto/codec/index.ts";
+import {
+  decodeDiscoveredLinks,
+  decodeFetchResult,
+  decodeFetchTask,
+  encodeDiscoveredLinks,
+  encodeFetchResult,
+  encodeFetchTask,
+} from "../../proto/codec/index.ts";
 import { isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";

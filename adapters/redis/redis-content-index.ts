@@ -132,7 +132,11 @@ export class RedisContentIndex implements ContentIndex {
   }
 
   /** Connects to `url` and returns an index that closes the connection on `close()`. */
-  static async connect(url: string, options: RedisContentIndexOptions = {}, connectOptions: RedisConnectOptions = {}): Promise<RedisContentIndex> {
+  static async connect(
+    url: string,
+    options: RedisContentIndexOptions = {},
+    connectOptions: RedisConnectOptions = {},
+  ): Promise<RedisContentIndex> {
     const client = await connectRedis(url, connectOptions);
     return new RedisContentIndex(client, options, true);
   }
@@ -189,7 +193,8 @@ function nearest(buckets: Buffer[], hi: number, lo: number, urlHash: number): Ca
   let cutoff = Infinity;
   for (const b of buckets) {
     for (let p = 0; p + RECORD_BYTES <= b.length; p += RECORD_BYTES) {
-      if (b.readUInt32BE(p) === hi && b.readUInt32BE(p + 4) === lo && b.readUInt32BE(p + 8) === urlHash) cutoff = Math.min(cutoff, seqAt(b, p));
+      if (b.readUInt32BE(p) === hi && b.readUInt32BE(p + 4) === lo && b.readUInt32BE(p + 8) === urlHash)
+        cutoff = Math.min(cutoff, seqAt(b, p));
     }
   }
   const found = new Map<number, Candidate>();

@@ -38,7 +38,11 @@ export function installCrawlee(cacheDir: string, log: (line: string) => void): {
   return { version: JSON.parse(readFileSync(installedVersion, "utf8")).version as string };
 }
 
-export function crawleeCrawler(cacheDir: string, version: string, opts: { storage?: "disk" | "memory"; maxConcurrency?: number } = {}): CrawlerUnderTest {
+export function crawleeCrawler(
+  cacheDir: string,
+  version: string,
+  opts: { storage?: "disk" | "memory"; maxConcurrency?: number } = {},
+): CrawlerUnderTest {
   return {
     name: `crawlee ${version} (node)`,
     launch: ({ proxyUrl, seedsFile, dir, scenario }) => ({

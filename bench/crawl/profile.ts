@@ -107,7 +107,9 @@ export function summarize(profile: CpuProfile): { totalMs: number; shares: Share
     const { component, detail } = label(id);
     totalMs += dt;
     ms.set(component, (ms.get(component) ?? 0) + dt);
-    const where = node.callFrame.url ? `${node.callFrame.url.replace(/^.*\/(node_modules\/)?/, "")}:${node.callFrame.lineNumber + 1}` : "native";
+    const where = node.callFrame.url
+      ? `${node.callFrame.url.replace(/^.*\/(node_modules\/)?/, "")}:${node.callFrame.lineNumber + 1}`
+      : "native";
     const fn = detail ?? `${name || "(anonymous)"} (${where})`;
     const fns = fnMs.get(component) ?? new Map<string, number>();
     fns.set(fn, (fns.get(fn) ?? 0) + dt);

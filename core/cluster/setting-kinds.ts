@@ -33,7 +33,11 @@ export function listenKind({ optional = false } = {}): ValueKind<string> {
 export function natsUrlsKind(): ValueKind<readonly string[]> {
   return {
     kind: "urls",
-    parse: (raw) => raw.split(",").map((s) => s.trim()).filter(Boolean),
+    parse: (raw) =>
+      raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
     format: (value) => value.join(","),
     check: (value) =>
       value.length === 0

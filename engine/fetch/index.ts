@@ -8,4 +8,12 @@ export { openFetchPath, sleepAbortable, type FetchPath, type FetchPathOptions } 
 export { FetchWorker, type WorkerDeps } from "./pipeline/index.ts";
 export { HttpFetcher, classifyAddress, refusalReason, type AddressRange, type HttpFetcherOptions, type LookupFn } from "./http/index.ts";
 export { extractPage } from "./parse/index.ts";
-export { WarcWriter, INDEX_FILE, readRecordAt, readWarc, type WarcRecordView, type WarcWriterOptions, type WriteResult } from "./warc/index.ts";
+export {
+  WarcWriter,
+  INDEX_FILE,
+  readRecordAt,
+  readWarc,
+  type WarcRecordView,
+  type WarcWriterOptions,
+  type WriteResult,
+} from "./warc/index.ts";

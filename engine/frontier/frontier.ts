@@ -268,7 +268,13 @@ export class Frontier {
       }
       const candidates = this.screen(links);
       const target = result.redirectTo
-        ? { url: result.redirectTo, host: hostKeyOf(result.redirectTo), depth: flight.task.depth, redirectHops: flight.task.redirectHops + 1, sourceUrl: result.url }
+        ? {
+            url: result.redirectTo,
+            host: hostKeyOf(result.redirectTo),
+            depth: flight.task.depth,
+            redirectHops: flight.task.redirectHops + 1,
+            sourceUrl: result.url,
+          }
         : undefined;
       const foreign = target !== undefined && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
@@ -328,7 +334,15 @@ export class Frontier {
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
     // `start` read the URL's state when it handed the task out; none read means a first fetch.
     if (flight.task.kind === "page" && flight.item) {
-      this.applyPageResult(entry, flight.item, result, now, p.redirect, maybe.slice(p.candidates.length), flight.prev ?? freshRow(flight.item));
+      this.applyPageResult(
+        entry,
+        flight.item,
+        result,
+        now,
+        p.redirect,
+        maybe.slice(p.candidates.length),
+        flight.prev ?? freshRow(flight.item),
+      );
     }
     this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
     this.saveHost(entry);
@@ -436,8 +450,20 @@ export class Frontier {
       failures: row?.failures ?? 0,
       note: row?.note ?? "",
       nextFetchAt: this.opts.store.scheduledAt(partition, url) ?? 0,
-      robots: !robots ? "unknown" : robots.stored.verdict === "allow-all" ? "allowed" : robots.stored.verdict === "disallow-all" ? "disallowed" : decision?.allowed === false ? "disallowed" : "allowed",
-      robotsRule: decision?.rule ? `${decision.rule.allow ? "Allow" : "Disallow"}: ${decision.rule.pattern}` : robots && robots.stored.verdict !== "parse" ? `robots.txt ${robots.stored.verdict}` : "",
+      robots: !robots
+        ? "unknown"
+        : robots.stored.verdict === "allow-all"
+          ? "allowed"
+          : robots.stored.verdict === "disallow-all"
+            ? "disallowed"
+            : decision?.allowed === false
+              ? "disallowed"
+              : "allowed",
+      robotsRule: decision?.rule
+        ? `${decision.rule.allow ? "Allow" : "Disallow"}: ${decision.rule.pattern}`
+        : robots && robots.stored.verdict !== "parse"
+          ? `robots.txt ${robots.stored.verdict}`
+          : "",
       trap: trap.ok ? "" : `${trap.reason}: ${trap.detail}`,
     };
   }
@@ -522,7 +548,10 @@ export class Frontier {
     const out = new Array<boolean>(urls.length).fill(false);
     await Promise.all(
       [...byPartition].map(async ([p, idx]) => {
-        const answers = await this.opts.seen.checkAndAdd(p, idx.map((i) => urls[i]!.url));
+        const answers = await this.opts.seen.checkAndAdd(
+          p,
+          idx.map((i) => urls[i]!.url),
+        );
         idx.forEach((i, j) => (out[i] = answers[j]!));
       }),
     );
@@ -727,7 +756,8 @@ export class Frontier {
       store.dequeue(item);
       this.afterDequeue(entry, item);
     }
-    if (outcome.reschedule) store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, partition: item.partition, depth: item.depth });
+    if (outcome.reschedule)
+      store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, partition: item.partition, depth: item.depth });
     if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
   }

@@ -22,7 +22,9 @@ interface UrlDocument {
 
 /** Reads a partition out of a store, `chunkSize` rows of each kind at a time. */
 export function* exportPartition(store: FrontierStore, partition: number, chunkSize = 2_000): Generator<HandoffChunk> {
-  const hosts = store.hostsInPartition(partition).map((h) => ({ host: h.host, stateJson: h.state, robotsJson: h.robots ? JSON.stringify(h.robots) : "" }));
+  const hosts = store
+    .hostsInPartition(partition)
+    .map((h) => ({ host: h.host, stateJson: h.state, robotsJson: h.robots ? JSON.stringify(h.robots) : "" }));
   for (let i = 0; i < hosts.length; i += chunkSize) {
     yield { partition, queued: [], hosts: hosts.slice(i, i + chunkSize), urls: [] };
   }
@@ -57,7 +59,14 @@ export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
       const doc = JSON.parse(u.stateJson) as UrlDocument;
       store.importUrl({ ...doc.row, partition: chunk.partition });
       if (doc.scheduled) {
-        store.schedule({ dueAt: doc.scheduled.dueAt, priority: doc.scheduled.priority, url: doc.row.url, host: doc.row.host, partition: chunk.partition, depth: doc.row.depth });
+        store.schedule({
+          dueAt: doc.scheduled.dueAt,
+          priority: doc.scheduled.priority,
+          url: doc.row.url,
+          host: doc.row.host,
+          partition: chunk.partition,
+          depth: doc.row.depth,
+        });
       }
     }
     // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own. A chunk

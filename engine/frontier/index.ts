@@ -6,6 +6,14 @@
  * in `crawl` and in every frontier node; only the SeenSet and the transport around it differ.
  */
 export { Frontier, type FrontierOptions, type FrontierSnapshot, type HostView, type UrlView } from "./frontier.ts";
-export { FrontierStore, type FrontierStoreOptions, type QueuedUrl, type UrlRow, type UrlStatus, type StoredRobots, type ScheduledUrl } from "./store/frontier-store.ts";
+export {
+  FrontierStore,
+  type FrontierStoreOptions,
+  type QueuedUrl,
+  type UrlRow,
+  type UrlStatus,
+  type StoredRobots,
+  type ScheduledUrl,
+} from "./store/frontier-store.ts";
 export { GroupCommit, type GroupCommitOptions } from "./group-commit.ts";
 export { exportPartition, importChunk, type HandoffChunk } from "./handoff.ts";

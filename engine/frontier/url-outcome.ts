@@ -57,7 +57,11 @@ export function decideUrlOutcome(
     const throttled = prev.failures + 1;
     if (throttled < cfg.maxFailures) {
       counters.push("frontier.throttled-kept");
-      return { row: { ...fromState(prev, state), ...base, failures: throttled, note: `throttled ${result.status}` }, dequeue: false, counters };
+      return {
+        row: { ...fromState(prev, state), ...base, failures: throttled, note: `throttled ${result.status}` },
+        dequeue: false,
+        counters,
+      };
     }
     return failure(`throttled ${result.status} ${throttled} times`);
   }
@@ -77,7 +81,12 @@ export function decideUrlOutcome(
   if (result.status >= 200 && result.status < 300) {
     const next = recordFetch(
       state,
-      { fingerprint: result.fingerprint ?? null, etag: result.etag ?? null, lastModified: result.lastModified ?? null, changed: result.changed },
+      {
+        fingerprint: result.fingerprint ?? null,
+        etag: result.etag ?? null,
+        lastModified: result.lastModified ?? null,
+        changed: result.changed,
+      },
       ctx.now,
       cfg,
     );

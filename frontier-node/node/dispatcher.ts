@@ -110,7 +110,8 @@ export class Dispatcher {
       failed++;
       this.published.delete(task.taskId);
       frontier.abandon(task);
-      if (failed === 1) this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", { error: o.reason, region });
+      if (failed === 1)
+        this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", { error: o.reason, region });
     });
     frontier.counters.add("node.tasks.published", tasks.length - failed);
     if (failed > 0) {

@@ -189,14 +189,29 @@ export class FrontierNode {
         const colon = opts.httpListen.lastIndexOf(":");
         const httpLog = log.child("http");
         this.http = await serveHono(
-          healthApp({ ready: () => this.ready, metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }) }),
-          { hostname: opts.httpListen.slice(0, colon).replace(/^\[|\]$/g, ""), port: Number(opts.httpListen.slice(colon + 1)), onError: (error) => httpLog.error("health app failed", { error }) },
+          healthApp({
+            ready: () => this.ready,
+            metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }),
+          }),
+          {
+            hostname: opts.httpListen.slice(0, colon).replace(/^\[|\]$/g, ""),
+            port: Number(opts.httpListen.slice(colon + 1)),
+            onError: (error) => httpLog.error("health app failed", { error }),
+          },
         );
         this.addresses.http = this.http.url;
       }
       this.membership = new Membership({
         state,
-        identity: { id: nodeId, role: "frontier", region, runtime: "bun", grpcAddress: this.grpcAddress, httpAddress: this.httpAddress, startedAt: now() },
+        identity: {
+          id: nodeId,
+          role: "frontier",
+          region,
+          runtime: "bun",
+          grpcAddress: this.grpcAddress,
+          httpAddress: this.httpAddress,
+          startedAt: now(),
+        },
         intervalMs: opts.heartbeatIntervalMs,
         now,
         report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
@@ -230,7 +245,10 @@ export class FrontierNode {
 
   /** Partitions this node is waiting to receive, and partitions it is handing over. */
   get pending(): { await: number[]; handOff: number[] } {
-    return { await: [...this.manager.currentRoles.await], handOff: [...new Set([...this.manager.currentRoles.handOff, ...this.manager.handingOff])] };
+    return {
+      await: [...this.manager.currentRoles.await],
+      handOff: [...new Set([...this.manager.currentRoles.handOff, ...this.manager.handingOff])],
+    };
   }
 
   /** Stops dispatching and marks the record draining; partitions leave as the coordinator moves them. */

@@ -96,7 +96,9 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
   const requireOwned = (where: ReturnType<typeof locate>) => {
     if (where.region === deps.region && frontier.serves(where.partition)) return;
     const owner = where.owner ? `node ${where.owner}` : "no node yet (being handed over, or no frontier node in the region)";
-    throw new FailedPreconditionError(`host ${where.host} is in partition ${where.partition} of region ${where.region}, served by ${owner}, not by ${deps.nodeId}`);
+    throw new FailedPreconditionError(
+      `host ${where.host} is in partition ${where.partition} of region ${where.region}, served by ${owner}, not by ${deps.nodeId}`,
+    );
   };
 
   const viewOf = (host: string): HostView => {
@@ -107,7 +109,8 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
 
   const implementation: FrontierServiceServer = {
     enqueue: unary(async (request) => {
-      if (request.urls.length > MAX_ENQUEUE) throw new InvalidArgumentError(`at most ${MAX_ENQUEUE} URLs per call, got ${request.urls.length}`);
+      if (request.urls.length > MAX_ENQUEUE)
+        throw new InvalidArgumentError(`at most ${MAX_ENQUEUE} URLs per call, got ${request.urls.length}`);
       const local: DiscoveredUrl[] = [];
       const remote = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
       const rejected: string[] = [];
@@ -133,7 +136,9 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
         }
       }
       if (rejected.length > 0) {
-        throw new InvalidArgumentError(`${rejected.length} URL(s) cannot be crawled, nothing was enqueued: ${rejected.slice(0, 5).join("; ")}${rejected.length > 5 ? "; ..." : ""}`);
+        throw new InvalidArgumentError(
+          `${rejected.length} URL(s) cannot be crawled, nothing was enqueued: ${rejected.slice(0, 5).join("; ")}${rejected.length > 5 ? "; ..." : ""}`,
+        );
       }
       let forwarded = 0;
       try {
@@ -187,7 +192,8 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       const where = locate(request.host);
       requireOwned(where);
       if (request.minGapMs < 0n) throw new InvalidArgumentError(`min_gap_ms must not be negative, got ${request.minGapMs}`);
-      if (request.minGapMs > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidArgumentError(`min_gap_ms is too large: ${request.minGapMs}`);
+      if (request.minGapMs > BigInt(Number.MAX_SAFE_INTEGER))
+        throw new InvalidArgumentError(`min_gap_ms is too large: ${request.minGapMs}`);
       frontier.setHostMinGap(where.host, Number(request.minGapMs));
       return { host: hostInfo(viewOf(where.host)) };
     }, log),

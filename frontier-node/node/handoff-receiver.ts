@@ -62,7 +62,8 @@ export class HandoffReceiver {
       }
     }
     if (partition === undefined) throw new InvalidArgumentError("empty handoff stream");
-    if (!done) throw new InvalidArgumentError(`handoff stream of partition ${partition} ended without its done chunk; the sender must retry`);
+    if (!done)
+      throw new InvalidArgumentError(`handoff stream of partition ${partition} ended without its done chunk; the sender must retry`);
     this.opts.frontier.recount();
     await this.complete(partition, from);
     if (this.opts.frontier.serves(partition)) this.opts.reload(partition);
@@ -84,7 +85,9 @@ export class HandoffReceiver {
     const owner = r?.owners[p] ?? "";
     const previous = r?.previous[p] ?? "";
     if (owner !== this.opts.nodeId) {
-      throw new FailedPreconditionError(`partition ${p} of region ${this.opts.region} is owned by ${owner || "no node"}, not by ${this.opts.nodeId}`);
+      throw new FailedPreconditionError(
+        `partition ${p} of region ${this.opts.region} is owned by ${owner || "no node"}, not by ${this.opts.nodeId}`,
+      );
     }
     if (previous !== from && previous !== "") {
       throw new FailedPreconditionError(`partition ${p} of region ${this.opts.region} is to be handed over by ${previous}, not by ${from}`);
@@ -119,7 +122,8 @@ function toChunk(req: HandoffRequest): HandoffChunk {
   return {
     partition: req.partition,
     queued: req.queued.map((q, i) => {
-      if (q.priority < 1 || q.priority > 3) throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
+      if (q.priority < 1 || q.priority > 3)
+        throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
       // seq is assigned by the receiving store; the chunk's order is kept.
       return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq: i, url: q.url, depth: q.depth, hops: q.hops };
     }),

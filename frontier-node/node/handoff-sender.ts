@@ -88,7 +88,8 @@ export class HandoffSender {
         return "left-in-store";
       }
       if (owner === "") {
-        if (attempt % 20 === 0) log.warn("partition has no owner to hand over to (no live frontier node in the region); waiting", { partition: p });
+        if (attempt % 20 === 0)
+          log.warn("partition has no owner to hand over to (no live frontier node in the region); waiting", { partition: p });
         continue;
       }
       const address = await this.addressOf(owner);
@@ -147,7 +148,11 @@ export class HandoffSender {
 
   private holdsNothing(p: number): boolean {
     const { store } = this.opts;
-    return store.queuedInPartition(p, undefined, 1).length === 0 && store.urlsInPartition(p, "", 1).length === 0 && store.hostsInPartition(p).length === 0;
+    return (
+      store.queuedInPartition(p, undefined, 1).length === 0 &&
+      store.urlsInPartition(p, "", 1).length === 0 &&
+      store.hostsInPartition(p).length === 0
+    );
   }
 
   private dropLocal(p: number): void {

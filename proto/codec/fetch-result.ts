@@ -73,7 +73,17 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
   };
 }
 
-const optionalStrings = ["error", "fingerprint", "simhash", "etag", "lastModified", "retryAfter", "redirectTo", "duplicateOf", "nearDuplicateOf"] as const;
+const optionalStrings = [
+  "error",
+  "fingerprint",
+  "simhash",
+  "etag",
+  "lastModified",
+  "retryAfter",
+  "redirectTo",
+  "duplicateOf",
+  "nearDuplicateOf",
+] as const;
 
 export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   if (msg.taskId === "") throw new CodecError("fetch result without a task id");

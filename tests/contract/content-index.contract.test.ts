@@ -149,7 +149,10 @@ describe("RedisContentIndex: Redis-specific properties", () => {
     const x = new RedisContentIndex(a, { keyPrefix: prefix });
     const y = new RedisContentIndex(b, { keyPrefix: prefix });
     for (let round = 0; round < 50; round++) {
-      const [fromX, fromY] = await Promise.all([x.claimExact(`fp-${round}`, "https://x.example/"), y.claimExact(`fp-${round}`, "https://y.example/")]);
+      const [fromX, fromY] = await Promise.all([
+        x.claimExact(`fp-${round}`, "https://x.example/"),
+        y.claimExact(`fp-${round}`, "https://y.example/"),
+      ]);
       expect([fromX, fromY].filter((o) => o === undefined)).toHaveLength(1);
       // Scattered 64-bit hashes, so each round's pair is near only to itself.
       const hash = (BigInt(Math.imul(round + 1, 0x9e3779b1) >>> 0) << 32n) | BigInt(Math.imul(round + 7, 0x85ebca6b) >>> 0);

@@ -97,7 +97,13 @@ for (const impl of implementations) {
 
     test("a key repeated in one batch reports true for its later copies", async () => {
       const { set } = await impl.make(1_000);
-      const answers = await set.checkAndAdd(0, ["https://x.example/1", "https://x.example/2", "https://x.example/1", "https://x.example/1", "https://x.example/2"]);
+      const answers = await set.checkAndAdd(0, [
+        "https://x.example/1",
+        "https://x.example/2",
+        "https://x.example/1",
+        "https://x.example/1",
+        "https://x.example/2",
+      ]);
       expect(answers).toEqual([false, false, true, true, true]);
       await set.close();
     });

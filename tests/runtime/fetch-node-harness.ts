@@ -44,9 +44,16 @@ export function denoAvailable(): boolean {
 export function nodeCommand(runtime: Runtime, warcDir: string, flags: string[]): string[] {
   if (runtime === "bun") return ["bun", "fetch-node/main.ts", ...flags];
   return [
-    "deno", "run", "--node-modules-dir=manual", "--no-lock",
-    "--allow-net=127.0.0.1,[::1],localhost", "--allow-env", `--allow-read=${warcDir}`, `--allow-write=${warcDir}`,
-    "fetch-node/main.ts", ...flags,
+    "deno",
+    "run",
+    "--node-modules-dir=manual",
+    "--no-lock",
+    "--allow-net=127.0.0.1,[::1],localhost",
+    "--allow-env",
+    `--allow-read=${warcDir}`,
+    `--allow-write=${warcDir}`,
+    "fetch-node/main.ts",
+    ...flags,
   ];
 }
 
@@ -170,10 +177,29 @@ export interface NodeProcess {
  */
 export function startNode(rig: Rig, runtime: Runtime, nodeId: string, editCommand: (cmd: string[]) => string[] = (c) => c): NodeProcess {
   const flags = [
-    "--node-id", nodeId, "--region", "us", "--default-region", "us", "--region-rules", REGION_RULES,
-    "--partitions", String(PARTITIONS), "--nats-url", rig.nats.url, "--redis-url", rig.redis.url,
-    "--warc-dir", rig.warcDir, "--http-listen", "127.0.0.1:0", "--allow-private-addresses",
-    "--heartbeat-interval", "200ms", "--stop-grace", "5s",
+    "--node-id",
+    nodeId,
+    "--region",
+    "us",
+    "--default-region",
+    "us",
+    "--region-rules",
+    REGION_RULES,
+    "--partitions",
+    String(PARTITIONS),
+    "--nats-url",
+    rig.nats.url,
+    "--redis-url",
+    rig.redis.url,
+    "--warc-dir",
+    rig.warcDir,
+    "--http-listen",
+    "127.0.0.1:0",
+    "--allow-private-addresses",
+    "--heartbeat-interval",
+    "200ms",
+    "--stop-grace",
+    "5s",
   ];
   const [cmd, ...args] = editCommand(nodeCommand(runtime, rig.warcDir, flags));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !HERMETIC_DROP.test(k)));
@@ -189,7 +215,13 @@ export function startNode(rig: Rig, runtime: Runtime, nodeId: string, editComman
     exited,
     output: () => out,
     record: () =>
-      waitUntil(async () => (await rig.state.listNodes()).find((n) => n.id === nodeId), 30_000, `node record of ${nodeId}`, () => out, exited),
+      waitUntil(
+        async () => (await rig.state.listNodes()).find((n) => n.id === nodeId),
+        30_000,
+        `node record of ${nodeId}`,
+        () => out,
+        exited,
+      ),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
@@ -204,8 +236,15 @@ export function startNode(rig: Rig, runtime: Runtime, nodeId: string, editComman
 export function pageTask(rig: Rig, id: string, kind: FetchTask["kind"] = "page"): FetchTask {
   const host = kind === "robots" ? rig.web.host : rig.web.pageHost;
   return {
-    taskId: id, kind, url: kind === "robots" ? `${rig.web.origin}/robots.txt` : `${rig.web.pageOrigin}/`, host,
-    partition: partitionOf(host, PARTITIONS), depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: Date.now(),
+    taskId: id,
+    kind,
+    url: kind === "robots" ? `${rig.web.origin}/robots.txt` : `${rig.web.pageOrigin}/`,
+    host,
+    partition: partitionOf(host, PARTITIONS),
+    depth: 0,
+    redirectHops: 0,
+    hostGapMs: 0,
+    issuedAt: Date.now(),
   };
 }
 

@@ -8,37 +8,44 @@
  * time). `setTimeout` is just as exact as `AbortSignal.timeout`, unlike undici's coarse timers.
  */
 export class Deadline {
-  readonly signal: AbortSignal
-  #timedOut = false
-  #callerAborted = false
-  readonly #controller = new AbortController()
-  readonly #timer: ReturnType<typeof setTimeout>
-  readonly #caller: AbortSignal | undefined
+  readonly signal: AbortSignal;
+  #timedOut = false;
+  #callerAborted = false;
+  readonly #controller = new AbortController();
+  readonly #timer: ReturnType<typeof setTimeout>;
+  readonly #caller: AbortSignal | undefined;
   readonly #onCallerAbort = (): void => {
-    this.#callerAborted = true
-    this.#controller.abort(this.#caller?.reason)
-  }
+    this.#callerAborted = true;
+    this.#controller.abort(this.#caller?.reason);
+  };
 
-  constructor(readonly timeoutMs: number, caller?: AbortSignal) {
-    this.signal = this.#controller.signal
-    this.#caller = caller
+  constructor(
+    readonly timeoutMs: number,
+    caller?: AbortSignal,
+  ) {
+    this.signal = this.#controller.signal;
+    this.#caller = caller;
     this.#timer = setTimeout(() => {
-      this.#timedOut = true
-      this.#controller.abort(new DOMException(`response deadline of ${timeoutMs} ms passed`, 'TimeoutError'))
-    }, timeoutMs)
-    if (caller?.aborted) this.#onCallerAbort()
-    else caller?.addEventListener('abort', this.#onCallerAbort, { once: true })
+      this.#timedOut = true;
+      this.#controller.abort(new DOMException(`response deadline of ${timeoutMs} ms passed`, "TimeoutError"));
+    }, timeoutMs);
+    if (caller?.aborted) this.#onCallerAbort();
+    else caller?.addEventListener("abort", this.#onCallerAbort, { once: true });
   }
 
   /** The deadline fired before the caller aborted. */
-  get timedOut(): boolean { return this.#timedOut && !this.#callerAborted }
+  get timedOut(): boolean {
+    return this.#timedOut && !this.#callerAborted;
+  }
 
   /** The caller aborted (before or after the deadline). */
-  get callerAborted(): boolean { return this.#callerAborted }
+  get callerAborted(): boolean {
+    return this.#callerAborted;
+  }
 
   /** Stops the timer and lets go of the caller's signal; call once the fetch is over. */
   dispose(): void {
-    clearTimeout(this.#timer)
-    this.#caller?.removeEventListener('abort', this.#onCallerAbort)
+    clearTimeout(this.#timer);
+    this.#caller?.removeEventListener("abort", this.#onCallerAbort);
   }
 }

@@ -7,55 +7,62 @@
  * deflate. Decoders flush what they have when the input stops short, as browsers do, because many
  * servers cut compressed bodies short.
  */
-import type { Transform } from 'node:stream'
+import type { Transform } from "node:stream";
 import {
-  brotliDecompressSync, constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw,
-  gunzipSync, inflateRawSync, inflateSync,
-} from 'node:zlib'
+  brotliDecompressSync,
+  constants,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  gunzipSync,
+  inflateRawSync,
+  inflateSync,
+} from "node:zlib";
 
 export interface Decoder {
   /** A streaming decoder; `head` is the body's first bytes (at least two, when it has them). */
-  stream(head: Uint8Array): Transform
+  stream(head: Uint8Array): Transform;
   /** Decodes a whole body; throws a RangeError with code ERR_BUFFER_TOO_LARGE past `maxOutputLength`. */
-  once(body: Uint8Array, maxOutputLength: number): Uint8Array
+  once(body: Uint8Array, maxOutputLength: number): Uint8Array;
 }
 
-const ZLIB = { finishFlush: constants.Z_SYNC_FLUSH }
-const BROTLI = { finishFlush: constants.BROTLI_OPERATION_FLUSH }
+const ZLIB = { finishFlush: constants.Z_SYNC_FLUSH };
+const BROTLI = { finishFlush: constants.BROTLI_OPERATION_FLUSH };
 
 const gzip: Decoder = {
   stream: () => createGunzip(ZLIB),
   once: (body, maxOutputLength) => gunzipSync(body, { ...ZLIB, maxOutputLength }),
-}
+};
 
 const deflate: Decoder = {
   stream: (head) => (looksLikeZlib(head) ? createInflate(ZLIB) : createInflateRaw(ZLIB)),
   once: (body, maxOutputLength) =>
     looksLikeZlib(body) ? inflateSync(body, { ...ZLIB, maxOutputLength }) : inflateRawSync(body, { ...ZLIB, maxOutputLength }),
-}
+};
 
 const brotli: Decoder = {
   stream: () => createBrotliDecompress(BROTLI),
   once: (body, maxOutputLength) => brotliDecompressSync(body, { ...BROTLI, maxOutputLength }),
-}
+};
 
 /** Decoders by lower-case Content-Encoding token. */
-export const DECODERS: Readonly<Record<string, Decoder>> = { gzip, 'x-gzip': gzip, deflate, br: brotli }
+export const DECODERS: Readonly<Record<string, Decoder>> = { gzip, "x-gzip": gzip, deflate, br: brotli };
 
 /** RFC 1950 header: compression method 8, window size at most 32 KiB, header checksum divisible by 31. */
 export function looksLikeZlib(head: Uint8Array): boolean {
-  const [cmf, flg] = head
-  if (cmf === undefined || flg === undefined) return false
-  return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0
+  const [cmf, flg] = head;
+  if (cmf === undefined || flg === undefined) return false;
+  return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0;
 }
 
 /** The error zlib throws when the input is not what the encoding says. */
 export function isDecodeError(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code
-  return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR')
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && (code.startsWith("Z_") || code.startsWith("ERR_BROTLI") || code === "ERR__ERROR");
 }
 
 /** The error a one-shot decoder throws when the output would pass its cap. */
 export function isOutputTooLarge(error: unknown): boolean {
-  return (error as { code?: unknown } | null)?.code === 'ERR_BUFFER_TOO_LARGE'
+  return (error as { code?: unknown } | null)?.code === "ERR_BUFFER_TOO_LARGE";
 }

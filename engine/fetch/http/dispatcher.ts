@@ -7,21 +7,21 @@
  * already rules out its multiplexing gain, the WARC records want HTTP/1.1 messages, and undici's
  * HTTP/2 path rests on `node:http2`, whose behaviour on Bun and Deno this project has not measured.
  */
-import { createSafeConnector } from './connector.ts'
-import type { DnsCache } from './dns-cache.ts'
-import { Agent, Client, Pool, ProxyAgent } from './undici.ts'
-import type { Dispatcher } from './undici.ts'
+import { createSafeConnector } from "./connector.ts";
+import type { DnsCache } from "./dns-cache.ts";
+import { Agent, Client, Pool, ProxyAgent } from "./undici.ts";
+import type { Dispatcher } from "./undici.ts";
 
 export interface DispatcherOptions {
-  connectTimeoutMs: number
-  responseTimeoutMs: number
-  connectionsPerOrigin: number
-  keepAliveTimeoutMs: number
-  proxyUrl?: string
+  connectTimeoutMs: number;
+  responseTimeoutMs: number;
+  connectionsPerOrigin: number;
+  keepAliveTimeoutMs: number;
+  proxyUrl?: string;
   /** Used only without a proxy. */
-  dns: DnsCache
-  allowPrivate: boolean
-  onConnected: (origin: string, address: string) => void
+  dns: DnsCache;
+  allowPrivate: boolean;
+  onConnected: (origin: string, address: string) => void;
 }
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
@@ -34,7 +34,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // set a little later so they never decide the outcome (undici's timers are coarse).
     headersTimeout: options.responseTimeoutMs + 1000,
     bodyTimeout: options.responseTimeoutMs + 1000,
-  }
+  };
 
   if (options.proxyUrl) {
     return new ProxyAgent({
@@ -45,7 +45,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // ProxyAgent creates one pool per target origin for forwarded http requests but passes it
       // only `{ connect }`, so without this factory the per-origin limit and timeouts would be lost.
       factory: (origin, factoryOptions) => perOriginPool(origin, { ...factoryOptions, ...perConnection }, options.connectionsPerOrigin),
-    })
+    });
   }
 
   return new Agent({
@@ -57,9 +57,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       connectTimeoutMs: options.connectTimeoutMs,
       onConnected: options.onConnected,
     }),
-  })
+  });
 }
 
 function perOriginPool(origin: string | URL, options: object, connections: number): Dispatcher {
-  return connections === 1 ? new Client(origin, options) : new Pool(origin, { ...options, connections })
+  return connections === 1 ? new Client(origin, options) : new Pool(origin, { ...options, connections });
 }

@@ -7,53 +7,53 @@
  * `node:dns` `lookup` (getaddrinfo) is the default because it honours /etc/hosts and search domains
  * the way every other program on the machine does; it reports no TTL, hence the fixed cache TTL.
  */
-import { lookup as systemLookup } from 'node:dns/promises'
-import { DnsLookupError } from './errors.ts'
+import { lookup as systemLookup } from "node:dns/promises";
+import { DnsLookupError } from "./errors.ts";
 
 export interface ResolvedAddress {
-  address: string
-  family: number
+  address: string;
+  family: number;
 }
 
 /** Resolves a host name to its addresses; rejects when the name does not resolve. */
-export type LookupFn = (host: string) => Promise<ResolvedAddress[]>
+export type LookupFn = (host: string) => Promise<ResolvedAddress[]>;
 
 export interface DnsCacheOptions {
-  lookup?: LookupFn
+  lookup?: LookupFn;
   /** How long an answer is reused. Default 5 minutes. */
-  ttlMs?: number
+  ttlMs?: number;
   /** How long a failed lookup is remembered. Default 30 seconds. */
-  negativeTtlMs?: number
+  negativeTtlMs?: number;
   /** Entries kept at most; the oldest are dropped first. Default 10,000. */
-  maxEntries?: number
+  maxEntries?: number;
   /** Clock, injectable for tests. */
-  now?: () => number
+  now?: () => number;
 }
 
 type Entry =
   | { expiresAt: number; addresses: ResolvedAddress[]; error?: undefined }
-  | { expiresAt: number; addresses?: undefined; error: DnsLookupError }
+  | { expiresAt: number; addresses?: undefined; error: DnsLookupError };
 
 export const defaultLookup: LookupFn = async (host) => {
-  const answers = await systemLookup(host, { all: true })
-  return answers.map(({ address, family }) => ({ address, family }))
-}
+  const answers = await systemLookup(host, { all: true });
+  return answers.map(({ address, family }) => ({ address, family }));
+};
 
 export class DnsCache {
-  readonly #lookup: LookupFn
-  readonly #ttlMs: number
-  readonly #negativeTtlMs: number
-  readonly #maxEntries: number
-  readonly #now: () => number
-  readonly #entries = new Map<string, Entry>()
-  readonly #inFlight = new Map<string, Promise<ResolvedAddress[]>>()
+  readonly #lookup: LookupFn;
+  readonly #ttlMs: number;
+  readonly #negativeTtlMs: number;
+  readonly #maxEntries: number;
+  readonly #now: () => number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #inFlight = new Map<string, Promise<ResolvedAddress[]>>();
 
   constructor(options: DnsCacheOptions = {}) {
-    this.#lookup = options.lookup ?? defaultLookup
-    this.#ttlMs = options.ttlMs ?? 5 * 60_000
-    this.#negativeTtlMs = options.negativeTtlMs ?? 30_000
-    this.#maxEntries = options.maxEntries ?? 10_000
-    this.#now = options.now ?? Date.now
+    this.#lookup = options.lookup ?? defaultLookup;
+    this.#ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.#negativeTtlMs = options.negativeTtlMs ?? 30_000;
+    this.#maxEntries = options.maxEntries ?? 10_000;
+    this.#now = options.now ?? Date.now;
   }
 
   /**
@@ -62,59 +62,65 @@ export class DnsCache {
    * only stops this caller waiting, the shared lookup runs on for the others.
    */
   resolve(host: string, signal?: AbortSignal): Promise<ResolvedAddress[]> {
-    const key = host.toLowerCase()
-    const entry = this.#entries.get(key)
+    const key = host.toLowerCase();
+    const entry = this.#entries.get(key);
     if (entry && entry.expiresAt > this.#now()) {
-      return entry.error ? Promise.reject(entry.error) : Promise.resolve(entry.addresses)
+      return entry.error ? Promise.reject(entry.error) : Promise.resolve(entry.addresses);
     }
-    let pending = this.#inFlight.get(key)
+    let pending = this.#inFlight.get(key);
     if (!pending) {
-      pending = this.#lookupAndStore(key)
-      this.#inFlight.set(key, pending)
+      pending = this.#lookupAndStore(key);
+      this.#inFlight.set(key, pending);
     }
-    return signal ? raceAbort(pending, signal, host) : pending
+    return signal ? raceAbort(pending, signal, host) : pending;
   }
 
   /** Forgets every answer. The cache stays usable; it owns no sockets or timers. */
   close(): void {
-    this.#entries.clear()
-    this.#inFlight.clear()
+    this.#entries.clear();
+    this.#inFlight.clear();
   }
 
   async #lookupAndStore(key: string): Promise<ResolvedAddress[]> {
     try {
-      const addresses = await this.#lookup(key)
-      if (addresses.length === 0) throw new Error('the resolver returned no addresses')
-      this.#store(key, { expiresAt: this.#now() + this.#ttlMs, addresses })
-      return addresses
+      const addresses = await this.#lookup(key);
+      if (addresses.length === 0) throw new Error("the resolver returned no addresses");
+      this.#store(key, { expiresAt: this.#now() + this.#ttlMs, addresses });
+      return addresses;
     } catch (cause) {
-      const error = cause instanceof DnsLookupError ? cause : new DnsLookupError(key, cause)
-      this.#store(key, { expiresAt: this.#now() + this.#negativeTtlMs, error })
-      throw error
+      const error = cause instanceof DnsLookupError ? cause : new DnsLookupError(key, cause);
+      this.#store(key, { expiresAt: this.#now() + this.#negativeTtlMs, error });
+      throw error;
     } finally {
-      this.#inFlight.delete(key)
+      this.#inFlight.delete(key);
     }
   }
 
   #store(key: string, entry: Entry): void {
-    this.#entries.delete(key) // re-insert so Map order is age order
-    this.#entries.set(key, entry)
+    this.#entries.delete(key); // re-insert so Map order is age order
+    this.#entries.set(key, entry);
     while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next().value
-      if (oldest === undefined) break
-      this.#entries.delete(oldest)
+      const oldest = this.#entries.keys().next().value;
+      if (oldest === undefined) break;
+      this.#entries.delete(oldest);
     }
   }
 }
 
 function raceAbort<T>(pending: Promise<T>, signal: AbortSignal, host: string): Promise<T> {
-  if (signal.aborted) return Promise.reject(new DnsLookupError(host, signal.reason))
+  if (signal.aborted) return Promise.reject(new DnsLookupError(host, signal.reason));
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new DnsLookupError(host, signal.reason))
-    signal.addEventListener('abort', onAbort, { once: true })
+    const onAbort = (): void => reject(new DnsLookupError(host, signal.reason));
+    signal.addEventListener("abort", onAbort, { once: true });
     pending.then(
-      (value) => { signal.removeEventListener('abort', onAbort); resolve(value) },
-      (error: unknown) => { signal.removeEventListener('abort', onAbort); reject(error) },
-    )
-  })
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

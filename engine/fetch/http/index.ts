@@ -4,7 +4,7 @@
  * against SSRF, a DNS cache, exact deadlines and a decompression-aware body cap. It is used for pages
  * and robots.txt alike. Everything else in this folder is its machinery.
  */
-export { HttpFetcher } from './fetcher.ts'
+export { HttpFetcher } from "./fetcher.ts";
 export type {
   FetchError,
   FetchErrorKind,
@@ -12,6 +12,6 @@ export type {
   FetchRequest,
   FetchResponse,
   HttpFetcherOptions,
-} from './types.ts'
-export type { LookupFn, ResolvedAddress } from './dns-cache.ts'
-export { classifyAddress, refusalReason, type AddressRange } from './address-policy.ts'
+} from "./types.ts";
+export type { LookupFn, ResolvedAddress } from "./dns-cache.ts";
+export { classifyAddress, refusalReason, type AddressRange } from "./address-policy.ts";

@@ -10,8 +10,23 @@ const UNKNOWN_TYPES = new Set(["", "unknown/unknown", "application/unknown", "*/
 
 /** Tag openings that identify HTML (upper-case ASCII; input is compared case-insensitively). */
 const HTML_SIGNATURES = [
-  "<!DOCTYPE HTML", "<HTML", "<HEAD", "<SCRIPT", "<IFRAME", "<H1", "<DIV", "<FONT", "<TABLE", "<A",
-  "<STYLE", "<TITLE", "<B", "<BODY", "<BR", "<P", "<!--",
+  "<!DOCTYPE HTML",
+  "<HTML",
+  "<HEAD",
+  "<SCRIPT",
+  "<IFRAME",
+  "<H1",
+  "<DIV",
+  "<FONT",
+  "<TABLE",
+  "<A",
+  "<STYLE",
+  "<TITLE",
+  "<B",
+  "<BODY",
+  "<BR",
+  "<P",
+  "<!--",
 ].map((s) => Uint8Array.from(s, (c) => c.charCodeAt(0)));
 
 /** The media type without parameters, lower-cased: `Text/HTML; charset=x` → `text/html`. */

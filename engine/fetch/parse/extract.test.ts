@@ -65,11 +65,7 @@ describe("extractPage links", () => {
         `<link rel="alternate" type="application/rss+xml" href="/feed"><link rel="canonical" href="/canon">`,
       PAGE,
     );
-    expect(resolved(page)).toEqual([
-      "https://example.com/de/",
-      "https://example.com/feed",
-      "https://example.com/canon",
-    ]);
+    expect(resolved(page)).toEqual(["https://example.com/de/", "https://example.com/feed", "https://example.com/canon"]);
     expect(page.canonical).toBe("https://example.com/canon");
   });
 
@@ -114,10 +110,7 @@ describe("extractPage links", () => {
 
 describe("extractPage base href", () => {
   test("extract - resolves links against base href, including links before the base element", () => {
-    const page = extractPage(
-      `<a href="early">e</a><base href="https://other.test/root/"><a href="late">l</a>`,
-      PAGE,
-    );
+    const page = extractPage(`<a href="early">e</a><base href="https://other.test/root/"><a href="late">l</a>`, PAGE);
     expect(page.baseUrl).toBe("https://other.test/root/");
     expect(resolved(page)).toEqual(["https://other.test/root/early", "https://other.test/root/late"]);
   });
@@ -129,10 +122,7 @@ describe("extractPage base href", () => {
   });
 
   test("extract - honours only the first base element that has an href", () => {
-    const page = extractPage(
-      `<base target="_blank"><base href="/first/"><base href="/second/"><a href="x">x</a>`,
-      PAGE,
-    );
+    const page = extractPage(`<base target="_blank"><base href="/first/"><base href="/second/"><a href="x">x</a>`, PAGE);
     expect(page.baseUrl).toBe("https://example.com/first/");
   });
 
@@ -170,10 +160,7 @@ describe("extractPage meta robots", () => {
   });
 
   test("extract - combines several meta robots tags, the most restrictive winning", () => {
-    const page = extractPage(
-      `<meta name="robots" content="noindex"><meta name="robots" content="index, follow, nofollow">`,
-      PAGE,
-    );
+    const page = extractPage(`<meta name="robots" content="noindex"><meta name="robots" content="index, follow, nofollow">`, PAGE);
     expect(page.metaRobots).toEqual({ noindex: true, nofollow: true });
   });
 
@@ -300,7 +287,26 @@ describe("extractPage hostile input", () => {
   });
 
   test("extract - survives random tag soup", () => {
-    const bits = ["<a href='/r'>", "</a>", "<", ">", "<script>", "</script>", "<base href='x/'>", "&amp;", "&#", "\"", "'", "=", "<!--", "-->", "<svg>", "</svg>", "<template>", "text"];
+    const bits = [
+      "<a href='/r'>",
+      "</a>",
+      "<",
+      ">",
+      "<script>",
+      "</script>",
+      "<base href='x/'>",
+      "&amp;",
+      "&#",
+      '"',
+      "'",
+      "=",
+      "<!--",
+      "-->",
+      "<svg>",
+      "</svg>",
+      "<template>",
+      "text",
+    ];
     let seed = 42;
     for (let round = 0; round < 200; round++) {
       let html = "";

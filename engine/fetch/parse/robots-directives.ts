@@ -14,12 +14,7 @@ export interface RobotsDirectives {
  * Directives that take a value after a colon. A `name:` prefix that is not one of these names a user
  * agent (`googlebot: noindex`), which is how the header scopes the directives after it.
  */
-const VALUED_DIRECTIVES = new Set([
-  "unavailable_after",
-  "max-snippet",
-  "max-image-preview",
-  "max-video-preview",
-]);
+const VALUED_DIRECTIVES = new Set(["unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"]);
 
 const AGENT_PREFIX = /^([A-Za-z0-9._-]+)\s*:\s*(.*)$/s;
 

@@ -7,8 +7,33 @@
 
 /** Elements that flow inside a line: entering or leaving them is not a word boundary. */
 const INLINE_TAGS = new Set([
-  "a", "abbr", "b", "bdi", "bdo", "cite", "code", "data", "dfn", "em", "font", "i", "kbd", "mark", "q",
-  "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "time", "tt", "u", "var",
+  "a",
+  "abbr",
+  "b",
+  "bdi",
+  "bdo",
+  "cite",
+  "code",
+  "data",
+  "dfn",
+  "em",
+  "font",
+  "i",
+  "kbd",
+  "mark",
+  "q",
+  "s",
+  "samp",
+  "small",
+  "span",
+  "strike",
+  "strong",
+  "sub",
+  "sup",
+  "time",
+  "tt",
+  "u",
+  "var",
 ]);
 
 export function isInlineTag(name: string): boolean {

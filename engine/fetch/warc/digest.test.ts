@@ -19,7 +19,12 @@ const ex: CapturedExchange = {
 function headersOf(bytes: Uint8Array): Record<string, string> {
   const text = new TextDecoder().decode(bytes);
   const head = text.slice(0, text.indexOf("\r\n\r\n"));
-  return Object.fromEntries(head.split("\r\n").slice(1).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
+  return Object.fromEntries(
+    head
+      .split("\r\n")
+      .slice(1)
+      .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+  );
 }
 
 describe("presetDigests", () => {

@@ -53,7 +53,13 @@ describe("file naming", () => {
     const dir = await mkdtemp(join(tmpdir(), "warc-names-"));
     try {
       expect(await nextSequence(dir, "crawl")).toBe(1);
-      for (const n of ["crawl-20240101000000-00003.warc.gz", "crawl-20230101000000-00011.warc.gz", "other-20240101000000-00099.warc.gz", "crawl-x.warc.gz", "index.cdxj"]) {
+      for (const n of [
+        "crawl-20240101000000-00003.warc.gz",
+        "crawl-20230101000000-00011.warc.gz",
+        "other-20240101000000-00099.warc.gz",
+        "crawl-x.warc.gz",
+        "index.cdxj",
+      ]) {
         await writeFile(join(dir, n), "");
       }
       expect(await nextSequence(dir, "crawl")).toBe(12);

@@ -237,7 +237,8 @@ describe("WarcWriter layout", () => {
   test("warc - names files prefix-timestamp-sequence and rotates once a file reaches maxFileBytes", async () => {
     const w = await WarcWriter.open({ dir, prefix: "test", clock: CLOCK, maxFileBytes: 1_500 });
     const placed = [];
-    for (let i = 0; i < 4; i++) placed.push(await w.write(exchange({ url: `https://example.com/r${i}`, body: enc.encode("y".repeat(600)) })));
+    for (let i = 0; i < 4; i++)
+      placed.push(await w.write(exchange({ url: `https://example.com/r${i}`, body: enc.encode("y".repeat(600)) })));
     await w.close();
     const files = await warcFiles(dir);
     expect(files.length).toBeGreaterThan(1);
@@ -334,7 +335,13 @@ describe("WarcWriter CDXJ index", () => {
     const w = await WarcWriter.open({ dir, clock: CLOCK, maxFileBytes: 2_000 });
     await w.write(exchange());
     await w.write(exchange({ url: "https://example.com/no-type", responseHeaders: {} }));
-    await w.write(exchange({ url: "http://sub.example.com:8080/a/b?z=1&y=2", status: 301, responseHeaders: { Location: "/c", "content-type": "text/plain" } }));
+    await w.write(
+      exchange({
+        url: "http://sub.example.com:8080/a/b?z=1&y=2",
+        status: 301,
+        responseHeaders: { Location: "/c", "content-type": "text/plain" },
+      }),
+    );
     await w.write(exchange({ url: "https://example.com/head", method: "HEAD", body: new Uint8Array() }));
     await w.write(exchange({ url: "https://example.com/big", body: enc.encode("z".repeat(3_000)), truncated: true }));
     await w.close();

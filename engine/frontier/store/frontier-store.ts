@@ -379,7 +379,10 @@ export class FrontierStore {
   hostsInPartition(partition: number): Array<{ host: string; state: string; robots?: StoredRobots }> {
     const robots = new Map<string, StoredRobots>();
     for (const r of this.s.robotsInPartition!.all(partition) as Array<RawRobots & { host: string }>) robots.set(r.host, toRobots(r));
-    const out = (this.s.hostsInPartition!.all(partition) as Array<{ host: string; state: string }>).map((h) => ({ ...h, robots: robots.get(h.host) }));
+    const out = (this.s.hostsInPartition!.all(partition) as Array<{ host: string; state: string }>).map((h) => ({
+      ...h,
+      robots: robots.get(h.host),
+    }));
     for (const [host, r] of robots) if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: r });
     return out;
   }
@@ -387,8 +390,21 @@ export class FrontierStore {
   /** Writes a URL's full state as received from another node (handoff). */
   importUrl(row: UrlRow): void {
     this.s.importUrl!.run(
-      row.partition, row.url, row.host, row.state, row.depth, row.failures, row.lastStatus, row.lastFetchedAt, row.refetchMs,
-      row.etag, row.lastModified, row.fingerprint, row.simhash, row.changedLastVisit ? 1 : 0, row.note,
+      row.partition,
+      row.url,
+      row.host,
+      row.state,
+      row.depth,
+      row.failures,
+      row.lastStatus,
+      row.lastFetchedAt,
+      row.refetchMs,
+      row.etag,
+      row.lastModified,
+      row.fingerprint,
+      row.simhash,
+      row.changedLastVisit ? 1 : 0,
+      row.note,
     );
   }
 
