@@ -7,18 +7,18 @@ locals {
 
   files = { for id, t in local.targets : id => merge(
     {
-      "${var.paths.bin_dir}/crawler-secret"                    = { mode = "0755", content = local.secret_reader_script }
-      "${var.paths.bin_dir}/load-secrets"                      = { mode = "0700", content = local.load_secrets[id] }
-      "${var.paths.config_dir}/${t.role}.env"                  = { mode = "0644", content = local.env_file[id] }
-      "/etc/systemd/system/crawler-secrets.service"            = { mode = "0644", content = local.secrets_unit }
+      "${local.dirs[id].bin}/crawler-secret"                   = { mode = "0755", content = local.secret_reader_script[id] }
+      "${local.dirs[id].bin}/load-secrets"                     = { mode = "0700", content = local.load_secrets[id] }
+      "${local.dirs[id].config}/${t.role}.env"                 = { mode = "0644", content = local.env_file[id] }
+      "/etc/systemd/system/crawler-secrets.service"            = { mode = "0644", content = local.secrets_unit[id] }
       "/etc/systemd/system/${local.unit_name[t.role]}.service" = { mode = "0644", content = local.service_unit[id] }
     },
-    t.role == "nats" ? { "${var.paths.config_dir}/nats-server.conf" = { mode = "0644", content = local.nats_conf[id] } } : {},
-    t.role == "redis" ? { "${var.paths.config_dir}/redis.conf" = { mode = "0644", content = local.redis_conf[id] } } : {},
-    contains(local.crawler_roles, t.role) ? { "${var.paths.bin_dir}/install-crawler" = { mode = "0755", content = local.install_crawler } } : {},
+    t.role == "nats" ? { "${local.dirs[id].config}/nats-server.conf" = { mode = "0644", content = local.nats_conf[id] } } : {},
+    t.role == "redis" ? { "${local.dirs[id].config}/redis.conf" = { mode = "0644", content = local.redis_conf[id] } } : {},
+    contains(local.crawler_roles, t.role) ? { "${local.dirs[id].bin}/install-crawler" = { mode = "0755", content = local.install_crawler } } : {},
     t.role == "frontier" ? {
-      "${var.paths.bin_dir}/drain-frontier"    = { mode = "0755", content = local.drain_frontier }
-      "${var.paths.bin_dir}/prepare-data-disk" = { mode = "0755", content = local.prepare_data_disk }
+      "${local.dirs[id].bin}/drain-frontier"    = { mode = "0755", content = local.drain_frontier[id] }
+      "${local.dirs[id].bin}/prepare-data-disk" = { mode = "0755", content = local.prepare_data_disk[id] }
     } : {},
   ) }
 
@@ -37,7 +37,7 @@ locals {
       name           = "crawler"
       system         = true
       shell          = "/usr/sbin/nologin"
-      homedir        = var.paths.state_dir
+      homedir        = local.dirs[id].state
       no_create_home = true
     }]
     write_files = [for path in sort(keys(local.files[id])) : {
@@ -50,10 +50,10 @@ locals {
       # Debian starts its own nats-server / redis-server on install; ours replace them.
       t.role == "nats" ? [["sh", "-c", "systemctl disable --now nats-server.service || true"]] : [],
       t.role == "redis" ? [["sh", "-c", "systemctl disable --now redis-server.service || true"]] : [],
-      contains(local.crawler_roles, t.role) ? [["${var.paths.bin_dir}/install-crawler", t.role == "fetch" ? var.fleet.regions[t.region].fetch_runtime : "bun"]] : [],
-      t.role == "frontier" ? [["${var.paths.bin_dir}/prepare-data-disk"]] : [],
+      contains(local.crawler_roles, t.role) ? [["${local.dirs[id].bin}/install-crawler", t.role == "fetch" ? var.fleet.regions[t.region].fetch_runtime : "bun"]] : [],
+      t.role == "frontier" ? [["${local.dirs[id].bin}/prepare-data-disk"]] : [],
       # A fetch node of an auto-scaling group names itself after its machine id (stable across reboots).
-      t.node_id == null ? [["sh", "-c", "printf 'CRAWL_NODE_ID=%s-%s\\n' '${id}' \"$(cut -c1-12 /etc/machine-id)\" > '${local.node_id_env}'"]] : [],
+      t.node_id == null ? [["sh", "-c", "printf 'CRAWL_NODE_ID=%s-%s\\n' '${id}' \"$(cut -c1-12 /etc/machine-id)\" > '${local.dirs[id].config}/node-id.env'"]] : [],
       [
         ["systemctl", "daemon-reload"],
         ["systemctl", "enable", "--now", "crawler-secrets.service", "${local.unit_name[t.role]}.service"],

@@ -10,10 +10,6 @@ locals {
   nats_auth = var.security.nats_auth
   tls       = var.security.tls
 
-  warc_dir      = "${var.paths.state_dir}/warc"
-  frontier_dir  = "${var.paths.state_dir}/frontier"
-  secrets_env   = "${var.paths.config_dir}/secrets.env"
-  node_id_env   = "${var.paths.config_dir}/node-id.env"
   redis_scheme  = local.tls_on ? "rediss" : "redis"
   redis_user    = "crawler"
   stream_copies = min(3, min([for r in values(var.fleet.regions) : r.nats]...))
@@ -61,11 +57,16 @@ locals {
     local.nats_auth ? { CRAWL_NATS_PASSWORD = "{{nats_${role}_password}}" } : {}
   }
 
-  fetch_argv = { for r in local.region_names : r => var.fleet.regions[r].fetch_runtime == "deno" ? [
+  # By boot target: a fetch machine, or a region's fetch group.
+  fetch_targets = merge(
+    { for id, m in local.machines : id => m.region if m.role == "fetch" },
+    { for r in local.region_names : "${r}-fetch" => r },
+  )
+  fetch_argv = { for id, r in local.fetch_targets : id => var.fleet.regions[r].fetch_runtime == "deno" ? [
     var.paths.deno, "run", "--node-modules-dir=manual", "--no-lock", "--allow-net", "--allow-env",
     # Deno reads only what it is allowed to: the WARC directory, and the TLS files when TLS is on.
-    "--allow-read=${join(",", concat([local.warc_dir], local.tls_on ? [local.tls.ca_file, local.tls.cert_file, local.tls.key_file] : []))}",
-    "--allow-write=${local.warc_dir}",
+    "--allow-read=${join(",", concat(["${local.dirs[id].state}/warc"], local.tls_on ? [local.tls.ca_file, local.tls.cert_file, local.tls.key_file] : []))}",
+    "--allow-write=${local.dirs[id].state}/warc",
     "${var.paths.install_dir}/fetch-node/main.ts",
   ] : [var.paths.bun, "${var.paths.install_dir}/fetch-node/main.ts"] }
 
@@ -94,7 +95,7 @@ locals {
           CRAWL_NODE_ID                 = id
           CRAWL_REGION                  = m.region
           CRAWL_NATS_URL                = local.nats_urls[m.region]
-          CRAWL_DATA_DIR                = local.frontier_dir
+          CRAWL_DATA_DIR                = "${local.dirs[id].state}/frontier"
           CRAWL_FRONTIER_GRPC_LISTEN    = "${var.listen_host}:${m.ports.grpc}"
           CRAWL_FRONTIER_GRPC_ADVERTISE = "${m.host}:${m.ports.grpc}"
           CRAWL_FRONTIER_HTTP_LISTEN    = "${var.listen_host}:${m.ports.http}"
@@ -104,12 +105,16 @@ locals {
       secret_env = merge(local.nats_secret_env.frontier, { CRAWL_REDIS_URL = local.redis_url_template[m.region] })
     } :
     m.role == "fetch" ? {
-      argv       = local.fetch_argv[m.region]
-      env        = merge(local.fetch_env[m.region], { CRAWL_NODE_ID = id, CRAWL_FETCH_HTTP_LISTEN = "${var.listen_host}:${m.ports.http}" })
+      argv = local.fetch_argv[id]
+      env = merge(local.fetch_env[m.region], {
+        CRAWL_NODE_ID           = id
+        CRAWL_WARC_DIR          = "${local.dirs[id].state}/warc"
+        CRAWL_FETCH_HTTP_LISTEN = "${var.listen_host}:${m.ports.http}"
+      })
       secret_env = merge(local.nats_secret_env.fetch, { CRAWL_REDIS_URL = local.redis_url_template[m.region] })
     } :
     m.role == "nats" ? {
-      argv = [var.paths.nats_server, "-c", "${var.paths.config_dir}/nats-server.conf"]
+      argv = [var.paths.nats_server, "-c", "${local.dirs[id].config}/nats-server.conf"]
       env  = {}
       # nats-server reads $NATS_PASSWORD_<ROLE> from its environment (nats.tf).
       secret_env = local.nats_auth ? {
@@ -120,7 +125,7 @@ locals {
       } : {}
     } :
     {
-      argv       = [var.paths.redis, "${var.paths.config_dir}/redis.conf"]
+      argv       = [var.paths.redis, "${local.dirs[id].config}/redis.conf"]
       env        = {}
       secret_env = {}
     }
@@ -136,7 +141,7 @@ locals {
     {
       CRAWL_REGION            = r
       CRAWL_NATS_URL          = local.nats_urls[r]
-      CRAWL_WARC_DIR          = local.warc_dir
+      CRAWL_WARC_DIR          = "${var.paths.state_dir}/warc"
       CRAWL_FETCH_CONCURRENCY = tostring(var.fleet.regions[r].fetch_concurrency)
       CRAWL_STOP_GRACE        = "${var.fleet.fetch_stop_grace_seconds}s"
       CRAWL_FETCH_HTTP_LISTEN = "${var.listen_host}:${local.p.fetch_http}"
@@ -145,7 +150,7 @@ locals {
   # The fetch nodes of a region's auto-scaling group: one configuration for all of them, the node id
   # derived at boot (cloud_init.tf), the fleet's default ports.
   group_process = { for r in local.region_names : "${r}-fetch" => {
-    argv       = local.fetch_argv[r]
+    argv       = local.fetch_argv["${r}-fetch"]
     env        = local.fetch_env[r]
     secret_env = merge(local.nats_secret_env.fetch, { CRAWL_REDIS_URL = local.redis_url_template[r] })
   } }

@@ -39,9 +39,20 @@ locals {
   }
 
   machines = { for m in local.machine_list : m.id => merge(m, {
-    host  = try(coalesce(var.endpoint_overrides[m.id].host), "${m.id}.${var.fleet.internal_domain}")
-    ports = merge(local.role_ports[m.role], try(var.endpoint_overrides[m.id].ports, {}))
+    host  = try(coalesce(var.machine_overrides[m.id].host), "${m.id}.${var.fleet.internal_domain}")
+    ports = merge(local.role_ports[m.role], try(var.machine_overrides[m.id].ports, {}))
   }) }
+
+  # Where each boot target (machine, or a region's fetch group) keeps its configuration, state and helper
+  # scripts: the fleet's paths, or the machine's own (a test running every machine on one host).
+  dirs = merge(
+    { for m in local.machine_list : m.id => {
+      config = try(coalesce(var.machine_overrides[m.id].config_dir), var.paths.config_dir)
+      state  = try(coalesce(var.machine_overrides[m.id].state_dir), var.paths.state_dir)
+      bin    = try(coalesce(var.machine_overrides[m.id].bin_dir), var.paths.bin_dir)
+    } },
+    { for r in local.region_names : "${r}-fetch" => { config = var.paths.config_dir, state = var.paths.state_dir, bin = var.paths.bin_dir } },
+  )
 
   # Per region: its servers in order, and the URLs clients use.
   nats_of  = { for r in local.region_names : r => [for m in local.machine_list : local.machines[m.id] if m.role == "nats" && m.region == r] }
@@ -57,8 +68,8 @@ locals {
     if length(var.fleet.regions[r].host_suffixes) > 0
   ])
 
-  unknown_override_ids = setsubtract(keys(var.endpoint_overrides), keys(local.machines))
-  misplaced_override_ports = flatten([for id, o in var.endpoint_overrides : [
+  unknown_override_ids = setsubtract(keys(var.machine_overrides), keys(local.machines))
+  misplaced_override_ports = flatten([for id, o in var.machine_overrides : [
     for k in keys(o.ports) : "${id}.${k}" if contains(keys(local.machines), id) && !contains(keys(try(local.role_ports[local.machines[id].role], {})), k)
   ]])
 
@@ -79,15 +90,15 @@ resource "terraform_data" "fleet" {
   lifecycle {
     precondition {
       condition     = length(local.unknown_override_ids) == 0
-      error_message = "endpoint_overrides names machines that do not exist: ${join(", ", sort(local.unknown_override_ids))}."
+      error_message = "machine_overrides names machines that do not exist: ${join(", ", sort(local.unknown_override_ids))}."
     }
     precondition {
       condition     = length(local.misplaced_override_ports) == 0
-      error_message = "endpoint_overrides gives ports a machine's role does not have: ${join(", ", local.misplaced_override_ports)}."
+      error_message = "machine_overrides gives ports a machine's role does not have: ${join(", ", local.misplaced_override_ports)}."
     }
     precondition {
       condition     = length(distinct(local.endpoints)) == length(local.endpoints)
-      error_message = "Two services would listen on the same host:port; give each its own port in endpoint_overrides."
+      error_message = "Two services would listen on the same host:port; give each its own port in machine_overrides."
     }
     precondition {
       condition     = length(local.machine_list) == length(local.machines)

@@ -94,7 +94,7 @@ locals {
     region      = m.region
     listen_host = var.listen_host
     ports       = m.ports
-    store_dir   = "${var.paths.state_dir}/nats"
+    store_dir   = "${local.dirs[id].state}/nats"
     routes      = [for s in local.nats_of[m.region] : "nats-route://${s.host}:${s.ports.cluster}"]
     gateways = [for r in local.region_names : {
       name = r

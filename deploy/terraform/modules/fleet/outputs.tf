@@ -19,8 +19,9 @@ output "machines" {
     env          = local.process[id].env
     secret_env   = local.process[id].secret_env
     secret_names = { for k in local.secret_keys[id] : k => var.secrets[k] }
-    working_dir  = contains(["nats", "redis"], m.role) ? var.paths.state_dir : var.paths.install_dir
+    working_dir  = contains(["nats", "redis"], m.role) ? local.dirs[id].state : var.paths.install_dir
     unit         = "${local.unit_name[m.role]}.service"
+    dirs         = local.dirs[id]
     files        = local.files[id]
     user_data    = local.user_data[id]
   } }

@@ -8,7 +8,6 @@
 # Passwords live in <config_dir>/redis-users.conf, written at boot from the secret store (scripts.tf).
 
 locals {
-  redis_users_file = "${var.paths.config_dir}/redis-users.conf"
 
   # The ACL rules, minus the password that load-secrets puts in front of them.
   redis_acl = {
@@ -33,7 +32,7 @@ locals {
     ] : ["port ${m.ports.redis}"],
     "daemonize no",
     "supervised no",
-    "dir ${var.paths.state_dir}/redis",
+    "dir ${local.dirs[id].state}/redis",
     "appendonly yes",
     "appendfsync everysec",
     "aof-use-rdb-preamble yes",
@@ -43,6 +42,6 @@ locals {
     m.index == 1 ? "" : "replicaof ${local.redis_of[m.region][0].host} ${local.redis_of[m.region][0].ports.redis}",
     m.index == 1 ? "" : "masteruser replicator",
     "# user default off, user crawler, user replicator (and masterauth on replicas), with their passwords:",
-    "include ${local.redis_users_file}",
+    "include ${local.dirs[id].config}/redis-users.conf",
   ])))}\n" if m.role == "redis" }
 }

@@ -20,14 +20,18 @@ locals {
     } },
   )
 
-  default_secret_reader = <<-EOT
-    # Prints the secret named $1 from a file under ${var.paths.config_dir}/secret-store/ (tests, hand-made
-    # machines). A cloud module replaces this body with its secret store's client.
-    case "$1" in */../*|../*|*/..|..) echo "crawler-secret: bad secret name $1" >&2; exit 2;; esac
-    exec cat "${var.paths.config_dir}/secret-store/$1"
-  EOT
-
-  secret_reader_script = "#!/bin/sh\n# crawler-secret NAME: prints the value of the secret NAME. Rendered by the fleet module.\nset -eu\n${coalesce(var.secret_reader, local.default_secret_reader)}"
+  # By default a secret is a file under <config_dir>/secret-store/ (tests, hand-made machines); a cloud
+  # module replaces the body with its secret store's client.
+  secret_reader_script = { for id, t in local.targets : id => join("\n", [
+    "#!/bin/sh",
+    "# crawler-secret NAME: prints the value of the secret NAME. Rendered by the fleet module.",
+    "set -eu",
+    coalesce(var.secret_reader, join("\n", [
+      "case \"$1\" in */../*|../*|*/..|..) echo \"crawler-secret: bad secret name $1\" >&2; exit 2;; esac",
+      "exec cat \"${local.dirs[id].config}/secret-store/$1\"",
+    ])),
+    "",
+  ]) }
 
   # Secret keys (of var.secrets) each target needs: those its settings name, plus the Redis password on a
   # Redis server, plus the admin token for a frontier node's drain.
@@ -45,22 +49,22 @@ locals {
     "umask 077",
     "fail() { echo \"load-secrets: $*\" >&2; exit 1; }",
     "get() {",
-    "  value=$('${var.paths.bin_dir}/crawler-secret' \"$1\") || fail \"cannot read the secret $1\"",
+    "  value=$('${local.dirs[id].bin}/crawler-secret' \"$1\") || fail \"cannot read the secret $1\"",
     "  case \"$value\" in ''|*[!A-Za-z0-9._~-]*) fail \"the secret $1 is empty or not URL-safe (allowed: A-Z a-z 0-9 . _ ~ -)\";; esac",
     "  printf '%s' \"$value\"",
     "}",
     "# Files the service user reads itself (redis-server reads its users file) are handed to it.",
     "own() { if [ \"$(id -u)\" = 0 ]; then chown crawler \"$1\"; fi; }",
-    "mkdir -p '${var.paths.config_dir}'",
+    "mkdir -p '${local.dirs[id].config}'",
     [for k in local.secret_keys[id] : "s_${k}=$(get '${var.secrets[k]}')"],
-    "tmp='${local.secrets_env}.tmp'",
+    "tmp='${local.dirs[id].config}/secrets.env.tmp'",
     "{",
     [for name, tpl in t.process.secret_env : "  printf '%s\\n' \"${name}=${replace(tpl, "/\\{\\{([a-z_]+)\\}\\}/", "$${s_$1}")}\""],
     "} > \"$tmp\"",
-    "mv \"$tmp\" '${local.secrets_env}'",
+    "mv \"$tmp\" '${local.dirs[id].config}/secrets.env'",
     t.role == "frontier" ? [
-      "printf 'CRAWLCTL_TOKEN=%s\\n' \"$s_admin_token\" > '${var.paths.config_dir}/crawlctl.env.tmp'",
-      "mv '${var.paths.config_dir}/crawlctl.env.tmp' '${var.paths.config_dir}/crawlctl.env'",
+      "printf 'CRAWLCTL_TOKEN=%s\\n' \"$s_admin_token\" > '${local.dirs[id].config}/crawlctl.env.tmp'",
+      "mv '${local.dirs[id].config}/crawlctl.env.tmp' '${local.dirs[id].config}/crawlctl.env'",
     ] : [],
     t.role == "redis" ? concat([
       "{",
@@ -68,16 +72,16 @@ locals {
       "  printf '%s\\n' \"user ${local.redis_user} on >$s_redis_password ${local.redis_acl.crawler}\"",
       "  printf '%s\\n' \"user replicator on >$s_redis_password ${local.redis_acl.replicator}\"",
       ], try(local.machines[id].index, 1) == 1 ? [] : ["  printf '%s\\n' \"masterauth $s_redis_password\""], [
-      "} > '${local.redis_users_file}.tmp'",
-      "own '${local.redis_users_file}.tmp'",
-      "mv '${local.redis_users_file}.tmp' '${local.redis_users_file}'",
+      "} > '${local.dirs[id].config}/redis-users.conf.tmp'",
+      "own '${local.dirs[id].config}/redis-users.conf.tmp'",
+      "mv '${local.dirs[id].config}/redis-users.conf.tmp' '${local.dirs[id].config}/redis-users.conf'",
     ]) : [],
     local.tls_on && local.tls.secret_prefix != null ? [
       "# TLS files: the fleet's CA, and this machine's certificate and key.",
       "mkdir -p '${dirname(local.tls.cert_file)}' '${dirname(local.tls.key_file)}' '${dirname(local.tls.ca_file)}'",
-      "'${var.paths.bin_dir}/crawler-secret' '${local.tls.secret_prefix}/ca.pem' > '${local.tls.ca_file}.tmp' || fail 'cannot read the CA certificate'",
-      "'${var.paths.bin_dir}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.pem' > '${local.tls.cert_file}.tmp' || fail \"cannot read this machine's certificate\"",
-      "'${var.paths.bin_dir}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.key' > '${local.tls.key_file}.tmp' || fail \"cannot read this machine's key\"",
+      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/ca.pem' > '${local.tls.ca_file}.tmp' || fail 'cannot read the CA certificate'",
+      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.pem' > '${local.tls.cert_file}.tmp' || fail \"cannot read this machine's certificate\"",
+      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.key' > '${local.tls.key_file}.tmp' || fail \"cannot read this machine's key\"",
       "chmod 0644 '${local.tls.ca_file}.tmp' '${local.tls.cert_file}.tmp'",
       "own '${local.tls.key_file}.tmp'",
       "mv '${local.tls.ca_file}.tmp' '${local.tls.ca_file}'",
@@ -90,7 +94,7 @@ locals {
   coordinator_grpc_addresses = [for c in local.coordinators : "${c.host}:${c.ports.grpc}"]
 
   # ExecStop of a frontier node: drain first, so its partitions move by handoff and not by death.
-  drain_frontier = <<-EOT
+  drain_frontier = { for id, t in local.targets : id => <<-EOT
     #!/bin/sh
     # drain-frontier PID: run by systemd before it stops this frontier node. Asks a coordinator to drain the
     # node, then waits until the node holds no partition (they moved to other nodes by handoff), for at most
@@ -100,7 +104,7 @@ locals {
     set -u
     if [ -z "$${1:-}" ]; then echo "drain-frontier: the node is not running; nothing to drain"; exit 0; fi
     node="$${CRAWL_NODE_ID:?CRAWL_NODE_ID is not set}"
-    . '${var.paths.config_dir}/crawlctl.env'
+    . '${local.dirs[id].config}/crawlctl.env'
     export CRAWLCTL_TOKEN
     deadline=$(( $(date +%s) + ${var.fleet.drain_timeout_seconds} ))
     crawlctl() { '${var.paths.bun}' '${var.paths.install_dir}/cli/main.ts' "$@"; }
@@ -118,6 +122,7 @@ locals {
     echo "drain-frontier: $node still holds $left partition(s) after ${var.fleet.drain_timeout_seconds} s; stopping anyway" >&2
     exit 0
   EOT
+  if t.role == "frontier" }
 
   install_crawler = <<-EOT
     #!/bin/sh
@@ -147,9 +152,9 @@ locals {
 
   # A frontier node's store must outlive its instance: the data disk carries the label crawler-data; a
   # replacement instance finds it by label and mounts it, and only a blank disk is ever formatted.
-  prepare_data_disk = <<-EOT
+  prepare_data_disk = { for id, t in local.targets : id => <<-EOT
     #!/bin/sh
-    # prepare-data-disk: mounts the disk labelled crawler-data at ${var.paths.state_dir}, formatting it
+    # prepare-data-disk: mounts the disk labelled crawler-data at ${local.dirs[id].state}, formatting it
     # only when no such disk exists and exactly one blank, unmounted disk does. Rendered by the fleet module.
     set -eu
     label=crawler-data
@@ -165,8 +170,9 @@ locals {
       dev=$(blkid -L "$label" 2>/dev/null || true)
     done
     [ -n "$dev" ] || { echo "prepare-data-disk: no disk labelled $label and no single blank disk" >&2; exit 1; }
-    mkdir -p '${var.paths.state_dir}'
-    grep -q "LABEL=$label" /etc/fstab || echo "LABEL=$label ${var.paths.state_dir} ext4 defaults,nofail 0 2" >> /etc/fstab
-    mountpoint -q '${var.paths.state_dir}' || mount '${var.paths.state_dir}'
+    mkdir -p '${local.dirs[id].state}'
+    grep -q "LABEL=$label" /etc/fstab || echo "LABEL=$label ${local.dirs[id].state} ext4 defaults,nofail 0 2" >> /etc/fstab
+    mountpoint -q '${local.dirs[id].state}' || mount '${local.dirs[id].state}'
   EOT
+  if t.role == "frontier" }
 }

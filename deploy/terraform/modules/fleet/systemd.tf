@@ -31,15 +31,15 @@ locals {
 
   # Directories a service writes, created (and handed to crawler) as root before each start: a frontier
   # node's data disk may just have been mounted.
-  state_dirs = {
+  state_subdir = {
     coordinator = []
-    frontier    = [local.frontier_dir]
-    fetch       = [local.warc_dir]
-    nats        = ["${var.paths.state_dir}/nats"]
-    redis       = ["${var.paths.state_dir}/redis"]
+    frontier    = ["frontier"]
+    fetch       = ["warc"]
+    nats        = ["nats"]
+    redis       = ["redis"]
   }
 
-  secrets_unit = <<-EOT
+  secrets_unit = { for id, t in local.targets : id => <<-EOT
     [Unit]
     Description=crawler: read this machine's secrets (fleet ${var.fleet.name})
     Wants=network-online.target
@@ -48,13 +48,14 @@ locals {
     [Service]
     Type=oneshot
     RemainAfterExit=yes
-    ExecStart=${var.paths.bin_dir}/load-secrets
+    ExecStart=${local.dirs[id].bin}/load-secrets
     Restart=on-failure
     RestartSec=10
 
     [Install]
     WantedBy=multi-user.target
   EOT
+  }
 
   service_unit = { for id, t in local.targets : id => join("\n", flatten([
     "[Unit]",
@@ -62,19 +63,19 @@ locals {
     "Wants=network-online.target",
     "After=network-online.target crawler-secrets.service",
     "Requires=crawler-secrets.service",
-    t.role == "frontier" ? ["RequiresMountsFor=${var.paths.state_dir}"] : [],
+    t.role == "frontier" ? ["RequiresMountsFor=${local.dirs[id].state}"] : [],
     "",
     "[Service]",
     "Type=simple",
     "User=crawler",
     "Group=crawler",
-    "WorkingDirectory=${contains(["nats", "redis"], t.role) ? var.paths.state_dir : var.paths.install_dir}",
-    "EnvironmentFile=${var.paths.config_dir}/${t.role}.env",
-    "EnvironmentFile=${local.secrets_env}",
-    t.node_id == null ? ["EnvironmentFile=${local.node_id_env}"] : [],
-    [for d in local.state_dirs[t.role] : "ExecStartPre=+/usr/bin/install -d -o crawler -g crawler -m 0750 ${d}"],
+    "WorkingDirectory=${contains(["nats", "redis"], t.role) ? local.dirs[id].state : var.paths.install_dir}",
+    "EnvironmentFile=${local.dirs[id].config}/${t.role}.env",
+    "EnvironmentFile=${local.dirs[id].config}/secrets.env",
+    t.node_id == null ? ["EnvironmentFile=${local.dirs[id].config}/node-id.env"] : [],
+    [for d in local.state_subdir[t.role] : "ExecStartPre=+/usr/bin/install -d -o crawler -g crawler -m 0750 ${local.dirs[id].state}/${d}"],
     "ExecStart=${join(" ", t.process.argv)}",
-    t.role == "frontier" ? ["ExecStop=+${var.paths.bin_dir}/drain-frontier $MAINPID"] : [],
+    t.role == "frontier" ? ["ExecStop=+${local.dirs[id].bin}/drain-frontier $MAINPID"] : [],
     t.role == "nats" ? ["ExecReload=/bin/kill -HUP $MAINPID"] : [],
     "KillSignal=SIGTERM",
     "TimeoutStopSec=${local.stop_timeout[t.role]}",

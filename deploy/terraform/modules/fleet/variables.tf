@@ -259,25 +259,33 @@ variable "listen_host" {
   }
 }
 
-variable "endpoint_overrides" {
+variable "machine_overrides" {
   description = <<-EOT
-    Per machine (by node id): the host name others dial instead of <node id>.<internal_domain>, and ports
-    instead of fleet.ports. Port keys: client, cluster, gateway, monitor (NATS servers), redis (Redis),
-    grpc, http (coordinators and frontier nodes), http (fetch nodes). A test remaps the whole fleet onto
-    127.0.0.1 with distinct ports this way and changes nothing else.
+    Per machine (by node id): the host name others dial instead of <node id>.<internal_domain>, ports
+    instead of fleet.ports, and its own config_dir, state_dir and bin_dir instead of paths. Port keys:
+    client, cluster, gateway, monitor (NATS servers), redis (Redis), grpc and http (coordinators and
+    frontier nodes), http (fetch nodes). A test runs the whole fleet on one machine this way (127.0.0.1,
+    distinct ports, one directory per machine) and changes nothing else.
   EOT
   type = map(object({
-    host  = optional(string)
-    ports = optional(map(number), {})
+    host       = optional(string)
+    ports      = optional(map(number), {})
+    config_dir = optional(string)
+    state_dir  = optional(string)
+    bin_dir    = optional(string)
   }))
   default = {}
   validation {
-    condition     = alltrue(flatten([for o in values(var.endpoint_overrides) : [for k, p in o.ports : contains(["client", "cluster", "gateway", "monitor", "redis", "grpc", "http"], k) && p >= 1 && p <= 65535]]))
-    error_message = "endpoint_overrides ports take the keys client, cluster, gateway, monitor, redis, grpc and http, each 1-65535."
+    condition     = alltrue(flatten([for o in values(var.machine_overrides) : [for k, p in o.ports : contains(["client", "cluster", "gateway", "monitor", "redis", "grpc", "http"], k) && p >= 1 && p <= 65535]]))
+    error_message = "machine_overrides ports take the keys client, cluster, gateway, monitor, redis, grpc and http, each 1-65535."
   }
   validation {
-    condition     = alltrue([for o in values(var.endpoint_overrides) : o.host == null || can(regex("^[A-Za-z0-9.-]+$", o.host))])
-    error_message = "endpoint_overrides hosts must be host names or IPv4 addresses."
+    condition     = alltrue([for o in values(var.machine_overrides) : o.host == null || can(regex("^[A-Za-z0-9.-]+$", o.host))])
+    error_message = "machine_overrides hosts must be host names or IPv4 addresses."
+  }
+  validation {
+    condition     = alltrue(flatten([for o in values(var.machine_overrides) : [for p in [o.config_dir, o.state_dir, o.bin_dir] : p == null || can(regex("^/[^\\s\"'$]*[^/]$", p))]]))
+    error_message = "machine_overrides directories must be absolute paths without a trailing slash, spaces, quotes or $."
   }
 }
 

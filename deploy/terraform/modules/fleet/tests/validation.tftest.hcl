@@ -114,7 +114,7 @@ run "one_secret_name_shared_by_two_roles_is_refused" {
 run "an_override_for_a_machine_that_does_not_exist_is_refused" {
   command = plan
   variables {
-    endpoint_overrides = { us-east-1-frontier-9 = { host = "127.0.0.1" } }
+    machine_overrides = { us-east-1-frontier-9 = { host = "127.0.0.1" } }
   }
   expect_failures = [terraform_data.fleet]
 }
@@ -122,7 +122,7 @@ run "an_override_for_a_machine_that_does_not_exist_is_refused" {
 run "overrides_that_put_two_services_on_one_port_are_refused" {
   command = plan
   variables {
-    endpoint_overrides = {
+    machine_overrides = {
       us-east-1-frontier-1 = { host = "127.0.0.1", ports = { grpc = 20001, http = 20002 } }
       eu-west-1-frontier-1 = { host = "127.0.0.1", ports = { grpc = 20001, http = 20003 } }
     }
