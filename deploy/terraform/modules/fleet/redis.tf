@@ -3,8 +3,10 @@
 # A region's first Redis server is the primary the crawler uses; the others replicate it (failover is by
 # hand: point the region's nodes at a replica). Persistence is on (AOF, fsync every second, with an RDB
 # preamble) so a restart keeps the seen-sets; maxmemory-policy noeviction because an evicted Bloom slice
-# would make the crawl fetch again what it has. The default user is off; the crawler's ACL user may touch
-# only the crawler's keys (adapters/redis: seen:*, fp:*, simhash:*) and no admin or dangerous command.
+# would make the crawl fetch again what it has. The default user needs a password nobody knows (not
+# `off`: Redis 7.0 replays the AOF as the default user and would drop the seen-set's MULTI/EXEC entries);
+# the crawler's ACL user may touch only the crawler's keys (adapters/redis: seen:*, fp:*, simhash:*) and
+# run no admin or dangerous command.
 # Passwords live in <config_dir>/redis-users.conf, written at boot from the secret store (scripts.tf).
 
 locals {
@@ -41,7 +43,7 @@ locals {
     var.fleet.redis_maxmemory == null ? "" : "maxmemory ${var.fleet.redis_maxmemory}",
     m.index == 1 ? "" : "replicaof ${local.redis_of[m.region][0].host} ${local.redis_of[m.region][0].ports.redis}",
     m.index == 1 ? "" : "masteruser replicator",
-    "# user default off, user crawler, user replicator (and masterauth on replicas), with their passwords:",
+    "# the default user (locked), user crawler, user replicator (and masterauth on replicas), with their passwords:",
     "include ${local.dirs[id].config}/redis-users.conf",
   ])))}\n" if m.role == "redis" }
 }
