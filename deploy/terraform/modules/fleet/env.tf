@@ -136,7 +136,8 @@ locals {
   fetch_env = { for r in local.region_names : r => merge(local.shared_env, var.fleet.policy, local.nats_client_env.fetch,
     local.tls_on ? { CRAWL_REDIS_TLS_CA_FILE = local.tls.ca_file } : {},
     var.fleet.proxy == null ? {} : { CRAWL_PROXY = var.fleet.proxy },
-    var.fleet.warc_upload == null ? {} : { CRAWL_WARC_UPLOAD = "${trimsuffix(var.fleet.warc_upload, "/")}/${r}" },
+    # Each region's files go under <region>/ (per-region buckets: "s3://crawl-warc-{region}").
+    var.fleet.warc_upload == null ? {} : { CRAWL_WARC_UPLOAD = "${trimsuffix(replace(var.fleet.warc_upload, "{region}", r), "/")}/${r}" },
     var.fleet.allow_private_addresses ? { CRAWL_ALLOW_PRIVATE_ADDRESSES = "true" } : {},
     {
       CRAWL_REGION            = r

@@ -149,8 +149,8 @@ variable "fleet" {
     error_message = "drain_timeout_seconds must be 0-3600, and the stop grace periods 0-600."
   }
   validation {
-    condition     = var.fleet.warc_upload == null || can(regex("^s3://[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](/[^\\s]*)?$", var.fleet.warc_upload))
-    error_message = "fleet.warc_upload must be s3://bucket or s3://bucket/prefix."
+    condition     = var.fleet.warc_upload == null || can(regex("^s3://[a-z0-9{][a-z0-9.{}-]{1,80}(/[^\\s]*)?$", var.fleet.warc_upload))
+    error_message = "fleet.warc_upload must be s3://bucket or s3://bucket/prefix; {region} in it stands for each region's name (one bucket per region)."
   }
   validation {
     condition     = var.fleet.proxy == null || can(regex("^https?://[^\\s]+$", var.fleet.proxy))
