@@ -28,7 +28,9 @@ const SECRETS = {
   nats_fetch_password: "test/nats-fetch",
   nats_system_password: "test/nats-system",
 };
-const VALUES: Record<string, string> = Object.fromEntries(Object.values(SECRETS).map((name) => [name, `${name.replace(/\W/g, "-")}-${crypto.randomUUID()}`]));
+const VALUES: Record<string, string> = Object.fromEntries(
+  Object.values(SECRETS).map((name) => [name, `${name.replace(/\W/g, "-")}-${crypto.randomUUID()}`]),
+);
 
 let root: string;
 let fleet: FleetOutput;
@@ -87,7 +89,11 @@ test("fleet NATS - the rendered servers form their clusters, join by gateways an
   await Promise.all(
     natsIds().map((id, i) => {
       const other = fleet.machines[id]!.region === "us-east-1" ? "eu-west-1" : "us-east-1";
-      return servers[i]!.waitFor(new RegExp(`Outbound gateway connection to "${other}"[^\\n]*registered`), 30_000, `${id} gateway to ${other}`);
+      return servers[i]!.waitFor(
+        new RegExp(`Outbound gateway connection to "${other}"[^\\n]*registered`),
+        30_000,
+        `${id} gateway to ${other}`,
+      );
     }),
   );
   // The three us-east-1 servers route to each other.
@@ -95,16 +101,23 @@ test("fleet NATS - the rendered servers form their clusters, join by gateways an
   // JetStream answers on every server (the supercluster has one metadata leader), asked as the coordinator.
   const password = provisionMachine(fleet.machines["coordinator-1"]!, VALUES)["CRAWL_NATS_PASSWORD"];
   for (const id of natsIds()) {
-    const nc = await connectNats(`nats://127.0.0.1:${fleet.machines[id]!.ports["client"]}`, `probe ${id}`, { user: "coordinator", pass: password });
+    const nc = await connectNats(`nats://127.0.0.1:${fleet.machines[id]!.ports["client"]}`, `probe ${id}`, {
+      user: "coordinator",
+      pass: password,
+    });
     connections.push(nc);
     const jsm = await jetstreamManager(nc);
-    const info = await until(async () => {
-      try {
-        return await jsm.getAccountInfo();
-      } catch {
-        return undefined; // no metadata leader yet
-      }
-    }, `JetStream on ${id}`, 60_000);
+    const info = await until(
+      async () => {
+        try {
+          return await jsm.getAccountInfo();
+        } catch {
+          return undefined; // no metadata leader yet
+        }
+      },
+      `JetStream on ${id}`,
+      60_000,
+    );
     expect(info.limits).toBeDefined();
   }
 }, 120_000);
@@ -113,7 +126,10 @@ test("fleet NATS - the rendered servers form their clusters, join by gateways an
 async function connectAs(machineId: string): Promise<NatsConnection> {
   const m = fleet.machines[machineId]!;
   const env = provisionMachine(m, VALUES);
-  const nc = await connectNats(m.env["CRAWL_NATS_URL"]!.split(","), machineId, { user: m.env["CRAWL_NATS_USER"], pass: env["CRAWL_NATS_PASSWORD"] });
+  const nc = await connectNats(m.env["CRAWL_NATS_URL"]!.split(","), machineId, {
+    user: m.env["CRAWL_NATS_USER"],
+    pass: env["CRAWL_NATS_PASSWORD"],
+  });
   connections.push(nc);
   return nc;
 }
@@ -125,10 +141,29 @@ function bus(nc: NatsConnection): JetStreamBus {
 }
 
 const task = (id: string, host: string, partition: number): FetchTask => ({
-  taskId: id, kind: "page", url: `https://${host}/`, host, partition, depth: 0, redirectHops: 0, hostGapMs: 1000, issuedAt: Date.now(),
+  taskId: id,
+  kind: "page",
+  url: `https://${host}/`,
+  host,
+  partition,
+  depth: 0,
+  redirectHops: 0,
+  hostGapMs: 1000,
+  issuedAt: Date.now(),
 });
 const result = (t: FetchTask): FetchResult => ({
-  taskId: t.taskId, kind: "response", taskKind: "page", url: t.url, host: t.host, partition: t.partition, status: 200, startedAt: Date.now() - 5, endedAt: Date.now(), changed: false, linksFound: 1, bytes: 100,
+  taskId: t.taskId,
+  kind: "response",
+  taskKind: "page",
+  url: t.url,
+  host: t.host,
+  partition: t.partition,
+  status: 200,
+  startedAt: Date.now() - 5,
+  endedAt: Date.now(),
+  changed: false,
+  linksFound: 1,
+  bytes: 100,
 });
 const link = (url: string): DiscoveredUrl => ({ url, host: new URL(url).host, depth: 1, redirectHops: 0 });
 
@@ -173,12 +208,16 @@ test("fleet NATS - each role's user does its role's work: seeds, tasks, results 
   const fetchBus = bus(fetcher);
   await fetchBus.ensureRegion("eu-west-1", PARTITIONS);
   let got: FetchTask | undefined;
-  fetchBus.consumeTasks("eu-west-1", async (d) => {
-    got = d.data;
-    await fetchBus.publishUrls("us-east-1", 2, [link("https://example.com/from-eu")]);
-    await fetchBus.publishResult("eu-west-1", result(d.data));
-    await d.ack();
-  }, { concurrency: 1 });
+  fetchBus.consumeTasks(
+    "eu-west-1",
+    async (d) => {
+      got = d.data;
+      await fetchBus.publishUrls("us-east-1", 2, [link("https://example.com/from-eu")]);
+      await fetchBus.publishResult("eu-west-1", result(d.data));
+      await d.ack();
+    },
+    { concurrency: 1 },
+  );
   expect((await until(() => got, "the task at the eu-west-1 fetch node")).taskId).toBe("t-1");
 
   let back: FetchResult | undefined;
@@ -223,6 +262,11 @@ test("fleet NATS - a role is refused another role's subjects, and a wrong passwo
 
   const m = fleet.machines["us-east-1-frontier-1"]!;
   await expect(
-    connectNats(m.env["CRAWL_NATS_URL"]!.split(","), "intruder", { user: "frontier", pass: "not-the-password", maxReconnectAttempts: 0, waitOnFirstConnect: false }),
+    connectNats(m.env["CRAWL_NATS_URL"]!.split(","), "intruder", {
+      user: "frontier",
+      pass: "not-the-password",
+      maxReconnectAttempts: 0,
+      waitOnFirstConnect: false,
+    }),
   ).rejects.toThrow(/Authorization/i);
 }, 60_000);

@@ -137,5 +137,9 @@ test("fleet Redis - the seen-set survives a restart of the primary (AOF)", async
   closers.push(() => seen.close());
   // Redis 7.0 replays the AOF as the default user; the seen-set's MULTI/EXEC entries must not be refused.
   expect(running.get("us-east-1-redis-1")!.log()).not.toContain("NOPERM");
-  expect(await seen.checkAndAdd(3, ["https://example.com/a", "https://example.com/b", "https://example.com/d"])).toEqual([true, true, false]);
+  expect(await seen.checkAndAdd(3, ["https://example.com/a", "https://example.com/b", "https://example.com/d"])).toEqual([
+    true,
+    true,
+    false,
+  ]);
 }, 60_000);

@@ -20,7 +20,10 @@ const ROLE_PORTS: Record<FleetMachine["role"], string[]> = {
 };
 
 /** The node ids the fleet module gives a description (coordinator-N, then <region>-<role>-N). */
-export function nodeIds(coordinators: number, regions: Record<string, Partial<Record<"nats" | "redis" | "frontier" | "fetch", number>>>): Map<string, FleetMachine["role"]> {
+export function nodeIds(
+  coordinators: number,
+  regions: Record<string, Partial<Record<"nats" | "redis" | "frontier" | "fetch", number>>>,
+): Map<string, FleetMachine["role"]> {
   const ids = new Map<string, FleetMachine["role"]>();
   for (let i = 1; i <= coordinators; i++) ids.set(`coordinator-${i}`, "coordinator");
   for (const [region, counts] of Object.entries(regions)) {
@@ -39,7 +42,13 @@ export async function loopbackOverrides(ids: Map<string, FleetMachine["role"]>, 
   for (const [id, role] of ids) {
     const ports: Record<string, number> = {};
     for (const key of ROLE_PORTS[role]) ports[key] = await freePort(taken);
-    overrides[id] = { host: "127.0.0.1", ports, config_dir: join(root, id, "etc"), state_dir: join(root, id, "state"), bin_dir: join(root, id, "bin") };
+    overrides[id] = {
+      host: "127.0.0.1",
+      ports,
+      config_dir: join(root, id, "etc"),
+      state_dir: join(root, id, "state"),
+      bin_dir: join(root, id, "bin"),
+    };
   }
   return overrides;
 }
@@ -95,7 +104,11 @@ process.on("exit", () => {
 /** Starts argv with `env` (added to this process's PATH only) in `cwd`, capturing its output. */
 export function startProcess(argv: string[], env: Record<string, string>, cwd: string): RunningProcess {
   mkdirSync(cwd, { recursive: true });
-  const child = spawn(argv[0]!, argv.slice(1), { cwd, env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(argv[0]!, argv.slice(1), {
+    cwd,
+    env: { PATH: process.env["PATH"] ?? "", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   live.add(child);
   let output = "";
   child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
