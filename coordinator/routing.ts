@@ -1,6 +1,7 @@
 /**
  * Routes host and URL questions to the frontier node that holds the host. The address of a host is pure
- * (host key → region by the rules, partition by hash mod P); the ring then names the partition's owner.
+ * (core/addressing: host key → region by the rules, partition by hash mod P); the ring then names the
+ * partition's owner.
  * While a handoff is pending (`previous[p]` set), the host's queue and politeness state still sit with the
  * previous owner, so questions go to it; otherwise to the owner. The node's gRPC address comes from its
  * record, and one FrontierService client per address is kept in a pool (closed with `close()`).
@@ -10,11 +11,11 @@
  * address or does not answer is UnavailableError naming the node. `explainUrl` answers without any frontier
  * node for a URL the normalizer rejects, and with the addressing alone when the partition has no owner.
  */
-import { regionOf, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
+import { addressOf, hostKeyOfArgument } from "../core/addressing/index.ts";
+import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
-import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { InvalidArgumentError, NotFoundError, UnavailableError } from "../core/errors/index.ts";
+import { NotFoundError, UnavailableError } from "../core/errors/index.ts";
 import { urlExplanation } from "../proto/codec/index.ts";
 import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import type { Membership } from "./membership.ts";
@@ -56,17 +57,17 @@ export class Routing {
 
   /** The addressing of a host key (`example.com`, `example.com:8080`) or URL; InvalidArgumentError if malformed. */
   async locate(host: string): Promise<HostAddress> {
-    return this.address(parseHost(host));
+    return this.address(hostKeyOfArgument(host));
   }
 
   async getHost(host: string): Promise<HostInfo> {
-    const where = await this.requireHolder(parseHost(host));
+    const where = await this.requireHolder(hostKeyOfArgument(host));
     const answer = await this.peerFor(where.record).getHost(where.address.hostKey);
     return withAddress(answer.host, where.address);
   }
 
   async setHostPaused(host: string, paused: boolean): Promise<HostInfo> {
-    const where = await this.requireHolder(parseHost(host));
+    const where = await this.requireHolder(hostKeyOfArgument(host));
     const answer = await this.peerFor(where.record).setHostPaused(where.address.hostKey, paused);
     return withAddress(answer.host, where.address);
   }
@@ -100,8 +101,7 @@ export class Routing {
   }
 
   private async address(hostKey: string): Promise<HostAddress> {
-    const region = regionOf(hostKey, this.opts.rules);
-    const partition = partitionOf(hostKey, this.opts.partitions);
+    const { region, partition } = addressOf(hostKey, this.opts);
     const ring = (await this.opts.state.getRing())?.ring;
     const assignment = ring?.regions[region];
     const owner = assignment?.owners[partition] ?? "";
@@ -138,22 +138,6 @@ export class Routing {
     this.pool.set(record.id, { address: record.grpcAddress, peer });
     return peer;
   }
-}
-
-/** The host key of `input`: a bare host (`Example.COM:8080`) or a URL whose host is meant. */
-export function parseHost(input: string): string {
-  const text = input.trim();
-  if (text === "") throw new InvalidArgumentError("host: must not be empty");
-  if (text.includes("://")) {
-    const n = normalizeUrl(text);
-    if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
-    return hostKeyOf(n.url);
-  }
-  if (/[\s/?#@\\]/.test(text))
-    throw new InvalidArgumentError(`host: "${text.slice(0, 64)}" is not a host name (give example.com or example.com:8080)`);
-  const n = normalizeUrl(`http://${text}/`);
-  if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
-  return hostKeyOf(n.url);
 }
 
 function withAddress(info: HostInfo | undefined, address: HostAddress): HostInfo {

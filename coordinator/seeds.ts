@@ -7,10 +7,10 @@
  * with the normalizer's reason; a repeat within one request is rejected as a duplicate. Publishing again is
  * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried.
  */
-import { regionOf, type RegionRules } from "../core/cluster/index.ts";
+import { groupByOwner } from "../core/addressing/index.ts";
+import type { RegionRules } from "../core/cluster/index.ts";
 import { type MessageBus } from "../core/ports/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
-import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { InvalidArgumentError, UnavailableError } from "../core/errors/index.ts";
 
@@ -43,7 +43,7 @@ export class SeedPublisher {
     if (urls.length > this.opts.maxUrls)
       throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
     const rejected: RejectedSeed[] = [];
-    const groups = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
+    const accepted: DiscoveredUrl[] = [];
     const seen = new Set<string>();
     for (const input of urls) {
       const n = normalizeUrl(input);
@@ -56,15 +56,10 @@ export class SeedPublisher {
         continue;
       }
       seen.add(n.url);
-      const host = hostKeyOf(n.url);
-      const region = regionOf(host, this.opts.rules);
-      const partition = partitionOf(host, this.opts.partitions);
-      const key = `${region}/${partition}`;
-      let group = groups.get(key);
-      if (!group) groups.set(key, (group = { region, partition, urls: [] }));
-      group.urls.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
+      accepted.push({ url: n.url, host: hostKeyOf(n.url), depth: 0, redirectHops: 0, isSeed: true });
     }
-    const results = await Promise.allSettled([...groups.values()].map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
+    const groups = groupByOwner(accepted, this.opts);
+    const results = await Promise.allSettled(groups.map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
     if (failed.length > 0) {
       const reason = failed[0]!.reason;

@@ -7,7 +7,7 @@
  * are durable.
  */
 import type { DiscoveredUrl } from "../core/model/index.ts";
-import type { LinkGroup } from "./route-links.ts";
+import type { OwnerGroup } from "../core/addressing/index.ts";
 
 interface Slot {
   region: string;
@@ -31,7 +31,7 @@ export class LinkBatcher {
     private readonly opts: LinkBatcherOptions = { delayMs: 50, maxUrls: 1_000 },
   ) {}
 
-  add(groups: readonly LinkGroup[]): Promise<void> {
+  add(groups: readonly OwnerGroup<DiscoveredUrl>[]): Promise<void> {
     return Promise.all(groups.map((g) => this.addGroup(g))).then(() => undefined);
   }
 
@@ -40,7 +40,7 @@ export class LinkBatcher {
     await Promise.all([...this.slots.keys()].map((key) => this.send(key)));
   }
 
-  private addGroup(group: LinkGroup): Promise<void> {
+  private addGroup(group: OwnerGroup<DiscoveredUrl>): Promise<void> {
     const key = `${group.region}\u0000${group.partition}`;
     let slot = this.slots.get(key);
     if (!slot) this.slots.set(key, (slot = { region: group.region, partition: group.partition, urls: [], waiters: [], timer: undefined }));

@@ -3,7 +3,7 @@
  * consumer `fetchers` on `crawl.fetch.<region>`), and for each task, in this order:
  *
  *   worker.run(task)                      fetch, parse, fingerprint, write WARC (engine/fetch/pipeline)
- *   publishUrls per (region, partition)   the links, addressed by their hosts (route-links.ts)
+ *   publishUrls per (region, partition)   the links, grouped by their hosts' owners (core/addressing)
  *   publishResult(region, result)         to `crawl.results.<region>.<task partition>`, the host's owner
  *   ack                                   only now: every output is durably on the bus
  *
@@ -19,6 +19,7 @@
  * theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
  * composition root closes them.
  */
+import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
@@ -26,7 +27,6 @@ import { Counters } from "../core/stats/index.ts";
 import { silentLog, type Log } from "../kit/log/index.ts";
 import { Heartbeat } from "./heartbeat.ts";
 import { LinkBatcher } from "./link-batcher.ts";
-import { routeLinks } from "./route-links.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
@@ -211,7 +211,7 @@ export class FetchNode {
 
   /** Links first, each group to its partition's subject, then the result to the host's owner. */
   private async publish(output: WorkOutput): Promise<void> {
-    await this.links.add(routeLinks(output.links, this.opts.regionRules, this.opts.partitions));
+    await this.links.add(groupByOwner(output.links, { rules: this.opts.regionRules, partitions: this.opts.partitions }));
     await this.opts.bus.publishResult(this.opts.region, output.result);
   }
 

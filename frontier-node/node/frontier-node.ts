@@ -13,11 +13,11 @@
  * loops and subscriptions are this node's and end with `stop()` (a clean stop: results of tasks in flight
  * are awaited for a bounded time, the rest given back, the store marked clean, the record deleted).
  */
-import { regionOf, type RegionRules } from "../../core/cluster/index.ts";
+import { addressOf, groupByOwner } from "../../core/addressing/index.ts";
+import type { RegionRules } from "../../core/cluster/index.ts";
 import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
 import { silentLog, type Log } from "../../kit/log/index.ts";
@@ -91,7 +91,7 @@ export class FrontierNode {
   private constructor(private readonly opts: FrontierNodeOptions) {
     const log = (this.log = opts.log ?? silentLog);
     const now = (this.now = opts.now ?? (() => Date.now()));
-    const { nodeId, region, partitions, rules, bus, state, store } = opts;
+    const { nodeId, region, partitions, bus, state, store } = opts;
     let taskCounter = 0;
     const runId = now().toString(36);
     const frontier: Frontier = new Frontier({
@@ -105,7 +105,10 @@ export class FrontierNode {
       newTaskId: () => `${nodeId}-${runId}-${(taskCounter++).toString(36)}`,
       serving: [],
       forward: {
-        owns: (host) => regionOf(host, rules) === region && frontier.serves(partitionOf(host, partitions)),
+        owns: (host) => {
+          const address = addressOf(host, opts);
+          return address.region === region && frontier.serves(address.partition);
+        },
         send: (urls) => this.forward(urls),
       },
     });
@@ -334,16 +337,7 @@ export class FrontierNode {
 
   /** Redirect targets on hosts other nodes own go to their partitions' streams. */
   private async forward(urls: DiscoveredUrl[]): Promise<void> {
-    const groups = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
-    for (const u of urls) {
-      const region = regionOf(u.host, this.opts.rules);
-      const partition = partitionOf(u.host, this.opts.partitions);
-      const key = `${region}/${partition}`;
-      const g = groups.get(key) ?? { region, partition, urls: [] };
-      g.urls.push(u);
-      groups.set(key, g);
-    }
-    await Promise.all([...groups.values()].map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
+    await Promise.all(groupByOwner(urls, this.opts).map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
     this.frontier.counters.add("node.redirects.forwarded", urls.length);
   }
 

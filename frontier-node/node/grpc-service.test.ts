@@ -2,7 +2,6 @@ import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient } from "../../adapters/grpc/index.ts";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../../core/errors/index.ts";
-import { hostArgument } from "./grpc-service.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
 const P = 8;
@@ -136,12 +135,4 @@ test("http - the node serves /healthz, /readyz and Prometheus /metrics", async (
   const metrics = await (await fetch(`${node.httpAddress}/metrics`)).text();
   expect(metrics).toContain('crawler_node_tasks_published_total{node="n1",region="r1"} 3');
   expect(metrics).toContain('crawler_partitions_served{node="n1",region="r1"} 7');
-});
-
-test("grpc - a host argument is a host key or a URL", () => {
-  expect(hostArgument("Example.COM")).toBe("example.com");
-  expect(hostArgument("example.com:8080")).toBe("example.com:8080");
-  expect(hostArgument("https://example.com:443/x")).toBe("example.com");
-  expect(() => hostArgument("")).toThrow(InvalidArgumentError);
-  expect(() => hostArgument("a b")).toThrow(InvalidArgumentError);
 });

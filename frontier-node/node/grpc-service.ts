@@ -12,11 +12,10 @@
  *    links take), so a caller may send seeds to any frontier node. `admitted` counts the URLs new here
  *    plus the URLs forwarded (whose seen check happens at their owner).
  */
+import { addressOf, groupByOwner, hostKeyOfArgument } from "../../core/addressing/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
 import type { MessageBus } from "../../core/ports/index.ts";
-import { regionOf } from "../../core/cluster/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../core/errors/index.ts";
 import { toGrpcError, unary, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
@@ -59,7 +58,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
   const { frontier } = deps;
 
   const hostInfo = (view: HostView): HostInfo => {
-    const region = regionOf(view.host, deps.rules);
+    const { region } = addressOf(view.host, deps);
     const s = view.state;
     return {
       host: view.host,
@@ -86,9 +85,8 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
 
   /** The host key of a request's host argument, and where it lives. */
   const locate = (raw: string) => {
-    const host = hostArgument(raw);
-    const region = regionOf(host, deps.rules);
-    const partition = partitionOf(host, deps.partitions);
+    const host = hostKeyOfArgument(raw);
+    const { region, partition } = addressOf(host, deps);
     return { host, region, partition, owner: deps.ownerOf(region, partition) };
   };
 
@@ -112,7 +110,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       if (request.urls.length > MAX_ENQUEUE)
         throw new InvalidArgumentError(`at most ${MAX_ENQUEUE} URLs per call, got ${request.urls.length}`);
       const local: DiscoveredUrl[] = [];
-      const remote = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
+      const remote: DiscoveredUrl[] = [];
       const rejected: string[] = [];
       for (const u of request.urls) {
         const n = normalizeUrl(u.url);
@@ -124,16 +122,9 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
         const discovered: DiscoveredUrl = { url: n.url, host, depth: u.isSeed ? 0 : u.depth, redirectHops: u.redirectHops };
         if (u.sourceUrl) discovered.sourceUrl = u.sourceUrl;
         if (u.isSeed) discovered.isSeed = true;
-        const region = regionOf(host, deps.rules);
-        const partition = partitionOf(host, deps.partitions);
-        if (region === deps.region && frontier.serves(partition)) {
-          local.push(discovered);
-        } else {
-          const key = `${region}/${partition}`;
-          const group = remote.get(key) ?? { region, partition, urls: [] };
-          group.urls.push(discovered);
-          remote.set(key, group);
-        }
+        const { region, partition } = addressOf(host, deps);
+        if (region === deps.region && frontier.serves(partition)) local.push(discovered);
+        else remote.push(discovered);
       }
       if (rejected.length > 0) {
         throw new InvalidArgumentError(
@@ -143,7 +134,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       let forwarded = 0;
       try {
         await Promise.all(
-          [...remote.values()].map(async (g) => {
+          groupByOwner(remote, deps).map(async (g) => {
             await deps.bus.publishUrls(g.region, g.partition, g.urls);
             forwarded += g.urls.length;
           }),
@@ -219,8 +210,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
     const n = normalizeUrl(input.trim());
     if (!n.ok) return { ...base, rejectedReason: n.reason };
     const host = hostKeyOf(n.url);
-    const region = regionOf(host, deps.rules);
-    const partition = partitionOf(host, deps.partitions);
+    const { region, partition } = addressOf(host, deps);
     const view = frontier.explainUrl(n.url, host);
     return {
       ...base,
@@ -243,22 +233,6 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
   }
 
   return { definition: FrontierServiceService, implementation };
-}
-
-/** A host key from a host argument: a URL's host key, or the argument itself lower-cased. */
-export function hostArgument(raw: string): string {
-  const text = raw.trim();
-  if (text === "") throw new InvalidArgumentError("host is required");
-  if (text.includes("://")) {
-    const n = normalizeUrl(text);
-    if (!n.ok) throw new InvalidArgumentError(`not a usable URL: ${text}: ${n.reason}`);
-    return hostKeyOf(n.url);
-  }
-  // A bare host key keeps its port as given (http's default port 80 is dropped by normalization, so a key
-  // with :80 is looked up without it, as the frontier stores it).
-  const n = /[/?#@\s]/.test(text) ? undefined : normalizeUrl(`http://${text}/`);
-  if (!n?.ok) throw new InvalidArgumentError(`not a host name: ${text}`);
-  return hostKeyOf(n.url);
 }
 
 function int64(n: number): bigint {

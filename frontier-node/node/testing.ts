@@ -5,18 +5,20 @@
  * (MemoryClusterState, MemoryBus, a FrontierStore in memory, a local Bloom seen-set). Everything a test
  * starts is collected in a `TestBed` and torn down by `close()`.
  */
+import { groupByOwner } from "../../core/addressing/index.ts";
 import type { RingRecord } from "../../core/cluster/index.ts";
 import type { ClusterState, MessageBus, Subscription } from "../../core/ports/index.ts";
 import { parseRegionRules } from "../../core/cluster/index.ts";
 import { resolvePolicy } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
 import { MemoryBus, MemoryClusterState, LocalBloomSeenSet } from "../../adapters/memory/index.ts";
 import { FrontierStore } from "../../engine/frontier/index.ts";
 import { FrontierNode, type FrontierNodeOptions } from "./frontier-node.ts";
 
 export const REGION = "r1";
+/** Every host is in REGION. */
+const RULES = parseRegionRules("", REGION);
 
 /** A ring of one region where `owner(p)` serves p and `previous(p)` (default none) still has to hand it over. */
 export function ringOf(
@@ -70,8 +72,8 @@ export class FakeFetcher {
   private readonly sub: Subscription;
 
   constructor(
-    private readonly bus: MessageBus,
-    private readonly partitions: number,
+    bus: MessageBus,
+    partitions: number,
     private readonly opts: FakeFetcherOptions = {},
   ) {
     this.sub = bus.consumeTasks(
@@ -86,15 +88,10 @@ export class FakeFetcher {
         }
         await this.opts.hold?.(task);
         const links = task.kind === "page" ? (this.opts.links?.(task.url) ?? []) : [];
-        const byPartition = new Map<number, DiscoveredUrl[]>();
-        for (const url of links) {
-          const host = hostKeyOf(url);
-          const p = partitionOf(host, this.partitions);
-          const list = byPartition.get(p) ?? [];
-          list.push({ url, host, depth: task.depth + 1, redirectHops: 0, sourceUrl: task.url });
-          byPartition.set(p, list);
-        }
-        for (const [p, urls] of byPartition) await bus.publishUrls(REGION, p, urls);
+        const found = links.map(
+          (url): DiscoveredUrl => ({ url, host: hostKeyOf(url), depth: task.depth + 1, redirectHops: 0, sourceUrl: task.url }),
+        );
+        for (const g of groupByOwner(found, { rules: RULES, partitions })) await bus.publishUrls(g.region, g.partition, g.urls);
         const target = task.kind === "page" ? this.opts.redirect?.(task.url) : undefined;
         const result = resultFor(task, links.length);
         await bus.publishResult(REGION, target ? { ...result, status: 301, redirectTo: target, fingerprint: undefined } : result);
@@ -137,12 +134,7 @@ export function discovered(urls: string[], isSeed = false): DiscoveredUrl[] {
 
 /** Publishes URLs to their partitions' streams, as a fetch node or the coordinator would. */
 export async function publishUrls(bus: MessageBus, partitions: number, urls: DiscoveredUrl[]): Promise<void> {
-  const byPartition = new Map<number, DiscoveredUrl[]>();
-  for (const u of urls) {
-    const p = partitionOf(u.host, partitions);
-    byPartition.set(p, [...(byPartition.get(p) ?? []), u]);
-  }
-  for (const [p, list] of byPartition) await bus.publishUrls(REGION, p, list);
+  for (const g of groupByOwner(urls, { rules: RULES, partitions })) await bus.publishUrls(g.region, g.partition, g.urls);
 }
 
 export class TestBed {
@@ -176,7 +168,7 @@ export class TestBed {
       nodeId: id,
       region: REGION,
       partitions: this.partitions,
-      rules: parseRegionRules("", REGION),
+      rules: RULES,
       policy: resolvePolicy({ "min-gap": "0", ...policyFlags }, {}),
       credit: 64,
       heartbeatIntervalMs: 50,
