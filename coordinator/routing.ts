@@ -1,10 +1,10 @@
 /**
  * Routes host and URL questions to the frontier node that holds the host. The address of a host is pure
  * (core/addressing: host key → region by the rules, partition by hash mod P); the ring then names the
- * partition's owner.
- * While a handoff is pending (`previous[p]` set), the host's queue and politeness state still sit with the
- * previous owner, so questions go to it; otherwise to the owner. The node's gRPC address comes from its
- * record, and one FrontierService client per address is kept in a pool (closed with `close()`).
+ * partition's owner. While a handoff is pending (`previous[p]` set), the host's queue and politeness state
+ * still sit with the previous owner, so questions go to it; otherwise to the owner. The node's gRPC address
+ * comes from its record, and one FrontierService client per address is kept in a pool (closed with
+ * `close()`).
  *
  * Errors, named for the edges to map: a malformed host or URL is InvalidArgumentError; a partition nobody
  * owns (no ring yet, no frontier node in the region) is NotFoundError; an owner that is dead, has no
