@@ -4,6 +4,7 @@
  * in-process; in cluster mode the adapters carry them as the protobuf messages of proto/crawler/fetch/v1,
  * converting only at the edge.
  */
+import type { FetchErrorKind } from "./fetch-outcome.ts";
 
 /** Priority class of a queued URL: 1 first (home pages, changed pages), 3 last. */
 export type Priority = 1 | 2 | 3;
@@ -32,20 +33,43 @@ export interface FetchTask {
   issuedAt: number;
 }
 
-/** How a task ended, in the terms the frontier's policies need. */
-export type ResultKind = "response" | "network-error" | "skipped";
+/**
+ * Why the fetch path ended a task without asking the host: a fetch error kind that is the crawler's own
+ * refusal, not the host's failure (the address is in a refused range).
+ */
+export type SkipReason = Extract<FetchErrorKind, "blocked-address">;
 
-export interface FetchResult {
+/** Whether a fetch error kind is a refusal of our own, so the task is skipped rather than failed. */
+export function isSkipReason(kind: FetchErrorKind): kind is SkipReason {
+  return kind === "blocked-address";
+}
+
+/**
+ * Something worth knowing about a response that is not an error: the page asked not to be stored
+ * (`noindex`, meta robots or X-Robots-Tag), or a redirect's Location could not be used (`bad-location: `
+ * and the normalizer's reason, or `missing`).
+ */
+export type ResultNote = "noindex" | `bad-location: ${string}`;
+
+/** The note without its detail: `noindex` or `bad-location`, for counter names. */
+export function noteKind(note: ResultNote): "noindex" | "bad-location" {
+  return note === "noindex" ? "noindex" : "bad-location";
+}
+
+/** Whether `value` is a result note (input from the wire). */
+export function isResultNote(value: unknown): value is ResultNote {
+  return value === "noindex" || (typeof value === "string" && value.startsWith("bad-location: "));
+}
+
+/** What every result carries, whatever its kind. */
+interface FetchResultFields {
   taskId: string;
-  kind: ResultKind;
   taskKind: TaskKind;
   url: string;
   host: string;
   partition: number;
   /** HTTP status for a response; 0 otherwise. */
   status: number;
-  /** Short code for a network error or a skip ("timeout", "dns", "blocked-address", "duplicate"...). */
-  error?: string;
   startedAt: number;
   endedAt: number;
   fingerprint?: string;
@@ -69,6 +93,30 @@ export interface FetchResult {
   bytes: number;
   truncated?: boolean;
 }
+
+/** A response arrived (any status). */
+export interface ResponseResult extends FetchResultFields {
+  kind: "response";
+  error?: undefined;
+  note?: ResultNote;
+}
+
+/** No response: the fetch failed on the way, and `error` says how. */
+export interface NetworkErrorResult extends FetchResultFields {
+  kind: "network-error";
+  error: Exclude<FetchErrorKind, SkipReason>;
+}
+
+/** The fetch path declined to ask the host, for `error`. */
+export interface SkippedResult extends FetchResultFields {
+  kind: "skipped";
+  error: SkipReason;
+}
+
+/** How a task ended, in the terms the frontier's policies need. */
+export type FetchResult = ResponseResult | NetworkErrorResult | SkippedResult;
+
+export type ResultKind = FetchResult["kind"];
 
 export interface DiscoveredUrl {
   /** Normalized absolute URL. */

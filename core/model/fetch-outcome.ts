@@ -15,17 +15,40 @@ export interface FetchRequest {
   signal?: AbortSignal;
 }
 
-export type FetchErrorKind =
-  | "dns"
-  | "blocked-address"
-  | "refused"
-  | "connect-timeout"
-  | "timeout"
-  | "reset"
-  | "tls"
-  | "bad-response"
-  | "aborted"
-  | "other";
+/**
+ * How a fetch failed, the one set of kinds the whole crawl uses (the HTTP step reports it, results carry it,
+ * counters are named after it, a host's politeness state records the last one):
+ *
+ *   dns              the name did not resolve            the host is unreachable: retry later
+ *   blocked-address  the address is in a refused range   never asked: the URL is skipped, never retried
+ *   refused          connection refused or unreachable   the host is down for us: retry later
+ *   connect-timeout  no connection in time               as refused
+ *   timeout          no complete response in time        a failure of the host: retry later, longer gap
+ *   reset            the connection broke                as timeout
+ *   tls              the TLS handshake failed            as timeout
+ *   bad-response     the server broke HTTP or encoding   as timeout
+ *   aborted          the crawler stopped the fetch       not the host's fault: the task is given back
+ *   other            anything else                       as timeout
+ */
+export const FETCH_ERROR_KINDS = [
+  "dns",
+  "blocked-address",
+  "refused",
+  "connect-timeout",
+  "timeout",
+  "reset",
+  "tls",
+  "bad-response",
+  "aborted",
+  "other",
+] as const;
+
+export type FetchErrorKind = (typeof FETCH_ERROR_KINDS)[number];
+
+/** Whether `value` names a fetch error kind (input from the wire or a store). */
+export function isFetchErrorKind(value: unknown): value is FetchErrorKind {
+  return (FETCH_ERROR_KINDS as readonly unknown[]).includes(value);
+}
 
 export interface FetchResponse {
   kind: "response";

@@ -1,13 +1,13 @@
 import { expect, test } from "bun:test";
 import { DEFAULT_POLICY } from "../config/index.ts";
-import { classifyOutcome, type FetchOutcome, onFetchEnd } from "./fetch-end.ts";
+import { classifyOutcome, type FetchEnd, onFetchEnd } from "./fetch-end.ts";
 import { type HostState, newHostState, onFetchStart, type PolitenessConfig } from "./host-state.ts";
 
 const T0 = 1_700_000_000_000;
 const CFG: PolitenessConfig = DEFAULT_POLICY;
 
 /** Starts a fetch at the host's next allowed time and ends it `durationMs` later. */
-function fetchOnce(state: HostState, outcome: Omit<FetchOutcome, "startedAt" | "endedAt">, durationMs = 50, cfg = CFG): HostState {
+function fetchOnce(state: HostState, outcome: Omit<FetchEnd, "startedAt" | "endedAt">, durationMs = 50, cfg = CFG): HostState {
   const startedAt = Math.max(T0, state.nextAllowedAt);
   return onFetchEnd(onFetchStart(state, startedAt), { ...outcome, startedAt, endedAt: startedAt + durationMs }, cfg);
 }

@@ -17,17 +17,18 @@
  * under the base gap. Every term is capped by maxGap, so no answer, however hostile, parks a host for
  * longer than that. A minGap of 0 is allowed: the gap is then the multiplier term (or Crawl-delay).
  */
-import type { FetchErrorKind, HostState, PolitenessConfig } from "./host-state.ts";
+import type { FetchErrorKind } from "../model/index.ts";
+import type { HostState, PolitenessConfig } from "./host-state.ts";
 import { parseRetryAfter } from "./retry-after.ts";
 
-/** What the fetch node reports about one fetch. Times are epoch milliseconds. */
-export interface FetchOutcome {
+/** How one fetch ended, as politeness reads it (from the fetch result). Times are epoch milliseconds. */
+export interface FetchEnd {
   readonly startedAt: number;
   /** When the response (or the error) was complete; the next gap runs from here. */
   readonly endedAt: number;
   /** HTTP status, when a response arrived. */
   readonly status?: number;
-  /** Network failure, when no response arrived. */
+  /** How the fetch failed, when no response arrived. Every kind counts as the host failing (classifyOutcome). */
   readonly error?: FetchErrorKind;
   /** The raw Retry-After header, honoured with 429 and 503. */
   readonly retryAfter?: string;
@@ -47,7 +48,7 @@ export type OutcomeClass = "success" | "throttled" | "failure";
  * us properly, even if the page is missing. An outcome with neither status nor error is treated as a
  * failure, the cautious reading.
  */
-export function classifyOutcome(outcome: Pick<FetchOutcome, "status" | "error">): OutcomeClass {
+export function classifyOutcome(outcome: Pick<FetchEnd, "status" | "error">): OutcomeClass {
   if (outcome.error !== undefined) return "failure";
   if (outcome.status === undefined) return "failure";
   if (outcome.status === 429 || outcome.status === 503) return "throttled";
@@ -68,7 +69,7 @@ export function baseGap(durationMs: number, crawlDelayMs: number, cfg: Politenes
  * throttle and the failure record updated as the module comment describes. A late or duplicate result
  * (the host not in flight) is still applied, but never brings the next allowed time forward.
  */
-export function onFetchEnd(state: HostState, outcome: FetchOutcome, cfg: PolitenessConfig): HostState {
+export function onFetchEnd(state: HostState, outcome: FetchEnd, cfg: PolitenessConfig): HostState {
   const kind = classifyOutcome(outcome);
   const crawlDelayMs = outcome.crawlDelayMs ?? state.crawlDelayMs;
   const base = baseGap(outcome.endedAt - outcome.startedAt, crawlDelayMs, cfg);

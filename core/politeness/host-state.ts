@@ -6,9 +6,7 @@
  * finished fetch moves the state on lives in `fetch-end.ts`.
  */
 import type { PolicyConfig } from "../config/index.ts";
-
-/** Network-level failure kinds reported by the fetch node. */
-export type FetchErrorKind = "dns" | "refused" | "timeout" | "reset" | "other";
+import type { FetchErrorKind } from "../model/index.ts";
 
 /** Politeness state of one host. Times are epoch milliseconds; `null` means "none". */
 export interface HostState {
@@ -35,6 +33,7 @@ export interface HostState {
   readonly failures: number;
   readonly throttles: number;
   readonly lastStatus: number | null;
+  /** How the last fetch failed without a response (the fetch path's kind); null after a response. */
   readonly lastError: FetchErrorKind | null;
 }
 

@@ -4,7 +4,6 @@
  */
 export {
   canFetch,
-  type FetchErrorKind,
   HostNotReadyError,
   type HostState,
   isFetchLost,
@@ -14,6 +13,6 @@ export {
   releaseLostFetch,
   setPaused,
 } from "./host-state.ts";
-export { baseGap, classifyOutcome, type FetchOutcome, onFetchEnd, type OutcomeClass } from "./fetch-end.ts";
+export { baseGap, classifyOutcome, type FetchEnd, onFetchEnd, type OutcomeClass } from "./fetch-end.ts";
 export { parseHttpDate, parseRetryAfter } from "./retry-after.ts";
 export { HostReadyHeap, type ReadyEntry } from "./ready-heap.ts";

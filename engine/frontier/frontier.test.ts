@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_POLICY, type PolicyConfig } from "../../core/config/index.ts";
-import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask, ResponseResult } from "../../core/model/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
 import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
 import { Frontier } from "./frontier.ts";
@@ -28,7 +28,7 @@ function url(u: string, depth = 1, redirectHops = 0): DiscoveredUrl {
   return { url: u, host: hostKeyOf(u), depth, redirectHops };
 }
 
-function response(task: FetchTask, start: number, end: number, extra: Partial<FetchResult> = {}): FetchResult {
+function response(task: FetchTask, start: number, end: number, extra: Partial<ResponseResult> = {}): ResponseResult {
   return {
     taskId: task.taskId,
     kind: "response",

@@ -7,7 +7,7 @@
  * cluster; only the SeenSet and the transport around it differ.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
-import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask } from "../../core/model/index.ts";
 import {
   HostReadyHeap,
   isFetchLost,
@@ -16,7 +16,6 @@ import {
   onFetchStart,
   releaseLostFetch,
   setPaused,
-  type FetchErrorKind,
   type HostState,
 } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
@@ -321,7 +320,7 @@ export class Frontier {
         startedAt: result.startedAt,
         endedAt: Math.max(result.endedAt, result.startedAt),
         status: result.kind === "response" ? result.status : undefined,
-        error: result.kind === "network-error" ? toPolitenessError(result.error) : undefined,
+        error: result.kind === "network-error" ? result.error : undefined,
         retryAfter: result.retryAfter,
         crawlDelayMs: robotsDelay,
       },
@@ -773,8 +772,9 @@ export class Frontier {
     if (result.kind === "response") {
       this.counters.add(`fetch.status.${result.status}`);
       if (result.taskKind === "page") this.counters.add("fetch.pages");
+      if (result.note) this.counters.add(`fetch.note.${noteKind(result.note)}`);
     } else {
-      this.counters.add(`fetch.${result.kind}.${result.error ?? "unknown"}`);
+      this.counters.add(`fetch.${result.kind}.${result.error}`);
     }
     if (result.duplicateOf) this.counters.add("content.exact-duplicates");
     if (result.nearDuplicateOf) this.counters.add("content.near-duplicates");
@@ -868,18 +868,4 @@ function compileRobots(stored: { verdict: string; body?: string }, userAgent: st
 function pathAndQuery(url: string): string {
   const start = url.indexOf("/", url.indexOf("://") + 3);
   return start < 0 ? "/" : url.slice(start);
-}
-
-function toPolitenessError(error: string | undefined): FetchErrorKind {
-  switch (error) {
-    case "dns":
-    case "refused":
-    case "timeout":
-    case "reset":
-      return error;
-    case "connect-timeout":
-      return "timeout";
-    default:
-      return "other";
-  }
 }

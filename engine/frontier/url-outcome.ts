@@ -13,6 +13,9 @@
  *   other 5xx, network  failure: retry after 1 h, 6 h, 24 h, then dead for 7 days
  *   other 4xx           gone: never retried (an answer, not a failure)
  *   skipped             the fetch node refused (blocked address...): gone, with the reason noted
+ *
+ * A response's note (noindex, an unusable redirect Location) becomes the URL's note, which `url explain`
+ * shows; a failure's note is its error kind or status.
  */
 import type { FetchResult, Priority } from "../../core/model/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
@@ -48,11 +51,10 @@ export function decideUrlOutcome(
   const base = { lastStatus: result.status, note: null as string | null };
 
   if (result.kind === "skipped") {
-    return finish("gone", { ...fromState(prev, state), ...base, note: result.error ?? "skipped" }, true);
+    return finish("gone", { ...fromState(prev, state), ...base, note: result.error }, true);
   }
-  if (result.kind === "network-error" || (result.status >= 500 && result.status !== 503)) {
-    return failure(result.kind === "network-error" ? (result.error ?? "network-error") : `status ${result.status}`);
-  }
+  if (result.kind === "network-error") return failure(result.error);
+  if (result.status >= 500 && result.status !== 503) return failure(`status ${result.status}`);
   if (result.status === 429 || result.status === 503) {
     const throttled = prev.failures + 1;
     if (throttled < cfg.maxFailures) {
@@ -69,7 +71,7 @@ export function decideUrlOutcome(
     return success(recordFetch(state, { notModified: true, etag: result.etag, lastModified: result.lastModified }, ctx.now, cfg));
   }
   if (result.status >= 300 && result.status < 400) {
-    const out = success(recordFetch(state, { fingerprint: null }, ctx.now, cfg), "redirected");
+    const out = success(recordFetch(state, { fingerprint: null }, ctx.now, cfg), "redirected", result.note ?? null);
     if (result.redirectTo) {
       if (ctx.redirectHops + 1 > cfg.maxRedirects) counters.push("frontier.redirect-limit");
       else out.redirectTo = result.redirectTo;
@@ -90,7 +92,11 @@ export function decideUrlOutcome(
       ctx.now,
       cfg,
     );
-    return success(next, result.duplicateOf ? "duplicate" : "fetched", result.duplicateOf ? `duplicate of ${result.duplicateOf}` : null);
+    return success(
+      next,
+      result.duplicateOf ? "duplicate" : "fetched",
+      result.duplicateOf ? `duplicate of ${result.duplicateOf}` : (result.note ?? null),
+    );
   }
   // Any other answer (4xx, 1xx, odd codes) is final for this URL.
   return finish("gone", { ...fromState(prev, state), ...base, lastFetchedAt: ctx.now, note: `status ${result.status}` }, true);

@@ -10,6 +10,7 @@ import {
   encodeDiscoveredLinks,
   encodeFetchResult,
   encodeFetchTask,
+  fetchResultToProto,
 } from "./index.ts";
 
 const fullTask: FetchTask = {
@@ -158,4 +159,30 @@ test("codec - discovered links survive the round trip with their partition, in o
   expect(decodeDiscoveredLinks(encodeDiscoveredLinks(42, urls))).toStrictEqual({ partition: 42, urls });
   expect(decodeDiscoveredLinks(encodeDiscoveredLinks(0, []))).toStrictEqual({ partition: 0, urls: [] });
   expect(() => encodeDiscoveredLinks(1, [{ ...urls[0]!, depth: -1 }])).toThrow(CodecError);
+});
+
+test("codec - a response's note travels in its own field, apart from errors", () => {
+  for (const note of ["noindex", "bad-location: unparseable"] as const) {
+    const withNote: FetchResult = { ...pageResult, note };
+    const wire = fetchResultToProto(withNote);
+    expect([wire.note, wire.error]).toEqual([note, ""]);
+    expect(decodeFetchResult(encodeFetchResult(withNote))).toStrictEqual(withNote);
+  }
+});
+
+test("codec - a response whose note an older fetch node wrote into the error field reads as its note", () => {
+  const old = pb.FetchResult.encode({ ...fetchResultToProto(pageResult), error: "noindex" }).finish();
+  expect(decodeFetchResult(old)).toStrictEqual({ ...pageResult, note: "noindex" });
+});
+
+test("codec - a failed result must name a known error kind, a skipped one a skip reason, a note a known note", () => {
+  const failed = (kind: pb.ResultKind, error: string) =>
+    pb.FetchResult.encode(pb.FetchResult.fromPartial({ taskId: "x", kind, taskKind: pb.TaskKind.TASK_KIND_PAGE, error })).finish();
+  expect(decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_NETWORK_ERROR, "tls"))).toMatchObject({ kind: "network-error", error: "tls" });
+  expect(() => decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_NETWORK_ERROR, ""))).toThrow(/network-error result with no error kind/);
+  expect(() => decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_NETWORK_ERROR, "gremlins"))).toThrow(/unknown error kind "gremlins"/);
+  expect(() => decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_NETWORK_ERROR, "blocked-address"))).toThrow(/is a skip reason/);
+  expect(() => decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_SKIPPED, "timeout"))).toThrow(/not a skip reason/);
+  const oddNote = pb.FetchResult.encode({ ...fetchResultToProto(pageResult), note: "looks fine" }).finish();
+  expect(() => decodeFetchResult(oddNote)).toThrow(CodecError);
 });

@@ -3,9 +3,10 @@
  * model fields are rebuilt from what the fetch worker guarantees: `changed` is present exactly when a
  * fingerprint is (the worker computes both from the same body) and otherwise only when true; `truncated`
  * is present only when true. A robots verdict of "parse" always carries its text (possibly ""); other
- * verdicts carry text only when it is non-empty.
+ * verdicts carry text only when it is non-empty. A network-error or skipped result must name a known error
+ * kind or skip reason, and a note must be a known note: anything else is a CodecError, like an unknown kind.
  */
-import type { FetchResult, ResultKind } from "../../core/model/index.ts";
+import { isFetchErrorKind, isResultNote, isSkipReason, type FetchResult, type ResultKind } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { decodeOrThrow, taskKindFromProto, taskKindToProto } from "./fetch-task.ts";
@@ -54,6 +55,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     partition: toUint32("partition", result.partition),
     status: toUint32("status", result.status),
     error: result.error ?? "",
+    note: result.kind === "response" ? (result.note ?? "") : "",
     startedAtMs: toInt64("startedAt", result.startedAt),
     endedAtMs: toInt64("endedAt", result.endedAt),
     fingerprint: result.fingerprint ?? "",
@@ -74,7 +76,6 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
 }
 
 const optionalStrings = [
-  "error",
   "fingerprint",
   "simhash",
   "etag",
@@ -87,9 +88,8 @@ const optionalStrings = [
 
 export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   if (msg.taskId === "") throw new CodecError("fetch result without a task id");
-  const result: FetchResult = {
+  const fields: RequiredFields = {
     taskId: msg.taskId,
-    kind: resultKindFromProto(msg.kind),
     taskKind: taskKindFromProto(msg.taskKind),
     url: msg.url,
     host: msg.host,
@@ -100,6 +100,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
     linksFound: msg.linksFound,
     bytes: fromInt64("bytes", msg.bytes),
   };
+  const result = withKind(msg, fields);
   for (const key of optionalStrings) {
     const value = optional(msg[key]);
     if (value !== undefined) result[key] = value;
@@ -112,6 +113,33 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
     if (verdict === "parse" || msg.robotsText !== "") result.robots.text = msg.robotsText;
   }
   return result;
+}
+
+type RequiredFields = Pick<
+  FetchResult,
+  "taskId" | "taskKind" | "url" | "host" | "partition" | "status" | "startedAt" | "endedAt" | "linksFound" | "bytes"
+>;
+
+/** The kind with what it requires: a failure its error kind or skip reason, a response its note if any. */
+function withKind(msg: pb.FetchResult, fields: RequiredFields): FetchResult {
+  const kind = resultKindFromProto(msg.kind);
+  if (kind === "response") {
+    // A fetch node older than the note field wrote the note into `error`.
+    const note = optional(msg.note) ?? optional(msg.error);
+    if (note === undefined) return { ...fields, kind };
+    if (!isResultNote(note)) throw new CodecError(`result note ${JSON.stringify(note)} is not a known note`);
+    return { ...fields, kind, note };
+  }
+  const error = msg.error;
+  if (!isFetchErrorKind(error)) {
+    throw new CodecError(`${kind} result with ${error === "" ? "no error kind" : `unknown error kind ${JSON.stringify(error)}`}`);
+  }
+  if (kind === "skipped") {
+    if (!isSkipReason(error)) throw new CodecError(`skipped result with ${JSON.stringify(error)}, which is not a skip reason`);
+    return { ...fields, kind, error };
+  }
+  if (isSkipReason(error)) throw new CodecError(`network-error result with ${JSON.stringify(error)}, which is a skip reason`);
+  return { ...fields, kind, error };
 }
 
 export function encodeFetchResult(result: FetchResult): Uint8Array {

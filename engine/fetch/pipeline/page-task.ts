@@ -12,7 +12,7 @@
  * issued the task.
  */
 import { exactFingerprint, simhash64 } from "../../../core/content/index.ts";
-import type { FetchTask } from "../../../core/model/index.ts";
+import type { FetchTask, ResponseResult } from "../../../core/model/index.ts";
 import { normalizeUrl } from "../../../core/url/index.ts";
 import type { FetchResponse } from "../http/index.ts";
 import { decodeBody, extractPage, isHtmlContentType, parseXRobotsTag } from "../parse/index.ts";
@@ -24,14 +24,14 @@ import type { WorkerDeps } from "./types.ts";
 
 export async function runPageTask(deps: WorkerDeps, task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
   const outcome = await deps.fetcher.fetch({ url: task.url, etag: task.etag, lastModified: task.lastModified, signal });
+  if (outcome.kind === "error") return { result: resultFor(task, outcome), links: [] };
   const result = resultFor(task, outcome);
-  if (outcome.kind === "error") return { result, links: [] };
 
   if (outcome.status >= 300 && outcome.status < 400 && outcome.status !== 304) {
     const location = outcome.headers["location"];
     const target = location ? normalizeUrl(location, task.url) : undefined;
     if (target?.ok) result.redirectTo = target.url;
-    else if (location) result.error = `bad-location: ${target && !target.ok ? target.reason : "missing"}`;
+    else if (location) result.note = `bad-location: ${target && !target.ok ? target.reason : "missing"}`;
     result.bytes = await storeResponse(deps.store, outcome);
     return { result, links: [] };
   }
@@ -42,12 +42,7 @@ export async function runPageTask(deps: WorkerDeps, task: FetchTask, signal?: Ab
   return handleContent(deps, task, outcome, result);
 }
 
-async function handleContent(
-  deps: WorkerDeps,
-  task: FetchTask,
-  response: FetchResponse,
-  result: WorkOutput["result"],
-): Promise<WorkOutput> {
+async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchResponse, result: ResponseResult): Promise<WorkOutput> {
   const fingerprint = exactFingerprint(response.body);
   result.fingerprint = fingerprint;
   result.changed = task.previousFingerprint !== undefined && task.previousFingerprint !== fingerprint;
@@ -76,7 +71,7 @@ async function handleContent(
     const near = await deps.content.claimNear(hash, task.url);
     if (near) result.nearDuplicateOf = near;
   }
-  if (noindex) result.error = "noindex";
+  if (noindex) result.note = "noindex";
   else result.bytes = await storeResponse(deps.store, response);
   return { result, links: selection.links };
 }

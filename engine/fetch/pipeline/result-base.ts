@@ -1,10 +1,13 @@
 /**
  * Builds the common part of a FetchResult from a task and an HTTP outcome, so each step only adds what it
- * learned. Network errors and responses differ only in kind, status and error code.
+ * learned. A response becomes a "response" result; an error outcome a "network-error" result with its kind,
+ * or a "skipped" one when the kind is a refusal of our own (a blocked address: the host was never asked).
  */
-import type { FetchResult, FetchTask } from "../../../core/model/index.ts";
-import type { FetchOutcome } from "../http/index.ts";
+import { isSkipReason, type FetchResult, type FetchTask, type ResponseResult } from "../../../core/model/index.ts";
+import type { FetchError, FetchOutcome, FetchResponse } from "../http/index.ts";
 
+export function resultFor(task: FetchTask, outcome: FetchResponse): ResponseResult;
+export function resultFor(task: FetchTask, outcome: FetchError | FetchOutcome): FetchResult;
 export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
   const common = {
     taskId: task.taskId,
@@ -18,8 +21,9 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
     bytes: 0,
   };
   if (outcome.kind === "error") {
-    const skipped = outcome.error === "blocked-address";
-    return { ...common, kind: skipped ? "skipped" : "network-error", status: 0, error: outcome.error };
+    const error = outcome.error;
+    if (isSkipReason(error)) return { ...common, kind: "skipped", status: 0, error };
+    return { ...common, kind: "network-error", status: 0, error };
   }
   return {
     ...common,

@@ -186,7 +186,12 @@ export interface FetchResult {
   host: string;
   partition: number;
   status: number;
-  /** Network error or skip reason as a short code ("timeout", "dns", "blocked-address"...). */
+  /**
+   * How the fetch failed, for RESULT_KIND_NETWORK_ERROR ("dns", "refused", "connect-timeout", "timeout",
+   * "reset", "tls", "bad-response", "aborted", "other"), or why it was skipped, for RESULT_KIND_SKIPPED
+   * ("blocked-address"). Empty for a response. (Fetch nodes older than the note field wrote a response's
+   * note here; it is read as the note.)
+   */
   error: string;
   startedAtMs: bigint;
   endedAtMs: bigint;
@@ -210,6 +215,11 @@ export interface FetchResult {
   /** Bytes stored (after decompression). */
   bytes: bigint;
   truncated: boolean;
+  /**
+   * Something worth knowing about a response that is not an error: "noindex" (the page asked not to be
+   * stored), or "bad-location: <reason>" (a redirect whose Location could not be used). Empty otherwise.
+   */
+  note: string;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -562,6 +572,7 @@ function createBaseFetchResult(): FetchResult {
     robotsText: "",
     bytes: 0n,
     truncated: false,
+    note: "",
   };
 }
 
@@ -647,6 +658,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.truncated !== false) {
       writer.uint32(192).bool(message.truncated);
+    }
+    if (message.note !== "") {
+      writer.uint32(202).string(message.note);
     }
     return writer;
   },
@@ -856,6 +870,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.truncated = reader.bool();
             continue;
           }
+          case 25: {
+            if (tag !== 202) {
+              break;
+            }
+
+            message.note = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -942,6 +964,7 @@ export const FetchResult: MessageFns<FetchResult> = {
         : "",
       bytes: isSet(object.bytes) ? BigInt(object.bytes) : 0n,
       truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
+      note: isSet(object.note) ? globalThis.String(object.note) : "",
     };
   },
 
@@ -1019,6 +1042,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.truncated !== false) {
       obj.truncated = message.truncated;
     }
+    if (message.note !== "") {
+      obj.note = message.note;
+    }
     return obj;
   },
 
@@ -1053,6 +1079,7 @@ export const FetchResult: MessageFns<FetchResult> = {
     message.robotsText = object.robotsText ?? "";
     message.bytes = (object.bytes !== undefined && object.bytes !== null) ? BigInt(object.bytes) : 0n;
     message.truncated = object.truncated ?? false;
+    message.note = object.note ?? "";
     return message;
   },
 };
