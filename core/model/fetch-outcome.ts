@@ -16,19 +16,24 @@ export interface FetchRequest {
 }
 
 /**
- * How a fetch failed, the one set of kinds the whole crawl uses (the HTTP step reports it, results carry it,
- * counters are named after it, a host's politeness state records the last one):
+ * How a fetch failed: the one set of kinds the whole crawl uses (the HTTP step reports it, a result carries
+ * it, counters are named after it, a host's politeness state records the last one).
  *
- *   dns              the name did not resolve            the host is unreachable: retry later
- *   blocked-address  the address is in a refused range   never asked: the URL is skipped, never retried
- *   refused          connection refused or unreachable   the host is down for us: retry later
- *   connect-timeout  no connection in time               as refused
- *   timeout          no complete response in time        a failure of the host: retry later, longer gap
- *   reset            the connection broke                as timeout
- *   tls              the TLS handshake failed            as timeout
- *   bad-response     the server broke HTTP or encoding   as timeout
- *   aborted          the crawler stopped the fetch       not the host's fault: the task is given back
- *   other            anything else                       as timeout
+ *   dns              the name did not resolve
+ *   refused          connection refused, or the host or network unreachable
+ *   connect-timeout  no connection within the connect timeout
+ *   timeout          no complete response within the response timeout
+ *   reset            the connection broke
+ *   tls              the TLS handshake failed
+ *   bad-response     the server broke HTTP, or the body did not decode
+ *   other            anything else
+ *   blocked-address  the address is in a refused range: the crawler never asked the host
+ *   aborted          the crawler stopped the fetch itself
+ *
+ * The reactions: the first eight are the host failing (the URL follows the retry schedule, the host's gap
+ * grows, an unreadable robots.txt parks the host); `blocked-address` is a refusal of our own, so the task
+ * is skipped and the URL never retried (see SkipReason); `aborted` is not the host's fault, so the task is
+ * given back rather than reported.
  */
 export const FETCH_ERROR_KINDS = [
   "dns",
