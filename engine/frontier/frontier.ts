@@ -25,9 +25,10 @@ import { bumpDaily, checkTrap, countToday, nextUtcDayStart, UrlPatternTracker } 
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
 import { Counters } from "../../core/stats/index.ts";
-import type { HostEntry, PersistedHost } from "./host-entry.ts";
+import type { HostEntry } from "./host-entry.ts";
 import { ReadyQueues } from "./ready-queues.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
+import type { PersistedHost } from "./store/persisted-host.ts";
 import { decideUrlOutcome } from "./url-outcome.ts";
 
 export interface FrontierOptions {
@@ -398,7 +399,7 @@ export class Frontier {
   hostInfo(host: string): HostView | undefined {
     const active = this.hosts.get(host);
     const entry = active ?? this.loadHost(host);
-    const stored = active ? undefined : this.opts.store.loadHost<PersistedHost>(host);
+    const stored = active ? undefined : this.opts.store.loadHost(host);
     const robots = this.robotsOf(entry);
     const queued = active ? active.queued : this.opts.store.queuedForHost(entry.partition, host);
     if (!active && !stored && !robots && queued === 0) return undefined;
@@ -823,7 +824,7 @@ export class Frontier {
   }
 
   private loadHost(host: string): HostEntry {
-    const saved = this.opts.store.loadHost<PersistedHost>(host);
+    const saved = this.opts.store.loadHost(host);
     return {
       key: host,
       partition: partitionOf(host, this.opts.partitions),

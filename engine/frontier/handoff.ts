@@ -3,10 +3,12 @@
  * in order, each host's politeness state and robots.txt, each URL's fetch state and schedule) is read out in
  * chunks and written into the new owner's store. The transport (gRPC streaming) is the frontier node's; this
  * module only reads and writes stores. Import is idempotent, so a handoff retried after a broken stream
- * leaves one copy.
+ * leaves one copy; a chunk with a malformed host state is refused whole (InvalidArgumentError).
  */
 import type { Priority } from "../../core/model/index.ts";
+import { InvalidArgumentError } from "../../core/errors/index.ts";
 import type { FrontierStore, QueuedUrl, StoredRobots, UrlRow } from "./store/frontier-store.ts";
+import { parsePersistedHost, type PersistedHost } from "./store/persisted-host.ts";
 
 export interface HandoffChunk {
   partition: number;
@@ -52,7 +54,7 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
 export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
   store.tx(() => {
     for (const h of chunk.hosts) {
-      if (h.stateJson) store.saveHost(h.host, chunk.partition, JSON.parse(h.stateJson));
+      if (h.stateJson) store.saveHost(h.host, chunk.partition, receivedHost(h.host, h.stateJson));
       if (h.robotsJson) store.saveRobots(h.host, chunk.partition, JSON.parse(h.robotsJson) as StoredRobots);
     }
     for (const u of chunk.urls) {
@@ -77,4 +79,13 @@ export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
     }
     store.saveSeq();
   });
+}
+
+/** A host's state as another node sent it; InvalidArgumentError (the chunk is refused, nothing written) if malformed. */
+function receivedHost(host: string, json: string): PersistedHost {
+  try {
+    return parsePersistedHost(json);
+  } catch (error) {
+    throw new InvalidArgumentError(`handoff: host ${host}: ${(error as Error).message}`, { cause: error });
+  }
 }

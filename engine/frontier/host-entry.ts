@@ -2,7 +2,8 @@
  * What the frontier holds in memory for one host: its politeness state, how many URLs it has queued, the
  * cached head of its queue, the task in flight, its compiled robots.txt rules and today's page count.
  * Only hosts with queued URLs or a fetch in flight are kept; an idle host is saved and forgotten, so memory
- * follows the number of active hosts, not the size of the crawl.
+ * follows the number of active hosts, not the size of the crawl. What is saved of it is PersistedHost
+ * (store/persisted-host.ts).
  */
 import type { FetchTask } from "../../core/model/index.ts";
 import type { HostState } from "../../core/politeness/index.ts";
@@ -22,11 +23,4 @@ export interface HostEntry {
   pagesToday: DailyCounter | null;
   /** Operator override of the minimum gap for this host (0: none). */
   minGapOverrideMs: number;
-}
-
-/** The part of a host entry that is persisted (hosts table), small enough to rewrite after every fetch. */
-export interface PersistedHost {
-  state: HostState;
-  pagesToday: DailyCounter | null;
-  minGapOverrideMs?: number;
 }

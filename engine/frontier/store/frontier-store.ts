@@ -5,8 +5,9 @@
  * statements, and groups the writes of fetch results in one transaction via `tx`. Every key starts with the
  * host's partition (see schema.ts), so callers pass it along with the URL or host.
  */
-import { Database, type Statement } from "bun:sqlite";
+import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import type { Priority } from "../../../core/model/index.ts";
+import { parsePersistedHost, type PersistedHost } from "./persisted-host.ts";
 import { SCHEMA, SCHEMA_VERSION } from "./schema.ts";
 
 export interface QueuedUrl {
@@ -111,73 +112,128 @@ interface RawScheduled {
 const QUEUE_COLUMNS = "host, partition, priority, seq, url, depth, hops";
 const SCHEDULED_COLUMNS = "due_at, url, host, partition, priority, depth";
 
+/** Every statement the store runs, prepared once, each typed with its parameters and the rows it returns. */
+function prepare(db: Database) {
+  return {
+    head: db.query<QueuedUrl, [partition: number, host: string]>(
+      `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`,
+    ),
+    enqueue: db.query<never, [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number]>(
+      "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    ),
+    dequeue: db.query<never, [partition: number, host: string, priority: Priority, seq: number]>(
+      "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
+    ),
+    queuedUrl: db.query<{ x: 1 }, [partition: number, host: string, url: string]>(
+      "SELECT 1 AS x FROM queue WHERE partition = ? AND host = ? AND url = ? LIMIT 1",
+    ),
+    hostCounts: db.query<{ host: string; n: number }, []>("SELECT host, COUNT(*) AS n FROM queue GROUP BY partition, host"),
+    hostCountsIn: db.query<{ host: string; n: number }, [partition: number]>(
+      "SELECT host, COUNT(*) AS n FROM queue WHERE partition = ? GROUP BY host",
+    ),
+    hostCount: db.query<Count, [partition: number, host: string]>("SELECT COUNT(*) AS n FROM queue WHERE partition = ? AND host = ?"),
+    totalQueued: db.query<Count, []>("SELECT COUNT(*) AS n FROM queue"),
+    dropLowest: db.query<UrlKey & { depth: number }, [limit: number]>(
+      `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
+       RETURNING partition, host, url, depth`,
+    ),
+    maxSeq: db.query<Count, []>("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
+    getUrl: db.query<RawUrlRow, [partition: number, url: string]>("SELECT * FROM urls WHERE partition = ? AND url = ?"),
+    hasUrl: db.query<{ x: 1 }, [partition: number, url: string]>("SELECT 1 AS x FROM urls WHERE partition = ? AND url = ?"),
+    logRecent: db.query<never, [url: string]>("INSERT INTO recent_urls (url) VALUES (?)"),
+    setUrlState: db.query<never, [partition: number, url: string, host: string, state: UrlStatus, depth: number, note: string | null]>(
+      `INSERT INTO urls (partition, url, host, state, depth, note) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (partition, url) DO UPDATE SET state = excluded.state, note = excluded.note`,
+    ),
+    importUrl: db.query<
+      never,
+      [
+        partition: number,
+        url: string,
+        host: string,
+        state: UrlStatus,
+        depth: number,
+        failures: number,
+        lastStatus: number,
+        lastFetchedAt: number,
+        refetchMs: number,
+        etag: string | null,
+        lastModified: string | null,
+        fingerprint: string | null,
+        simhash: string | null,
+        changedLastVisit: 0 | 1,
+        note: string | null,
+      ]
+    >(
+      `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
+       last_modified, fingerprint, simhash, changed_last_visit, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    recentSince: db.query<{ id: number; url: string }, [afterId: number, limit: number]>(
+      "SELECT id, url FROM recent_urls WHERE id > ? ORDER BY id LIMIT ?",
+    ),
+    maxRecentId: db.query<Count, []>("SELECT COALESCE(MAX(id), 0) AS n FROM recent_urls"),
+    trimRecent: db.query<never, [id: number]>("DELETE FROM recent_urls WHERE id <= ?"),
+    urlCount: db.query<Count, []>("SELECT COUNT(*) AS n FROM urls"),
+    stateCounts: db.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
+    schedule: db.query<never, [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number]>(
+      "INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+    due: db.query<RawScheduled, [now: number, limit: number]>(
+      `SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
+    ),
+    unschedule: db.query<never, [partition: number, url: string]>("DELETE FROM scheduled WHERE partition = ? AND url = ?"),
+    scheduledAt: db.query<{ due_at: number }, [partition: number, url: string]>(
+      "SELECT due_at FROM scheduled WHERE partition = ? AND url = ?",
+    ),
+    nextDue: db.query<{ t: number | null }, []>("SELECT MIN(due_at) AS t FROM scheduled"),
+    scheduledCount: db.query<Count, []>("SELECT COUNT(*) AS n FROM scheduled"),
+    loadHost: db.query<{ state: string }, [host: string]>("SELECT state FROM hosts WHERE host = ?"),
+    saveHost: db.query<never, [host: string, partition: number, state: string]>(
+      "INSERT OR REPLACE INTO hosts (host, partition, state) VALUES (?, ?, ?)",
+    ),
+    loadRobots: db.query<RawRobots, [host: string]>("SELECT verdict, body, fetched_at, expires_at FROM robots WHERE host = ?"),
+    saveRobots: db.query<
+      never,
+      [host: string, partition: number, verdict: StoredRobots["verdict"], body: string | null, fetchedAt: number, expiresAt: number]
+    >("INSERT OR REPLACE INTO robots (host, partition, verdict, body, fetched_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"),
+    queuedInPartition: db.query<QueuedUrl, [partition: number, host: string, priority: number, seq: number, limit: number]>(
+      `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND (host, priority, seq) > (?, ?, ?) ORDER BY host, priority, seq LIMIT ?`,
+    ),
+    urlsInPartition: db.query<RawUrlRow, [partition: number, afterUrl: string, limit: number]>(
+      "SELECT * FROM urls WHERE partition = ? AND url > ? ORDER BY url LIMIT ?",
+    ),
+    scheduledInPartition: db.query<RawScheduled, [partition: number]>(`SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE partition = ?`),
+    hostsInPartition: db.query<{ host: string; state: string }, [partition: number]>("SELECT host, state FROM hosts WHERE partition = ?"),
+    robotsInPartition: db.query<RawRobots & { host: string }, [partition: number]>(
+      "SELECT host, verdict, body, fetched_at, expires_at FROM robots WHERE partition = ?",
+    ),
+    deleteQueuePartition: db.query<never, [partition: number]>("DELETE FROM queue WHERE partition = ?"),
+    deleteUrlsPartition: db.query<never, [partition: number]>("DELETE FROM urls WHERE partition = ?"),
+    deleteScheduledPartition: db.query<never, [partition: number]>("DELETE FROM scheduled WHERE partition = ?"),
+    deleteHostsPartition: db.query<never, [partition: number]>("DELETE FROM hosts WHERE partition = ?"),
+    deleteRobotsPartition: db.query<never, [partition: number]>("DELETE FROM robots WHERE partition = ?"),
+    getMeta: db.query<{ value: string }, [key: string]>("SELECT value FROM meta WHERE key = ?"),
+    setMeta: db.query<never, [key: string, value: string]>("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
+  };
+}
+
+/** A `COUNT(*) AS n` (or `MAX(...) AS n`) row. */
+interface Count {
+  n: number;
+}
+
 export class FrontierStore {
   private readonly db: Database;
   private nextSeq: number;
   private readonly recentLog: boolean;
-  private readonly s: Record<string, Statement>;
+  private readonly s: ReturnType<typeof prepare>;
 
   private constructor(db: Database, options: FrontierStoreOptions) {
     this.db = db;
     this.recentLog = options.recentLog ?? false;
-    const q = (sql: string) => db.query(sql);
-    this.s = {
-      head: q(`SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`),
-      enqueue: q("INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)"),
-      dequeue: q("DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?"),
-      queuedUrl: q("SELECT 1 AS x FROM queue WHERE partition = ? AND host = ? AND url = ? LIMIT 1"),
-      hostCounts: q("SELECT host, COUNT(*) AS n FROM queue GROUP BY partition, host"),
-      hostCountsIn: q("SELECT host, COUNT(*) AS n FROM queue WHERE partition = ? GROUP BY host"),
-      hostCount: q("SELECT COUNT(*) AS n FROM queue WHERE partition = ? AND host = ?"),
-      totalQueued: q("SELECT COUNT(*) AS n FROM queue"),
-      dropLowest: q(
-        `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
-         RETURNING partition, host, url, depth`,
-      ),
-      maxSeq: q("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
-      getUrl: q("SELECT * FROM urls WHERE partition = ? AND url = ?"),
-      hasUrl: q("SELECT 1 AS x FROM urls WHERE partition = ? AND url = ?"),
-      logRecent: q("INSERT INTO recent_urls (url) VALUES (?)"),
-      setUrlState: q(
-        `INSERT INTO urls (partition, url, host, state, depth, note) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (partition, url) DO UPDATE SET state = excluded.state, note = excluded.note`,
-      ),
-      importUrl: q(
-        `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
-         last_modified, fingerprint, simhash, changed_last_visit, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      ),
-      recentSince: q("SELECT id, url FROM recent_urls WHERE id > ? ORDER BY id LIMIT ?"),
-      maxRecentId: q("SELECT COALESCE(MAX(id), 0) AS n FROM recent_urls"),
-      trimRecent: q("DELETE FROM recent_urls WHERE id <= ?"),
-      urlCount: q("SELECT COUNT(*) AS n FROM urls"),
-      stateCounts: q("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
-      schedule: q("INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at) VALUES (?, ?, ?, ?, ?, ?)"),
-      due: q(`SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?`),
-      unschedule: q("DELETE FROM scheduled WHERE partition = ? AND url = ?"),
-      scheduledAt: q("SELECT due_at FROM scheduled WHERE partition = ? AND url = ?"),
-      nextDue: q("SELECT MIN(due_at) AS t FROM scheduled"),
-      scheduledCount: q("SELECT COUNT(*) AS n FROM scheduled"),
-      loadHost: q("SELECT state FROM hosts WHERE host = ?"),
-      saveHost: q("INSERT OR REPLACE INTO hosts (host, partition, state) VALUES (?, ?, ?)"),
-      loadRobots: q("SELECT verdict, body, fetched_at, expires_at FROM robots WHERE host = ?"),
-      saveRobots: q("INSERT OR REPLACE INTO robots (host, partition, verdict, body, fetched_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)"),
-      queuedInPartition: q(
-        `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND (host, priority, seq) > (?, ?, ?) ORDER BY host, priority, seq LIMIT ?`,
-      ),
-      urlsInPartition: q("SELECT * FROM urls WHERE partition = ? AND url > ? ORDER BY url LIMIT ?"),
-      scheduledInPartition: q(`SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE partition = ?`),
-      hostsInPartition: q("SELECT host, state FROM hosts WHERE partition = ?"),
-      robotsInPartition: q("SELECT host, verdict, body, fetched_at, expires_at FROM robots WHERE partition = ?"),
-      deleteQueuePartition: q("DELETE FROM queue WHERE partition = ?"),
-      deleteUrlsPartition: q("DELETE FROM urls WHERE partition = ?"),
-      deleteScheduledPartition: q("DELETE FROM scheduled WHERE partition = ?"),
-      deleteHostsPartition: q("DELETE FROM hosts WHERE partition = ?"),
-      deleteRobotsPartition: q("DELETE FROM robots WHERE partition = ?"),
-      getMeta: q("SELECT value FROM meta WHERE key = ?"),
-      setMeta: q("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)"),
-    };
+    this.s = prepare(db);
     const savedSeq = Number(this.getMeta("seq") ?? 0);
-    const queuedSeq = (this.s.maxSeq!.get() as { n: number }).n;
+    const queuedSeq = this.count(this.s.maxSeq);
     this.nextSeq = Math.max(savedSeq, queuedSeq) + 1;
   }
 
@@ -210,7 +266,7 @@ export class FrontierStore {
   // ---- queue --------------------------------------------------------------------------------------
 
   head(partition: number, host: string): QueuedUrl | undefined {
-    return (this.s.head!.get(partition, host) as QueuedUrl | null) ?? undefined;
+    return this.s.head.get(partition, host) ?? undefined;
   }
 
   /**
@@ -219,38 +275,38 @@ export class FrontierStore {
    */
   enqueue(item: Omit<QueuedUrl, "seq">): number | undefined {
     const seq = this.nextSeq++;
-    const changes = this.s.enqueue!.run(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops).changes;
+    const changes = this.s.enqueue.run(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops).changes;
     return changes > 0 ? seq : undefined;
   }
 
   dequeue(item: Pick<QueuedUrl, "partition" | "host" | "priority" | "seq">): void {
-    this.s.dequeue!.run(item.partition, item.host, item.priority, item.seq);
+    this.s.dequeue.run(item.partition, item.host, item.priority, item.seq);
   }
 
   /** Whether a URL is in its host's queue (scans that host's queue: for handoff imports, not hot paths). */
   isQueued(partition: number, host: string, url: string): boolean {
-    return this.s.queuedUrl!.get(partition, host, url) !== null;
+    return this.s.queuedUrl.get(partition, host, url) !== null;
   }
 
   /** Queued URL counts by host, for every partition or for one. */
   queuedByHost(partition?: number): Map<string, number> {
     const out = new Map<string, number>();
-    const rows = partition === undefined ? this.s.hostCounts!.all() : this.s.hostCountsIn!.all(partition);
-    for (const row of rows as { host: string; n: number }[]) out.set(row.host, row.n);
+    const rows = partition === undefined ? this.s.hostCounts.all() : this.s.hostCountsIn.all(partition);
+    for (const row of rows) out.set(row.host, row.n);
     return out;
   }
 
   queuedForHost(partition: number, host: string): number {
-    return (this.s.hostCount!.get(partition, host) as { n: number }).n;
+    return this.count(this.s.hostCount, partition, host);
   }
 
   totalQueued(): number {
-    return (this.s.totalQueued!.get() as { n: number }).n;
+    return this.count(this.s.totalQueued);
   }
 
   /** Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped. */
   dropLowestPriority(n: number): { partition: number; host: string; url: string }[] {
-    const dropped = this.s.dropLowest!.all(n) as Array<UrlKey & { depth: number }>;
+    const dropped = this.s.dropLowest.all(n);
     for (const d of dropped) this.setUrlState(d, "dropped", "frontier size limit");
     return dropped;
   }
@@ -258,7 +314,7 @@ export class FrontierStore {
   // ---- URL state ----------------------------------------------------------------------------------
 
   getUrl(partition: number, url: string): UrlRow | undefined {
-    const raw = this.s.getUrl!.get(partition, url) as RawUrlRow | null;
+    const raw = this.s.getUrl.get(partition, url);
     return raw ? toUrlRow(raw) : undefined;
   }
 
@@ -268,17 +324,17 @@ export class FrontierStore {
    * result, which saves a second random B-tree insert for each of the many URLs admitted and not yet fetched.
    */
   isKnown(partition: number, host: string, url: string): boolean {
-    return this.s.hasUrl!.get(partition, url) !== null || this.isQueued(partition, host, url);
+    return this.s.hasUrl.get(partition, url) !== null || this.isQueued(partition, host, url);
   }
 
   /** Notes an admission in the recent log (embedded mode's seen-set replay), when the store keeps one. */
   logAdmitted(url: string): void {
-    if (this.recentLog) this.s.logRecent!.run(url);
+    if (this.recentLog) this.s.logRecent.run(url);
   }
 
   /** Sets a URL's state (creating its row when it has none yet). */
   setUrlState(key: UrlKey & { depth: number }, state: UrlStatus, note?: string): void {
-    this.s.setUrlState!.run(key.partition, key.url, key.host, state, key.depth, note ?? null);
+    this.s.setUrlState.run(key.partition, key.url, key.host, state, key.depth, note ?? null);
   }
 
   /** Writes a URL's whole state after a fetch (creating its row on its first result). */
@@ -288,26 +344,26 @@ export class FrontierStore {
 
   /** URLs admitted after `afterId` (recent log), in order: replayed into the Bloom filter after an unclean stop. */
   urlsSince(afterId: number, limit: number): { id: number; url: string }[] {
-    return this.s.recentSince!.all(afterId, limit) as { id: number; url: string }[];
+    return this.s.recentSince.all(afterId, limit);
   }
 
   /** The id of the newest logged admission (0 when none); a seen-set snapshot records it. */
   maxUrlId(): number {
-    return (this.s.maxRecentId!.get() as { n: number }).n;
+    return this.count(this.s.maxRecentId);
   }
 
   /** Forgets logged admissions up to `id`, which a seen-set snapshot now covers. */
   trimRecent(id: number): void {
-    this.s.trimRecent!.run(id);
+    this.s.trimRecent.run(id);
   }
 
   urlCount(): number {
-    return (this.s.urlCount!.get() as { n: number }).n;
+    return this.count(this.s.urlCount);
   }
 
   urlStateCounts(): Record<string, number> {
     const out: Record<string, number> = {};
-    for (const row of this.s.stateCounts!.all() as { state: string; n: number }[]) out[row.state] = row.n;
+    for (const row of this.s.stateCounts.all()) out[row.state] = row.n;
     return out;
   }
 
@@ -315,48 +371,55 @@ export class FrontierStore {
 
   /** Schedules a URL's next visit, replacing any earlier schedule of it. */
   schedule(item: ScheduledUrl): void {
-    this.s.schedule!.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt);
+    this.s.schedule.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt);
   }
 
   /** Takes up to `limit` scheduled URLs whose time has come, removing them from the schedule. */
   takeDue(now: number, limit: number): ScheduledUrl[] {
-    const rows = (this.s.due!.all(now, limit) as RawScheduled[]).map(toScheduled);
-    for (const r of rows) this.s.unschedule!.run(r.partition, r.url);
+    const rows = this.s.due.all(now, limit).map(toScheduled);
+    for (const r of rows) this.s.unschedule.run(r.partition, r.url);
     return rows;
   }
 
   scheduledAt(partition: number, url: string): number | undefined {
-    const row = this.s.scheduledAt!.get(partition, url) as { due_at: number } | null;
-    return row?.due_at;
+    return this.s.scheduledAt.get(partition, url)?.due_at;
   }
 
   nextDueAt(): number | undefined {
-    const row = this.s.nextDue!.get() as { t: number | null };
-    return row.t ?? undefined;
+    return this.s.nextDue.get()?.t ?? undefined;
   }
 
   scheduledCount(): number {
-    return (this.s.scheduledCount!.get() as { n: number }).n;
+    return this.count(this.s.scheduledCount);
   }
 
   // ---- hosts and robots.txt -----------------------------------------------------------------------
 
-  loadHost<T>(host: string): T | undefined {
-    const row = this.s.loadHost!.get(host) as { state: string } | null;
-    return row ? (JSON.parse(row.state) as T) : undefined;
+  /**
+   * A host's saved state; undefined when none was saved. Throws when the saved text is not a host's state
+   * (a damaged store): the host's politeness state is never guessed.
+   */
+  loadHost(host: string): PersistedHost | undefined {
+    const row = this.s.loadHost.get(host);
+    if (!row) return undefined;
+    try {
+      return parsePersistedHost(row.state);
+    } catch (error) {
+      throw new Error(`frontier store: the saved state of host ${host} is unreadable: ${(error as Error).message}`, { cause: error });
+    }
   }
 
-  saveHost(host: string, partition: number, state: unknown): void {
-    this.s.saveHost!.run(host, partition, JSON.stringify(state));
+  saveHost(host: string, partition: number, state: PersistedHost): void {
+    this.s.saveHost.run(host, partition, JSON.stringify(state));
   }
 
   loadRobots(host: string): StoredRobots | undefined {
-    const row = this.s.loadRobots!.get(host) as RawRobots | null;
+    const row = this.s.loadRobots.get(host);
     return row ? toRobots(row) : undefined;
   }
 
   saveRobots(host: string, partition: number, robots: StoredRobots): void {
-    this.s.saveRobots!.run(host, partition, robots.verdict, robots.body ?? null, robots.fetchedAt, robots.expiresAt);
+    this.s.saveRobots.run(host, partition, robots.verdict, robots.body ?? null, robots.fetchedAt, robots.expiresAt);
   }
 
   // ---- partition handoff --------------------------------------------------------------------------
@@ -364,22 +427,22 @@ export class FrontierStore {
   /** A page of a partition's queue, in key order after `after` (undefined: from the start). */
   queuedInPartition(partition: number, after: Pick<QueuedUrl, "host" | "priority" | "seq"> | undefined, limit: number): QueuedUrl[] {
     const a = after ?? { host: "", priority: 0, seq: 0 };
-    return this.s.queuedInPartition!.all(partition, a.host, a.priority, a.seq, limit) as QueuedUrl[];
+    return this.s.queuedInPartition.all(partition, a.host, a.priority, a.seq, limit);
   }
 
   /** A page of a partition's URL states, in URL order after `afterUrl` ("" from the start). */
   urlsInPartition(partition: number, afterUrl: string, limit: number): UrlRow[] {
-    return (this.s.urlsInPartition!.all(partition, afterUrl, limit) as RawUrlRow[]).map(toUrlRow);
+    return this.s.urlsInPartition.all(partition, afterUrl, limit).map(toUrlRow);
   }
 
   scheduledInPartition(partition: number): ScheduledUrl[] {
-    return (this.s.scheduledInPartition!.all(partition) as RawScheduled[]).map(toScheduled);
+    return this.s.scheduledInPartition.all(partition).map(toScheduled);
   }
 
   hostsInPartition(partition: number): Array<{ host: string; state: string; robots?: StoredRobots }> {
     const robots = new Map<string, StoredRobots>();
-    for (const r of this.s.robotsInPartition!.all(partition) as Array<RawRobots & { host: string }>) robots.set(r.host, toRobots(r));
-    const out = (this.s.hostsInPartition!.all(partition) as Array<{ host: string; state: string }>).map((h) => ({
+    for (const r of this.s.robotsInPartition.all(partition)) robots.set(r.host, toRobots(r));
+    const out = this.s.hostsInPartition.all(partition).map((h) => ({
       ...h,
       robots: robots.get(h.host),
     }));
@@ -389,7 +452,7 @@ export class FrontierStore {
 
   /** Writes a URL's full state as received from another node (handoff). */
   importUrl(row: UrlRow): void {
-    this.s.importUrl!.run(
+    this.s.importUrl.run(
       row.partition,
       row.url,
       row.host,
@@ -410,27 +473,31 @@ export class FrontierStore {
 
   /** Removes everything of a partition (after it was handed to its new owner). */
   deletePartition(partition: number): void {
-    this.s.deleteQueuePartition!.run(partition);
-    this.s.deleteUrlsPartition!.run(partition);
-    this.s.deleteScheduledPartition!.run(partition);
-    this.s.deleteHostsPartition!.run(partition);
-    this.s.deleteRobotsPartition!.run(partition);
+    this.s.deleteQueuePartition.run(partition);
+    this.s.deleteUrlsPartition.run(partition);
+    this.s.deleteScheduledPartition.run(partition);
+    this.s.deleteHostsPartition.run(partition);
+    this.s.deleteRobotsPartition.run(partition);
   }
 
   // ---- bookkeeping --------------------------------------------------------------------------------
 
   getMeta(key: string): string | undefined {
-    const row = this.s.getMeta!.get(key) as { value: string } | null;
-    return row?.value;
+    return this.s.getMeta.get(key)?.value;
   }
 
   setMeta(key: string, value: string): void {
-    this.s.setMeta!.run(key, value);
+    this.s.setMeta.run(key, value);
   }
 
   /** Saves the sequence counter; called inside the transactions that enqueue. */
   saveSeq(): void {
     this.setMeta("seq", String(this.nextSeq));
+  }
+
+  /** The `n` of a one-row count query. */
+  private count<P extends SQLQueryBindings[]>(statement: Statement<Count, P>, ...params: P): number {
+    return statement.get(...params)?.n ?? 0;
   }
 
   close(): void {
