@@ -1,6 +1,6 @@
 /**
  * Per-host politeness: the plain-data state of each host, the transitions around a fetch (start, end,
- * lost), Retry-After parsing, and the ready heap the frontier uses to find the next host it may fetch.
+ * lost), Retry-After parsing, and the heap of waiting hosts the frontier takes the next ready host from.
  */
 export {
   canFetch,
@@ -15,4 +15,4 @@ export {
 } from "./host-state.ts";
 export { baseGap, classifyOutcome, type FetchEnd, onFetchEnd, type OutcomeClass } from "./fetch-end.ts";
 export { parseHttpDate, parseRetryAfter } from "./retry-after.ts";
-export { HostReadyHeap, type ReadyEntry } from "./ready-heap.ts";
+export { WaitingHostHeap, type WaitingHost } from "./waiting-host-heap.ts";

@@ -10,7 +10,7 @@
  * bounded by the per-host queue cap instead. A calendar walked one day at a time keeps few URLs queued
  * at once; that chain is bounded by the depth limit.
  *
- * The tracker is an in-memory index per host (a Map of Maps), like the ready heap, with a plain
+ * The tracker is an in-memory index per host (a Map of Maps), like the waiting-host heap, with a plain
  * `snapshot()` for persistence. The frontier calls `add` when it queues a URL and `remove` when the URL
  * leaves the queue; a frontier that never calls `remove` gets the stricter "admitted ever" count.
  */

@@ -4,12 +4,12 @@
  * (one task in flight per host, robots.txt first, front-queue priority when capacity is short), and applies
  * each result: the host's next allowed time, the URL's retry or refetch schedule, redirect targets and the
  * links found. The same class runs inside `crawl` (embedded mode) and inside each frontier node of a
- * cluster; only the SeenSet and the transport around it differ.
+ * cluster; only the SeenSet and the transport around it differ. Host and URL inspection (`hostInfo`,
+ * `listHosts`, `explainUrl`) is inspection.ts, over a read-only view of this class.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask } from "../../core/model/index.ts";
 import {
-  HostReadyHeap,
   isFetchLost,
   newHostState,
   onFetchEnd,
@@ -17,15 +17,17 @@ import {
   releaseLostFetch,
   setPaused,
   type HostState,
+  WaitingHostHeap,
 } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, robotsExpiresAt } from "../../core/robots/index.ts";
 import { priorityFor } from "../../core/schedule/index.ts";
-import { bumpDaily, checkTrap, countToday, nextUtcDayStart, UrlPatternTracker } from "../../core/traps/index.ts";
+import { bumpDaily, checkTrap, countToday, nextUtcDayStart, UrlPatternTracker, urlPathAndQuery } from "../../core/traps/index.ts";
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import type { HostEntry } from "./host-entry.ts";
+import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier, type UrlView } from "./inspection.ts";
 import { ReadyQueues } from "./ready-queues.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
@@ -76,37 +78,12 @@ interface Prepared {
   redirect: DiscoveredUrl[];
 }
 
-/** A host as the inspection APIs show it. */
-export interface HostView {
-  host: string;
-  partition: number;
-  queued: number;
-  inFlight: boolean;
-  state: HostState;
-  robotsVerdict: string;
-  robotsExpiresAt: number;
-  pagesToday: number;
-  minGapOverrideMs: number;
-}
-
-/** A URL as `explain` shows it. */
-export interface UrlView {
-  known: boolean;
-  state: string;
-  lastStatus: number;
-  lastFetchedAt: number;
-  failures: number;
-  note: string;
-  nextFetchAt: number;
-  robots: "allowed" | "disallowed" | "unknown";
-  robotsRule: string;
-  trap: string;
-}
-
 export class Frontier {
   readonly counters = new Counters();
   private readonly hosts = new Map<string, HostEntry>();
-  private readonly waiting = new HostReadyHeap();
+  /** Hosts not ready yet, each until its time (gap, daily cap, robots.txt retry). */
+  private readonly waiting = new WaitingHostHeap();
+  /** Hosts ready now, by the priority of their next URL (the front queues). */
   private readonly ready = new ReadyQueues();
   private readonly patterns: UrlPatternTracker;
   private inFlightCount = 0;
@@ -121,9 +98,21 @@ export class Frontier {
   private draining = false;
   /** Hosts loaded after an unclean stop may have had a request in flight: they wait a full gap. */
   private readonly uncleanSince: number | undefined;
+  /** The read-only view host and URL inspection works on. */
+  private readonly inspected: InspectedFrontier;
 
   constructor(private readonly opts: FrontierOptions) {
     this.patterns = new UrlPatternTracker(opts.policy);
+    this.inspected = {
+      store: opts.store,
+      policy: opts.policy,
+      partitions: opts.partitions,
+      now: () => opts.now(),
+      active: (host) => this.hosts.get(host),
+      activeHosts: () => this.hosts.values(),
+      load: (host) => this.loadHost(host),
+      robotsOf: (entry) => this.robotsOf(entry),
+    };
     const cleanStop = opts.store.getMeta("clean-stop") === "1";
     opts.store.setMeta("clean-stop", "0");
     this.uncleanSince = cleanStop ? undefined : opts.now();
@@ -395,34 +384,14 @@ export class Frontier {
     }
   }
 
-  /** What the frontier knows about a host, whether active or not; undefined when it never saw it. */
+  /** What the frontier knows about a host, whether active or not; undefined when it never saw it (inspection.ts). */
   hostInfo(host: string): HostView | undefined {
-    const active = this.hosts.get(host);
-    const entry = active ?? this.loadHost(host);
-    const stored = active ? undefined : this.opts.store.loadHost(host);
-    const robots = this.robotsOf(entry);
-    const queued = active ? active.queued : this.opts.store.queuedForHost(entry.partition, host);
-    if (!active && !stored && !robots && queued === 0) return undefined;
-    return {
-      host,
-      partition: entry.partition,
-      queued,
-      inFlight: entry.inFlight !== undefined,
-      state: entry.state,
-      robotsVerdict: robots?.stored.verdict ?? "unknown",
-      robotsExpiresAt: robots?.stored.expiresAt ?? 0,
-      pagesToday: countToday(entry.pagesToday, this.opts.now()),
-      minGapOverrideMs: entry.minGapOverrideMs,
-    };
+    return hostView(this.inspected, host);
   }
 
-  /** Active hosts, most queued first. */
+  /** Active hosts, most queued first (inspection.ts). */
   listHosts(limit: number): HostView[] {
-    return [...this.hosts.values()]
-      .sort((a, b) => b.queued - a.queued || a.key.localeCompare(b.key))
-      .slice(0, limit)
-      .map((e) => this.hostInfo(e.key)!)
-      .filter(Boolean);
+    return listHosts(this.inspected, limit);
   }
 
   /** Sets an operator override of a host's minimum gap (0 clears it). */
@@ -433,39 +402,9 @@ export class Frontier {
     this.opts.store.tx(() => this.saveHost(entry));
   }
 
-  /** Why a normalized URL is where it is: stored state, robots verdict, trap limits. */
+  /** Why a normalized URL is where it is: stored state, robots verdict, trap limits (inspection.ts). */
   explainUrl(url: string, host: string): UrlView {
-    const partition = partitionOf(host, this.opts.partitions);
-    const row = this.opts.store.getUrl(partition, url);
-    const queued = row === undefined && this.opts.store.isQueued(partition, host, url);
-    const entry = this.hosts.get(host) ?? this.loadHost(host);
-    const robots = this.robotsOf(entry);
-    const decision = robots?.policy?.explain(pathAndQuery(url));
-    const trap = checkTrap(url, { depth: row?.depth ?? 0, hostQueued: 0, hostPagesToday: 0 }, this.opts.policy);
-    return {
-      known: row !== undefined || queued,
-      state: row?.state ?? (queued ? "queued" : "unknown"),
-      lastStatus: row?.lastStatus ?? 0,
-      lastFetchedAt: row?.lastFetchedAt ?? 0,
-      failures: row?.failures ?? 0,
-      note: row?.note ?? "",
-      nextFetchAt: this.opts.store.scheduledAt(partition, url) ?? 0,
-      robots: !robots
-        ? "unknown"
-        : robots.stored.verdict === "allow-all"
-          ? "allowed"
-          : robots.stored.verdict === "disallow-all"
-            ? "disallowed"
-            : decision?.allowed === false
-              ? "disallowed"
-              : "allowed",
-      robotsRule: decision?.rule
-        ? `${decision.rule.allow ? "Allow" : "Disallow"}: ${decision.rule.pattern}`
-        : robots && robots.stored.verdict !== "parse"
-          ? `robots.txt ${robots.stored.verdict}`
-          : "",
-      trap: trap.ok ? "" : `${trap.reason}: ${trap.detail}`,
-    };
+    return explainUrl(this.inspected, url, host);
   }
 
   get inFlight(): number {
@@ -681,7 +620,7 @@ export class Frontier {
       return undefined;
     }
     for (let skipped = 0; head && robots.policy && skipped < HEAD_SKIP_LIMIT; skipped++) {
-      if (robots.policy.isAllowed(pathAndQuery(head.url))) break;
+      if (robots.policy.isAllowed(urlPathAndQuery(head.url))) break;
       this.opts.store.tx(() => {
         this.opts.store.dequeue(head!);
         this.opts.store.setUrlState(head!, "robots-disallowed");
@@ -691,7 +630,7 @@ export class Frontier {
       head = this.headOf(entry);
     }
     if (!head) return void this.settle(entry);
-    if (robots.policy && !robots.policy.isAllowed(pathAndQuery(head.url))) {
+    if (robots.policy && !robots.policy.isAllowed(urlPathAndQuery(head.url))) {
       this.ready.push(host, head.priority);
       return undefined;
     }
@@ -863,10 +802,4 @@ function freshRow(item: QueuedUrl): UrlRow {
 
 function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {
   return stored.verdict === "parse" ? policyFor(parseRobots(stored.body ?? ""), userAgent) : undefined;
-}
-
-/** The path and query of a normalized URL, as robots.txt rules match them. */
-function pathAndQuery(url: string): string {
-  const start = url.indexOf("/", url.indexOf("://") + 3);
-  return start < 0 ? "/" : url.slice(start);
 }

@@ -2,10 +2,12 @@
  * The frontier: which URL is fetched next, and when. `Frontier` admits discovered URLs (traps, seen-set,
  * durable queue), hands out tasks only for hosts whose gap has passed, and applies results; `FrontierStore`
  * is its durable working copy on local disk (SQLite, WAL); `GroupCommit` batches results into one
- * transaction; `exportPartition` / `importChunk` move a partition between frontier nodes. The same code runs
- * in `crawl` and in every frontier node; only the SeenSet and the transport around it differ.
+ * transaction; `exportPartition` / `importChunk` move a partition between frontier nodes; inspection.ts
+ * answers `host show` and `url explain` for the Frontier. The same code runs in `crawl` and in every
+ * frontier node; only the SeenSet and the transport around it differ.
  */
-export { Frontier, type FrontierOptions, type FrontierSnapshot, type HostView, type UrlView } from "./frontier.ts";
+export { Frontier, type FrontierOptions, type FrontierSnapshot } from "./frontier.ts";
+export type { HostView, UrlView } from "./inspection.ts";
 export {
   FrontierStore,
   type FrontierStoreOptions,

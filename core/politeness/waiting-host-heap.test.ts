@@ -1,14 +1,14 @@
 import { expect, test } from "bun:test";
-import { HostReadyHeap } from "./ready-heap.ts";
+import { WaitingHostHeap } from "./waiting-host-heap.ts";
 
-function drain(heap: HostReadyHeap): string[] {
+function drain(heap: WaitingHostHeap): string[] {
   const out: string[] = [];
   for (let entry = heap.pop(); entry; entry = heap.pop()) out.push(`${entry.host}@${entry.at}`);
   return out;
 }
 
-test("ready heap - pops hosts in order of next allowed time", () => {
-  const heap = new HostReadyHeap();
+test("waiting host heap - pops hosts in order of next allowed time", () => {
+  const heap = new WaitingHostHeap();
   heap.push("c.test", 30);
   heap.push("a.test", 10);
   heap.push("b.test", 20);
@@ -19,14 +19,14 @@ test("ready heap - pops hosts in order of next allowed time", () => {
   expect(heap.peek()).toBeUndefined();
 });
 
-test("ready heap - equal times come out first in, first out", () => {
-  const heap = new HostReadyHeap();
+test("waiting host heap - equal times come out first in, first out", () => {
+  const heap = new WaitingHostHeap();
   for (const host of ["x", "y", "z", "w"]) heap.push(host, 0);
   expect(drain(heap)).toEqual(["x@0", "y@0", "z@0", "w@0"]);
 });
 
-test("ready heap - update moves a host earlier or later", () => {
-  const heap = new HostReadyHeap();
+test("waiting host heap - update moves a host earlier or later", () => {
+  const heap = new WaitingHostHeap();
   heap.push("a", 10);
   heap.push("b", 20);
   heap.push("c", 30);
@@ -37,8 +37,8 @@ test("ready heap - update moves a host earlier or later", () => {
   expect(drain(heap)).toEqual(["c@5", "b@20", "a@40"]);
 });
 
-test("ready heap - push of a host already in acts as an update, never a duplicate", () => {
-  const heap = new HostReadyHeap();
+test("waiting host heap - push of a host already in acts as an update, never a duplicate", () => {
+  const heap = new WaitingHostHeap();
   heap.push("a", 10);
   heap.push("a", 50);
   heap.push("b", 20);
@@ -46,8 +46,8 @@ test("ready heap - push of a host already in acts as an update, never a duplicat
   expect(drain(heap)).toEqual(["b@20", "a@50"]);
 });
 
-test("ready heap - remove takes out any host, first, middle or last", () => {
-  const heap = new HostReadyHeap();
+test("waiting host heap - remove takes out any host, first, middle or last", () => {
+  const heap = new WaitingHostHeap();
   for (const [host, at] of [
     ["a", 1],
     ["b", 2],
@@ -64,8 +64,8 @@ test("ready heap - remove takes out any host, first, middle or last", () => {
   expect(drain(heap)).toEqual(["b@2", "d@4"]);
 });
 
-test("ready heap - popReady returns only a host whose time has come", () => {
-  const heap = new HostReadyHeap();
+test("waiting host heap - popReady returns only a host whose time has come", () => {
+  const heap = new WaitingHostHeap();
   heap.push("a", 100);
   expect(heap.popReady(99)).toBeUndefined();
   expect(heap.size).toBe(1);
@@ -73,14 +73,14 @@ test("ready heap - popReady returns only a host whose time has come", () => {
   expect(heap.size).toBe(0);
 });
 
-test("ready heap - stays ordered through many random pushes, updates and removals", () => {
+test("waiting host heap - stays ordered through many random pushes, updates and removals", () => {
   // A small deterministic generator keeps the test repeatable.
   let seed = 42;
   const random = (n: number): number => {
     seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
     return seed % n;
   };
-  const heap = new HostReadyHeap();
+  const heap = new WaitingHostHeap();
   const model = new Map<string, number>();
   for (let step = 0; step < 5_000; step++) {
     const host = `h${random(300)}`;

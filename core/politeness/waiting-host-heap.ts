@@ -1,14 +1,15 @@
 /**
- * The frontier's index of hosts by next allowed time: a binary min-heap keyed by `nextAllowedAt`, with
- * a host-to-position map so that changing or removing one host costs O(log n) instead of a scan. The
- * frontier pops the earliest host when it starts a fetch and pushes it back with its new time when the
- * result arrives (or leaves it out while its queue is empty). Hosts with equal times come out in the
- * order they were pushed, so no host is starved by ties. It is an in-memory index, rebuilt from the
- * persisted host states at start-up, so unlike those states it is not plain data.
+ * The hosts that are waiting: not ready yet, each until its time (the end of its politeness gap, the next
+ * UTC day for a host at its daily cap, the expiry of an unreadable robots.txt). A binary min-heap keyed by
+ * that time, with a host-to-position map so that changing or removing one host costs O(log n) instead of a
+ * scan. The frontier pops a host once its time has come (it moves to the ready queues) and pushes it back
+ * with its new time after its fetch (or leaves it out while its queue is empty). Hosts with equal times
+ * come out in the order they were pushed, so no host is starved by ties. It is an in-memory index, rebuilt
+ * from the persisted host states at start-up, so unlike those states it is not plain data.
  */
 
-/** One host in the heap. */
-export interface ReadyEntry {
+/** One waiting host and the time it may be fetched again. */
+export interface WaitingHost {
   readonly host: string;
   /** Epoch milliseconds. */
   readonly at: number;
@@ -21,7 +22,7 @@ interface Slot {
   seq: number;
 }
 
-export class HostReadyHeap {
+export class WaitingHostHeap {
   readonly #slots: Slot[] = [];
   readonly #index = new Map<string, number>();
   #seq = 0;
@@ -73,20 +74,20 @@ export class HostReadyHeap {
   }
 
   /** The host with the earliest time, without removing it. */
-  peek(): ReadyEntry | undefined {
+  peek(): WaitingHost | undefined {
     const top = this.#slots[0];
     return top ? { host: top.host, at: top.at } : undefined;
   }
 
   /** Removes and returns the host with the earliest time. */
-  pop(): ReadyEntry | undefined {
+  pop(): WaitingHost | undefined {
     const top = this.peek();
     if (top) this.#removeAt(0);
     return top;
   }
 
-  /** Removes and returns the earliest host if its time has come (`at <= now`), else undefined. */
-  popReady(now: number): ReadyEntry | undefined {
+  /** Removes and returns the earliest host if its time has come (`at <= now`): it is ready now. Else undefined. */
+  popReady(now: number): WaitingHost | undefined {
     const top = this.#slots[0];
     return top && top.at <= now ? this.pop() : undefined;
   }
