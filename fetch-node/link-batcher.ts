@@ -4,7 +4,8 @@
  * partition. Most pages link to a handful of other hosts, each in its own partition, so without this a page
  * cost several JetStream messages (each stored, delivered, acked and committed by its owner). `add`
  * resolves only once every link it was given is published, so a task is still acked only after its links
- * are durable.
+ * are durable. Nothing needs flushing on stop: a waiting batch goes out on its own timer (`delayMs`), and a
+ * stopping node waits for its tasks, each of which waits for its batch.
  */
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { OwnerGroup } from "../core/addressing/index.ts";
@@ -33,11 +34,6 @@ export class LinkBatcher {
 
   add(groups: readonly OwnerGroup<DiscoveredUrl>[]): Promise<void> {
     return Promise.all(groups.map((g) => this.addGroup(g))).then(() => undefined);
-  }
-
-  /** Publishes everything waiting now (on stop). */
-  async flush(): Promise<void> {
-    await Promise.all([...this.slots.keys()].map((key) => this.send(key)));
   }
 
   private addGroup(group: OwnerGroup<DiscoveredUrl>): Promise<void> {

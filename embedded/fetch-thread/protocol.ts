@@ -1,8 +1,9 @@
 /**
- * The messages between the crawl loop's thread and the fetch thread. The fetch thread runs the whole fetch
- * path (HTTP, parse, fingerprints, content index, WARC) so its CPU cost lands on the second core, while the
- * main thread keeps the frontier and its SQLite store, and the content index every fetch thread consults. Tasks and outputs travel in batches: one message per
- * loop turn or per few milliseconds, since each message has a fixed cost on both sides.
+ * The messages between the crawl loop's thread and the fetch threads. A fetch thread runs the fetch path
+ * (HTTP, parse, fingerprints, WARC) so its CPU cost lands on another core, while the main thread keeps the
+ * frontier with its SQLite store and the one content index all fetch threads share: a thread asks the main
+ * thread for each content-index claim (`claim`, answered by `claimed`). Tasks and outputs travel in batches:
+ * one message per loop turn or per few milliseconds, since each message has a fixed cost on both sides.
  */
 import type { FetchTask } from "../../core/model/index.ts";
 import type { FetchPathOptions } from "../../engine/fetch/index.ts";

@@ -1,8 +1,9 @@
 /**
- * Builds the fetch path a fetch node runs, the same way the embedded crawler does (embedded/main.ts): the
- * HTTP fetcher with the policy's timeouts and body cap, the WARC writer, and the FetchWorker over them and
- * the content index. The content index is borrowed (the composition root chose Redis or memory and closes
- * it); the fetcher and the WARC writer are built here and closed by `close()`.
+ * Builds the fetch path, the one way every process does: a fetch node (fetch-node/main.ts), each of
+ * `crawl`'s fetch threads (embedded/fetch-thread/thread.ts) and `crawl` without threads (embedded/main.ts).
+ * It is the HTTP fetcher with the policy's timeouts and body cap, the WARC writer, and the FetchWorker over
+ * them and the content index. The content index is borrowed (the composition root chose Redis, SQLite or
+ * memory and closes it); the fetcher and the WARC writer are built here and closed by `close()`.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { productToken } from "../../core/robots/index.ts";

@@ -62,8 +62,8 @@ async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchR
   const page = extractPage(decodeBody(response.body, contentType), task.url, { agentToken: deps.agentToken });
   const noindex = header.noindex || page.metaRobots.noindex;
   const nofollow = header.nofollow || page.metaRobots.nofollow;
-  const selection = selectLinks(task, page, nofollow);
-  result.linksFound = selection.links.length;
+  const links = selectLinks(task, page, nofollow);
+  result.linksFound = links.length;
 
   if (page.text.length > 0) {
     const hash = simhash64(page.text);
@@ -73,5 +73,5 @@ async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchR
   }
   if (noindex) result.note = "noindex";
   else result.bytes = await storeResponse(deps.store, response);
-  return { result, links: selection.links };
+  return { result, links };
 }
