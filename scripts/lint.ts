@@ -1,6 +1,7 @@
 /**
- * The project's lint: mechanical checks of the dependency direction (docs/architecture.md, "Layers") and of
- * the import conventions that let Bun and Deno run the same files. The layers, innermost first:
+ * The project's lint: mechanical checks of the dependency direction (the layers below, which the README's
+ * layout table describes) and of the import conventions that let Bun and Deno run the same files. The
+ * layers, innermost first:
  *
  *  - core/      pure policy, data and the ports: imports only core/, no runtime module, no Bun/Deno globals.
  *  - proto/     the generated code (proto/gen) and its hand-written codec (proto/codec): core/ and proto/.

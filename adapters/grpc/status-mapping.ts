@@ -1,5 +1,5 @@
 /**
- * The gRPC edge of the project's errors (errors.ts), both ways. A server turns what a handler threw into a
+ * The gRPC edge of the project's errors (core/errors), both ways. A server turns what a handler threw into a
  * status with `toGrpcError`: the ApiError classes keep their message under their code, and anything else
  * becomes INTERNAL with a generic message, the real error going only to the server's log, so no stack,
  * path or address leaks to a caller. A client turns a failed call back into an ApiError with

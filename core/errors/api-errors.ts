@@ -1,10 +1,10 @@
 /**
  * The errors a service raises when a request cannot be served, each named after what the caller should do
- * next: fix the request and never retry (`InvalidArgumentError`, `UnauthenticatedError`), stop asking for something that does not
- * exist (`NotFoundError`), wait for the system to reach the state the call needs (`FailedPreconditionError`),
- * or retry later because a dependency is down (`UnavailableError`). They carry no transport: this file
- * imports nothing, so HTTP edges and services can throw and catch them, and only the edges
- * (status-mapping.ts for gRPC, the Hono apps for HTTP) turn them into status codes. The message of these
+ * next: fix the request and never retry (`InvalidArgumentError`, `UnauthenticatedError`), stop asking for
+ * something that does not exist (`NotFoundError`), wait for the system to reach the state the call needs
+ * (`FailedPreconditionError`), or retry later because a dependency is down (`UnavailableError`). They carry
+ * no transport: this file imports nothing, so HTTP edges and services can throw and catch them, and only
+ * the edges (adapters/grpc/status-mapping.ts for gRPC, the Hono apps for HTTP) turn them into status codes. The message of these
  * errors is meant for the caller; any other error is internal and its message never leaves the process.
  */
 

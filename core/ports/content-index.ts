@@ -1,8 +1,9 @@
 /**
  * The ContentIndex port: which page already has this content? Exact duplicates are found by the content
  * fingerprint, near duplicates by SimHash (Hamming distance <= 3). In cluster mode the region's Redis holds
- * it, shared by every fetch node of the region; in embedded mode it is local (memory-content-index.ts,
- * or the SQLite-backed one of the embedded crawler).
+ * it, shared by every fetch node of the region (adapters/redis); in embedded mode it is local: SQLite-backed
+ * in `crawl`'s output directory (adapters/sqlite), or in memory (adapters/memory, for tests and a fetch node
+ * without Redis).
  *
  * Contract:
  *  - `claimExact(fp, url)` records `url` as having content `fp` when no URL has it yet, and returns the URL

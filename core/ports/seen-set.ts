@@ -1,7 +1,8 @@
 /**
  * The SeenSet port: "have we admitted this URL before?" for the frontier, answered by a Bloom filter. In
- * embedded mode it is an in-process filter saved to disk (local-bloom-seen-set.ts); in cluster mode the
- * region's Redis holds one filter per partition, so a partition's seen-set survives its owner moving.
+ * embedded mode it is an in-process filter saved to disk (adapters/memory, LocalBloomSeenSet); in cluster
+ * mode the region's Redis holds one filter per partition (adapters/redis), so a partition's seen-set
+ * survives its owner moving.
  *
  * Contract:
  *  - `checkAndAdd(keys)` returns, for each key in order, `true` when the key may have been added before

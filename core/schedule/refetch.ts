@@ -20,8 +20,8 @@ export function nextRefetchInterval(
   return Math.min(cfg.refetchMaxMs, Math.max(cfg.refetchMinMs, next));
 }
 
-/** What a successful fetch learned. */
-export interface FetchResult {
+/** What a successful fetch learned about the page (not the fetch result message of core/model). */
+export interface PageVisit {
   /** The server answered 304 to a conditional GET: the stored copy is current. */
   readonly notModified?: boolean;
   /** Exact fingerprint of the new body (ignored with `notModified`). */
@@ -37,7 +37,7 @@ export interface FetchResult {
 }
 
 /** Returns the URL's state after a successful fetch at `now`: failures cleared, next refetch planned. */
-export function recordFetch(state: UrlState, result: FetchResult, now: number, cfg: ScheduleConfig): UrlState {
+export function recordFetch(state: UrlState, result: PageVisit, now: number, cfg: ScheduleConfig): UrlState {
   const firstVisit = state.lastFetchedAt === null;
   const fingerprint = result.notModified ? state.fingerprint : (result.fingerprint ?? null);
   const changed: Change = result.notModified ? "not-modified" : (result.changed ?? (!firstVisit && fingerprint !== state.fingerprint));

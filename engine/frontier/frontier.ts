@@ -16,13 +16,20 @@ import {
   onFetchStart,
   releaseLostFetch,
   setPaused,
-  type HostState,
   WaitingHostHeap,
 } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, robotsExpiresAt } from "../../core/robots/index.ts";
 import { priorityFor } from "../../core/schedule/index.ts";
-import { bumpDaily, checkTrap, countToday, nextUtcDayStart, UrlPatternTracker, urlPathAndQuery } from "../../core/traps/index.ts";
+import {
+  bumpDaily,
+  checkTrap,
+  countToday,
+  nextUtcDayStart,
+  trapCounterName,
+  UrlPatternTracker,
+  urlPathAndQuery,
+} from "../../core/traps/index.ts";
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
 import { Counters } from "../../core/stats/index.ts";
@@ -460,13 +467,13 @@ export class Frontier {
         this.opts.policy,
       );
       if (!verdict.ok) {
-        this.counters.add(`traps.rejected.${verdict.reason}`);
+        this.counters.add(trapCounterName(verdict.reason));
         continue;
       }
       if (!u.isSeed) {
         const family = this.patterns.check(u.host, u.url);
         if (!family.ok) {
-          this.counters.add(`traps.rejected.${family.reason}`);
+          this.counters.add(trapCounterName(family.reason));
           continue;
         }
       }

@@ -5,7 +5,7 @@
  * the server serves and what the tests expect come from the same function of (seed, host, path).
  */
 import { hash32, pick, rng } from "./random.ts";
-import { phrase, prosePool, type ProsePool } from "./text.ts";
+import { phrase, type ProsePool } from "./text.ts";
 import type { SiteShape } from "./types.ts";
 
 /** Served by every normal host: a foreign group to skip, an Allow that beats a shorter Disallow, a `$`. */
