@@ -121,7 +121,7 @@ function errorResponse(c: Context, error: unknown, services: CoordinatorServices
 }
 
 /** The coordinator's /metrics: cluster totals, named crawler_cluster_* so they never mix with per-node series. */
-export function clusterMetrics(t: ClusterTotals): { counters: Record<string, number>; gauges: Record<string, number> } {
+function clusterMetrics(t: ClusterTotals): { counters: Record<string, number>; gauges: Record<string, number> } {
   const counters: Record<string, number> = {};
   for (const [name, value] of Object.entries(t.counters)) counters[`cluster.${name}`] = value;
   counters["cluster.pages.fetched"] = t.pagesFetched;

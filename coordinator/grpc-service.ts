@@ -73,7 +73,7 @@ function authorize(call: CallWithMetadata, token: string | undefined): void {
   if (!tokenMatches(match[1]!, token)) throw new UnauthenticatedError("invalid bearer token");
 }
 
-export function statusResponse(t: ClusterTotals): GetStatusResponse {
+function statusResponse(t: ClusterTotals): GetStatusResponse {
   return {
     counters: Object.fromEntries(Object.entries(t.counters).map(([k, v]) => [k, int64(v)])),
     pagesFetched: int64(t.pagesFetched),
@@ -87,7 +87,7 @@ export function statusResponse(t: ClusterTotals): GetStatusResponse {
   };
 }
 
-export function nodeInfo(m: Member): NodeInfo {
+function nodeInfo(m: Member): NodeInfo {
   const r = m.record;
   return {
     id: r.id,
@@ -104,7 +104,7 @@ export function nodeInfo(m: Member): NodeInfo {
   };
 }
 
-export function ringResponse(ring: RingRecord): GetRingResponse {
+function ringResponse(ring: RingRecord): GetRingResponse {
   return {
     partitions: ring.partitions,
     epoch: int64(ring.epoch),

@@ -110,7 +110,7 @@ export class Rebalancer {
 }
 
 /** Structural equality of two rings (the stored one may have its keys in another order). */
-export function sameRing(a: RingRecord, b: RingRecord): boolean {
+function sameRing(a: RingRecord, b: RingRecord): boolean {
   if (a.epoch !== b.epoch || a.partitions !== b.partitions || a.vnodes !== b.vnodes) return false;
   const ra = Object.keys(a.regions).sort();
   const rb = Object.keys(b.regions).sort();

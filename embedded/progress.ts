@@ -65,7 +65,7 @@ export class Progress {
 }
 
 /** Network errors and error statuses grouped by kind: `timeout`, `dns`, `5xx`, `4xx`... */
-export function errorsByKind(counters: Record<string, number>): Record<string, number> {
+function errorsByKind(counters: Record<string, number>): Record<string, number> {
   const out: Record<string, number> = {};
   for (const [name, value] of Object.entries(counters)) {
     let kind: string | undefined;

@@ -6,4 +6,4 @@
  */
 export { startGrpcServer, unary, type GrpcServiceBinding, type RunningGrpcServer } from "./server.ts";
 export { CoordinatorClient, FrontierClient, DEFAULT_DEADLINE_MS, type CallOptions, type ClientOptions } from "./clients.ts";
-export { fromGrpcError, isGrpcStatusError, logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";
+export { fromGrpcError, logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";

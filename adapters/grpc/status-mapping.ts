@@ -39,7 +39,7 @@ export function toGrpcError(error: unknown, log: InternalErrorLog = logInternalT
 }
 
 /** True for an error a grpc-js client call failed with. */
-export function isGrpcStatusError(error: unknown): error is GrpcServiceError {
+function isGrpcStatusError(error: unknown): error is GrpcServiceError {
   return error instanceof Error && typeof (error as Partial<GrpcServiceError>).code === "number" && "details" in error;
 }
 

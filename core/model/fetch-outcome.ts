@@ -35,7 +35,7 @@ export interface FetchRequest {
  * is skipped and the URL never retried (see SkipReason); `aborted` is not the host's fault, so the task is
  * given back rather than reported.
  */
-export const FETCH_ERROR_KINDS = [
+const FETCH_ERROR_KINDS = [
   "dns",
   "blocked-address",
   "refused",

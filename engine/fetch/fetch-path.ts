@@ -66,7 +66,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
-export function sleepAbortable(ms: number, signal?: AbortSignal): Promise<void> {
+function sleepAbortable(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(() => {

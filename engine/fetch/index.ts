@@ -4,7 +4,7 @@
  * request, redirect, fingerprint, parse, near-duplicate check, store). The same code runs in `crawl` (on
  * fetch threads) and in every fetch node, on Bun and on Deno; it imports no Bun-only module.
  */
-export { openFetchPath, sleepAbortable, type FetchPath, type FetchPathOptions } from "./fetch-path.ts";
+export { openFetchPath, type FetchPath, type FetchPathOptions } from "./fetch-path.ts";
 export { FetchWorker, type WorkerDeps } from "./pipeline/index.ts";
 export { HttpFetcher, classifyAddress, refusalReason, type AddressRange, type HttpFetcherOptions, type LookupFn } from "./http/index.ts";
 export { extractPage } from "./parse/index.ts";

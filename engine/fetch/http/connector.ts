@@ -55,7 +55,7 @@ export function createSafeConnector(options: SafeConnectorOptions): Connector {
  * resolved and its refused addresses skipped, so a name with one public and one private address
  * still connects, but only to the public one.
  */
-export async function pickAddress(dns: DnsCache, host: string, allowPrivate: boolean, timeoutMs: number): Promise<string> {
+async function pickAddress(dns: DnsCache, host: string, allowPrivate: boolean, timeoutMs: number): Promise<string> {
   if (isIP(host) !== 0) {
     const range = refusalReason(host, allowPrivate);
     if (range) throw new BlockedAddressError(host, host, range);

@@ -50,7 +50,7 @@ const brotli: Decoder = {
 export const DECODERS: Readonly<Record<string, Decoder>> = { gzip, "x-gzip": gzip, deflate, br: brotli };
 
 /** RFC 1950 header: compression method 8, window size at most 32 KiB, header checksum divisible by 31. */
-export function looksLikeZlib(head: Uint8Array): boolean {
+function looksLikeZlib(head: Uint8Array): boolean {
   const [cmf, flg] = head;
   if (cmf === undefined || flg === undefined) return false;
   return (cmf & 0x0f) === 8 && cmf >> 4 <= 7 && ((cmf << 8) | flg) % 31 === 0;

@@ -34,7 +34,7 @@ type Entry =
   | { expiresAt: number; addresses: ResolvedAddress[]; error?: undefined }
   | { expiresAt: number; addresses?: undefined; error: DnsLookupError };
 
-export const defaultLookup: LookupFn = async (host) => {
+const defaultLookup: LookupFn = async (host) => {
   const answers = await systemLookup(host, { all: true });
   return answers.map(({ address, family }) => ({ address, family }));
 };

@@ -101,7 +101,7 @@ export function errorKind(error: unknown): FetchErrorKind {
 }
 
 /** Every `code` found on the error, its causes and aggregated errors, outermost first. */
-export function errorCodes(error: unknown): string[] {
+function errorCodes(error: unknown): string[] {
   const codes: string[] = [];
   const seen = new Set<unknown>();
   const visit = (value: unknown, depth: number): void => {

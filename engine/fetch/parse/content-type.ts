@@ -44,7 +44,7 @@ export function isHtmlContentType(ct: string | undefined, bodySniff?: Uint8Array
 }
 
 /** WHATWG "HTML" pattern rows: optional leading whitespace, a signature, then a space or `>`. */
-export function looksLikeHtml(bytes: Uint8Array): boolean {
+function looksLikeHtml(bytes: Uint8Array): boolean {
   let start = 0;
   // A UTF-8 BOM is not in the WHATWG table, but real pages carry one often enough to skip it.
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) start = 3;

@@ -94,7 +94,7 @@ export function buildExchangeRecords(ex: CapturedExchange, warcinfoId: string): 
 }
 
 /** The response headers as they describe the stored (decoded) body; see the module comment for why. */
-export function storedResponseHeaders(ex: CapturedExchange): Record<string, string> {
+function storedResponseHeaders(ex: CapturedExchange): Record<string, string> {
   const out: Record<string, string> = {};
   let contentEncoding = ex.contentEncodingRemoved;
   let transferEncoding: string | undefined;
