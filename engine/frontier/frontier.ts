@@ -38,7 +38,7 @@ import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier,
 import { ReadyQueues } from "./ready-queues.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
-import { decideUrlOutcome } from "./url-outcome.ts";
+import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
 
 export interface FrontierOptions {
   store: FrontierStore;
@@ -337,7 +337,7 @@ export class Frontier {
         now,
         p.redirect,
         maybe.slice(p.candidates.length),
-        flight.prev ?? freshRow(flight.item),
+        flight.prev ?? unfetchedRow(flight.item),
       );
     }
     this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
@@ -785,26 +785,6 @@ export class Frontier {
     const persisted: PersistedHost = { state: entry.state, pagesToday: entry.pagesToday, minGapOverrideMs: entry.minGapOverrideMs };
     this.opts.store.saveHost(entry.key, entry.partition, persisted);
   }
-}
-
-function freshRow(item: QueuedUrl): UrlRow {
-  return {
-    partition: item.partition,
-    url: item.url,
-    host: item.host,
-    state: "queued",
-    depth: item.depth,
-    failures: 0,
-    lastStatus: 0,
-    lastFetchedAt: 0,
-    refetchMs: 0,
-    etag: null,
-    lastModified: null,
-    fingerprint: null,
-    simhash: null,
-    changedLastVisit: false,
-    note: null,
-  };
 }
 
 function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {

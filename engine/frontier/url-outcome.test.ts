@@ -1,29 +1,12 @@
 import { expect, test } from "bun:test";
 import { DEFAULT_POLICY } from "../../core/config/index.ts";
 import type { FetchResult, ResponseResult } from "../../core/model/index.ts";
-import type { UrlRow } from "./store/frontier-store.ts";
-import { decideUrlOutcome } from "./url-outcome.ts";
+import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
 
 const NOW = 1_750_000_000_000;
 const URL = "http://a.test/page";
 
-const queued: UrlRow = {
-  partition: 0,
-  url: URL,
-  host: "a.test",
-  state: "queued",
-  depth: 1,
-  failures: 0,
-  lastStatus: 0,
-  lastFetchedAt: 0,
-  refetchMs: 0,
-  etag: null,
-  lastModified: null,
-  fingerprint: null,
-  simhash: null,
-  changedLastVisit: false,
-  note: null,
-};
+const queued = unfetchedRow({ partition: 0, url: URL, host: "a.test", depth: 1 });
 
 function response(extra: Partial<ResponseResult>): ResponseResult {
   return {

@@ -20,7 +20,7 @@
 import type { FetchResult, Priority } from "../../core/model/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { recordFailure, recordFetch, type UrlState } from "../../core/schedule/index.ts";
-import type { UrlRow, UrlStatus } from "./store/frontier-store.ts";
+import type { UrlKey, UrlRow, UrlStatus } from "./store/frontier-store.ts";
 
 export type UrlOutcome = {
   /** The URL's new stored state. */
@@ -124,6 +124,27 @@ export function decideUrlOutcome(
   function finish(status: UrlStatus, row: UrlRow, dequeue: boolean): UrlOutcome {
     return { row: { ...row, state: status }, dequeue, counters };
   }
+}
+
+/** The state of a queued URL with no result yet (a queued URL has no state row until its first result). */
+export function unfetchedRow(url: UrlKey & { depth: number }): UrlRow {
+  return {
+    partition: url.partition,
+    url: url.url,
+    host: url.host,
+    state: "queued",
+    depth: url.depth,
+    failures: 0,
+    lastStatus: 0,
+    lastFetchedAt: 0,
+    refetchMs: 0,
+    etag: null,
+    lastModified: null,
+    fingerprint: null,
+    simhash: null,
+    changedLastVisit: false,
+    note: null,
+  };
 }
 
 function toUrlState(row: UrlRow, isHomePage: boolean, cfg: ScheduleSlice): UrlState {
