@@ -16,6 +16,7 @@ import { describeFetchNodeConfig, FetchNodeConfigError, fetchNodeUsage, loadFetc
 import type { ContentIndex } from "./content/content-index.ts";
 import { MemoryContentIndex } from "./content/memory-content-index.ts";
 import { openFetchPath } from "./fetch-path.ts";
+import { startWarcUpload, type WarcUploadStarted } from "./start-warc-upload.ts";
 import { FetchNode } from "./node.ts";
 import { hostRuntime, type RuntimePort } from "./runtime.ts";
 
@@ -99,10 +100,23 @@ async function assemble(config: FetchNodeConfig, runtime: RuntimePort, log: Log,
   }
   closers.push(["content index", () => content.close()]);
 
+  const counters = new Counters();
+  // Before the writer opens the directory (recovery takes what is there as left over); closed after it.
+  let upload: WarcUploadStarted | undefined;
+  if (config.warc.upload) {
+    upload = await startWarcUpload({ warcDir: config.warcDir, target: config.warc.upload, counters, log: log.child("warc-upload") });
+    const uploader = upload.uploader;
+    closers.push(["warc upload", async () => {
+      const left = await uploader.close(config.warc.uploadDrainMs);
+      if (left.filesLeft > 0) log.warn("finished WARC files not uploaded yet; the next start uploads them", left);
+    }]);
+  }
+
   const path = await openFetchPath({
     policy: config.policy,
     warcDir: config.warcDir,
     warcPrefix: config.nodeId,
+    warc: { maxFileBytes: config.warc.rollBytes, maxFileAgeMs: config.warc.rollAgeMs, finishedDir: upload?.finishedDir },
     proxyUrl: config.proxyUrl,
     allowPrivateAddresses: config.allowPrivateAddresses,
     maxConcurrentRequests: config.concurrency,
@@ -110,7 +124,6 @@ async function assemble(config: FetchNodeConfig, runtime: RuntimePort, log: Log,
   });
   closers.push(["fetch path", () => path.close()]);
 
-  const counters = new Counters();
   let node: FetchNode | undefined;
   const labels = { node: config.nodeId, region: config.region, runtime: runtime.name };
   const http = await serveHono(
@@ -137,6 +150,7 @@ async function assemble(config: FetchNodeConfig, runtime: RuntimePort, log: Log,
     worker: path.worker,
     counters,
     log,
+    extraGauges: upload ? () => upload.uploader.gauges() : undefined,
   });
   await node.start();
   log.info("ready", { http: http.url, region: config.region });

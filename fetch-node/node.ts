@@ -52,6 +52,8 @@ export interface FetchNodeOptions {
   counters?: Counters;
   now?: () => number;
   log?: Log;
+  /** More gauges for /metrics and the node record (the WARC upload's pending bytes). */
+  extraGauges?: () => Record<string, number>;
 }
 
 type Phase = "new" | "running" | "stopping" | "stopped";
@@ -105,7 +107,7 @@ export class FetchNode {
 
   /** Gauges for /metrics and the node record. */
   gauges(): Record<string, number> {
-    return { inFlight: this.inFlight.size, concurrency: this.opts.concurrency, uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000) };
+    return { inFlight: this.inFlight.size, concurrency: this.opts.concurrency, uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000), ...this.opts.extraGauges?.() };
   }
 
   /**

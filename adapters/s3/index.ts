@@ -11,3 +11,4 @@ export { S3ObjectStore, type S3ObjectStoreOptions } from "./object-store.ts";
 export { signRequest, type Credentials } from "./sigv4.ts";
 export { uploadFile, MIB, type UploadFileOptions, type UploadedFile } from "./upload-file.ts";
 export { DEFAULT_REQUEST_RETRY, type RequestRetry } from "./retry.ts";
+export { S3_UPLOAD_SETTINGS, resolveS3Target, describeS3Target, type S3UploadSettings, type S3Target } from "./settings.ts";

@@ -131,22 +131,26 @@ export interface FaultProxy {
   readonly endpoint: string;
   /** `METHOD path?query` of every request that reached the proxy, with what it did (`forward`, or the fault). */
   readonly requests: Array<{ line: string; action: "forward" | Fault }>;
-  /** The next `count` requests (optionally only those whose line matches `match`) meet `fault`. */
-  inject(fault: Fault, count: number, match?: RegExp): void;
+  /**
+   * The next `count` requests (optionally only those whose line matches `match`, or for which `match`
+   * returns true given the line and the requests so far) meet `fault`.
+   */
+  inject(fault: Fault, count: number, match?: RegExp | ((line: string, before: FaultProxy["requests"]) => boolean)): void;
   close(): Promise<void>;
 }
 
 /** An HTTP proxy in front of `target` (an S3 endpoint) that injects faults on demand. */
 export async function startFaultProxy(target: string): Promise<FaultProxy> {
   const to = new URL(target);
-  const plan: Array<{ fault: Fault; left: number; match?: RegExp }> = [];
+  const plan: Array<{ fault: Fault; left: number; match?: RegExp | ((line: string, before: FaultProxy["requests"]) => boolean) }> = [];
   const requests: FaultProxy["requests"] = [];
   const sockets = new Set<Socket>();
   const held: ServerResponse[] = [];
 
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const line = `${req.method} ${req.url}`;
-    const step = plan.find((p) => p.left > 0 && (!p.match || p.match.test(line)));
+    const matches = (m: (typeof plan)[number]["match"]) => !m || (m instanceof RegExp ? m.test(line) : m(line, requests));
+    const step = plan.find((p) => p.left > 0 && matches(p.match));
     if (step) {
       step.left--;
       requests.push({ line, action: step.fault });
