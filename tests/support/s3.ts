@@ -136,6 +136,8 @@ export interface FaultProxy {
    * returns true given the line and the requests so far) meet `fault`.
    */
   inject(fault: Fault, count: number, match?: RegExp | ((line: string, before: FaultProxy["requests"]) => boolean)): void;
+  /** Drops every fault not yet used: requests are forwarded again. */
+  clearFaults(): void;
   close(): Promise<void>;
 }
 
@@ -190,6 +192,9 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     requests,
     inject(fault, count, match) {
       plan.push({ fault, left: count, match });
+    },
+    clearFaults() {
+      plan.length = 0;
     },
     async close() {
       for (const res of held) res.destroy();
