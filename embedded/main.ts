@@ -10,6 +10,9 @@ import type { DiscoveredUrl } from "../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { lockDir } from "../adapters/fs/index.ts";
 import { openFetchPath } from "../fetch-node/fetch-path.ts";
+import { startWarcUpload, type WarcUploadStarted } from "../fetch-node/start-warc-upload.ts";
+import { textLog } from "../adapters/log/index.ts";
+import { Counters } from "../core/stats/index.ts";
 import type { TaskRunner } from "../fetch-node/pipeline/index.ts";
 import { Frontier } from "../frontier-node/frontier/frontier.ts";
 import { FrontierStore } from "../frontier-node/frontier/store/frontier-store.ts";
@@ -79,7 +82,11 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   const now = () => Date.now();
   const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
-  const runner = await openRunner(args, out);
+  // Upload starts before the WARC writers open their directory (it recovers what a kill left there).
+  const upload = args.warc.upload
+    ? await startWarcUpload({ warcDir: join(out, "warc"), target: args.warc.upload, counters: new Counters(), log: textLog("crawl.warc-upload") })
+    : undefined;
+  const runner = await openRunner(args, out, upload);
   let taskCounter = 0;
   const runId = now().toString(36);
   const frontier = new Frontier({
@@ -151,6 +158,10 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     seen.checkpoint(store);
     store.close();
     await runner.close();
+    if (upload) {
+      const left = await upload.uploader.close(args.warc.uploadDrainMs);
+      if (left.filesLeft > 0) process.stderr.write(`crawl: ${left.filesLeft} finished WARC file(s) not uploaded yet; the next run with --out ${out} uploads them\n`);
+    }
     releaseLock();
   }
 }
@@ -164,7 +175,7 @@ function resumeCommand(argv: string[]): string {
  * cost runs beside the frontier's instead of after it; in this thread with --fetch-threads 0. The content
  * index stays in this thread, shared by all.
  */
-async function openRunner(args: CrawlArgs, out: string): Promise<TaskRunner & { close(): Promise<void> }> {
+async function openRunner(args: CrawlArgs, out: string, upload: WarcUploadStarted | undefined): Promise<TaskRunner & { close(): Promise<void> }> {
   const content = SqliteContentIndex.open(join(out, "content.sqlite"));
   const init = {
     policy: args.policy,
@@ -173,6 +184,7 @@ async function openRunner(args: CrawlArgs, out: string): Promise<TaskRunner & { 
     proxyUrl: args.proxy,
     allowPrivateAddresses: args.allowPrivateAddresses,
     maxConcurrentRequests: args.maxInFlight,
+    warc: { maxFileBytes: args.warc.rollBytes, maxFileAgeMs: args.warc.rollAgeMs, finishedDir: upload?.finishedDir },
   };
   if (args.fetchThreads > 0) {
     const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads);

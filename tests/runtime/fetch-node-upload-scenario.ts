@@ -15,15 +15,14 @@
  * its index; nothing is left on disk.
  */
 import { expect } from "bun:test";
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FetchResult, FetchTask } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
-import { readWarc } from "../../fetch-node/warc/index.ts";
-import { readObject, startFaultProxy, startS3, TEST_CREDENTIALS, TEST_REGION } from "../support/s3.ts";
+import { readBucketWarcs, repeatedRecordIds } from "../support/bucket-warcs.ts";
+import { startFaultProxy, startS3, TEST_CREDENTIALS, TEST_REGION } from "../support/s3.ts";
 import { collectResults, startNode, startRig, waitUntil, PARTITIONS, type NodeProcess, type Runtime } from "./fetch-node-harness.ts";
 
 const PREFIX = "fleet/us";
@@ -107,28 +106,16 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
     const code = await node.stop();
     expect({ code, output: code === 0 ? "" : node.output() }).toEqual({ code: 0, output: "" });
 
-    // The bucket, read back.
-    const keys = await bucket();
-    const warcs = keys.filter((k) => k.endsWith(".warc.gz"));
-    expect(keys.filter((k) => k.endsWith(".cdxj"))).toEqual(warcs.map((k) => k.replace(".warc.gz", ".cdxj")));
-    expect(keys.every((k) => k.startsWith(`${nodeId}-`))).toBe(true);
-    const seenIds = new Set<string>();
+    // The bucket, read back (every index line is checked against its record while reading).
+    const stored = await readBucketWarcs(s3.client, `${PREFIX}/`);
+    const warcs = stored.names.filter((k) => k.endsWith(".warc.gz"));
+    expect(stored.names.filter((k) => k.endsWith(".cdxj"))).toEqual(warcs.map((k) => k.replace(".warc.gz", ".cdxj")));
+    expect(stored.names.every((k) => k.startsWith(`${nodeId}-`))).toBe(true);
+    expect(repeatedRecordIds(stored)).toEqual([]);
     const urls = new Set<string>();
-    const scratch = mkdtempSync(join(tmpdir(), "bucket-read-"));
-    try {
-      for (const key of warcs) {
-        const path = join(scratch, key);
-        writeFileSync(path, (await readObject(s3.client, `${PREFIX}/${key}`))!);
-        for await (const r of readWarc(path)) {
-          const id = r.warcHeaders["WARC-Record-ID"]!;
-          expect(seenIds.has(id)).toBe(false);
-          seenIds.add(id);
-          if (r.type === "warcinfo") expect(r.warcHeaders["WARC-Filename"]).toBe(key);
-          if (r.type === "response") urls.add(r.url!);
-        }
-      }
-    } finally {
-      rmSync(scratch, { recursive: true, force: true });
+    for (const [key, records] of stored.records) {
+      expect(records.find((r) => r.type === "warcinfo")?.warcHeaders["WARC-Filename"]).toBe(key);
+      for (const r of records) if (r.type === "response") urls.add(r.url!);
     }
     const fetched = results.got.filter((r: FetchResult) => r.kind === "response").map((r) => r.url);
     expect(fetched.length).toBe(11);
