@@ -133,6 +133,17 @@ test("uploader - another file already under the name is never written over: the 
   expect(uploader!.gauges()["warc.upload.pending.files"]).toBe(2);
 });
 
+test("uploader - a store that refuses to say what it holds (403 on HEAD, no list permission) still gets the file", async () => {
+  const data = await finished("n1-00001.warc.gz", 3_000);
+  proxy = await startFaultProxy(s3.endpoint);
+  proxy.inject("denied403", 1, (line, before) => line.startsWith("HEAD ") && !before.some((r) => r.line.startsWith("PUT ")));
+  const { counters } = startUploader(proxy.endpoint);
+  await waitFor("an empty spool", async () => (await spoolNames()).length === 0);
+  expect(proxy.requests.map((r) => `${r.line.split(" ")[0]} ${r.action}`)).toEqual(["HEAD denied403", "PUT forward", "HEAD forward"]);
+  expect(await readObject(s3.client, "crawl/node-1/n1-00001.warc.gz")).toEqual(data);
+  expect(counters.get("warc.upload.failures")).toBe(0);
+});
+
 test("uploader - close drains what is waiting; with the store down it stops at the deadline and keeps the files", async () => {
   await finished("n1-00001.warc.gz", 8_000);
   const live = startUploader(s3.endpoint).uploader;

@@ -10,7 +10,8 @@
  * Before each upload the store is asked what it already holds under the name. The same size means an
  * upload interrupted by a kill after the store had it: it is uploaded again over the same key. A
  * different size means another file already has that name (which the writer's sequence marker prevents):
- * the local file is kept, never written over the other, and the conflict is logged and counted.
+ * the local file is kept, never written over the other, and the conflict is logged and counted. A store
+ * that refuses the question (no permission to list) gets the upload without the check.
  *
  * `close(drainMs)` keeps uploading until the spool is empty or the time is up, then aborts the upload in
  * flight; what is left is uploaded by the next start.
@@ -87,6 +88,7 @@ export class WarcUploader {
   }
 
   private draining = false;
+  private warnedNoStat = false;
 
   private async run(): Promise<void> {
     const { spool, counters, log } = this.opts;
@@ -134,7 +136,17 @@ export class WarcUploader {
   private async ship(name: string, path: string, size: number): Promise<void> {
     const { store, spool, counters, log } = this.opts;
     const signal = this.inFlight.signal;
-    const existing = await store.stat(name, signal);
+    let existing: Awaited<ReturnType<ObjectStore["stat"]>>;
+    try {
+      existing = await store.stat(name, signal);
+    } catch (error) {
+      // A store that refuses the look (S3 without s3:ListBucket answers 403 for a missing key) is not a
+      // reason to keep the file: upload without the conflict check, and say so once.
+      if ((error as { retryable?: boolean }).retryable !== false) throw error;
+      if (!this.warnedNoStat) log.warn("cannot check names before upload; uploading without the conflict check", { error: error instanceof Error ? error.message : String(error) });
+      this.warnedNoStat = true;
+      existing = undefined;
+    }
     if (existing && existing.size !== size) {
       counters.add("warc.upload.conflicts");
       throw Object.assign(new Error(`${store.location}${name} already holds ${existing.size} bytes of another file; the local ${size} bytes are kept, not written over it`), { retryable: false });

@@ -7,7 +7,7 @@
  * directory; a server still running when the test process exits is killed too.
  *
  * `startFaultProxy(target)` puts a small HTTP proxy in front of it that can answer the next requests
- * with a 500, hold them without answering (the client's timeout must fire), or cut the connection, and
+ * with a 500 or a 403, hold them without answering (the client's timeout must fire), or cut the connection, and
  * logs every request it forwards: what the store was asked, seen from outside the uploader.
  *
  * s3rver does not check SigV4 signatures (only v2 ones); adapters/s3/sigv4.test.ts checks ours against
@@ -124,7 +124,7 @@ export async function startS3(opts: { bucket?: string } = {}): Promise<S3Server>
 }
 
 /** What the fault proxy does with the next request. */
-export type Fault = "error500" | "hang" | "reset";
+export type Fault = "error500" | "denied403" | "hang" | "reset";
 
 export interface FaultProxy {
   /** http://127.0.0.1:<port>: give this to the client instead of the server's endpoint. */
@@ -156,11 +156,12 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     if (step) {
       step.left--;
       requests.push({ line, action: step.fault });
-      if (step.fault === "error500") {
+      if (step.fault === "error500" || step.fault === "denied403") {
+        const [status, code] = step.fault === "error500" ? [500, "InternalError"] : [403, "AccessDenied"];
         req.resume();
         req.once("end", () => {
-          res.writeHead(500, { "content-type": "application/xml" });
-          res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected by the test</Message></Error>');
+          res.writeHead(status, { "content-type": "application/xml" });
+          res.end(req.method === "HEAD" ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected by the test</Message></Error>`);
         });
       } else if (step.fault === "hang") {
         req.resume();
