@@ -52,7 +52,10 @@ export class WarcUploader {
   }
 
   start(): void {
-    this.loop ??= this.run();
+    // The loop catches every upload failure itself; anything else ends it, loudly, with the files kept.
+    this.loop ??= this.run().catch((error: unknown) => {
+      this.opts.log.error("the upload loop stopped; finished files stay on disk until the next start", { error: error instanceof Error ? error.message : String(error) });
+    });
   }
 
   /** Looks at the spool now instead of at the next poll (a file was just finished). */
