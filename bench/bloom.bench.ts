@@ -13,7 +13,8 @@ const N = Math.round(10_000_000 * scale);
 const FRESH = Math.round(1_000_000 * scale);
 const CHUNK = 100_000;
 
-const url = (i: number) => `https://www.host${i % 200_003}.example.com/news/${i}/article-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36)}.html?id=${i}`;
+const url = (i: number) =>
+  `https://www.host${i % 200_003}.example.com/news/${i}/article-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36)}.html?id=${i}`;
 const freshUrl = (i: number) => `https://cdn${i % 50_021}.example.net/assets/${i}/img-${(Math.imul(i, 0x85ebca6b) >>> 0).toString(36)}.png`;
 
 function chunkOf(make: (i: number) => string, start: number, end: number): string[] {
@@ -40,7 +41,9 @@ const pct = (x: number) => `${(x * 100).toFixed(3)} %`;
 
 function benchBloom(): void {
   const f = new BloomFilter({ expectedCount: N });
-  console.log(`BloomFilter: ${N.toLocaleString()} keys, ${f.bits.toLocaleString()} bits (${(f.bits / 8 / 2 ** 20).toFixed(1)} MiB), k=${f.hashes}`);
+  console.log(
+    `BloomFilter: ${N.toLocaleString()} keys, ${f.bits.toLocaleString()} bits (${(f.bits / 8 / 2 ** 20).toFixed(1)} MiB), k=${f.hashes}`,
+  );
   const [addS, alreadyThere] = timed(N, url, (k) => f.add(k));
   console.log(`  add            ${rate(N, addS)}  (${alreadyThere} adds were false positives)`);
   const [hasS, found] = timed(N, url, (k) => f.has(k));
@@ -48,13 +51,17 @@ function benchBloom(): void {
   const [freshS, fp] = timed(FRESH, freshUrl, (k) => f.has(k));
   const theory = bloomFalsePositiveRate(N, f.bits, f.hashes);
   console.log(`  has (fresh)    ${rate(FRESH, freshS)}`);
-  console.log(`  false positives on ${FRESH.toLocaleString()} fresh keys: ${pct(fp / FRESH)}  theory ${pct(theory)}  fill estimate ${pct(f.estimatedFalsePositiveRate())}`);
+  console.log(
+    `  false positives on ${FRESH.toLocaleString()} fresh keys: ${pct(fp / FRESH)}  theory ${pct(theory)}  fill estimate ${pct(f.estimatedFalsePositiveRate())}`,
+  );
   let t = performance.now();
   const bytes = f.toBytes();
   const saveMs = performance.now() - t;
   t = performance.now();
   BloomFilter.fromBytes(bytes);
-  console.log(`  toBytes ${saveMs.toFixed(0)} ms, fromBytes ${(performance.now() - t).toFixed(0)} ms for ${(bytes.length / 2 ** 20).toFixed(1)} MiB`);
+  console.log(
+    `  toBytes ${saveMs.toFixed(0)} ms, fromBytes ${(performance.now() - t).toFixed(0)} ms for ${(bytes.length / 2 ** 20).toFixed(1)} MiB`,
+  );
 }
 
 function benchScalable(): void {
@@ -62,7 +69,9 @@ function benchScalable(): void {
   const [addS] = timed(N, url, (k) => f.add(k));
   const [hasS, found] = timed(N, url, (k) => f.has(k));
   const [, fp] = timed(FRESH, freshUrl, (k) => f.has(k));
-  console.log(`ScalableBloomFilter: ${N.toLocaleString()} keys from ${(N / 10).toLocaleString()} initial, ${f.sliceCount} slices, ${(f.bits / 8 / 2 ** 20).toFixed(1)} MiB`);
+  console.log(
+    `ScalableBloomFilter: ${N.toLocaleString()} keys from ${(N / 10).toLocaleString()} initial, ${f.sliceCount} slices, ${(f.bits / 8 / 2 ** 20).toFixed(1)} MiB`,
+  );
   console.log(`  add ${rate(N, addS)}, has (present) ${rate(N, hasS)}, false negatives ${N - found}`);
   console.log(`  false positives ${pct(fp / FRESH)}  estimate ${pct(f.estimatedFalsePositiveRate())}  bound ${pct(f.falsePositiveBound)}`);
 }
@@ -102,7 +111,9 @@ function benchSimHash(): void {
   for (let r = 0; r < rounds; r++) for (const s of texts) sink ^= simhash64(s);
   const s = (performance.now() - t) / 1000;
   const pages = rounds * texts.length;
-  console.log(`simhash64: ${(pages / s).toFixed(0)} pages/s on 25 KB texts (${((pages * 25_000) / s / 2 ** 20).toFixed(1)} MiB/s)  [${sink & 1n}]`);
+  console.log(
+    `simhash64: ${(pages / s).toFixed(0)} pages/s on 25 KB texts (${((pages * 25_000) / s / 2 ** 20).toFixed(1)} MiB/s)  [${sink & 1n}]`,
+  );
 }
 
 function benchIndex(): void {

@@ -48,14 +48,14 @@ try {
   t = performance.now();
   await Promise.all(Array.from({ length: BATCHES }, () => pubBus.publishUrls("bench", 2, page)));
   const urlMs = performance.now() - t;
-  console.log(`publish 48-link batch             ${rate(BATCHES, urlMs)}  (${Math.round((BATCHES * 48 * 1000) / urlMs).toLocaleString()} links/s)`);
+  console.log(
+    `publish 48-link batch             ${rate(BATCHES, urlMs)}  (${Math.round((BATCHES * 48 * 1000) / urlMs).toLocaleString()} links/s)`,
+  );
 
   await drain("consume+ack results (1 handler)  ", N, (onMsg) => subBus.consumeResults("bench", 1, async (d) => (onMsg(), d.ack())));
   await drain("consume+ack url batches          ", BATCHES, (onMsg) => subBus.consumeUrls("bench", 2, async (d) => (onMsg(), d.ack())));
-  await drain(
-    "fetch+ack tasks (64 handlers)     ",
-    N + AWAIT_EACH,
-    (onMsg) => subBus.consumeTasks("bench", async (d) => (onMsg(), d.ack()), { concurrency: 64 }),
+  await drain("fetch+ack tasks (64 handlers)     ", N + AWAIT_EACH, (onMsg) =>
+    subBus.consumeTasks("bench", async (d) => (onMsg(), d.ack()), { concurrency: 64 }),
   );
 } finally {
   await pubBus.close();

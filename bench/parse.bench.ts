@@ -8,7 +8,7 @@
  */
 
 import { Parser } from "htmlparser2";
-import { extractPage } from "../fetch-node/parse/index.ts";
+import { extractPage } from "../engine/fetch/index.ts";
 
 const PAGE_URL = "https://www.example.com/section/article-1234.html";
 
@@ -95,9 +95,7 @@ function decodeAttr(v: string): string {
 
 function rewriterLinksOnly(html: string): number {
   const out: string[] = [];
-  new HTMLRewriter()
-    .on("a[href], area[href]", { element: (e) => void out.push(decodeAttr(e.getAttribute("href")!)) })
-    .transform(html);
+  new HTMLRewriter().on("a[href], area[href]", { element: (e) => void out.push(decodeAttr(e.getAttribute("href")!)) }).transform(html);
   let n = 0;
   for (const href of out) {
     try {
@@ -119,7 +117,11 @@ function rewriterFull(html: string): number {
   new HTMLRewriter()
     .on("a[href], area[href]", {
       element: (e) =>
-        void out.push({ href: decodeAttr(e.getAttribute("href")!), tag: e.tagName, nofollow: /nofollow/i.test(e.getAttribute("rel") ?? "") }),
+        void out.push({
+          href: decodeAttr(e.getAttribute("href")!),
+          tag: e.tagName,
+          nofollow: /nofollow/i.test(e.getAttribute("rel") ?? ""),
+        }),
     })
     .on("link[href][rel]", {
       element(e) {
@@ -129,7 +131,9 @@ function rewriterFull(html: string): number {
         }
       },
     })
-    .on("iframe[src], frame[src]", { element: (e) => void out.push({ href: decodeAttr(e.getAttribute("src")!), tag: e.tagName, nofollow: false }) })
+    .on("iframe[src], frame[src]", {
+      element: (e) => void out.push({ href: decodeAttr(e.getAttribute("src")!), tag: e.tagName, nofollow: false }),
+    })
     .on("base[href]", { element: (e) => void (base ??= decodeAttr(e.getAttribute("href")!)) })
     .on("meta[name]", {
       element(e) {

@@ -22,7 +22,8 @@ const CROWDED = Math.round(20_000 * scale);
 const BATCH = 50;
 const IN_FLIGHT = 4;
 
-const url = (i: number) => `https://www.host${i % 20_011}.example.com/news/${i}/article-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36)}.html`;
+const url = (i: number) =>
+  `https://www.host${i % 20_011}.example.com/news/${i}/article-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36)}.html`;
 const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 
 /** Runs `count` operations numbered 0..count-1, `inFlight` at a time; returns ops/s. */

@@ -114,11 +114,13 @@ function benchParse(text: string): { msPerFile: number; mbPerSec: number } {
   const bytes = new TextEncoder().encode(text);
   parseRobots(bytes);
   const rounds = 10;
-  const ms = 1 / best(3, () => {
-    const started = performance.now();
-    for (let i = 0; i < rounds; i++) parseRobots(bytes);
-    return rounds / (performance.now() - started);
-  });
+  const ms =
+    1 /
+    best(3, () => {
+      const started = performance.now();
+      for (let i = 0; i < rounds; i++) parseRobots(bytes);
+      return rounds / (performance.now() - started);
+    });
   return { msPerFile: ms, mbPerSec: bytes.length / 1024 / 1024 / (ms / 1000) };
 }
 
@@ -130,6 +132,4 @@ console.log(
 console.log(`robots: ${Math.round(benchCompile()).toLocaleString("en-US")} policies compiled/s`);
 const big = bigFile();
 const parse = benchParse(big);
-console.log(
-  `robots: parse ${(big.length / 1024).toFixed(0)} KiB in ${parse.msPerFile.toFixed(2)} ms (${parse.mbPerSec.toFixed(0)} MiB/s)`,
-);
+console.log(`robots: parse ${(big.length / 1024).toFixed(0)} KiB in ${parse.msPerFile.toFixed(2)} ms (${parse.mbPerSec.toFixed(0)} MiB/s)`);

@@ -47,8 +47,20 @@ async function load(proxy: string): Promise<{ pagesPerSec: number; mbPerSec: num
 
 // Separate process: the layout of the benchmark crawl (crawler in one process, the web in another).
 {
-  const args = ["--hosts", String(shape.hosts), "--pages", String(shape.pagesPerHost), "--links", String(shape.linksPerPage), "--bytes", String(shape.pageBytes)];
-  const child = Bun.spawn(["bun", new URL("../tests/testweb/main.ts", import.meta.url).pathname, ...args], { stdout: "pipe", stderr: "inherit" });
+  const args = [
+    "--hosts",
+    String(shape.hosts),
+    "--pages",
+    String(shape.pagesPerHost),
+    "--links",
+    String(shape.linksPerPage),
+    "--bytes",
+    String(shape.pageBytes),
+  ];
+  const child = Bun.spawn(["bun", new URL("../tests/testweb/main.ts", import.meta.url).pathname, ...args], {
+    stdout: "pipe",
+    stderr: "inherit",
+  });
   const reader = child.stdout.getReader();
   let banner = "";
   while (!banner.includes("\n")) {

@@ -38,7 +38,8 @@ async function withFrontier(): Promise<StubFrontier> {
 }
 
 const get = (path: string, headers: Record<string, string> = auth) => app.request(path, { headers });
-const post = (path: string, body?: string, headers: Record<string, string> = jsonHeaders) => app.request(path, { method: "POST", headers, body });
+const post = (path: string, body?: string, headers: Record<string, string> = jsonHeaders) =>
+  app.request(path, { method: "POST", headers, body });
 
 describe("admin API", () => {
   test("admin - /healthz and /readyz need no token; readiness waits for the lease and a ring", async () => {
@@ -83,7 +84,14 @@ describe("admin API", () => {
   });
 
   test("admin - GET /v1/stats and /metrics show the cluster totals", async () => {
-    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now, counters: { "fetch.status.200": 42, "fetch.pages": 42 }, gauges: { queued: 7, inFlight: 2 } }));
+    await h.state.putNode(
+      nodeRecord({
+        id: "f1",
+        heartbeatAt: h.clock.now,
+        counters: { "fetch.status.200": 42, "fetch.pages": 42 },
+        gauges: { queued: 7, inFlight: 2 },
+      }),
+    );
     const stats = await json(get("/v1/stats"));
     expect(stats).toMatchObject({ pagesFetched: 42, queued: 7, inFlight: 2, frontierNodes: 1 });
     const metrics = await (await get("/metrics")).text();
@@ -133,7 +141,14 @@ describe("admin API", () => {
     const res = await get("/v1/hosts/Example.COM");
     expect(res.status).toBe(200);
     const body = await json(res);
-    expect(body.host).toMatchObject({ host: "example.com", owner: "f1", region: "us", partition: partitionOf("example.com", P), queued: 3, fetches: 12 });
+    expect(body.host).toMatchObject({
+      host: "example.com",
+      owner: "f1",
+      region: "us",
+      partition: partitionOf("example.com", P),
+      queued: 3,
+      fetches: 12,
+    });
   });
 
   test("admin - pause and resume go to the owning frontier node", async () => {
@@ -174,7 +189,11 @@ describe("admin API", () => {
   test("admin - GET /v1/urls/explain explains a rejected URL without any frontier node", async () => {
     const res = await get(`/v1/urls/explain?url=${encodeURIComponent("javascript:alert(1)")}`);
     expect(res.status).toBe(200);
-    expect((await json(res)).explanation).toMatchObject({ input: "javascript:alert(1)", normalized: "", rejectedReason: "unsupported-scheme: javascript" });
+    expect((await json(res)).explanation).toMatchObject({
+      input: "javascript:alert(1)",
+      normalized: "",
+      rejectedReason: "unsupported-scheme: javascript",
+    });
     expect((await get("/v1/urls/explain")).status).toBe(400);
   });
 

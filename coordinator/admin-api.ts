@@ -16,14 +16,14 @@
  *   GET  /v1/urls/explain?url=    explain a URL
  */
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { healthApp } from "../adapters/http/health.ts";
+import { healthApp } from "../adapters/http/index.ts";
 import {
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
   UnauthenticatedError,
   UnavailableError,
-} from "../adapters/grpc/errors.ts";
+} from "../core/errors/index.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { tokenMatches } from "./auth.ts";
 import type { CoordinatorServices } from "./services.ts";
@@ -76,7 +76,9 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
 
   app.get("/v1/hosts/:host", async (c) => c.json({ host: plain(await services.routing.getHost(c.req.param("host"))) }));
   app.post("/v1/hosts/:host/pause", async (c) => c.json({ host: plain(await services.routing.setHostPaused(c.req.param("host"), true)) }));
-  app.post("/v1/hosts/:host/resume", async (c) => c.json({ host: plain(await services.routing.setHostPaused(c.req.param("host"), false)) }));
+  app.post("/v1/hosts/:host/resume", async (c) =>
+    c.json({ host: plain(await services.routing.setHostPaused(c.req.param("host"), false)) }),
+  );
 
   app.get("/v1/urls/explain", async (c) => {
     const url = requiredQuery(c.req.query("url"), "url");

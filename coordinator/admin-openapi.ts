@@ -35,12 +35,16 @@ export const ADMIN_OPENAPI = {
     title: "Crawler coordinator admin API",
     version: "1.0.0",
     description:
-      "Cluster state, totals, seeds and host control of the crawler. JSON in and out. Every route except /healthz and /readyz needs `Authorization: Bearer <token>`. Errors are `{\"error\": {\"code\", \"message\"}}`.",
+      'Cluster state, totals, seeds and host control of the crawler. JSON in and out. Every route except /healthz and /readyz needs `Authorization: Bearer <token>`. Errors are `{"error": {"code", "message"}}`.',
   },
   security: [{ bearerAuth: [] }],
   paths: {
     "/healthz": {
-      get: { summary: "The process is up", security: [], responses: { "200": ok("Alive", { type: "object", properties: { status: str } }) } },
+      get: {
+        summary: "The process is up",
+        security: [],
+        responses: { "200": ok("Alive", { type: "object", properties: { status: str } }) },
+      },
     },
     "/readyz": {
       get: {
@@ -55,7 +59,10 @@ export const ADMIN_OPENAPI = {
     "/metrics": {
       get: {
         summary: "Cluster totals as Prometheus text (metrics named crawler_cluster_*)",
-        responses: { "200": { description: "Prometheus text format 0.0.4", content: { "text/plain": { schema: str } } }, "401": unauthorized },
+        responses: {
+          "200": { description: "Prometheus text format 0.0.4", content: { "text/plain": { schema: str } } },
+          "401": unauthorized,
+        },
       },
     },
     "/v1/openapi.json": {
@@ -71,19 +78,31 @@ export const ADMIN_OPENAPI = {
       get: {
         summary: "Every node record with its state (live, draining, dead, left)",
         responses: {
-          "200": ok("Nodes", { type: "object", required: ["nodes"], properties: { nodes: { type: "array", items: { $ref: "#/components/schemas/Node" } } } }),
+          "200": ok("Nodes", {
+            type: "object",
+            required: ["nodes"],
+            properties: { nodes: { type: "array", items: { $ref: "#/components/schemas/Node" } } },
+          }),
           "401": unauthorized,
         },
       },
     },
     "/v1/stats": {
-      get: { summary: "Cluster totals (the numbers crawlctl status shows)", responses: { "200": ok("Totals", { $ref: "#/components/schemas/Stats" }), "401": unauthorized } },
+      get: {
+        summary: "Cluster totals (the numbers crawlctl status shows)",
+        responses: { "200": ok("Totals", { $ref: "#/components/schemas/Stats" }), "401": unauthorized },
+      },
     },
     "/v1/seeds": {
       post: {
         summary: "Add seed URLs; each is normalized and published to its partition",
         requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsRequest" }) },
-        responses: { "200": ok("What was accepted and what was rejected, with reasons", { $ref: "#/components/schemas/SeedsResponse" }), "400": error, "401": unauthorized, "503": error },
+        responses: {
+          "200": ok("What was accepted and what was rejected, with reasons", { $ref: "#/components/schemas/SeedsResponse" }),
+          "400": error,
+          "401": unauthorized,
+          "503": error,
+        },
       },
     },
     "/v1/hosts/{host}": {

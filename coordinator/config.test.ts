@@ -14,8 +14,16 @@ describe("coordinator config", () => {
   });
 
   test("config - a flag beats its env var, which beats the default", () => {
-    const env = { CRAWL_PARTITIONS: "128", CRAWL_HEARTBEAT_INTERVAL: "1s", CRAWL_ADMIN_TOKEN: TOKEN, CRAWL_NATS_URL: "nats://a:4222,nats://b:4222" };
-    const { config, tokenGenerated } = resolveCoordinatorConfig(["--partitions", "32", "--region-rules=eu=.de,.fr", "--default-region", "us"], env);
+    const env = {
+      CRAWL_PARTITIONS: "128",
+      CRAWL_HEARTBEAT_INTERVAL: "1s",
+      CRAWL_ADMIN_TOKEN: TOKEN,
+      CRAWL_NATS_URL: "nats://a:4222,nats://b:4222",
+    };
+    const { config, tokenGenerated } = resolveCoordinatorConfig(
+      ["--partitions", "32", "--region-rules=eu=.de,.fr", "--default-region", "us"],
+      env,
+    );
     expect(config.partitions).toBe(32);
     expect(config.heartbeatIntervalMs).toBe(1_000);
     expect(config.natsUrls).toEqual(["nats://a:4222", "nats://b:4222"]);
@@ -39,9 +47,9 @@ describe("coordinator config", () => {
   });
 
   test("config - the death timeout must outlast two heartbeats and the lease one", () => {
-    expect(() => resolveCoordinatorConfig(["--heartbeat-interval", "5s", "--death-timeout", "8s", "--lease-ttl", "4s"], { CRAWL_ADMIN_TOKEN: TOKEN })).toThrow(
-      /two heartbeat intervals[\s\S]*longer than the heartbeat interval/,
-    );
+    expect(() =>
+      resolveCoordinatorConfig(["--heartbeat-interval", "5s", "--death-timeout", "8s", "--lease-ttl", "4s"], { CRAWL_ADMIN_TOKEN: TOKEN }),
+    ).toThrow(/two heartbeat intervals[\s\S]*longer than the heartbeat interval/);
   });
 
   test("config - bad region rules and short tokens are refused", () => {

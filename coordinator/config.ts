@@ -48,7 +48,11 @@ export interface CoordinatorConfig {
 const SECOND = 1_000;
 
 function defaultNodeId(): string {
-  const host = hostname().toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+/, "").slice(0, 48);
+  const host = hostname()
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, "-")
+    .replace(/^-+/, "")
+    .slice(0, 48);
   return `coordinator-${host || "local"}`;
 }
 
@@ -114,7 +118,9 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     env: "CRAWL_ADMIN_TOKEN",
     flag: "--admin-token",
     description: "Bearer token for the admin API and gRPC; when empty one is generated and printed at start",
-    ...stringKind("token", (v) => (v === "" || /^[A-Za-z0-9._~+/-]{16,256}=*$/.test(v) ? undefined : "must be 16-256 characters of A-Z a-z 0-9 . _ ~ + / -")),
+    ...stringKind("token", (v) =>
+      v === "" || /^[A-Za-z0-9._~+/-]{16,256}=*$/.test(v) ? undefined : "must be 16-256 characters of A-Z a-z 0-9 . _ ~ + / -",
+    ),
   },
   heartbeatIntervalMs: {
     default: 2 * SECOND,
@@ -176,18 +182,16 @@ export interface ResolvedConfig {
  * Parses `argv` (`--flag value` or `--flag=value`) over `env` over the defaults. `--help` is not handled
  * here. Throws CoordinatorConfigError listing every problem.
  */
-export function resolveCoordinatorConfig(
-  argv: readonly string[],
-  env: Env,
-  generateToken: () => string = randomToken,
-): ResolvedConfig {
+export function resolveCoordinatorConfig(argv: readonly string[], env: Env, generateToken: () => string = randomToken): ResolvedConfig {
   const { flags, problems } = readFlags(argv, COORDINATOR_FIELDS);
   const read = readFields(COORDINATOR_FIELDS, flags, env);
   problems.push(...read.problems);
   if (problems.length > 0) throw new CoordinatorConfigError(problems);
   const config = read.values;
-  if (config.deathTimeoutMs < 2 * config.heartbeatIntervalMs) problems.push("deathTimeoutMs: must be at least two heartbeat intervals, or a slow heartbeat kills a healthy node");
-  if (config.leaseTtlMs <= config.heartbeatIntervalMs) problems.push("leaseTtlMs: must be longer than the heartbeat interval, which renews it");
+  if (config.deathTimeoutMs < 2 * config.heartbeatIntervalMs)
+    problems.push("deathTimeoutMs: must be at least two heartbeat intervals, or a slow heartbeat kills a healthy node");
+  if (config.leaseTtlMs <= config.heartbeatIntervalMs)
+    problems.push("leaseTtlMs: must be longer than the heartbeat interval, which renews it");
   try {
     checkPartitionCount(config.partitions);
   } catch (error) {
@@ -219,5 +223,13 @@ export function randomToken(): string {
 /** The usage text: one line per field with its flag, env var, default and description. */
 export function coordinatorUsage(): string {
   const rows = COORDINATOR_FIELDS.map((f) => usageLine(f));
-  return ["usage: coordinator [options]", "", "Runs the cluster coordinator: membership, ring, gRPC API and admin HTTP API.", "", "options (flag > env > default):", ...rows, ""].join("\n");
+  return [
+    "usage: coordinator [options]",
+    "",
+    "Runs the cluster coordinator: membership, ring, gRPC API and admin HTTP API.",
+    "",
+    "options (flag > env > default):",
+    ...rows,
+    "",
+  ].join("\n");
 }

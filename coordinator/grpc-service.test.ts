@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { CoordinatorClient } from "../adapters/grpc/clients.ts";
-import { NotFoundError, UnauthenticatedError, UnavailableError } from "../adapters/grpc/errors.ts";
+import { NotFoundError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
 import { startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/server.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { NodeRole, NodeState } from "../proto/gen/crawler/coordinator/v1/coordinator.ts";
@@ -19,7 +19,11 @@ const TOKEN = "grpc-token-for-tests-00001";
  * The error a call failed with. (Bun's `expect(promise).rejects` stalled grpc-js calls here: the answer
  * arrived only after the deadline, so the tests await the promise themselves.)
  */
-const failure = (call: Promise<unknown>): Promise<unknown> => call.then(() => undefined, (error: unknown) => error);
+const failure = (call: Promise<unknown>): Promise<unknown> =>
+  call.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 let h: Harness;
 let server: RunningGrpcServer;
@@ -31,7 +35,9 @@ beforeEach(async () => {
   server = await startGrpcServer([coordinatorGrpcService(h.services, { token: TOKEN })], "127.0.0.1:0");
   client = new CoordinatorClient(server.address, { token: TOKEN, deadlineMs: 3_000 });
   frontier = await stubFrontier("f1");
-  await h.state.putNode(nodeRecord({ id: "f1", region: "us", heartbeatAt: h.clock.now, grpcAddress: frontier.server.address, partitions: [1, 2] }));
+  await h.state.putNode(
+    nodeRecord({ id: "f1", region: "us", heartbeatAt: h.clock.now, grpcAddress: frontier.server.address, partitions: [1, 2] }),
+  );
   await h.state.putNode(nodeRecord({ id: "x1", role: "fetcher", region: "us", runtime: "deno", heartbeatAt: h.clock.now - 60_000 }));
   await h.rebalancer.tick();
 });
@@ -79,7 +85,12 @@ describe("coordinator gRPC service", () => {
 
   test("grpc - ExplainUrl of a rejected URL answers with the reason and no owner", async () => {
     const { explanation } = await client.explainUrl("ftp://files.example.com/x");
-    expect(explanation).toMatchObject({ input: "ftp://files.example.com/x", normalized: "", rejectedReason: "unsupported-scheme: ftp", owner: "" });
+    expect(explanation).toMatchObject({
+      input: "ftp://files.example.com/x",
+      normalized: "",
+      rejectedReason: "unsupported-scheme: ftp",
+      owner: "",
+    });
   });
 
   test("grpc - GetHost is routed to the frontier node that owns the host", async () => {
@@ -112,10 +123,20 @@ describe("coordinator gRPC service", () => {
 
   test("grpc - GetStatus shows the same numbers as the admin API's /v1/stats", async () => {
     await h.state.putNode(
-      nodeRecord({ id: "f1", heartbeatAt: h.clock.now, grpcAddress: frontier.server.address, counters: { "fetch.status.200": 30, "fetch.status.500": 2, "fetch.pages": 32 }, gauges: { queued: 11, inFlight: 1 } }),
+      nodeRecord({
+        id: "f1",
+        heartbeatAt: h.clock.now,
+        grpcAddress: frontier.server.address,
+        counters: { "fetch.status.200": 30, "fetch.status.500": 2, "fetch.pages": 32 },
+        gauges: { queued: 11, inFlight: 1 },
+      }),
     );
     const status = await client.getStatus();
-    const http = await json(adminApp(h.services, { token: TOKEN, maxSeedsPerRequest: 10 }).request("/v1/stats", { headers: { authorization: `Bearer ${TOKEN}` } }));
+    const http = await json(
+      adminApp(h.services, { token: TOKEN, maxSeedsPerRequest: 10 }).request("/v1/stats", {
+        headers: { authorization: `Bearer ${TOKEN}` },
+      }),
+    );
     expect(status.pagesFetched).toBe(32n);
     expect({
       pagesFetched: Number(status.pagesFetched),

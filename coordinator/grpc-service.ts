@@ -6,9 +6,9 @@
  * When a token is configured every call must carry `authorization: Bearer <token>` metadata
  * (UNAUTHENTICATED otherwise), the same token as the admin HTTP API.
  */
-import { unary, type GrpcServiceBinding } from "../adapters/grpc/server.ts";
-import { UnauthenticatedError, UnavailableError } from "../adapters/grpc/errors.ts";
-import type { InternalErrorLog } from "../adapters/grpc/status-mapping.ts";
+import { unary, type GrpcServiceBinding } from "../adapters/grpc/index.ts";
+import { UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
+import type { InternalErrorLog } from "../adapters/grpc/index.ts";
 import type { NodeRole as RecordRole, RingRecord } from "../core/cluster/index.ts";
 import {
   CoordinatorServiceService,

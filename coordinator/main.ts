@@ -10,11 +10,10 @@
  * token was generated (a launcher reads it).
  */
 import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
-import { FrontierClient } from "../adapters/grpc/clients.ts";
-import { startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/server.ts";
-import { serveHono, type RunningHttpServer } from "../adapters/http/serve.ts";
+import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/index.ts";
+import { serveHono, type RunningHttpServer } from "../adapters/http/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
-import { jsonLog, type Log } from "../adapters/log/index.ts";
+import { jsonLog, type Log } from "../kit/log/index.ts";
 import { adminApp } from "./admin-api.ts";
 import { CoordinatorConfigError, coordinatorUsage, resolveCoordinatorConfig, type CoordinatorConfig } from "./config.ts";
 import { coordinatorGrpcService } from "./grpc-service.ts";
@@ -51,7 +50,9 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   try {
     nc = await connectNats([...config.natsUrls], `coordinator ${config.nodeId}`);
   } catch (error) {
-    process.stderr.write(`coordinator: cannot connect to NATS at ${config.natsUrls.join(", ")}: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(
+      `coordinator: cannot connect to NATS at ${config.natsUrls.join(", ")}: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   }
   const onError = (where: string) => (error: unknown, detail: string) => log.error(`${where}: ${detail}`, { error });

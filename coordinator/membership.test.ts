@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
-import { FailedPreconditionError, NotFoundError } from "../adapters/grpc/errors.ts";
+import { MemoryClusterState } from "../adapters/memory/index.ts";
+import { FailedPreconditionError, NotFoundError } from "../core/errors/index.ts";
 import { classifyNode, Membership } from "./membership.ts";
 import { nodeRecord } from "./test-support.ts";
 
@@ -30,7 +30,14 @@ describe("membership", () => {
     await state.putNode(nodeRecord({ id: "f5", region: "eu", heartbeatAt: 10_000 }));
     await state.putNode(nodeRecord({ id: "x1", role: "fetcher", region: "us", heartbeatAt: 49_000 }));
     const view = await new Membership({ state, now: () => clock.now, deathTimeoutMs: DEATH }).view();
-    expect(view.members.map((m) => `${m.record.id}:${m.state}`)).toEqual(["f1:live", "f2:live", "f3:live", "f4:draining", "f5:dead", "x1:live"]);
+    expect(view.members.map((m) => `${m.record.id}:${m.state}`)).toEqual([
+      "f1:live",
+      "f2:live",
+      "f3:live",
+      "f4:draining",
+      "f5:dead",
+      "x1:live",
+    ]);
     expect(view.liveFrontiers).toEqual({ us: ["f1", "f2"], eu: ["f3"] });
     expect([...view.reachableFrontiers].sort()).toEqual(["f1", "f2", "f3", "f4"]);
     expect(view.members.find((m) => m.record.id === "f5")!.heartbeatAgeMs).toBe(40_000);

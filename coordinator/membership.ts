@@ -17,8 +17,9 @@
  * has nothing left. The remembered ids are forgotten when the node's record disappears; a coordinator that
  * takes over relies on the records alone.
  */
-import type { ClusterState, NodeRecord } from "../core/cluster/index.ts";
-import { FailedPreconditionError, NotFoundError } from "../adapters/grpc/errors.ts";
+import type { NodeRecord } from "../core/cluster/index.ts";
+import type { ClusterState } from "../core/ports/index.ts";
+import { FailedPreconditionError, NotFoundError } from "../core/errors/index.ts";
 
 export type MemberState = "live" | "draining" | "dead" | "left";
 
@@ -90,8 +91,10 @@ export class Membership {
   async drain(nodeId: string): Promise<Member> {
     const member = (await this.view()).members.find((m) => m.record.id === nodeId);
     if (!member) throw new NotFoundError(`no node "${nodeId}" in the cluster`);
-    if (member.record.role === "coordinator") throw new FailedPreconditionError(`node "${nodeId}" is a coordinator; stop it instead of draining it`);
-    if (member.state === "dead" || member.state === "left") throw new FailedPreconditionError(`node "${nodeId}" is ${member.state}; there is nothing to drain`);
+    if (member.record.role === "coordinator")
+      throw new FailedPreconditionError(`node "${nodeId}" is a coordinator; stop it instead of draining it`);
+    if (member.state === "dead" || member.state === "left")
+      throw new FailedPreconditionError(`node "${nodeId}" is ${member.state}; there is nothing to drain`);
     this.drained.add(nodeId);
     const record: NodeRecord = { ...member.record, status: "draining" };
     await this.opts.state.putNode(record);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
+import { MemoryClusterState } from "../adapters/memory/index.ts";
 import { completeHandoff, type RingRecord } from "../core/cluster/index.ts";
-import { silentLog } from "../adapters/log/index.ts";
+import { silentLog } from "../kit/log/index.ts";
 import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { nodeRecord, P } from "./test-support.ts";
@@ -14,9 +14,20 @@ function setup(state = new MemoryClusterState()) {
   const make = (id: string) => {
     const now = () => clock.now;
     const membership = new Membership({ state, now, deathTimeoutMs: DEATH });
-    return new Rebalancer({ state, membership, nodeId: id, leaseTtlMs: TTL, partitions: P, vnodes: 64, regions: ["us", "eu"], now, log: silentLog });
+    return new Rebalancer({
+      state,
+      membership,
+      nodeId: id,
+      leaseTtlMs: TTL,
+      partitions: P,
+      vnodes: 64,
+      regions: ["us", "eu"],
+      now,
+      log: silentLog,
+    });
   };
-  const beat = (...ids: string[]) => Promise.all(ids.map((id) => state.putNode(nodeRecord({ id, heartbeatAt: clock.now, grpcAddress: `127.0.0.1:1${id.length}` }))));
+  const beat = (...ids: string[]) =>
+    Promise.all(ids.map((id) => state.putNode(nodeRecord({ id, heartbeatAt: clock.now, grpcAddress: `127.0.0.1:1${id.length}` }))));
   return { state, clock, make, beat };
 }
 

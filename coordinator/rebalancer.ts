@@ -8,8 +8,9 @@
  * handoff, a coordinator that lost the lease a moment ago) fails the compare-and-set; the tick re-reads and
  * recomputes. `main.ts` runs `tick` every heartbeat interval.
  */
-import { computeRing, type ClusterState, type RingRecord } from "../core/cluster/index.ts";
-import type { Log } from "../adapters/log/index.ts";
+import { computeRing, type RingRecord } from "../core/cluster/index.ts";
+import { type ClusterState } from "../core/ports/index.ts";
+import type { Log } from "../kit/log/index.ts";
 import type { Membership } from "./membership.ts";
 
 export const COORDINATOR_LEASE = "coordinator";
@@ -68,7 +69,8 @@ export class Rebalancer {
     const { state, nodeId, leaseTtlMs } = this.opts;
     const wasLeader = this.leader;
     this.leader = await state.acquireLease(COORDINATOR_LEASE, nodeId, leaseTtlMs, this.opts.now());
-    if (this.leader !== wasLeader) this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
+    if (this.leader !== wasLeader)
+      this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
     if (!this.leader) {
       this.ringSeen = (await state.getRing()) !== undefined;
       return { leader: false, wrote: false };

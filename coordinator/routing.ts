@@ -10,11 +10,12 @@
  * address or does not answer is UnavailableError naming the node. `explainUrl` answers without any frontier
  * node for a URL the normalizer rejects, and with the addressing alone when the partition has no owner.
  */
-import { regionOf, type ClusterState, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
+import { regionOf, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
+import { type ClusterState } from "../core/ports/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { InvalidArgumentError, NotFoundError, UnavailableError } from "../adapters/grpc/errors.ts";
-import { urlExplanation } from "../adapters/grpc/messages.ts";
+import { InvalidArgumentError, NotFoundError, UnavailableError } from "../core/errors/index.ts";
+import { urlExplanation } from "../proto/codec/index.ts";
 import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import type { Membership } from "./membership.ts";
 
@@ -74,7 +75,14 @@ export class Routing {
     const n = normalizeUrl(input);
     if (!n.ok) return urlExplanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" });
     const address = await this.address(hostKeyOf(n.url));
-    const base = { input, normalized: n.url, host: address.hostKey, partition: address.partition, region: address.region, owner: address.owner };
+    const base = {
+      input,
+      normalized: n.url,
+      host: address.hostKey,
+      partition: address.partition,
+      region: address.region,
+      owner: address.owner,
+    };
     if (!address.holder) return urlExplanation({ ...base, note: "no frontier node serves this partition yet" });
     const record = await this.liveRecord(address.holder, address);
     const answer = await this.peerFor(record).explainUrl(n.url);
@@ -114,7 +122,9 @@ export class Routing {
     const what = `frontier node ${id} (holder of partition ${address.partition} of region ${address.region})`;
     if (!member) throw new UnavailableError(`${what} has no record in the cluster state; the ring will move its partitions`);
     if (member.state === "dead" || member.state === "left") {
-      throw new UnavailableError(`${what} is ${member.state} (last heartbeat ${Math.round(member.heartbeatAgeMs / 1000)} s ago); the ring will move its partitions`);
+      throw new UnavailableError(
+        `${what} is ${member.state} (last heartbeat ${Math.round(member.heartbeatAgeMs / 1000)} s ago); the ring will move its partitions`,
+      );
     }
     if (!member.record.grpcAddress) throw new UnavailableError(`${what} has no gRPC address in its record`);
     return member.record;
@@ -139,7 +149,8 @@ export function parseHost(input: string): string {
     if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
     return hostKeyOf(n.url);
   }
-  if (/[\s/?#@\\]/.test(text)) throw new InvalidArgumentError(`host: "${text.slice(0, 64)}" is not a host name (give example.com or example.com:8080)`);
+  if (/[\s/?#@\\]/.test(text))
+    throw new InvalidArgumentError(`host: "${text.slice(0, 64)}" is not a host name (give example.com or example.com:8080)`);
   const n = normalizeUrl(`http://${text}/`);
   if (!n.ok) throw new InvalidArgumentError(`host: ${n.reason}`);
   return hostKeyOf(n.url);

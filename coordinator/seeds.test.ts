@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryBus } from "../adapters/memory/memory-bus.ts";
-import { InvalidArgumentError, UnavailableError } from "../adapters/grpc/errors.ts";
+import { MemoryBus } from "../adapters/memory/index.ts";
+import { InvalidArgumentError, UnavailableError } from "../core/errors/index.ts";
 import { parseRegionRules } from "../core/cluster/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
@@ -31,7 +31,12 @@ describe("seeds", () => {
     const us = collect(bus, "us", "example.com");
     const eu = collect(bus, "eu", "beispiel.de");
     const seeds = new SeedPublisher({ bus, rules, partitions: P, maxUrls: 10 });
-    const outcome = await seeds.add(["HTTP://Example.com:80/a?b=2&a=1#frag", "https://beispiel.de/", "ftp://x.org/", "http://example.com/a?a=1&b=2"]);
+    const outcome = await seeds.add([
+      "HTTP://Example.com:80/a?b=2&a=1#frag",
+      "https://beispiel.de/",
+      "ftp://x.org/",
+      "http://example.com/a?a=1&b=2",
+    ]);
     expect(outcome.accepted).toBe(2);
     expect(outcome.rejected).toEqual([
       { url: "ftp://x.org/", reason: "unsupported-scheme: ftp" },

@@ -7,11 +7,12 @@
  * with the normalizer's reason; a repeat within one request is rejected as a duplicate. Publishing again is
  * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried.
  */
-import { regionOf, type MessageBus, type RegionRules } from "../core/cluster/index.ts";
+import { regionOf, type RegionRules } from "../core/cluster/index.ts";
+import { type MessageBus } from "../core/ports/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { InvalidArgumentError, UnavailableError } from "../adapters/grpc/errors.ts";
+import { InvalidArgumentError, UnavailableError } from "../core/errors/index.ts";
 
 export interface SeedOptions {
   bus: MessageBus;
@@ -39,7 +40,8 @@ export class SeedPublisher {
    */
   async add(urls: readonly string[]): Promise<SeedOutcome> {
     if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
-    if (urls.length > this.opts.maxUrls) throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
+    if (urls.length > this.opts.maxUrls)
+      throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
     const rejected: RejectedSeed[] = [];
     const groups = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
     const seen = new Set<string>();

@@ -4,8 +4,9 @@
  * host questions the same way; neither holds state of its own. `drainNode` is the one operation that
  * spans two parts (the record and the node itself), so it lives here.
  */
-import type { ClusterState, RegionRules } from "../core/cluster/index.ts";
-import type { Log } from "../adapters/log/index.ts";
+import type { RegionRules } from "../core/cluster/index.ts";
+import type { ClusterState } from "../core/ports/index.ts";
+import type { Log } from "../kit/log/index.ts";
 import type { Member, Membership } from "./membership.ts";
 import type { Routing } from "./routing.ts";
 import type { SeedPublisher } from "./seeds.ts";

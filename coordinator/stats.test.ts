@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
+import { MemoryClusterState } from "../adapters/memory/index.ts";
 import { Membership } from "./membership.ts";
 import { ClusterStats } from "./stats.ts";
 import { nodeRecord } from "./test-support.ts";
@@ -15,10 +15,39 @@ function setup() {
 describe("cluster stats", () => {
   test("stats - sums counters over every node, pages and errors over frontier nodes, gauges over live ones", async () => {
     const { clock, state, stats } = setup();
-    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now, counters: { "fetch.status.200": 10, "fetch.status.503": 2, "fetch.pages": 12, "frontier.admitted": 50 }, gauges: { queued: 100, inFlight: 3 } }));
-    await state.putNode(nodeRecord({ id: "f2", heartbeatAt: clock.now, counters: { "fetch.status.200": 5, "fetch.pages": 5, "fetch.network-error.timeout": 1 }, gauges: { queued: 20, inFlight: 1 } }));
-    await state.putNode(nodeRecord({ id: "f3", heartbeatAt: clock.now - 60_000, counters: { "fetch.status.200": 7, "fetch.pages": 7 }, gauges: { queued: 999 } }));
-    await state.putNode(nodeRecord({ id: "x1", role: "fetcher", heartbeatAt: clock.now, counters: { "fetcher.status.200": 15, "fetcher.pages": 15 }, gauges: { inFlight: 4 } }));
+    await state.putNode(
+      nodeRecord({
+        id: "f1",
+        heartbeatAt: clock.now,
+        counters: { "fetch.status.200": 10, "fetch.status.503": 2, "fetch.pages": 12, "frontier.admitted": 50 },
+        gauges: { queued: 100, inFlight: 3 },
+      }),
+    );
+    await state.putNode(
+      nodeRecord({
+        id: "f2",
+        heartbeatAt: clock.now,
+        counters: { "fetch.status.200": 5, "fetch.pages": 5, "fetch.network-error.timeout": 1 },
+        gauges: { queued: 20, inFlight: 1 },
+      }),
+    );
+    await state.putNode(
+      nodeRecord({
+        id: "f3",
+        heartbeatAt: clock.now - 60_000,
+        counters: { "fetch.status.200": 7, "fetch.pages": 7 },
+        gauges: { queued: 999 },
+      }),
+    );
+    await state.putNode(
+      nodeRecord({
+        id: "x1",
+        role: "fetcher",
+        heartbeatAt: clock.now,
+        counters: { "fetcher.status.200": 15, "fetcher.pages": 15 },
+        gauges: { inFlight: 4 },
+      }),
+    );
     const t = await stats.read();
     expect(t.pagesFetched).toBe(10 + 2 + 5 + 7);
     expect(t.errors).toBe(2 + 1);

@@ -3,14 +3,12 @@
  * CoordinatorServices over the in-memory cluster state and bus, and a real FrontierService stub server on
  * loopback that answers host questions from a map, so routing is tested over real gRPC.
  */
-import { MemoryBus } from "../adapters/memory/memory-bus.ts";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
-import { FrontierClient } from "../adapters/grpc/clients.ts";
-import { NotFoundError } from "../adapters/grpc/errors.ts";
-import { startGrpcServer, unary, type RunningGrpcServer } from "../adapters/grpc/server.ts";
+import { MemoryBus, MemoryClusterState } from "../adapters/memory/index.ts";
+import { FrontierClient, startGrpcServer, unary, type RunningGrpcServer } from "../adapters/grpc/index.ts";
+import { NotFoundError } from "../core/errors/index.ts";
 import { parseRegionRules, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
 import { FrontierServiceService, type HostInfo, type UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
-import { silentLog } from "../adapters/log/index.ts";
+import { silentLog } from "../kit/log/index.ts";
 import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
@@ -63,7 +61,17 @@ export async function harness(): Promise<Harness> {
     partitions: P,
     connect: (address, peerName) => new FrontierClient(address, { deadlineMs: 2_000, peerName }),
   });
-  const rebalancer = new Rebalancer({ state, membership, nodeId: "coord-1", leaseTtlMs: 6_000, partitions: P, vnodes: 64, regions: ["us", "eu"], now, log: silentLog });
+  const rebalancer = new Rebalancer({
+    state,
+    membership,
+    nodeId: "coord-1",
+    leaseTtlMs: 6_000,
+    partitions: P,
+    vnodes: 64,
+    regions: ["us", "eu"],
+    now,
+    log: silentLog,
+  });
   const services: CoordinatorServices = {
     nodeId: "coord-1",
     state,

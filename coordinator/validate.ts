@@ -3,7 +3,7 @@
  * the typed value, or throws InvalidArgumentError whose message names the field and what was expected.
  * Unknown fields are refused, so a typo (`"url"` for `"urls"`) is an error rather than an empty request.
  */
-import { InvalidArgumentError } from "../adapters/grpc/errors.ts";
+import { InvalidArgumentError } from "../core/errors/index.ts";
 import { MAX_URL_LENGTH } from "../core/url/index.ts";
 
 /** Parses a request body as JSON; `contentType` must be JSON. */
@@ -24,7 +24,7 @@ export function seedsRequest(body: unknown, maxUrls: number): { urls: string[] }
   const obj = object(body, "body");
   onlyFields(obj, ["urls"], "body");
   const urls = obj["urls"];
-  if (urls === undefined) throw new InvalidArgumentError('urls: required, an array of URL strings');
+  if (urls === undefined) throw new InvalidArgumentError("urls: required, an array of URL strings");
   if (!Array.isArray(urls)) throw new InvalidArgumentError(`urls: must be an array of strings, got ${kind(urls)}`);
   if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
   if (urls.length > maxUrls) throw new InvalidArgumentError(`urls: at most ${maxUrls} URLs per request, got ${urls.length}`);
@@ -44,13 +44,17 @@ export function requiredQuery(value: string | undefined, name: string, maxLength
 }
 
 function object(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidArgumentError(`${where}: must be a JSON object, got ${kind(value)}`);
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new InvalidArgumentError(`${where}: must be a JSON object, got ${kind(value)}`);
   return value as Record<string, unknown>;
 }
 
 function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], where: string): void {
   const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
-  if (extra.length > 0) throw new InvalidArgumentError(`${where}: unknown field${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} (allowed: ${allowed.join(", ")})`);
+  if (extra.length > 0)
+    throw new InvalidArgumentError(
+      `${where}: unknown field${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} (allowed: ${allowed.join(", ")})`,
+    );
 }
 
 function kind(value: unknown): string {

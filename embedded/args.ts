@@ -5,7 +5,7 @@
  */
 import { POLICY_FIELDS, parseDuration, readFields, resolvePolicy, usageLine, type PolicyConfig } from "../core/config/index.ts";
 import { resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target } from "../adapters/s3/index.ts";
-import { WARC_ROLL_SETTINGS } from "../fetch-node/warc-upload/index.ts";
+import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
 
 /** WARC rolling and upload: the same tables (flags and env vars) as the fetch node's. */
 const WARC_ROWS = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS];
@@ -42,7 +42,11 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
   { flag: "--max-in-flight", value: "N", help: "fetches running at once, each to a different host (default 512)" },
   { flag: "--max-queued", value: "N", help: "frontier size limit; beyond it the lowest-priority URLs are dropped (default 50000000)" },
   { flag: "--confirm-all-seen", help: "confirm every Bloom 'maybe seen' in the exact store, not only home pages" },
-  { flag: "--fetch-threads", value: "N", help: "threads running the fetch path (HTTP, parse, WARC) beside the frontier's (default 2; 0: all in one thread)" },
+  {
+    flag: "--fetch-threads",
+    value: "N",
+    help: "threads running the fetch path (HTTP, parse, WARC) beside the frontier's (default 2; 0: all in one thread)",
+  },
   { flag: "--quiet", help: "no progress line, only the summary" },
 ];
 
@@ -86,7 +90,8 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     const eq = arg.indexOf("=");
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const own = CRAWL_FLAGS.find((f) => f.flag === name);
-    if (!own && !policyFlagNames.has(name) && !warcFlagNames.has(name)) throw new CrawlArgsError(`unknown option ${name} (see crawl --help)`);
+    if (!own && !policyFlagNames.has(name) && !warcFlagNames.has(name))
+      throw new CrawlArgsError(`unknown option ${name} (see crawl --help)`);
     if (own && !own.value) {
       if (eq > 0) throw new CrawlArgsError(`${name} takes no value`);
       switches.add(name);

@@ -6,11 +6,10 @@
  * in flight after a short grace period and gives their tasks back, so a resumed crawl refetches exactly
  * those pages.
  */
-import type { FetchTask } from "../core/model/index.ts";
-import type { Frontier } from "../frontier-node/frontier/frontier.ts";
-import { GroupCommit } from "../frontier-node/frontier/group-commit.ts";
-import type { DiscoveredUrl, FetchResult } from "../core/model/index.ts";
-import type { TaskRunner } from "../fetch-node/pipeline/index.ts";
+import type { FetchTask, DiscoveredUrl, FetchResult } from "../core/model/index.ts";
+import type { Frontier } from "../engine/frontier/index.ts";
+import { GroupCommit } from "../engine/frontier/index.ts";
+import type { TaskRunner } from "../core/ports/index.ts";
 
 export interface CrawlLoopOptions {
   frontier: Frontier;

@@ -8,20 +8,19 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { lockDir } from "../adapters/fs/index.ts";
-import { openFetchPath } from "../fetch-node/fetch-path.ts";
-import { startWarcUpload, type WarcUploadStarted } from "../fetch-node/start-warc-upload.ts";
-import { textLog } from "../adapters/log/index.ts";
+import { lockDir } from "../kit/fs/index.ts";
+import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { s3StoreFor } from "../adapters/s3/index.ts";
+import type { TaskRunner } from "../core/ports/index.ts";
+import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
+import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
+import { textLog } from "../kit/log/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import type { TaskRunner } from "../fetch-node/pipeline/index.ts";
-import { Frontier } from "../frontier-node/frontier/frontier.ts";
-import { FrontierStore } from "../frontier-node/frontier/store/frontier-store.ts";
-import { LocalBloomSeenSet } from "../frontier-node/seen/local-bloom-seen-set.ts";
 import { CrawlArgsError, crawlUsage, parseCrawlArgs, seedLines, type CrawlArgs } from "./args.ts";
 import { CrawlLoop } from "./crawl-loop.ts";
 import { Progress, summary } from "./progress.ts";
 import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
-import { SqliteContentIndex } from "./sqlite-content-index.ts";
+import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
 import { statsCommand } from "./stats.ts";
 
 const PARTITIONS = 256;
@@ -84,7 +83,12 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Upload starts before the WARC writers open their directory (it recovers what a kill left there).
   const upload = args.warc.upload
-    ? await startWarcUpload({ warcDir: join(out, "warc"), target: args.warc.upload, counters: new Counters(), log: textLog("crawl.warc-upload") })
+    ? await startWarcUpload({
+        warcDir: join(out, "warc"),
+        store: s3StoreFor(args.warc.upload),
+        counters: new Counters(),
+        log: textLog("crawl.warc-upload"),
+      })
     : undefined;
   const runner = await openRunner(args, out, upload);
   let taskCounter = 0;
@@ -160,7 +164,10 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     await runner.close();
     if (upload) {
       const left = await upload.uploader.close(args.warc.uploadDrainMs);
-      if (left.filesLeft > 0) process.stderr.write(`crawl: ${left.filesLeft} finished WARC file(s) not uploaded yet; the next run with --out ${out} uploads them\n`);
+      if (left.filesLeft > 0)
+        process.stderr.write(
+          `crawl: ${left.filesLeft} finished WARC file(s) not uploaded yet; the next run with --out ${out} uploads them\n`,
+        );
     }
     releaseLock();
   }
@@ -175,7 +182,11 @@ function resumeCommand(argv: string[]): string {
  * cost runs beside the frontier's instead of after it; in this thread with --fetch-threads 0. The content
  * index stays in this thread, shared by all.
  */
-async function openRunner(args: CrawlArgs, out: string, upload: WarcUploadStarted | undefined): Promise<TaskRunner & { close(): Promise<void> }> {
+async function openRunner(
+  args: CrawlArgs,
+  out: string,
+  upload: WarcUploadStarted | undefined,
+): Promise<TaskRunner & { close(): Promise<void> }> {
   const content = SqliteContentIndex.open(join(out, "content.sqlite"));
   const init = {
     policy: args.policy,

@@ -3,7 +3,7 @@
  * structured JSON log line every interval (for journald, CI logs, files). The final summary is printed
  * by `summary`. Rates are measured over each interval, not since the start, so they show the present.
  */
-import type { FrontierSnapshot } from "../frontier-node/frontier/frontier.ts";
+import type { FrontierSnapshot } from "../engine/frontier/index.ts";
 
 export interface ProgressSource {
   pages(): number;

@@ -4,7 +4,7 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { FrontierStore } from "../frontier-node/frontier/store/frontier-store.ts";
+import { FrontierStore } from "../engine/frontier/index.ts";
 
 export async function statsCommand(argv: string[]): Promise<number> {
   const i = argv.indexOf("--out");

@@ -26,7 +26,12 @@ describe("fetch node config", () => {
   });
 
   test("config - a flag beats its env var, which beats the default", () => {
-    const env = { CRAWL_FETCH_CONCURRENCY: "32", CRAWL_NATS_URL: "nats://10.0.0.1:4222,nats://10.0.0.2:4222", CRAWL_REGION: "eu", CRAWL_REGION_RULES: "eu=.de" };
+    const env = {
+      CRAWL_FETCH_CONCURRENCY: "32",
+      CRAWL_NATS_URL: "nats://10.0.0.1:4222,nats://10.0.0.2:4222",
+      CRAWL_REGION: "eu",
+      CRAWL_REGION_RULES: "eu=.de",
+    };
     const c = loadFetchNodeConfig(["--concurrency", "8", "--region=us", "--default-region", "us"], env, fixedId);
     expect(c.concurrency).toBe(8);
     expect(c.region).toBe("us");
@@ -38,9 +43,29 @@ describe("fetch node config", () => {
   test("config - the rest of the settings read from flags", () => {
     const c = loadFetchNodeConfig(
       [
-        "--node-id", "f-1", "--redis-url", "redis://127.0.0.1:6379", "--warc-dir", "/data/warc", "--http-listen", "0.0.0.0:9102",
-        "--proxy", "http://proxy:3128", "--allow-private-addresses", "--heartbeat-interval", "500ms", "--stop-grace", "3s",
-        "--nak-delay", "250ms", "--partitions", "256", "--max-body", "1MiB", "--user-agent", "TestBot/1 (+http://x)",
+        "--node-id",
+        "f-1",
+        "--redis-url",
+        "redis://127.0.0.1:6379",
+        "--warc-dir",
+        "/data/warc",
+        "--http-listen",
+        "0.0.0.0:9102",
+        "--proxy",
+        "http://proxy:3128",
+        "--allow-private-addresses",
+        "--heartbeat-interval",
+        "500ms",
+        "--stop-grace",
+        "3s",
+        "--nak-delay",
+        "250ms",
+        "--partitions",
+        "256",
+        "--max-body",
+        "1MiB",
+        "--user-agent",
+        "TestBot/1 (+http://x)",
       ],
       {},
     );
@@ -70,7 +95,19 @@ describe("fetch node config", () => {
     let error: unknown;
     try {
       loadFetchNodeConfig(
-        ["--node-id", "Bad_Id", "--concurrency", "0", "--nats-url", "http://x", "--http-listen", "nope", "--frobnicate", "--min-gap", "soon"],
+        [
+          "--node-id",
+          "Bad_Id",
+          "--concurrency",
+          "0",
+          "--nats-url",
+          "http://x",
+          "--http-listen",
+          "nope",
+          "--frobnicate",
+          "--min-gap",
+          "soon",
+        ],
         { CRAWL_PARTITIONS: "many" },
         fixedId,
       );
@@ -96,7 +133,8 @@ describe("fetch node config", () => {
 
   test("config - usage lists every setting with its env var, and the description masks credentials", () => {
     const usage = fetchNodeUsage();
-    for (const name of ["--node-id", "CRAWL_NATS_URL", "--region-rules", "CRAWL_DEFAULT_REGION", "--partitions", "--user-agent"]) expect(usage).toContain(name);
+    for (const name of ["--node-id", "CRAWL_NATS_URL", "--region-rules", "CRAWL_DEFAULT_REGION", "--partitions", "--user-agent"])
+      expect(usage).toContain(name);
     const c = loadFetchNodeConfig(["--redis-url", "redis://user:secret@127.0.0.1:6379"], {}, fixedId);
     expect(describeFetchNodeConfig(c).redis).toBe("redis://***@127.0.0.1:6379");
   });

@@ -26,7 +26,7 @@ import {
   type ValueKind,
 } from "../core/config/index.ts";
 import { describeS3Target, resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target } from "../adapters/s3/index.ts";
-import { WARC_ROLL_SETTINGS } from "./warc-upload/index.ts";
+import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
 
 export interface FetchNodeConfig {
   nodeId: string;
@@ -60,7 +60,11 @@ export class FetchNodeConfigError extends Error {
 /** Comma-separated URLs with one of `schemes`; `bareHostPort` also accepts `host:port` (NATS clients do). */
 const urls = (schemes: string[], bareHostPort = false): ValueKind<string[]> => ({
   kind: "urls",
-  parse: (raw) => raw.split(",").map((s) => s.trim()).filter(Boolean),
+  parse: (raw) =>
+    raw
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
   format: (v) => v.join(","),
   check: (v) => {
     if (v.length === 0) return "must name at least one URL";
@@ -134,21 +138,117 @@ interface FetchNodeSettings {
 }
 
 const SPECS: FieldSpecs<FetchNodeSettings> = {
-  nodeId: { flag: "--node-id", env: "CRAWL_NODE_ID", default: undefined, defaultText: "fetch-<random>", ...tokenKind("node id"), description: "This node's id in the cluster (a-z, 0-9, -)" },
-  region: { flag: "--region", env: "CRAWL_REGION", default: undefined, defaultText: "the default region", ...tokenKind("region"), description: "Region whose fetch tasks this node pulls (crawl.fetch.<region>)" },
-  nats: { flag: "--nats-url", env: "CRAWL_NATS_URL", default: ["nats://127.0.0.1:4222"], ...urls(["nats", "tls"], true), description: "NATS server(s) of the region, comma-separated" },
-  redis: { flag: "--redis-url", env: "CRAWL_REDIS_URL", default: undefined, defaultText: "none: an in-memory content index", ...url(["redis", "rediss"]), description: "The region's Redis, shared content index (fingerprints, SimHash)" },
-  warcDir: { flag: "--warc-dir", env: "CRAWL_WARC_DIR", default: undefined, defaultText: "warc/<node id>", ...dirKind(), description: "Directory for this node's WARC files and index.cdxj" },
-  http: { flag: "--http-listen", env: "CRAWL_FETCH_HTTP_LISTEN", default: { hostname: "127.0.0.1", port: 0 }, ...listen, description: "host:port for /healthz, /readyz and /metrics (port 0: any free port, published in the node record)" },
-  concurrency: { flag: "--concurrency", env: "CRAWL_FETCH_CONCURRENCY", default: 256, ...integerKind({ min: 1, max: 10_000 }), description: "Tasks fetched at once (each to a different host: the frontier sends one per host)" },
-  proxy: { flag: "--proxy", env: "CRAWL_PROXY", default: undefined, defaultText: "HTTP_PROXY / HTTPS_PROXY, else none", ...url(["http", "https"]), description: "HTTP forward proxy for every request" },
-  allowPrivateAddresses: { flag: "--allow-private-addresses", env: "CRAWL_ALLOW_PRIVATE_ADDRESSES", default: false, ...switchKind(), description: "Allow hosts that resolve to loopback, private or link-local addresses (tests, intranets)" },
-  heartbeat: { flag: "--heartbeat-interval", env: "CRAWL_HEARTBEAT_INTERVAL", default: 2_000, ...durationKind({ min: 100, max: 60_000 }), description: "How often the node record (with counters) is written to the cluster state" },
-  stopGrace: { flag: "--stop-grace", env: "CRAWL_STOP_GRACE", default: 25_000, ...durationKind({ min: 0, max: 600_000 }), description: "On SIGINT/SIGTERM, how long tasks in flight may finish before they are abandoned (and redelivered)" },
-  nakDelay: { flag: "--nak-delay", env: "CRAWL_FETCH_NAK_DELAY", default: 2_000, ...durationKind({ min: 0, max: 600_000 }), description: "Delay before a task that failed here is redelivered; doubles per delivery, at most 64x" },
-  regionRules: { flag: "--region-rules", env: "CRAWL_REGION_RULES", default: "", defaultText: "none", ...regionRulesText, description: "Host suffix to region, e.g. \"eu=.de,.fr;apac=.jp\" (must equal the coordinator's)" },
-  defaultRegion: { flag: "--default-region", env: "CRAWL_DEFAULT_REGION", default: "default", ...tokenKind("region"), description: "Region of hosts no rule matches (must equal the coordinator's)" },
-  partitions: { flag: "--partitions", env: "CRAWL_PARTITIONS", default: 64, ...integerKind({ min: 1, max: 4096 }), description: "Partition count P of the cluster (must equal the coordinator's)" },
+  nodeId: {
+    flag: "--node-id",
+    env: "CRAWL_NODE_ID",
+    default: undefined,
+    defaultText: "fetch-<random>",
+    ...tokenKind("node id"),
+    description: "This node's id in the cluster (a-z, 0-9, -)",
+  },
+  region: {
+    flag: "--region",
+    env: "CRAWL_REGION",
+    default: undefined,
+    defaultText: "the default region",
+    ...tokenKind("region"),
+    description: "Region whose fetch tasks this node pulls (crawl.fetch.<region>)",
+  },
+  nats: {
+    flag: "--nats-url",
+    env: "CRAWL_NATS_URL",
+    default: ["nats://127.0.0.1:4222"],
+    ...urls(["nats", "tls"], true),
+    description: "NATS server(s) of the region, comma-separated",
+  },
+  redis: {
+    flag: "--redis-url",
+    env: "CRAWL_REDIS_URL",
+    default: undefined,
+    defaultText: "none: an in-memory content index",
+    ...url(["redis", "rediss"]),
+    description: "The region's Redis, shared content index (fingerprints, SimHash)",
+  },
+  warcDir: {
+    flag: "--warc-dir",
+    env: "CRAWL_WARC_DIR",
+    default: undefined,
+    defaultText: "warc/<node id>",
+    ...dirKind(),
+    description: "Directory for this node's WARC files and index.cdxj",
+  },
+  http: {
+    flag: "--http-listen",
+    env: "CRAWL_FETCH_HTTP_LISTEN",
+    default: { hostname: "127.0.0.1", port: 0 },
+    ...listen,
+    description: "host:port for /healthz, /readyz and /metrics (port 0: any free port, published in the node record)",
+  },
+  concurrency: {
+    flag: "--concurrency",
+    env: "CRAWL_FETCH_CONCURRENCY",
+    default: 256,
+    ...integerKind({ min: 1, max: 10_000 }),
+    description: "Tasks fetched at once (each to a different host: the frontier sends one per host)",
+  },
+  proxy: {
+    flag: "--proxy",
+    env: "CRAWL_PROXY",
+    default: undefined,
+    defaultText: "HTTP_PROXY / HTTPS_PROXY, else none",
+    ...url(["http", "https"]),
+    description: "HTTP forward proxy for every request",
+  },
+  allowPrivateAddresses: {
+    flag: "--allow-private-addresses",
+    env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
+    default: false,
+    ...switchKind(),
+    description: "Allow hosts that resolve to loopback, private or link-local addresses (tests, intranets)",
+  },
+  heartbeat: {
+    flag: "--heartbeat-interval",
+    env: "CRAWL_HEARTBEAT_INTERVAL",
+    default: 2_000,
+    ...durationKind({ min: 100, max: 60_000 }),
+    description: "How often the node record (with counters) is written to the cluster state",
+  },
+  stopGrace: {
+    flag: "--stop-grace",
+    env: "CRAWL_STOP_GRACE",
+    default: 25_000,
+    ...durationKind({ min: 0, max: 600_000 }),
+    description: "On SIGINT/SIGTERM, how long tasks in flight may finish before they are abandoned (and redelivered)",
+  },
+  nakDelay: {
+    flag: "--nak-delay",
+    env: "CRAWL_FETCH_NAK_DELAY",
+    default: 2_000,
+    ...durationKind({ min: 0, max: 600_000 }),
+    description: "Delay before a task that failed here is redelivered; doubles per delivery, at most 64x",
+  },
+  regionRules: {
+    flag: "--region-rules",
+    env: "CRAWL_REGION_RULES",
+    default: "",
+    defaultText: "none",
+    ...regionRulesText,
+    description: 'Host suffix to region, e.g. "eu=.de,.fr;apac=.jp" (must equal the coordinator\'s)',
+  },
+  defaultRegion: {
+    flag: "--default-region",
+    env: "CRAWL_DEFAULT_REGION",
+    default: "default",
+    ...tokenKind("region"),
+    description: "Region of hosts no rule matches (must equal the coordinator's)",
+  },
+  partitions: {
+    flag: "--partitions",
+    env: "CRAWL_PARTITIONS",
+    default: 64,
+    ...integerKind({ min: 1, max: 4096 }),
+    description: "Partition count P of the cluster (must equal the coordinator's)",
+  },
 };
 
 /** Every setting, in help order. */
@@ -164,8 +264,16 @@ function randomSuffix(): string {
  * Resolves the configuration from argv (`--flag value`, `--flag=value`) and env. Throws
  * FetchNodeConfigError listing every problem. `newId` makes the default node id (injectable for tests).
  */
-export function loadFetchNodeConfig(argv: readonly string[], env: Env, newId: () => string = () => `fetch-${randomSuffix()}`): FetchNodeConfig {
-  const { flags, problems } = readFlags(argv, [...FETCH_NODE_SETTINGS, ...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS, ...POLICY_FIELDS], (_arg, name) => `unknown option ${name} (see --help)`);
+export function loadFetchNodeConfig(
+  argv: readonly string[],
+  env: Env,
+  newId: () => string = () => `fetch-${randomSuffix()}`,
+): FetchNodeConfig {
+  const { flags, problems } = readFlags(
+    argv,
+    [...FETCH_NODE_SETTINGS, ...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS, ...POLICY_FIELDS],
+    (_arg, name) => `unknown option ${name} (see --help)`,
+  );
   const read = readFields(FETCH_NODE_SETTINGS, flags, env);
   problems.push(...read.problems);
   const values = read.values;

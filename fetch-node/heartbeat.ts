@@ -5,8 +5,9 @@
  * the next beat tries again: the fetch node owns no partitions, so a missed beat costs nothing but the
  * coordinator's view of it.
  */
-import type { ClusterState, NodeRecord } from "../core/cluster/index.ts";
-import type { Log } from "../adapters/log/index.ts";
+import type { NodeRecord } from "../core/cluster/index.ts";
+import type { ClusterState } from "../core/ports/index.ts";
+import type { Log } from "../kit/log/index.ts";
 
 export interface HeartbeatOptions {
   state: ClusterState;

@@ -6,7 +6,10 @@ const link = (url: string): DiscoveredUrl => ({ url, host: new URL(url).host, de
 
 test("link batcher - links of several pages for one partition travel as one message, and each page hears when they are published", async () => {
   const sent: Array<{ region: string; partition: number; urls: string[] }> = [];
-  const batcher = new LinkBatcher(async (region, partition, urls) => void sent.push({ region, partition, urls: urls.map((u) => u.url) }), { delayMs: 20, maxUrls: 100 });
+  const batcher = new LinkBatcher(async (region, partition, urls) => void sent.push({ region, partition, urls: urls.map((u) => u.url) }), {
+    delayMs: 20,
+    maxUrls: 100,
+  });
   const a = batcher.add([{ region: "us", partition: 3, urls: [link("http://a.test/1")] }]);
   const b = batcher.add([
     { region: "us", partition: 3, urls: [link("http://a.test/2")] },
@@ -22,10 +25,13 @@ test("link batcher - links of several pages for one partition travel as one mess
 
 test("link batcher - a full batch goes at once, and a failed publish fails every page that was waiting on it", async () => {
   let calls = 0;
-  const batcher = new LinkBatcher(async () => {
-    calls++;
-    throw new Error("stream unavailable");
-  }, { delayMs: 60_000, maxUrls: 2 });
+  const batcher = new LinkBatcher(
+    async () => {
+      calls++;
+      throw new Error("stream unavailable");
+    },
+    { delayMs: 60_000, maxUrls: 2 },
+  );
   const pending = batcher.add([{ region: "us", partition: 1, urls: [link("http://a.test/1"), link("http://a.test/2")] }]);
   await expect(pending).rejects.toThrow("stream unavailable");
   expect(calls).toBe(1);

@@ -11,14 +11,14 @@ import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } fr
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { RedisContentIndex } from "../adapters/redis/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { textLog, type Log } from "../adapters/log/index.ts";
+import { textLog, type Log } from "../kit/log/index.ts";
 import { describeFetchNodeConfig, FetchNodeConfigError, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
-import type { ContentIndex } from "./content/content-index.ts";
-import { MemoryContentIndex } from "./content/memory-content-index.ts";
-import { openFetchPath } from "./fetch-path.ts";
-import { startWarcUpload, type WarcUploadStarted } from "./start-warc-upload.ts";
+import type { ContentIndex } from "../core/ports/index.ts";
+import { MemoryContentIndex } from "../adapters/memory/index.ts";
+import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { s3StoreFor } from "../adapters/s3/index.ts";
 import { FetchNode } from "./node.ts";
-import { hostRuntime, type RuntimePort } from "./runtime.ts";
+import { hostRuntime, type RuntimePort } from "../kit/runtime.ts";
 
 /** Runs the node; resolves with the exit code once it has stopped and closed everything. */
 export async function main(runtime: RuntimePort): Promise<number> {
@@ -78,7 +78,12 @@ export async function main(runtime: RuntimePort): Promise<number> {
 }
 
 /** Opens every part in dependency order, registering each one's close as soon as it exists. */
-async function assemble(config: FetchNodeConfig, runtime: RuntimePort, log: Log, closers: Array<[string, () => Promise<unknown>]>): Promise<FetchNode> {
+async function assemble(
+  config: FetchNodeConfig,
+  runtime: RuntimePort,
+  log: Log,
+  closers: Array<[string, () => Promise<unknown>]>,
+): Promise<FetchNode> {
   const onError = (component: string) => (error: unknown, where?: string) =>
     log.child(component).warn(where ?? "error", { error: error instanceof Error ? error.message : String(error) });
 
@@ -104,12 +109,16 @@ async function assemble(config: FetchNodeConfig, runtime: RuntimePort, log: Log,
   // Before the writer opens the directory (recovery takes what is there as left over); closed after it.
   let upload: WarcUploadStarted | undefined;
   if (config.warc.upload) {
-    upload = await startWarcUpload({ warcDir: config.warcDir, target: config.warc.upload, counters, log: log.child("warc-upload") });
+    const store = s3StoreFor(config.warc.upload, () => counters.add("warc.upload.request-retries"));
+    upload = await startWarcUpload({ warcDir: config.warcDir, store, counters, log: log.child("warc-upload") });
     const uploader = upload.uploader;
-    closers.push(["warc upload", async () => {
-      const left = await uploader.close(config.warc.uploadDrainMs);
-      if (left.filesLeft > 0) log.warn("finished WARC files not uploaded yet; the next start uploads them", left);
-    }]);
+    closers.push([
+      "warc upload",
+      async () => {
+        const left = await uploader.close(config.warc.uploadDrainMs);
+        if (left.filesLeft > 0) log.warn("finished WARC files not uploaded yet; the next start uploads them", left);
+      },
+    ]);
   }
 
   const path = await openFetchPath({

@@ -2,16 +2,16 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryBus } from "../adapters/memory/memory-bus.ts";
-import { MemoryClusterState } from "../adapters/memory/memory-cluster-state.ts";
-import { parseRegionRules, type Delivery, type MessageBus, type Subscription } from "../core/cluster/index.ts";
+import { MemoryBus, MemoryClusterState, MemoryContentIndex } from "../adapters/memory/index.ts";
+import { parseRegionRules } from "../core/cluster/index.ts";
+import { type Delivery, type MessageBus, type Subscription } from "../core/ports/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
-import { MemoryContentIndex } from "./content/memory-content-index.ts";
-import { openFetchPath, type FetchPath } from "./fetch-path.ts";
-import { startHttpServer, waitFor, type TestServer } from "./http/test-servers.ts";
-import { FetchNode, type TaskRunner } from "./node.ts";
+import { openFetchPath, type FetchPath } from "../engine/fetch/fetch-path.ts";
+import { startHttpServer, waitFor, type TestServer } from "../engine/fetch/http/test-servers.ts";
+import type { TaskRunner } from "../core/ports/index.ts";
+import { FetchNode } from "./node.ts";
 
 const P = 16;
 const rules = parseRegionRules("eu=.de", "us");
@@ -84,7 +84,17 @@ class RecordingBus implements MessageBus {
 
 function pageTask(url: string, id = "t1"): FetchTask {
   const host = new URL(url).host;
-  return { taskId: id, kind: "page", url, host, partition: partitionOf(host, P), depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: Date.now() };
+  return {
+    taskId: id,
+    kind: "page",
+    url,
+    host,
+    partition: partitionOf(host, P),
+    depth: 0,
+    redirectHops: 0,
+    hostGapMs: 0,
+    issuedAt: Date.now(),
+  };
 }
 
 describe("fetch node", () => {
@@ -167,7 +177,10 @@ describe("fetch node", () => {
     expect(com).toHaveLength(1);
     // One publish per (region, partition): a host's links travel together, in page order (the test server's
     // host may share the partition, so only this host's links are compared).
-    expect(com[0]!.urls.filter((u) => u.host === "www.example.com").map((u) => u.url)).toEqual(["http://www.example.com/y", "http://www.example.com/z"]);
+    expect(com[0]!.urls.filter((u) => u.host === "www.example.com").map((u) => u.url)).toEqual([
+      "http://www.example.com/y",
+      "http://www.example.com/z",
+    ]);
     expect(new Set(bus.urls.map((g) => `${g.region}.${g.partition}`)).size).toBe(bus.urls.length);
     // Every output is published before the ack.
     expect(bus.events.at(-1)).toBe("ack t1");
@@ -282,7 +295,14 @@ describe("fetch node on the in-process bus", () => {
       res.end(`<p>links to two regions</p><a href="/next">n</a><a href="http://shop.example.de/x">de</a>`);
     });
     dir = await mkdtemp(join(tmpdir(), "fetch-node-bus-test-"));
-    path = await openFetchPath({ policy: DEFAULT_POLICY, warcDir: dir, warcPrefix: "f1", allowPrivateAddresses: true, maxConcurrentRequests: 4, content: new MemoryContentIndex() });
+    path = await openFetchPath({
+      policy: DEFAULT_POLICY,
+      warcDir: dir,
+      warcPrefix: "f1",
+      allowPrivateAddresses: true,
+      maxConcurrentRequests: 4,
+      content: new MemoryContentIndex(),
+    });
     bus = new MemoryBus({ viaCodec: true, onError: () => {} });
     await bus.ensureRegion("us", P);
     await bus.ensureRegion("eu", P);
@@ -298,8 +318,18 @@ describe("fetch node on the in-process bus", () => {
 
   const start = async (worker: TaskRunner) => {
     node = new FetchNode({
-      nodeId: "f1", region: "us", runtime: "bun", httpAddress: "", regionRules: rules, partitions: P,
-      concurrency: 2, heartbeatMs: 60_000, nakDelayMs: 10, bus, state: new MemoryClusterState(), worker,
+      nodeId: "f1",
+      region: "us",
+      runtime: "bun",
+      httpAddress: "",
+      regionRules: rules,
+      partitions: P,
+      concurrency: 2,
+      heartbeatMs: 60_000,
+      nakDelayMs: 10,
+      bus,
+      state: new MemoryClusterState(),
+      worker,
     });
     await node.start();
   };

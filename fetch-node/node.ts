@@ -2,7 +2,7 @@
  * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks (the shared durable
  * consumer `fetchers` on `crawl.fetch.<region>`), and for each task, in this order:
  *
- *   worker.run(task)                      fetch, parse, fingerprint, write WARC (fetch-node/pipeline)
+ *   worker.run(task)                      fetch, parse, fingerprint, write WARC (engine/fetch/pipeline)
  *   publishUrls per (region, partition)   the links, addressed by their hosts (route-links.ts)
  *   publishResult(region, result)         to `crawl.results.<region>.<task partition>`, the host's owner
  *   ack                                   only now: every output is durably on the bus
@@ -19,20 +19,15 @@
  * theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
  * composition root closes them.
  */
-import type { ClusterState, Delivery, MessageBus, NodeRecord, RegionRules, Subscription } from "../core/cluster/index.ts";
+import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
+import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { silentLog, type Log } from "../adapters/log/index.ts";
-import type { WorkOutput } from "./pipeline/index.ts";
+import { silentLog, type Log } from "../kit/log/index.ts";
 import { Heartbeat } from "./heartbeat.ts";
 import { LinkBatcher } from "./link-batcher.ts";
 import { routeLinks } from "./route-links.ts";
-import type { RuntimeName } from "./runtime.ts";
-
-/** What the node needs of the fetch path (FetchWorker implements it). */
-export interface TaskRunner {
-  run(task: FetchTask, signal?: AbortSignal): Promise<WorkOutput>;
-}
+import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
   nodeId: string;
@@ -107,7 +102,12 @@ export class FetchNode {
 
   /** Gauges for /metrics and the node record. */
   gauges(): Record<string, number> {
-    return { inFlight: this.inFlight.size, concurrency: this.opts.concurrency, uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000), ...this.opts.extraGauges?.() };
+    return {
+      inFlight: this.inFlight.size,
+      concurrency: this.opts.concurrency,
+      uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
+      ...this.opts.extraGauges?.(),
+    };
   }
 
   /**
@@ -119,7 +119,9 @@ export class FetchNode {
     const wasRunning = this.phase === "running";
     this.phase = "stopping";
     this.stopped = (async () => {
-      const unsubscribed = this.subscription?.stop().catch((error) => this.log.warn("stopping the subscription failed", { error: String(error) }));
+      const unsubscribed = this.subscription
+        ?.stop()
+        .catch((error) => this.log.warn("stopping the subscription failed", { error: String(error) }));
       // Announce "draining" without holding up the drain (a write may wait on a NATS that is down).
       const announced = wasRunning ? this.heartbeat.beat() : undefined;
       if (this.inFlight.size > 0) {
@@ -190,7 +192,13 @@ export class FetchNode {
       }
       const delayMs = this.nakDelay(d.deliveryCount);
       this.counters.add("fetcher.tasks.failed");
-      this.log.warn("task failed; redelivering later", { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs, error: describe(error) });
+      this.log.warn("task failed; redelivering later", {
+        task: task.taskId,
+        url: task.url,
+        delivery: d.deliveryCount,
+        delayMs,
+        error: describe(error),
+      });
       d.nak(delayMs);
       return;
     }

@@ -25,5 +25,8 @@ test("route links - each link goes to its host's region and partition, one group
 test("route links - hosts of one partition share a group only within one region", () => {
   const rules = parseRegionRules("eu=.de", "us");
   const groups = routeLinks(["http://x.de/", "http://x.com/"].map(link), rules, 1);
-  expect(groups.map((g) => [g.region, g.partition])).toEqual([["eu", 0], ["us", 0]]);
+  expect(groups.map((g) => [g.region, g.partition])).toEqual([
+    ["eu", 0],
+    ["us", 0],
+  ]);
 });

@@ -53,7 +53,24 @@ function runNode(dataDir: string, extra: string[] = []): Child {
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("CRAWL_")));
   const proc = spawn(
     "bun",
-    ["frontier-node/main.ts", "--region", REGION, "--nats-url", nats.url, "--redis-url", redis.url, "--data-dir", dataDir, "--heartbeat-interval", "100ms", "--partitions", String(P), "--min-gap", "0", ...extra],
+    [
+      "frontier-node/main.ts",
+      "--region",
+      REGION,
+      "--nats-url",
+      nats.url,
+      "--redis-url",
+      redis.url,
+      "--data-dir",
+      dataDir,
+      "--heartbeat-interval",
+      "100ms",
+      "--partitions",
+      String(P),
+      "--min-gap",
+      "0",
+      ...extra,
+    ],
     { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] },
   );
   let out = "";
@@ -77,22 +94,35 @@ test("main - a node process joins, serves the ring's partitions over NATS and Re
   const info = await started(child);
   expect(info.partitions).toBe(P);
   await waitFor(async () => (await state.listNodes()).some((n) => n.id === info.nodeId), "the node record");
-  await writeRing(state, ringOf(P, () => info.nodeId));
+  await writeRing(
+    state,
+    ringOf(P, () => info.nodeId),
+  );
 
   // A fetch node stand-in on the real bus answers every task.
   const tasks: FetchTask[] = [];
-  const fetcher = bus.consumeTasks(REGION, async (d) => {
-    tasks.push(d.data);
-    await bus.publishResult(REGION, resultFor(d.data));
-    await d.ack();
-  }, { concurrency: 4 });
+  const fetcher = bus.consumeTasks(
+    REGION,
+    async (d) => {
+      tasks.push(d.data);
+      await bus.publishResult(REGION, resultFor(d.data));
+      await d.ack();
+    },
+    { concurrency: 4 },
+  );
   try {
-    await bus.publishUrls(REGION, partitionOf("h0.test", P), [{ url: "http://h0.test/", host: "h0.test", depth: 0, redirectHops: 0, isSeed: true }]);
+    await bus.publishUrls(REGION, partitionOf("h0.test", P), [
+      { url: "http://h0.test/", host: "h0.test", depth: 0, redirectHops: 0, isSeed: true },
+    ]);
     await waitFor(() => tasks.some((t) => t.kind === "page" && t.url === "http://h0.test/"), "the seed to be dispatched", 15_000);
 
     const client = new FrontierClient(info.grpcAddress);
     try {
-      await waitFor(async () => (await client.explainUrl("http://h0.test/")).explanation?.state === "fetched", "the result to be applied", 15_000);
+      await waitFor(
+        async () => (await client.explainUrl("http://h0.test/")).explanation?.state === "fetched",
+        "the result to be applied",
+        15_000,
+      );
       const stats = await client.getStats();
       expect(stats.nodeId).toBe(info.nodeId);
       expect(stats.partitions).toEqual([0, 1, 2, 3]);

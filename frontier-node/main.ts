@@ -11,15 +11,20 @@
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ClusterState } from "../core/cluster/index.ts";
+import type { ClusterState, SeenSet } from "../core/ports/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
-import { lockDir } from "../adapters/fs/index.ts";
-import { jsonLog, type Log } from "../adapters/log/index.ts";
-import { FrontierStore } from "./frontier/store/frontier-store.ts";
-import { LocalBloomSeenSet } from "./seen/local-bloom-seen-set.ts";
-import type { SeenSet } from "./seen/seen-set.ts";
-import { frontierNodeUsage, FrontierNodeConfigError, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
+import { lockDir } from "../kit/fs/index.ts";
+import { jsonLog, type Log } from "../kit/log/index.ts";
+import { FrontierStore } from "../engine/frontier/index.ts";
+import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
+import {
+  frontierNodeUsage,
+  FrontierNodeConfigError,
+  generateNodeId,
+  resolveFrontierNodeConfig,
+  type ResolvedFrontierNodeConfig,
+} from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
 
 const SEEN_SAVE_INTERVAL_MS = 30_000;
@@ -62,7 +67,8 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
   const dataDir = resolve(config.dataDir);
   mkdirSync(dataDir, { recursive: true });
   const lock = lockDir(dataDir);
-  if (!lock.ok) throw new StartupError(`${dataDir} is in use by another frontier node (pid ${lock.holder}); stop it first or give another --data-dir`);
+  if (!lock.ok)
+    throw new StartupError(`${dataDir} is in use by another frontier node (pid ${lock.holder}); stop it first or give another --data-dir`);
   const closers: Array<() => Promise<void> | void> = [() => lock.release()];
   const closeAll = async () => {
     for (const close of closers.reverse()) {
@@ -82,7 +88,9 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
 
     const nc: NatsConnection = await connectNats([...config.natsUrls], nodeId);
     closers.push(() => nc.drain());
-    const state: ClusterState = await NatsKvClusterState.open(nc, { onError: (error, where) => log.child("cluster-state").warn(where, { error }) });
+    const state: ClusterState = await NatsKvClusterState.open(nc, {
+      onError: (error, where) => log.child("cluster-state").warn(where, { error }),
+    });
     closers.push(() => state.close());
     const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, { error }) });
     closers.push(() => bus.close());
@@ -93,7 +101,11 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
     let seen: SeenSet;
     let onImportedUrls: ((urls: string[]) => void) | undefined;
     if (config.redisUrl) {
-      seen = await RedisSeenSet.connect(config.redisUrl, {}, { name: nodeId, onError: (error) => log.child("redis").warn("redis connection error", { error }) });
+      seen = await RedisSeenSet.connect(
+        config.redisUrl,
+        {},
+        { name: nodeId, onError: (error) => log.child("redis").warn("redis connection error", { error }) },
+      );
       closers.push(() => seen.close());
     } else {
       const local = LocalBloomSeenSet.openReplaying(join(dataDir, "seen.bloom"), store);
@@ -130,7 +142,9 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
       onImportedUrls,
       log,
     });
-    process.stdout.write(`${JSON.stringify({ nodeId, region: config.region, grpcAddress: node.grpcAddress, httpAddress: node.httpAddress, partitions })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ nodeId, region: config.region, grpcAddress: node.grpcAddress, httpAddress: node.httpAddress, partitions })}\n`,
+    );
 
     await new Promise<void>((done) => {
       let signals = 0;
@@ -171,12 +185,16 @@ async function settlePartitions(resolved: ResolvedFrontierNodeConfig, state: Clu
   let partitions = resolved.config.partitions;
   if (ring && ring.partitions !== partitions) {
     if (resolved.partitionsGiven) {
-      throw new StartupError(`--partitions ${partitions} differs from the cluster's ring (${ring.partitions} partitions); the partition count is fixed for the cluster's life`);
+      throw new StartupError(
+        `--partitions ${partitions} differs from the cluster's ring (${ring.partitions} partitions); the partition count is fixed for the cluster's life`,
+      );
     }
     partitions = ring.partitions;
   }
   if (saved !== undefined && Number(saved) !== partitions) {
-    throw new StartupError(`the store was built with ${saved} partitions but the cluster uses ${partitions}; this data dir belongs to another cluster`);
+    throw new StartupError(
+      `the store was built with ${saved} partitions but the cluster uses ${partitions}; this data dir belongs to another cluster`,
+    );
   }
   return partitions;
 }

@@ -11,7 +11,7 @@ import { CRAWL_FLAGS } from "../embedded/args.ts";
 import { FETCH_NODE_SETTINGS } from "../fetch-node/config.ts";
 import { FRONTIER_NODE_FIELDS } from "../frontier-node/node/config.ts";
 import { S3_UPLOAD_SETTINGS } from "../adapters/s3/index.ts";
-import { WARC_ROLL_SETTINGS } from "../fetch-node/warc-upload/index.ts";
+import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
 
 interface Row {
   flag: string;
@@ -24,7 +24,11 @@ const out = join(import.meta.dir, "..", "docs", "configuration.md");
 
 function table(rows: Row[]): string {
   const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\n/g, " ");
-  return ["| flag | env var | default | what it does |", "| --- | --- | --- | --- |", ...rows.map((r) => `| \`${r.flag}\` | ${r.env ? `\`${r.env}\`` : "-"} | ${esc(r.default) || "-"} | ${esc(r.description)} |`)].join("\n");
+  return [
+    "| flag | env var | default | what it does |",
+    "| --- | --- | --- | --- |",
+    ...rows.map((r) => `| \`${r.flag}\` | ${r.env ? `\`${r.env}\`` : "-"} | ${esc(r.default) || "-"} | ${esc(r.description)} |`),
+  ].join("\n");
 }
 
 function fromTable(fields: readonly AnyFieldRow[]): Row[] {
@@ -32,7 +36,12 @@ function fromTable(fields: readonly AnyFieldRow[]): Row[] {
 }
 
 const policy = fromTable(POLICY_FIELDS);
-const crawl: Row[] = CRAWL_FLAGS.map((f) => ({ flag: f.value ? `${f.flag} ${f.value}` : f.flag, env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "", default: "", description: f.help }));
+const crawl: Row[] = CRAWL_FLAGS.map((f) => ({
+  flag: f.value ? `${f.flag} ${f.value}` : f.flag,
+  env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "",
+  default: "",
+  description: f.help,
+}));
 
 const text = `# Configuration
 

@@ -1,22 +1,56 @@
 /**
- * The project's lint: mechanical checks of the dependency direction (ARCHITECTURE.md, "Dependency
- * direction") and of the import conventions that let Bun and Deno run the same files.
+ * The project's lint: mechanical checks of the dependency direction (docs/architecture.md, "Layers") and of
+ * the import conventions that let Bun and Deno run the same files. The layers, innermost first:
  *
- *  - core/ is pure policy: it imports nothing of the roles, no runtime module (`node:`, `bun:`), no network
- *    or parser package, and never touches the `Bun` or `Deno` globals.
- *  - fetch-node/ never imports @grpc/grpc-js (it must stay clean on Deno) nor Bun-only modules outside tests.
- *  - cli/ reaches the system only through the generated gRPC clients; it may use core/ for offline commands.
- *  - relative imports carry an explicit extension; generated code under proto/gen is never imported by core/.
+ *  - core/      pure policy, data and the ports: imports only core/, no runtime module, no Bun/Deno globals.
+ *  - proto/     the generated code (proto/gen) and its hand-written codec (proto/codec): core/ and proto/.
+ *  - adapters/X implementations of the ports: core/, proto/ and their own folder (and their own library).
+ *  - engine/F   the frontier and the fetch path: core/ and their own folder.
+ *  - kit/       what every process shares (runMain, logs, heartbeat, ids): core/ and kit/.
+ *  - roles      coordinator/, frontier-node/, fetch-node/, embedded/: any layer above, never cli/ or
+ *               another role.
+ *  - cli/       core/, kit/, proto/ and the gRPC clients of adapters/grpc: never a role or the engine.
+ *
+ * Portability: engine/fetch, kit and fetch-node run on Deno too, so they use no `bun:` module and no `Bun`
+ * global outside tests; fetch-node never reaches grpc-js, SQLite or the frontier. Each networked library is
+ * imported by its adapter only (grpc-js by adapters/grpc, nats.js by adapters/nats, redis by adapters/redis).
+ * A folder with an `index.ts` is entered only through it from outside (no deep imports). Relative imports
+ * carry their file extension. Test files (`*.test.ts`, tests/, bench/) may reach internals, but core's
+ * tests still import only core.
  *
  * Prints one line per violation (`file:line: rule: detail`) and exits non-zero when there is any.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative, dirname, resolve, sep } from "node:path";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve, sep } from "node:path";
 
 const root = resolve(import.meta.dir, "..");
-const roots = ["core", "adapters", "proto", "coordinator", "frontier-node", "fetch-node", "cli", "embedded", "tests", "bench", "scripts"];
+const roots = [
+  "core",
+  "proto",
+  "adapters",
+  "engine",
+  "kit",
+  "coordinator",
+  "frontier-node",
+  "fetch-node",
+  "embedded",
+  "cli",
+  "tests",
+  "bench",
+  "scripts",
+];
+const ROLES = ["coordinator", "frontier-node", "fetch-node", "embedded"];
+const PORTABLE = ["engine/fetch/", "kit/", "fetch-node/"];
 const skipDirs = new Set(["node_modules", "gen", ".git"]);
 
+/** Which adapter alone may import a networked library. */
+const LIBRARY_OWNERS: Array<[RegExp, string]> = [
+  [/^@grpc\//, "adapters/grpc/"],
+  [/^@nats-io\//, "adapters/nats/"],
+  [/^redis$/, "adapters/redis/"],
+];
+
+type Report = (line: number, rule: string, detail: string) => void;
 interface Violation {
   file: string;
   line: number;
@@ -49,13 +83,22 @@ function* walk(dir: string): Generator<string> {
   }
 }
 
+/** The layer a repo-relative path belongs to: `adapters/nats`, `engine/fetch`, `core`, `frontier-node`... */
+function layerOf(rel: string): string {
+  const [top = "", second = ""] = rel.split("/");
+  return top === "adapters" || top === "engine" ? `${top}/${second}` : top;
+}
+
+function isTestFile(rel: string): boolean {
+  return /\.test\.ts$/.test(rel) || rel.startsWith("tests/") || rel.startsWith("bench/");
+}
+
 function checkFile(path: string): void {
-  const rel = relative(root, path).split(sep).join("/");
-  const area = rel.split("/")[0] ?? "";
-  const isTest = /\.test\.ts$/.test(rel);
-  const source = readFileSync(path, "utf8");
-  const lines = source.split("\n");
-  const report = (line: number, rule: string, detail: string) => violations.push({ file: rel, line, rule, detail });
+  const rel = toRel(path);
+  const isTest = isTestFile(rel);
+  const lines = readFileSync(path, "utf8").split("\n");
+  const report: Report = (line, rule, detail) => violations.push({ file: rel, line, rule, detail });
+  const portable = !isTest && PORTABLE.some((p) => rel.startsWith(p));
 
   lines.forEach((text, i) => {
     const lineNo = i + 1;
@@ -63,67 +106,92 @@ function checkFile(path: string): void {
     for (const spec of importSpecifiers(code)) {
       if (spec.startsWith(".")) {
         if (!/\.(ts|js|json|mjs)$/.test(spec)) report(lineNo, "explicit-extension", `relative import '${spec}' needs its file extension`);
-        const target = relative(root, resolve(dirname(path), spec)).split(sep).join("/");
-        const targetArea = target.split("/")[0] ?? "";
-        checkAreaImport(area, targetArea, target, isTest, lineNo, report);
+        const target = toRel(resolve(dirname(path), spec));
+        checkLayer(rel, target, isTest, lineNo, report);
+        if (!isTest) checkDeepImport(rel, target, lineNo, report);
+        if (
+          portable &&
+          (target.startsWith("engine/frontier/") || target.startsWith("adapters/grpc/") || target.startsWith("adapters/sqlite/"))
+        ) {
+          report(lineNo, "portable", `${rel} runs on Deno too: it may not import ${target}`);
+        }
       } else {
-        checkPackageImport(rel, area, spec, isTest, lineNo, report);
+        checkPackage(rel, spec, isTest, portable, lineNo, report);
       }
     }
-    if (area === "core" && !isTest && /\b(Bun|Deno)\.[A-Za-z]/.test(code)) {
+    if (/\b(Bun|Deno)\.[A-Za-z]/.test(code) && rel.startsWith("core/") && !isTest) {
       report(lineNo, "core-runtime-neutral", "core/ must not use the Bun or Deno globals");
-    }
-    if (area === "fetch-node" && !isTest && /\bBun\.[A-Za-z]/.test(code)) {
-      report(lineNo, "fetch-node-portable", "fetch-node/ runs on Deno too: no Bun globals outside tests");
+    } else if (portable && /\bBun\.[A-Za-z]/.test(code)) {
+      report(lineNo, "portable", `${rel} runs on Deno too: no Bun globals outside tests`);
     }
   });
 }
 
-function checkAreaImport(
-  area: string,
-  targetArea: string,
-  target: string,
-  isTest: boolean,
-  line: number,
-  report: (line: number, rule: string, detail: string) => void,
-): void {
-  if (area === "core" && targetArea !== "core" && !isTest) {
-    report(line, "core-imports-only-core", `core/ may not import ${target}`);
+function checkLayer(rel: string, target: string, isTest: boolean, line: number, report: Report): void {
+  const from = layerOf(rel);
+  const to = layerOf(target);
+  if (from === to) return;
+  const allowed = (layers: string[]) => layers.some((l) => to === l || to.startsWith(`${l}/`));
+  if (from === "core") {
+    if (!allowed(["core"])) report(line, "core-imports-only-core", `core/ may not import ${target}`);
+    return;
   }
-  if (area === "cli" && ["coordinator", "frontier-node", "fetch-node", "embedded"].includes(targetArea)) {
-    report(line, "cli-through-grpc", `cli/ talks to the system through gRPC clients only, not ${target}`);
+  if (isTest) {
+    if (from !== "cli" && to === "cli") report(line, "nothing-imports-cli", `${target} is the command line; nothing imports it`);
+    return;
   }
-  if (["coordinator", "frontier-node", "fetch-node"].includes(area) && targetArea === "cli") {
-    report(line, "roles-do-not-import-cli", `${area}/ may not import ${target}`);
-  }
-  if (area === "fetch-node" && !isTest && (targetArea === "coordinator" || target.startsWith("adapters/grpc/"))) {
-    report(line, "fetch-node-portable", `fetch-node/ may not import the coordinator (${target})`);
+  const rules: Record<string, string[]> = {
+    proto: ["core", "proto"],
+    kit: ["core"],
+    cli: ["core", "kit", "proto", "adapters/grpc"],
+  };
+  let ok: boolean;
+  if (from.startsWith("adapters/")) ok = allowed(["core", "proto"]);
+  else if (from.startsWith("engine/")) ok = allowed(["core"]);
+  else if (ROLES.includes(from)) ok = allowed(["core", "proto", "adapters", "engine", "kit"]);
+  else if (rules[from]) ok = allowed(rules[from]!);
+  else ok = to !== "cli" || from === "scripts";
+  if (!ok) report(line, "layers", `${from}/ may not import ${target}`);
+}
+
+/** A folder with an index.ts is entered through it: the outermost such folder around the target decides. */
+function checkDeepImport(rel: string, target: string, line: number, report: Report): void {
+  const parts = target.split("/");
+  for (let i = 1; i < parts.length; i++) {
+    const folder = parts.slice(0, i).join("/");
+    if (rel.startsWith(`${folder}/`)) continue;
+    if (!existsSync(join(root, folder, "index.ts"))) continue;
+    if (target !== `${folder}/index.ts`) report(line, "no-deep-import", `import ${folder}/index.ts, not ${target}`);
+    return;
   }
 }
 
-function checkPackageImport(
-  file: string,
-  area: string,
-  spec: string,
-  isTest: boolean,
-  line: number,
-  report: (line: number, rule: string, detail: string) => void,
-): void {
-  const forbiddenInCore = [/^node:/, /^bun:(?!test$)/, /^bun$/, /^@grpc\//, /^@nats-io\//, /^redis$/, /^undici/, /^hono/, /^htmlparser2/, /^warcio/];
-  if (area === "core") {
-    if (spec === "bun:test" && isTest) return;
-    if (forbiddenInCore.some((re) => re.test(spec)) || spec === "bun:test") {
-      report(line, "core-runtime-neutral", `core/ may not import '${spec}'`);
-    }
+function checkPackage(rel: string, spec: string, isTest: boolean, portable: boolean, line: number, report: Report): void {
+  if (rel.startsWith("core/")) {
+    const runtimeOrNetwork = [
+      /^node:/,
+      /^bun:/,
+      /^bun$/,
+      /^@grpc\//,
+      /^@nats-io\//,
+      /^redis$/,
+      /^undici/,
+      /^hono/,
+      /^htmlparser2/,
+      /^warcio/,
+    ];
+    if (isTest && spec === "bun:test") return;
+    if (runtimeOrNetwork.some((re) => re.test(spec))) report(line, "core-runtime-neutral", `core/ may not import '${spec}'`);
+    return;
   }
-  // Only adapters/grpc may reach grpc-js, so the fetch node can use every other adapter on Deno.
-  if (area === "adapters" && /^@grpc\//.test(spec) && !file.startsWith("adapters/grpc/")) {
-    report(line, "grpc-only-in-adapters-grpc", `only adapters/grpc/ may import '${spec}'`);
+  if (isTest) {
+    if (rel.startsWith("fetch-node/") && /^@grpc\//.test(spec)) report(line, "portable", `fetch-node/ never imports '${spec}' (Deno)`);
+    return;
   }
-  if (area === "fetch-node") {
-    if (/^@grpc\//.test(spec)) report(line, "fetch-node-no-grpc", `fetch-node/ never imports '${spec}' (Deno)`);
-    if (!isTest && /^bun:/.test(spec)) report(line, "fetch-node-portable", `fetch-node/ runs on Deno too: no '${spec}' outside tests`);
+  for (const [lib, owner] of LIBRARY_OWNERS) {
+    if (lib.test(spec) && !rel.startsWith(owner)) report(line, "library-owner", `only ${owner} may import '${spec}'`);
   }
+  if (portable && /^bun(:|$)/.test(spec)) report(line, "portable", `${rel} runs on Deno too: no '${spec}' outside tests`);
 }
 
 /** Finds module specifiers of static imports/exports and dynamic imports on one line. */
@@ -138,4 +206,8 @@ function stripComment(text: string): string {
   const trimmed = text.trimStart();
   if (trimmed.startsWith("//") || trimmed.startsWith("*") || trimmed.startsWith("/*")) return "";
   return text;
+}
+
+function toRel(path: string): string {
+  return relative(root, path).split(sep).join("/");
 }

@@ -1,7 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { FrontierServiceService, HostInfo, type HandoffRequest } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { FrontierClient } from "./clients.ts";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnauthenticatedError, UnavailableError } from "./errors.ts";
+import {
+  FailedPreconditionError,
+  InvalidArgumentError,
+  NotFoundError,
+  UnauthenticatedError,
+  UnavailableError,
+} from "../../core/errors/index.ts";
 import { startGrpcServer, unary, type RunningGrpcServer } from "./server.ts";
 import { toGrpcError } from "./status-mapping.ts";
 import type { ServerReadableStream, sendUnaryData } from "@grpc/grpc-js";
@@ -15,7 +21,11 @@ afterEach(async () => {
  * The error a call failed with. (Bun's `expect(promise).rejects` was seen to stall grpc-js calls until
  * their deadline, so the tests await the promise themselves.)
  */
-const failure = (call: Promise<unknown>): Promise<unknown> => call.then(() => undefined, (error: unknown) => error);
+const failure = (call: Promise<unknown>): Promise<unknown> =>
+  call.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
 
 /** A FrontierService whose GetHost throws according to the host asked for. */
 async function server(logged: unknown[] = []): Promise<RunningGrpcServer> {
@@ -24,25 +34,28 @@ async function server(logged: unknown[] = []): Promise<RunningGrpcServer> {
       {
         definition: FrontierServiceService,
         implementation: {
-          getHost: unary(async (req: { host: string }) => {
-            switch (req.host) {
-              case "bad":
-                throw new InvalidArgumentError("host: bad");
-              case "missing":
-                throw new NotFoundError("no such host");
-              case "later":
-                throw new FailedPreconditionError("not serving yet");
-              case "down":
-                throw new UnavailableError("store is busy");
-              case "who":
-                throw new UnauthenticatedError("who are you");
-              case "bug":
-                throw new Error("secret /etc/passwd detail");
-              case "slow":
-                await new Promise((r) => setTimeout(r, 500));
-            }
-            return { host: HostInfo.fromPartial({ host: req.host }) };
-          }, (e) => logged.push(e)),
+          getHost: unary(
+            async (req: { host: string }) => {
+              switch (req.host) {
+                case "bad":
+                  throw new InvalidArgumentError("host: bad");
+                case "missing":
+                  throw new NotFoundError("no such host");
+                case "later":
+                  throw new FailedPreconditionError("not serving yet");
+                case "down":
+                  throw new UnavailableError("store is busy");
+                case "who":
+                  throw new UnauthenticatedError("who are you");
+                case "bug":
+                  throw new Error("secret /etc/passwd detail");
+                case "slow":
+                  await new Promise((r) => setTimeout(r, 500));
+              }
+              return { host: HostInfo.fromPartial({ host: req.host }) };
+            },
+            (e) => logged.push(e),
+          ),
           handoff: (call: ServerReadableStream<HandoffRequest, unknown>, callback: sendUnaryData<unknown>) => {
             let queued = 0;
             let last: HandoffRequest | undefined;

@@ -2,19 +2,8 @@
  * The gRPC edge, the only place that imports @grpc/grpc-js: starting servers (`startGrpcServer`, with
  * `unary` to write handlers as async functions), promise facades over the generated clients
  * (`FrontierClient`, `CoordinatorClient`), and the mapping between the project's errors and gRPC statuses.
- * The error classes themselves (errors.ts) import nothing, so HTTP edges share them.
+ * The error classes themselves live in core/errors, so HTTP edges and services share them.
  */
 export { startGrpcServer, unary, type GrpcServiceBinding, type RunningGrpcServer } from "./server.ts";
 export { CoordinatorClient, FrontierClient, DEFAULT_DEADLINE_MS, type CallOptions, type ClientOptions } from "./clients.ts";
-export { urlExplanation } from "./messages.ts";
 export { fromGrpcError, isGrpcStatusError, logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";
-export {
-  ApiError,
-  FailedPreconditionError,
-  InvalidArgumentError,
-  NotFoundError,
-  UnauthenticatedError,
-  UnavailableError,
-  isApiError,
-  type Reaction,
-} from "./errors.ts";

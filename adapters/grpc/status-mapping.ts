@@ -13,7 +13,7 @@ import {
   UnauthenticatedError,
   UnavailableError,
   type ApiError,
-} from "./errors.ts";
+} from "../../core/errors/index.ts";
 
 /** Receives the errors that were hidden from the caller as INTERNAL. */
 export type InternalErrorLog = (error: unknown) => void;
@@ -22,7 +22,9 @@ const INTERNAL_MESSAGE = "internal error";
 
 export const logInternalToStderr: InternalErrorLog = (error) => {
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  process.stderr.write(`${JSON.stringify({ at: new Date().toISOString(), component: "grpc", level: "error", msg: "internal error in a gRPC handler", error: detail })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ at: new Date().toISOString(), component: "grpc", level: "error", msg: "internal error in a gRPC handler", error: detail })}\n`,
+  );
 };
 
 /** The status a server sends for `error`; unknown errors are logged with `log` and sent as INTERNAL. */

@@ -16,7 +16,10 @@ describe("health app", () => {
   });
 
   test("health - /metrics serves Prometheus text of the snapshot", async () => {
-    const app = healthApp({ ready: () => true, metrics: () => ({ counters: { "fetch.status.200": 3 }, gauges: { inFlight: 2 }, labels: { node: "f1" } }) });
+    const app = healthApp({
+      ready: () => true,
+      metrics: () => ({ counters: { "fetch.status.200": 3 }, gauges: { inFlight: 2 }, labels: { node: "f1" } }),
+    });
     const res = await app.request("/metrics");
     expect(res.headers.get("content-type")).toContain("text/plain; version=0.0.4");
     const text = await res.text();

@@ -74,7 +74,13 @@ export async function serveHono(app: FetchApp, opts: ServeOptions): Promise<Runn
   };
 }
 
-async function handle(app: FetchApp, req: IncomingMessage, res: ServerResponse, maxBodyBytes: number, onError: (e: unknown) => void): Promise<void> {
+async function handle(
+  app: FetchApp,
+  req: IncomingMessage,
+  res: ServerResponse,
+  maxBodyBytes: number,
+  onError: (e: unknown) => void,
+): Promise<void> {
   const method = req.method ?? "GET";
   let url: URL;
   try {
@@ -159,15 +165,16 @@ async function writeResponse(res: ServerResponse, response: Response, head: bool
         await reader.cancel();
         return;
       }
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        const go = () => {
-          res.off("drain", go);
-          res.off("close", go);
-          resolve();
-        };
-        res.on("drain", go);
-        res.on("close", go);
-      });
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off("drain", go);
+            res.off("close", go);
+            resolve();
+          };
+          res.on("drain", go);
+          res.on("close", go);
+        });
     }
   } finally {
     reader.releaseLock();

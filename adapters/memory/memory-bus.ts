@@ -9,9 +9,17 @@
  *
  * Publishing to a region before ensureRegion rejects, as JetStream does when no stream stores the subject.
  */
-import { checkToken, consumers, subjects, type Delivery, type MessageBus, type Subscription } from "../../core/cluster/index.ts";
+import { checkToken, consumers, subjects } from "../../core/cluster/index.ts";
+import { type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
-import { decodeDiscoveredLinks, decodeFetchResult, decodeFetchTask, encodeDiscoveredLinks, encodeFetchResult, encodeFetchTask } from "../codec/index.ts";
+import {
+  decodeDiscoveredLinks,
+  decodeFetchResult,
+  decodeFetchTask,
+  encodeDiscoveredLinks,
+  encodeFetchResult,
+  encodeFetchTask,
+} from "../../proto/codec/index.ts";
 
 export interface MemoryBusOptions {
   /** Ack wait of the fetch-task queue. Default 60 s. */

@@ -3,7 +3,8 @@
  * semantics as the NATS KV implementation. Used by unit tests of the coordinator and frontier node, and as
  * the reference the contract suite checks the networked implementation against.
  */
-import type { ClusterState, NodeRecord, RingRecord } from "../../core/cluster/index.ts";
+import type { NodeRecord, RingRecord } from "../../core/cluster/index.ts";
+import type { ClusterState } from "../../core/ports/index.ts";
 
 export class MemoryClusterState implements ClusterState {
   private readonly nodes = new Map<string, NodeRecord>();

@@ -49,10 +49,19 @@ test("jetstream-bus - ensureRegion creates file work queues with a 2 min duplica
   await bus().ensureRegion(region, 3);
   for (const name of [streams.urls(region), streams.fetch(region), streams.results(region)]) {
     const { config } = await jsm.streams.info(name);
-    expect([config.retention, config.storage, config.duplicate_window]).toEqual([RetentionPolicy.Workqueue, StorageType.File, nanos(120_000)]);
+    expect([config.retention, config.storage, config.duplicate_window]).toEqual([
+      RetentionPolicy.Workqueue,
+      StorageType.File,
+      nanos(120_000),
+    ]);
   }
   const fetchers = await jsm.consumers.info(streams.fetch(region), consumers.fetchers);
-  expect(fetchers.config).toMatchObject({ filter_subject: subjects.fetch(region), ack_policy: "explicit", ack_wait: nanos(60_000), max_ack_pending: 1000 });
+  expect(fetchers.config).toMatchObject({
+    filter_subject: subjects.fetch(region),
+    ack_policy: "explicit",
+    ack_wait: nanos(60_000),
+    max_ack_pending: 1000,
+  });
   for (let p = 0; p < 3; p++) {
     const urls = await jsm.consumers.info(streams.urls(region), consumers.urls(p));
     expect(urls.config).toMatchObject({ filter_subject: subjects.urls(region, p), ack_wait: nanos(30_000) });
@@ -75,7 +84,10 @@ test("jetstream-bus - changeable drift is repaired, a changed retention is refus
   await jsm.consumers.update(streams.urls(region), consumers.urls(0), { ack_wait: nanos(5_000), max_ack_pending: 7 });
   await jsm.streams.update(streams.fetch(region), { duplicate_window: nanos(10_000) });
   await bus().ensureRegion(region, 1);
-  expect((await jsm.consumers.info(streams.urls(region), consumers.urls(0))).config).toMatchObject({ ack_wait: nanos(30_000), max_ack_pending: 1000 });
+  expect((await jsm.consumers.info(streams.urls(region), consumers.urls(0))).config).toMatchObject({
+    ack_wait: nanos(30_000),
+    max_ack_pending: 1000,
+  });
   expect((await jsm.streams.info(streams.fetch(region))).config.duplicate_window).toBe(nanos(120_000));
 
   const other = freshRegion();
@@ -102,10 +114,14 @@ test("jetstream-bus - an undecodable message is terminated and the next one stil
   const b = bus();
   await b.ensureRegion(region, 1);
   const got: string[] = [];
-  b.consumeTasks(region, async (d) => {
-    got.push(d.data.taskId);
-    await d.ack();
-  }, { concurrency: 1 });
+  b.consumeTasks(
+    region,
+    async (d) => {
+      got.push(d.data.taskId);
+      await d.ack();
+    },
+    { concurrency: 1 },
+  );
   await nc.request(subjects.fetch(region), new Uint8Array([0xff, 0xff, 0xff]));
   await b.publishTask(region, task("good"));
   await waitFor(() => got.length === 1, "the good task");
@@ -149,7 +165,15 @@ test("jetstream-bus - a subscription keeps delivering across a nats-server resta
     await server.kill();
     server = await startNats({ storeDir, port: server.port });
     await reconnected;
-    await waitFor(async () => b.publishUrls("eu", 0, links("live-after")).then(() => true, () => false), "a publish after the restart", 10_000);
+    await waitFor(
+      async () =>
+        b.publishUrls("eu", 0, links("live-after")).then(
+          () => true,
+          () => false,
+        ),
+      "a publish after the restart",
+      10_000,
+    );
     await waitFor(() => live.length === 2, "the running subscription hears the publish after the restart", 10_000);
     expect(live).toEqual([links("live-before")[0]!.url, links("live-after")[0]!.url]);
     const stored: string[] = [];
@@ -183,7 +207,17 @@ async function waitFor(cond: () => boolean | Promise<boolean>, what: string, tim
 }
 
 function task(taskId: string): FetchTask {
-  return { taskId, kind: "page", url: `https://example.com/${taskId}`, host: "example.com", partition: 0, depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: 0 };
+  return {
+    taskId,
+    kind: "page",
+    url: `https://example.com/${taskId}`,
+    host: "example.com",
+    partition: 0,
+    depth: 0,
+    redirectHops: 0,
+    hostGapMs: 0,
+    issuedAt: 0,
+  };
 }
 
 function links(tag: string): DiscoveredUrl[] {

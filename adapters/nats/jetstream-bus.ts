@@ -1,5 +1,5 @@
 /**
- * MessageBus over JetStream (docs/cluster.md): protobuf messages (adapters/codec) on the subjects of
+ * MessageBus over JetStream (docs/cluster.md): protobuf messages (proto/codec) on the subjects of
  * core/cluster/names.ts, work-queue streams with file storage, one durable pull consumer per partition
  * and one shared `fetchers` consumer per region.
  *
@@ -14,9 +14,17 @@
  */
 import { jetstream, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { consumers, streams, subjects, type Delivery, type MessageBus, type Subscription } from "../../core/cluster/index.ts";
+import { consumers, streams, subjects } from "../../core/cluster/index.ts";
+import { type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
-import { decodeDiscoveredLinks, decodeFetchResult, decodeFetchTask, encodeDiscoveredLinks, encodeFetchResult, encodeFetchTask } from "../codec/index.ts";
+import {
+  decodeDiscoveredLinks,
+  decodeFetchResult,
+  decodeFetchTask,
+  encodeDiscoveredLinks,
+  encodeFetchResult,
+  encodeFetchTask,
+} from "../../proto/codec/index.ts";
 import { isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";

@@ -30,10 +30,14 @@ test("kv-cluster-state - a ring watch keeps delivering across a nats-server rest
     await reconnected;
     // JetStream may still be recovering its streams right after a restart: retry the CAS until it goes through.
     let r2: number | undefined;
-    await waitFor(async () => {
-      r2 = await state.casRing(ring(2), r1).catch(() => undefined);
-      return r2 !== undefined;
-    }, "the CAS after the restart", 10_000);
+    await waitFor(
+      async () => {
+        r2 = await state.casRing(ring(2), r1).catch(() => undefined);
+        return r2 !== undefined;
+      },
+      "the CAS after the restart",
+      10_000,
+    );
     await waitFor(() => seen.length === 2, "the watch hears the write after the restart", 15_000);
     expect(seen).toEqual([1, 2]);
     expect((await state.getRing())?.revision).toBe(r2!);

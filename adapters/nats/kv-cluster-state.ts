@@ -9,7 +9,8 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
-import { CLUSTER_BUCKET, keys, type ClusterState, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
+import { CLUSTER_BUCKET, keys, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
+import { type ClusterState } from "../../core/ports/index.ts";
 import { isWrongLastSequence } from "./errors.ts";
 
 export interface NatsKvClusterStateOptions {

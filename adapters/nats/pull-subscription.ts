@@ -17,7 +17,7 @@
  * unhandled messages unacked: the server redelivers them after the ack wait, maybe to another subscriber.
  */
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
-import type { Delivery, Subscription } from "../../core/cluster/index.ts";
+import type { Delivery, Subscription } from "../../core/ports/index.ts";
 import { Semaphore } from "./semaphore.ts";
 
 export interface PullSubscriptionOptions<T> {

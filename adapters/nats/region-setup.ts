@@ -72,7 +72,9 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
     max_ack_pending: s.maxAckPending,
     max_deliver: s.maxDeliver,
   });
-  const wanted: [string, WantedConsumer][] = [[streams.fetch(region), consumer(consumers.fetchers, subjects.fetch(region), s.fetchAckWaitMs)]];
+  const wanted: [string, WantedConsumer][] = [
+    [streams.fetch(region), consumer(consumers.fetchers, subjects.fetch(region), s.fetchAckWaitMs)],
+  ];
   for (let p = 0; p < partitions; p++) {
     wanted.push([streams.urls(region), consumer(consumers.urls(p), subjects.urls(region, p), s.ackWaitMs)]);
     wanted.push([streams.results(region), consumer(consumers.results(p), subjects.results(region, p), s.ackWaitMs)]);
@@ -108,7 +110,10 @@ async function ensureStream(jsm: JetStreamManager, want: WantedStream): Promise<
 }
 
 type WantedConsumer = Required<
-  Pick<ConsumerConfig, "durable_name" | "filter_subject" | "ack_policy" | "deliver_policy" | "replay_policy" | "ack_wait" | "max_ack_pending" | "max_deliver">
+  Pick<
+    ConsumerConfig,
+    "durable_name" | "filter_subject" | "ack_policy" | "deliver_policy" | "replay_policy" | "ack_wait" | "max_ack_pending" | "max_deliver"
+  >
 >;
 
 async function ensureConsumer(jsm: JetStreamManager, stream: string, want: WantedConsumer): Promise<void> {

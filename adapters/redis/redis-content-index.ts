@@ -39,7 +39,7 @@ import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { popcount32, toParts } from "../../core/content/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
-import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
+import type { ContentIndex } from "../../core/ports/index.ts";
 import { connectRedis, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
 
@@ -132,7 +132,11 @@ export class RedisContentIndex implements ContentIndex {
   }
 
   /** Connects to `url` and returns an index that closes the connection on `close()`. */
-  static async connect(url: string, options: RedisContentIndexOptions = {}, connectOptions: RedisConnectOptions = {}): Promise<RedisContentIndex> {
+  static async connect(
+    url: string,
+    options: RedisContentIndexOptions = {},
+    connectOptions: RedisConnectOptions = {},
+  ): Promise<RedisContentIndex> {
     const client = await connectRedis(url, connectOptions);
     return new RedisContentIndex(client, options, true);
   }
@@ -189,7 +193,8 @@ function nearest(buckets: Buffer[], hi: number, lo: number, urlHash: number): Ca
   let cutoff = Infinity;
   for (const b of buckets) {
     for (let p = 0; p + RECORD_BYTES <= b.length; p += RECORD_BYTES) {
-      if (b.readUInt32BE(p) === hi && b.readUInt32BE(p + 4) === lo && b.readUInt32BE(p + 8) === urlHash) cutoff = Math.min(cutoff, seqAt(b, p));
+      if (b.readUInt32BE(p) === hi && b.readUInt32BE(p + 4) === lo && b.readUInt32BE(p + 8) === urlHash)
+        cutoff = Math.min(cutoff, seqAt(b, p));
     }
   }
   const found = new Map<number, Candidate>();

@@ -31,7 +31,7 @@ import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { hash64pairInto } from "../../core/hash/index.ts";
 import { bloomShapeWithin, fillBloomBitPositions, MAX_BLOOM_BITS, ScalableBloomFilter } from "../../core/seen/index.ts";
-import type { SeenSet } from "../../frontier-node/seen/seen-set.ts";
+import type { SeenSet } from "../../core/ports/index.ts";
 import { connectRedis, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
 import { SEEN_CHECK_AND_ADD_LUA } from "./seen-script.ts";
@@ -100,7 +100,14 @@ export class RedisSeenSet implements SeenSet {
     options: RedisSeenSetOptions = {},
     private readonly ownsClient = false,
   ) {
-    const { keyPrefix = "seen", initialCapacity = 100_000, falsePositiveBound = 0.01, growth = 2, tightening = 0.5, maxKeysPerScript = 500 } = options;
+    const {
+      keyPrefix = "seen",
+      initialCapacity = 100_000,
+      falsePositiveBound = 0.01,
+      growth = 2,
+      tightening = 0.5,
+      maxKeysPerScript = 500,
+    } = options;
     if (!Number.isInteger(maxKeysPerScript) || maxKeysPerScript < 1) {
       throw new RangeError(`maxKeysPerScript must be a positive integer, got ${maxKeysPerScript}`);
     }
@@ -151,7 +158,15 @@ export class RedisSeenSet implements SeenSet {
   /** What Redis holds for `partition` (for metrics and for checking the growth plan). */
   async describe(partition: number): Promise<SeenPartitionInfo> {
     checkPartition(partition);
-    const [, slices, count, ones, keys] = await this.client.sendCommand<(string | null)[]>(["HMGET", this.metaKey(partition), "plan", "slices", "count", "ones", "keys"]);
+    const [, slices, count, ones, keys] = await this.client.sendCommand<(string | null)[]>([
+      "HMGET",
+      this.metaKey(partition),
+      "plan",
+      "slices",
+      "count",
+      "ones",
+      "keys",
+    ]);
     const s = Number(slices ?? 0);
     return {
       slices: s,
@@ -190,7 +205,9 @@ export class RedisSeenSet implements SeenSet {
         reply = await script.run<[number, number, string]>(this.client, keys, args);
       } catch (error) {
         if (error instanceof Error && error.message.startsWith("SEENPLAN")) {
-          throw new SeenPlanMismatchError(`${error.message}; every frontier node of a region must use the same seen-set plan`, { cause: error });
+          throw new SeenPlanMismatchError(`${error.message}; every frontier node of a region must use the same seen-set plan`, {
+            cause: error,
+          });
         }
         throw error;
       }
@@ -201,7 +218,13 @@ export class RedisSeenSet implements SeenSet {
     }
   }
 
-  private scriptInput(partition: number, sliceCount: number, h: Uint32Array, start: number, end: number): { keys: string[]; args: string[] } {
+  private scriptInput(
+    partition: number,
+    sliceCount: number,
+    h: Uint32Array,
+    start: number,
+    end: number,
+  ): { keys: string[]; args: string[] } {
     const keys = [this.metaKey(partition)];
     const args = [this.planText, String(sliceCount), String(end - start)];
     let per = 0;

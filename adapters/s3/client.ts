@@ -71,11 +71,14 @@ export class S3Client {
     this.clock = opts.clock ?? Date.now;
     if (opts.endpoint) {
       this.base = new URL(opts.endpoint);
-      if (this.base.protocol !== "http:" && this.base.protocol !== "https:") throw new Error(`S3 endpoint must be http(s), got ${opts.endpoint}`);
+      if (this.base.protocol !== "http:" && this.base.protocol !== "https:")
+        throw new Error(`S3 endpoint must be http(s), got ${opts.endpoint}`);
       this.pathStyle = true;
     } else {
       this.pathStyle = opts.bucket.includes(".");
-      this.base = new URL(this.pathStyle ? `https://s3.${opts.region}.amazonaws.com` : `https://${opts.bucket}.s3.${opts.region}.amazonaws.com`);
+      this.base = new URL(
+        this.pathStyle ? `https://s3.${opts.region}.amazonaws.com` : `https://${opts.bucket}.s3.${opts.region}.amazonaws.com`,
+      );
     }
   }
 
@@ -116,7 +119,13 @@ export class S3Client {
   }
 
   async uploadPart(key: string, uploadId: string, partNumber: number, body: Uint8Array, signal?: AbortSignal): Promise<string> {
-    const res = await this.send(`part ${partNumber} of ${key}`, { method: "PUT", key, query: { partNumber: String(partNumber), uploadId }, body, signal });
+    const res = await this.send(`part ${partNumber} of ${key}`, {
+      method: "PUT",
+      key,
+      query: { partNumber: String(partNumber), uploadId },
+      body,
+      signal,
+    });
     await res.arrayBuffer();
     return etagOf(res);
   }
@@ -127,7 +136,13 @@ export class S3Client {
       "<CompleteMultipartUpload>" +
       parts.map((p) => `<Part><PartNumber>${p.partNumber}</PartNumber><ETag>"${escapeXml(p.etag)}"</ETag></Part>`).join("") +
       "</CompleteMultipartUpload>";
-    const res = await this.send(`complete multipart ${key}`, { method: "POST", key, query: { uploadId }, body: new TextEncoder().encode(xml), signal });
+    const res = await this.send(`complete multipart ${key}`, {
+      method: "POST",
+      key,
+      query: { uploadId },
+      body: new TextEncoder().encode(xml),
+      signal,
+    });
     // S3 may answer 200 and still report an error in the body (the response starts before the join ends).
     const text = await res.text();
     if (xmlValue(text, "Code")) throw responseError(`complete multipart ${key}`, 500, text);
@@ -160,7 +175,11 @@ export class S3Client {
       const res = await this.send(`list ${prefix}`, { method: "GET", query, signal });
       const xml = await res.text();
       for (const block of xmlBlocks(xml, "Contents")) {
-        out.push({ key: xmlValue(block, "Key") ?? "", size: Number(xmlValue(block, "Size") ?? NaN), etag: unquote(xmlValue(block, "ETag") ?? "") });
+        out.push({
+          key: xmlValue(block, "Key") ?? "",
+          size: Number(xmlValue(block, "Size") ?? NaN),
+          etag: unquote(xmlValue(block, "ETag") ?? ""),
+        });
       }
       token = xmlValue(xml, "IsTruncated") === "true" ? xmlValue(xml, "NextContinuationToken") : undefined;
     } while (token);
@@ -185,7 +204,15 @@ export class S3Client {
     // The signed SHA-256 of the body is also S3's integrity check (XAmzContentSHA256Mismatch): no
     // Content-MD5 on top, which would cost a second pass over every byte for the same guarantee.
     if (spec.body) payloadHash = createHash("sha256").update(spec.body).digest("hex");
-    const signed = signRequest({ method: spec.method, url, headers, payloadHash, credentials: this.opts.credentials, region: this.opts.region, now: this.clock() });
+    const signed = signRequest({
+      method: spec.method,
+      url,
+      headers,
+      payloadHash,
+      credentials: this.opts.credentials,
+      region: this.opts.region,
+      now: this.clock(),
+    });
     const timeout = AbortSignal.timeout(this.timeoutMs);
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     let res: Response;

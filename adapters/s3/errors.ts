@@ -21,7 +21,15 @@ export class S3Error extends Error {
   }
 }
 
-const RETRYABLE_CODES = new Set(["SlowDown", "RequestTimeout", "RequestTimeTooSkewed", "InternalError", "ServiceUnavailable", "Throttling", "ThrottlingException"]);
+const RETRYABLE_CODES = new Set([
+  "SlowDown",
+  "RequestTimeout",
+  "RequestTimeTooSkewed",
+  "InternalError",
+  "ServiceUnavailable",
+  "Throttling",
+  "ThrottlingException",
+]);
 
 export function isRetryableStatus(status: number, code: string): boolean {
   return status >= 500 || status === 429 || RETRYABLE_CODES.has(code);
@@ -38,7 +46,13 @@ export function responseError(what: string, status: number, body: string): S3Err
 export function transportError(what: string, error: unknown): S3Error {
   const timeout = error instanceof Error && (error.name === "TimeoutError" || error.name === "AbortError");
   const detail = error instanceof Error ? error.message : String(error);
-  return new S3Error(`${what}: ${timeout ? "no response in time" : "store unreachable"} (${detail})`, 0, timeout ? "Timeout" : "NetworkError", true, { cause: error });
+  return new S3Error(
+    `${what}: ${timeout ? "no response in time" : "store unreachable"} (${detail})`,
+    0,
+    timeout ? "Timeout" : "NetworkError",
+    true,
+    { cause: error },
+  );
 }
 
 /** The text of the first `<tag>…</tag>` in an S3 XML document, entities decoded. S3's documents are flat enough for this. */

@@ -1,9 +1,9 @@
 /**
- * The ObjectStore port (core/storage) on S3: names become keys under the location's prefix
+ * The ObjectStore port (core/ports) on S3: names become keys under the location's prefix
  * (`s3://bucket/prefix/` + name), uploads go through upload-file.ts (single PUT or multipart, bounded
  * memory, confirmed by HEAD).
  */
-import type { ObjectStore, StoredObject } from "../../core/storage/index.ts";
+import type { ObjectStore, StoredObject } from "../../core/ports/index.ts";
 import { S3Client, type S3ClientOptions } from "./client.ts";
 import { formatS3Location, type S3Location } from "./location.ts";
 import { uploadFile, type UploadFileOptions } from "./upload-file.ts";

@@ -15,7 +15,12 @@ export interface RequestRetry {
 
 export const DEFAULT_REQUEST_RETRY: RequestRetry = { attempts: 3, firstDelayMs: 250 };
 
-export async function withRetry<T>(retry: RequestRetry, signal: AbortSignal | undefined, attempt: () => Promise<T>, onRetry?: (error: S3Error) => void): Promise<T> {
+export async function withRetry<T>(
+  retry: RequestRetry,
+  signal: AbortSignal | undefined,
+  attempt: () => Promise<T>,
+  onRetry?: (error: S3Error) => void,
+): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt();

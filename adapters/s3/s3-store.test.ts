@@ -35,7 +35,12 @@ const client = (endpoint: string, extra: { requestTimeoutMs?: number } = {}) =>
 
 test("s3 store - a small file becomes one object under prefix + name, byte for byte, and stat reports it", async () => {
   const { path, data } = localFile("small.warc.gz", 300_000);
-  const store = new S3ObjectStore({ location: parseS3Location(`s3://${s3.bucket}/crawls/eu`), region: TEST_REGION, credentials: TEST_CREDENTIALS, endpoint: s3.endpoint });
+  const store = new S3ObjectStore({
+    location: parseS3Location(`s3://${s3.bucket}/crawls/eu`),
+    region: TEST_REGION,
+    credentials: TEST_CREDENTIALS,
+    endpoint: s3.endpoint,
+  });
   expect(store.location).toBe(`s3://${s3.bucket}/crawls/eu/`);
   const stored = await store.upload(path, "small.warc.gz");
   expect(stored.size).toBe(data.length);
@@ -49,7 +54,11 @@ test("s3 store - a file above the threshold goes up in parts through the proxy, 
   const proxy = await startFaultProxy(s3.endpoint);
   try {
     const { path, data } = localFile("big.warc.gz", 13 * MIB + 12_345);
-    const done = await uploadFile(client(proxy.endpoint), path, "multi/big.warc.gz", { multipartThresholdBytes: 6 * MIB, partSizeBytes: 5 * MIB, partConcurrency: 2 });
+    const done = await uploadFile(client(proxy.endpoint), path, "multi/big.warc.gz", {
+      multipartThresholdBytes: 6 * MIB,
+      partSizeBytes: 5 * MIB,
+      partConcurrency: 2,
+    });
     expect(done).toMatchObject({ size: data.length, parts: 3 });
     const partPuts = proxy.requests.filter((r) => /^PUT \/crawl-test\/multi\/big\.warc\.gz\?.*partNumber=/.test(r.line));
     expect(partPuts.map((r) => /partNumber=(\d+)/.exec(r.line)![1]).sort()).toEqual(["1", "2", "3"]);
@@ -77,7 +86,12 @@ test("s3 store - 500s, a dropped connection and a request that never answers are
     // A connection cut on a reused keep-alive socket may be re-sent by the runtime's fetch itself (Bun does)
     // before our retry sees it; either way the part is sent again and the object is whole.
     expect(retried).toEqual(expect.arrayContaining(["InternalError", "Timeout"]));
-    expect(proxy.requests.filter((r) => r.action !== "forward").map((r) => r.action).sort()).toEqual(["error500", "hang", "reset"]);
+    expect(
+      proxy.requests
+        .filter((r) => r.action !== "forward")
+        .map((r) => r.action)
+        .sort(),
+    ).toEqual(["error500", "hang", "reset"]);
     const partTwo = proxy.requests.filter((r) => /partNumber=2&/.test(r.line)).map((r) => r.action);
     expect(partTwo).toEqual(["reset", "forward"]);
     expect(md5((await readObject(s3.client, "flaky/flaky.warc.gz"))!)).toBe(md5(data));
@@ -91,7 +105,11 @@ test("s3 store - when retries run out the multipart upload is aborted and the er
   try {
     const { path } = localFile("doomed.warc.gz", 11 * MIB);
     proxy.inject("error500", 100, /partNumber=2&/);
-    const failure = await uploadFile(client(proxy.endpoint), path, "doomed/doomed.warc.gz", { multipartThresholdBytes: 6 * MIB, partSizeBytes: 6 * MIB, retry: { attempts: 2, firstDelayMs: 10 } }).catch((e: unknown) => e);
+    const failure = await uploadFile(client(proxy.endpoint), path, "doomed/doomed.warc.gz", {
+      multipartThresholdBytes: 6 * MIB,
+      partSizeBytes: 6 * MIB,
+      retry: { attempts: 2, firstDelayMs: 10 },
+    }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(S3Error);
     expect(failure).toMatchObject({ status: 500, code: "InternalError", retryable: true });
     expect(proxy.requests.some((r) => /^DELETE .*doomed\.warc\.gz\?uploadId=/.test(r.line))).toBe(true);
@@ -103,17 +121,41 @@ test("s3 store - when retries run out the multipart upload is aborted and the er
 
 test("s3 store - a missing bucket is an error that retrying does not fix; an unreachable store one that it may", async () => {
   const { path } = localFile("nobucket.warc.gz", 1000);
-  const wrongBucket = new S3ObjectStore({ location: parseS3Location("s3://no-such-bucket/x"), region: TEST_REGION, credentials: TEST_CREDENTIALS, endpoint: s3.endpoint });
-  expect(await wrongBucket.upload(path, "nobucket.warc.gz").catch((e: unknown) => e)).toMatchObject({ status: 404, code: "NoSuchBucket", retryable: false });
+  const wrongBucket = new S3ObjectStore({
+    location: parseS3Location("s3://no-such-bucket/x"),
+    region: TEST_REGION,
+    credentials: TEST_CREDENTIALS,
+    endpoint: s3.endpoint,
+  });
+  expect(await wrongBucket.upload(path, "nobucket.warc.gz").catch((e: unknown) => e)).toMatchObject({
+    status: 404,
+    code: "NoSuchBucket",
+    retryable: false,
+  });
   const proxy = await startFaultProxy(s3.endpoint);
   const closedEndpoint = proxy.endpoint;
   await proxy.close();
-  const down = new S3ObjectStore({ location: parseS3Location(`s3://${s3.bucket}/x`), region: TEST_REGION, credentials: TEST_CREDENTIALS, endpoint: closedEndpoint, upload: { retry: { attempts: 1, firstDelayMs: 0 } } });
-  expect(await down.upload(path, "nobucket.warc.gz").catch((e: unknown) => e)).toMatchObject({ status: 0, code: "NetworkError", retryable: true });
+  const down = new S3ObjectStore({
+    location: parseS3Location(`s3://${s3.bucket}/x`),
+    region: TEST_REGION,
+    credentials: TEST_CREDENTIALS,
+    endpoint: closedEndpoint,
+    upload: { retry: { attempts: 1, firstDelayMs: 0 } },
+  });
+  expect(await down.upload(path, "nobucket.warc.gz").catch((e: unknown) => e)).toMatchObject({
+    status: 0,
+    code: "NetworkError",
+    retryable: true,
+  });
 });
 
 test("s3 store - the same name uploaded twice is one object holding the second content", async () => {
-  const store = new S3ObjectStore({ location: parseS3Location(`s3://${s3.bucket}/again`), region: TEST_REGION, credentials: TEST_CREDENTIALS, endpoint: s3.endpoint });
+  const store = new S3ObjectStore({
+    location: parseS3Location(`s3://${s3.bucket}/again`),
+    region: TEST_REGION,
+    credentials: TEST_CREDENTIALS,
+    endpoint: s3.endpoint,
+  });
   const first = localFile("again-1", 2000);
   const second = localFile("again-2", 3000);
   await store.upload(first.path, "same.warc.gz");

@@ -8,6 +8,8 @@
 import { tableRows, type FieldSpecs, type ValueKind } from "../../core/config/index.ts";
 import type { Credentials } from "./sigv4.ts";
 import { formatS3Location, parseS3Location, type S3Location } from "./location.ts";
+import { S3ObjectStore } from "./object-store.ts";
+import type { S3Error } from "./errors.ts";
 
 export interface S3UploadSettings {
   warcUpload: S3Location | undefined;
@@ -66,12 +68,48 @@ const region: ValueKind<string> = {
 };
 
 const SPECS: FieldSpecs<S3UploadSettings> = {
-  warcUpload: { flag: "--warc-upload", env: "CRAWL_WARC_UPLOAD", default: undefined, defaultText: "none: files stay on local disk", ...location, description: "Upload finished WARC files and their CDXJ indexes to s3://bucket/prefix, deleting each local copy once the store confirms it" },
-  s3Endpoint: { flag: "--s3-endpoint", env: "AWS_ENDPOINT_URL_S3", default: undefined, defaultText: "AWS's endpoint of the region", ...endpoint, description: "Base URL of an S3-compatible store (MinIO, Ceph...); path-style addressing" },
+  warcUpload: {
+    flag: "--warc-upload",
+    env: "CRAWL_WARC_UPLOAD",
+    default: undefined,
+    defaultText: "none: files stay on local disk",
+    ...location,
+    description:
+      "Upload finished WARC files and their CDXJ indexes to s3://bucket/prefix, deleting each local copy once the store confirms it",
+  },
+  s3Endpoint: {
+    flag: "--s3-endpoint",
+    env: "AWS_ENDPOINT_URL_S3",
+    default: undefined,
+    defaultText: "AWS's endpoint of the region",
+    ...endpoint,
+    description: "Base URL of an S3-compatible store (MinIO, Ceph...); path-style addressing",
+  },
   s3Region: { flag: "--s3-region", env: "AWS_REGION", default: "us-east-1", ...region, description: "Region the requests are signed for" },
-  s3AccessKeyId: { flag: "--s3-access-key-id", env: "AWS_ACCESS_KEY_ID", default: undefined, defaultText: "none", ...token("the access key id"), description: "Access key id (required with --warc-upload)" },
-  s3SecretAccessKey: { flag: "--s3-secret-access-key", env: "AWS_SECRET_ACCESS_KEY", default: undefined, defaultText: "none", ...token("the secret access key"), description: "Secret access key (required with --warc-upload; prefer the env var: flags show in the process list)" },
-  s3SessionToken: { flag: "--s3-session-token", env: "AWS_SESSION_TOKEN", default: undefined, defaultText: "none", ...token("the session token"), description: "Session token of temporary credentials" },
+  s3AccessKeyId: {
+    flag: "--s3-access-key-id",
+    env: "AWS_ACCESS_KEY_ID",
+    default: undefined,
+    defaultText: "none",
+    ...token("the access key id"),
+    description: "Access key id (required with --warc-upload)",
+  },
+  s3SecretAccessKey: {
+    flag: "--s3-secret-access-key",
+    env: "AWS_SECRET_ACCESS_KEY",
+    default: undefined,
+    defaultText: "none",
+    ...token("the secret access key"),
+    description: "Secret access key (required with --warc-upload; prefer the env var: flags show in the process list)",
+  },
+  s3SessionToken: {
+    flag: "--s3-session-token",
+    env: "AWS_SESSION_TOKEN",
+    default: undefined,
+    defaultText: "none",
+    ...token("the session token"),
+    description: "Session token of temporary credentials",
+  },
 };
 
 /** The table, in help order. */
@@ -94,6 +132,17 @@ export function resolveS3Target(values: S3UploadSettings, problems: string[]): S
     region: values.s3Region,
     credentials: { accessKeyId: values.s3AccessKeyId!, secretAccessKey: values.s3SecretAccessKey!, sessionToken: values.s3SessionToken },
   };
+}
+
+/** The store for a resolved target; `onRetry` hears every request sent again (for a counter). */
+export function s3StoreFor(target: S3Target, onRetry?: (error: S3Error) => void): S3ObjectStore {
+  return new S3ObjectStore({
+    location: target.location,
+    endpoint: target.endpoint,
+    region: target.region,
+    credentials: target.credentials,
+    onRetry,
+  });
 }
 
 /** One line for start-up logs: where files go, never the secrets. */

@@ -9,7 +9,15 @@ const base = "https://examplebucket.s3.amazonaws.com";
 const signatureOf = (auth: string | undefined) => /Signature=([0-9a-f]{64})$/.exec(auth ?? "")?.[1];
 
 test("sigv4 - GET object with a Range header signs as the S3 documentation's example", () => {
-  const headers = signRequest({ method: "GET", url: new URL(`${base}/test.txt`), headers: { Range: "bytes=0-9" }, payloadHash: EMPTY_SHA256, credentials, region: "us-east-1", now });
+  const headers = signRequest({
+    method: "GET",
+    url: new URL(`${base}/test.txt`),
+    headers: { Range: "bytes=0-9" },
+    payloadHash: EMPTY_SHA256,
+    credentials,
+    region: "us-east-1",
+    now,
+  });
   expect(headers["authorization"]).toBe(
     "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41",
   );
@@ -33,17 +41,41 @@ test("sigv4 - PUT object with a body hash, a Date header and an encoded $ in the
 });
 
 test("sigv4 - a bare sub-resource query (?lifecycle) signs as the example", () => {
-  const headers = signRequest({ method: "GET", url: new URL(`${base}/?lifecycle`), headers: {}, payloadHash: EMPTY_SHA256, credentials, region: "us-east-1", now });
+  const headers = signRequest({
+    method: "GET",
+    url: new URL(`${base}/?lifecycle`),
+    headers: {},
+    payloadHash: EMPTY_SHA256,
+    credentials,
+    region: "us-east-1",
+    now,
+  });
   expect(signatureOf(headers["authorization"])).toBe("fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
 });
 
 test("sigv4 - query parameters are sorted before signing (list objects example)", () => {
-  const headers = signRequest({ method: "GET", url: new URL(`${base}/?prefix=J&max-keys=2`), headers: {}, payloadHash: EMPTY_SHA256, credentials, region: "us-east-1", now });
+  const headers = signRequest({
+    method: "GET",
+    url: new URL(`${base}/?prefix=J&max-keys=2`),
+    headers: {},
+    payloadHash: EMPTY_SHA256,
+    credentials,
+    region: "us-east-1",
+    now,
+  });
   expect(signatureOf(headers["authorization"])).toBe("34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
 });
 
 test("sigv4 - a session token is sent and signed; changing any signed input changes the signature", () => {
-  const input = { method: "PUT", url: new URL(`${base}/a/b.warc.gz`), headers: {}, payloadHash: EMPTY_SHA256, credentials: { ...credentials, sessionToken: "TOKEN" }, region: "eu-west-1", now };
+  const input = {
+    method: "PUT",
+    url: new URL(`${base}/a/b.warc.gz`),
+    headers: {},
+    payloadHash: EMPTY_SHA256,
+    credentials: { ...credentials, sessionToken: "TOKEN" },
+    region: "eu-west-1",
+    now,
+  };
   const signed = signRequest(input);
   expect(signed["x-amz-security-token"]).toBe("TOKEN");
   expect(signed["authorization"]).toContain("x-amz-security-token");

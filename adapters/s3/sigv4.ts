@@ -78,7 +78,10 @@ export function sha256Hex(data: string | Uint8Array): string {
 
 /** `YYYYMMDDTHHMMSSZ` in UTC. */
 export function amzDateOf(ms: number): string {
-  return new Date(ms).toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+  return new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 }
 
 /**

@@ -60,7 +60,14 @@ export async function uploadFile(client: S3Client, path: string, key: string, op
   }
 }
 
-async function uploadParts(client: S3Client, fh: FileHandle, size: number, key: string, opts: UploadFileOptions, retry: RequestRetry): Promise<UploadedFile> {
+async function uploadParts(
+  client: S3Client,
+  fh: FileHandle,
+  size: number,
+  key: string,
+  opts: UploadFileOptions,
+  retry: RequestRetry,
+): Promise<UploadedFile> {
   // Grow the part size when the file would need more than S3's 10,000 parts.
   const partSize = Math.max(opts.partSizeBytes ?? 8 * MIB, MIN_PART, Math.ceil(size / MAX_PARTS));
   const count = Math.ceil(size / partSize);
@@ -95,13 +102,26 @@ async function uploadParts(client: S3Client, fh: FileHandle, size: number, key: 
  * try may have succeeded with its answer lost: the object is then taken from a HEAD, provided it has the
  * file's size.
  */
-async function completeOnce(client: S3Client, key: string, uploadId: string, parts: { partNumber: number; etag: string }[], size: number, retry: RequestRetry, opts: UploadFileOptions): Promise<string> {
+async function completeOnce(
+  client: S3Client,
+  key: string,
+  uploadId: string,
+  parts: { partNumber: number; etag: string }[],
+  size: number,
+  retry: RequestRetry,
+  opts: UploadFileOptions,
+): Promise<string> {
   let tries = 0;
   try {
-    return await withRetry(retry, opts.signal, () => {
-      tries++;
-      return client.completeMultipartUpload(key, uploadId, parts, opts.signal);
-    }, opts.onRetry);
+    return await withRetry(
+      retry,
+      opts.signal,
+      () => {
+        tries++;
+        return client.completeMultipartUpload(key, uploadId, parts, opts.signal);
+      },
+      opts.onRetry,
+    );
   } catch (error) {
     if (tries > 1 && error instanceof S3Error && error.code === "NoSuchUpload") {
       const head = await client.headObject(key, opts.signal);
@@ -130,7 +150,8 @@ async function readAt(fh: FileHandle, offset: number, length: number): Promise<U
   let done = 0;
   while (done < length) {
     const { bytesRead } = await fh.read(buf, done, length - done, offset + done);
-    if (bytesRead === 0) throw new Error(`file ended at ${offset + done} bytes while reading ${length} bytes at ${offset}: it changed during the upload`);
+    if (bytesRead === 0)
+      throw new Error(`file ended at ${offset + done} bytes while reading ${length} bytes at ${offset}: it changed during the upload`);
     done += bytesRead;
   }
   return buf;

@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
 
-const REPO_ROOT = new URL("../../", import.meta.url).pathname;
+const REPO_ROOT = new URL("../..", import.meta.url).pathname;
 /** `cluster up` gives up after 60 s by default; this is only a bound on our wait for its cluster.json. */
 const READY_LIMIT_MS = 120_000;
 /**
@@ -39,7 +39,9 @@ interface ClusterInfo {
 }
 
 export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
-  const hasDeno = !(opts.upArgs ?? []).includes("--no-deno") && Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+  const hasDeno =
+    !(opts.upArgs ?? []).includes("--no-deno") &&
+    Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
   return {
     name: `cluster ${opts.frontiers}+${opts.fetchers} (bun${hasDeno ? "+deno" : ""})`,
     kind: "cluster",
@@ -47,14 +49,22 @@ export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
     stopGraceMs: STOP_GRACE_MS,
     launch: ({ proxyUrl, dir, scenario }) => ({
       cmd: [
-        process.execPath, "run", "cluster", "up",
-        "--proxy", proxyUrl,
-        "--dir", join(dir, "cluster"),
-        "--frontiers", String(opts.frontiers),
-        "--fetchers", String(opts.fetchers),
+        process.execPath,
+        "run",
+        "cluster",
+        "up",
+        "--proxy",
+        proxyUrl,
+        "--dir",
+        join(dir, "cluster"),
+        "--frontiers",
+        String(opts.frontiers),
+        "--fetchers",
+        String(opts.fetchers),
         ...(opts.upArgs ?? []),
         "--",
-        "--min-gap", `${scenario.minGapMs}ms`,
+        "--min-gap",
+        `${scenario.minGapMs}ms`,
         ...(opts.frontierArgs ?? []),
       ],
       cwd: REPO_ROOT,
@@ -62,7 +72,9 @@ export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
     prepare: async (ctx) => {
       const t0 = performance.now(); // right after the spawn
       const info = await waitForClusterJson(ctx);
-      ctx.log(`  cluster ready after ${((performance.now() - t0) / 1000).toFixed(1)} s (gRPC ${info.grpcAddress}); seeding ${ctx.seedsFile}`);
+      ctx.log(
+        `  cluster ready after ${((performance.now() - t0) / 1000).toFixed(1)} s (gRPC ${info.grpcAddress}); seeding ${ctx.seedsFile}`,
+      );
       await seed(ctx, info);
     },
     ownPolicy: { gapMultiplier: 10 },
@@ -103,7 +115,12 @@ async function seed(ctx: PrepareContext, info: ClusterInfo): Promise<void> {
 function logTails(dir: string, lines = 4): string {
   const tail = (file: string) => {
     try {
-      return readFileSync(file, "utf8").trimEnd().split("\n").slice(-lines).map((l) => `    ${l.slice(0, 300)}`).join("\n");
+      return readFileSync(file, "utf8")
+        .trimEnd()
+        .split("\n")
+        .slice(-lines)
+        .map((l) => `    ${l.slice(0, 300)}`)
+        .join("\n");
     } catch {
       return "    (no log)";
     }
@@ -112,7 +129,9 @@ function logTails(dir: string, lines = 4): string {
   const logs = join(dir, "cluster", "logs");
   let names: string[] = [];
   try {
-    names = readdirSync(logs).filter((f) => f.endsWith(".log")).sort();
+    names = readdirSync(logs)
+      .filter((f) => f.endsWith(".log"))
+      .sort();
   } catch {
     // not created yet
   }

@@ -108,13 +108,21 @@ if (!args.skipOurs) {
 }
 if (args.cluster) {
   crawlers.push(
-    clusterCrawler({ frontiers: args.frontiers, fetchers: args.fetchers, upArgs: args.noDeno ? ["--no-deno"] : [], frontierArgs: args.frontierArgs }),
+    clusterCrawler({
+      frontiers: args.frontiers,
+      fetchers: args.fetchers,
+      upArgs: args.noDeno ? ["--no-deno"] : [],
+      frontierArgs: args.frontierArgs,
+    }),
   );
 }
 if (!args.skipCrawlee) {
   const cache = crawleeCacheDir();
   const { version } = installCrawlee(cache, log);
-  crawlers.push({ ...crawleeCrawler(cache, version, { storage: args.crawleeStorage, maxConcurrency: args.crawleeMaxConcurrency }), kind: "peer" });
+  crawlers.push({
+    ...crawleeCrawler(cache, version, { storage: args.crawleeStorage, maxConcurrency: args.crawleeMaxConcurrency }),
+    kind: "peer",
+  });
 }
 
 const root = mkdtempSync(join(tmpdir(), "crawl-bench-"));
@@ -142,6 +150,8 @@ if (args.profileDir && !args.skipOurs) {
 process.stdout.write(table(args.scenario, results));
 process.stdout.write(jsonLine(args.scenario, results));
 const broken = results.filter(
-  (r) => r.kind !== "peer" && (r.violations + (r.ownPolicyViolations ?? 0) > 0 || (r.leftRunning?.length ?? 0) + (r.stillRunning?.length ?? 0) > 0),
+  (r) =>
+    r.kind !== "peer" &&
+    (r.violations + (r.ownPolicyViolations ?? 0) > 0 || (r.leftRunning?.length ?? 0) + (r.stillRunning?.length ?? 0) > 0),
 );
 process.exitCode = broken.length > 0 ? 1 : 0;

@@ -10,7 +10,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { CrawlerUnderTest } from "./run.ts";
 
-const RUNNER_DIR = new URL("./crawlee-runner/", import.meta.url).pathname;
+const RUNNER_DIR = new URL("./crawlee-runner", import.meta.url).pathname;
 
 export function crawleeCacheDir(env: Record<string, string | undefined> = process.env): string {
   if (env.CRAWL_BENCH_CACHE) return env.CRAWL_BENCH_CACHE;
@@ -38,7 +38,11 @@ export function installCrawlee(cacheDir: string, log: (line: string) => void): {
   return { version: JSON.parse(readFileSync(installedVersion, "utf8")).version as string };
 }
 
-export function crawleeCrawler(cacheDir: string, version: string, opts: { storage?: "disk" | "memory"; maxConcurrency?: number } = {}): CrawlerUnderTest {
+export function crawleeCrawler(
+  cacheDir: string,
+  version: string,
+  opts: { storage?: "disk" | "memory"; maxConcurrency?: number } = {},
+): CrawlerUnderTest {
   return {
     name: `crawlee ${version} (node)`,
     launch: ({ proxyUrl, seedsFile, dir, scenario }) => ({

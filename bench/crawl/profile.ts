@@ -29,13 +29,13 @@ interface CpuProfile {
 
 /** Project folders, most specific first, and what to call them. */
 const COMPONENTS: Array<[string, string]> = [
-  ["frontier-node/frontier/store/", "frontier store (SQLite)"],
-  ["frontier-node/seen/", "seen-set (Bloom)"],
+  ["engine/frontier/store/", "frontier store (SQLite)"],
+  ["core/ports/", "seen-set (Bloom)"],
   ["frontier-node/", "frontier logic"],
-  ["fetch-node/http/", "HTTP fetch"],
-  ["fetch-node/parse/", "parse (links, text)"],
-  ["fetch-node/warc/", "WARC write"],
-  ["fetch-node/pipeline/", "fetch pipeline"],
+  ["engine/fetch/http/", "HTTP fetch"],
+  ["engine/fetch/parse/", "parse (links, text)"],
+  ["engine/fetch/warc/", "WARC write"],
+  ["engine/fetch/pipeline/", "fetch pipeline"],
   ["core/content/", "content fingerprints (SimHash)"],
   ["core/traps/", "trap checks"],
   ["core/url/", "URL normalize"],
@@ -107,7 +107,9 @@ export function summarize(profile: CpuProfile): { totalMs: number; shares: Share
     const { component, detail } = label(id);
     totalMs += dt;
     ms.set(component, (ms.get(component) ?? 0) + dt);
-    const where = node.callFrame.url ? `${node.callFrame.url.replace(/^.*\/(node_modules\/)?/, "")}:${node.callFrame.lineNumber + 1}` : "native";
+    const where = node.callFrame.url
+      ? `${node.callFrame.url.replace(/^.*\/(node_modules\/)?/, "")}:${node.callFrame.lineNumber + 1}`
+      : "native";
     const fn = detail ?? `${name || "(anonymous)"} (${where})`;
     const fns = fnMs.get(component) ?? new Map<string, number>();
     fns.set(fn, (fns.get(fn) ?? 0) + dt);

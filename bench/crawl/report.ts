@@ -65,7 +65,9 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     for (const ex of r.violationExamples) out.push(`    e.g. ${ex}`);
     if (r.processes) out.push(...processTable(r));
     if (r.otherLoadCpuSeconds > BUSY_BOX_SHARE * r.seconds) {
-      out.push(`    warning: other processes used ${r.otherLoadCpuSeconds.toFixed(0)} CPU s during this ${r.seconds} s window; its pages/s is a floor`);
+      out.push(
+        `    warning: other processes used ${r.otherLoadCpuSeconds.toFixed(0)} CPU s during this ${r.seconds} s window; its pages/s is a floor`,
+      );
     }
   }
   return `${out.join("\n")}\n`;
@@ -103,12 +105,15 @@ function processTable(r: CrawlResult): string[] {
     (p.writtenBytes / 2 ** 20).toFixed(0),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
-  const line = (cells: readonly string[]) => `    ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`;
+  const line = (cells: readonly string[]) =>
+    `    ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ")}`;
   const out = [line(head), ...rows.map(line)];
   const stopped = r.leftRunning?.length
     ? `still running ${STOP_NOTE}: ${r.leftRunning.join(", ")} (then killed by pid)`
     : `all ${procs.length} processes exited after SIGTERM in ${r.stopSeconds.toFixed(1)} s`;
-  out.push(`    stop: ${stopped}; checked by pid and process group afterwards: ${r.stillRunning?.length ? `STILL RUNNING ${r.stillRunning.join(", ")} (killed)` : "none left"}`);
+  out.push(
+    `    stop: ${stopped}; checked by pid and process group afterwards: ${r.stillRunning?.length ? `STILL RUNNING ${r.stillRunning.join(", ")} (killed)` : "none left"}`,
+  );
   return out;
 }
 
@@ -129,7 +134,13 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
     results: results.map(({ logFile: _log, violationExamples: _ex, ...r }) => ({
       ...r,
       ...(r.processes
-        ? { processes: r.processes.map((p) => ({ ...p, cpuSeconds: Number(p.cpuSeconds.toFixed(2)), mainThreadCpuSeconds: Number(p.mainThreadCpuSeconds.toFixed(2)) })) }
+        ? {
+            processes: r.processes.map((p) => ({
+              ...p,
+              cpuSeconds: Number(p.cpuSeconds.toFixed(2)),
+              mainThreadCpuSeconds: Number(p.mainThreadCpuSeconds.toFixed(2)),
+            })),
+          }
         : {}),
       ...(r.prepareSeconds !== undefined ? { prepareSeconds: Number(r.prepareSeconds.toFixed(2)) } : {}),
       pagesPerSecond: Number(r.pagesPerSecond.toFixed(1)),

@@ -173,7 +173,15 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
 
     let prepareSeconds: number | undefined;
     if (crawler.prepare) {
-      await crawler.prepare({ proxyUrl: web.proxyUrl, seedsFile, dir, scenario, pid: proc.pid, exited, log: (line) => process.stderr.write(`${line}\n`) });
+      await crawler.prepare({
+        proxyUrl: web.proxyUrl,
+        seedsFile,
+        dir,
+        scenario,
+        pid: proc.pid,
+        exited,
+        log: (line) => process.stderr.write(`${line}\n`),
+      });
       prepareSeconds = (performance.now() - spawnedAt) / 1000;
     }
     const firstAt = await firstRequest(web, exited);
@@ -205,7 +213,8 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const usage = processTree?.usage();
     if (processTree) {
       const dead = processTree.processes().filter((p) => !isAlive(p) && p.pid !== proc.pid);
-      if (dead.length > 0) process.stderr.write(`  note: ${dead.map((p) => `${p.name} [${p.pid}]`).join(", ")} exited before the window closed\n`);
+      if (dead.length > 0)
+        process.stderr.write(`  note: ${dead.map((p) => `${p.name} [${p.pid}]`).join(", ")} exited before the window closed\n`);
     }
 
     const stopAt = performance.now();
@@ -288,7 +297,10 @@ async function stopTree(
   if (running(proc)) proc.kill("SIGTERM");
   const allGone = () => !running(proc) && tree.processes().every((p) => !isAlive(p));
   const stopped = await waitUntil(allGone, graceMs);
-  const leftRunning = tree.processes().filter((p) => isAlive(p)).map((p) => `${p.name} [${p.pid}]`);
+  const leftRunning = tree
+    .processes()
+    .filter((p) => isAlive(p))
+    .map((p) => `${p.name} [${p.pid}]`);
   if (!stopped) {
     tree.sample();
     if (running(proc)) proc.kill("SIGKILL");
@@ -322,7 +334,10 @@ function killPid(p: TreeProcess): void {
  * in its process group (the launcher was started with its own, so the group id is its pid). Killed if found.
  */
 function leftovers(rootPid: number, tree: ProcessTree): string[] {
-  const left = [...tree.processes().filter((p) => isAlive(p)), ...groupMembers(rootPid).filter((g) => !tree.processes().some((p) => p.pid === g.pid))];
+  const left = [
+    ...tree.processes().filter((p) => isAlive(p)),
+    ...groupMembers(rootPid).filter((g) => !tree.processes().some((p) => p.pid === g.pid)),
+  ];
   for (const p of left) killPid(p);
   return left.map((p) => `${p.name} [${p.pid}]`);
 }

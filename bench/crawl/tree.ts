@@ -103,7 +103,9 @@ function readWritten(pid: number): number {
 
 function readCommand(pid: number): string[] {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter((s) => s.length > 0);
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .filter((s) => s.length > 0);
   } catch {
     return [];
   }
@@ -112,7 +114,11 @@ function readCommand(pid: number): string[] {
 /** `frontier-1 (bun)`, `fetch-1 (deno)`, `nats-server`, `bun run cluster`, `bun scripts/cluster/main.ts`. */
 export function labelOf(argv: readonly string[]): string {
   // A program may rewrite its argv into one string (redis-server: "redis-server 127.0.0.1:PORT").
-  const base = (s: string) => s.slice(s.lastIndexOf("/") + 1).split(" ")[0]!.replace(/\.exe$/, "");
+  const base = (s: string) =>
+    s
+      .slice(s.lastIndexOf("/") + 1)
+      .split(" ")[0]!
+      .replace(/\.exe$/, "");
   if (argv.length === 0) return "?";
   const prog = base(argv[0]!);
   const id = argv.indexOf("--node-id");
@@ -229,7 +235,13 @@ export class ProcessTree {
         k.command = argv.join(" ");
       }
       const mem = readMemory(pid);
-      const reading: Reading = { cpuTicks: stat.cpuTicks, mainThreadTicks: readMainThreadTicks(pid), peakRssBytes: Math.max(mem.peakRssBytes, k.last?.peakRssBytes ?? 0), rssBytes: mem.rssBytes, written: readWritten(pid) };
+      const reading: Reading = {
+        cpuTicks: stat.cpuTicks,
+        mainThreadTicks: readMainThreadTicks(pid),
+        peakRssBytes: Math.max(mem.peakRssBytes, k.last?.peakRssBytes ?? 0),
+        rssBytes: mem.rssBytes,
+        written: readWritten(pid),
+      };
       k.first ??= reading;
       k.last = reading;
       rss += mem.rssBytes;

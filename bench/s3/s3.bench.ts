@@ -31,7 +31,13 @@ for (let i = 0; i < 100; i++) writeFileSync(join(files, "small", `f${String(i).p
 writeFileSync(join(files, "big.bin"), randomBytes(64 * 1024 * 1024));
 
 const s3 = await startS3({ bucket: "bench" });
-interface Run { importMs: number; small: { ms: number; mbps: number }; big: { ms: number; mbps: number }; cpuMs: number; peakRssMb: number }
+interface Run {
+  importMs: number;
+  small: { ms: number; mbps: number };
+  big: { ms: number; mbps: number };
+  cpuMs: number;
+  peakRssMb: number;
+}
 const rows: string[] = [];
 try {
   for (const runtime of ["bun", "deno"] as const) {
@@ -39,14 +45,19 @@ try {
       const runs: Run[] = [];
       for (let rep = 0; rep < REPS; rep++) {
         const args = [candidate, s3.endpoint, "bench", files];
-        const cmd = runtime === "bun" ? ["bun", "run.ts", ...args] : ["deno", "run", "--node-modules-dir=manual", "--no-lock", "-A", "run.ts", ...args];
+        const cmd =
+          runtime === "bun"
+            ? ["bun", "run.ts", ...args]
+            : ["deno", "run", "--node-modules-dir=manual", "--no-lock", "-A", "run.ts", ...args];
         const out = spawnSync(cmd[0]!, cmd.slice(1), { cwd: candidatesDir, encoding: "utf8", timeout: 300_000 });
         const line = out.stdout.trim().split("\n").pop() ?? "";
         if (out.status !== 0 || !line.startsWith("{")) throw new Error(`${runtime} ${candidate} failed:\n${out.stdout}\n${out.stderr}`);
         runs.push(JSON.parse(line) as Run);
       }
       const med = (f: (r: Run) => number) => median(runs.map(f));
-      rows.push(`| ${runtime} | ${candidate} | ${med((r) => r.importMs)} | ${med((r) => r.small.ms)} | ${med((r) => r.small.mbps)} | ${med((r) => r.big.ms)} | ${med((r) => r.big.mbps)} | ${med((r) => r.cpuMs)} | ${med((r) => r.peakRssMb)} |`);
+      rows.push(
+        `| ${runtime} | ${candidate} | ${med((r) => r.importMs)} | ${med((r) => r.small.ms)} | ${med((r) => r.small.mbps)} | ${med((r) => r.big.ms)} | ${med((r) => r.big.mbps)} | ${med((r) => r.cpuMs)} | ${med((r) => r.peakRssMb)} |`,
+      );
       console.error(rows.at(-1));
     }
   }

@@ -3,7 +3,8 @@
  * CoordinatorClient), prints a table by default or JSON with --json, and turns an unreachable or refusing
  * coordinator into one clear line.
  */
-import { CoordinatorClient, isApiError } from "../../adapters/grpc/index.ts";
+import { CoordinatorClient } from "../../adapters/grpc/index.ts";
+import { isApiError } from "../../core/errors/index.ts";
 import { NodeRole, NodeState } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
 import type { HostInfo, UrlExplanation } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { type CliIo, UsageError } from "../io.ts";
@@ -43,7 +44,17 @@ export function statusCommand(env: Env) {
             `${opts.watch ? "\x1b[H\x1b[2J" : ""}cluster status at ${new Date(Number(s.atMs)).toISOString()}\n` +
               table(
                 ["pages fetched", "pages/s", "queued", "in flight", "frontier nodes", "fetch nodes", "errors"],
-                [[String(s.pagesFetched), s.pagesPerSecond.toFixed(1), String(s.queued), String(s.inFlight), s.frontierNodes, s.fetchNodes, String(s.errors)]],
+                [
+                  [
+                    String(s.pagesFetched),
+                    s.pagesPerSecond.toFixed(1),
+                    String(s.queued),
+                    String(s.inFlight),
+                    s.frontierNodes,
+                    s.fetchNodes,
+                    String(s.errors),
+                  ],
+                ],
               ) +
               (errors ? `errors by kind: ${errors}\n` : ""),
           );
@@ -119,7 +130,12 @@ export function seedAddCommand(env: Env) {
     const file = opts.flags.get("--file");
     if (file) {
       const text = await io.readText(file);
-      urls.push(...text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith("#")));
+      urls.push(
+        ...text
+          .split(/\r?\n/)
+          .map((l) => l.trim())
+          .filter((l) => l && !l.startsWith("#")),
+      );
     }
     if (urls.length === 0) throw new UsageError("give seed URLs as arguments or with --file FILE");
     return withClient(opts, io, async (c) => {
@@ -211,7 +227,10 @@ function printHost(info: HostInfo | undefined, opts: ClusterOptions, io: CliIo):
     ["paused", info.paused ? "yes" : "no"],
     ["next fetch", until(info.nextAllowedAtMs, now)],
     ["gap", `${info.gapMs} ms${info.minGapOverrideMs ? ` (min gap override ${info.minGapOverrideMs} ms)` : ""}`],
-    ["robots.txt", `${info.robotsVerdict}${info.robotsExpiresAtMs ? `, refetch ${until(info.robotsExpiresAtMs, now)}` : ""}${info.crawlDelayMs ? `, crawl-delay ${info.crawlDelayMs} ms` : ""}`],
+    [
+      "robots.txt",
+      `${info.robotsVerdict}${info.robotsExpiresAtMs ? `, refetch ${until(info.robotsExpiresAtMs, now)}` : ""}${info.crawlDelayMs ? `, crawl-delay ${info.crawlDelayMs} ms` : ""}`,
+    ],
     ["fetches", `${info.fetches} (${info.failures} failed, ${info.throttles} throttled, ${info.pagesToday} today)`],
     ["last", `${info.lastStatus || "-"}${info.lastError ? ` ${info.lastError}` : ""}`],
   ];
@@ -236,11 +255,24 @@ function explainText(e: UrlExplanation | undefined): string {
 }
 
 function roleName(r: NodeRole): string {
-  return r === NodeRole.NODE_ROLE_FRONTIER ? "frontier" : r === NodeRole.NODE_ROLE_FETCHER ? "fetcher" : r === NodeRole.NODE_ROLE_COORDINATOR ? "coordinator" : "?";
+  return r === NodeRole.NODE_ROLE_FRONTIER
+    ? "frontier"
+    : r === NodeRole.NODE_ROLE_FETCHER
+      ? "fetcher"
+      : r === NodeRole.NODE_ROLE_COORDINATOR
+        ? "coordinator"
+        : "?";
 }
 
 function stateName(s: NodeState): string {
   return (
-    { [NodeState.NODE_STATE_ACTIVE]: "active", [NodeState.NODE_STATE_DRAINING]: "draining", [NodeState.NODE_STATE_DEAD]: "dead", [NodeState.NODE_STATE_LEFT]: "left" } as Record<number, string>
-  )[s] ?? "?";
+    (
+      {
+        [NodeState.NODE_STATE_ACTIVE]: "active",
+        [NodeState.NODE_STATE_DRAINING]: "draining",
+        [NodeState.NODE_STATE_DEAD]: "dead",
+        [NodeState.NODE_STATE_LEFT]: "left",
+      } as Record<number, string>
+    )[s] ?? "?"
+  );
 }

@@ -5,7 +5,14 @@
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
   const widths = headers.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? "").length)));
-  return `${cells.map((r) => r.map((v, c) => (c === r.length - 1 ? v : v.padEnd(widths[c]!))).join("  ").trimEnd()).join("\n")}\n`;
+  return `${cells
+    .map((r) =>
+      r
+        .map((v, c) => (c === r.length - 1 ? v : v.padEnd(widths[c]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n")}\n`;
 }
 
 export function toJson(value: unknown): string {

@@ -47,14 +47,39 @@ export const commands: Command[] = [
     run: urlNormalizeCommand,
   },
   { words: ["status"], args: `${CLUSTER} [--watch] [--interval S]`, summary: "cluster totals and rates", run: statusCommand(env) },
-  { words: ["nodes"], args: CLUSTER, summary: "every frontier and fetch node: role, region, runtime, state, partitions", run: nodesCommand(env) },
+  {
+    words: ["nodes"],
+    args: CLUSTER,
+    summary: "every frontier and fetch node: role, region, runtime, state, partitions",
+    run: nodesCommand(env),
+  },
   { words: ["ring"], args: CLUSTER, summary: "which frontier node owns which partitions, per region", run: ringCommand(env) },
   { words: ["seed", "add"], args: `${CLUSTER} [--file FILE] URL...`, summary: "adds seed URLs to the crawl", run: seedAddCommand(env) },
-  { words: ["host", "show"], args: `${CLUSTER} HOST`, summary: "a host's queue, politeness and robots.txt state", run: hostShowCommand(env) },
-  { words: ["host", "pause"], args: `${CLUSTER} HOST`, summary: "stops fetching from a host until resumed", run: hostPauseCommand(env, true) },
+  {
+    words: ["host", "show"],
+    args: `${CLUSTER} HOST`,
+    summary: "a host's queue, politeness and robots.txt state",
+    run: hostShowCommand(env),
+  },
+  {
+    words: ["host", "pause"],
+    args: `${CLUSTER} HOST`,
+    summary: "stops fetching from a host until resumed",
+    run: hostPauseCommand(env, true),
+  },
   { words: ["host", "resume"], args: `${CLUSTER} HOST`, summary: "resumes a paused host", run: hostPauseCommand(env, false) },
-  { words: ["url", "explain"], args: `${CLUSTER} URL`, summary: "why a URL is where it is: normalized form, owner, seen, robots, state", run: urlExplainCommand(env) },
-  { words: ["node", "drain"], args: `${CLUSTER} NODE-ID`, summary: "moves a frontier node's partitions away and stops it handing out work", run: nodeDrainCommand(env) },
+  {
+    words: ["url", "explain"],
+    args: `${CLUSTER} URL`,
+    summary: "why a URL is where it is: normalized form, owner, seen, robots, state",
+    run: urlExplainCommand(env),
+  },
+  {
+    words: ["node", "drain"],
+    args: `${CLUSTER} NODE-ID`,
+    summary: "moves a frontier node's partitions away and stops it handing out work",
+    run: nodeDrainCommand(env),
+  },
 ];
 
 export function usage(): string {

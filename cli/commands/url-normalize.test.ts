@@ -43,9 +43,7 @@ describe("url normalize command", () => {
 
   test("resolves relative URLs against --base", async () => {
     const { io } = await run(["--base", "http://example.com/dir/page#top", "other", "../up?b&a", "#frag"]);
-    expect(io.outs.join("")).toBe(
-      "http://example.com/dir/other\nhttp://example.com/up?a&b\nhttp://example.com/dir/page\n",
-    );
+    expect(io.outs.join("")).toBe("http://example.com/dir/other\nhttp://example.com/up?a&b\nhttp://example.com/dir/page\n");
   });
 
   test("accepts --base=BASE and --base after the URLs", async () => {

@@ -1,11 +1,9 @@
 /**
  * The cluster's shared vocabulary, pure: names of subjects, streams, consumers and keys; region rules;
- * the records of membership and ring; the ring computation; the ports (ClusterState, MessageBus) that
- * adapters implement; and the kinds of the settings every role shares (node id, region, NATS URLs).
+ * the records of membership and ring; the ring computation; and the kinds of the settings every role shares (node id, region, NATS URLs).
  */
 export { CLUSTER_BUCKET, checkToken, consumers, keys, streams, subjects } from "./names.ts";
 export { parseRegionRules, regionOf, regionsOf, type RegionRules } from "./regions.ts";
 export type { NodeRecord, NodeRole, NodeStatus, RegionAssignment, RingRecord } from "./records.ts";
 export { completeHandoff, computeRing, partitionRoles, type AssignmentInput } from "./assignment.ts";
-export type { ClusterState, Delivery, MessageBus, Subscription } from "./ports.ts";
 export { listenKind, natsUrlsKind, tokenKind } from "./setting-kinds.ts";

@@ -14,11 +14,18 @@ export interface RegionRules {
 export function parseRegionRules(text: string | undefined, defaultRegion: string): RegionRules {
   checkToken("region", defaultRegion);
   const rules: Array<{ suffix: string; region: string }> = [];
-  for (const group of (text ?? "").split(";").map((g) => g.trim()).filter(Boolean)) {
+  for (const group of (text ?? "")
+    .split(";")
+    .map((g) => g.trim())
+    .filter(Boolean)) {
     const eq = group.indexOf("=");
     if (eq <= 0) throw new Error(`region rule "${group}" must look like region=.suffix,.suffix`);
     const region = checkToken("region", group.slice(0, eq).trim());
-    for (const raw of group.slice(eq + 1).split(",").map((s) => s.trim().toLowerCase()).filter(Boolean)) {
+    for (const raw of group
+      .slice(eq + 1)
+      .split(",")
+      .map((s) => s.trim().toLowerCase())
+      .filter(Boolean)) {
       if (!/^\.?[a-z0-9.-]+$/.test(raw)) throw new Error(`region rule suffix "${raw}" is not a host suffix`);
       rules.push({ suffix: raw.startsWith(".") ? raw : `.${raw}`, region });
     }

@@ -3,7 +3,7 @@
  * regions, listen addresses and NATS server lists, each with the checks and messages every role reports
  * them with. They make the rows of the coordinator's, frontier node's and fetch node's tables.
  */
-import { stringKind, type ValueKind } from "../config/field-kinds.ts";
+import { stringKind, type ValueKind } from "../config/index.ts";
 import { checkToken } from "./names.ts";
 
 /** A region or node id (a-z, 0-9, -); `optional` also accepts the empty string (derive one at start). */
@@ -33,7 +33,11 @@ export function listenKind({ optional = false } = {}): ValueKind<string> {
 export function natsUrlsKind(): ValueKind<readonly string[]> {
   return {
     kind: "urls",
-    parse: (raw) => raw.split(",").map((s) => s.trim()).filter(Boolean),
+    parse: (raw) =>
+      raw
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
     format: (value) => value.join(","),
     check: (value) =>
       value.length === 0

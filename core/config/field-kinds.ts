@@ -79,8 +79,7 @@ export function integerKind(bounds: Bounds = {}): ValueKind<number> {
     kind: "integer",
     parse: parseInteger,
     format: String,
-    check: (value) =>
-      Number.isInteger(value) ? checkBounds(value, bounds, String) : `must be a whole number, got ${value}`,
+    check: (value) => (Number.isInteger(value) ? checkBounds(value, bounds, String) : `must be a whole number, got ${value}`),
   };
 }
 

@@ -1,13 +1,5 @@
 import { expect, test } from "bun:test";
-import {
-formatDuration,
-formatSize,
-parseDecimal,
-parseDuration,
-parseDurationList,
-parseInteger,
-parseSize,
-} from "./parse-values.ts";
+import { formatDuration, formatSize, parseDecimal, parseDuration, parseDurationList, parseInteger, parseSize } from "./parse-values.ts";
 
 test("parseDuration - reads each unit", () => {
   expect(parseDuration("500ms")).toBe(500);

@@ -91,7 +91,11 @@ export function parseSize(raw: string): number {
 
 /** Writes bytes in the largest binary unit that divides them exactly (`5MiB`, `1536KiB`, `100B`). */
 export function formatSize(bytes: number): string {
-  for (const [unit, size] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+  for (const [unit, size] of [
+    ["GiB", 1024 ** 3],
+    ["MiB", 1024 ** 2],
+    ["KiB", 1024],
+  ] as const) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return `${bytes}B`;

@@ -5,14 +5,7 @@
  * whole config from flags, env and these defaults. The table is typed against `PolicyConfig`, so adding
  * a knob without a row (or a row with the wrong kind) fails to compile.
  */
-import {
-  decimalKind,
-  durationKind,
-  durationListKind,
-  integerKind,
-  sizeKind,
-  textKind,
-} from "./field-kinds.ts";
+import { decimalKind, durationKind, durationListKind, integerKind, sizeKind, textKind } from "./field-kinds.ts";
 import { tableRows, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
 
 const SECOND = 1_000;

@@ -16,7 +16,16 @@ const SPECS: FieldSpecs<Demo> = {
   count: { default: 3, env: "DEMO_COUNT", flag: "--count", description: "How many", ...integerKind(between(1, 10)) },
   wait: { default: 1_000, env: "DEMO_WAIT", flag: "--wait", description: "How long", ...durationKind({ min: 0, max: 60_000 }) },
   verbose: { default: false, env: "DEMO_VERBOSE", flag: "--verbose", description: "Say more", ...switchKind() },
-  list: { default: ["a"], env: "DEMO_LIST", flag: "--list", description: "Items", kind: "list", parse: (raw) => raw.split(","), format: (v) => v.join(","), check: () => undefined },
+  list: {
+    default: ["a"],
+    env: "DEMO_LIST",
+    flag: "--list",
+    description: "Items",
+    kind: "list",
+    parse: (raw) => raw.split(","),
+    format: (v) => v.join(","),
+    check: () => undefined,
+  },
 };
 const ROWS = tableRows(SPECS);
 
@@ -37,7 +46,10 @@ test("config table - a switch stands alone unless a value follows it", () => {
 });
 
 test("config table - unknown arguments and missing values are reported in argv order, worded by the caller", () => {
-  expect(readFlags(["--bogus=1", "--count"], ROWS).problems).toEqual(['unknown argument "--bogus=1" (see --help)', "--count needs a value"]);
+  expect(readFlags(["--bogus=1", "--count"], ROWS).problems).toEqual([
+    'unknown argument "--bogus=1" (see --help)',
+    "--count needs a value",
+  ]);
   expect(readFlags(["--bogus=1"], ROWS, (_arg, name) => `unknown option ${name}`).problems).toEqual(["unknown option --bogus"]);
 });
 
@@ -53,7 +65,7 @@ test("config table - every bad value is reported, naming where it came from, and
   expect(read.given.size).toBe(0);
 });
 
-test("config table - help lines show the default as it is typed, an empty one as \"\", and list defaults are frozen", () => {
+test('config table - help lines show the default as it is typed, an empty one as "", and list defaults are frozen', () => {
   const [name, count] = ROWS;
   expect(defaultText(name!)).toBe('""');
   expect(usageLine(count!)).toBe(`  ${"--count VALUE".padEnd(32)} How many (default 3; env DEMO_COUNT)`);

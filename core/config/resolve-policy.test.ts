@@ -42,9 +42,7 @@ test("resolvePolicy - an empty env var counts as unset but an empty flag is an e
 });
 
 test("resolvePolicy - reports every bad value at once, naming field and source", () => {
-  const problems = problemsOf(() =>
-    resolvePolicy({ "--max-depth": "deep" }, { CRAWL_MIN_GAP: "1000", CRAWL_MAX_BODY: "lots" }),
-  );
+  const problems = problemsOf(() => resolvePolicy({ "--max-depth": "deep" }, { CRAWL_MIN_GAP: "1000", CRAWL_MAX_BODY: "lots" }));
   expect(problems).toHaveLength(3);
   expect(problems.join("\n")).toContain("minGapMs: ");
   expect(problems.join("\n")).toContain("env CRAWL_MIN_GAP");

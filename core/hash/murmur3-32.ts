@@ -71,7 +71,7 @@ function murmurUtf8Pair(s: string, seedA: number, seedB: number): number {
       enc = c;
       nb = 1;
     } else if (c < 0x800) {
-      enc = (0xc0 | (c >>> 6)) | ((0x80 | (c & 0x3f)) << 8);
+      enc = 0xc0 | (c >>> 6) | ((0x80 | (c & 0x3f)) << 8);
       nb = 2;
     } else {
       if (c >= 0xd800 && c <= 0xdfff) {
@@ -80,18 +80,15 @@ function murmurUtf8Pair(s: string, seedA: number, seedB: number): number {
           const cp = ((c - 0xd800) << 10) + (next - 0xdc00) + 0x10000;
           i++;
           enc =
-            (0xf0 | (cp >>> 18)) |
-            ((0x80 | ((cp >>> 12) & 0x3f)) << 8) |
-            ((0x80 | ((cp >>> 6) & 0x3f)) << 16) |
-            ((0x80 | (cp & 0x3f)) << 24);
+            0xf0 | (cp >>> 18) | ((0x80 | ((cp >>> 12) & 0x3f)) << 8) | ((0x80 | ((cp >>> 6) & 0x3f)) << 16) | ((0x80 | (cp & 0x3f)) << 24);
           nb = 4;
         } else {
           c = 0xfffd; // lone surrogate: what TextEncoder emits
-          enc = (0xe0 | (c >>> 12)) | ((0x80 | ((c >>> 6) & 0x3f)) << 8) | ((0x80 | (c & 0x3f)) << 16);
+          enc = 0xe0 | (c >>> 12) | ((0x80 | ((c >>> 6) & 0x3f)) << 8) | ((0x80 | (c & 0x3f)) << 16);
           nb = 3;
         }
       } else {
-        enc = (0xe0 | (c >>> 12)) | ((0x80 | ((c >>> 6) & 0x3f)) << 8) | ((0x80 | (c & 0x3f)) << 16);
+        enc = 0xe0 | (c >>> 12) | ((0x80 | ((c >>> 6) & 0x3f)) << 8) | ((0x80 | (c & 0x3f)) << 16);
         nb = 3;
       }
     }

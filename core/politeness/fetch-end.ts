@@ -60,11 +60,7 @@ const FAILURE_RATE_WEIGHT = 0.1;
 
 /** The gap before penalties and throttling: min gap, multiplier x fetch time, capped Crawl-delay. */
 export function baseGap(durationMs: number, crawlDelayMs: number, cfg: PolitenessConfig): number {
-  return Math.max(
-    cfg.minGapMs,
-    cfg.gapFetchMultiplier * Math.max(0, durationMs),
-    Math.min(Math.max(0, crawlDelayMs), cfg.crawlDelayCapMs),
-  );
+  return Math.max(cfg.minGapMs, cfg.gapFetchMultiplier * Math.max(0, durationMs), Math.min(Math.max(0, crawlDelayMs), cfg.crawlDelayCapMs));
 }
 
 /**

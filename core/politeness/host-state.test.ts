@@ -1,14 +1,6 @@
 import { expect, test } from "bun:test";
 import { DEFAULT_POLICY } from "../config/index.ts";
-import {
-  canFetch,
-  HostNotReadyError,
-  isFetchLost,
-  newHostState,
-  onFetchStart,
-  releaseLostFetch,
-  setPaused,
-} from "./host-state.ts";
+import { canFetch, HostNotReadyError, isFetchLost, newHostState, onFetchStart, releaseLostFetch, setPaused } from "./host-state.ts";
 
 const T0 = 1_700_000_000_000;
 

@@ -102,10 +102,7 @@ export function isFetchLost(state: HostState, now: number, cfg: Pick<PolitenessC
  */
 export function releaseLostFetch(state: HostState, now: number, cfg: PolitenessConfig): HostState {
   if (!state.inFlight) return state;
-  const wait = Math.min(
-    cfg.maxGapMs,
-    Math.max(state.gapMs, cfg.minGapMs, Math.min(state.crawlDelayMs, cfg.crawlDelayCapMs)),
-  );
+  const wait = Math.min(cfg.maxGapMs, Math.max(state.gapMs, cfg.minGapMs, Math.min(state.crawlDelayMs, cfg.crawlDelayCapMs)));
   return {
     ...state,
     inFlight: false,

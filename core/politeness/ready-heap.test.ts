@@ -48,7 +48,14 @@ test("ready heap - push of a host already in acts as an update, never a duplicat
 
 test("ready heap - remove takes out any host, first, middle or last", () => {
   const heap = new HostReadyHeap();
-  for (const [host, at] of [["a", 1], ["b", 2], ["c", 3], ["d", 4], ["e", 5]] as const) heap.push(host, at);
+  for (const [host, at] of [
+    ["a", 1],
+    ["b", 2],
+    ["c", 3],
+    ["d", 4],
+    ["e", 5],
+  ] as const)
+    heap.push(host, at);
   expect(heap.remove("c")).toBe(true);
   expect(heap.remove("a")).toBe(true);
   expect(heap.remove("e")).toBe(true);

@@ -121,9 +121,7 @@ const cases: Case[] = [
     ["anybot", "/late", D, "rules after the user-agent line apply"],
   ]),
   ...rows("User-agent: *\nDisallow:\n", [["anybot", "/anything", A, "an empty Disallow disallows nothing"]]),
-  ...rows("User-agent: *\nDisallow:\nDisallow: /x\n", [
-    ["anybot", "/x", D, "an empty Disallow does not cancel other rules"],
-  ]),
+  ...rows("User-agent: *\nDisallow:\nDisallow: /x\n", [["anybot", "/x", D, "an empty Disallow does not cancel other rules"]]),
   ...rows("", [["anybot", "/x", A, "an empty file has no rules"]]),
   ...rows("# nothing but a comment\n\n", [["anybot", "/x", A, "a file of comments has no rules"]]),
   ...rows("User-agent: a\nDisallow: /\n", [
@@ -149,21 +147,18 @@ const cases: Case[] = [
     ["anybot", "/index.html", D, "/$ does not match a longer path"],
     ["anybot", "/?q=1", D, "the query is part of the path matched against /$"],
   ]),
-  ...rows(
-    "User-agent: *\nDisallow: /*/private/\nDisallow: /fish*.php\nDisallow: /*?sessionid=\nDisallow: /a*b*c*d\n",
-    [
-      ["anybot", "/x/private/y", D, "* spans the first directory"],
-      ["anybot", "/private/y", A, "/*/private/ needs a segment before /private/"],
-      ["anybot", "/fish.php", D, "* may match nothing"],
-      ["anybot", "/fishheads/catfish.php?parameters", D, "* may span slashes"],
-      ["anybot", "/Fish.PHP", A, "path matching is case-sensitive"],
-      ["anybot", "/page?sessionid=abc", D, "a wildcard rule can target a query parameter"],
-      ["anybot", "/page?id=1&sessionid=abc", A, "the pattern names ?sessionid=, not &sessionid="],
-      ["anybot", "/axxbyyczzd", D, "several wildcards match their literals in order"],
-      ["anybot", "/adcb", A, "the literals must appear in the pattern's order"],
-      ["anybot", "/abcd", D, "each * may match nothing"],
-    ],
-  ),
+  ...rows("User-agent: *\nDisallow: /*/private/\nDisallow: /fish*.php\nDisallow: /*?sessionid=\nDisallow: /a*b*c*d\n", [
+    ["anybot", "/x/private/y", D, "* spans the first directory"],
+    ["anybot", "/private/y", A, "/*/private/ needs a segment before /private/"],
+    ["anybot", "/fish.php", D, "* may match nothing"],
+    ["anybot", "/fishheads/catfish.php?parameters", D, "* may span slashes"],
+    ["anybot", "/Fish.PHP", A, "path matching is case-sensitive"],
+    ["anybot", "/page?sessionid=abc", D, "a wildcard rule can target a query parameter"],
+    ["anybot", "/page?id=1&sessionid=abc", A, "the pattern names ?sessionid=, not &sessionid="],
+    ["anybot", "/axxbyyczzd", D, "several wildcards match their literals in order"],
+    ["anybot", "/adcb", A, "the literals must appear in the pattern's order"],
+    ["anybot", "/abcd", D, "each * may match nothing"],
+  ]),
   ...rows("User-agent: *\nDisallow: /*.php$\nDisallow: /exact$\n", [
     ["anybot", "/index.php", D, "$ anchors the pattern at the end of the path"],
     ["anybot", "/index.php?x=1", A, "a query after .php defeats the anchor"],
@@ -228,28 +223,18 @@ const cases: Case[] = [
     ["anybot", "/y", A, "a commented-out rule is ignored"],
     ["anybot", "/abc", D, "# starts a comment inside a pattern too, leaving /a"],
   ]),
-  ...rows("  User-agent  :   *  \n\tDisallow\t:\t/x\t\n", [
-    ["anybot", "/x", D, "blanks and tabs around keys and values are ignored"],
-  ]),
+  ...rows("  User-agent  :   *  \n\tDisallow\t:\t/x\t\n", [["anybot", "/x", D, "blanks and tabs around keys and values are ignored"]]),
   ...rows("USER-AGENT: *\nDISALLOW: /x\n", [["anybot", "/x", D, "keys are case-insensitive"]]),
   ...rows("useragent: *\ndissallow: /x\n", [["anybot", "/x", D, "useragent and dissallow are accepted typos"]]),
   ...rows("user agent: *\ndisalow: /x\n", [["anybot", "/x", D, "user agent and disalow are accepted typos"]]),
   ...rows("User-agent: *\nDisallow: /X\n", [["anybot", "/x", A, "values are case-sensitive"]]),
-  ...rows("User-agent *\nDisallow: /x\n", [
-    ["anybot", "/x", A, "a user-agent line without a colon opens no group"],
-  ]),
+  ...rows("User-agent *\nDisallow: /x\n", [["anybot", "/x", A, "a user-agent line without a colon opens no group"]]),
   ...rows("User-agent: *\nDisallow /x\n", [["anybot", "/x", A, "a rule without a colon is ignored"]]),
-  ...rows("User-agent: FooBot/2.1\nDisallow: /\n", [
-    ["foobot", "/", D, "a user-agent value is reduced to its product token"],
-  ]),
-  ...rows("User-agent: * extra words\nDisallow: /\n", [
-    ["anybot", "/", D, "* followed by blanks is still the global group"],
-  ]),
+  ...rows("User-agent: FooBot/2.1\nDisallow: /\n", [["foobot", "/", D, "a user-agent value is reduced to its product token"]]),
+  ...rows("User-agent: * extra words\nDisallow: /\n", [["anybot", "/", D, "* followed by blanks is still the global group"]]),
   ...rows("User-agent: *bot\nDisallow: /\n", [["xbot", "/", A, "*bot is not a wildcard and names no crawler"]]),
   ...rows("User-agent: foo bar\nDisallow: /\n", [["foo", "/", D, "the token ends at the first blank"]]),
-  ...rows("User-agent: my_bot-2\nDisallow: /\n", [
-    ["My_Bot-9", "/", D, "tokens are letters, - and _; both reduce to my_bot-"],
-  ]),
+  ...rows("User-agent: my_bot-2\nDisallow: /\n", [["My_Bot-9", "/", D, "tokens are letters, - and _; both reduce to my_bot-"]]),
   ...rows("User-agent: *\nDisallow: /x\n", [
     ["anybot", "https://example.com/x?y", D, "an absolute URL is matched by its path and query"],
     ["anybot", "https://example.com", A, "an absolute URL with no path is the root"],

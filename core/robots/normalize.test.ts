@@ -50,7 +50,7 @@ describe("robots normalize", () => {
   test("is idempotent on random strings (property)", () => {
     const alphabet = ["a", "/", "%", "2", "A", "f", "7", "E", "*", "$", " ", "é", "~", "?"];
     let seed = 7;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     for (let i = 0; i < 2000; i++) {
       let s = "/";
       for (let j = rnd(12); j > 0; j--) s += alphabet[rnd(alphabet.length)];
@@ -62,7 +62,7 @@ describe("robots normalize", () => {
   test("gives the same form to a path and any encoding of its unreserved characters (property)", () => {
     const chars = "abcXYZ019-._~";
     let seed = 11;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     for (let i = 0; i < 1000; i++) {
       let plain = "/";
       let encoded = "/";

@@ -29,8 +29,7 @@ const PERCENT = 0x25;
 
 function isUnreserved(c: number): boolean {
   return (
-    (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ||
-    c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e
+    (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d || c === 0x2e || c === 0x5f || c === 0x7e
   );
 }
 
@@ -110,9 +109,7 @@ export function utf8Octets(s: string): string {
     } else if (cp < 0x10000) {
       out += String.fromCharCode(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
     } else {
-      out += String.fromCharCode(
-        0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63),
-      );
+      out += String.fromCharCode(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 63), 0x80 | ((cp >> 6) & 63), 0x80 | (cp & 63));
     }
   }
   return out;

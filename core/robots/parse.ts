@@ -60,13 +60,22 @@ export interface RobotsRules {
 type Key = "user-agent" | "allow" | "disallow" | "sitemap" | "crawl-delay";
 
 const KEYS: ReadonlyMap<string, Key> = new Map<string, Key>([
-  ["user-agent", "user-agent"], ["useragent", "user-agent"], ["user agent", "user-agent"],
+  ["user-agent", "user-agent"],
+  ["useragent", "user-agent"],
+  ["user agent", "user-agent"],
   ["user_agent", "user-agent"],
   ["allow", "allow"],
-  ["disallow", "disallow"], ["dissallow", "disallow"], ["dissalow", "disallow"],
-  ["disalow", "disallow"], ["diasllow", "disallow"], ["disallaw", "disallow"],
-  ["sitemap", "sitemap"], ["site-map", "sitemap"],
-  ["crawl-delay", "crawl-delay"], ["crawldelay", "crawl-delay"], ["crawl delay", "crawl-delay"],
+  ["disallow", "disallow"],
+  ["dissallow", "disallow"],
+  ["dissalow", "disallow"],
+  ["disalow", "disallow"],
+  ["diasllow", "disallow"],
+  ["disallaw", "disallow"],
+  ["sitemap", "sitemap"],
+  ["site-map", "sitemap"],
+  ["crawl-delay", "crawl-delay"],
+  ["crawldelay", "crawl-delay"],
+  ["crawl delay", "crawl-delay"],
   ["crawl_delay", "crawl-delay"],
 ]);
 
@@ -204,7 +213,9 @@ function readOctets(text: string | Uint8Array): { octets: string; truncated: boo
 }
 
 function normalizeKey(raw: string): string {
-  return trimBlanks(raw).toLowerCase().replace(/[ \t]+/g, " ");
+  return trimBlanks(raw)
+    .toLowerCase()
+    .replace(/[ \t]+/g, " ");
 }
 
 function isBlank(c: number): boolean {

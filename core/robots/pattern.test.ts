@@ -62,7 +62,7 @@ describe("robots pattern matcher", () => {
 
   test("agrees with a reference matcher on random patterns and paths (property)", () => {
     let seed = 42;
-    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) >>> 0) % n);
+    const rnd = (n: number) => (seed = (seed * 1103515245 + 12345) >>> 0) % n;
     const pick = (chars: string, len: number) => {
       let s = "";
       for (let i = 0; i < len; i++) s += chars[rnd(chars.length)];

@@ -69,9 +69,7 @@ class CompiledPolicy implements RobotsPolicy {
   constructor(rules: RobotsRule[], crawlDelayMs: number | undefined) {
     if (crawlDelayMs !== undefined) this.crawlDelayMs = crawlDelayMs;
     // Longest first, Allow before Disallow at equal length; sort is stable, so file order breaks the rest.
-    const sorted = rules
-      .slice()
-      .sort((a, b) => b.pattern.length - a.pattern.length || Number(b.allow) - Number(a.allow));
+    const sorted = rules.slice().sort((a, b) => b.pattern.length - a.pattern.length || Number(b.allow) - Number(a.allow));
     this.rules = sorted;
     this.matchers = sorted.map((r) => new PatternMatcher(r.pattern));
     this.allows = Uint8Array.from(sorted, (r) => (r.allow ? 1 : 0));

@@ -40,9 +40,7 @@ export interface FetchResult {
 export function recordFetch(state: UrlState, result: FetchResult, now: number, cfg: ScheduleConfig): UrlState {
   const firstVisit = state.lastFetchedAt === null;
   const fingerprint = result.notModified ? state.fingerprint : (result.fingerprint ?? null);
-  const changed: Change = result.notModified
-    ? "not-modified"
-    : (result.changed ?? (!firstVisit && fingerprint !== state.fingerprint));
+  const changed: Change = result.notModified ? "not-modified" : (result.changed ?? (!firstVisit && fingerprint !== state.fingerprint));
   const refetchIntervalMs = firstVisit
     ? Math.min(cfg.refetchMaxMs, Math.max(cfg.refetchMinMs, state.refetchIntervalMs))
     : nextRefetchInterval(state.refetchIntervalMs, changed, cfg);

@@ -44,11 +44,7 @@ export type ScheduleConfig = Pick<
 >;
 
 /** The state of a newly discovered URL, due at once. */
-export function newUrlState(
-  page: { readonly depth: number; readonly isHomePage: boolean },
-  now: number,
-  cfg: ScheduleConfig,
-): UrlState {
+export function newUrlState(page: { readonly depth: number; readonly isHomePage: boolean }, now: number, cfg: ScheduleConfig): UrlState {
   return {
     status: "queued",
     nextFetchAt: now,

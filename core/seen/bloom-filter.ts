@@ -59,7 +59,8 @@ export class BloomFilter {
       if (!(bitsPerKey > 0)) throw new RangeError(`bitsPerKey must be positive, got ${bitsPerKey}`);
       // Rounded up to whole bytes so the saved body holds no padding bits.
       this.bits = Math.max(8, Math.ceil((expectedCount * bitsPerKey) / 8) * 8);
-      if (this.bits > MAX_BLOOM_BITS) throw new RangeError(`a filter for ${expectedCount} keys at ${bitsPerKey} bits each exceeds ${MAX_BLOOM_BITS} bits`);
+      if (this.bits > MAX_BLOOM_BITS)
+        throw new RangeError(`a filter for ${expectedCount} keys at ${bitsPerKey} bits each exceeds ${MAX_BLOOM_BITS} bits`);
       this.hashes = hashes;
       this.capacity = expectedCount;
     } else {

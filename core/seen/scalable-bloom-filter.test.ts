@@ -36,7 +36,10 @@ test("ScalableBloomFilter - never gives a false negative across growth", () => {
 });
 
 test("ScalableBloomFilter - the compound false-positive rate stays under its 1 % bound after several growths", () => {
-  for (const [initialCapacity, slices] of [[1000, 6], [100, 9]] as const) {
+  for (const [initialCapacity, slices] of [
+    [1000, 6],
+    [100, 9],
+  ] as const) {
     // Fill to the planned capacity of all slices: the worst point before the next slice starts.
     const f = grown(initialCapacity * (2 ** slices - 1), initialCapacity);
     expect(f.sliceCount).toBe(slices);

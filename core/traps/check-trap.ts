@@ -13,13 +13,7 @@
 import type { PolicyConfig } from "../config/index.ts";
 import { pathSegments } from "./url-parts.ts";
 
-export type TrapReason =
-  | "url-too-long"
-  | "too-deep"
-  | "repeated-segment"
-  | "host-queue-full"
-  | "host-daily-cap"
-  | "url-pattern-flood";
+export type TrapReason = "url-too-long" | "too-deep" | "repeated-segment" | "host-queue-full" | "host-daily-cap" | "url-pattern-flood";
 
 /** Accepted, or refused with a reason and a human-readable detail for `explain`. */
 export type TrapVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: TrapReason; readonly detail: string };

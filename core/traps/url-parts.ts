@@ -34,5 +34,7 @@ export function urlPathAndQuery(url: string): string {
 
 /** The non-empty segments of the path: `/a//b/` gives `a`, `b`. */
 export function pathSegments(url: string): string[] {
-  return urlPath(url).split("/").filter((segment) => segment !== "");
+  return urlPath(url)
+    .split("/")
+    .filter((segment) => segment !== "");
 }

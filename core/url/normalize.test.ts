@@ -313,9 +313,7 @@ describe("normalizeUrl - query", () => {
   });
 
   test("keeps names that only resemble tracking names", () => {
-    expect(norm("http://example.com/?utm=1&utmsource=2&gclid2=3&_gat=4")).toBe(
-      "http://example.com/?_gat=4&gclid2=3&utm=1&utmsource=2",
-    );
+    expect(norm("http://example.com/?utm=1&utmsource=2&gclid2=3&_gat=4")).toBe("http://example.com/?_gat=4&gclid2=3&utm=1&utmsource=2");
   });
 
   test("matches tracking names on the name only, not the value", () => {
@@ -346,9 +344,7 @@ describe("normalizeUrl - query", () => {
   });
 
   test("re-encodes nothing but the unreserved escapes", () => {
-    expect(norm("http://example.com/?q=a+b%20c&u=http://x/y?z&s=%2f%3A")).toBe(
-      "http://example.com/?q=a+b%20c&s=%2F%3A&u=http://x/y?z",
-    );
+    expect(norm("http://example.com/?q=a+b%20c&u=http://x/y?z&s=%2f%3A")).toBe("http://example.com/?q=a+b%20c&s=%2F%3A&u=http://x/y?z");
   });
 
   test("decodes unreserved escapes and upper-cases other hex in names and values", () => {

@@ -60,9 +60,11 @@ describe("normalizePercentEscapes", () => {
 
   test("is idempotent on mixes of stray percent signs and escapes", () => {
     const parts = ["%", "%4", "%41", "%34", "%2e", "%25", "4", "a", "g", "%%", "%7e", "%zz"];
-    for (const a of parts) for (const b of parts) for (const c of parts) {
-      const once = normalizePercentEscapes(a + b + c);
-      expect(normalizePercentEscapes(once)).toBe(once);
-    }
+    for (const a of parts)
+      for (const b of parts)
+        for (const c of parts) {
+          const once = normalizePercentEscapes(a + b + c);
+          expect(normalizePercentEscapes(once)).toBe(once);
+        }
   });
 });

@@ -11,20 +11,100 @@ import { isTrackingParam } from "./tracking-params.ts";
 const SCHEMES = ["http", "https", "HTTP", "HtTpS", " http", "http\t"];
 const USERINFO = ["", "", "", "", "user@", "User:P%41ss@", "@", "a:b@", "u%7e:@"];
 const HOSTS = [
-  "example.com", "ExAmple.COM", "example.com.", "example.com..", "bücher.de", "BÜCHER.DE.", "faß.de",
-  "xn--bcher-kva.de", "0x7f.1..", "1.2.3.4.", "2130706433", "[::1]", "[0:0::FFFF:1.2.3.4]", "%41.com",
-  "a-b.c-d.example", "sub.ÉXAMPLE.org", "1.2.3", "localhost", "192.168.0.1", "münchen.de", "www.EXAMPLE.co.uk",
+  "example.com",
+  "ExAmple.COM",
+  "example.com.",
+  "example.com..",
+  "bücher.de",
+  "BÜCHER.DE.",
+  "faß.de",
+  "xn--bcher-kva.de",
+  "0x7f.1..",
+  "1.2.3.4.",
+  "2130706433",
+  "[::1]",
+  "[0:0::FFFF:1.2.3.4]",
+  "%41.com",
+  "a-b.c-d.example",
+  "sub.ÉXAMPLE.org",
+  "1.2.3",
+  "localhost",
+  "192.168.0.1",
+  "münchen.de",
+  "www.EXAMPLE.co.uk",
 ];
 const PORTS = ["", "", "", ":80", ":443", ":0080", ":8080", ":", ":00443"];
 const SEGMENTS = [
-  "a", "A", ".", "..", "%2e", "%2E%2e", ".%2E", "%2e%2e%2e", "%2e.", "%2e%2e%2f", "%41", "%7e", "%7E", "~", "%2f", "%2F", "%", "%%34",
-  "%4%31", "%zz", "%25", "%2541", "a b", "ü", "index.html", "", "\\", "a%20b", '"', "<x>", "%c3%bc", "é", ";p=1",
-  ":", "@", "+", "!$&'()*,=", "%g%41", "%a%62",
+  "a",
+  "A",
+  ".",
+  "..",
+  "%2e",
+  "%2E%2e",
+  ".%2E",
+  "%2e%2e%2e",
+  "%2e.",
+  "%2e%2e%2f",
+  "%41",
+  "%7e",
+  "%7E",
+  "~",
+  "%2f",
+  "%2F",
+  "%",
+  "%%34",
+  "%4%31",
+  "%zz",
+  "%25",
+  "%2541",
+  "a b",
+  "ü",
+  "index.html",
+  "",
+  "\\",
+  "a%20b",
+  '"',
+  "<x>",
+  "%c3%bc",
+  "é",
+  ";p=1",
+  ":",
+  "@",
+  "+",
+  "!$&'()*,=",
+  "%g%41",
+  "%a%62",
 ];
 const PARAMS = [
-  "a=1", "b", "B=2", "utm_source=x", "UTM_Medium=y", "utm%5Fterm=z", "gclid=1", "%67clid=2", "fbclid", "q=a+b",
-  "q=a%20b", "q=a b", "u=http://x/y?z", "", "=", "=v", "%61=1", "x=%7e", "x=%2541", "x=%", "x=%%34", "ü=é", "'",
-  "c=%2f", "_ga=1", "mc_eid=2", "z=1;y=2", "a=2", "%4%31=1",
+  "a=1",
+  "b",
+  "B=2",
+  "utm_source=x",
+  "UTM_Medium=y",
+  "utm%5Fterm=z",
+  "gclid=1",
+  "%67clid=2",
+  "fbclid",
+  "q=a+b",
+  "q=a%20b",
+  "q=a b",
+  "u=http://x/y?z",
+  "",
+  "=",
+  "=v",
+  "%61=1",
+  "x=%7e",
+  "x=%2541",
+  "x=%",
+  "x=%%34",
+  "ü=é",
+  "'",
+  "c=%2f",
+  "_ga=1",
+  "mc_eid=2",
+  "z=1;y=2",
+  "a=2",
+  "%4%31=1",
 ];
 const FRAGMENTS = ["", "", "", "#", "#frag", "#a?b=c", "#%41"];
 const RELATIVE = ["x", "../x", "?b&a=1", "#f", "//Other.example./p", "/root?utm_source=1", "%2e%2e/x", "./%7e/", "..", "?"];
@@ -107,8 +187,7 @@ describe("normalizeUrl - properties over a generated corpus", () => {
       const start = url.protocol.length + 2;
       const authority = result.url.slice(start, result.url.indexOf("/", start));
       const defaultPort = url.protocol === "http:" ? ":80" : ":443";
-      const fine =
-        !result.url.includes("#") && !url.hostname.endsWith(".") && !authority.endsWith(defaultPort) && !authority.endsWith(":");
+      const fine = !result.url.includes("#") && !url.hostname.endsWith(".") && !authority.endsWith(defaultPort) && !authority.endsWith(":");
       if (!fine) throw new Error(`not normalized for ${label(c)}: ${result.url}`);
     }
   });
@@ -119,7 +198,10 @@ describe("normalizeUrl - properties over a generated corpus", () => {
       if (!result.ok) continue;
       const url = new URL(result.url);
       const tail = url.pathname + url.search;
-      const names = url.search.slice(1).split("&").map((p) => p.split("=")[0]!);
+      const names = url.search
+        .slice(1)
+        .split("&")
+        .map((p) => p.split("=")[0]!);
       if (/%(?:[0-9a-f][a-f]|[a-f][0-9a-f])/.test(tail) || names.some(isTrackingParam)) {
         throw new Error(`escapes or trackers left for ${label(c)}: ${result.url}`);
       }

@@ -5,17 +5,7 @@
  */
 
 /** Exact tracking names, lower-case; `utm_*` is matched by prefix instead. */
-const TRACKING_NAMES: ReadonlySet<string> = new Set([
-  "gclid",
-  "fbclid",
-  "msclkid",
-  "dclid",
-  "yclid",
-  "mc_cid",
-  "mc_eid",
-  "_ga",
-  "igshid",
-]);
+const TRACKING_NAMES: ReadonlySet<string> = new Set(["gclid", "fbclid", "msclkid", "dclid", "yclid", "mc_cid", "mc_eid", "_ga", "igshid"]);
 
 // Length bounds of the exact names, so most ordinary names are rejected without allocating a lower-case copy.
 const MIN_EXACT = 3;
@@ -27,7 +17,7 @@ const MAX_EXACT = 7;
  */
 export function isTrackingParam(name: string): boolean {
   const n = name.length;
-  if (n >= 4 && (name.charCodeAt(3) === 0x5f /* _ */ && name.slice(0, 3).toLowerCase() === "utm")) return true;
+  if (n >= 4 && name.charCodeAt(3) === 0x5f /* _ */ && name.slice(0, 3).toLowerCase() === "utm") return true;
   if (n < MIN_EXACT || n > MAX_EXACT) return false;
   return TRACKING_NAMES.has(name.toLowerCase());
 }

@@ -5,8 +5,8 @@
  * loop turn or per few milliseconds, since each message has a fixed cost on both sides.
  */
 import type { FetchTask } from "../../core/model/index.ts";
-import type { FetchPathOptions } from "../../fetch-node/fetch-path.ts";
-import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
+import type { FetchPathOptions } from "../../engine/fetch/index.ts";
+import type { WorkOutput } from "../../core/ports/index.ts";
 
 /**
  * What a fetch thread builds its fetch path from: the fetch path's own options, less the content index,

@@ -4,9 +4,8 @@
  * them when told to; content-index claims go to the main thread.
  */
 import type { FetchTask } from "../../core/model/index.ts";
-import { openFetchPath, type FetchPath } from "../../fetch-node/fetch-path.ts";
-import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
-import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
+import { openFetchPath, type FetchPath } from "../../engine/fetch/index.ts";
+import type { WorkOutput, ContentIndex } from "../../core/ports/index.ts";
 import type { FromThread, ToThread } from "./protocol.ts";
 
 declare const self: { onmessage: ((e: MessageEvent<ToThread>) => void) | null; postMessage(m: FromThread): void };

@@ -6,8 +6,7 @@
  */
 import type { FetchTask } from "../../core/model/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
-import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
-import type { WorkOutput } from "../../fetch-node/pipeline/index.ts";
+import type { ContentIndex, WorkOutput } from "../../core/ports/index.ts";
 import type { FetchThreadInit, FromThread, ToThread } from "./protocol.ts";
 
 class FetchThread {
@@ -91,7 +90,9 @@ class FetchThread {
 
   private async answer(msg: Extract<FromThread, { type: "claim" }>): Promise<void> {
     const owner =
-      msg.kind === "exact" ? await this.content.claimExact(msg.key, msg.url) : await this.content.claimNear(BigInt(`0x${msg.key}`), msg.url);
+      msg.kind === "exact"
+        ? await this.content.claimExact(msg.key, msg.url)
+        : await this.content.claimNear(BigInt(`0x${msg.key}`), msg.url);
     this.post({ type: "claimed", id: msg.id, owner });
   }
 
@@ -117,11 +118,17 @@ export class ThreadedFetchRunner {
   private constructor(private readonly threads: FetchThread[]) {}
 
   /** Starts `count` fetch threads; WARC files of thread i are named `<prefix>-t<i>-...`. */
-  static async start(init: Omit<FetchThreadInit, "warcPrefix"> & { warcPrefix: string }, content: ContentIndex, count: number): Promise<ThreadedFetchRunner> {
+  static async start(
+    init: Omit<FetchThreadInit, "warcPrefix"> & { warcPrefix: string },
+    content: ContentIndex,
+    count: number,
+  ): Promise<ThreadedFetchRunner> {
     const threads = Array.from({ length: count }, () => new FetchThread(new Worker(new URL("./thread.ts", import.meta.url).href), content));
     const runner = new ThreadedFetchRunner(threads);
     try {
-      await Promise.all(threads.map((t, i) => t.start({ ...init, warcPrefix: count === 1 ? init.warcPrefix : `${init.warcPrefix}-t${i}` })));
+      await Promise.all(
+        threads.map((t, i) => t.start({ ...init, warcPrefix: count === 1 ? init.warcPrefix : `${init.warcPrefix}-t${i}` })),
+      );
     } catch (error) {
       await runner.close().catch(() => {});
       throw error;

@@ -24,9 +24,23 @@ test("config - the defaults make a loopback node of the default region with 64 p
 test("config - flags win over env vars, policy flags and env vars pass through to the crawl policy", () => {
   const { config, policy, partitionsGiven } = resolveFrontierNodeConfig(
     ["--node-id", "f1", "--region=eu", "--credit", "32", "--confirm-all-seen", "--min-gap", "2s", "--partitions", "16"],
-    { CRAWL_REGION: "us", CRAWL_REDIS_URL: "redis://127.0.0.1:6379", CRAWL_HEARTBEAT_INTERVAL: "500ms", CRAWL_MAX_DEPTH: "7", CRAWL_NATS_URL: "nats://a:1, nats://b:2" },
+    {
+      CRAWL_REGION: "us",
+      CRAWL_REDIS_URL: "redis://127.0.0.1:6379",
+      CRAWL_HEARTBEAT_INTERVAL: "500ms",
+      CRAWL_MAX_DEPTH: "7",
+      CRAWL_NATS_URL: "nats://a:1, nats://b:2",
+    },
   );
-  expect(config).toMatchObject({ nodeId: "f1", region: "eu", credit: 32, confirmAllSeen: true, redisUrl: "redis://127.0.0.1:6379", heartbeatIntervalMs: 500, partitions: 16 });
+  expect(config).toMatchObject({
+    nodeId: "f1",
+    region: "eu",
+    credit: 32,
+    confirmAllSeen: true,
+    redisUrl: "redis://127.0.0.1:6379",
+    heartbeatIntervalMs: 500,
+    partitions: 16,
+  });
   expect(config.natsUrls).toEqual(["nats://a:1", "nats://b:2"]);
   expect(policy.minGapMs).toBe(2_000);
   expect(policy.maxDepth).toBe(7);
@@ -36,7 +50,9 @@ test("config - flags win over env vars, policy flags and env vars pass through t
 test("config - every bad value is reported at once, naming where it came from", () => {
   let error: unknown;
   try {
-    resolveFrontierNodeConfig(["--node-id", "Bad_Id", "--credit", "0", "--grpc-listen", "nowhere", "--bogus", "1", "--min-gap", "soon"], { CRAWL_REDIS_URL: "http://x" });
+    resolveFrontierNodeConfig(["--node-id", "Bad_Id", "--credit", "0", "--grpc-listen", "nowhere", "--bogus", "1", "--min-gap", "soon"], {
+      CRAWL_REDIS_URL: "http://x",
+    });
   } catch (e) {
     error = e;
   }
@@ -45,7 +61,9 @@ test("config - every bad value is reported at once, naming where it came from", 
   expect(problems).toContain('unknown argument "--bogus"');
   expect(problems).toContain("nodeId:");
   expect(problems).toContain("credit: must be between 1 and");
-  expect(problems).toContain('grpcListen: must be host:port (port 0 picks a free one), got "nowhere" (from flag --grpc-listen = "nowhere")');
+  expect(problems).toContain(
+    'grpcListen: must be host:port (port 0 picks a free one), got "nowhere" (from flag --grpc-listen = "nowhere")',
+  );
   expect(problems).toContain("redisUrl:");
   expect(problems).toContain("minGapMs");
 });
@@ -59,7 +77,20 @@ test("config - a generated node id is a valid token built from the host name", (
 
 test("config - the usage lists every flag with its env var, and the policy flags", () => {
   const usage = frontierNodeUsage();
-  for (const flag of ["--node-id", "--region", "--nats-url", "--redis-url", "--data-dir", "--grpc-listen", "--http-listen", "--partitions", "--credit", "--heartbeat-interval", "--min-gap", "--fetch-lease"]) {
+  for (const flag of [
+    "--node-id",
+    "--region",
+    "--nats-url",
+    "--redis-url",
+    "--data-dir",
+    "--grpc-listen",
+    "--http-listen",
+    "--partitions",
+    "--credit",
+    "--heartbeat-interval",
+    "--min-gap",
+    "--fetch-lease",
+  ]) {
     expect(usage).toContain(flag);
   }
   expect(usage).toContain("env CRAWL_CREDIT");

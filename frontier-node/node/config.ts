@@ -60,7 +60,8 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     default: "",
     env: "CRAWL_NODE_ID",
     flag: "--node-id",
-    description: "This node's id (a-z, 0-9, -); empty: the id saved in --data-dir, else frontier-<hostname>-<random>. Restart with the same id and data dir to resume",
+    description:
+      "This node's id (a-z, 0-9, -); empty: the id saved in --data-dir, else frontier-<hostname>-<random>. Restart with the same id and data dir to resume",
     ...tokenKind("node id", { optional: true }),
   },
   region: {
@@ -232,8 +233,15 @@ export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): Re
 
 /** A fresh node id: `frontier-<hostname>-<6 random base-36 digits>`, valid for checkToken. */
 export function generateNodeId(host: string = hostname(), random: () => number = Math.random): string {
-  const name = host.toLowerCase().replace(/[^a-z0-9-]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40) || "local";
-  const suffix = Math.floor(random() * 36 ** 6).toString(36).padStart(6, "0");
+  const name =
+    host
+      .toLowerCase()
+      .replace(/[^a-z0-9-]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 40) || "local";
+  const suffix = Math.floor(random() * 36 ** 6)
+    .toString(36)
+    .padStart(6, "0");
   return checkToken("node id", `frontier-${name}-${suffix}`);
 }
 

@@ -6,10 +6,10 @@
  * Results come back through the results consumers, which call `settled` and `wake`; the loop sleeps until
  * the next host is due or until woken, never on a fixed tick.
  */
-import type { MessageBus } from "../../core/cluster/index.ts";
+import type { MessageBus } from "../../core/ports/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
-import type { Log } from "../../adapters/log/index.ts";
-import type { Frontier } from "../frontier/frontier.ts";
+import type { Log } from "../../kit/log/index.ts";
+import type { Frontier } from "../../engine/frontier/index.ts";
 
 export interface DispatcherOptions {
   frontier: Frontier;
@@ -110,7 +110,8 @@ export class Dispatcher {
       failed++;
       this.published.delete(task.taskId);
       frontier.abandon(task);
-      if (failed === 1) this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", { error: o.reason, region });
+      if (failed === 1)
+        this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", { error: o.reason, region });
     });
     frontier.counters.add("node.tasks.published", tasks.length - failed);
     if (failed > 0) {

@@ -1,6 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
-import { FrontierStore } from "../frontier/store/frontier-store.ts";
+import { FrontierStore } from "../../engine/frontier/index.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
 const P = 8;
@@ -19,10 +19,16 @@ const LINKS: Record<string, string[]> = {
 test("frontier node - publishes tasks for queued seeds, applies the results published back and admits links from the urls stream", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();
-  await writeRing(bed.state, ringOf(P, () => "n1"));
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "n1"),
+  );
   let maxInFlight = 0;
   const node = await bed.node("n1", { credit: 2 });
-  const fetcher = bed.fetcher({ links: (url) => LINKS[url] ?? [], onTask: () => (maxInFlight = Math.max(maxInFlight, node.frontier.inFlight)) });
+  const fetcher = bed.fetcher({
+    links: (url) => LINKS[url] ?? [],
+    onTask: () => (maxInFlight = Math.max(maxInFlight, node.frontier.inFlight)),
+  });
   await waitFor(() => node.serving.length === P, "n1 to serve every partition");
 
   await publishUrls(bed.bus, P, discovered(["http://h0.test/", "http://h1.test/"], true));
@@ -30,16 +36,20 @@ test("frontier node - publishes tasks for queued seeds, applies the results publ
   const expected = ["http://h0.test/", "http://h0.test/a", "http://h1.test/", "http://h1.test/b", "http://h2.test/", "http://h2.test/c"];
   await waitFor(() => fetcher.pages().length >= expected.length && node.frontier.inFlight === 0, "every page to be fetched and applied");
   expect(fetcher.pages().sort()).toEqual(expected);
-  expect(fetcher.tasks.filter((t) => t.kind === "robots").map((t) => t.url).sort()).toEqual([
-    "http://h0.test/robots.txt",
-    "http://h1.test/robots.txt",
-    "http://h2.test/robots.txt",
-  ]);
+  expect(
+    fetcher.tasks
+      .filter((t) => t.kind === "robots")
+      .map((t) => t.url)
+      .sort(),
+  ).toEqual(["http://h0.test/robots.txt", "http://h1.test/robots.txt", "http://h2.test/robots.txt"]);
   expect(maxInFlight).toBeLessThanOrEqual(2);
   for (const url of expected) expect(node.frontier.explainUrl(url, new URL(url).host).state).toBe("fetched");
   expect(node.frontier.snapshot().queued).toBe(0);
 
-  await waitFor(async () => ((await bed.state.listNodes()).find((n) => n.id === "n1")?.counters["node.results.received"] ?? 0) >= 9, "the heartbeat to report the results");
+  await waitFor(
+    async () => ((await bed.state.listNodes()).find((n) => n.id === "n1")?.counters["node.results.received"] ?? 0) >= 9,
+    "the heartbeat to report the results",
+  );
   const record = (await bed.state.listNodes()).find((n) => n.id === "n1")!;
   expect(record).toMatchObject({ role: "frontier", region: REGION, status: "active", grpcAddress: node.grpcAddress });
   expect(record.partitions).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
@@ -52,7 +62,10 @@ test("frontier node - forwards a redirect to a host of another node's partition 
   await bed.ensureRegion();
   // h0.test is in partition 1 (node a), h1.test in partition 4 (node b).
   expect([partitionOf("h0.test", P), partitionOf("h1.test", P)]).toEqual([1, 4]);
-  await writeRing(bed.state, ringOf(P, (p) => (p === 4 ? "b" : "a")));
+  await writeRing(
+    bed.state,
+    ringOf(P, (p) => (p === 4 ? "b" : "a")),
+  );
   const a = await bed.node("a");
   const b = await bed.node("b");
   const fetcher = bed.fetcher({ redirect: (url) => (url === "http://h0.test/old" ? "http://h1.test/new" : undefined) });
@@ -60,7 +73,10 @@ test("frontier node - forwards a redirect to a host of another node's partition 
 
   await publishUrls(bed.bus, P, discovered(["http://h0.test/old"], true));
 
-  await waitFor(() => fetcher.pages().includes("http://h1.test/new") && b.frontier.inFlight === 0, "the redirect target to be fetched by its owner");
+  await waitFor(
+    () => fetcher.pages().includes("http://h1.test/new") && b.frontier.inFlight === 0,
+    "the redirect target to be fetched by its owner",
+  );
   expect(b.frontier.explainUrl("http://h1.test/new", "h1.test").state).toBe("fetched");
   expect(a.frontier.explainUrl("http://h1.test/new", "h1.test").known).toBe(false);
   expect(a.frontier.explainUrl("http://h0.test/old", "h0.test").state).toBe("redirected");
@@ -70,7 +86,10 @@ test("frontier node - forwards a redirect to a host of another node's partition 
 test("frontier node - releases a host whose fetch result never comes once the fetch lease has passed", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();
-  await writeRing(bed.state, ringOf(P, () => "n1"));
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "n1"),
+  );
   let offset = 0;
   let dropped = false;
   const fetcher = bed.fetcher({
@@ -95,7 +114,10 @@ test("frontier node - releases a host whose fetch result never comes once the fe
 test("frontier node - a clean stop gives back unanswered tasks, marks the store clean and deletes the node record", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();
-  await writeRing(bed.state, ringOf(P, () => "n1"));
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "n1"),
+  );
   const store = FrontierStore.open(":memory:");
   bed.fetcher({ answer: (t) => t.kind !== "page" });
   const node = await bed.node("n1", { store, stopGraceMs: 50 });

@@ -13,16 +13,17 @@
  * loops and subscriptions are this node's and end with `stop()` (a clean stop: results of tasks in flight
  * are awaited for a bounded time, the rest given back, the store marked clean, the record deleted).
  */
-import { regionOf, type ClusterState, type MessageBus, type RegionRules } from "../../core/cluster/index.ts";
+import { regionOf, type RegionRules } from "../../core/cluster/index.ts";
+import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
-import { silentLog, type Log } from "../../adapters/log/index.ts";
-import { Frontier } from "../frontier/frontier.ts";
-import type { FrontierStore } from "../frontier/store/frontier-store.ts";
-import type { SeenSet } from "../seen/seen-set.ts";
+import { silentLog, type Log } from "../../kit/log/index.ts";
+import { Frontier } from "../../engine/frontier/index.ts";
+import type { FrontierStore } from "../../engine/frontier/index.ts";
+import type { SeenSet } from "../../core/ports/index.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { frontierService } from "./grpc-service.ts";
 import { HandoffReceiver } from "./handoff-receiver.ts";
@@ -188,14 +189,29 @@ export class FrontierNode {
         const colon = opts.httpListen.lastIndexOf(":");
         const httpLog = log.child("http");
         this.http = await serveHono(
-          healthApp({ ready: () => this.ready, metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }) }),
-          { hostname: opts.httpListen.slice(0, colon).replace(/^\[|\]$/g, ""), port: Number(opts.httpListen.slice(colon + 1)), onError: (error) => httpLog.error("health app failed", { error }) },
+          healthApp({
+            ready: () => this.ready,
+            metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }),
+          }),
+          {
+            hostname: opts.httpListen.slice(0, colon).replace(/^\[|\]$/g, ""),
+            port: Number(opts.httpListen.slice(colon + 1)),
+            onError: (error) => httpLog.error("health app failed", { error }),
+          },
         );
         this.addresses.http = this.http.url;
       }
       this.membership = new Membership({
         state,
-        identity: { id: nodeId, role: "frontier", region, runtime: "bun", grpcAddress: this.grpcAddress, httpAddress: this.httpAddress, startedAt: now() },
+        identity: {
+          id: nodeId,
+          role: "frontier",
+          region,
+          runtime: "bun",
+          grpcAddress: this.grpcAddress,
+          httpAddress: this.httpAddress,
+          startedAt: now(),
+        },
         intervalMs: opts.heartbeatIntervalMs,
         now,
         report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
@@ -229,7 +245,10 @@ export class FrontierNode {
 
   /** Partitions this node is waiting to receive, and partitions it is handing over. */
   get pending(): { await: number[]; handOff: number[] } {
-    return { await: [...this.manager.currentRoles.await], handOff: [...new Set([...this.manager.currentRoles.handOff, ...this.manager.handingOff])] };
+    return {
+      await: [...this.manager.currentRoles.await],
+      handOff: [...new Set([...this.manager.currentRoles.handOff, ...this.manager.handingOff])],
+    };
   }
 
   /** Stops dispatching and marks the record draining; partitions leave as the coordinator moves them. */

@@ -1,6 +1,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
-import { FailedPreconditionError, FrontierClient, InvalidArgumentError, NotFoundError } from "../../adapters/grpc/index.ts";
+import { FrontierClient } from "../../adapters/grpc/index.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../../core/errors/index.ts";
 import { hostArgument } from "./grpc-service.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
@@ -29,7 +30,10 @@ afterEach(async () => {
 async function crawled() {
   bed = new TestBed(P);
   await bed.ensureRegion();
-  await writeRing(bed.state, ringOf(P, (p) => (p === partitionOf("h1.test", P) ? "n2" : "n1")));
+  await writeRing(
+    bed.state,
+    ringOf(P, (p) => (p === partitionOf("h1.test", P) ? "n2" : "n1")),
+  );
   const fetcher = bed.fetcher({ links: (url) => (url === "http://h0.test/" ? ["http://h0.test/a?a=1&b=2"] : []) });
   const node = await bed.node("n1", { httpListen: "127.0.0.1:0" });
   await waitFor(() => node.serving.length === P - 1, "n1 to serve");
@@ -104,9 +108,9 @@ test("grpc - Enqueue admits URLs of served partitions and forwards the others to
   expect(response.admitted).toBe(2);
   expect(bed.bus.depth(`${REGION}/urls-${partitionOf("h1.test", P)}`)).toBe(1);
   await waitFor(() => fetcher.pages().includes("http://h2.test/"), "the admitted seed to be fetched");
-  expect(await failure(client.enqueue({ urls: [{ url: "ftp://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true }] }))).toBeInstanceOf(
-    InvalidArgumentError,
-  );
+  expect(
+    await failure(client.enqueue({ urls: [{ url: "ftp://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true }] })),
+  ).toBeInstanceOf(InvalidArgumentError);
 });
 
 test("grpc - GetStats and ListHosts report the node's gauges, counters and active hosts", async () => {

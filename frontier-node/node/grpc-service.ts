@@ -1,6 +1,6 @@
 /**
  * FrontierService (proto/crawler/frontier/v1) over this node's frontier. Handlers throw the project's
- * errors (adapters/grpc/errors.ts); `unary` and `toGrpcError` turn them into statuses, so this is the only
+ * errors (core/errors); `unary` and `toGrpcError` turn them into statuses, so this is the only
  * place that knows about gRPC. Conventions:
  *
  *  - A host argument is a host key (`example.com`, `example.com:8080`) or a URL, whose host key is used.
@@ -12,13 +12,15 @@
  *    links take), so a caller may send seeds to any frontier node. `admitted` counts the URLs new here
  *    plus the URLs forwarded (whose seen check happens at their owner).
  */
-import type { MessageBus, RegionRules } from "../../core/cluster/index.ts";
+import type { RegionRules } from "../../core/cluster/index.ts";
+import type { MessageBus } from "../../core/ports/index.ts";
 import { regionOf } from "../../core/cluster/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
-import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../adapters/grpc/errors.ts";
-import { toGrpcError, unary, urlExplanation, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
+import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../core/errors/index.ts";
+import { toGrpcError, unary, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
+import { urlExplanation } from "../../proto/codec/index.ts";
 import {
   FrontierServiceService,
   type FrontierServiceServer,
@@ -26,7 +28,7 @@ import {
   type HostInfo,
   type UrlExplanation,
 } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
-import type { Frontier, HostView } from "../frontier/frontier.ts";
+import type { Frontier, HostView } from "../../engine/frontier/index.ts";
 import type { HandoffReceiver } from "./handoff-receiver.ts";
 
 export interface FrontierServiceDeps {
@@ -94,7 +96,9 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
   const requireOwned = (where: ReturnType<typeof locate>) => {
     if (where.region === deps.region && frontier.serves(where.partition)) return;
     const owner = where.owner ? `node ${where.owner}` : "no node yet (being handed over, or no frontier node in the region)";
-    throw new FailedPreconditionError(`host ${where.host} is in partition ${where.partition} of region ${where.region}, served by ${owner}, not by ${deps.nodeId}`);
+    throw new FailedPreconditionError(
+      `host ${where.host} is in partition ${where.partition} of region ${where.region}, served by ${owner}, not by ${deps.nodeId}`,
+    );
   };
 
   const viewOf = (host: string): HostView => {
@@ -105,7 +109,8 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
 
   const implementation: FrontierServiceServer = {
     enqueue: unary(async (request) => {
-      if (request.urls.length > MAX_ENQUEUE) throw new InvalidArgumentError(`at most ${MAX_ENQUEUE} URLs per call, got ${request.urls.length}`);
+      if (request.urls.length > MAX_ENQUEUE)
+        throw new InvalidArgumentError(`at most ${MAX_ENQUEUE} URLs per call, got ${request.urls.length}`);
       const local: DiscoveredUrl[] = [];
       const remote = new Map<string, { region: string; partition: number; urls: DiscoveredUrl[] }>();
       const rejected: string[] = [];
@@ -131,7 +136,9 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
         }
       }
       if (rejected.length > 0) {
-        throw new InvalidArgumentError(`${rejected.length} URL(s) cannot be crawled, nothing was enqueued: ${rejected.slice(0, 5).join("; ")}${rejected.length > 5 ? "; ..." : ""}`);
+        throw new InvalidArgumentError(
+          `${rejected.length} URL(s) cannot be crawled, nothing was enqueued: ${rejected.slice(0, 5).join("; ")}${rejected.length > 5 ? "; ..." : ""}`,
+        );
       }
       let forwarded = 0;
       try {
@@ -185,7 +192,8 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       const where = locate(request.host);
       requireOwned(where);
       if (request.minGapMs < 0n) throw new InvalidArgumentError(`min_gap_ms must not be negative, got ${request.minGapMs}`);
-      if (request.minGapMs > BigInt(Number.MAX_SAFE_INTEGER)) throw new InvalidArgumentError(`min_gap_ms is too large: ${request.minGapMs}`);
+      if (request.minGapMs > BigInt(Number.MAX_SAFE_INTEGER))
+        throw new InvalidArgumentError(`min_gap_ms is too large: ${request.minGapMs}`);
       frontier.setHostMinGap(where.host, Number(request.minGapMs));
       return { host: hostInfo(viewOf(where.host)) };
     }, log),

@@ -9,14 +9,14 @@
  * A partition imported while already served (the coordinator gave it over at once, believing the giver
  * dead, and the giver turned out alive) is reloaded into the frontier, so the imported hosts are seen.
  */
-import { completeHandoff, type ClusterState } from "../../core/cluster/index.ts";
+import { completeHandoff } from "../../core/cluster/index.ts";
+import { type ClusterState } from "../../core/ports/index.ts";
 import type { Priority } from "../../core/model/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
-import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from "../../adapters/grpc/errors.ts";
-import type { Log } from "../../adapters/log/index.ts";
-import type { Frontier } from "../frontier/frontier.ts";
-import { importChunk, type HandoffChunk } from "../frontier/handoff.ts";
-import type { FrontierStore } from "../frontier/store/frontier-store.ts";
+import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from "../../core/errors/index.ts";
+import type { Log } from "../../kit/log/index.ts";
+import type { Frontier, FrontierStore } from "../../engine/frontier/index.ts";
+import { importChunk, type HandoffChunk } from "../../engine/frontier/index.ts";
 
 export interface HandoffReceiverOptions {
   nodeId: string;
@@ -62,7 +62,8 @@ export class HandoffReceiver {
       }
     }
     if (partition === undefined) throw new InvalidArgumentError("empty handoff stream");
-    if (!done) throw new InvalidArgumentError(`handoff stream of partition ${partition} ended without its done chunk; the sender must retry`);
+    if (!done)
+      throw new InvalidArgumentError(`handoff stream of partition ${partition} ended without its done chunk; the sender must retry`);
     this.opts.frontier.recount();
     await this.complete(partition, from);
     if (this.opts.frontier.serves(partition)) this.opts.reload(partition);
@@ -84,7 +85,9 @@ export class HandoffReceiver {
     const owner = r?.owners[p] ?? "";
     const previous = r?.previous[p] ?? "";
     if (owner !== this.opts.nodeId) {
-      throw new FailedPreconditionError(`partition ${p} of region ${this.opts.region} is owned by ${owner || "no node"}, not by ${this.opts.nodeId}`);
+      throw new FailedPreconditionError(
+        `partition ${p} of region ${this.opts.region} is owned by ${owner || "no node"}, not by ${this.opts.nodeId}`,
+      );
     }
     if (previous !== from && previous !== "") {
       throw new FailedPreconditionError(`partition ${p} of region ${this.opts.region} is to be handed over by ${previous}, not by ${from}`);
@@ -119,7 +122,8 @@ function toChunk(req: HandoffRequest): HandoffChunk {
   return {
     partition: req.partition,
     queued: req.queued.map((q, i) => {
-      if (q.priority < 1 || q.priority > 3) throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
+      if (q.priority < 1 || q.priority > 3)
+        throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
       // seq is assigned by the receiving store; the chunk's order is kept.
       return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq: i, url: q.url, depth: q.depth, hops: q.hops };
     }),

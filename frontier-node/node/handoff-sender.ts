@@ -14,12 +14,12 @@
  * coordinator decided this node was dead) stays in the store untouched. A stream that broke after the
  * receiver committed is recognized by the ring: the owner it was sent to has cleared `previous[p]`.
  */
-import type { ClusterState, RingRecord } from "../../core/cluster/index.ts";
+import type { RingRecord } from "../../core/cluster/index.ts";
+import type { ClusterState } from "../../core/ports/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
-import type { Log } from "../../adapters/log/index.ts";
-import type { Frontier } from "../frontier/frontier.ts";
-import { exportPartition } from "../frontier/handoff.ts";
-import type { FrontierStore } from "../frontier/store/frontier-store.ts";
+import type { Log } from "../../kit/log/index.ts";
+import type { Frontier, FrontierStore } from "../../engine/frontier/index.ts";
+import { exportPartition } from "../../engine/frontier/index.ts";
 
 /** A connection to another frontier node's Handoff RPC (FrontierClient in production). */
 export interface HandoffPeer {
@@ -88,7 +88,8 @@ export class HandoffSender {
         return "left-in-store";
       }
       if (owner === "") {
-        if (attempt % 20 === 0) log.warn("partition has no owner to hand over to (no live frontier node in the region); waiting", { partition: p });
+        if (attempt % 20 === 0)
+          log.warn("partition has no owner to hand over to (no live frontier node in the region); waiting", { partition: p });
         continue;
       }
       const address = await this.addressOf(owner);
@@ -147,7 +148,11 @@ export class HandoffSender {
 
   private holdsNothing(p: number): boolean {
     const { store } = this.opts;
-    return store.queuedInPartition(p, undefined, 1).length === 0 && store.urlsInPartition(p, "", 1).length === 0 && store.hostsInPartition(p).length === 0;
+    return (
+      store.queuedInPartition(p, undefined, 1).length === 0 &&
+      store.urlsInPartition(p, "", 1).length === 0 &&
+      store.hostsInPartition(p).length === 0
+    );
   }
 
   private dropLocal(p: number): void {

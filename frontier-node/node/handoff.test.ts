@@ -1,8 +1,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient } from "../../adapters/grpc/index.ts";
-import type { FrontierStore } from "../frontier/store/frontier-store.ts";
-import { FrontierStore as Store } from "../frontier/store/frontier-store.ts";
+import type { FrontierStore } from "../../engine/frontier/index.ts";
+import { FrontierStore as Store } from "../../engine/frontier/index.ts";
 import type { HandoffPeer } from "./handoff-sender.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
@@ -48,13 +48,19 @@ async function crawlUntilQueued(storeA: FrontierStore, gate: Promise<void>) {
   bed = new TestBed(P);
   held = 0;
   await bed.ensureRegion();
-  await writeRing(bed.state, ringOf(P, () => "a"));
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "a"),
+  );
   const fetcher = bed.fetcher();
   const a = await bed.node("a", { store: storeA, policy: SLOW, dial: gatedDial(gate), handoffChunkSize: 7 });
   await waitFor(() => a.serving.length === P, "a to serve every partition");
   await publishUrls(bed.bus, P, discovered(URLS));
   await waitFor(
-    () => fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length && a.frontier.inFlight === 0 && a.frontier.snapshot().queued === URLS.length,
+    () =>
+      fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length &&
+      a.frontier.inFlight === 0 &&
+      a.frontier.snapshot().queued === URLS.length,
     "every host's robots.txt to be applied",
   );
   return { a, fetcher };
@@ -72,7 +78,15 @@ test("handoff - moves queued URLs and host state to the new owner, nothing lost 
   const stateBefore = a.frontier.hostInfo(movedHost)!;
 
   const b = await bed.node("b", { store: storeB, policy: SLOW });
-  await writeRing(bed.state, ringOf(P, (p) => (moved(p) ? "b" : "a"), (p) => (moved(p) ? "a" : ""), 2));
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      (p) => (moved(p) ? "b" : "a"),
+      (p) => (moved(p) ? "a" : ""),
+      2,
+    ),
+  );
   await waitFor(() => b.pending.await.length === 4 && held === 4, "every handoff stream to reach the gate");
   const late = `http://${movedHost}/late`;
   await publishUrls(bed.bus, P, discovered([late]));
@@ -110,7 +124,10 @@ test("handoff - moves queued URLs and host state to the new owner, nothing lost 
 test("handoff - a partition with a fetch in flight is handed over only after its result came back to the giver", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();
-  await writeRing(bed.state, ringOf(P, () => "a"));
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "a"),
+  );
   const host = HOSTS.find((h) => moved(partitionOf(h, P)))!;
   const urls = [`http://${host}/`, `http://${host}/p1`, `http://${host}/p2`];
   let release!: () => void;
@@ -122,7 +139,15 @@ test("handoff - a partition with a fetch in flight is handed over only after its
   await publishUrls(bed.bus, P, discovered(urls));
   await waitFor(() => fetcher.tasks.length === 1 && a.frontier.inFlight === 1, "the robots.txt task to be in flight");
 
-  await writeRing(bed.state, ringOf(P, (p) => (moved(p) ? "b" : "a"), (p) => (moved(p) ? "a" : ""), 2));
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      (p) => (moved(p) ? "b" : "a"),
+      (p) => (moved(p) ? "a" : ""),
+      2,
+    ),
+  );
   await waitFor(() => a.pending.handOff.length === 4 && b.pending.await.length === 4, "the handoff to wait for the fetch in flight");
   expect(a.pending.handOff).toContain(partitionOf(host, P));
   expect(fetcher.tasks.length).toBe(1);
@@ -144,11 +169,27 @@ test("handoff - when the giver dies mid-handoff and the coordinator clears previ
   const storeA = Store.open(":memory:");
   const { a } = await crawlUntilQueued(storeA, new Promise<void>(() => {}));
   const b = await bed.node("b", { policy: SLOW });
-  await writeRing(bed.state, ringOf(P, (p) => (moved(p) ? "b" : "a"), (p) => (moved(p) ? "a" : ""), 2));
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      (p) => (moved(p) ? "b" : "a"),
+      (p) => (moved(p) ? "a" : ""),
+      2,
+    ),
+  );
   await waitFor(() => b.pending.await.length === 4, "b to await its partitions");
 
   await a.crash();
-  await writeRing(bed.state, ringOf(P, () => "b", () => "", 3));
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      () => "b",
+      () => "",
+      3,
+    ),
+  );
 
   await waitFor(() => b.serving.length === P, "b to serve every partition at once");
   expect(b.pending.await).toEqual([]);
@@ -157,7 +198,10 @@ test("handoff - when the giver dies mid-handoff and the coordinator clears previ
 test("handoff - a drained node hands every partition over and then deletes its record", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();
-  await writeRing(bed.state, ringOf(P, () => "a"));
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "a"),
+  );
   bed.fetcher();
   const a = await bed.node("a", { policy: SLOW });
   const b = await bed.node("b", { policy: SLOW });
@@ -174,7 +218,15 @@ test("handoff - a drained node hands every partition over and then deletes its r
   expect(a.frontier.isDraining).toBe(true);
   expect((await bed.state.listNodes()).find((n) => n.id === "a")?.status).toBe("draining");
   // The coordinator moves every partition away from the draining node.
-  await writeRing(bed.state, ringOf(P, () => "b", () => "a", 2));
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      () => "b",
+      () => "a",
+      2,
+    ),
+  );
 
   await waitFor(async () => !(await bed.state.listNodes()).some((n) => n.id === "a"), "a to delete its record");
   await waitFor(() => b.serving.length === P, "b to serve every partition");

@@ -8,8 +8,9 @@
  * `draining`, the node drains (`onDrain`) and keeps writing `draining` from then on, so the coordinator's
  * mark is never flipped back.
  */
-import type { ClusterState, NodeRecord, NodeStatus } from "../../core/cluster/index.ts";
-import type { Log } from "../../adapters/log/index.ts";
+import type { NodeRecord, NodeStatus } from "../../core/cluster/index.ts";
+import type { ClusterState } from "../../core/ports/index.ts";
+import type { Log } from "../../kit/log/index.ts";
 
 export interface MembershipOptions {
   state: Pick<ClusterState, "putNode" | "deleteNode" | "listNodes">;

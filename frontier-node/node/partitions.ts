@@ -13,12 +13,13 @@
  * A results subscription outlives serving for as long as its partition has tasks in flight or a handoff
  * under way; it is released when neither holds. Ring updates are applied one at a time, in revision order.
  */
-import { partitionRoles, type ClusterState, type Delivery, type MessageBus, type RingRecord, type Subscription } from "../../core/cluster/index.ts";
+import { partitionRoles, type RingRecord } from "../../core/cluster/index.ts";
+import { type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
-import type { Log } from "../../adapters/log/index.ts";
-import { GroupCommit } from "../frontier/group-commit.ts";
-import type { Frontier } from "../frontier/frontier.ts";
+import type { Log } from "../../kit/log/index.ts";
+import { GroupCommit } from "../../engine/frontier/index.ts";
+import type { Frontier } from "../../engine/frontier/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { HandoffOutcome, HandoffSender } from "./handoff-sender.ts";
 import type { Pulse } from "./pulse.ts";
@@ -72,7 +73,9 @@ export class PartitionManager {
 
   start(): void {
     this.unwatch = this.opts.state.watchRing((ring, revision) => {
-      this.chain = this.chain.then(() => this.apply(ring, revision)).catch((error: unknown) => this.opts.log.error("applying a ring failed", { error, revision }));
+      this.chain = this.chain
+        .then(() => this.apply(ring, revision))
+        .catch((error: unknown) => this.opts.log.error("applying a ring failed", { error, revision }));
     });
   }
 
@@ -92,7 +95,13 @@ export class PartitionManager {
 
   /** Nothing served, awaited or being handed over: a drained node may leave. */
   get idle(): boolean {
-    return this.ring !== undefined && this.roles.serve.length === 0 && this.roles.await.length === 0 && this.roles.handOff.length === 0 && this.handoffs.size === 0;
+    return (
+      this.ring !== undefined &&
+      this.roles.serve.length === 0 &&
+      this.roles.await.length === 0 &&
+      this.roles.handOff.length === 0 &&
+      this.handoffs.size === 0
+    );
   }
 
   /** The owner of partition p of `region` under the last ring ("" when none or no ring yet). */
@@ -141,7 +150,10 @@ export class PartitionManager {
     if (this.stopped || revision <= this.revision) return;
     const { frontier, log, region, nodeId } = this.opts;
     if (ring.partitions !== this.opts.partitions) {
-      log.error("ignoring a ring with another partition count; the partition count is fixed for the cluster's life", { ring: ring.partitions, node: this.opts.partitions });
+      log.error("ignoring a ring with another partition count; the partition count is fixed for the cluster's life", {
+        ring: ring.partitions,
+        node: this.opts.partitions,
+      });
       return;
     }
     const before = this.roles;
@@ -156,14 +168,28 @@ export class PartitionManager {
       await sub.stop();
     }
     for (const p of this.roles.serve) {
-      if (!this.urlSubs.has(p)) this.urlSubs.set(p, this.opts.bus.consumeUrls(region, p, (d) => this.onUrls(p, d)));
-      if (!this.resultSubs.has(p)) this.resultSubs.set(p, this.opts.bus.consumeResults(region, p, (d) => this.onResult(p, d)));
+      if (!this.urlSubs.has(p))
+        this.urlSubs.set(
+          p,
+          this.opts.bus.consumeUrls(region, p, (d) => this.onUrls(p, d)),
+        );
+      if (!this.resultSubs.has(p))
+        this.resultSubs.set(
+          p,
+          this.opts.bus.consumeResults(region, p, (d) => this.onResult(p, d)),
+        );
     }
     for (const [p, h] of this.handoffs) if (this.serving.has(p)) h.abort.abort(new Error("partition came back to this node"));
     for (const p of this.roles.handOff) this.startHandoff(p);
     this.pruneResults();
     if (!sameRoles(before, this.roles)) {
-      log.info("ring applied", { epoch: ring.epoch, revision, serve: this.roles.serve.length, handOff: this.roles.handOff, await: this.roles.await });
+      log.info("ring applied", {
+        epoch: ring.epoch,
+        revision,
+        serve: this.roles.serve.length,
+        handOff: this.roles.handOff,
+        await: this.roles.await,
+      });
     }
     this.opts.dispatcher.wake();
     this.opts.onChange?.();
@@ -252,7 +278,12 @@ export class PartitionManager {
       await this.results.submit({ result: d.data, links: [] });
     } catch (error) {
       frontier.counters.add("node.results.apply-failed");
-      this.opts.log.warn("applying a fetch result failed; the message will be redelivered", { partition: p, taskId: d.data.taskId, deliveries: d.deliveryCount, error });
+      this.opts.log.warn("applying a fetch result failed; the message will be redelivered", {
+        partition: p,
+        taskId: d.data.taskId,
+        deliveries: d.deliveryCount,
+        error,
+      });
       d.nak(nakDelay(d.deliveryCount));
       return;
     }

@@ -5,22 +5,26 @@
  * (MemoryClusterState, MemoryBus, a FrontierStore in memory, a local Bloom seen-set). Everything a test
  * starts is collected in a `TestBed` and torn down by `close()`.
  */
-import type { ClusterState, MessageBus, RingRecord, Subscription } from "../../core/cluster/index.ts";
+import type { RingRecord } from "../../core/cluster/index.ts";
+import type { ClusterState, MessageBus, Subscription } from "../../core/ports/index.ts";
 import { parseRegionRules } from "../../core/cluster/index.ts";
 import { resolvePolicy } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
-import { MemoryBus } from "../../adapters/memory/memory-bus.ts";
-import { MemoryClusterState } from "../../adapters/memory/memory-cluster-state.ts";
-import { FrontierStore } from "../frontier/store/frontier-store.ts";
-import { LocalBloomSeenSet } from "../seen/local-bloom-seen-set.ts";
+import { MemoryBus, MemoryClusterState, LocalBloomSeenSet } from "../../adapters/memory/index.ts";
+import { FrontierStore } from "../../engine/frontier/index.ts";
 import { FrontierNode, type FrontierNodeOptions } from "./frontier-node.ts";
 
 export const REGION = "r1";
 
 /** A ring of one region where `owner(p)` serves p and `previous(p)` (default none) still has to hand it over. */
-export function ringOf(partitions: number, owner: (p: number) => string, previous: (p: number) => string = () => "", epoch = 1): RingRecord {
+export function ringOf(
+  partitions: number,
+  owner: (p: number) => string,
+  previous: (p: number) => string = () => "",
+  epoch = 1,
+): RingRecord {
   const owners: string[] = [];
   const prev: string[] = [];
   for (let p = 0; p < partitions; p++) {
@@ -70,30 +74,34 @@ export class FakeFetcher {
     private readonly partitions: number,
     private readonly opts: FakeFetcherOptions = {},
   ) {
-    this.sub = bus.consumeTasks(REGION, async (d) => {
-      const task = d.data;
-      this.tasks.push(task);
-      this.opts.onTask?.(task);
-      if (this.opts.answer && !this.opts.answer(task)) {
+    this.sub = bus.consumeTasks(
+      REGION,
+      async (d) => {
+        const task = d.data;
+        this.tasks.push(task);
+        this.opts.onTask?.(task);
+        if (this.opts.answer && !this.opts.answer(task)) {
+          await d.ack();
+          return;
+        }
+        await this.opts.hold?.(task);
+        const links = task.kind === "page" ? (this.opts.links?.(task.url) ?? []) : [];
+        const byPartition = new Map<number, DiscoveredUrl[]>();
+        for (const url of links) {
+          const host = hostKeyOf(url);
+          const p = partitionOf(host, this.partitions);
+          const list = byPartition.get(p) ?? [];
+          list.push({ url, host, depth: task.depth + 1, redirectHops: 0, sourceUrl: task.url });
+          byPartition.set(p, list);
+        }
+        for (const [p, urls] of byPartition) await bus.publishUrls(REGION, p, urls);
+        const target = task.kind === "page" ? this.opts.redirect?.(task.url) : undefined;
+        const result = resultFor(task, links.length);
+        await bus.publishResult(REGION, target ? { ...result, status: 301, redirectTo: target, fingerprint: undefined } : result);
         await d.ack();
-        return;
-      }
-      await this.opts.hold?.(task);
-      const links = task.kind === "page" ? (this.opts.links?.(task.url) ?? []) : [];
-      const byPartition = new Map<number, DiscoveredUrl[]>();
-      for (const url of links) {
-        const host = hostKeyOf(url);
-        const p = partitionOf(host, this.partitions);
-        const list = byPartition.get(p) ?? [];
-        list.push({ url, host, depth: task.depth + 1, redirectHops: 0, sourceUrl: task.url });
-        byPartition.set(p, list);
-      }
-      for (const [p, urls] of byPartition) await bus.publishUrls(REGION, p, urls);
-      const target = task.kind === "page" ? this.opts.redirect?.(task.url) : undefined;
-      const result = resultFor(task, links.length);
-      await bus.publishResult(REGION, target ? { ...result, status: 301, redirectTo: target, fingerprint: undefined } : result);
-      await d.ack();
-    }, { concurrency: 64 });
+      },
+      { concurrency: 64 },
+    );
   }
 
   /** Page URLs fetched, in order. */
@@ -108,7 +116,16 @@ export class FakeFetcher {
 
 export function resultFor(task: FetchTask, linksFound = 0): FetchResult {
   const at = task.issuedAt;
-  const base = { taskId: task.taskId, taskKind: task.kind, url: task.url, host: task.host, partition: task.partition, startedAt: at, endedAt: at, bytes: 0 } as const;
+  const base = {
+    taskId: task.taskId,
+    taskKind: task.kind,
+    url: task.url,
+    host: task.host,
+    partition: task.partition,
+    startedAt: at,
+    endedAt: at,
+    bytes: 0,
+  } as const;
   if (task.kind === "robots") return { ...base, kind: "response", status: 404, robots: { verdict: "allow-all" }, linksFound: 0 };
   return { ...base, kind: "response", status: 200, fingerprint: `fp-${task.url}`, linksFound, bytes: 100 };
 }
@@ -148,7 +165,10 @@ export class TestBed {
   }
 
   /** Starts a node over a fresh in-memory store (or `store`), with a short heartbeat and sweep. */
-  async node(id: string, overrides: Omit<Partial<FrontierNodeOptions>, "policy"> & { policy?: Record<string, string> } = {}): Promise<FrontierNode> {
+  async node(
+    id: string,
+    overrides: Omit<Partial<FrontierNodeOptions>, "policy"> & { policy?: Record<string, string> } = {},
+  ): Promise<FrontierNode> {
     const { policy: policyFlags, ...rest } = overrides;
     const store = rest.store ?? FrontierStore.open(":memory:");
     this.stores.push(store);

@@ -39,7 +39,17 @@ Flags after "--" go to every frontier node (policy flags such as --min-gap 200ms
 `;
 
 export function parseUp(argv: string[]): UpOptions {
-  const o: UpOptions = { frontiers: 2, fetchers: 2, regions: 1, dir: ".cluster", partitions: 64, allowPrivate: false, deno: "auto", frontierArgs: [], readyTimeoutMs: 60_000 };
+  const o: UpOptions = {
+    frontiers: 2,
+    fetchers: 2,
+    regions: 1,
+    dir: ".cluster",
+    partitions: 64,
+    allowPrivate: false,
+    deno: "auto",
+    frontierArgs: [],
+    readyTimeoutMs: 60_000,
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const val = () => {
@@ -114,12 +124,30 @@ async function up(o: UpOptions): Promise<number> {
     return 1;
   }
 
-  const common = ["--partitions", String(o.partitions), "--default-region", regions[0]!, ...(o.regionRules ? ["--region-rules", o.regionRules] : [])];
+  const common = [
+    "--partitions",
+    String(o.partitions),
+    "--default-region",
+    regions[0]!,
+    ...(o.regionRules ? ["--region-rules", o.regionRules] : []),
+  ];
   const grpcPort = await freePort();
   const httpPort = await freePort();
   children.start("coordinator", "bun", [
-    "coordinator/main.ts", "--node-id", "coordinator-1", "--nats-url", Object.values(nats).map((n) => n.url).join(","),
-    "--grpc-listen", `127.0.0.1:${grpcPort}`, "--http-listen", `127.0.0.1:${httpPort}`, "--admin-token", token, ...common,
+    "coordinator/main.ts",
+    "--node-id",
+    "coordinator-1",
+    "--nats-url",
+    Object.values(nats)
+      .map((n) => n.url)
+      .join(","),
+    "--grpc-listen",
+    `127.0.0.1:${grpcPort}`,
+    "--http-listen",
+    `127.0.0.1:${httpPort}`,
+    "--admin-token",
+    token,
+    ...common,
   ]);
   const hasDeno = o.deno === "auto" && spawnSync("deno", ["--version"], { stdio: "ignore" }).status === 0;
   for (let i = 0; i < o.fetchers; i++) {
@@ -127,11 +155,32 @@ async function up(o: UpOptions): Promise<number> {
     const warc = join(dir, `fetch-${i + 1}`, "warc");
     mkdirSync(warc, { recursive: true });
     const args = [
-      "fetch-node/main.ts", "--node-id", `fetch-${i + 1}`, "--region", region, "--nats-url", nats[region]!.url, "--redis-url", redis[region]!.url,
-      "--warc-dir", warc, ...common, ...(o.proxy ? ["--proxy", o.proxy] : []), ...(o.allowPrivate ? ["--allow-private-addresses"] : []),
+      "fetch-node/main.ts",
+      "--node-id",
+      `fetch-${i + 1}`,
+      "--region",
+      region,
+      "--nats-url",
+      nats[region]!.url,
+      "--redis-url",
+      redis[region]!.url,
+      "--warc-dir",
+      warc,
+      ...common,
+      ...(o.proxy ? ["--proxy", o.proxy] : []),
+      ...(o.allowPrivate ? ["--allow-private-addresses"] : []),
     ];
     if (i === 0 && hasDeno) {
-      children.start(`fetch-${i + 1}`, "deno", ["run", "--node-modules-dir=manual", "--no-lock", "--allow-net", "--allow-env", `--allow-read=${warc}`, `--allow-write=${warc}`, ...args]);
+      children.start(`fetch-${i + 1}`, "deno", [
+        "run",
+        "--node-modules-dir=manual",
+        "--no-lock",
+        "--allow-net",
+        "--allow-env",
+        `--allow-read=${warc}`,
+        `--allow-write=${warc}`,
+        ...args,
+      ]);
     } else {
       children.start(`fetch-${i + 1}`, "bun", args);
     }
@@ -142,8 +191,19 @@ async function up(o: UpOptions): Promise<number> {
   for (let i = 0; i < o.frontiers; i++) {
     const region = regions[i % regions.length]!;
     children.start(`frontier-${i + 1}`, "bun", [
-      "frontier-node/main.ts", "--node-id", `frontier-${i + 1}`, "--region", region, "--nats-url", nats[region]!.url,
-      "--redis-url", redis[region]!.url, "--data-dir", join(dir, `frontier-${i + 1}`), ...common, ...o.frontierArgs,
+      "frontier-node/main.ts",
+      "--node-id",
+      `frontier-${i + 1}`,
+      "--region",
+      region,
+      "--nats-url",
+      nats[region]!.url,
+      "--redis-url",
+      redis[region]!.url,
+      "--data-dir",
+      join(dir, `frontier-${i + 1}`),
+      ...common,
+      ...o.frontierArgs,
     ]);
   }
   const adminUrl = `http://127.0.0.1:${httpPort}`;
@@ -169,7 +229,12 @@ async function up(o: UpOptions): Promise<number> {
 }
 
 /** Ready when the coordinator is ready and every node has joined. */
-async function waitReady(adminUrl: string, token: string, o: UpOptions, failed: () => boolean): Promise<{ ok: true } | { ok: false; why: string }> {
+async function waitReady(
+  adminUrl: string,
+  token: string,
+  o: UpOptions,
+  failed: () => boolean,
+): Promise<{ ok: true } | { ok: false; why: string }> {
   const deadline = Date.now() + o.readyTimeoutMs;
   let why = "coordinator not answering";
   while (Date.now() < deadline) {

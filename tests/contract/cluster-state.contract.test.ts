@@ -1,12 +1,13 @@
 /**
- * The ClusterState contract (core/cluster/ports.ts), one suite run against every implementation: the
+ * The ClusterState contract (core/ports/cluster.ts), one suite run against every implementation: the
  * in-process MemoryClusterState and NatsKvClusterState on a real nats-server. Each test gets two handles
  * on one fresh store (two connections on a fresh bucket for NATS, the same object in memory), so the
  * compare-and-set races are between writers that do not share memory. Waits poll for a condition.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { ClusterState, NodeRecord, RingRecord } from "../../core/cluster/index.ts";
-import { MemoryClusterState } from "../../adapters/memory/memory-cluster-state.ts";
+import type { NodeRecord, RingRecord } from "../../core/cluster/index.ts";
+import type { ClusterState } from "../../core/ports/index.ts";
+import { MemoryClusterState } from "../../adapters/memory/index.ts";
 import { connectNats, NatsKvClusterState, type NatsConnection } from "../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 

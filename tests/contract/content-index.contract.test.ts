@@ -1,5 +1,5 @@
 /**
- * The ContentIndex contract (fetch-node/content/content-index.ts), one suite run against every
+ * The ContentIndex contract (core/ports/content-index.ts), one suite run against every
  * implementation: the in-memory `MemoryContentIndex` and `RedisContentIndex` on a real redis-server.
  * Exact claims: new content or the URL's own gives `undefined`, another URL's content gives that URL,
  * and asking again gives the same answer. Near claims: another URL within 3 bits is found, one 4 or more
@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectRedis, type RedisClient } from "../../adapters/redis/connect.ts";
 import { RedisContentIndex } from "../../adapters/redis/redis-content-index.ts";
-import type { ContentIndex } from "../../fetch-node/content/content-index.ts";
-import { MemoryContentIndex } from "../../fetch-node/content/memory-content-index.ts";
+import type { ContentIndex } from "../../core/ports/index.ts";
+import { MemoryContentIndex } from "../../adapters/memory/index.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
 
 interface Implementation {
@@ -149,7 +149,10 @@ describe("RedisContentIndex: Redis-specific properties", () => {
     const x = new RedisContentIndex(a, { keyPrefix: prefix });
     const y = new RedisContentIndex(b, { keyPrefix: prefix });
     for (let round = 0; round < 50; round++) {
-      const [fromX, fromY] = await Promise.all([x.claimExact(`fp-${round}`, "https://x.example/"), y.claimExact(`fp-${round}`, "https://y.example/")]);
+      const [fromX, fromY] = await Promise.all([
+        x.claimExact(`fp-${round}`, "https://x.example/"),
+        y.claimExact(`fp-${round}`, "https://y.example/"),
+      ]);
       expect([fromX, fromY].filter((o) => o === undefined)).toHaveLength(1);
       // Scattered 64-bit hashes, so each round's pair is near only to itself.
       const hash = (BigInt(Math.imul(round + 1, 0x9e3779b1) >>> 0) << 32n) | BigInt(Math.imul(round + 7, 0x85ebca6b) >>> 0);

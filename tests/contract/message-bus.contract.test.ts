@@ -1,14 +1,14 @@
 /**
- * The MessageBus contract (core/cluster/ports.ts), one suite run against every implementation: the
+ * The MessageBus contract (core/ports/cluster.ts), one suite run against every implementation: the
  * in-process MemoryBus and the JetStreamBus on a real nats-server. Each test gets two buses over one
  * store (two connections for JetStream, the same object in memory), so "another subscriber" can be
  * another process. Ack waits are short (ACK_WAIT_MS) so redelivery tests stay fast; waits poll for a
  * condition, and the only timed waits are the deliberate "nothing comes back" windows.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import type { Delivery, MessageBus, Subscription } from "../../core/cluster/index.ts";
+import type { Delivery, MessageBus, Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
-import { MemoryBus } from "../../adapters/memory/memory-bus.ts";
+import { MemoryBus } from "../../adapters/memory/index.ts";
 import { connectNats, JetStreamBus, type NatsConnection } from "../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
@@ -72,7 +72,11 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       const tasks = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 2 }));
       const results = record<FetchResult>((h) => bus.consumeResults(region, 2, h));
       const urls = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 3, h));
-      await Promise.all([bus.publishTask(region, task("t1")), bus.publishResult(region, result("t1", 2)), bus.publishUrls(region, 3, links(3))]);
+      await Promise.all([
+        bus.publishTask(region, task("t1")),
+        bus.publishResult(region, result("t1", 2)),
+        bus.publishUrls(region, 3, links(3)),
+      ]);
       await waitFor(() => tasks.got.length === 1 && results.got.length === 1 && urls.got.length === 1, "all three delivered");
       expect(tasks.got[0]).toMatchObject({ data: task("t1"), deliveryCount: 1 });
       expect(results.got[0]).toMatchObject({ data: result("t1", 2), deliveryCount: 1 });
@@ -90,10 +94,13 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       await start();
       const n = 500;
       const seen = new Set<string>();
-      record<FetchResult>((h) => other.consumeResults(region, 1, h), (d) => {
-        seen.add(d.data.taskId);
-        return d.ack();
-      });
+      record<FetchResult>(
+        (h) => other.consumeResults(region, 1, h),
+        (d) => {
+          seen.add(d.data.taskId);
+          return d.ack();
+        },
+      );
       await Promise.all(Array.from({ length: n }, (_, i) => bus.publishResult(region, result(`m${i}`, 1))));
       await waitFor(() => seen.size === n, `${n} results delivered`);
     });
@@ -113,12 +120,21 @@ function messageBusContract(name: string, fixture: BusFixture): void {
 
     test(`${name} - a nak'ed message comes back with deliveryCount 2, after the delay when given`, async () => {
       await start();
-      const now = record<FetchResult>((h) => bus.consumeResults(region, 0, h), (d, n) => (n === 1 ? d.nak() : d.ack()));
+      const now = record<FetchResult>(
+        (h) => bus.consumeResults(region, 0, h),
+        (d, n) => (n === 1 ? d.nak() : d.ack()),
+      );
       await bus.publishResult(region, result("nak-now", 0));
       await waitFor(() => now.got.length === 2, "redelivery after nak");
-      expect(now.got.map((g) => [g.data.taskId, g.deliveryCount])).toEqual([["nak-now", 1], ["nak-now", 2]]);
+      expect(now.got.map((g) => [g.data.taskId, g.deliveryCount])).toEqual([
+        ["nak-now", 1],
+        ["nak-now", 2],
+      ]);
 
-      const delayed = record<FetchResult>((h) => bus.consumeResults(region, 1, h), (d, n) => (n === 1 ? d.nak(300) : d.ack()));
+      const delayed = record<FetchResult>(
+        (h) => bus.consumeResults(region, 1, h),
+        (d, n) => (n === 1 ? d.nak(300) : d.ack()),
+      );
       await bus.publishResult(region, result("nak-later", 1));
       await waitFor(() => delayed.got.length === 2, "redelivery after nak(300)");
       expect(delayed.got[1]!.deliveryCount).toBe(2);
@@ -127,10 +143,13 @@ function messageBusContract(name: string, fixture: BusFixture): void {
 
     test(`${name} - a handler that throws gets its message again`, async () => {
       await start();
-      const got = record<FetchResult>((h) => bus.consumeResults(region, 2, h), (d, n) => {
-        if (n === 1) throw new Error("handler failure (expected in this test)");
-        return d.ack();
-      });
+      const got = record<FetchResult>(
+        (h) => bus.consumeResults(region, 2, h),
+        (d, n) => {
+          if (n === 1) throw new Error("handler failure (expected in this test)");
+          return d.ack();
+        },
+      );
       await bus.publishResult(region, result("throws", 2));
       await waitFor(() => got.got.length === 2, "redelivery after a throw", 5_000);
       expect(got.got[1]!.deliveryCount).toBe(2);
@@ -138,7 +157,10 @@ function messageBusContract(name: string, fixture: BusFixture): void {
 
     test(`${name} - a term'ed message never comes back`, async () => {
       await start();
-      const got = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 1, h), (d, n) => (n === 1 ? d.term("poison") : d.ack()));
+      const got = record<DiscoveredUrl[]>(
+        (h) => bus.consumeUrls(region, 1, h),
+        (d, n) => (n === 1 ? d.term("poison") : d.ack()),
+      );
       await bus.publishUrls(region, 1, links(1, "poison"));
       await waitFor(() => got.got.length === 1, "first delivery");
       const termedAt = performance.now();
@@ -152,7 +174,10 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       let release!: () => void;
       const stuck = new Promise<void>((r) => (release = r));
       // A busy node: its only handler slot hangs on the task and never acks it.
-      const busy = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 1 }), () => stuck);
+      const busy = record<FetchTask>(
+        (h) => bus.consumeTasks(region, h, { concurrency: 1 }),
+        () => stuck,
+      );
       await bus.publishTask(region, task("slow"));
       await waitFor(() => busy.got.length === 1, "first delivery to the busy node");
       const idle = record<FetchTask>((h) => other.consumeTasks(region, h, { concurrency: 1 }));
@@ -195,7 +220,10 @@ function messageBusContract(name: string, fixture: BusFixture): void {
 
     test(`${name} - after stop(), a new subscriber gets the messages left unacked`, async () => {
       await start();
-      const first = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 3, h), () => undefined);
+      const first = record<DiscoveredUrl[]>(
+        (h) => bus.consumeUrls(region, 3, h),
+        () => undefined,
+      );
       await bus.publishUrls(region, 3, links(3, "a"));
       await bus.publishUrls(region, 3, links(3, "b"));
       await waitFor(() => first.got.length >= 1, "first delivery");
@@ -209,11 +237,14 @@ function messageBusContract(name: string, fixture: BusFixture): void {
     test(`${name} - stop() waits for the handlers already running`, async () => {
       await start();
       let finished = false;
-      const got = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 1 }), async (d) => {
-        await new Promise((r) => setTimeout(r, 100));
-        finished = true;
-        await d.ack();
-      });
+      const got = record<FetchTask>(
+        (h) => bus.consumeTasks(region, h, { concurrency: 1 }),
+        async (d) => {
+          await new Promise((r) => setTimeout(r, 100));
+          finished = true;
+          await d.ack();
+        },
+      );
       await bus.publishTask(region, task("in-flight"));
       await waitFor(() => got.got.length === 1, "delivery");
       await got.sub.stop();
@@ -225,14 +256,17 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       let running = 0;
       let peak = 0;
       const done = new Set<string>();
-      record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 3 }), async (d) => {
-        running++;
-        peak = Math.max(peak, running);
-        await new Promise((r) => setTimeout(r, 20));
-        running--;
-        done.add(d.data.taskId);
-        await d.ack();
-      });
+      record<FetchTask>(
+        (h) => bus.consumeTasks(region, h, { concurrency: 3 }),
+        async (d) => {
+          running++;
+          peak = Math.max(peak, running);
+          await new Promise((r) => setTimeout(r, 20));
+          running--;
+          done.add(d.data.taskId);
+          await d.ack();
+        },
+      );
       await Promise.all(Array.from({ length: 12 }, (_, i) => bus.publishTask(region, task(`c${i}`))));
       await waitFor(() => done.size === 12, "12 tasks handled");
       expect(peak).toBeLessThanOrEqual(3);
@@ -331,7 +365,13 @@ function result(taskId: string, partition: number): FetchResult {
 
 function links(partition: number, tag = "x"): DiscoveredUrl[] {
   return [
-    { url: `https://p${partition}.example/${tag}`, host: `p${partition}.example`, depth: 1, sourceUrl: "https://example.com/", redirectHops: 0 },
+    {
+      url: `https://p${partition}.example/${tag}`,
+      host: `p${partition}.example`,
+      depth: 1,
+      sourceUrl: "https://example.com/",
+      redirectHops: 0,
+    },
     { url: `https://p${partition}.example/${tag}/2`, host: `p${partition}.example`, depth: 1, redirectHops: 0, isSeed: true },
   ];
 }

@@ -1,5 +1,5 @@
 /**
- * The SeenSet contract (frontier-node/seen/seen-set.ts), one suite run against every implementation: the
+ * The SeenSet contract (core/ports/seen-set.ts), one suite run against every implementation: the
  * in-process `LocalBloomSeenSet` of embedded mode and `RedisSeenSet` on a real redis-server. Both are
  * Bloom filters, so "maybe seen" may be wrong only towards `true`, never towards `false`.
  *
@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connectRedis, RedisUnavailableError, type RedisClient } from "../../adapters/redis/connect.ts";
 import { RedisSeenSet, SeenPlanMismatchError, type RedisSeenSetOptions } from "../../adapters/redis/redis-seen-set.ts";
 import { ScalableBloomFilter } from "../../core/seen/index.ts";
-import { LocalBloomSeenSet } from "../../frontier-node/seen/local-bloom-seen-set.ts";
-import type { SeenSet } from "../../frontier-node/seen/seen-set.ts";
+import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
+import type { SeenSet } from "../../core/ports/index.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
 
 interface Subject {
@@ -97,7 +97,13 @@ for (const impl of implementations) {
 
     test("a key repeated in one batch reports true for its later copies", async () => {
       const { set } = await impl.make(1_000);
-      const answers = await set.checkAndAdd(0, ["https://x.example/1", "https://x.example/2", "https://x.example/1", "https://x.example/1", "https://x.example/2"]);
+      const answers = await set.checkAndAdd(0, [
+        "https://x.example/1",
+        "https://x.example/2",
+        "https://x.example/1",
+        "https://x.example/1",
+        "https://x.example/2",
+      ]);
       expect(answers).toEqual([false, false, true, true, true]);
       await set.close();
     });

@@ -14,7 +14,8 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../../adapters/nats/index.ts";
-import type { Delivery, NodeRecord, Subscription } from "../../core/cluster/index.ts";
+import type { NodeRecord } from "../../core/cluster/index.ts";
+import type { Delivery, Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
@@ -43,9 +44,16 @@ export function denoAvailable(): boolean {
 export function nodeCommand(runtime: Runtime, warcDir: string, flags: string[]): string[] {
   if (runtime === "bun") return ["bun", "fetch-node/main.ts", ...flags];
   return [
-    "deno", "run", "--node-modules-dir=manual", "--no-lock",
-    "--allow-net=127.0.0.1,[::1],localhost", "--allow-env", `--allow-read=${warcDir}`, `--allow-write=${warcDir}`,
-    "fetch-node/main.ts", ...flags,
+    "deno",
+    "run",
+    "--node-modules-dir=manual",
+    "--no-lock",
+    "--allow-net=127.0.0.1,[::1],localhost",
+    "--allow-env",
+    `--allow-read=${warcDir}`,
+    `--allow-write=${warcDir}`,
+    "fetch-node/main.ts",
+    ...flags,
   ];
 }
 
@@ -175,10 +183,29 @@ export function startNode(
   extraEnv: Record<string, string> = {},
 ): NodeProcess {
   const flags = [
-    "--node-id", nodeId, "--region", "us", "--default-region", "us", "--region-rules", REGION_RULES,
-    "--partitions", String(PARTITIONS), "--nats-url", rig.nats.url, "--redis-url", rig.redis.url,
-    "--warc-dir", rig.warcDir, "--http-listen", "127.0.0.1:0", "--allow-private-addresses",
-    "--heartbeat-interval", "200ms", "--stop-grace", "5s",
+    "--node-id",
+    nodeId,
+    "--region",
+    "us",
+    "--default-region",
+    "us",
+    "--region-rules",
+    REGION_RULES,
+    "--partitions",
+    String(PARTITIONS),
+    "--nats-url",
+    rig.nats.url,
+    "--redis-url",
+    rig.redis.url,
+    "--warc-dir",
+    rig.warcDir,
+    "--http-listen",
+    "127.0.0.1:0",
+    "--allow-private-addresses",
+    "--heartbeat-interval",
+    "200ms",
+    "--stop-grace",
+    "5s",
   ];
   const [cmd, ...args] = editCommand(nodeCommand(runtime, rig.warcDir, flags));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !HERMETIC_DROP.test(k)));
@@ -195,7 +222,13 @@ export function startNode(
     exited,
     output: () => out,
     record: () =>
-      waitUntil(async () => (await rig.state.listNodes()).find((n) => n.id === nodeId), 30_000, `node record of ${nodeId}`, () => out, exited),
+      waitUntil(
+        async () => (await rig.state.listNodes()).find((n) => n.id === nodeId),
+        30_000,
+        `node record of ${nodeId}`,
+        () => out,
+        exited,
+      ),
     async stop() {
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
       const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
@@ -210,8 +243,15 @@ export function startNode(
 export function pageTask(rig: Rig, id: string, kind: FetchTask["kind"] = "page"): FetchTask {
   const host = kind === "robots" ? rig.web.host : rig.web.pageHost;
   return {
-    taskId: id, kind, url: kind === "robots" ? `${rig.web.origin}/robots.txt` : `${rig.web.pageOrigin}/`, host,
-    partition: partitionOf(host, PARTITIONS), depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: Date.now(),
+    taskId: id,
+    kind,
+    url: kind === "robots" ? `${rig.web.origin}/robots.txt` : `${rig.web.pageOrigin}/`,
+    host,
+    partition: partitionOf(host, PARTITIONS),
+    depth: 0,
+    redirectHops: 0,
+    hostGapMs: 0,
+    issuedAt: Date.now(),
   };
 }
 

@@ -8,7 +8,18 @@
  */
 import { expect } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
-import { collectResults, collectUrls, pageTask, startNode, startRig, waitUntil, warcFiles, NODE_CONCURRENCY, PARTITIONS, type Runtime } from "./fetch-node-harness.ts";
+import {
+  collectResults,
+  collectUrls,
+  pageTask,
+  startNode,
+  startRig,
+  waitUntil,
+  warcFiles,
+  NODE_CONCURRENCY,
+  PARTITIONS,
+  type Runtime,
+} from "./fetch-node-harness.ts";
 
 export async function fetchNodeScenario(runtime: Runtime): Promise<void> {
   const rig = await startRig();
@@ -26,7 +37,11 @@ export async function fetchNodeScenario(runtime: Runtime): Promise<void> {
     // Each result goes to its host's partition; the two hosts' partitions may coincide (then one consumer).
     const partitionsOfResults = [...new Set([page.partition, robots.partition])];
     const resultCollectors = partitionsOfResults.map((p) => collectResults(rig, p));
-    const results = { get got() { return resultCollectors.flatMap((c) => c.got); } };
+    const results = {
+      get got() {
+        return resultCollectors.flatMap((c) => c.got);
+      },
+    };
     const ownLinks = collectUrls(rig, "us", partitionOf(rig.web.pageHost, PARTITIONS));
     const ipLinks = collectUrls(rig, "us", partitionOf(rig.web.host, PARTITIONS));
     const deLinks = collectUrls(rig, "eu", partitionOf("shop.example.de", PARTITIONS));
@@ -36,22 +51,38 @@ export async function fetchNodeScenario(runtime: Runtime): Promise<void> {
     const what = `results and links from the ${runtime} fetch node`;
     // Partitions may coincide (one message, or one of two subscribers of one consumer): count links, not messages.
     const localLinks = () => [...new Set([...ownLinks.got, ...ipLinks.got].flat().map((u) => u.url))];
-    await waitUntil(() => (results.got.length === 2 && deLinks.got.length === 1 && localLinks().length === 2) || undefined, 30_000, what, node.output);
+    await waitUntil(
+      () => (results.got.length === 2 && deLinks.got.length === 1 && localLinks().length === 2) || undefined,
+      30_000,
+      what,
+      node.output,
+    );
     const pageResult = results.got.find((r) => r.taskId === page.taskId)!;
     const robotsResult = results.got.find((r) => r.taskId === robots.taskId)!;
     expect(pageResult).toMatchObject({ kind: "response", status: 200, linksFound: 3, partition: page.partition });
     expect(pageResult.fingerprint).toBeDefined();
     expect(rig.web.requests).toEqual(expect.arrayContaining([`${rig.web.host}/robots.txt`, `${rig.web.pageHost}/`]));
-    expect(robotsResult).toMatchObject({ kind: "response", status: 200, taskKind: "robots", robots: { verdict: "parse" }, partition: robots.partition });
+    expect(robotsResult).toMatchObject({
+      kind: "response",
+      status: 200,
+      taskKind: "robots",
+      robots: { verdict: "parse" },
+      partition: robots.partition,
+    });
     expect(robotsResult.robots?.text).toContain("Disallow: /private");
     expect(localLinks().sort()).toEqual([`${rig.web.pageOrigin}/next`, `${rig.web.origin}/other`].sort());
     expect(deLinks.got.flat().map((u) => u.url)).toEqual(["http://shop.example.de/x"]);
 
     const labels = `{node="${nodeId}",region="us",runtime="${runtime}"}`;
-    const metrics = await waitUntil(async () => {
-      const text = await (await fetch(`${record.httpAddress}/metrics`)).text();
-      return text.includes(`crawler_fetcher_status_200_total${labels} 2`) ? text : undefined;
-    }, 10_000, "both responses counted on /metrics", node.output);
+    const metrics = await waitUntil(
+      async () => {
+        const text = await (await fetch(`${record.httpAddress}/metrics`)).text();
+        return text.includes(`crawler_fetcher_status_200_total${labels} 2`) ? text : undefined;
+      },
+      10_000,
+      "both responses counted on /metrics",
+      node.output,
+    );
     expect(metrics).toContain(`crawler_fetcher_pages_total${labels} 1`);
 
     const code = await node.stop();

@@ -33,15 +33,33 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
   const s3 = await startS3();
   const proxy = await startFaultProxy(s3.endpoint);
   const nodeId = `up-${runtime}`;
-  const env = { AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey, AWS_REGION: TEST_REGION };
+  const env = {
+    AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
+    AWS_REGION: TEST_REGION,
+  };
   const start = (endpoint: string) =>
-    startNode(rig, runtime, nodeId, (cmd) => [
-      ...cmd,
-      "--warc-upload", `s3://${s3.bucket}/${PREFIX}`, "--s3-endpoint", endpoint,
-      // Every page pair is ~1.5 KB: each write finishes the file before it, and the last file stays open
-      // (its age limit is longer than the test's phases) until the node stops.
-      "--warc-roll-size", "1KiB", "--warc-roll-age", "5m", "--warc-upload-drain", "20s",
-    ], env);
+    startNode(
+      rig,
+      runtime,
+      nodeId,
+      (cmd) => [
+        ...cmd,
+        "--warc-upload",
+        `s3://${s3.bucket}/${PREFIX}`,
+        "--s3-endpoint",
+        endpoint,
+        // Every page pair is ~1.5 KB: each write finishes the file before it, and the last file stays open
+        // (its age limit is longer than the test's phases) until the node stops.
+        "--warc-roll-size",
+        "1KiB",
+        "--warc-roll-age",
+        "5m",
+        "--warc-upload-drain",
+        "20s",
+      ],
+      env,
+    );
   const results = collectResults(rig, partitionOf(web.host, PARTITIONS));
   let node: NodeProcess | undefined;
   let sent = 0;
@@ -59,21 +77,36 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
     const record = await node.record();
     await sendPages(4);
     await waitUntil(pagesDone(4), 30_000, "4 pages fetched", out);
-    await waitUntil(async () => ((await bucket()).filter((k) => k.endsWith(".warc.gz")).length >= 3 ? true : undefined), 30_000, "WARC files in the bucket", out);
+    await waitUntil(
+      async () => ((await bucket()).filter((k) => k.endsWith(".warc.gz")).length >= 3 ? true : undefined),
+      30_000,
+      "WARC files in the bucket",
+      out,
+    );
 
     // 2. The store is down for a while; pages keep coming and their files wait on disk.
     await s3.kill();
     await sendPages(4);
     await waitUntil(pagesDone(8), 30_000, "4 more pages fetched while the store is down", out);
-    const pending = await waitUntil(async () => {
-      const text = await (await fetch(`${record.httpAddress}/metrics`)).text();
-      const files = Number(/crawler_warc_upload_pending_files\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
-      return files >= 2 ? files : undefined;
-    }, 30_000, "files pending upload on /metrics while the store is down", out);
+    const pending = await waitUntil(
+      async () => {
+        const text = await (await fetch(`${record.httpAddress}/metrics`)).text();
+        const files = Number(/crawler_warc_upload_pending_files\{[^}]*\} (\d+)/.exec(text)?.[1] ?? 0);
+        return files >= 2 ? files : undefined;
+      },
+      30_000,
+      "files pending upload on /metrics while the store is down",
+      out,
+    );
     expect(pending).toBeGreaterThanOrEqual(2);
     expect(readdirSync(join(rig.warcDir, "finished")).length).toBeGreaterThanOrEqual(2);
     await s3.restart();
-    await waitUntil(() => (localWarcs().finished.length === 0 ? true : undefined), 60_000, "the files that waited uploaded once the store is back", out);
+    await waitUntil(
+      () => (localWarcs().finished.length === 0 ? true : undefined),
+      60_000,
+      "the files that waited uploaded once the store is back",
+      out,
+    );
 
     // 3. Killed mid-upload, with a file open: every upload from now on stalls.
     proxy.inject("hang", 1_000, /^PUT /);
@@ -94,14 +127,23 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
     proxy.clearFaults();
     node = start(proxy.endpoint);
     await node.record();
-    await waitUntil(async () => {
-      const now = localWarcs();
-      const keys = await bucket();
-      return now.finished.length === 0 && now.open.length === 0 && leftovers.every((n) => keys.includes(n)) ? true : undefined;
-    }, 60_000, "the leftovers of the killed node uploaded by the next start", out);
+    await waitUntil(
+      async () => {
+        const now = localWarcs();
+        const keys = await bucket();
+        return now.finished.length === 0 && now.open.length === 0 && leftovers.every((n) => keys.includes(n)) ? true : undefined;
+      },
+      60_000,
+      "the leftovers of the killed node uploaded by the next start",
+      out,
+    );
     expect(node.output()).toMatch(/files left by the previous run are queued for upload files=\d+ tornBytesCut=12\b/);
-    const putsAfterRestart = proxy.requests.slice(before).filter((r) => r.line.startsWith("PUT ") && r.action === "forward").map((r) => r.line.split(" ")[1]!.split("?")[0]!);
-    for (const name of leftovers) expect({ name, puts: putsAfterRestart.filter((p) => p.endsWith(`/${name}`)).length }).toEqual({ name, puts: 1 });
+    const putsAfterRestart = proxy.requests
+      .slice(before)
+      .filter((r) => r.line.startsWith("PUT ") && r.action === "forward")
+      .map((r) => r.line.split(" ")[1]!.split("?")[0]!);
+    for (const name of leftovers)
+      expect({ name, puts: putsAfterRestart.filter((p) => p.endsWith(`/${name}`)).length }).toEqual({ name, puts: 1 });
 
     const code = await node.stop();
     expect({ code, output: code === 0 ? "" : node.output() }).toEqual({ code: 0, output: "" });
@@ -132,7 +174,17 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
 }
 
 function page(host: string, id: string): FetchTask {
-  return { taskId: id, kind: "page", url: `http://${host}/${id}`, host, partition: partitionOf(host, PARTITIONS), depth: 0, redirectHops: 0, hostGapMs: 0, issuedAt: Date.now() };
+  return {
+    taskId: id,
+    kind: "page",
+    url: `http://${host}/${id}`,
+    host,
+    partition: partitionOf(host, PARTITIONS),
+    depth: 0,
+    redirectHops: 0,
+    hostGapMs: 0,
+    issuedAt: Date.now(),
+  };
 }
 
 /** Pages that differ from each other (the node stores each distinct content once), on 127.0.0.1. */
@@ -146,7 +198,10 @@ async function startPages(): Promise<{ server: Server; host: string }> {
 }
 
 function listWarcs(dir: string): { open: string[]; finished: string[] } {
-  const files = (d: string) => readdirSync(d).filter((n) => n.endsWith(".warc.gz") || (n.endsWith(".cdxj") && n !== "index.cdxj")).sort();
+  const files = (d: string) =>
+    readdirSync(d)
+      .filter((n) => n.endsWith(".warc.gz") || (n.endsWith(".cdxj") && n !== "index.cdxj"))
+      .sort();
   return { open: files(dir), finished: files(join(dir, "finished")) };
 }
 

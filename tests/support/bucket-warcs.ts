@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { S3Client } from "../../adapters/s3/index.ts";
-import { readRecordAt, readWarc, type WarcRecordView } from "../../fetch-node/warc/index.ts";
+import { readRecordAt, readWarc, type WarcRecordView } from "../../engine/fetch/index.ts";
 import { readObject } from "./s3.ts";
 
 export interface BucketWarcs {
@@ -34,10 +34,13 @@ export async function readBucketWarcs(client: S3Client, prefix: string): Promise
     }
     for (const name of names.filter((n) => n.endsWith(".cdxj"))) {
       const text = new TextDecoder().decode((await readObject(client, `${prefix}${name}`))!);
-      const lines = text.split("\n").filter(Boolean).map((line) => {
-        const j = JSON.parse(line.slice(line.indexOf("{"))) as Record<string, string>;
-        return { url: j["url"]!, filename: j["filename"]!, offset: Number(j["offset"]), length: Number(j["length"]) };
-      });
+      const lines = text
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => {
+          const j = JSON.parse(line.slice(line.indexOf("{"))) as Record<string, string>;
+          return { url: j["url"]!, filename: j["filename"]!, offset: Number(j["offset"]), length: Number(j["length"]) };
+        });
       for (const l of lines) {
         const warc = join(scratch, l.filename.replace(/\//g, "_"));
         const at = await readRecordAt(warc, l.offset, l.length).catch(() => undefined);
@@ -54,6 +57,7 @@ export async function readBucketWarcs(client: S3Client, prefix: string): Promise
 /** Record ids that appear in more than one place (a file uploaded under two names would show here). */
 export function repeatedRecordIds(b: BucketWarcs): string[] {
   const seen = new Map<string, number>();
-  for (const list of b.records.values()) for (const r of list) seen.set(r.warcHeaders["WARC-Record-ID"]!, (seen.get(r.warcHeaders["WARC-Record-ID"]!) ?? 0) + 1);
+  for (const list of b.records.values())
+    for (const r of list) seen.set(r.warcHeaders["WARC-Record-ID"]!, (seen.get(r.warcHeaders["WARC-Record-ID"]!) ?? 0) + 1);
   return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }

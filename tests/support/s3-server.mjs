@@ -14,7 +14,13 @@ const arg = (name) => {
   return value;
 };
 
-const server = new S3rver({ address: "127.0.0.1", port: Number(arg("--port")), directory: arg("--dir"), silent: true, configureBuckets: [{ name: arg("--bucket") }] });
+const server = new S3rver({
+  address: "127.0.0.1",
+  port: Number(arg("--port")),
+  directory: arg("--dir"),
+  silent: true,
+  configureBuckets: [{ name: arg("--bucket") }],
+});
 const { port } = await server.run();
 process.stdout.write(`s3 ready 127.0.0.1:${port}\n`);
 const stop = () => void server.close().finally(() => process.exit(0));

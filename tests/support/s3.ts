@@ -56,7 +56,9 @@ export async function startS3(opts: { bucket?: string } = {}): Promise<S3Server>
   let port = 0;
 
   const launch = async (atPort: number) => {
-    const proc = spawn(nodeBinary(), [SERVER_SCRIPT, "--port", String(atPort), "--dir", dir, "--bucket", bucket], { stdio: ["ignore", "pipe", "pipe"] });
+    const proc = spawn(nodeBinary(), [SERVER_SCRIPT, "--port", String(atPort), "--dir", dir, "--bucket", bucket], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     child = proc;
     live.add(proc);
     installExitHook();
@@ -161,7 +163,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
         req.resume();
         req.once("end", () => {
           res.writeHead(status, { "content-type": "application/xml" });
-          res.end(req.method === "HEAD" ? undefined : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected by the test</Message></Error>`);
+          res.end(
+            req.method === "HEAD"
+              ? undefined
+              : `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>injected by the test</Message></Error>`,
+          );
         });
       } else if (step.fault === "hang") {
         req.resume();
@@ -172,13 +178,10 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
       return;
     }
     requests.push({ line, action: "forward" });
-    const upstream = request(
-      { host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers },
-      (up) => {
-        res.writeHead(up.statusCode ?? 502, up.headers);
-        up.pipe(res);
-      },
-    );
+    const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
     upstream.once("error", () => req.socket.destroy());
     req.pipe(upstream);
   });

@@ -87,7 +87,14 @@ describe("test web server", () => {
     });
     await directGet(web.proxyUrl, "site2.test", "/page/6");
     const [a, b] = web.requests;
-    expect(a).toMatchObject({ host: "site2.test", path: "/page/5?utm_source=x", method: "GET", via: "proxy", status: 200, completed: true });
+    expect(a).toMatchObject({
+      host: "site2.test",
+      path: "/page/5?utm_source=x",
+      method: "GET",
+      via: "proxy",
+      status: 200,
+      completed: true,
+    });
     expect(a?.headers["user-agent"]).toBe("testbot/1.0");
     expect(a?.headers["if-none-match"]).toBe('"abc"');
     expect(b).toMatchObject({ host: "site2.test", path: "/page/6", via: "direct" });

@@ -68,7 +68,11 @@ describe("special hosts", () => {
       const r = await get("http://ratelimit.test/");
       statuses.push([r.status, r.headers["retry-after"]]);
     }
-    expect(statuses).toEqual([[429, "3"], [429, "3"], [200, undefined]]);
+    expect(statuses).toEqual([
+      [429, "3"],
+      [429, "3"],
+      [200, undefined],
+    ]);
     expect(web.requestsTo("ratelimit.test")[0]?.retryAfter).toBe("3");
   });
 

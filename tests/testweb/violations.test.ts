@@ -85,7 +85,11 @@ describe("violation checker on crafted logs", () => {
     const slow = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 100, 300), rec("a.test", "/page/1", 1500, 1501)];
     expect(kinds(slow, { minGapMs: 1000 })).toEqual([]);
     expect(kinds(slow, { minGapMs: 1000, gapMultiplier: 10 })).toEqual(["gap a.test/page/1"]);
-    const aborted = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 100, 300, { completed: false }), rec("a.test", "/page/1", 1500, 1501)];
+    const aborted = [
+      rec("a.test", "/robots.txt", 0, 1),
+      rec("a.test", "/", 100, 300, { completed: false }),
+      rec("a.test", "/page/1", 1500, 1501),
+    ];
     expect(kinds(aborted, { minGapMs: 1000, gapMultiplier: 10 })).toEqual([]);
   });
 
@@ -150,7 +154,11 @@ describe("violation checker on crafted logs", () => {
   });
 
   test("flags any page of a host whose robots.txt failed", () => {
-    const log = [rec("down.test", "/robots.txt", 0, 1, { status: 500 }), rec("down.test", "/", 2000, 2001), rec("down.test", "/robots.txt", 4000, 4001)];
+    const log = [
+      rec("down.test", "/robots.txt", 0, 1, { status: 500 }),
+      rec("down.test", "/", 2000, 2001),
+      rec("down.test", "/robots.txt", 4000, 4001),
+    ];
     expect(kinds(log)).toEqual(["robots-unavailable down.test/"]);
   });
 

@@ -24,65 +24,68 @@
  *
  *   node crawl.mjs --seeds FILE --proxy URL --gap-secs 1 [--storage disk|memory] [--max-concurrency N]
  */
-import { readFileSync } from 'node:fs';
-import { CheerioCrawler, Configuration, ProxyConfiguration, RobotsTxtFile } from 'crawlee';
+import { readFileSync } from "node:fs";
+import { CheerioCrawler, Configuration, ProxyConfiguration, RobotsTxtFile } from "crawlee";
 
 function parseArgs(argv) {
-    const opts = { storage: 'disk', gapSecs: 1 };
-    for (let i = 0; i < argv.length; i++) {
-        const next = () => argv[++i];
-        if (argv[i] === '--seeds') opts.seeds = next();
-        else if (argv[i] === '--proxy') opts.proxy = next();
-        else if (argv[i] === '--gap-secs') opts.gapSecs = Number(next());
-        else if (argv[i] === '--storage') opts.storage = next();
-        else if (argv[i] === '--max-concurrency') opts.maxConcurrency = Number(next());
-        else throw new Error(`unknown argument ${argv[i]}`);
-    }
-    if (!opts.seeds || !opts.proxy) throw new Error('--seeds and --proxy are required');
-    return opts;
+  const opts = { storage: "disk", gapSecs: 1 };
+  for (let i = 0; i < argv.length; i++) {
+    const next = () => argv[++i];
+    if (argv[i] === "--seeds") opts.seeds = next();
+    else if (argv[i] === "--proxy") opts.proxy = next();
+    else if (argv[i] === "--gap-secs") opts.gapSecs = Number(next());
+    else if (argv[i] === "--storage") opts.storage = next();
+    else if (argv[i] === "--max-concurrency") opts.maxConcurrency = Number(next());
+    else throw new Error(`unknown argument ${argv[i]}`);
+  }
+  if (!opts.seeds || !opts.proxy) throw new Error("--seeds and --proxy are required");
+  return opts;
 }
 
 /** CheerioCrawler whose robots.txt fetches go through the configured proxy (see the module comment). */
 class ProxiedRobotsCheerioCrawler extends CheerioCrawler {
-    constructor(options, config, robotsProxyUrl) {
-        super(options, config);
-        this.robotsProxyUrl = robotsProxyUrl;
-    }
+  constructor(options, config, robotsProxyUrl) {
+    super(options, config);
+    this.robotsProxyUrl = robotsProxyUrl;
+  }
 
-    async getRobotsTxtFileForUrl(url) {
-        if (!this.respectRobotsTxtFile) return undefined;
-        try {
-            const origin = new URL(url).origin;
-            const cached = this.robotsTxtFileCache.get(origin);
-            if (cached) return cached;
-            const file = await RobotsTxtFile.find(url, this.robotsProxyUrl);
-            this.robotsTxtFileCache.add(origin, file);
-            return file;
-        } catch {
-            this.log.warning(`Failed to fetch robots.txt for request ${url}`);
-            return undefined;
-        }
+  async getRobotsTxtFileForUrl(url) {
+    if (!this.respectRobotsTxtFile) return undefined;
+    try {
+      const origin = new URL(url).origin;
+      const cached = this.robotsTxtFileCache.get(origin);
+      if (cached) return cached;
+      const file = await RobotsTxtFile.find(url, this.robotsProxyUrl);
+      this.robotsTxtFileCache.add(origin, file);
+      return file;
+    } catch {
+      this.log.warning(`Failed to fetch robots.txt for request ${url}`);
+      return undefined;
     }
+  }
 }
 
 const opts = parseArgs(process.argv.slice(2));
-const seeds = readFileSync(opts.seeds, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l && !l.startsWith('#'));
-const config = new Configuration({ persistStorage: opts.storage !== 'memory' });
+const seeds = readFileSync(opts.seeds, "utf8")
+  .split("\n")
+  .map((l) => l.trim())
+  .filter((l) => l && !l.startsWith("#"));
+const config = new Configuration({ persistStorage: opts.storage !== "memory" });
 
 const crawler = new ProxiedRobotsCheerioCrawler(
-    {
-        proxyConfiguration: new ProxyConfiguration({ proxyUrls: [opts.proxy] }),
-        sameDomainDelaySecs: opts.gapSecs,
-        respectRobotsTxtFile: true,
-        ...(opts.maxConcurrency ? { maxConcurrency: opts.maxConcurrency } : {}),
-        async requestHandler({ request, body, enqueueLinks, pushData }) {
-            await pushData({ url: request.loadedUrl ?? request.url, html: typeof body === 'string' ? body : body.toString('utf8') });
-            await enqueueLinks();
-        },
+  {
+    proxyConfiguration: new ProxyConfiguration({ proxyUrls: [opts.proxy] }),
+    sameDomainDelaySecs: opts.gapSecs,
+    respectRobotsTxtFile: true,
+    ...(opts.maxConcurrency ? { maxConcurrency: opts.maxConcurrency } : {}),
+    async requestHandler({ request, body, enqueueLinks, pushData }) {
+      await pushData({ url: request.loadedUrl ?? request.url, html: typeof body === "string" ? body : body.toString("utf8") });
+      await enqueueLinks();
     },
-    config,
-    opts.proxy,
+  },
+  config,
+  opts.proxy,
 );
 
-process.on('SIGTERM', () => process.exit(0));
+process.on("SIGTERM", () => process.exit(0));
 await crawler.run(seeds);

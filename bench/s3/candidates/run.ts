@@ -51,14 +51,16 @@ const bigMs = performance.now() - b0;
 clearInterval(sampler);
 const cpu = process.cpuUsage(cpu0);
 
-console.log(JSON.stringify({
-  candidate,
-  importMs: Math.round(importMs),
-  small: { files: small.length, ms: Math.round(smallMs), mbps: +(smallBytes / 1e6 / (smallMs / 1000)).toFixed(1) },
-  big: { mb: +(bigBytes / 1e6).toFixed(1), ms: Math.round(bigMs), mbps: +(bigBytes / 1e6 / (bigMs / 1000)).toFixed(1) },
-  cpuMs: Math.round((cpu.user + cpu.system) / 1000),
-  peakRssMb: Math.round(peakRss / 1e6),
-}));
+console.log(
+  JSON.stringify({
+    candidate,
+    importMs: Math.round(importMs),
+    small: { files: small.length, ms: Math.round(smallMs), mbps: +(smallBytes / 1e6 / (smallMs / 1000)).toFixed(1) },
+    big: { mb: +(bigBytes / 1e6).toFixed(1), ms: Math.round(bigMs), mbps: +(bigBytes / 1e6 / (bigMs / 1000)).toFixed(1) },
+    cpuMs: Math.round((cpu.user + cpu.system) / 1000),
+    peakRssMb: Math.round(peakRss / 1e6),
+  }),
+);
 process.exit(0);
 
 async function build(name: string): Promise<Uploader> {
@@ -143,7 +145,12 @@ async function viaSdk(): Promise<Uploader> {
     },
     async putBig(key, path) {
       const size = statSync(path).size;
-      const upload = new Upload({ client, params: { Bucket: bucket, Key: key, Body: createReadStream(path) }, partSize: PART, queueSize: LANES });
+      const upload = new Upload({
+        client,
+        params: { Bucket: bucket, Key: key, Body: createReadStream(path) },
+        partSize: PART,
+        queueSize: LANES,
+      });
       await upload.done();
       await head(key, size);
     },

@@ -64,9 +64,17 @@ describe("cluster: a fetch node crashes", () => {
         const nodes = await c.nodes();
         const fetch2 = nodes.find((n) => n.id === "fetch-2")!;
         const frontier = nodes.find((n) => n.id === "frontier-1")!;
-        return (fetch2.counters["fetcher.tasks.redelivered"] ?? 0) >= 1 && (frontier.counters["fetch.pages"] ?? 0) === 1 && frontier.gauges["inFlight"] === 0;
+        return (
+          (fetch2.counters["fetcher.tasks.redelivered"] ?? 0) >= 1 &&
+          (frontier.counters["fetch.pages"] ?? 0) === 1 &&
+          frontier.gauges["inFlight"] === 0
+        );
       },
-      { timeoutMs: 10_000, what: "fetch-2's record to count the redelivery and the frontier's the page", detail: async () => JSON.stringify(await c.nodes()) },
+      {
+        timeoutMs: 10_000,
+        what: "fetch-2's record to count the redelivery and the frontier's the page",
+        detail: async () => JSON.stringify(await c.nodes()),
+      },
     );
     const { host } = await c.adminJson<{ host: { queued: number; inFlight: boolean; lastStatus: number } }>(`/v1/hosts/${HOST}`);
     expect(host).toMatchObject({ queued: 0, inFlight: false, lastStatus: 200 });

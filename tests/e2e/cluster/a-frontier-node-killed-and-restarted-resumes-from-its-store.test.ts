@@ -54,7 +54,11 @@ describe("cluster: a frontier node crashes", () => {
     const exit = await victim.waitExit(10_000);
     const killedAt = Date.now();
     expect(exit.signal).toBe("SIGKILL");
-    const fetchedBeforeKill = new Set(pageRequests(web).filter((r) => r.startedAt < killedAt).map(urlOf));
+    const fetchedBeforeKill = new Set(
+      pageRequests(web)
+        .filter((r) => r.startedAt < killedAt)
+        .map(urlOf),
+    );
     expect(victimPages.filter((u) => !fetchedBeforeKill.has(u)).length).toBeGreaterThan(victimPages.length / 3);
 
     const restarted = await roles.startFrontier(VICTIM);

@@ -25,7 +25,13 @@ describe("cluster up", () => {
     expect((await c.stats()).frontierNodes).toBe(2);
     expect((await c.crawlctl(["status"])).code).toBe(0);
     const nodes = await c.nodes();
-    expect(nodes.filter((n) => n.state === "live").map((n) => n.id)).toEqual(["coordinator-1", "fetch-1", "fetch-2", "frontier-1", "frontier-2"]);
+    expect(nodes.filter((n) => n.state === "live").map((n) => n.id)).toEqual([
+      "coordinator-1",
+      "fetch-1",
+      "fetch-2",
+      "frontier-1",
+      "frontier-2",
+    ]);
 
     // Mid-crawl, so the stop has work in flight to wind down.
     await c.seed([0, 1, 2, 3].map((i) => web.url(`site${i}.test`)));
@@ -40,7 +46,13 @@ describe("cluster up", () => {
     expect(started(/frontier-node\/main\.ts/)).toBe(2);
     expect(started(/fetch-node\/main\.ts/)).toBe(2);
     if (denoAvailable()) expect(started(/^deno run .*fetch-node\/main\.ts/)).toBe(1);
-    expect(readdirSync(join(c.dir, "logs")).sort()).toEqual(["coordinator.log", "fetch-1.log", "fetch-2.log", "frontier-1.log", "frontier-2.log"]);
+    expect(readdirSync(join(c.dir, "logs")).sort()).toEqual([
+      "coordinator.log",
+      "fetch-1.log",
+      "fetch-2.log",
+      "frontier-1.log",
+      "frontier-2.log",
+    ]);
 
     const stopStarted = Date.now();
     c.proc.signal("SIGTERM");
@@ -50,7 +62,11 @@ describe("cluster up", () => {
     await waitUntil(() => tree.every((pid) => !isRunning(pid)), {
       timeoutMs: 5_000,
       what: "every process of the cluster to be gone",
-      detail: () => tree.filter(isRunning).map((pid) => `${pid}: ${commandOf(pid)}`).join("\n"),
+      detail: () =>
+        tree
+          .filter(isRunning)
+          .map((pid) => `${pid}: ${commandOf(pid)}`)
+          .join("\n"),
     });
     expect(existsSync(join(c.dir, "cluster.json"))).toBe(false);
     expect(c.proc.output()).toContain("cluster: stopped");

@@ -83,7 +83,10 @@ export class Coordinator {
 
   /** `bun cli/main.ts ...args --coordinator ADDR --token TOKEN`, bounded. */
   crawlctl(args: readonly string[], opts: { timeoutMs?: number; coordinator?: string; token?: string } = {}): Promise<CliResult> {
-    return runCrawlctl([...args, "--coordinator", opts.coordinator ?? this.info.grpcAddress, "--token", opts.token ?? this.info.token], opts.timeoutMs);
+    return runCrawlctl(
+      [...args, "--coordinator", opts.coordinator ?? this.info.grpcAddress, "--token", opts.token ?? this.info.token],
+      opts.timeoutMs,
+    );
   }
 
   /** `crawlctl ... --json`, parsed; fails with its output on a non-zero exit. */
@@ -107,7 +110,12 @@ export class Coordinator {
         found = (await this.nodes()).find((n) => n.id === id && n.state === "live" && n.startedAt >= (opts.since ?? 0));
         return found !== undefined;
       },
-      { timeoutMs: opts.timeoutMs ?? 30_000, what: `node ${id} to join`, procs: opts.procs, detail: async () => JSON.stringify((await this.nodes().catch(() => [])).map((n) => [n.id, n.state])) },
+      {
+        timeoutMs: opts.timeoutMs ?? 30_000,
+        what: `node ${id} to join`,
+        procs: opts.procs,
+        detail: async () => JSON.stringify((await this.nodes().catch(() => [])).map((n) => [n.id, n.state])),
+      },
     );
     return found!;
   }
@@ -121,19 +129,30 @@ export class Coordinator {
         const r = ring.regions[REGION];
         return !!r && r.previous.every((p) => !p) && ids.every((id) => r.owners.includes(id)) && r.owners.every((o) => ids.includes(o));
       },
-      { timeoutMs, what: `a settled ring owned by ${ids.join(", ")}`, detail: () => JSON.stringify(ring?.regions[REGION] ? ownerCounts(ring) : ring) },
+      {
+        timeoutMs,
+        what: `a settled ring owned by ${ids.join(", ")}`,
+        detail: () => JSON.stringify(ring?.regions[REGION] ? ownerCounts(ring) : ring),
+      },
     );
     return ring!;
   }
 }
 
 export async function runCrawlctl(args: readonly string[], timeoutMs = 20_000, env: Record<string, string> = {}): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, "cli/main.ts", ...args], { cwd: REPO_ROOT, env: hermeticEnv(env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, "cli/main.ts", ...args], {
+    cwd: REPO_ROOT,
+    env: hermeticEnv(env),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   const timer = setTimeout(() => proc.kill("SIGKILL"), timeoutMs);
   try {
     const [stdout, stderr] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text()]);
     await proc.exited;
-    if (proc.signalCode === "SIGKILL") throw new Error(`crawlctl ${args.join(" ")} did not finish within ${timeoutMs} ms\n${stderr}${stdout}`);
+    if (proc.signalCode === "SIGKILL")
+      throw new Error(`crawlctl ${args.join(" ")} did not finish within ${timeoutMs} ms\n${stderr}${stdout}`);
     return { code: proc.exitCode, stdout, stderr };
   } finally {
     clearTimeout(timer);

@@ -36,7 +36,12 @@ interface CliRing {
 }
 
 const ROLE = { coordinator: NodeRole.NODE_ROLE_COORDINATOR, frontier: NodeRole.NODE_ROLE_FRONTIER, fetcher: NodeRole.NODE_ROLE_FETCHER };
-const STATE = { live: NodeState.NODE_STATE_ACTIVE, draining: NodeState.NODE_STATE_DRAINING, dead: NodeState.NODE_STATE_DEAD, left: NodeState.NODE_STATE_LEFT };
+const STATE = {
+  live: NodeState.NODE_STATE_ACTIVE,
+  draining: NodeState.NODE_STATE_DRAINING,
+  dead: NodeState.NODE_STATE_DEAD,
+  left: NodeState.NODE_STATE_LEFT,
+};
 
 /**
  * Runs `crawlctl status --json` while polling /v1/stats, and returns the crawlctl answer with the admin
@@ -91,7 +96,11 @@ function cliShapeOfRing(r: RingView): CliRing {
       .sort()
       .map((region) => ({
         region,
-        assignments: r.regions[region]!.owners.map((owner, partition) => ({ partition, owner, previousOwner: r.regions[region]!.previous[partition] ?? "" })),
+        assignments: r.regions[region]!.owners.map((owner, partition) => ({
+          partition,
+          owner,
+          previousOwner: r.regions[region]!.previous[partition] ?? "",
+        })),
       })),
   };
 }

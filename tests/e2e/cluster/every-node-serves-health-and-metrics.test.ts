@@ -30,7 +30,13 @@ describe("cluster: node endpoints", () => {
     const totals = await waitForIdle(c, web, { timeoutMs: 60_000, procs: [c.proc] });
 
     const nodes = await c.nodes();
-    expect(nodes.map((n) => `${n.id} ${n.role}`)).toEqual(["coordinator-1 coordinator", "fetch-1 fetcher", "fetch-2 fetcher", "frontier-1 frontier", "frontier-2 frontier"]);
+    expect(nodes.map((n) => `${n.id} ${n.role}`)).toEqual([
+      "coordinator-1 coordinator",
+      "fetch-1 fetcher",
+      "fetch-2 fetcher",
+      "frontier-1 frontier",
+      "frontier-2 frontier",
+    ]);
     for (const n of nodes) {
       expect(n.httpAddress).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       for (const path of ["/healthz", "/readyz"]) {
@@ -47,7 +53,10 @@ describe("cluster: node endpoints", () => {
       expect(metrics.size).toBeGreaterThan(0);
       // The node's counters, as its last heartbeat wrote them, are what it exposes (nothing moves at idle).
       const pageCounter = n.role === "frontier" ? "fetch.pages" : "fetcher.tasks.page";
-      expect({ node: n.id, value: metrics.get(metricName(pageCounter, "counter")) ?? 0 }).toEqual({ node: n.id, value: counter(n, pageCounter) });
+      expect({ node: n.id, value: metrics.get(metricName(pageCounter, "counter")) ?? 0 }).toEqual({
+        node: n.id,
+        value: counter(n, pageCounter),
+      });
       expect(counter(n, pageCounter)).toBeGreaterThan(0);
     }
 

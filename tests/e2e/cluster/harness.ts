@@ -110,7 +110,11 @@ export async function waitForIdle(c: Coordinator, web: TestWeb, opts: IdleOption
 }
 
 /** Waits until every URL of `urls` has been requested (page requests, robots.txt excluded). */
-export async function waitForPages(web: TestWeb, urls: Iterable<string>, opts: { timeoutMs: number; what: string; procs?: readonly Proc[] }): Promise<void> {
+export async function waitForPages(
+  web: TestWeb,
+  urls: Iterable<string>,
+  opts: { timeoutMs: number; what: string; procs?: readonly Proc[] },
+): Promise<void> {
   const want = [...urls];
   const left = () => {
     const got = fetchCounts(pageRequests(web));
@@ -328,7 +332,20 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       const p = proc(
         spawnProc(
           "coordinator",
-          ["bun", "coordinator/main.ts", "--node-id", "coordinator-1", ...commonFlags(s), "--grpc-listen", "127.0.0.1:0", "--http-listen", "127.0.0.1:0", "--admin-token", token, ...args],
+          [
+            "bun",
+            "coordinator/main.ts",
+            "--node-id",
+            "coordinator-1",
+            ...commonFlags(s),
+            "--grpc-listen",
+            "127.0.0.1:0",
+            "--http-listen",
+            "127.0.0.1:0",
+            "--admin-token",
+            token,
+            ...args,
+          ],
           { env: roleEnv },
         ),
       );
@@ -352,7 +369,20 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       return proc(
         spawnProc(
           opts.id,
-          ["bun", "frontier-node/main.ts", "--node-id", opts.id, "--region", REGION, ...commonFlags(opts), "--redis-url", opts.redis.url, "--data-dir", opts.dataDir, ...policy],
+          [
+            "bun",
+            "frontier-node/main.ts",
+            "--node-id",
+            opts.id,
+            "--region",
+            REGION,
+            ...commonFlags(opts),
+            "--redis-url",
+            opts.redis.url,
+            "--data-dir",
+            opts.dataDir,
+            ...policy,
+          ],
           { env: roleEnv },
         ),
       );
@@ -361,12 +391,34 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     fetcher(opts) {
       const warc = join(tempDir(), "warc");
       const flags = [
-        "fetch-node/main.ts", "--node-id", opts.id, "--region", REGION, ...commonFlags(opts), "--redis-url", opts.redis.url,
-        "--warc-dir", warc, "--proxy", opts.web.proxyUrl, "--allow-private-addresses", ...(opts.args ?? []),
+        "fetch-node/main.ts",
+        "--node-id",
+        opts.id,
+        "--region",
+        REGION,
+        ...commonFlags(opts),
+        "--redis-url",
+        opts.redis.url,
+        "--warc-dir",
+        warc,
+        "--proxy",
+        opts.web.proxyUrl,
+        "--allow-private-addresses",
+        ...(opts.args ?? []),
       ];
       const cmd =
         opts.runtime === "deno"
-          ? ["deno", "run", "--node-modules-dir=manual", "--no-lock", "--allow-net", "--allow-env", `--allow-read=${warc}`, `--allow-write=${warc}`, ...flags]
+          ? [
+              "deno",
+              "run",
+              "--node-modules-dir=manual",
+              "--no-lock",
+              "--allow-net",
+              "--allow-env",
+              `--allow-read=${warc}`,
+              `--allow-write=${warc}`,
+              ...flags,
+            ]
           : ["bun", ...flags];
       mkdirSync(warc, { recursive: true });
       return proc(spawnProc(opts.id, cmd, { env: roleEnv }));

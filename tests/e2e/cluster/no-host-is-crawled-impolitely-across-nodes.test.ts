@@ -7,7 +7,18 @@
  * or "across nodes" would not be tested.
  */
 import { describe, expect, test } from "bun:test";
-import { denoAvailable, MIN_GAP_MS, missing, fetchCounts, pageRequests, urlOf, useCluster, waitForIdle, ownerOf, type NodeView } from "./harness.ts";
+import {
+  denoAvailable,
+  MIN_GAP_MS,
+  missing,
+  fetchCounts,
+  pageRequests,
+  urlOf,
+  useCluster,
+  waitForIdle,
+  ownerOf,
+  type NodeView,
+} from "./harness.ts";
 
 const cluster = useCluster();
 
@@ -20,7 +31,10 @@ describe("cluster: politeness", () => {
     const web = await cluster.web({ hosts: 6, pagesPerHost: 8, linksPerPage: 8, pageBytes: 3000, special: true });
     const normal = Array.from({ length: 6 }, (_, i) => web.url(`site${i}.test`));
     const expected = web.expectedPages(normal);
-    const mustFetch = new Set([...expected.pages, ...SPECIAL.flatMap((host) => (web.behaviour(host)?.mustFetch ?? []).map((p) => web.url(host, p)))]);
+    const mustFetch = new Set([
+      ...expected.pages,
+      ...SPECIAL.flatMap((host) => (web.behaviour(host)?.mustFetch ?? []).map((p) => web.url(host, p))),
+    ]);
 
     const c = await cluster.up({ web, frontiers: 2, fetchers: 2, frontierArgs: ["--gap-fetch-multiplier", String(MULTIPLIER)] });
     await c.seed([...normal, ...SPECIAL.map((host) => web.url(host))]);
@@ -31,7 +45,11 @@ describe("cluster: politeness", () => {
     expect(violations.map((v) => v.message)).toEqual([]);
     for (const host of SPECIAL) {
       const forbidden = (web.behaviour(host)?.mustNotFetch ?? []).map((p) => web.url(host, p));
-      expect(pageRequests(web, [host]).map(urlOf).filter((u) => forbidden.includes(u))).toEqual([]);
+      expect(
+        pageRequests(web, [host])
+          .map(urlOf)
+          .filter((u) => forbidden.includes(u)),
+      ).toEqual([]);
     }
     for (const url of expected.disallowed) expect(fetchCounts(web.requests).has(url)).toBe(false);
 

@@ -166,9 +166,15 @@ export async function waitUntil(cond: () => boolean | Promise<boolean>, opts: Wa
     const dead = opts.procs?.find((p) => p.exit());
     const timedOut = Date.now() >= deadline;
     if (dead || timedOut) {
-      const extra = opts.detail ? `\n${await Promise.resolve().then(opts.detail).catch((e: unknown) => `(no detail: ${String(e)})`)}` : "";
+      const extra = opts.detail
+        ? `\n${await Promise.resolve()
+            .then(opts.detail)
+            .catch((e: unknown) => `(no detail: ${String(e)})`)}`
+        : "";
       const err = lastError ? `\nlast error: ${lastError instanceof Error ? lastError.message : String(lastError)}` : "";
-      const why = dead ? `${dead.name} exited before ${opts.what}\n${describeProc(dead)}` : `timed out after ${opts.timeoutMs} ms waiting for ${opts.what}`;
+      const why = dead
+        ? `${dead.name} exited before ${opts.what}\n${describeProc(dead)}`
+        : `timed out after ${opts.timeoutMs} ms waiting for ${opts.what}`;
       throw new Error(`${why}${extra}${err}`);
     }
     await Bun.sleep(opts.intervalMs ?? 100);

@@ -9,7 +9,15 @@ import { useCluster, type ClusterUp } from "./harness.ts";
 
 const cluster = useCluster("all");
 
-const PROTECTED = ["/metrics", "/v1/openapi.json", "/v1/ring", "/v1/nodes", "/v1/stats", "/v1/hosts/site0.test", "/v1/urls/explain?url=http%3A%2F%2Fsite0.test%2F"];
+const PROTECTED = [
+  "/metrics",
+  "/v1/openapi.json",
+  "/v1/ring",
+  "/v1/nodes",
+  "/v1/stats",
+  "/v1/hosts/site0.test",
+  "/v1/urls/explain?url=http%3A%2F%2Fsite0.test%2F",
+];
 
 let c: ClusterUp;
 const start = async () => {
@@ -25,7 +33,8 @@ async function errorOf(res: Response): Promise<{ status: number; code: string; m
 describe("cluster: the admin API's edges", () => {
   test("every admin route but /healthz and /readyz answers 401 without the token or with a wrong one", async () => {
     const c = await start();
-    for (const path of ["/healthz", "/readyz"]) expect({ path, status: (await c.admin(path, { auth: false })).status }).toEqual({ path, status: 200 });
+    for (const path of ["/healthz", "/readyz"])
+      expect({ path, status: (await c.admin(path, { auth: false })).status }).toEqual({ path, status: 200 });
     for (const path of PROTECTED) {
       const none = await c.admin(path, { auth: false });
       expect({ path, status: none.status }).toEqual({ path, status: 401 });
@@ -35,7 +44,12 @@ describe("cluster: the admin API's edges", () => {
       expect({ path, status: wrong.status }).toEqual({ path, status: 401 });
       expect((await errorOf(wrong)).message).toContain("invalid bearer token");
     }
-    const seeds = await c.admin("/v1/seeds", { auth: false, method: "POST", headers: { "content-type": "application/json" }, body: '{"urls":["http://site0.test/"]}' });
+    const seeds = await c.admin("/v1/seeds", {
+      auth: false,
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"urls":["http://site0.test/"]}',
+    });
     expect(seeds.status).toBe(401);
 
     const cli = await c.crawlctl(["status"], { token: "not-the-token-0123456789" });
@@ -46,7 +60,8 @@ describe("cluster: the admin API's edges", () => {
 
   test("a bad request body or query is a 400 that names the problem", async () => {
     const c = await start();
-    const post = (body: string, type = "application/json") => c.admin("/v1/seeds", { method: "POST", headers: { "content-type": type }, body });
+    const post = (body: string, type = "application/json") =>
+      c.admin("/v1/seeds", { method: "POST", headers: { "content-type": type }, body });
     const cases: Array<[string, Response, RegExp]> = [
       ["unknown field", await post('{"url":["http://site0.test/"]}'), /unknown field "url"/],
       ["not JSON", await post('{"urls": ['), /not valid JSON/],
@@ -73,7 +88,11 @@ describe("cluster: the admin API's edges", () => {
     const res = await c.admin("/v1/openapi.json");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    const doc = (await res.json()) as { openapi: string; info: { title: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = (await res.json()) as {
+      openapi: string;
+      info: { title: string };
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.title).toBeTruthy();
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));
@@ -96,7 +115,8 @@ describe("cluster: the admin API's edges", () => {
     // Every protected operation documents its 401; every operation that takes input documents its 400.
     for (const [path, ops] of Object.entries(doc.paths)) {
       if (path === "/healthz" || path === "/readyz") continue;
-      for (const [method, op] of Object.entries(ops)) expect({ op: `${method} ${path}`, has401: "401" in op.responses }).toEqual({ op: `${method} ${path}`, has401: true });
+      for (const [method, op] of Object.entries(ops))
+        expect({ op: `${method} ${path}`, has401: "401" in op.responses }).toEqual({ op: `${method} ${path}`, has401: true });
     }
     expect(Object.keys(doc.paths["/v1/seeds"]!["post"]!.responses)).toContain("400");
     expect(Object.keys(doc.paths["/v1/urls/explain"]!["get"]!.responses)).toContain("400");

@@ -47,7 +47,10 @@ describe("crawl: bad input", () => {
     writeFileSync(seedsFile, `# seeds for the test\n\nnot a url at all\n${web.url("site1.test")}\n   \n`);
     const seeds = [web.url("site0.test"), web.url("site1.test")];
     const expected = web.expectedPages(seeds);
-    const run = h.crawl(crawlArgs(web, [web.url("site0.test"), "ftp://site0.test/file"], out, ["--seeds", seedsFile, "--max-duration", "30s"]), { out });
+    const run = h.crawl(
+      crawlArgs(web, [web.url("site0.test"), "ftp://site0.test/file"], out, ["--seeds", seedsFile, "--max-duration", "30s"]),
+      { out },
+    );
     await waitUntilIdle(run, () => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, {
       timeoutMs: 20_000,
       what: "the valid seeds' pages",

@@ -6,7 +6,17 @@
 import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { BOMB_BYTES, HUGE_BYTES } from "../../testweb/index.ts";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, readAllRecords, useHarness, waitUntilIdle, warcFiles } from "./harness.ts";
+import {
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  readAllRecords,
+  useHarness,
+  waitUntilIdle,
+  warcFiles,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -22,7 +32,9 @@ describe("crawl: oversized bodies", () => {
     const out = h.tempDir();
     // hang.test's page never answers, so the crawl is still running (and its memory readable) when the
     // bomb host is done: a crawl with nothing left ends by itself.
-    const run = h.crawl(crawlArgs(web, [web.url(host), web.url("hang.test")], out, ["--max-body", "1MiB", "--max-duration", "60s"]), { out });
+    const run = h.crawl(crawlArgs(web, [web.url(host), web.url("hang.test")], out, ["--max-body", "1MiB", "--max-duration", "60s"]), {
+      out,
+    });
     await waitUntilIdle(run, () => missing(mustFetch, fetchCounts(pageRequests(web)).keys()).length === 0, {
       timeoutMs: 30_000,
       hosts: [host],

@@ -3,7 +3,17 @@
  * that differ by a word are near-duplicates, stored and counted as such.
  */
 import { describe, expect, test } from "bun:test";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, readAllRecords, repeated, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  readAllRecords,
+  repeated,
+  useHarness,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 

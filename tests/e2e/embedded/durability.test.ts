@@ -7,7 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { RequestRecord, TestWeb } from "../../testweb/index.ts";
-import { readRecordAt } from "../../../fetch-node/warc/index.ts";
+import { readRecordAt } from "../../../engine/fetch/warc/index.ts";
 import {
   crawlArgs,
   fetchCounts,

@@ -4,7 +4,18 @@
  * answers 404, 410, 403 and 500, each recorded once and not retried within the crawl.
  */
 import { describe, expect, test } from "bun:test";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, pathsOf, readAllRecords, repeated, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  pathsOf,
+  readAllRecords,
+  repeated,
+  useHarness,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -33,7 +44,11 @@ describe("crawl: failing hosts", () => {
     await waitUntilIdle(
       run,
       () => slowHosts.every((host) => (homeOf(host)?.endedAt ?? Infinity) < Infinity) && missing(expected.pages, fetched()).length === 0,
-      { timeoutMs: 30_000, what: "the slow hosts to be given up and the normal hosts crawled", detail: () => `missing: ${missing(expected.pages, fetched()).join(", ")}` },
+      {
+        timeoutMs: 30_000,
+        what: "the slow hosts to be given up and the normal hosts crawled",
+        detail: () => `missing: ${missing(expected.pages, fetched()).join(", ")}`,
+      },
     );
     const { exit, summary } = await interrupt(run);
     expect(exit.code).toBe(0);

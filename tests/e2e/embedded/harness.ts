@@ -14,7 +14,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { readWarc, type WarcRecordView } from "../../../fetch-node/warc/index.ts";
+import { readWarc, type WarcRecordView } from "../../../engine/fetch/index.ts";
 import { startTestWeb, type RequestRecord, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 
 /** The repository root: the crawler runs from here, as a user's `bun run crawl` would. */

@@ -6,7 +6,18 @@
  */
 import { describe, expect, test } from "bun:test";
 import { MALFORMED_LINKS } from "../../testweb/index.ts";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, readAllRecords, repeated, urlOf, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  readAllRecords,
+  repeated,
+  urlOf,
+  useHarness,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -20,7 +31,15 @@ describe("crawl: links", () => {
     // Precondition: the broken page's links are part of what must be fetched.
     for (const url of MALFORMED_LINKS) expect(mustFetch).toContain(url);
     const out = h.tempDir();
-    const run = h.crawl(crawlArgs(web, HOSTS.map((host) => web.url(host)), out, ["--max-duration", "60s"]), { out });
+    const run = h.crawl(
+      crawlArgs(
+        web,
+        HOSTS.map((host) => web.url(host)),
+        out,
+        ["--max-duration", "60s"],
+      ),
+      { out },
+    );
     const fetched = () => fetchCounts(pageRequests(web)).keys();
     await waitUntilIdle(run, () => missing(mustFetch, fetched()).length === 0, {
       timeoutMs: 30_000,

@@ -7,7 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import { readRecordAt } from "../../../fetch-node/warc/index.ts";
+import { readRecordAt } from "../../../engine/fetch/warc/index.ts";
 import { prosePool, sitePage } from "../../testweb/index.ts";
 import {
   crawlArgs,

@@ -5,24 +5,21 @@
  * host whose robots.txt failed, and a robots.txt Crawl-delay honoured.
  */
 import { describe, expect, test } from "bun:test";
-import {
-  crawlArgs,
-  fetchCounts,
-  interrupt,
-  missing,
-  pageRequests,
-  pathsOf,
-  urlOf,
-  useHarness,
-  waitUntilIdle,
-} from "./harness.ts";
+import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, pathsOf, urlOf, useHarness, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
 
 const MIN_GAP_MS = 150;
 const MULTIPLIER = 2; // slow.test answers after 1.5 s: the default 10x would make this test take a minute
 
-const ROBOTS_HOSTS = ["robots-disallow.test", "robots-404.test", "robots-500.test", "robots-redirect.test", "robots-delay.test", "robots-unreachable.test"];
+const ROBOTS_HOSTS = [
+  "robots-disallow.test",
+  "robots-404.test",
+  "robots-500.test",
+  "robots-redirect.test",
+  "robots-delay.test",
+  "robots-unreachable.test",
+];
 /** Hosts that park their queued URLs until robots.txt can be read again: never idle. */
 const PARKED = new Set(["robots-500.test", "robots-unreachable.test"]);
 
@@ -65,7 +62,11 @@ describe("crawl: politeness and robots.txt", () => {
 
     for (const host of specialHosts) {
       const forbidden = (web.behaviour(host)?.mustNotFetch ?? []).map((p) => web.url(host, p));
-      expect(pageRequests(web, [host]).map(urlOf).filter((u) => forbidden.includes(u))).toEqual([]);
+      expect(
+        pageRequests(web, [host])
+          .map(urlOf)
+          .filter((u) => forbidden.includes(u)),
+      ).toEqual([]);
     }
     for (const host of [...PARKED, "robots-disallow.test"]) {
       expect(pathsOf(web, host).filter((p) => p !== "/robots.txt")).toEqual([]);

@@ -14,10 +14,7 @@ describe("crawl: redirects", () => {
   test("redirect chains are followed hop by hop, each target fetched once, loops and chains over 5 hops stop", async () => {
     const web = await h.web({ hosts: 1, special: true });
     const host = "redirects.test";
-    const mustFetch = [
-      ...(web.behaviour(host)?.mustFetch ?? []).map((p) => web.url(host, p)),
-      web.url("landing.test", "/from-redirects"),
-    ];
+    const mustFetch = [...(web.behaviour(host)?.mustFetch ?? []).map((p) => web.url(host, p)), web.url("landing.test", "/from-redirects")];
     const out = h.tempDir();
     const run = h.crawl(crawlArgs(web, [web.url(host)], out, ["--max-duration", "60s"]), { out });
     const fetched = () => fetchCounts(pageRequests(web)).keys();
@@ -61,9 +58,9 @@ describe("crawl: redirects", () => {
               res.writeHead(302, { location: "/private/secret", "content-length": "0" }).end();
               return;
             }
-            res.writeHead(200, { "content-type": "text/html" }).end(
-              ctx.path === "/" ? '<a href="/go">go</a> <a href="/open">open</a>' : "<p>leaf</p>",
-            );
+            res
+              .writeHead(200, { "content-type": "text/html" })
+              .end(ctx.path === "/" ? '<a href="/go">go</a> <a href="/open">open</a>' : "<p>leaf</p>");
           },
         },
       },

@@ -20,7 +20,10 @@ describe("crawl: refetch", () => {
       const host = "etag.test";
       const paths = ["/", "/page/1", "/page/2", "/changing"];
       const out = h.tempDir();
-      const run = h.crawl(crawlArgs(web, [web.url(host)], out, ["--refetch-initial", "1m", "--refetch-min", "1m", "--max-duration", "120s"]), { out });
+      const run = h.crawl(
+        crawlArgs(web, [web.url(host)], out, ["--refetch-initial", "1m", "--refetch-min", "1m", "--max-duration", "120s"]),
+        { out },
+      );
       const twice = () => paths.every((p) => pathsOf(web, host).filter((x) => x === p).length >= 2);
       await waitFor(() => twice() && web.requestsTo(host).every((r) => r.endedAt < Infinity), {
         timeoutMs: 100_000,

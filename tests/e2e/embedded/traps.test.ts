@@ -24,7 +24,15 @@ describe("crawl: traps", () => {
     const calendar = ["/", ...Array.from({ length: 2 * (MAX_DEPTH - 1) + 1 }, (_, i) => day(i - (MAX_DEPTH - 1)))];
     const deep = ["/", ...Array.from({ length: MAX_DEPTH }, (_, i) => `/d/${Array.from({ length: i + 1 }, (_, j) => j + 1).join("/")}`)];
     const out = h.tempDir();
-    const run = h.crawl(crawlArgs(web, hosts.map((host) => web.url(host)), out, ["--max-depth", String(MAX_DEPTH), "--max-duration", "60s"]), { out });
+    const run = h.crawl(
+      crawlArgs(
+        web,
+        hosts.map((host) => web.url(host)),
+        out,
+        ["--max-depth", String(MAX_DEPTH), "--max-duration", "60s"],
+      ),
+      { out },
+    );
     const pagePaths = (host: string) => pathsOf(web, host).filter((p) => p !== "/robots.txt");
     await waitUntilIdle(
       run,

@@ -8,10 +8,25 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { readBucketWarcs, repeatedRecordIds } from "../../support/bucket-warcs.ts";
 import { startFaultProxy, startS3, TEST_CREDENTIALS, TEST_REGION, type FaultProxy, type S3Server } from "../../support/s3.ts";
-import { crawlArgs, describeOutput, fetchCounts, interrupt, missing, pageRequests, urlOf, useHarness, waitFor, waitUntilIdle } from "./harness.ts";
+import {
+  crawlArgs,
+  describeOutput,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  urlOf,
+  useHarness,
+  waitFor,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
-const ENV = { AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey, AWS_REGION: TEST_REGION };
+const ENV = {
+  AWS_ACCESS_KEY_ID: TEST_CREDENTIALS.accessKeyId,
+  AWS_SECRET_ACCESS_KEY: TEST_CREDENTIALS.secretAccessKey,
+  AWS_REGION: TEST_REGION,
+};
 const PREFIX = "crawls/run-1/";
 
 let s3: S3Server | undefined;
@@ -26,7 +41,8 @@ afterEach(async () => {
 /** WARC files and indexes still on local disk, open or finished. */
 function localFiles(out: string): string[] {
   const dir = join(out, "warc");
-  const list = (d: string) => (existsSync(d) ? readdirSync(d).filter((n) => n.endsWith(".warc.gz") || (n.endsWith(".cdxj") && n !== "index.cdxj")) : []);
+  const list = (d: string) =>
+    existsSync(d) ? readdirSync(d).filter((n) => n.endsWith(".warc.gz") || (n.endsWith(".cdxj") && n !== "index.cdxj")) : [];
   return [...list(dir), ...list(join(dir, "finished"))].sort();
 }
 
@@ -37,7 +53,10 @@ async function urlsInBucket(): Promise<string[]> {
   const warcs = stored.names.filter((n) => n.endsWith(".warc.gz"));
   expect(stored.names.filter((n) => n.endsWith(".cdxj"))).toEqual(warcs.map((n) => n.replace(".warc.gz", ".cdxj")));
   for (const [name, records] of stored.records) expect(records[0]?.warcHeaders["WARC-Filename"]).toBe(name);
-  return [...stored.records.values()].flat().filter((r) => r.type === "response").map((r) => r.url!);
+  return [...stored.records.values()]
+    .flat()
+    .filter((r) => r.type === "response")
+    .map((r) => r.url!);
 }
 
 describe("crawl: WARC upload", () => {
@@ -47,9 +66,21 @@ describe("crawl: WARC upload", () => {
     const seeds = [web.url("site0.test"), web.url("site1.test")];
     const expected = web.expectedPages(seeds);
     const out = h.tempDir();
-    const argv = crawlArgs(web, seeds, out, ["--max-duration", "60s", "--warc-upload", `s3://${s3.bucket}/${PREFIX}`, "--s3-endpoint", s3.endpoint, "--warc-roll-size", "8KiB"]);
+    const argv = crawlArgs(web, seeds, out, [
+      "--max-duration",
+      "60s",
+      "--warc-upload",
+      `s3://${s3.bucket}/${PREFIX}`,
+      "--s3-endpoint",
+      s3.endpoint,
+      "--warc-roll-size",
+      "8KiB",
+    ]);
     const run = h.crawl(argv, { out, env: ENV });
-    await waitUntilIdle(run, () => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, { timeoutMs: 30_000, what: "every expected page" });
+    await waitUntilIdle(run, () => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, {
+      timeoutMs: 30_000,
+      what: "every expected page",
+    });
     const { exit } = await interrupt(run, 30_000);
     expect({ code: exit.code, output: exit.code === 0 ? "" : describeOutput(run) }).toEqual({ code: 0, output: "" });
 
@@ -70,8 +101,16 @@ describe("crawl: WARC upload", () => {
     const expected = web.expectedPages(seeds);
     const out = h.tempDir();
     const argv = crawlArgs(web, seeds, out, [
-      "--max-duration", "60s", "--min-gap", "200ms",
-      "--warc-upload", `s3://${s3.bucket}/${PREFIX}`, "--s3-endpoint", proxy.endpoint, "--warc-roll-size", "8KiB",
+      "--max-duration",
+      "60s",
+      "--min-gap",
+      "200ms",
+      "--warc-upload",
+      `s3://${s3.bucket}/${PREFIX}`,
+      "--s3-endpoint",
+      proxy.endpoint,
+      "--warc-roll-size",
+      "8KiB",
     ]);
     const first = h.crawl(argv, { out, env: ENV });
     await waitFor(() => proxy!.requests.some((r) => r.action === "hang") && pageRequests(web).length >= expected.pages.size / 2, {
@@ -88,7 +127,10 @@ describe("crawl: WARC upload", () => {
     const before = proxy.requests.length;
     proxy.clearFaults();
     const second = h.crawl(argv, { out, env: ENV });
-    await waitUntilIdle(second, () => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, { timeoutMs: 30_000, what: "the rest of the pages" });
+    await waitUntilIdle(second, () => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, {
+      timeoutMs: 30_000,
+      what: "the rest of the pages",
+    });
     const { exit } = await interrupt(second, 30_000);
     expect({ code: exit.code, output: exit.code === 0 ? "" : describeOutput(second) }).toEqual({ code: 0, output: "" });
 
@@ -96,8 +138,12 @@ describe("crawl: WARC upload", () => {
     const urls = await urlsInBucket();
     expect(missing(web.requests.map(urlOf), urls)).toEqual([]);
     // Each file the killed run left behind went up once, under its own name.
-    const puts = proxy.requests.slice(before).filter((r) => r.line.startsWith("PUT ") && r.action === "forward").map((r) => r.line.split(" ")[1]!.split("?")[0]!);
-    for (const name of leftovers) expect({ name, puts: puts.filter((p) => p === `/${s3!.bucket}/${PREFIX}${name}`).length }).toEqual({ name, puts: 1 });
+    const puts = proxy.requests
+      .slice(before)
+      .filter((r) => r.line.startsWith("PUT ") && r.action === "forward")
+      .map((r) => r.line.split(" ")[1]!.split("?")[0]!);
+    for (const name of leftovers)
+      expect({ name, puts: puts.filter((p) => p === `/${s3!.bucket}/${PREFIX}${name}`).length }).toEqual({ name, puts: 1 });
     expect(localFiles(out)).toEqual([]);
   }, 120_000);
 });

@@ -100,7 +100,17 @@ export function bodyHosts(): Record<string, HostBehaviour> {
         "/upper-type": (_q, res) => send(res, 200, page("upper", linkList(["/from-upper-type"])), "TEXT/HTML; Charset=UTF-8"),
       },
       fallback: (_q, res, ctx) => send(res, 200, page(`non-html ${ctx.path}`, "<p>A leaf.</p>\n")),
-      mustFetch: ["/", "/doc.pdf", "/feed.xml", "/data.json", "/notes.txt", "/page.xhtml", "/upper-type", "/from-xhtml", "/from-upper-type"],
+      mustFetch: [
+        "/",
+        "/doc.pdf",
+        "/feed.xml",
+        "/data.json",
+        "/notes.txt",
+        "/page.xhtml",
+        "/upper-type",
+        "/from-xhtml",
+        "/from-upper-type",
+      ],
       mustNotFetch: ["/trap-pdf", "/trap-rss", "/trap-rss-a", "/trap-json", "/trap-txt"],
     }),
   };

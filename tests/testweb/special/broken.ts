@@ -65,8 +65,7 @@ export function brokenHosts(): Record<string, HostBehaviour> {
       mustFetch: ["/", "/404", "/410", "/403", "/500", "/ok"],
     }),
     "malformed.test": routedHost({
-      description:
-        "`/` is broken HTML (see `MALFORMED_LINKS` for the links a parser must find); every other path is a small 200 page",
+      description: "`/` is broken HTML (see `MALFORMED_LINKS` for the links a parser must find); every other path is a small 200 page",
       robots: PLAIN_ROBOTS,
       routes: { "/": (_q, res) => send(res, 200, MALFORMED_HOME) },
       fallback: (_q, res, ctx) => send(res, 200, page(`malformed ${ctx.path}`, "<p>A leaf.</p>\n")),

@@ -51,7 +51,7 @@ export function conditionalHosts(): Record<string, HostBehaviour> {
   let version = 0;
   return {
     "etag.test": {
-      description: "ETag + Last-Modified; 304 on a match. `/changing` has a new version (ETag `\"vN\"`) at every full response",
+      description: 'ETag + Last-Modified; 304 on a match. `/changing` has a new version (ETag `"vN"`) at every full response',
       robots: PLAIN_ROBOTS,
       mustFetch: ["/", "/page/1", "/page/2", "/changing"],
       serve(req, res, ctx) {

@@ -18,7 +18,7 @@ export function timingHosts(): Record<string, HostBehaviour> {
     "/": page("slow home", linkList(["/a"])),
     "/a": page("slow a", linkList(["/"])),
   };
-  const drip = "<!doctype html><html><body><p>drip drip drip</p><a href=\"/never\">never</a></body></html>\n";
+  const drip = '<!doctype html><html><body><p>drip drip drip</p><a href="/never">never</a></body></html>\n';
   return {
     "slow.test": {
       description: `every response, robots.txt included, starts after ${SLOW_MS} ms`,

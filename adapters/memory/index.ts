@@ -1,0 +1,9 @@
+/**
+ * In-process implementations of the ports, for `crawl` and for tests: the message bus and cluster state
+ * in memory (with the wire codec applied, so they behave like the networked ones), the content index in
+ * memory, and the local seen-set (one growing Bloom filter, snapshotted to a file).
+ */
+export { MemoryBus } from "./memory-bus.ts";
+export { MemoryClusterState } from "./memory-cluster-state.ts";
+export { MemoryContentIndex } from "./memory-content-index.ts";
+export { LocalBloomSeenSet } from "./local-bloom-seen-set.ts";

@@ -1,0 +1,83 @@
+/**
+ * The data that flows between the crawl's roles, as plain types: a frontier hands out FetchTasks, a fetch
+ * worker answers with a FetchResult and the DiscoveredUrls it found. In embedded mode these objects pass
+ * in-process; in cluster mode the adapters carry them as the protobuf messages of proto/crawler/fetch/v1,
+ * converting only at the edge.
+ */
+
+/** Priority class of a queued URL: 1 first (home pages, changed pages), 3 last. */
+export type Priority = 1 | 2 | 3;
+
+/** What a task asks the fetch worker to do. */
+export type TaskKind = "page" | "robots";
+
+export interface FetchTask {
+  /** Unique per hand-out; also the message id used for de-duplication on the bus. */
+  taskId: string;
+  kind: TaskKind;
+  /** Normalized absolute URL (for a robots task, the host's /robots.txt). */
+  url: string;
+  host: string;
+  partition: number;
+  depth: number;
+  /** Redirect hops already taken to reach this URL. */
+  redirectHops: number;
+  /** Validators of the previous visit, for a conditional GET. */
+  etag?: string;
+  lastModified?: string;
+  /** Fingerprint of the previous visit's content, so the worker can tell whether the page changed. */
+  previousFingerprint?: string;
+  /** Gap the worker must leave between requests to this host inside one task (robots.txt redirects). */
+  hostGapMs: number;
+  issuedAt: number;
+}
+
+/** How a task ended, in the terms the frontier's policies need. */
+export type ResultKind = "response" | "network-error" | "skipped";
+
+export interface FetchResult {
+  taskId: string;
+  kind: ResultKind;
+  taskKind: TaskKind;
+  url: string;
+  host: string;
+  partition: number;
+  /** HTTP status for a response; 0 otherwise. */
+  status: number;
+  /** Short code for a network error or a skip ("timeout", "dns", "blocked-address", "duplicate"...). */
+  error?: string;
+  startedAt: number;
+  endedAt: number;
+  fingerprint?: string;
+  /** 64-bit SimHash of the page text as 16 hex digits. */
+  simhash?: string;
+  etag?: string;
+  lastModified?: string;
+  retryAfter?: string;
+  /** Normalized redirect target, when the response was a redirect with a usable Location. */
+  redirectTo?: string;
+  /** True when the content differs from the previous visit. */
+  changed?: boolean;
+  /** The page is an exact duplicate of this already stored URL. */
+  duplicateOf?: string;
+  /** The page is a near duplicate (SimHash within 3 bits) of this URL. */
+  nearDuplicateOf?: string;
+  linksFound: number;
+  /** For a robots task: the final verdict and, when "parse", the robots.txt text. */
+  robots?: { verdict: "allow-all" | "disallow-all" | "parse"; text?: string };
+  /** Bytes stored (after decompression); 0 when nothing was stored. */
+  bytes: number;
+  truncated?: boolean;
+}
+
+export interface DiscoveredUrl {
+  /** Normalized absolute URL. */
+  url: string;
+  host: string;
+  depth: number;
+  /** The page it was found on; empty for a seed. */
+  sourceUrl?: string;
+  redirectHops: number;
+  /** Operator seeds bypass the depth limit and are confirmed in the exact store. */
+  isSeed?: boolean;
+}

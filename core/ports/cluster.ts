@@ -1,0 +1,68 @@
+/**
+ * The cluster's ports: the shared state (membership and ring) and the message bus. Each has an in-process
+ * implementation (tests, embedded) and a networked one (NATS KV and JetStream, under adapters/), and one
+ * contract test suite runs against both.
+ */
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../model/index.ts";
+import type { NodeRecord, RingRecord } from "../cluster/index.ts";
+
+/**
+ * Membership and ring, revisioned. Contract:
+ *  - `putNode` overwrites the node's record; `listNodes` returns every record not deleted, whatever its age
+ *    (deciding death from `heartbeatAt` is the reader's job).
+ *  - `getRing` returns the ring and its revision, or undefined before the first write.
+ *  - `casRing(ring, revision)` writes only if the stored revision still equals `revision` (0: only if no ring
+ *    exists yet) and returns the new revision; it returns undefined on a conflict and writes nothing.
+ *  - `watchRing` calls back with the current ring (if any) and then with every later write, in order.
+ *  - `acquireLease(name, holder, ttlMs, now)` grants the lease when it is free, expired, or already held by
+ *    `holder` (renewal), atomically; false otherwise.
+ */
+export interface ClusterState {
+  putNode(record: NodeRecord): Promise<void>;
+  deleteNode(id: string): Promise<void>;
+  listNodes(): Promise<NodeRecord[]>;
+  getRing(): Promise<{ ring: RingRecord; revision: number } | undefined>;
+  casRing(ring: RingRecord, revision: number): Promise<number | undefined>;
+  watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void;
+  acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/** A message handed to a consumer; exactly one of ack / nak / term must be called. */
+export interface Delivery<T> {
+  data: T;
+  /** How many times this message has been delivered (1 the first time). */
+  deliveryCount: number;
+  ack(): Promise<void>;
+  /** Redeliver, after `delayMs` when given. */
+  nak(delayMs?: number): void;
+  /** Never redeliver (a poison message). */
+  term(reason: string): void;
+}
+
+export interface Subscription {
+  /** Stops pulling; messages delivered but not acked are redelivered after the ack wait. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The crawl's message bus. Contract:
+ *  - A publish resolves once the bus has stored the message durably (JetStream ack); a rejected publish
+ *    rejects, and nothing is half-published.
+ *  - `publishTask` dedups on `task.taskId` within the bus's duplicate window.
+ *  - A consumer's handler is called for one message at a time per subscription unless `concurrency` says
+ *    otherwise; a message not acked within the ack wait (or nak'ed) is delivered again, possibly to another
+ *    subscriber of the same consumer. Messages of one partition go to one durable consumer, shared by
+ *    whoever subscribes to it.
+ */
+export interface MessageBus {
+  /** Creates the region's streams and consumers when missing (idempotent). */
+  ensureRegion(region: string, partitions: number): Promise<void>;
+  publishTask(region: string, task: FetchTask): Promise<void>;
+  publishResult(region: string, result: FetchResult): Promise<void>;
+  publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void>;
+  consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription;
+  consumeUrls(region: string, partition: number, handler: (d: Delivery<DiscoveredUrl[]>) => Promise<void>): Subscription;
+  consumeResults(region: string, partition: number, handler: (d: Delivery<FetchResult>) => Promise<void>): Subscription;
+  close(): Promise<void>;
+}

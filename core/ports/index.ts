@@ -1,0 +1,12 @@
+/**
+ * Every port of the crawler in one place: the small interfaces the engine and the roles depend on, each
+ * with its contract in its doc comment. In-process implementations live in adapters/memory and
+ * adapters/sqlite, networked ones in adapters/nats, adapters/redis, adapters/grpc; one contract test suite
+ * (tests/contract) runs against every implementation.
+ */
+export type { ClusterState, Delivery, MessageBus, Subscription } from "./cluster.ts";
+export type { ContentIndex } from "./content-index.ts";
+export type { Fetcher, PageStore, TaskRunner, WorkOutput } from "./fetch.ts";
+export { silentLog, type Log, type LogFields } from "./log.ts";
+export type { AdmissionLog, SeenSet } from "./seen-set.ts";
+export type { ObjectStore, StoredObject } from "./object-store.ts";

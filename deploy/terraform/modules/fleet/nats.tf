@@ -1,0 +1,109 @@
+# The nats-server configuration of every NATS server (nats-server 2.9 syntax, as Debian ships it).
+#
+# Each region is one NATS cluster named after the region (routes to every server of the region, itself
+# included: a one-server cluster still needs a route for JetStream in a supercluster), joined to every
+# other region by a gateway. JetStream runs as one supercluster-wide meta group; each region's streams
+# live in the region's cluster.
+#
+# Per-role users (account CRAWL) may publish only what the role publishes and use only the JetStream API
+# of the streams it works on (core/cluster/names.ts, adapters/nats/):
+#   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
+#                bucket read and write (node records, ring, lease)
+#   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
+#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff)
+#   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
+#                region's `fetchers`; writes node records
+# Every role subscribes to _INBOX.> only: JetStream answers, pulled messages and publish acks all arrive
+# on the client's inbox. Passwords come from the server's environment ($NATS_PASSWORD_<ROLE>), written at
+# boot from the secret store; the configuration holds no secret.
+
+locals {
+  kv_stream = "KV_crawl-cluster"
+  kv_prefix = "$KV.crawl-cluster"
+
+  streams_of = { for r in local.region_names : r => {
+    urls    = "CRAWL_URLS_${upper(replace(r, "-", "_"))}"
+    fetch   = "CRAWL_FETCH_${upper(replace(r, "-", "_"))}"
+    results = "CRAWL_RESULTS_${upper(replace(r, "-", "_"))}"
+  } }
+
+  # Create (idempotently), read and update a stream and its durable consumers: what ensureRegionStreams
+  # (adapters/nats/region-setup.ts) and the KV bucket's open do. No delete, no purge.
+  js_manage = { for r in local.region_names : r => flatten([for s in values(local.streams_of[r]) : [
+    "$JS.API.STREAM.INFO.${s}",
+    "$JS.API.STREAM.CREATE.${s}",
+    "$JS.API.STREAM.UPDATE.${s}",
+    "$JS.API.CONSUMER.INFO.${s}.*",
+    "$JS.API.CONSUMER.CREATE.${s}",
+    "$JS.API.CONSUMER.CREATE.${s}.>",
+    "$JS.API.CONSUMER.DURABLE.CREATE.${s}.*",
+  ]]) }
+
+  # The cluster-state bucket: opened (created when missing), read, watched (ordered consumers answer
+  # flow control), and written under the keys given per role.
+  js_kv = [
+    "$JS.API.INFO",
+    "$JS.API.STREAM.INFO.${local.kv_stream}",
+    "$JS.API.STREAM.CREATE.${local.kv_stream}",
+    "$JS.API.STREAM.MSG.GET.${local.kv_stream}",
+    "$JS.API.DIRECT.GET.${local.kv_stream}",
+    "$JS.API.DIRECT.GET.${local.kv_stream}.>",
+    "$JS.API.CONSUMER.CREATE.${local.kv_stream}",
+    "$JS.API.CONSUMER.CREATE.${local.kv_stream}.>",
+    "$JS.API.CONSUMER.INFO.${local.kv_stream}.*",
+    "$JS.API.CONSUMER.DELETE.${local.kv_stream}.*",
+    "$JS.FC.${local.kv_stream}.>",
+  ]
+
+  nats_publish = { for r in local.region_names : r => {
+    coordinator = concat(
+      ["crawl.urls.*.*", "${local.kv_prefix}.>"],
+      local.js_kv,
+      flatten([for rr in local.region_names : local.js_manage[rr]]),
+    )
+    frontier = concat(
+      ["crawl.fetch.${r}", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", "${local.kv_prefix}.ring"],
+      local.js_kv,
+      local.js_manage[r],
+      [
+        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].urls}.*",
+        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].results}.*",
+        "$JS.ACK.${local.streams_of[r].urls}.>",
+        "$JS.ACK.${local.streams_of[r].results}.>",
+      ],
+    )
+    fetch = concat(
+      ["crawl.urls.*.*", "crawl.results.${r}.*", "${local.kv_prefix}.nodes.*"],
+      local.js_kv,
+      local.js_manage[r],
+      [
+        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].fetch}.fetchers",
+        "$JS.ACK.${local.streams_of[r].fetch}.>",
+      ],
+    )
+  } }
+
+  nats_tls_block = local.tls_on ? {
+    cert_file = local.tls.cert_file
+    key_file  = local.tls.key_file
+    ca_file   = local.tls.ca_file
+  } : null
+
+  nats_conf = { for id, m in local.machines : id => templatefile("${path.module}/templates/nats-server.conf.tftpl", {
+    id          = id
+    region      = m.region
+    listen_host = var.listen_host
+    ports       = m.ports
+    store_dir   = "${local.dirs[id].state}/nats"
+    routes      = [for s in local.nats_of[m.region] : "nats-route://${s.host}:${s.ports.cluster}"]
+    gateways = [for r in local.region_names : {
+      name = r
+      urls = [for s in local.nats_of[r] : "nats://${s.host}:${s.ports.gateway}"]
+    } if r != m.region]
+    tls        = local.nats_tls_block
+    auth       = local.nats_auth
+    publish    = local.nats_publish[m.region]
+    subscribe  = ["_INBOX.>"]
+    fleet_name = var.fleet.name
+  }) if m.role == "nats" }
+}

@@ -1,0 +1,83 @@
+/**
+ * Builds the fetch path a fetch node runs, the same way the embedded crawler does (embedded/main.ts): the
+ * HTTP fetcher with the policy's timeouts and body cap, the WARC writer, and the FetchWorker over them and
+ * the content index. The content index is borrowed (the composition root chose Redis or memory and closes
+ * it); the fetcher and the WARC writer are built here and closed by `close()`.
+ */
+import type { PolicyConfig } from "../../core/config/index.ts";
+import { productToken } from "../../core/robots/index.ts";
+import type { ContentIndex } from "../../core/ports/index.ts";
+import { HttpFetcher } from "./http/index.ts";
+import { FetchWorker } from "./pipeline/index.ts";
+import { WarcWriter } from "./warc/index.ts";
+
+export interface FetchPathOptions {
+  policy: Pick<PolicyConfig, "userAgent" | "connectTimeoutMs" | "responseTimeoutMs" | "maxBodyBytes">;
+  warcDir: string;
+  /** WARC file name prefix; the node id, so files of several nodes never collide. */
+  warcPrefix: string;
+  /** Rolling by size and age, and the upload spool's directory when uploading (WarcWriterOptions). */
+  warc?: { maxFileBytes?: number; maxFileAgeMs?: number; finishedDir?: string };
+  proxyUrl?: string;
+  allowPrivateAddresses: boolean;
+  /** Requests in flight at most (the node's task concurrency). */
+  maxConcurrentRequests: number;
+  content: ContentIndex;
+}
+
+export interface FetchPath {
+  worker: FetchWorker;
+  fetcher: HttpFetcher;
+  warc: WarcWriter;
+  /** Closes the fetcher (aborting requests still running), then flushes and closes the WARC file. */
+  close(): Promise<void>;
+}
+
+export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> {
+  const warc = await WarcWriter.open({ dir: opts.warcDir, prefix: opts.warcPrefix, software: opts.policy.userAgent, ...opts.warc });
+  const fetcher = new HttpFetcher({
+    userAgent: opts.policy.userAgent,
+    connectTimeoutMs: opts.policy.connectTimeoutMs,
+    responseTimeoutMs: opts.policy.responseTimeoutMs,
+    maxBodyBytes: opts.policy.maxBodyBytes,
+    proxyUrl: opts.proxyUrl,
+    allowPrivateAddresses: opts.allowPrivateAddresses,
+    maxConcurrentRequests: opts.maxConcurrentRequests,
+  });
+  const worker = new FetchWorker({
+    fetcher,
+    content: opts.content,
+    store: warc,
+    agentToken: productToken(opts.policy.userAgent),
+    now: () => Date.now(),
+    sleep: sleepAbortable,
+  });
+  return {
+    worker,
+    fetcher,
+    warc,
+    async close() {
+      try {
+        await fetcher.close();
+      } finally {
+        await warc.close();
+      }
+    },
+  };
+}
+
+/** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */
+export function sleepAbortable(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}

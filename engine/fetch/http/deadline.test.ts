@@ -1,0 +1,34 @@
+import { expect, test } from "bun:test";
+import { Deadline } from "./deadline.ts";
+
+test("deadline - fires after its time and says it timed out", async () => {
+  const deadline = new Deadline(20);
+  await new Promise((resolve) => deadline.signal.addEventListener("abort", resolve));
+  expect(deadline.timedOut).toBe(true);
+  expect(deadline.callerAborted).toBe(false);
+  deadline.dispose();
+});
+
+test("deadline - follows the caller's abort and says so", () => {
+  const caller = new AbortController();
+  const deadline = new Deadline(10_000, caller.signal);
+  caller.abort(new Error("stop"));
+  expect(deadline.signal.aborted).toBe(true);
+  expect(deadline.callerAborted).toBe(true);
+  expect(deadline.timedOut).toBe(false);
+  deadline.dispose();
+});
+
+test("deadline - starts aborted when the caller already aborted", () => {
+  const deadline = new Deadline(10_000, AbortSignal.abort());
+  expect(deadline.signal.aborted).toBe(true);
+  expect(deadline.callerAborted).toBe(true);
+  deadline.dispose();
+});
+
+test("deadline - never fires once disposed", async () => {
+  const deadline = new Deadline(10);
+  deadline.dispose();
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  expect(deadline.signal.aborted).toBe(false);
+});

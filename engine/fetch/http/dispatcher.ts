@@ -1,0 +1,65 @@
+/**
+ * Builds the undici dispatcher the fetcher sends through: an Agent whose connections go through the
+ * safe connector, or, with a proxy, a ProxyAgent whose connections go to the proxy. Both keep one
+ * pool per target origin limited to `connectionsPerOrigin` (politeness: one connection per host by
+ * default) with keep-alive, and idle connections close after `keepAliveTimeoutMs`, which a server's
+ * Keep-Alive hint may shorten but never lengthen. HTTP/2 is not negotiated: one connection per host
+ * already rules out its multiplexing gain, the WARC records want HTTP/1.1 messages, and undici's
+ * HTTP/2 path rests on `node:http2`, whose behaviour on Bun and Deno this project has not measured.
+ */
+import { createSafeConnector } from "./connector.ts";
+import type { DnsCache } from "./dns-cache.ts";
+import { Agent, Client, Pool, ProxyAgent } from "./undici.ts";
+import type { Dispatcher } from "./undici.ts";
+
+export interface DispatcherOptions {
+  connectTimeoutMs: number;
+  responseTimeoutMs: number;
+  connectionsPerOrigin: number;
+  keepAliveTimeoutMs: number;
+  proxyUrl?: string;
+  /** Used only without a proxy. */
+  dns: DnsCache;
+  allowPrivate: boolean;
+  onConnected: (origin: string, address: string) => void;
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const perConnection = {
+    allowH2: false,
+    pipelining: 1,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    keepAliveMaxTimeout: options.keepAliveTimeoutMs,
+    // The fetcher's own deadline is exact and ends every request; these are only backstops,
+    // set a little later so they never decide the outcome (undici's timers are coarse).
+    headersTimeout: options.responseTimeoutMs + 1000,
+    bodyTimeout: options.responseTimeoutMs + 1000,
+  };
+
+  if (options.proxyUrl) {
+    return new ProxyAgent({
+      uri: options.proxyUrl,
+      ...perConnection,
+      connectTimeout: options.connectTimeoutMs,
+      connections: options.connectionsPerOrigin,
+      // ProxyAgent creates one pool per target origin for forwarded http requests but passes it
+      // only `{ connect }`, so without this factory the per-origin limit and timeouts would be lost.
+      factory: (origin, factoryOptions) => perOriginPool(origin, { ...factoryOptions, ...perConnection }, options.connectionsPerOrigin),
+    });
+  }
+
+  return new Agent({
+    ...perConnection,
+    connections: options.connectionsPerOrigin,
+    connect: createSafeConnector({
+      dns: options.dns,
+      allowPrivate: options.allowPrivate,
+      connectTimeoutMs: options.connectTimeoutMs,
+      onConnected: options.onConnected,
+    }),
+  });
+}
+
+function perOriginPool(origin: string | URL, options: object, connections: number): Dispatcher {
+  return connections === 1 ? new Client(origin, options) : new Pool(origin, { ...options, connections });
+}

@@ -1,0 +1,132 @@
+/**
+ * Fetch errors: the errors this folder raises itself, and the mapping from whatever undici, the
+ * sockets and zlib throw to a {@link FetchErrorKind}, which is what the crawler reacts to (a dns or
+ * refused error marks the host unreachable and retries later, a timeout doubles the host's gap, a
+ * blocked address is never retried, a bad response counts as a broken page). The mapping reads error
+ * codes, walking `cause` chains and AggregateErrors, because undici wraps socket errors and Bun and
+ * Node word their messages differently but agree on codes.
+ */
+import type { FetchErrorKind } from "./types.ts";
+
+/** A name did not resolve (or not in time). Reaction: treat the host as unreachable, retry later. */
+export class DnsLookupError extends Error {
+  readonly code = "ERR_CRAWLER_DNS";
+  constructor(
+    readonly host: string,
+    cause: unknown,
+  ) {
+    super(`DNS lookup of ${host} failed: ${describe(cause)}`, { cause });
+    this.name = "DnsLookupError";
+  }
+}
+
+/** The target address is in a refused range. Reaction: never retry this URL. */
+export class BlockedAddressError extends Error {
+  readonly code = "ERR_CRAWLER_BLOCKED_ADDRESS";
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly range: string,
+  ) {
+    super(
+      host === address
+        ? `refused to connect to ${address} (${range} address)`
+        : `refused to connect to ${host}: it resolves to ${address} (${range} address)`,
+    );
+    this.name = "BlockedAddressError";
+  }
+}
+
+/** The body's Content-Encoding did not decode. Reaction: count the page as broken. */
+export class BadEncodingError extends Error {
+  readonly code = "ERR_CRAWLER_BAD_ENCODING";
+  constructor(
+    readonly encoding: string,
+    cause: unknown,
+  ) {
+    super(`could not decode ${encoding} body: ${describe(cause)}`, { cause });
+    this.name = "BadEncodingError";
+  }
+}
+
+const KIND_BY_CODE: Readonly<Record<string, FetchErrorKind>> = {
+  ERR_CRAWLER_DNS: "dns",
+  ENOTFOUND: "dns",
+  EAI_AGAIN: "dns",
+  EAI_FAIL: "dns",
+  EAI_NODATA: "dns",
+  EAI_NONAME: "dns",
+  ENODATA: "dns",
+  ERR_CRAWLER_BLOCKED_ADDRESS: "blocked-address",
+  ECONNREFUSED: "refused",
+  // Unreachable networks call for the same reaction as a refusal: the host is down for us.
+  EHOSTUNREACH: "refused",
+  ENETUNREACH: "refused",
+  EHOSTDOWN: "refused",
+  UND_ERR_PRX_CONN: "refused",
+  UND_ERR_CONNECT_TIMEOUT: "connect-timeout",
+  ETIMEDOUT: "connect-timeout",
+  UND_ERR_HEADERS_TIMEOUT: "timeout",
+  UND_ERR_BODY_TIMEOUT: "timeout",
+  ECONNRESET: "reset",
+  EPIPE: "reset",
+  ECONNABORTED: "reset",
+  UND_ERR_SOCKET: "reset",
+  UND_ERR_PRX_TLS: "tls",
+  EPROTO: "tls",
+  ERR_CRAWLER_BAD_ENCODING: "bad-response",
+  UND_ERR_HEADERS_OVERFLOW: "bad-response",
+  UND_ERR_RES_CONTENT_LENGTH_MISMATCH: "bad-response",
+  UND_ERR_RESPONSE: "bad-response",
+  // Our own aborts (caller, deadline) are recognised before codes are read, so an undici abort that
+  // reaches this table came from elsewhere, e.g. a proxy refusing a CONNECT tunnel (see errorKind).
+  UND_ERR_ABORTED: "other",
+  UND_ERR_ABORT: "other",
+  UND_ERR_DESTROYED: "aborted",
+  UND_ERR_CLOSED: "aborted",
+  ABORT_ERR: "aborted",
+};
+
+/** The kind of a failed fetch, judged from the error's codes; `'other'` when none is known. */
+export function errorKind(error: unknown): FetchErrorKind {
+  // undici reports a proxy that answers CONNECT with a non-200 status only through this message.
+  if (error instanceof Error && error.message.startsWith("Proxy response (")) return "refused";
+  for (const code of errorCodes(error)) {
+    const known = KIND_BY_CODE[code];
+    if (known) return known;
+    if (code.startsWith("HPE_")) return "bad-response"; // llhttp parser: the server broke HTTP
+    if (code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.includes("CERT")) return "tls";
+  }
+  return "other";
+}
+
+/** Every `code` found on the error, its causes and aggregated errors, outermost first. */
+export function errorCodes(error: unknown): string[] {
+  const codes: string[] = [];
+  const seen = new Set<unknown>();
+  const visit = (value: unknown, depth: number): void => {
+    if (value === null || typeof value !== "object" || seen.has(value) || depth > 5) return;
+    seen.add(value);
+    const code = (value as { code?: unknown }).code;
+    if (typeof code === "string") codes.push(code);
+    const name = (value as { name?: unknown }).name;
+    if (name === "AbortError") codes.push("ABORT_ERR");
+    // llhttp errors carry no code when the status line itself is wrong (e.g. an SSH banner).
+    if (name === "HTTPParserError" && typeof code !== "string") codes.push("HPE_UNKNOWN");
+    visit((value as { cause?: unknown }).cause, depth + 1);
+    const nested = (value as { errors?: unknown }).errors;
+    if (Array.isArray(nested)) for (const inner of nested) visit(inner, depth + 1);
+  };
+  visit(error, 0);
+  return codes;
+}
+
+/** A one-line description of an error for logs and outcomes, with its code when it has one. */
+export function describe(error: unknown): string {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    const message = error.message || error.name;
+    return typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+  }
+  return String(error);
+}

@@ -1,0 +1,42 @@
+/**
+ * The contract of the HTTP fetch step: its options, one request, and the outcome the rest of the
+ * fetch path consumes (storage writes the outcome as WARC request/response records; the result sent
+ * to the frontier is derived from it). A fetch never throws for a network problem: every failure
+ * comes back as an `error` outcome whose `error` kind tells the crawler how to react.
+ */
+import type { LookupFn } from "./dns-cache.ts";
+export type { FetchError, FetchErrorKind, FetchOutcome, FetchRequest, FetchResponse } from "../../../core/model/index.ts";
+
+export interface HttpFetcherOptions {
+  /** Sent as User-Agent on every request, robots.txt included. */
+  userAgent: string;
+  /** Time allowed to resolve the name and open the TCP (and TLS) connection. Policy default 5000. */
+  connectTimeoutMs: number;
+  /** Time allowed for the whole response, body included, from the moment the request starts. Policy default 20000. */
+  responseTimeoutMs: number;
+  /** Body bytes kept, counted after decompression; the rest is dropped and `truncated` set. Policy default 5 MiB. */
+  maxBodyBytes: number;
+  /**
+   * HTTP forward proxy for every request. http targets go in absolute form, https targets through
+   * CONNECT. The proxy is trusted to resolve names and to apply its own address policy: with a proxy
+   * the crawler resolves nothing itself.
+   */
+  proxyUrl?: string;
+  /** Allow loopback, private, link-local and similar ranges (tests, intranet crawls). Metadata addresses stay refused. Default false. */
+  allowPrivateAddresses?: boolean;
+  /** How long a DNS answer is reused. Default 5 minutes. */
+  dnsCacheTtlMs?: number;
+  /** How long a failed DNS lookup is remembered. Default 30 seconds. */
+  dnsNegativeTtlMs?: number;
+  /** Connections opened to one origin at most (politeness). Default 1. */
+  maxConnectionsPerOrigin?: number;
+  /**
+   * Requests in flight at most across all origins, so busy sockets are bounded; extra fetches wait
+   * for a slot (the response deadline starts once they have one). Default 256.
+   */
+  maxConcurrentRequests?: number;
+  /** How long an idle keep-alive connection is kept (servers may ask for less). Default 4000. */
+  keepAliveTimeoutMs?: number;
+  /** Resolver, injectable for tests. Default: the system resolver (`node:dns` lookup). */
+  lookup?: LookupFn;
+}

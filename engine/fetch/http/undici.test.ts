@@ -1,0 +1,14 @@
+import { expect, test } from "bun:test";
+import { Agent, assertRealUndici } from "./undici.ts";
+
+test("undici - the package imported by file is the real undici and passes the guard", () => {
+  expect(() => assertRealUndici(Agent)).not.toThrow();
+});
+
+test.skipIf(!("Bun" in globalThis))(
+  "undici - under Bun the bare 'undici' specifier is the stand-in, and the guard rejects it",
+  async () => {
+    const bare = (await import("undici")) as unknown as { Agent: new () => object };
+    expect(() => assertRealUndici(bare.Agent)).toThrow(/undici\/index\.js/);
+  },
+);

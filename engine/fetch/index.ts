@@ -1,0 +1,29 @@
+/**
+ * The fetch path: one task end to end. `openFetchPath` builds it (the HTTP fetcher with its timeouts, body
+ * cap and address policy; the WARC writer; the `FetchWorker` that runs a task as an ordered list of steps:
+ * request, redirect, fingerprint, parse, near-duplicate check, store). The same code runs in `crawl` (on
+ * fetch threads) and in every fetch node, on Bun and on Deno; it imports no Bun-only module.
+ */
+export { openFetchPath, sleepAbortable, type FetchPath, type FetchPathOptions } from "./fetch-path.ts";
+export { FetchWorker, type WorkerDeps } from "./pipeline/index.ts";
+export { HttpFetcher, classifyAddress, refusalReason, type AddressRange, type HttpFetcherOptions, type LookupFn } from "./http/index.ts";
+export { extractPage } from "./parse/index.ts";
+export {
+  WarcWriter,
+  INDEX_FILE,
+  readRecordAt,
+  readWarc,
+  type WarcRecordView,
+  type WarcWriterOptions,
+  type WriteResult,
+} from "./warc/index.ts";
+export {
+  WarcSpool,
+  WarcUploader,
+  WARC_ROLL_SETTINGS,
+  FINISHED_DIR,
+  startWarcUpload,
+  type WarcUploaderOptions,
+  type WarcRollSettings,
+  type WarcUploadStarted,
+} from "./warc-upload/index.ts";

@@ -1,0 +1,82 @@
+/**
+ * Gathers a page's visible text for SimHash: text chunks in document order, a space wherever a block
+ * boundary falls (so `<p>a</p><p>b</p>` reads "a b", not "ab"), whitespace collapsed, and a hard cap so a
+ * hostile multi-megabyte page cannot make fingerprinting cost more than a normal one. Which elements are
+ * invisible (script, style …) is the extractor's call; this class only accumulates.
+ */
+
+/** Elements that flow inside a line: entering or leaving them is not a word boundary. */
+const INLINE_TAGS = new Set([
+  "a",
+  "abbr",
+  "b",
+  "bdi",
+  "bdo",
+  "cite",
+  "code",
+  "data",
+  "dfn",
+  "em",
+  "font",
+  "i",
+  "kbd",
+  "mark",
+  "q",
+  "s",
+  "samp",
+  "small",
+  "span",
+  "strike",
+  "strong",
+  "sub",
+  "sup",
+  "time",
+  "tt",
+  "u",
+  "var",
+]);
+
+export function isInlineTag(name: string): boolean {
+  return INLINE_TAGS.has(name);
+}
+
+export class TextCollector {
+  private parts: string[] = [];
+  private rawLength = 0;
+  private full = false;
+
+  constructor(private readonly maxChars: number) {}
+
+  add(data: string): void {
+    if (this.full) return;
+    this.parts.push(data);
+    this.rawLength += data.length;
+    // Raw length overstates visible text (indentation), so compact before deciding the cap is reached.
+    if (this.rawLength > this.maxChars) this.compact();
+  }
+
+  boundary(): void {
+    if (!this.full && this.parts.length > 0) this.parts.push(" ");
+  }
+
+  toString(): string {
+    this.compact();
+    return (this.parts[0] ?? "").trim();
+  }
+
+  private compact(): void {
+    // No trim here: a trailing space is the separator from text still to come.
+    let text = this.parts.join("").replace(/\s+/g, " ");
+    if (text === " ") text = "";
+    if (text.length >= this.maxChars) {
+      text = text.slice(0, this.maxChars);
+      this.full = true;
+    }
+    this.parts = text ? [text] : [];
+    this.rawLength = text.length;
+  }
+}
+
+export function collapseWhitespace(s: string): string {
+  return s.replace(/\s+/g, " ").trim();
+}

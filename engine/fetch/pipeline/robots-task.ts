@@ -1,0 +1,59 @@
+/**
+ * Fetching a host's robots.txt (RFC 9309 section 2.3): follow up to five redirects, then map the chain of
+ * statuses to a verdict with core/robots (2xx parse, 4xx allow all, 5xx or unreachable disallow all). Each
+ * hop is a request to a host like any other, so a hop to the same host waits the host's gap first; the
+ * task carries that gap because only the frontier knows the host's politeness state.
+ */
+import { ROBOTS_MAX_REDIRECTS, robotsVerdict, type RobotsFetchStep } from "../../../core/robots/index.ts";
+import type { FetchTask } from "../../../core/model/index.ts";
+import { hostKeyOf, normalizeUrl } from "../../../core/url/index.ts";
+import type { FetchOutcome } from "../http/index.ts";
+import { decodeBody } from "../parse/index.ts";
+import { resultFor } from "./result-base.ts";
+import { storeResponse } from "./store-step.ts";
+import type { WorkOutput } from "../../../core/ports/index.ts";
+import type { WorkerDeps } from "./types.ts";
+
+export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
+  const chain: RobotsFetchStep[] = [];
+  const visited = new Set<string>();
+  let url = task.url;
+  let outcome: FetchOutcome | undefined;
+  let first: FetchOutcome | undefined;
+  let bytes = 0;
+  for (let hop = 0; hop <= ROBOTS_MAX_REDIRECTS; hop++) {
+    if (hop > 0 && hostKeyOf(url) === task.host && outcome) {
+      await deps.sleep(Math.max(task.hostGapMs, 10 * (outcome.endedAt - outcome.startedAt)), signal);
+    }
+    visited.add(url);
+    outcome = await deps.fetcher.fetch({ url, signal });
+    first ??= outcome;
+    if (outcome.kind === "error") {
+      chain.push("unreachable");
+      break;
+    }
+    chain.push(outcome.status);
+    bytes += await storeResponse(deps.store, outcome);
+    if (outcome.status < 300 || outcome.status >= 400 || outcome.status === 304) break;
+    const location = outcome.headers["location"];
+    const next = location ? normalizeUrl(location, url) : undefined;
+    if (!next?.ok) break;
+    if (visited.has(next.url)) {
+      chain.push("redirect-loop");
+      break;
+    }
+    url = next.url;
+  }
+  const result = resultFor(task, outcome!);
+  // A refused address is not the host's answer: no verdict, and the frontier skips the host's pages one
+  // by one (each is refused the same way) instead of parking them behind an "unreachable" robots.txt.
+  if (result.kind === "skipped") return { result, links: [] };
+  const verdict = robotsVerdict(chain);
+  result.startedAt = first!.startedAt;
+  result.bytes = bytes;
+  result.robots = { verdict };
+  if (verdict === "parse" && outcome?.kind === "response") {
+    result.robots.text = decodeBody(outcome.body, outcome.headers["content-type"]);
+  }
+  return { result, links: [] };
+}

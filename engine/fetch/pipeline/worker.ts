@@ -1,0 +1,19 @@
+/**
+ * FetchWorker: runs one fetch task end to end and returns the result and the links found. It is the same
+ * code in embedded mode (called in-process by the crawl loop) and on a fetch node (called for each task
+ * pulled from JetStream). It never throws for anything a web server can do; a thrown error means a bug or a
+ * broken store, and the caller decides (the fetch node does not ack, so the task is redelivered).
+ */
+import type { FetchTask } from "../../../core/model/index.ts";
+import { runPageTask } from "./page-task.ts";
+import { runRobotsTask } from "./robots-task.ts";
+import type { WorkOutput } from "../../../core/ports/index.ts";
+import type { WorkerDeps } from "./types.ts";
+
+export class FetchWorker {
+  constructor(private readonly deps: WorkerDeps) {}
+
+  run(task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
+    return task.kind === "robots" ? runRobotsTask(this.deps, task, signal) : runPageTask(this.deps, task, signal);
+  }
+}

@@ -1,0 +1,885 @@
+/**
+ * The frontier: which URL is fetched next, and when. It admits discovered URLs (trap limits, then the
+ * seen-set, then the durable queue), hands out fetch tasks only for hosts whose politeness gap has passed
+ * (one task in flight per host, robots.txt first, front-queue priority when capacity is short), and applies
+ * each result: the host's next allowed time, the URL's retry or refetch schedule, redirect targets and the
+ * links found. The same class runs inside `crawl` (embedded mode) and inside each frontier node of a
+ * cluster; only the SeenSet and the transport around it differ.
+ */
+import type { PolicyConfig } from "../../core/config/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import {
+  HostReadyHeap,
+  isFetchLost,
+  newHostState,
+  onFetchEnd,
+  onFetchStart,
+  releaseLostFetch,
+  setPaused,
+  type FetchErrorKind,
+  type HostState,
+} from "../../core/politeness/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
+import { parseRobots, policyFor, robotsExpiresAt } from "../../core/robots/index.ts";
+import { priorityFor } from "../../core/schedule/index.ts";
+import { bumpDaily, checkTrap, countToday, nextUtcDayStart, UrlPatternTracker } from "../../core/traps/index.ts";
+import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
+import type { SeenSet } from "../../core/ports/index.ts";
+import { Counters } from "../../core/stats/index.ts";
+import type { HostEntry, PersistedHost } from "./host-entry.ts";
+import { ReadyQueues } from "./ready-queues.ts";
+import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
+import { decideUrlOutcome } from "./url-outcome.ts";
+
+export interface FrontierOptions {
+  store: FrontierStore;
+  seen: SeenSet;
+  policy: PolicyConfig;
+  /** Fixed partition count P: partition = hash(host) mod P. */
+  partitions: number;
+  /** Most URLs kept queued; beyond it the lowest-priority URLs are dropped. */
+  maxQueued: number;
+  /** Confirm a Bloom "maybe seen" in the exact store for every URL, not only seeds and home pages. */
+  confirmAllSeen?: boolean;
+  now: () => number;
+  newTaskId: () => string;
+  /** Partitions this frontier serves; undefined serves every partition (embedded mode). */
+  serving?: Iterable<number>;
+  /**
+   * Cluster mode: a redirect target on a host this frontier does not own (another partition or region) is
+   * sent to its owner with `send` instead of being admitted here, before the result is committed; absent,
+   * every target is admitted here (embedded mode).
+   */
+  forward?: { owns(host: string): boolean; send(urls: DiscoveredUrl[]): Promise<void> };
+}
+
+export interface FrontierSnapshot {
+  queued: number;
+  scheduled: number;
+  activeHosts: number;
+  hostsReady: number;
+  hostsWaiting: number;
+  inFlight: number;
+  knownUrls: number;
+  counters: Record<string, number>;
+}
+
+const HEAD_SKIP_LIMIT = 64;
+const KNOWN_HOME_PAGES_MAX = 500_000;
+
+/** A result ready to apply: its host entry and the task it answers, with its links screened. */
+interface Prepared {
+  result: FetchResult;
+  entry: HostEntry;
+  flight: NonNullable<HostEntry["inFlight"]>;
+  candidates: DiscoveredUrl[];
+  redirect: DiscoveredUrl[];
+}
+
+/** A host as the inspection APIs show it. */
+export interface HostView {
+  host: string;
+  partition: number;
+  queued: number;
+  inFlight: boolean;
+  state: HostState;
+  robotsVerdict: string;
+  robotsExpiresAt: number;
+  pagesToday: number;
+  minGapOverrideMs: number;
+}
+
+/** A URL as `explain` shows it. */
+export interface UrlView {
+  known: boolean;
+  state: string;
+  lastStatus: number;
+  lastFetchedAt: number;
+  failures: number;
+  note: string;
+  nextFetchAt: number;
+  robots: "allowed" | "disallowed" | "unknown";
+  robotsRule: string;
+  trap: string;
+}
+
+export class Frontier {
+  readonly counters = new Counters();
+  private readonly hosts = new Map<string, HostEntry>();
+  private readonly waiting = new HostReadyHeap();
+  private readonly ready = new ReadyQueues();
+  private readonly patterns: UrlPatternTracker;
+  private inFlightCount = 0;
+  private totalQueued: number;
+  private lastDuePump = 0;
+  private counts = { scheduled: 0, knownUrls: 0 };
+  private readonly knownHomePages = new Set<string>();
+  private dueAt: number | undefined;
+  private dueReadAt = -Infinity;
+  private countsAt = -Infinity;
+  private serving: Set<number> | undefined;
+  private draining = false;
+  /** Hosts loaded after an unclean stop may have had a request in flight: they wait a full gap. */
+  private readonly uncleanSince: number | undefined;
+
+  constructor(private readonly opts: FrontierOptions) {
+    this.patterns = new UrlPatternTracker(opts.policy);
+    const cleanStop = opts.store.getMeta("clean-stop") === "1";
+    opts.store.setMeta("clean-stop", "0");
+    this.uncleanSince = cleanStop ? undefined : opts.now();
+    this.totalQueued = opts.store.totalQueued();
+    this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);
+    if (this.serving === undefined) this.loadActiveHosts(undefined);
+    else for (const p of this.serving) this.loadActiveHosts(p);
+  }
+
+  /** Serves exactly these partitions from now on. Partitions given up must have nothing in flight. */
+  setServing(partitions: Iterable<number>): void {
+    const next = new Set(partitions);
+    const before = this.serving ?? new Set<number>();
+    for (const [host, entry] of this.hosts) {
+      if (next.has(entry.partition) || entry.inFlight) continue;
+      this.waiting.remove(host);
+      this.ready.remove(host);
+      this.hosts.delete(host);
+    }
+    this.serving = next;
+    for (const p of next) if (!before.has(p)) this.loadActiveHosts(p);
+  }
+
+  /** Whether this frontier serves partition p. */
+  serves(p: number): boolean {
+    return this.serving === undefined || this.serving.has(p);
+  }
+
+  /** Tasks in flight for hosts of partition p (a handoff waits for zero). */
+  inFlightIn(p: number): number {
+    let n = 0;
+    for (const entry of this.hosts.values()) if (entry.inFlight && entry.partition === p) n++;
+    return n;
+  }
+
+  /** Stops handing out tasks (drain); results of tasks in flight are still applied. */
+  drain(): void {
+    this.draining = true;
+  }
+
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
+  /** Recounts the queue after partitions were imported or deleted behind the frontier's back. */
+  recount(): void {
+    this.totalQueued = this.opts.store.totalQueued();
+  }
+
+  /** Loads the hosts with queued URLs (of one partition, or all) into memory, waiting for their time. */
+  private loadActiveHosts(partition: number | undefined): void {
+    const now = this.opts.now();
+    for (const [host, queued] of this.opts.store.queuedByHost(partition)) {
+      if (this.hosts.has(host)) continue;
+      const entry = this.loadHost(host);
+      entry.queued = queued;
+      if (this.uncleanSince !== undefined) {
+        entry.state = releaseLostFetch({ ...entry.state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
+      }
+      this.hosts.set(host, entry);
+      this.makeWaiting(entry);
+    }
+  }
+
+  /** Admits seeds: normalized URLs an operator asked for. They bypass the depth limit. */
+  async addSeeds(urls: readonly DiscoveredUrl[]): Promise<number> {
+    return this.admit(urls.map((u) => ({ ...u, isSeed: true, depth: 0 })));
+  }
+
+  /**
+   * Admits discovered URLs: trap checks, seen-set, durable queue. Returns how many were new. Seeds and
+   * home pages whose Bloom answer is "maybe seen" are confirmed in the exact store, so a false positive
+   * never costs a site's entry point.
+   */
+  async admit(urls: readonly DiscoveredUrl[]): Promise<number> {
+    const candidates = this.screen(urls);
+    if (candidates.length === 0) return 0;
+    const maybe = await this.checkSeen(candidates);
+    let added = 0;
+    this.opts.store.tx(() => {
+      added = this.enqueueNew(candidates, maybe);
+    });
+    this.enforceSizeLimit();
+    return added;
+  }
+
+  /** Hands out up to `max` fetch tasks for hosts that may be fetched now. */
+  nextTasks(max: number): FetchTask[] {
+    if (this.draining) return [];
+    const now = this.opts.now();
+    this.pumpDue(now);
+    for (let e = this.waiting.popReady(now); e; e = this.waiting.popReady(now)) this.promote(e.host);
+    const tasks: FetchTask[] = [];
+    while (tasks.length < max) {
+      const host = this.ready.shift();
+      if (host === undefined) break;
+      const task = this.taskFor(host, now);
+      if (task) tasks.push(task);
+    }
+    return tasks;
+  }
+
+  /** When the next host becomes ready (for the dispatcher's sleep); undefined when none is waiting. */
+  nextWakeAt(): number | undefined {
+    const now = this.opts.now();
+    if (this.ready.size > 0) return now;
+    const next = this.waiting.peek()?.at;
+    // The earliest scheduled retry or refetch changes rarely and is hours away: read it at most once a
+    // second (the loop wakes at least that often anyway), not on every wake.
+    if (now - this.dueReadAt >= 1000) {
+      this.dueReadAt = now;
+      this.dueAt = this.opts.store.nextDueAt();
+    }
+    const due = this.dueAt;
+    if (next === undefined) return due;
+    return due === undefined ? next : Math.min(next, due);
+  }
+
+  /** Applies a fetch result and admits the links it found, then frees the host for its next fetch. */
+  async complete(result: FetchResult, links: readonly DiscoveredUrl[]): Promise<void> {
+    return this.completeMany([{ result, links }]);
+  }
+
+  /**
+   * Applies many results, and admits the links they found, in one transaction (group commit): one WAL
+   * commit for a batch of pages instead of one per page, which was the largest cost of a busy crawl. A
+   * result is not durable until its batch commits; a crash before that refetches the page, as if it had
+   * been in flight.
+   */
+  async completeMany(items: ReadonlyArray<{ result: FetchResult; links: readonly DiscoveredUrl[] }>): Promise<void> {
+    const prepared: Prepared[] = [];
+    const late: DiscoveredUrl[] = [];
+    const forwards: Promise<void>[] = [];
+    for (const { result, links } of items) {
+      const entry = this.hosts.get(result.host);
+      const flight = entry?.inFlight;
+      if (!entry || !flight || flight.task.taskId !== result.taskId) {
+        // A redelivered or late result: its host has moved on. Its links are still worth admitting.
+        this.counters.add("frontier.stale-results");
+        late.push(...links);
+        continue;
+      }
+      const candidates = this.screen(links);
+      const target = result.redirectTo
+        ? {
+            url: result.redirectTo,
+            host: hostKeyOf(result.redirectTo),
+            depth: flight.task.depth,
+            redirectHops: flight.task.redirectHops + 1,
+            sourceUrl: result.url,
+          }
+        : undefined;
+      const foreign = target !== undefined && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
+      if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
+      const redirect = target && !foreign ? this.screen([target]) : [];
+      prepared.push({ result, entry, flight, candidates, redirect });
+    }
+    await Promise.all(forwards);
+    const lateCandidates = this.screen(late);
+    const maybe = await this.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
+    const now = this.opts.now();
+    const touched: HostEntry[] = [];
+    this.opts.store.tx(() => {
+      let offset = 0;
+      for (const p of prepared) {
+        const mine = maybe.slice(offset, offset + p.candidates.length + p.redirect.length);
+        offset += mine.length;
+        if (p.entry.inFlight !== p.flight) {
+          // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
+          this.counters.add("frontier.stale-results");
+          this.enqueueNew([...p.candidates, ...p.redirect], mine);
+          continue;
+        }
+        this.applyResult(p, mine, now);
+        touched.push(p.entry);
+      }
+      this.enqueueNew(lateCandidates, maybe.slice(offset));
+    });
+    // Hosts go back to waiting only after the commit: a host must not be handed out again on a result
+    // that could still be lost.
+    for (const entry of touched) this.settle(entry);
+    this.enforceSizeLimit();
+  }
+
+  /** One result's effect on its host and URL; runs inside completeMany's transaction. */
+  private applyResult(p: Prepared, maybe: readonly boolean[], now: number): void {
+    const { result, entry, flight } = p;
+    this.countResult(result);
+    entry.inFlight = undefined;
+    this.inFlightCount--;
+    const robotsDelay = flight.task.kind === "robots" ? this.applyRobots(entry, result) : undefined;
+    entry.state = onFetchEnd(
+      entry.state,
+      {
+        startedAt: result.startedAt,
+        endedAt: Math.max(result.endedAt, result.startedAt),
+        status: result.kind === "response" ? result.status : undefined,
+        error: result.kind === "network-error" ? toPolitenessError(result.error) : undefined,
+        retryAfter: result.retryAfter,
+        crawlDelayMs: robotsDelay,
+      },
+      this.opts.policy,
+    );
+    if (entry.minGapOverrideMs > 0) {
+      const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs;
+      entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
+    }
+    if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
+    // `start` read the URL's state when it handed the task out; none read means a first fetch.
+    if (flight.task.kind === "page" && flight.item) {
+      this.applyPageResult(
+        entry,
+        flight.item,
+        result,
+        now,
+        p.redirect,
+        maybe.slice(p.candidates.length),
+        flight.prev ?? freshRow(flight.item),
+      );
+    }
+    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
+    this.saveHost(entry);
+  }
+
+  /**
+   * Gives up a task whose result will never come (the crawl is stopping and aborted it). Its URL stays at
+   * the head of the host's queue, so a resumed crawl fetches it; the host waits a full gap from now, since
+   * the server may have seen the request.
+   */
+  abandon(task: FetchTask): void {
+    const entry = this.hosts.get(task.host);
+    if (!entry?.inFlight || entry.inFlight.task.taskId !== task.taskId) return;
+    entry.inFlight = undefined;
+    this.inFlightCount--;
+    entry.state = releaseLostFetch(entry.state, this.opts.now(), this.opts.policy);
+    this.opts.store.tx(() => this.saveHost(entry));
+    this.counters.add("frontier.abandoned");
+    this.settle(entry);
+  }
+
+  /**
+   * Releases every host whose fetch has been in flight for the whole fetch lease without a result (its fetch
+   * node died and the bus did not redeliver): like `abandon`, its URL stays at the head of its queue and the
+   * host waits a gap from now. Returns the released tasks.
+   */
+  releaseLost(now: number): FetchTask[] {
+    const lost: FetchTask[] = [];
+    for (const entry of this.hosts.values()) {
+      if (entry.inFlight && isFetchLost(entry.state, now, this.opts.policy)) lost.push(entry.inFlight.task);
+    }
+    for (const task of lost) {
+      this.abandon(task);
+      this.counters.add("frontier.lost-fetches");
+    }
+    return lost;
+  }
+
+  /** Pauses or resumes a host; a fetch in flight finishes. */
+  setHostPaused(host: string, paused: boolean): void {
+    const entry = this.hosts.get(host) ?? this.loadHost(host);
+    entry.state = setPaused(entry.state, paused);
+    this.hosts.set(host, entry);
+    this.opts.store.tx(() => this.saveHost(entry));
+    if (paused) {
+      this.waiting.remove(host);
+      this.ready.remove(host);
+    } else {
+      this.settle(entry);
+    }
+  }
+
+  /** What the frontier knows about a host, whether active or not; undefined when it never saw it. */
+  hostInfo(host: string): HostView | undefined {
+    const active = this.hosts.get(host);
+    const entry = active ?? this.loadHost(host);
+    const stored = active ? undefined : this.opts.store.loadHost<PersistedHost>(host);
+    const robots = this.robotsOf(entry);
+    const queued = active ? active.queued : this.opts.store.queuedForHost(entry.partition, host);
+    if (!active && !stored && !robots && queued === 0) return undefined;
+    return {
+      host,
+      partition: entry.partition,
+      queued,
+      inFlight: entry.inFlight !== undefined,
+      state: entry.state,
+      robotsVerdict: robots?.stored.verdict ?? "unknown",
+      robotsExpiresAt: robots?.stored.expiresAt ?? 0,
+      pagesToday: countToday(entry.pagesToday, this.opts.now()),
+      minGapOverrideMs: entry.minGapOverrideMs,
+    };
+  }
+
+  /** Active hosts, most queued first. */
+  listHosts(limit: number): HostView[] {
+    return [...this.hosts.values()]
+      .sort((a, b) => b.queued - a.queued || a.key.localeCompare(b.key))
+      .slice(0, limit)
+      .map((e) => this.hostInfo(e.key)!)
+      .filter(Boolean);
+  }
+
+  /** Sets an operator override of a host's minimum gap (0 clears it). */
+  setHostMinGap(host: string, minGapMs: number): void {
+    const entry = this.hosts.get(host) ?? this.loadHost(host);
+    entry.minGapOverrideMs = Math.max(0, minGapMs);
+    if (this.hosts.has(host) || entry.queued > 0) this.hosts.set(host, entry);
+    this.opts.store.tx(() => this.saveHost(entry));
+  }
+
+  /** Why a normalized URL is where it is: stored state, robots verdict, trap limits. */
+  explainUrl(url: string, host: string): UrlView {
+    const partition = partitionOf(host, this.opts.partitions);
+    const row = this.opts.store.getUrl(partition, url);
+    const queued = row === undefined && this.opts.store.isQueued(partition, host, url);
+    const entry = this.hosts.get(host) ?? this.loadHost(host);
+    const robots = this.robotsOf(entry);
+    const decision = robots?.policy?.explain(pathAndQuery(url));
+    const trap = checkTrap(url, { depth: row?.depth ?? 0, hostQueued: 0, hostPagesToday: 0 }, this.opts.policy);
+    return {
+      known: row !== undefined || queued,
+      state: row?.state ?? (queued ? "queued" : "unknown"),
+      lastStatus: row?.lastStatus ?? 0,
+      lastFetchedAt: row?.lastFetchedAt ?? 0,
+      failures: row?.failures ?? 0,
+      note: row?.note ?? "",
+      nextFetchAt: this.opts.store.scheduledAt(partition, url) ?? 0,
+      robots: !robots
+        ? "unknown"
+        : robots.stored.verdict === "allow-all"
+          ? "allowed"
+          : robots.stored.verdict === "disallow-all"
+            ? "disallowed"
+            : decision?.allowed === false
+              ? "disallowed"
+              : "allowed",
+      robotsRule: decision?.rule
+        ? `${decision.rule.allow ? "Allow" : "Disallow"}: ${decision.rule.pattern}`
+        : robots && robots.stored.verdict !== "parse"
+          ? `robots.txt ${robots.stored.verdict}`
+          : "",
+      trap: trap.ok ? "" : `${trap.reason}: ${trap.detail}`,
+    };
+  }
+
+  get inFlight(): number {
+    return this.inFlightCount;
+  }
+
+  /** URLs waiting in the queue (not counting scheduled retries and refetches). */
+  get queued(): number {
+    return this.totalQueued;
+  }
+
+  /** Totals and counters; `fresh` recounts the slow-moving totals now (for a final summary). */
+  snapshot(fresh = false): FrontierSnapshot {
+    // Counting rows of big tables costs milliseconds; progress lines and heartbeats ask often, so the two
+    // slow-moving totals are refreshed at most every few seconds.
+    const now = this.opts.now();
+    if (fresh || now - this.countsAt >= 5_000) {
+      this.countsAt = now;
+      // Known URLs: those with a state row plus those waiting in a queue without one yet (a URL re-queued for
+      // a refetch has both, so this can count a few twice; it is a gauge, not an exact count).
+      this.counts = { scheduled: this.opts.store.scheduledCount(), knownUrls: this.opts.store.urlCount() + this.totalQueued };
+    }
+    return {
+      queued: this.totalQueued,
+      scheduled: this.counts.scheduled,
+      activeHosts: this.hosts.size,
+      hostsReady: this.ready.size,
+      hostsWaiting: this.waiting.size,
+      inFlight: this.inFlightCount,
+      knownUrls: this.counts.knownUrls,
+      counters: this.counters.toJSON(),
+    };
+  }
+
+  /** Records a clean stop: nothing is in flight, so a restart may keep every host's saved next time. */
+  markCleanStop(): void {
+    if (this.inFlightCount === 0) this.opts.store.setMeta("clean-stop", "1");
+  }
+
+  // ---- admission --------------------------------------------------------------------------------
+
+  /** Applies the trap limits; returns the URLs worth a seen check. */
+  private screen(urls: readonly DiscoveredUrl[]): DiscoveredUrl[] {
+    const out: DiscoveredUrl[] = [];
+    const batch = new Set<string>();
+    for (const u of urls) {
+      if (batch.has(u.url)) continue;
+      batch.add(u.url);
+      const entry = this.hosts.get(u.host);
+      const verdict = checkTrap(
+        u.url,
+        { depth: u.isSeed ? 0 : u.depth, hostQueued: entry?.queued ?? 0, hostPagesToday: 0 },
+        this.opts.policy,
+      );
+      if (!verdict.ok) {
+        this.counters.add(`traps.rejected.${verdict.reason}`);
+        continue;
+      }
+      if (!u.isSeed) {
+        const family = this.patterns.check(u.host, u.url);
+        if (!family.ok) {
+          this.counters.add(`traps.rejected.${family.reason}`);
+          continue;
+        }
+      }
+      out.push(u);
+    }
+    return out;
+  }
+
+  private async checkSeen(urls: readonly DiscoveredUrl[]): Promise<boolean[]> {
+    if (urls.length === 0) return [];
+    const byPartition = new Map<number, number[]>();
+    urls.forEach((u, i) => {
+      const p = partitionOf(u.host, this.opts.partitions);
+      const list = byPartition.get(p);
+      if (list) list.push(i);
+      else byPartition.set(p, [i]);
+    });
+    const out = new Array<boolean>(urls.length).fill(false);
+    await Promise.all(
+      [...byPartition].map(async ([p, idx]) => {
+        const answers = await this.opts.seen.checkAndAdd(
+          p,
+          idx.map((i) => urls[i]!.url),
+        );
+        idx.forEach((i, j) => (out[i] = answers[j]!));
+      }),
+    );
+    return out;
+  }
+
+  /** Inserts the URLs that are new into the exact store and their host queues. Runs inside a transaction. */
+  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[]): number {
+    const store = this.opts.store;
+    let added = 0;
+    urls.forEach((u, i) => {
+      const home = isHomePage(u.url);
+      const partition = partitionOf(u.host, this.opts.partitions);
+      if (maybeSeen[i]) {
+        if (!(u.isSeed || home || this.opts.confirmAllSeen) || this.knownHomePages.has(u.url)) {
+          this.counters.add("seen.skipped");
+          return;
+        }
+        if (store.isKnown(partition, u.host, u.url)) {
+          if (home) this.rememberHomePage(u.url);
+          this.counters.add("seen.skipped");
+          return;
+        }
+        this.counters.add("seen.bloom-false-positive-caught");
+      }
+      store.logAdmitted(u.url);
+      if (home) this.rememberHomePage(u.url);
+      const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
+      this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
+      if (!u.isSeed) this.patterns.add(u.host, u.url);
+      added++;
+    });
+    if (added > 0) {
+      store.saveSeq();
+      this.counters.add("frontier.admitted", added);
+    }
+    return added;
+  }
+
+  /**
+   * Home pages known to be admitted, so the exact confirmation of a Bloom "maybe" for a home page (linked
+   * from nearly every page of its site) is a Set lookup, not a store read. Bounded: cleared when full,
+   * after which the store answers again.
+   */
+  private rememberHomePage(url: string): void {
+    if (this.knownHomePages.size >= KNOWN_HOME_PAGES_MAX) this.knownHomePages.clear();
+    this.knownHomePages.add(url);
+  }
+
+  private pushToQueue(item: Omit<QueuedUrl, "seq">): void {
+    const seq = this.opts.store.enqueue(item);
+    if (seq === undefined) return;
+    this.totalQueued++;
+    // URLs of partitions this node does not serve (yet) wait in the store; their hosts stay out of memory.
+    if (!this.serves(item.partition)) return;
+    let entry = this.hosts.get(item.host);
+    if (!entry) {
+      entry = this.loadHost(item.host);
+      this.hosts.set(item.host, entry);
+    }
+    entry.queued++;
+    if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
+    if (!entry.head && entry.queued === 1) entry.head = { ...item, seq };
+    this.settle(entry);
+  }
+
+  private enforceSizeLimit(): void {
+    const excess = this.totalQueued - this.opts.maxQueued;
+    if (excess <= 0) return;
+    this.opts.store.tx(() => {
+      for (const d of this.opts.store.dropLowestPriority(excess)) {
+        const entry = this.hosts.get(d.host);
+        if (entry) {
+          entry.queued--;
+          if (entry.head?.url === d.url) entry.head = undefined;
+        }
+        this.totalQueued--;
+        this.patterns.remove(d.host, d.url);
+        this.counters.add("frontier.dropped-size-limit");
+      }
+    });
+  }
+
+  /** Moves retries and refetches whose time has come back into their host queues. */
+  private pumpDue(now: number): void {
+    if (now - this.lastDuePump < 1000) return;
+    this.lastDuePump = now;
+    const due = this.opts.store.nextDueAt();
+    if (due === undefined || due > now) return;
+    this.opts.store.tx(() => {
+      for (const s of this.opts.store.takeDue(now, 10_000)) {
+        this.opts.store.setUrlState(s, "queued");
+        this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
+        this.counters.add("frontier.rescheduled");
+      }
+      this.opts.store.saveSeq();
+    });
+  }
+
+  // ---- dispatch ---------------------------------------------------------------------------------
+
+  /** A host's gap has passed: file it under the priority of its next URL. */
+  private promote(host: string): void {
+    const entry = this.hosts.get(host);
+    if (!entry) return;
+    const head = this.headOf(entry);
+    if (!head) return this.settle(entry);
+    this.ready.push(host, head.priority);
+  }
+
+  private taskFor(host: string, now: number): FetchTask | undefined {
+    const entry = this.hosts.get(host);
+    if (!entry || entry.inFlight || entry.state.paused) return undefined;
+    if (countToday(entry.pagesToday, now) >= this.opts.policy.maxPagesPerHostPerDay) {
+      this.counters.add("frontier.host-daily-cap-waits");
+      this.waiting.push(host, nextUtcDayStart(now));
+      return undefined;
+    }
+    let head = this.headOf(entry);
+    if (!head) return void this.settle(entry);
+    const robots = this.robotsOf(entry);
+    if (!robots || robots.stored.expiresAt <= now) return this.start(entry, "robots", `${originOf(head.url)}/robots.txt`, now);
+    if (robots.stored.verdict === "disallow-all") {
+      // robots.txt was unavailable (5xx or unreachable): nothing may be fetched until it is read again.
+      this.counters.add("robots.host-parked");
+      this.waiting.push(host, robots.stored.expiresAt);
+      return undefined;
+    }
+    for (let skipped = 0; head && robots.policy && skipped < HEAD_SKIP_LIMIT; skipped++) {
+      if (robots.policy.isAllowed(pathAndQuery(head.url))) break;
+      this.opts.store.tx(() => {
+        this.opts.store.dequeue(head!);
+        this.opts.store.setUrlState(head!, "robots-disallowed");
+      });
+      this.counters.add("robots.disallowed");
+      this.afterDequeue(entry, head);
+      head = this.headOf(entry);
+    }
+    if (!head) return void this.settle(entry);
+    if (robots.policy && !robots.policy.isAllowed(pathAndQuery(head.url))) {
+      this.ready.push(host, head.priority);
+      return undefined;
+    }
+    return this.start(entry, "page", head.url, now, head);
+  }
+
+  private start(entry: HostEntry, kind: "page" | "robots", url: string, now: number, item?: QueuedUrl): FetchTask {
+    entry.state = onFetchStart(entry.state, now);
+    const prev = item ? this.opts.store.getUrl(item.partition, item.url) : undefined;
+    const task: FetchTask = {
+      taskId: this.opts.newTaskId(),
+      kind,
+      url,
+      host: entry.key,
+      partition: entry.partition,
+      depth: item?.depth ?? 0,
+      redirectHops: item?.hops ?? 0,
+      etag: prev?.etag ?? undefined,
+      lastModified: prev?.lastModified ?? undefined,
+      previousFingerprint: prev?.fingerprint ?? undefined,
+      hostGapMs: Math.max(this.opts.policy.minGapMs, entry.state.gapMs),
+      issuedAt: now,
+    };
+    entry.inFlight = { task, item, prev };
+    this.inFlightCount++;
+    this.counters.add(`frontier.tasks.${kind}`);
+    return task;
+  }
+
+  // ---- results ----------------------------------------------------------------------------------
+
+  private applyRobots(entry: HostEntry, result: FetchResult): number {
+    const verdict = result.robots?.verdict ?? (result.kind === "network-error" ? "disallow-all" : "allow-all");
+    const fetchedAt = result.endedAt;
+    const stored = {
+      verdict,
+      body: verdict === "parse" ? (result.robots?.text ?? "") : undefined,
+      fetchedAt,
+      expiresAt: robotsExpiresAt(fetchedAt, verdict, this.opts.policy.robotsMaxAgeMs),
+    };
+    this.opts.store.saveRobots(entry.key, entry.partition, stored);
+    entry.robots = { stored, policy: compileRobots(stored, this.opts.policy.userAgent) };
+    this.counters.add(`robots.verdict.${verdict}`);
+    return entry.robots.policy?.crawlDelayMs ?? 0;
+  }
+
+  private applyPageResult(
+    entry: HostEntry,
+    item: QueuedUrl,
+    result: FetchResult,
+    now: number,
+    redirect: DiscoveredUrl[],
+    redirectMaybe: boolean[],
+    prev: UrlRow,
+  ): void {
+    const store = this.opts.store;
+    // The state read when the task was handed out: only this frontier writes it while the host is in flight.
+    const outcome = decideUrlOutcome(prev, result, { now, isHomePage: isHomePage(item.url), redirectHops: item.hops }, this.opts.policy);
+    store.recordFetch(outcome.row);
+    for (const c of outcome.counters) this.counters.add(c);
+    if (outcome.dequeue) {
+      store.dequeue(item);
+      this.afterDequeue(entry, item);
+    }
+    if (outcome.reschedule)
+      store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, partition: item.partition, depth: item.depth });
+    if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
+    if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
+  }
+
+  private afterDequeue(entry: HostEntry, item: QueuedUrl): void {
+    entry.queued--;
+    this.totalQueued--;
+    if (entry.head && entry.head.seq === item.seq && entry.head.priority === item.priority) entry.head = undefined;
+    this.patterns.remove(entry.key, item.url);
+  }
+
+  private countResult(result: FetchResult): void {
+    if (result.kind === "response") {
+      this.counters.add(`fetch.status.${result.status}`);
+      if (result.taskKind === "page") this.counters.add("fetch.pages");
+    } else {
+      this.counters.add(`fetch.${result.kind}.${result.error ?? "unknown"}`);
+    }
+    if (result.duplicateOf) this.counters.add("content.exact-duplicates");
+    if (result.nearDuplicateOf) this.counters.add("content.near-duplicates");
+  }
+
+  // ---- host bookkeeping -------------------------------------------------------------------------
+
+  /** Puts a host where it belongs: waiting for its time, or forgotten when it has nothing to do. */
+  private settle(entry: HostEntry): void {
+    if (entry.inFlight) return;
+    if (!this.serves(entry.partition)) {
+      // Its partition was given up while the fetch was in flight: its queue stays in the store for the handoff.
+      this.waiting.remove(entry.key);
+      this.ready.remove(entry.key);
+      this.hosts.delete(entry.key);
+      return;
+    }
+    if (entry.state.paused) return;
+    if (entry.queued <= 0) {
+      entry.queued = 0;
+      this.waiting.remove(entry.key);
+      this.ready.remove(entry.key);
+      this.hosts.delete(entry.key);
+      return;
+    }
+    if (!this.ready.has(entry.key)) this.makeWaiting(entry);
+  }
+
+  private makeWaiting(entry: HostEntry): void {
+    if (entry.state.paused) return;
+    this.waiting.push(entry.key, entry.state.nextAllowedAt);
+  }
+
+  private headOf(entry: HostEntry): QueuedUrl | undefined {
+    if (!entry.head) entry.head = this.opts.store.head(entry.partition, entry.key);
+    if (!entry.head) entry.queued = 0;
+    return entry.head;
+  }
+
+  private robotsOf(entry: HostEntry): HostEntry["robots"] {
+    if (!entry.robots) {
+      const stored = this.opts.store.loadRobots(entry.key);
+      if (stored) entry.robots = { stored, policy: compileRobots(stored, this.opts.policy.userAgent) };
+    }
+    return entry.robots;
+  }
+
+  private loadHost(host: string): HostEntry {
+    const saved = this.opts.store.loadHost<PersistedHost>(host);
+    return {
+      key: host,
+      partition: partitionOf(host, this.opts.partitions),
+      state: saved?.state ?? newHostState(),
+      queued: 0,
+      pagesToday: saved?.pagesToday ?? null,
+      minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
+    };
+  }
+
+  private saveHost(entry: HostEntry): void {
+    const persisted: PersistedHost = { state: entry.state, pagesToday: entry.pagesToday, minGapOverrideMs: entry.minGapOverrideMs };
+    this.opts.store.saveHost(entry.key, entry.partition, persisted);
+  }
+}
+
+function freshRow(item: QueuedUrl): UrlRow {
+  return {
+    partition: item.partition,
+    url: item.url,
+    host: item.host,
+    state: "queued",
+    depth: item.depth,
+    failures: 0,
+    lastStatus: 0,
+    lastFetchedAt: 0,
+    refetchMs: 0,
+    etag: null,
+    lastModified: null,
+    fingerprint: null,
+    simhash: null,
+    changedLastVisit: false,
+    note: null,
+  };
+}
+
+function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {
+  return stored.verdict === "parse" ? policyFor(parseRobots(stored.body ?? ""), userAgent) : undefined;
+}
+
+/** The path and query of a normalized URL, as robots.txt rules match them. */
+function pathAndQuery(url: string): string {
+  const start = url.indexOf("/", url.indexOf("://") + 3);
+  return start < 0 ? "/" : url.slice(start);
+}
+
+function toPolitenessError(error: string | undefined): FetchErrorKind {
+  switch (error) {
+    case "dns":
+    case "refused":
+    case "timeout":
+    case "reset":
+      return error;
+    case "connect-timeout":
+      return "timeout";
+    default:
+      return "other";
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Moving one partition between frontier nodes: everything the old owner's store holds for it (queued URLs
+ * in order, each host's politeness state and robots.txt, each URL's fetch state and schedule) is read out in
+ * chunks and written into the new owner's store. The transport (gRPC streaming) is the frontier node's; this
+ * module only reads and writes stores. Import is idempotent, so a handoff retried after a broken stream
+ * leaves one copy.
+ */
+import type { Priority } from "../../core/model/index.ts";
+import type { FrontierStore, QueuedUrl, StoredRobots, UrlRow } from "./store/frontier-store.ts";
+
+export interface HandoffChunk {
+  partition: number;
+  queued: QueuedUrl[];
+  hosts: Array<{ host: string; stateJson: string; robotsJson: string }>;
+  urls: Array<{ url: string; stateJson: string }>;
+}
+
+interface UrlDocument {
+  row: UrlRow;
+  scheduled?: { dueAt: number; priority: Priority };
+}
+
+/** Reads a partition out of a store, `chunkSize` rows of each kind at a time. */
+export function* exportPartition(store: FrontierStore, partition: number, chunkSize = 2_000): Generator<HandoffChunk> {
+  const hosts = store
+    .hostsInPartition(partition)
+    .map((h) => ({ host: h.host, stateJson: h.state, robotsJson: h.robots ? JSON.stringify(h.robots) : "" }));
+  for (let i = 0; i < hosts.length; i += chunkSize) {
+    yield { partition, queued: [], hosts: hosts.slice(i, i + chunkSize), urls: [] };
+  }
+  const scheduled = new Map(store.scheduledInPartition(partition).map((s) => [s.url, s] as const));
+  for (let afterUrl = ""; ; ) {
+    const rows = store.urlsInPartition(partition, afterUrl, chunkSize);
+    if (rows.length === 0) break;
+    afterUrl = rows.at(-1)!.url;
+    const urls = rows.map((row) => {
+      const s = scheduled.get(row.url);
+      const doc: UrlDocument = { row, scheduled: s ? { dueAt: s.dueAt, priority: s.priority } : undefined };
+      return { url: row.url, stateJson: JSON.stringify(doc) };
+    });
+    yield { partition, queued: [], hosts: [], urls };
+  }
+  for (let after: QueuedUrl | undefined; ; ) {
+    const queued = store.queuedInPartition(partition, after, chunkSize);
+    if (queued.length === 0) break;
+    after = queued.at(-1);
+    yield { partition, queued, hosts: [], urls: [] };
+  }
+}
+
+/** Writes one chunk into a store (inside one transaction). */
+export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
+  store.tx(() => {
+    for (const h of chunk.hosts) {
+      if (h.stateJson) store.saveHost(h.host, chunk.partition, JSON.parse(h.stateJson));
+      if (h.robotsJson) store.saveRobots(h.host, chunk.partition, JSON.parse(h.robotsJson) as StoredRobots);
+    }
+    for (const u of chunk.urls) {
+      const doc = JSON.parse(u.stateJson) as UrlDocument;
+      store.importUrl({ ...doc.row, partition: chunk.partition });
+      if (doc.scheduled) {
+        store.schedule({
+          dueAt: doc.scheduled.dueAt,
+          priority: doc.scheduled.priority,
+          url: doc.row.url,
+          host: doc.row.host,
+          partition: chunk.partition,
+          depth: doc.row.depth,
+        });
+      }
+    }
+    // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own. A chunk
+    // received twice (a retried stream) must not queue a URL twice.
+    for (const q of chunk.queued) {
+      if (store.isQueued(chunk.partition, q.host, q.url)) continue;
+      store.enqueue({ host: q.host, partition: chunk.partition, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops });
+    }
+    store.saveSeq();
+  });
+}

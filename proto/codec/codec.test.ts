@@ -1,0 +1,161 @@
+import { expect, test } from "bun:test";
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
+import {
+  CodecError,
+  decodeDiscoveredLinks,
+  decodeFetchResult,
+  decodeFetchTask,
+  decodeFetchTaskWithRegion,
+  encodeDiscoveredLinks,
+  encodeFetchResult,
+  encodeFetchTask,
+} from "./index.ts";
+
+const fullTask: FetchTask = {
+  taskId: "t-0001-abc",
+  kind: "page",
+  url: "https://example.com/a?b=1",
+  host: "example.com",
+  partition: 4095,
+  depth: 7,
+  redirectHops: 2,
+  etag: 'W/"abc"',
+  lastModified: "Wed, 21 Oct 2015 07:28:00 GMT",
+  previousFingerprint: "f".repeat(64),
+  hostGapMs: 1500,
+  issuedAt: 1_732_900_000_123,
+};
+
+const minimalTask: FetchTask = {
+  taskId: "t-2",
+  kind: "robots",
+  url: "https://example.org/robots.txt",
+  host: "example.org",
+  partition: 0,
+  depth: 0,
+  redirectHops: 0,
+  hostGapMs: 0,
+  issuedAt: 0,
+};
+
+const pageResult: FetchResult = {
+  taskId: "t-0001-abc",
+  kind: "response",
+  taskKind: "page",
+  url: "https://example.com/a?b=1",
+  host: "example.com",
+  partition: 17,
+  status: 200,
+  startedAt: 1_732_900_000_123,
+  endedAt: 1_732_900_000_456,
+  fingerprint: "ab".repeat(32),
+  simhash: "00ff00ff00ff00ff",
+  etag: '"v2"',
+  lastModified: "Thu, 22 Oct 2015 07:28:00 GMT",
+  changed: false,
+  nearDuplicateOf: "https://example.com/b",
+  linksFound: 48,
+  bytes: 25_000,
+  truncated: true,
+};
+
+test("codec - a fetch task survives the round trip, with every optional field set or absent", () => {
+  for (const task of [fullTask, minimalTask]) {
+    const back = decodeFetchTask(encodeFetchTask(task, "eu"));
+    expect(back).toStrictEqual(task);
+  }
+  expect(decodeFetchTaskWithRegion(encodeFetchTask(fullTask, "us-east")).region).toBe("us-east");
+});
+
+test("codec - timestamps travel as int64 up to 2^53 and beyond 2^32, and fractional ms round", () => {
+  const big = { ...minimalTask, issuedAt: Number.MAX_SAFE_INTEGER };
+  expect(decodeFetchTask(encodeFetchTask(big, "eu")).issuedAt).toBe(Number.MAX_SAFE_INTEGER);
+  const frac = { ...minimalTask, issuedAt: 1000.6, hostGapMs: 10.4 };
+  const back = decodeFetchTask(encodeFetchTask(frac, "eu"));
+  expect([back.issuedAt, back.hostGapMs]).toEqual([1001, 10]);
+  const neg = { ...minimalTask, issuedAt: -5 };
+  expect(decodeFetchTask(encodeFetchTask(neg, "eu")).issuedAt).toBe(-5);
+});
+
+test("codec - an int64 past 2^53 on the wire is refused rather than rounded", () => {
+  const msg = pb.FetchTask.fromPartial({ taskId: "x", kind: pb.TaskKind.TASK_KIND_PAGE, issuedAtMs: 2n ** 60n });
+  expect(() => decodeFetchTask(pb.FetchTask.encode(msg).finish())).toThrow(CodecError);
+  const result = pb.FetchResult.fromPartial({
+    taskId: "x",
+    kind: pb.ResultKind.RESULT_KIND_RESPONSE,
+    taskKind: pb.TaskKind.TASK_KIND_PAGE,
+    bytes: 2n ** 63n,
+  });
+  expect(() => decodeFetchResult(pb.FetchResult.encode(result).finish())).toThrow(/bytes/);
+});
+
+test("codec - values the wire cannot carry are refused when encoding", () => {
+  expect(() => encodeFetchTask({ ...minimalTask, partition: -1 }, "eu")).toThrow(CodecError);
+  expect(() => encodeFetchTask({ ...minimalTask, partition: 1.5 }, "eu")).toThrow(CodecError);
+  expect(() => encodeFetchTask({ ...minimalTask, depth: 2 ** 32 }, "eu")).toThrow(CodecError);
+  expect(() => encodeFetchTask({ ...minimalTask, issuedAt: Number.NaN }, "eu")).toThrow(CodecError);
+  expect(() => encodeFetchTask({ ...minimalTask, issuedAt: 2 ** 60 }, "eu")).toThrow(CodecError);
+  expect(() => encodeFetchResult({ ...pageResult, bytes: -1 })).toThrow(CodecError);
+  expect(() => encodeFetchTask({ ...minimalTask, kind: "video" as never }, "eu")).toThrow(CodecError);
+});
+
+test("codec - garbage and unknown enum values decode to a CodecError, never to a half-filled task", () => {
+  expect(() => decodeFetchTask(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0xff]))).toThrow(CodecError);
+  const noKind = pb.FetchTask.encode(pb.FetchTask.fromPartial({ taskId: "x" })).finish();
+  expect(() => decodeFetchTask(noKind)).toThrow(/task kind/);
+  const noId = pb.FetchTask.encode(pb.FetchTask.fromPartial({ kind: pb.TaskKind.TASK_KIND_PAGE })).finish();
+  expect(() => decodeFetchTask(noId)).toThrow(/task id/);
+});
+
+test("codec - a page result survives the round trip, including changed=false and truncated", () => {
+  expect(decodeFetchResult(encodeFetchResult(pageResult))).toStrictEqual(pageResult);
+  const changed = { ...pageResult, changed: true, truncated: undefined, duplicateOf: "https://example.com/c" };
+  delete changed.truncated;
+  expect(decodeFetchResult(encodeFetchResult(changed))).toStrictEqual(changed);
+});
+
+test("codec - error and robots results keep exactly the fields the worker sets", () => {
+  const networkError: FetchResult = {
+    taskId: "t-3",
+    kind: "network-error",
+    taskKind: "page",
+    url: "https://down.example/",
+    host: "down.example",
+    partition: 3,
+    status: 0,
+    error: "timeout",
+    startedAt: 1,
+    endedAt: 20_001,
+    linksFound: 0,
+    bytes: 0,
+  };
+  const skipped: FetchResult = { ...networkError, kind: "skipped", error: "blocked-address" };
+  const robotsParse: FetchResult = {
+    ...networkError,
+    kind: "response",
+    taskKind: "robots",
+    status: 200,
+    error: undefined,
+    robots: { verdict: "parse", text: "" },
+    retryAfter: "120",
+  };
+  delete robotsParse.error;
+  const robotsDisallow: FetchResult = { ...robotsParse, status: 503, robots: { verdict: "disallow-all" } };
+  const redirect: FetchResult = { ...robotsParse, taskKind: "page", status: 301, redirectTo: "https://x.example/", robots: undefined };
+  delete redirect.robots;
+  for (const r of [networkError, skipped, robotsParse, robotsDisallow, redirect]) {
+    expect(decodeFetchResult(encodeFetchResult(r))).toStrictEqual(r);
+  }
+});
+
+test("codec - discovered links survive the round trip with their partition, in order", () => {
+  const urls: DiscoveredUrl[] = [
+    { url: "https://a.example/", host: "a.example", depth: 0, redirectHops: 0, isSeed: true },
+    { url: "https://a.example/x", host: "a.example", depth: 3, sourceUrl: "https://a.example/", redirectHops: 1 },
+    { url: "https://a.example/ü?q=%20", host: "a.example", depth: 4, sourceUrl: "https://a.example/x", redirectHops: 0 },
+  ];
+  expect(decodeDiscoveredLinks(encodeDiscoveredLinks(42, urls))).toStrictEqual({ partition: 42, urls });
+  expect(decodeDiscoveredLinks(encodeDiscoveredLinks(0, []))).toStrictEqual({ partition: 0, urls: [] });
+  expect(() => encodeDiscoveredLinks(1, [{ ...urls[0]!, depth: -1 }])).toThrow(CodecError);
+});

@@ -1,0 +1,123 @@
+/**
+ * FetchResult (core/model) <-> crawler.fetch.v1.FetchResult. Proto3 scalars have no presence, so two
+ * model fields are rebuilt from what the fetch worker guarantees: `changed` is present exactly when a
+ * fingerprint is (the worker computes both from the same body) and otherwise only when true; `truncated`
+ * is present only when true. A robots verdict of "parse" always carries its text (possibly ""); other
+ * verdicts carry text only when it is non-empty.
+ */
+import type { FetchResult, ResultKind } from "../../core/model/index.ts";
+import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
+import { CodecError } from "./errors.ts";
+import { decodeOrThrow, taskKindFromProto, taskKindToProto } from "./fetch-task.ts";
+import { fromInt64, optional, toInt64, toUint32, toUint64 } from "./numbers.ts";
+
+type RobotsVerdictName = NonNullable<FetchResult["robots"]>["verdict"];
+
+const resultKinds: Record<ResultKind, pb.ResultKind> = {
+  response: pb.ResultKind.RESULT_KIND_RESPONSE,
+  "network-error": pb.ResultKind.RESULT_KIND_NETWORK_ERROR,
+  skipped: pb.ResultKind.RESULT_KIND_SKIPPED,
+};
+
+const verdicts: Record<RobotsVerdictName, pb.RobotsVerdict> = {
+  "allow-all": pb.RobotsVerdict.ROBOTS_VERDICT_ALLOW_ALL,
+  "disallow-all": pb.RobotsVerdict.ROBOTS_VERDICT_DISALLOW_ALL,
+  parse: pb.RobotsVerdict.ROBOTS_VERDICT_PARSE,
+};
+
+function resultKindFromProto(kind: pb.ResultKind): ResultKind {
+  for (const [name, value] of Object.entries(resultKinds)) if (value === kind) return name as ResultKind;
+  throw new CodecError(`result kind ${kind} is not a known kind`);
+}
+
+function verdictFromProto(verdict: pb.RobotsVerdict): RobotsVerdictName | undefined {
+  if (verdict === pb.RobotsVerdict.ROBOTS_VERDICT_UNSPECIFIED) return undefined;
+  for (const [name, value] of Object.entries(verdicts)) if (value === verdict) return name as RobotsVerdictName;
+  throw new CodecError(`robots verdict ${verdict} is not a known verdict`);
+}
+
+export function fetchResultToProto(result: FetchResult): pb.FetchResult {
+  const kind = resultKinds[result.kind];
+  if (kind === undefined) throw new CodecError(`unknown result kind ${JSON.stringify(result.kind)}`);
+  let robotsVerdict = pb.RobotsVerdict.ROBOTS_VERDICT_UNSPECIFIED;
+  if (result.robots) {
+    const v = verdicts[result.robots.verdict];
+    if (v === undefined) throw new CodecError(`unknown robots verdict ${JSON.stringify(result.robots.verdict)}`);
+    robotsVerdict = v;
+  }
+  return {
+    taskId: result.taskId,
+    kind,
+    taskKind: taskKindToProto(result.taskKind),
+    url: result.url,
+    host: result.host,
+    partition: toUint32("partition", result.partition),
+    status: toUint32("status", result.status),
+    error: result.error ?? "",
+    startedAtMs: toInt64("startedAt", result.startedAt),
+    endedAtMs: toInt64("endedAt", result.endedAt),
+    fingerprint: result.fingerprint ?? "",
+    simhash: result.simhash ?? "",
+    etag: result.etag ?? "",
+    lastModified: result.lastModified ?? "",
+    retryAfter: result.retryAfter ?? "",
+    redirectTo: result.redirectTo ?? "",
+    changed: result.changed ?? false,
+    duplicateOf: result.duplicateOf ?? "",
+    nearDuplicateOf: result.nearDuplicateOf ?? "",
+    linksFound: toUint32("linksFound", result.linksFound),
+    robotsVerdict,
+    robotsText: result.robots?.text ?? "",
+    bytes: toUint64("bytes", result.bytes),
+    truncated: result.truncated ?? false,
+  };
+}
+
+const optionalStrings = [
+  "error",
+  "fingerprint",
+  "simhash",
+  "etag",
+  "lastModified",
+  "retryAfter",
+  "redirectTo",
+  "duplicateOf",
+  "nearDuplicateOf",
+] as const;
+
+export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
+  if (msg.taskId === "") throw new CodecError("fetch result without a task id");
+  const result: FetchResult = {
+    taskId: msg.taskId,
+    kind: resultKindFromProto(msg.kind),
+    taskKind: taskKindFromProto(msg.taskKind),
+    url: msg.url,
+    host: msg.host,
+    partition: msg.partition,
+    status: msg.status,
+    startedAt: fromInt64("startedAtMs", msg.startedAtMs),
+    endedAt: fromInt64("endedAtMs", msg.endedAtMs),
+    linksFound: msg.linksFound,
+    bytes: fromInt64("bytes", msg.bytes),
+  };
+  for (const key of optionalStrings) {
+    const value = optional(msg[key]);
+    if (value !== undefined) result[key] = value;
+  }
+  if (msg.changed || msg.fingerprint !== "") result.changed = msg.changed;
+  if (msg.truncated) result.truncated = true;
+  const verdict = verdictFromProto(msg.robotsVerdict);
+  if (verdict !== undefined) {
+    result.robots = { verdict };
+    if (verdict === "parse" || msg.robotsText !== "") result.robots.text = msg.robotsText;
+  }
+  return result;
+}
+
+export function encodeFetchResult(result: FetchResult): Uint8Array {
+  return pb.FetchResult.encode(fetchResultToProto(result)).finish();
+}
+
+export function decodeFetchResult(bytes: Uint8Array): FetchResult {
+  return fetchResultFromProto(decodeOrThrow("FetchResult", () => pb.FetchResult.decode(bytes)));
+}
