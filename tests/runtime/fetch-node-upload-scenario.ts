@@ -103,7 +103,7 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
     await s3.restart();
     await waitUntil(
       () => (localWarcs().finished.length === 0 ? true : undefined),
-      60_000,
+      90_000,
       "the files that waited uploaded once the store is back",
       out,
     );
@@ -133,7 +133,7 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
         const keys = await bucket();
         return now.finished.length === 0 && now.open.length === 0 && leftovers.every((n) => keys.includes(n)) ? true : undefined;
       },
-      60_000,
+      90_000,
       "the leftovers of the killed node uploaded by the next start",
       out,
     );

@@ -29,7 +29,10 @@ export interface WarcUploaderOptions {
   pollMs?: number;
   /** First wait after a failed round; doubles per failed round. Default 1 s. */
   firstRetryMs?: number;
-  /** Longest wait between failed rounds. Default 5 min. */
+  /**
+   * Longest wait between failed rounds. Default 30 s: a round against a store that is down costs one
+   * failed request, and a store that is back is used again within half a minute.
+   */
   maxRetryMs?: number;
 }
 
@@ -47,7 +50,7 @@ export class WarcUploader {
   constructor(private readonly opts: WarcUploaderOptions) {
     this.pollMs = opts.pollMs ?? 1_000;
     this.firstRetryMs = opts.firstRetryMs ?? 1_000;
-    this.maxRetryMs = opts.maxRetryMs ?? 300_000;
+    this.maxRetryMs = opts.maxRetryMs ?? 30_000;
   }
 
   start(): void {
