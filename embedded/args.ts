@@ -3,7 +3,12 @@
  * every policy knob of core/config, each with its default from the policy table. Bad input is a
  * CrawlArgsError with a message that names the flag; nothing is started.
  */
-import { POLICY_FIELDS, parseDuration, resolvePolicy, usageLine, type PolicyConfig } from "../core/config/index.ts";
+import { POLICY_FIELDS, parseDuration, readFields, resolvePolicy, usageLine, type PolicyConfig } from "../core/config/index.ts";
+import { resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target } from "../adapters/s3/index.ts";
+import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
+
+/** WARC rolling and upload: the same tables (flags and env vars) as the fetch node's. */
+const WARC_ROWS = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS];
 
 export interface CrawlArgs {
   seeds: string[];
@@ -18,6 +23,8 @@ export interface CrawlArgs {
   confirmAllSeen: boolean;
   fetchThreads: number;
   quiet: boolean;
+  /** Rolling of WARC files, and their upload when `upload` is set. */
+  warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; upload?: S3Target };
   policy: PolicyConfig;
 }
 
@@ -46,6 +53,7 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
 export function crawlUsage(): string {
   const own = CRAWL_FLAGS.map((f) => `  ${`${f.flag}${f.value ? ` ${f.value}` : ""}`.padEnd(34)} ${f.help}`);
   const policy = POLICY_FIELDS.map((f) => usageLine(f, "VALUE", 34));
+  const warc = WARC_ROWS.map((r) => usageLine(r, r.kind.toUpperCase(), 34));
   return [
     "usage: crawl [URL...] [--seeds FILE] --out DIR [options]",
     "       crawl stats --out DIR",
@@ -55,6 +63,9 @@ export function crawlUsage(): string {
     "",
     "options:",
     ...own,
+    "",
+    "WARC files and their upload to object storage (flag > env > default):",
+    ...warc,
     "",
     "policy (flag > env > default):",
     ...policy,
@@ -68,6 +79,8 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
   const switches = new Set<string>();
   const policyFlags: Record<string, string> = {};
   const policyFlagNames = new Set(POLICY_FIELDS.map((f) => f.flag));
+  const warcFlagNames = new Set(WARC_ROWS.map((r) => r.flag));
+  const warcFlags = new Map<string, string>();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith("--")) {
@@ -77,7 +90,8 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     const eq = arg.indexOf("=");
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const own = CRAWL_FLAGS.find((f) => f.flag === name);
-    if (!own && !policyFlagNames.has(name)) throw new CrawlArgsError(`unknown option ${name} (see crawl --help)`);
+    if (!own && !policyFlagNames.has(name) && !warcFlagNames.has(name))
+      throw new CrawlArgsError(`unknown option ${name} (see crawl --help)`);
     if (own && !own.value) {
       if (eq > 0) throw new CrawlArgsError(`${name} takes no value`);
       switches.add(name);
@@ -86,6 +100,7 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (value === undefined) throw new CrawlArgsError(`${name} needs a value`);
     if (own) values.set(name, value);
+    else if (warcFlagNames.has(name)) warcFlags.set(name, value);
     else policyFlags[name] = value;
   }
   const out = values.get("--out");
@@ -96,6 +111,11 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
   } catch (error) {
     throw new CrawlArgsError((error as Error).message);
   }
+  const roll = readFields(WARC_ROLL_SETTINGS, warcFlags, env);
+  const s3 = readFields(S3_UPLOAD_SETTINGS, warcFlags, env);
+  const problems = [...roll.problems, ...s3.problems];
+  const upload = resolveS3Target(s3.values, problems);
+  if (problems.length > 0) throw new CrawlArgsError(problems.join("; "));
   return {
     seeds,
     seedsFile: values.get("--seeds"),
@@ -109,6 +129,7 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     confirmAllSeen: switches.has("--confirm-all-seen"),
     fetchThreads: optionalInt(values.get("--fetch-threads"), "--fetch-threads", 0) ?? 2,
     quiet: switches.has("--quiet"),
+    warc: { rollBytes: roll.values.warcRollSize, rollAgeMs: roll.values.warcRollAge, uploadDrainMs: roll.values.warcUploadDrain, upload },
     policy,
   };
 }

@@ -9,10 +9,13 @@ import { join, resolve } from "node:path";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
-import { openFetchPath } from "../engine/fetch/index.ts";
+import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { s3StoreFor } from "../adapters/s3/index.ts";
 import type { TaskRunner } from "../core/ports/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
+import { textLog } from "../kit/log/index.ts";
+import { Counters } from "../core/stats/index.ts";
 import { CrawlArgsError, crawlUsage, parseCrawlArgs, seedLines, type CrawlArgs } from "./args.ts";
 import { CrawlLoop } from "./crawl-loop.ts";
 import { Progress, summary } from "./progress.ts";
@@ -78,7 +81,16 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   const now = () => Date.now();
   const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
-  const runner = await openRunner(args, out);
+  // Upload starts before the WARC writers open their directory (it recovers what a kill left there).
+  const upload = args.warc.upload
+    ? await startWarcUpload({
+        warcDir: join(out, "warc"),
+        store: s3StoreFor(args.warc.upload),
+        counters: new Counters(),
+        log: textLog("crawl.warc-upload"),
+      })
+    : undefined;
+  const runner = await openRunner(args, out, upload);
   let taskCounter = 0;
   const runId = now().toString(36);
   const frontier = new Frontier({
@@ -150,6 +162,13 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     seen.checkpoint(store);
     store.close();
     await runner.close();
+    if (upload) {
+      const left = await upload.uploader.close(args.warc.uploadDrainMs);
+      if (left.filesLeft > 0)
+        process.stderr.write(
+          `crawl: ${left.filesLeft} finished WARC file(s) not uploaded yet; the next run with --out ${out} uploads them\n`,
+        );
+    }
     releaseLock();
   }
 }
@@ -163,7 +182,11 @@ function resumeCommand(argv: string[]): string {
  * cost runs beside the frontier's instead of after it; in this thread with --fetch-threads 0. The content
  * index stays in this thread, shared by all.
  */
-async function openRunner(args: CrawlArgs, out: string): Promise<TaskRunner & { close(): Promise<void> }> {
+async function openRunner(
+  args: CrawlArgs,
+  out: string,
+  upload: WarcUploadStarted | undefined,
+): Promise<TaskRunner & { close(): Promise<void> }> {
   const content = SqliteContentIndex.open(join(out, "content.sqlite"));
   const init = {
     policy: args.policy,
@@ -172,6 +195,7 @@ async function openRunner(args: CrawlArgs, out: string): Promise<TaskRunner & { 
     proxyUrl: args.proxy,
     allowPrivateAddresses: args.allowPrivateAddresses,
     maxConcurrentRequests: args.maxInFlight,
+    warc: { maxFileBytes: args.warc.rollBytes, maxFileAgeMs: args.warc.rollAgeMs, finishedDir: upload?.finishedDir },
   };
   if (args.fetchThreads > 0) {
     const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads);

@@ -25,6 +25,8 @@ import {
   type PolicyConfig,
   type ValueKind,
 } from "../core/config/index.ts";
+import { describeS3Target, resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target } from "../adapters/s3/index.ts";
+import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
 
 export interface FetchNodeConfig {
   nodeId: string;
@@ -33,6 +35,8 @@ export interface FetchNodeConfig {
   /** Absent: a MemoryContentIndex (duplicates are then found per node, not per region). */
   redisUrl?: string;
   warcDir: string;
+  /** Rolling of WARC files, and their upload when `upload` is set (WARC_ROLL_SETTINGS, S3_UPLOAD_SETTINGS). */
+  warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; upload?: S3Target };
   http: { hostname: string; port: number };
   concurrency: number;
   proxyUrl?: string;
@@ -267,12 +271,16 @@ export function loadFetchNodeConfig(
 ): FetchNodeConfig {
   const { flags, problems } = readFlags(
     argv,
-    [...FETCH_NODE_SETTINGS, ...POLICY_FIELDS],
+    [...FETCH_NODE_SETTINGS, ...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS, ...POLICY_FIELDS],
     (_arg, name) => `unknown option ${name} (see --help)`,
   );
   const read = readFields(FETCH_NODE_SETTINGS, flags, env);
   problems.push(...read.problems);
   const values = read.values;
+  const roll = readFields(WARC_ROLL_SETTINGS, flags, env);
+  const s3 = readFields(S3_UPLOAD_SETTINGS, flags, env);
+  problems.push(...roll.problems, ...s3.problems);
+  const upload = resolveS3Target(s3.values, problems);
 
   let policy: PolicyConfig | undefined;
   try {
@@ -301,6 +309,7 @@ export function loadFetchNodeConfig(
     natsServers: [...values.nats],
     redisUrl: values.redis,
     warcDir: values.warcDir ?? `warc/${nodeId}`,
+    warc: { rollBytes: roll.values.warcRollSize, rollAgeMs: roll.values.warcRollAge, uploadDrainMs: roll.values.warcUploadDrain, upload },
     http: { ...values.http },
     concurrency: values.concurrency,
     proxyUrl: values.proxy ?? env["HTTP_PROXY"] ?? env["http_proxy"] ?? env["HTTPS_PROXY"] ?? env["https_proxy"] ?? undefined,
@@ -319,6 +328,7 @@ export function fetchNodeUsage(): string {
   const own = FETCH_NODE_SETTINGS.map((r) => usageLine(r, r.kind === "switch" ? "" : r.kind.toUpperCase()));
   const used = new Set(["userAgent", "connectTimeoutMs", "responseTimeoutMs", "maxBodyBytes"]);
   const policy = POLICY_FIELDS.filter((f) => used.has(f.field)).map((f) => usageLine(f));
+  const warc = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS].map((r) => usageLine(r, r.kind.toUpperCase()));
   return [
     "usage: fetch-node/main.ts [options]",
     "",
@@ -327,6 +337,9 @@ export function fetchNodeUsage(): string {
     "",
     "options:",
     ...own,
+    "",
+    "WARC files and their upload to object storage:",
+    ...warc,
     "",
     "crawl policy used here (every other policy flag of core/config is accepted and ignored):",
     ...policy,
@@ -343,6 +356,7 @@ export function describeFetchNodeConfig(c: FetchNodeConfig): Record<string, stri
     nats: c.natsServers.map(mask).join(","),
     redis: c.redisUrl ? mask(c.redisUrl) : "(memory)",
     warcDir: c.warcDir,
+    warcUpload: describeS3Target(c.warc.upload),
     http: listen.format(c.http),
     concurrency: String(c.concurrency),
     proxy: c.proxyUrl ? mask(c.proxyUrl) : "(none)",

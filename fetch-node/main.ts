@@ -15,7 +15,8 @@ import { textLog, type Log } from "../kit/log/index.ts";
 import { describeFetchNodeConfig, FetchNodeConfigError, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
 import type { ContentIndex } from "../core/ports/index.ts";
 import { MemoryContentIndex } from "../adapters/memory/index.ts";
-import { openFetchPath } from "../engine/fetch/index.ts";
+import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { s3StoreFor } from "../adapters/s3/index.ts";
 import { FetchNode } from "./node.ts";
 import { hostRuntime, type RuntimePort } from "../kit/runtime.ts";
 
@@ -104,10 +105,27 @@ async function assemble(
   }
   closers.push(["content index", () => content.close()]);
 
+  const counters = new Counters();
+  // Before the writer opens the directory (recovery takes what is there as left over); closed after it.
+  let upload: WarcUploadStarted | undefined;
+  if (config.warc.upload) {
+    const store = s3StoreFor(config.warc.upload, () => counters.add("warc.upload.request-retries"));
+    upload = await startWarcUpload({ warcDir: config.warcDir, store, counters, log: log.child("warc-upload") });
+    const uploader = upload.uploader;
+    closers.push([
+      "warc upload",
+      async () => {
+        const left = await uploader.close(config.warc.uploadDrainMs);
+        if (left.filesLeft > 0) log.warn("finished WARC files not uploaded yet; the next start uploads them", left);
+      },
+    ]);
+  }
+
   const path = await openFetchPath({
     policy: config.policy,
     warcDir: config.warcDir,
     warcPrefix: config.nodeId,
+    warc: { maxFileBytes: config.warc.rollBytes, maxFileAgeMs: config.warc.rollAgeMs, finishedDir: upload?.finishedDir },
     proxyUrl: config.proxyUrl,
     allowPrivateAddresses: config.allowPrivateAddresses,
     maxConcurrentRequests: config.concurrency,
@@ -115,7 +133,6 @@ async function assemble(
   });
   closers.push(["fetch path", () => path.close()]);
 
-  const counters = new Counters();
   let node: FetchNode | undefined;
   const labels = { node: config.nodeId, region: config.region, runtime: runtime.name };
   const http = await serveHono(
@@ -142,6 +159,7 @@ async function assemble(
     worker: path.worker,
     counters,
     log,
+    extraGauges: upload ? () => upload.uploader.gauges() : undefined,
   });
   await node.start();
   log.info("ready", { http: http.url, region: config.region });

@@ -47,6 +47,8 @@ export interface FetchNodeOptions {
   counters?: Counters;
   now?: () => number;
   log?: Log;
+  /** More gauges for /metrics and the node record (the WARC upload's pending bytes). */
+  extraGauges?: () => Record<string, number>;
 }
 
 type Phase = "new" | "running" | "stopping" | "stopped";
@@ -104,6 +106,7 @@ export class FetchNode {
       inFlight: this.inFlight.size,
       concurrency: this.opts.concurrency,
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
+      ...this.opts.extraGauges?.(),
     };
   }
 

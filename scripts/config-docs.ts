@@ -10,6 +10,8 @@ import { COORDINATOR_FIELDS } from "../coordinator/config.ts";
 import { CRAWL_FLAGS } from "../embedded/args.ts";
 import { FETCH_NODE_SETTINGS } from "../fetch-node/config.ts";
 import { FRONTIER_NODE_FIELDS } from "../frontier-node/node/config.ts";
+import { S3_UPLOAD_SETTINGS } from "../adapters/s3/index.ts";
+import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
 
 interface Row {
   flag: string;
@@ -56,9 +58,18 @@ ${table(policy)}
 
 ## \`crawl\` (embedded mode)
 
-\`bun run crawl [URL...] [--seeds FILE] --out DIR [options]\`, plus every policy flag above.
+\`bun run crawl [URL...] [--seeds FILE] --out DIR [options]\`, plus every policy flag above and the WARC
+table below.
 
 ${table(crawl)}
+
+## WARC files and their upload (\`crawl\` and fetch nodes)
+
+Both read this table besides their own. Without \`--warc-upload\` files stay on local disk; with it, each
+finished WARC file and its CDXJ index go to \`s3://bucket/prefix/<file name>\`, and the local copy is
+deleted once the store confirms it. The credential variables are the usual AWS ones.
+
+${table(fromTable([...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS]))}
 
 ## Coordinator
 
@@ -75,7 +86,7 @@ ${table(fromTable(FRONTIER_NODE_FIELDS))}
 ## Fetch node
 
 \`bun run fetch-node [flags]\`, or on Deno (see fetch-node/README.md for the permissions), plus the
-fetching policy flags above.
+fetching policy flags and the WARC table above.
 
 ${table(fromTable(FETCH_NODE_SETTINGS))}
 `;

@@ -77,6 +77,7 @@ async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<
       proxyUrl: init.proxyUrl,
       allowPrivateAddresses: init.allowPrivateAddresses,
       maxConcurrentRequests: init.maxConcurrentRequests,
+      warc: init.warc,
       content,
     });
     self.postMessage({ type: "ready" });

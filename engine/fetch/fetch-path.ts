@@ -17,6 +17,8 @@ export interface FetchPathOptions {
   warcDir: string;
   /** WARC file name prefix; the node id, so files of several nodes never collide. */
   warcPrefix: string;
+  /** Rolling by size and age, and the upload spool's directory when uploading (WarcWriterOptions). */
+  warc?: { maxFileBytes?: number; maxFileAgeMs?: number; finishedDir?: string };
   proxyUrl?: string;
   allowPrivateAddresses: boolean;
   /** Requests in flight at most (the node's task concurrency). */
@@ -33,7 +35,7 @@ export interface FetchPath {
 }
 
 export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> {
-  const warc = await WarcWriter.open({ dir: opts.warcDir, prefix: opts.warcPrefix, software: opts.policy.userAgent });
+  const warc = await WarcWriter.open({ dir: opts.warcDir, prefix: opts.warcPrefix, software: opts.policy.userAgent, ...opts.warc });
   const fetcher = new HttpFetcher({
     userAgent: opts.policy.userAgent,
     connectTimeoutMs: opts.policy.connectTimeoutMs,

@@ -17,3 +17,13 @@ export {
   type WarcWriterOptions,
   type WriteResult,
 } from "./warc/index.ts";
+export {
+  WarcSpool,
+  WarcUploader,
+  WARC_ROLL_SETTINGS,
+  FINISHED_DIR,
+  startWarcUpload,
+  type WarcUploaderOptions,
+  type WarcRollSettings,
+  type WarcUploadStarted,
+} from "./warc-upload/index.ts";

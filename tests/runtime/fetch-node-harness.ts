@@ -58,7 +58,7 @@ export function nodeCommand(runtime: Runtime, warcDir: string, flags: string[]):
 }
 
 /** Env vars that would change the child's behaviour behind the test's back. */
-const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*)$/i;
+const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*|AWS_.*)$/i;
 
 export interface Rig {
   nats: NatsServer;
@@ -175,7 +175,13 @@ export interface NodeProcess {
  * Starts the fetch node on `runtime`. `editCommand` may change the command line first (the permission
  * test drops one Deno flag at a time).
  */
-export function startNode(rig: Rig, runtime: Runtime, nodeId: string, editCommand: (cmd: string[]) => string[] = (c) => c): NodeProcess {
+export function startNode(
+  rig: Rig,
+  runtime: Runtime,
+  nodeId: string,
+  editCommand: (cmd: string[]) => string[] = (c) => c,
+  extraEnv: Record<string, string> = {},
+): NodeProcess {
   const flags = [
     "--node-id",
     nodeId,
@@ -205,6 +211,7 @@ export function startNode(rig: Rig, runtime: Runtime, nodeId: string, editComman
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !HERMETIC_DROP.test(k)));
   // One setting through the environment, so the test also shows env is read on this runtime.
   env["CRAWL_FETCH_CONCURRENCY"] = String(NODE_CONCURRENCY);
+  Object.assign(env, extraEnv);
   const child = spawn(cmd!, args, { cwd: REPO_ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   child.stdout?.on("data", (c: Buffer) => (out += c.toString()));

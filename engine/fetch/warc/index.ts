@@ -8,4 +8,5 @@ export { WarcWriter, INDEX_FILE } from "./writer.ts";
 export type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
 export { readRecordAt, readWarc, type WarcRecordView } from "./read.ts";
 export { surt } from "./surt.ts";
-export { cdxjLine, type CdxjEntry } from "./cdxj.ts";
+export { cdxjLine, CdxjLog, type CdxjEntry } from "./cdxj.ts";
+export { indexFileOf } from "./file-naming.ts";

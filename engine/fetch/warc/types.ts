@@ -12,6 +12,13 @@ export interface WarcWriterOptions {
   prefix?: string;
   /** Start a new file once the current one has reached this size. Default 1 GB (10^9 bytes). */
   maxFileBytes?: number;
+  /** Also finish a file this long after it was started, even if no write comes. Default: no age limit. */
+  maxFileAgeMs?: number;
+  /**
+   * Upload mode: each file gets its own CDXJ index (`x.cdxj` beside `x.warc.gz`) instead of the shared
+   * index.cdxj, and a finished file is moved here with its index, for the upload spool to ship.
+   */
+  finishedDir?: string;
   /** gzip level of each record, 1 (fast) to 9 (small). Default 1: see DEFAULT_COMPRESSION_LEVEL. */
   compressionLevel?: number;
   /** Written to each file's warcinfo record. Default "crawler". */

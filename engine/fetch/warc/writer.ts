@@ -10,15 +10,21 @@
  * Crash rules: every open starts a new file, and a write that fails part-way abandons its file, so a torn
  * record can only ever be the last thing in a file and every earlier record stays readable. The index line
  * is appended after its record, so the index never points at bytes that were not written.
+ *
+ * Rolling: a file is finished once it reaches `maxFileBytes`, or `maxFileAgeMs` after it was started (a
+ * timer, so a quiet writer still finishes its file). With `finishedDir` (upload mode) each file has its
+ * own index (`x.warc.gz` + `x.cdxj`) instead of the shared index.cdxj, and a finished pair is moved into
+ * `finishedDir`, where the upload spool (engine/fetch/warc-upload) takes it; the file itself is never
+ * touched again. What a crash leaves in `dir` is the spool's to repair and move on the next start.
  */
 
-import { mkdir } from "node:fs/promises";
+import { mkdir, rename } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { WARCSerializer } from "warcio";
 import { CdxjLog, cdxjLine } from "./cdxj.ts";
 import { presetDigests } from "./digest.ts";
-import { nextSequence, warcFileName } from "./file-naming.ts";
+import { indexFileOf, nextSequence, recordSequence, warcFileName } from "./file-naming.ts";
 import { buildExchangeRecords } from "./records.ts";
 import { WarcFile } from "./warc-file.ts";
 import type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
@@ -44,6 +50,10 @@ function gzipMember(record: Uint8Array, level: number): Uint8Array {
 
 export class WarcWriter {
   private file: WarcFile | undefined;
+  /** The current file's own index (upload mode); the shared `index` otherwise. */
+  private fileIndex: CdxjLog | undefined;
+  private fileStartedAt = 0;
+  private ageTimer: ReturnType<typeof setTimeout> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
   private closing: Promise<void> | undefined;
 
@@ -54,8 +64,10 @@ export class WarcWriter {
     private readonly software: string,
     private readonly clock: () => number,
     private seq: number,
-    private readonly index: CdxjLog,
+    private readonly index: CdxjLog | undefined,
     private readonly compressionLevel: number,
+    private readonly maxFileAgeMs: number | undefined,
+    private readonly finishedDir: string | undefined,
   ) {}
 
   /** Prepares `opts.dir`; the first file is created on the first write, so an idle writer leaves none. */
@@ -63,8 +75,9 @@ export class WarcWriter {
     const prefix = opts.prefix ?? "crawl";
     if (!/^[A-Za-z0-9._-]+$/.test(prefix)) throw new Error(`WarcWriter: prefix "${prefix}" must be a plain file name part`);
     await mkdir(opts.dir, { recursive: true });
-    const seq = await nextSequence(opts.dir, prefix);
-    const index = await CdxjLog.open(join(opts.dir, INDEX_FILE));
+    if (opts.finishedDir) await mkdir(opts.finishedDir, { recursive: true });
+    const seq = await nextSequence(opts.dir, prefix, opts.finishedDir ? [opts.finishedDir] : []);
+    const index = opts.finishedDir ? undefined : await CdxjLog.open(join(opts.dir, INDEX_FILE));
     return new WarcWriter(
       opts.dir,
       prefix,
@@ -74,6 +87,8 @@ export class WarcWriter {
       seq,
       index,
       opts.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
+      opts.maxFileAgeMs,
+      opts.finishedDir,
     );
   }
 
@@ -98,12 +113,10 @@ export class WarcWriter {
   close(): Promise<void> {
     this.closing ??= (async () => {
       await this.queue;
-      const file = this.file;
-      this.file = undefined;
       try {
-        await file?.close();
+        await this.finishFile();
       } finally {
-        await this.index.close();
+        await this.index?.close();
       }
     })();
     return this.closing;
@@ -112,7 +125,7 @@ export class WarcWriter {
   private async writeNow(ex: CapturedExchange): Promise<WriteResult> {
     // Rotate once a file has reached the limit: a file overshoots by at most one exchange, and an
     // exchange larger than the limit still gets written (alone in its file).
-    if (this.file && this.file.size >= this.maxFileBytes) await this.finishFile();
+    if (this.file && (this.file.size >= this.maxFileBytes || this.tooOld())) await this.finishFile();
     const file = (this.file ??= await this.startFile());
 
     const { response, request } = buildExchangeRecords(ex, file.warcinfoId);
@@ -128,14 +141,18 @@ export class WarcWriter {
     try {
       await file.append(pair); // one write for the pair, so a crash rarely splits it
     } catch (err) {
-      // Never append after a possibly torn record: the next write starts a new file.
+      // Never append after a possibly torn record: the next write starts a new file. The abandoned file
+      // stays where it is (in upload mode the spool repairs and ships it on the next start).
       this.file = undefined;
+      this.stopAgeTimer();
       await file.close().catch(() => {});
+      await this.fileIndex?.close().catch(() => {});
+      this.fileIndex = undefined;
       throw err;
     }
 
     const placed: WriteResult = { filename: file.name, offset, length: responseBytes.length };
-    await this.index.append(
+    await (this.fileIndex ?? this.index)!.append(
       cdxjLine({
         url: response.warcTargetURI ?? ex.url,
         warcDate: response.warcDate ?? new Date(ex.fetchedAt).toISOString(),
@@ -153,19 +170,59 @@ export class WarcWriter {
     // 'wx' refuses an existing name (another writer on the same dir, or a clock step back): take the next.
     for (;;) {
       const now = this.clock();
-      const name = warcFileName(this.prefix, now, this.seq++);
+      const seq = this.seq++;
+      const name = warcFileName(this.prefix, now, seq);
       try {
-        return await WarcFile.create(this.dir, name, this.software, now);
+        if (this.finishedDir) await recordSequence(this.dir, this.prefix, seq);
+        const file = await WarcFile.create(this.dir, name, this.software, now);
+        if (this.finishedDir) this.fileIndex = await CdxjLog.open(join(this.dir, indexFileOf(name)));
+        this.fileStartedAt = now;
+        this.startAgeTimer(file);
+        return file;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       }
     }
   }
 
+  /** Closes the current file (and its own index), then hands both to `finishedDir` when set. */
   private async finishFile(): Promise<void> {
     const file = this.file;
+    const fileIndex = this.fileIndex;
     this.file = undefined;
-    await file?.close();
+    this.fileIndex = undefined;
+    this.stopAgeTimer();
+    if (!file) return;
+    try {
+      await file.close();
+    } finally {
+      await fileIndex?.close();
+    }
+    if (this.finishedDir) {
+      // The WARC first, then its index: an index in finishedDir always has its WARC there or uploaded.
+      await rename(join(this.dir, file.name), join(this.finishedDir, file.name));
+      if (fileIndex) await rename(join(this.dir, indexFileOf(file.name)), join(this.finishedDir, indexFileOf(file.name)));
+    }
+  }
+
+  private tooOld(): boolean {
+    return this.maxFileAgeMs !== undefined && this.clock() - this.fileStartedAt >= this.maxFileAgeMs;
+  }
+
+  /** Finishes `file` when it reaches its age, through the write queue so it never cuts a write in two. */
+  private startAgeTimer(file: WarcFile): void {
+    if (this.maxFileAgeMs === undefined) return;
+    this.ageTimer = setTimeout(() => {
+      this.ageTimer = undefined;
+      this.queue = this.queue.then(() => (this.file === file ? this.finishFile() : undefined)).catch(() => {});
+    }, this.maxFileAgeMs);
+    // A writer nobody closes must not keep the process alive (Node/Bun timers; Deno's are plain numbers).
+    (this.ageTimer as { unref?: () => void }).unref?.();
+  }
+
+  private stopAgeTimer(): void {
+    if (this.ageTimer !== undefined) clearTimeout(this.ageTimer);
+    this.ageTimer = undefined;
   }
 }
 

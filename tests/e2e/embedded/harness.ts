@@ -20,8 +20,8 @@ import { startTestWeb, type RequestRecord, type TestWeb, type TestWebOptions } f
 /** The repository root: the crawler runs from here, as a user's `bun run crawl` would. */
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
 
-/** Env vars that would change a child's behaviour behind the test's back (a proxy, a policy default). */
-const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*)$/i;
+/** Env vars that would change a child's behaviour behind the test's back (a proxy, a policy default, S3 credentials). */
+const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*|AWS_.*)$/i;
 
 export interface ExitInfo {
   /** The exit code, or null when a signal ended the process. */

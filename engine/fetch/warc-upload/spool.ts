@@ -1,0 +1,130 @@
+/**
+ * The local side of WARC upload: where files wait, in which state, and how a crash is recovered. The
+ * state of a file is where it lies, so it survives any kill without a journal:
+ *
+ *   <warcDir>/x.warc.gz + x.cdxj            being written (or left open by a crash)
+ *   <warcDir>/finished/x.warc.gz + x.cdxj   finished: complete, never written again, waiting for upload
+ *   (gone)                                  uploaded, confirmed by the store, then deleted here
+ *
+ * The writer moves a file into finished/ when it rolls it (warc/writer.ts, `finishedDir`). `recover()`,
+ * run before any writer opens the directory, does the same for what a crash left behind: each WARC is
+ * repaired first (a torn last record cut off, repair.ts, starting at its last indexed record), then moved
+ * with its index. Nothing is renamed on the way, so a file's name, which is its object key, never
+ * changes: an upload repeated after a kill replaces the same object.
+ */
+import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { join } from "node:path";
+import { CdxjLog, INDEX_FILE, indexFileOf } from "../warc/index.ts";
+import { repairWarcTail } from "./repair.ts";
+
+/** Subdirectory of the WARC directory holding finished files. */
+export const FINISHED_DIR = "finished";
+
+export interface SpoolEntry {
+  /** File name, which is also the object name in the store. */
+  name: string;
+  path: string;
+  size: number;
+}
+
+export interface RecoveryReport {
+  /** Files moved to finished/ (WARC files and indexes). */
+  moved: string[];
+  /** Bytes of torn records cut off the WARC files. */
+  droppedBytes: number;
+}
+
+export class WarcSpool {
+  readonly finishedDir: string;
+
+  constructor(readonly warcDir: string) {
+    this.finishedDir = join(warcDir, FINISHED_DIR);
+  }
+
+  /**
+   * Finishes what a previous run left open in the WARC directory and moves it to finished/. Must run
+   * before a writer opens the directory: it takes every WARC file there to be abandoned. The shared
+   * index.cdxj of a run without upload stays where it is.
+   */
+  async recover(): Promise<RecoveryReport> {
+    await mkdir(this.finishedDir, { recursive: true });
+    const report: RecoveryReport = { moved: [], droppedBytes: 0 };
+    const names = (await readdir(this.warcDir)).sort();
+    for (const name of names.filter((n) => n.endsWith(".warc.gz"))) {
+      const index = await this.findIndex(indexFileOf(name));
+      const from = index ? await endOfLastIndexedRecord(index) : 0;
+      const { droppedBytes } = await repairWarcTail(join(this.warcDir, name), from);
+      report.droppedBytes += droppedBytes;
+      await rename(join(this.warcDir, name), join(this.finishedDir, name));
+      report.moved.push(name);
+    }
+    for (const name of names.filter((n) => n.endsWith(".cdxj") && n !== INDEX_FILE)) {
+      await rename(join(this.warcDir, name), join(this.finishedDir, name));
+      report.moved.push(name);
+    }
+    return report;
+  }
+
+  /** Finished files in upload order: by name, each WARC before its index (an index never lands before its WARC). */
+  async list(): Promise<SpoolEntry[]> {
+    const names = await readdir(this.finishedDir).catch(() => [] as string[]);
+    const entries: SpoolEntry[] = [];
+    for (const name of names) {
+      if (!name.endsWith(".warc.gz") && !name.endsWith(".cdxj")) continue;
+      const path = join(this.finishedDir, name);
+      const size = await stat(path).then(
+        (s) => s.size,
+        () => undefined,
+      );
+      if (size !== undefined) entries.push({ name, path, size });
+    }
+    const key = (n: string) =>
+      n.endsWith(".warc.gz") ? `${n.slice(0, -".warc.gz".length)}\u0000` : `${n.slice(0, -".cdxj".length)}\u0001`;
+    return entries.sort((a, b) => (key(a.name) < key(b.name) ? -1 : 1));
+  }
+
+  /** Deletes a finished file (after its upload was confirmed). */
+  async remove(name: string): Promise<void> {
+    await unlink(join(this.finishedDir, name));
+  }
+
+  /** The index of a WARC, whether still beside it or already moved by an interrupted finish. */
+  private async findIndex(name: string): Promise<string | undefined> {
+    for (const dir of [this.warcDir, this.finishedDir]) {
+      const path = join(dir, name);
+      if (
+        await stat(path).then(
+          () => true,
+          () => false,
+        )
+      )
+        return path;
+    }
+    return undefined;
+  }
+}
+
+/**
+ * Where the last record the index knows ends (offset + length of its last line), after cutting a torn
+ * last line off the index itself; 0 when the index is empty.
+ */
+async function endOfLastIndexedRecord(indexPath: string): Promise<number> {
+  await (await CdxjLog.open(indexPath)).close(); // repairs a torn tail
+  const fh = await open(indexPath, "r");
+  try {
+    const size = (await fh.stat()).size;
+    const tail = new Uint8Array(Math.min(size, 64 * 1024));
+    await fh.read(tail, 0, tail.length, size - tail.length);
+    const lines = new TextDecoder().decode(tail).trimEnd().split("\n");
+    const last = lines.at(-1) ?? "";
+    const json = last.slice(last.indexOf("{"));
+    if (!json.startsWith("{")) return 0;
+    const fields = JSON.parse(json) as { offset?: string; length?: string };
+    const end = Number(fields.offset) + Number(fields.length);
+    return Number.isSafeInteger(end) && end > 0 ? end : 0;
+  } catch {
+    return 0;
+  } finally {
+    await fh.close();
+  }
+}
