@@ -4,6 +4,7 @@
  * PolicyConfigError that names each field, where the value came from, and what was expected.
  */
 import { type PolicyConfig, type PolicyField, POLICY_FIELDS } from "./policy-defaults.ts";
+import { ConfigError } from "./config-error.ts";
 import { readFields, type Env } from "./read-fields.ts";
 import { validatePolicy } from "./validate-policy.ts";
 
@@ -11,10 +12,10 @@ import { validatePolicy } from "./validate-policy.ts";
  * The crawler cannot start with this configuration (fatal, never retry): fix the listed values.
  * `problems` holds one line per bad value.
  */
-export class PolicyConfigError extends Error {
+export class PolicyConfigError extends ConfigError {
   override name = "PolicyConfigError";
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid crawl policy, the crawler cannot start:\n  - ${problems.join("\n  - ")}`);
+  constructor(problems: readonly string[]) {
+    super(ConfigError.listing("invalid crawl policy, the crawler cannot start", problems), problems);
   }
 }
 
