@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { defaultText, POLICY_FIELDS, type AnyFieldRow } from "../core/config/index.ts";
 import { COORDINATOR_FIELDS } from "../coordinator/config.ts";
 import { CRAWL_FLAGS } from "../embedded/args.ts";
-import { FETCH_NODE_SETTINGS } from "../fetch-node/config.ts";
+import { FETCH_NODE_FIELDS } from "../fetch-node/config.ts";
 import { FRONTIER_NODE_FIELDS } from "../frontier-node/node/config.ts";
 
 interface Row {
@@ -77,7 +77,7 @@ ${table(fromTable(FRONTIER_NODE_FIELDS))}
 \`bun run fetch-node [flags]\`, or on Deno (see fetch-node/README.md for the permissions), plus the
 fetching policy flags above.
 
-${table(fromTable(FETCH_NODE_SETTINGS))}
+${table(fromTable(FETCH_NODE_FIELDS))}
 `;
 
 if (process.argv.includes("--check")) {
