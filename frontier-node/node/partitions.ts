@@ -75,7 +75,7 @@ export class PartitionManager {
     this.unwatch = this.opts.state.watchRing((ring, revision) => {
       this.chain = this.chain
         .then(() => this.apply(ring, revision))
-        .catch((error: unknown) => this.opts.log.error("applying a ring failed", { error, revision }));
+        .catch((error: unknown) => this.opts.log.error("applying a ring failed", errorFields(error, { revision })));
     });
   }
 
