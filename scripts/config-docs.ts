@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultText, POLICY_FIELDS, type AnyFieldRow } from "../core/config/index.ts";
 import { COORDINATOR_FIELDS } from "../coordinator/config.ts";
-import { CRAWL_FLAGS } from "../embedded/args.ts";
+import { CRAWL_FIELDS } from "../embedded/config.ts";
 import { FETCH_NODE_FIELDS } from "../fetch-node/config.ts";
 import { FRONTIER_NODE_FIELDS } from "../frontier-node/node/config.ts";
 
@@ -34,12 +34,7 @@ function fromTable(fields: readonly AnyFieldRow[]): Row[] {
 }
 
 const policy = fromTable(POLICY_FIELDS);
-const crawl: Row[] = CRAWL_FLAGS.map((f) => ({
-  flag: f.value ? `${f.flag} ${f.value}` : f.flag,
-  env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "",
-  default: "",
-  description: f.help,
-}));
+const crawl = fromTable(CRAWL_FIELDS);
 
 const text = `# Configuration
 
