@@ -18,7 +18,6 @@ import {
   tableRows,
   usageText,
   type Env,
-  type FieldRow,
   type FieldSpecs,
 } from "../core/config/index.ts";
 import { checkPartitionCount } from "../core/ring/index.ts";
@@ -154,17 +153,10 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
   logFormat: LOG_FORMAT_FIELD,
 };
 
-export type ConfigField = FieldRow<CoordinatorConfig>;
-
-export const COORDINATOR_FIELDS: readonly ConfigField[] = tableRows(SPECS);
+export const COORDINATOR_FIELDS = tableRows(SPECS);
 
 /** The coordinator cannot start with this configuration (fatal): fix the listed values. */
-export class CoordinatorConfigError extends ConfigError {
-  override name = "CoordinatorConfigError";
-  constructor(problems: readonly string[]) {
-    super(ConfigError.listing("invalid coordinator configuration", problems), problems);
-  }
-}
+export class CoordinatorConfigError extends ConfigError.titled("invalid coordinator configuration") {}
 
 export interface ResolvedConfig {
   config: CoordinatorConfig;

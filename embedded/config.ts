@@ -13,15 +13,13 @@ import {
   readConfig,
   switchKind,
   tableRows,
-  urlKind,
   usageText,
   type Env,
-  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
 } from "../core/config/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
-import { PROXY_ENV_DEFAULT_TEXT, proxyFromEnv } from "../kit/net/index.ts";
+import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
 
 /** The table's values; a default left undefined means "none" (`defaultText` says so). */
 export interface CrawlSettings {
@@ -82,21 +80,8 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     description: "Stop cleanly after this long (90s, 2h)",
     ...durationKind({ min: 1 }),
   },
-  proxyUrl: {
-    default: undefined,
-    defaultText: PROXY_ENV_DEFAULT_TEXT,
-    env: "CRAWL_PROXY",
-    flag: "--proxy",
-    description: "HTTP forward proxy for every request",
-    ...urlKind(["http", "https"]),
-  },
-  allowPrivateAddresses: {
-    default: false,
-    env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
-    flag: "--allow-private-addresses",
-    description: "Allow hosts that resolve to loopback, private or link-local addresses",
-    ...switchKind(),
-  },
+  proxyUrl: PROXY_URL_FIELD,
+  allowPrivateAddresses: ALLOW_PRIVATE_ADDRESSES_FIELD,
   maxInFlight: {
     default: 512,
     env: "CRAWL_MAX_IN_FLIGHT",
@@ -135,17 +120,10 @@ const SPECS: FieldSpecs<CrawlSettings> = {
   logFormat: LOG_FORMAT_FIELD,
 };
 
-export type ConfigField = FieldRow<CrawlSettings>;
-
-export const CRAWL_FIELDS: readonly ConfigField[] = tableRows(SPECS);
+export const CRAWL_FIELDS = tableRows(SPECS);
 
 /** `crawl` cannot start with these arguments (fatal): fix the listed values. */
-export class CrawlConfigError extends ConfigError {
-  override name = "CrawlConfigError";
-  constructor(problems: readonly string[]) {
-    super(problems.length === 1 ? problems[0]! : ConfigError.listing("invalid crawl configuration", problems), problems);
-  }
-}
+export class CrawlConfigError extends ConfigError.titled("invalid crawl configuration") {}
 
 /**
  * Reads argv (seed URLs and flags, in any order) over env over the defaults, the policy included.

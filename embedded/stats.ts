@@ -32,12 +32,14 @@ function statsUsage(): string {
   );
 }
 
+class StatsConfigError extends ConfigError.titled("invalid crawl stats arguments") {}
+
 function resolveStatsConfig(argv: readonly string[], env: Env): { out: string } {
   const { values, problems } = readConfig(argv, env, STATS_FIELDS, {
     unknown: (_arg, name) => `unknown option ${name} (see crawl stats --help)`,
   });
   if (!values.out) problems.push("--out DIR is required");
-  if (problems.length > 0 || !values.out) throw new ConfigError(ConfigError.listing("invalid crawl stats arguments", problems), problems);
+  if (problems.length > 0 || !values.out) throw new StatsConfigError(problems);
   return { out: values.out };
 }
 

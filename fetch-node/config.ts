@@ -15,18 +15,16 @@ import {
   POLICY_FIELDS,
   readConfig,
   stringKind,
-  switchKind,
   tableRows,
   urlKind,
   usageText,
   type Env,
-  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
 } from "../core/config/index.ts";
 import { formatHostPort, parseHostPort } from "../core/net/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
-import { PROXY_ENV_DEFAULT_TEXT, proxyFromEnv } from "../kit/net/index.ts";
+import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
 import { newNodeId } from "../kit/node/index.ts";
 
 /** The table's values: a default left undefined is worked out in `loadFetchNodeConfig` (its `defaultText` says how). */
@@ -126,21 +124,8 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     description: "Tasks fetched at once (each to a different host: the frontier sends one per host)",
     ...integerKind({ min: 1, max: 10_000 }),
   },
-  proxyUrl: {
-    default: undefined,
-    defaultText: PROXY_ENV_DEFAULT_TEXT,
-    env: "CRAWL_PROXY",
-    flag: "--proxy",
-    description: "HTTP forward proxy for every request",
-    ...urlKind(["http", "https"]),
-  },
-  allowPrivateAddresses: {
-    default: false,
-    env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
-    flag: "--allow-private-addresses",
-    description: "Allow hosts that resolve to loopback, private or link-local addresses (tests, intranets)",
-    ...switchKind(),
-  },
+  proxyUrl: PROXY_URL_FIELD,
+  allowPrivateAddresses: ALLOW_PRIVATE_ADDRESSES_FIELD,
   heartbeatIntervalMs: {
     default: 2 * SECOND,
     env: "CRAWL_HEARTBEAT_INTERVAL",
@@ -186,18 +171,10 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
   logFormat: LOG_FORMAT_FIELD,
 };
 
-export type ConfigField = FieldRow<FetchNodeSettings>;
-
-/** Every setting, in help order. */
-export const FETCH_NODE_FIELDS: readonly ConfigField[] = tableRows(SPECS);
+export const FETCH_NODE_FIELDS = tableRows(SPECS);
 
 /** The node cannot start with this configuration (fatal, never retry): fix the listed values. */
-export class FetchNodeConfigError extends ConfigError {
-  override name = "FetchNodeConfigError";
-  constructor(problems: readonly string[]) {
-    super(ConfigError.listing("invalid fetch node configuration, the node cannot start", problems), problems);
-  }
-}
+export class FetchNodeConfigError extends ConfigError.titled("invalid fetch node configuration, the node cannot start") {}
 
 /**
  * Resolves the configuration from argv (`--flag value`, `--flag=value`) and env. `--help` is not handled

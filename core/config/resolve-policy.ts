@@ -12,12 +12,7 @@ import { validatePolicy } from "./validate-policy.ts";
  * The crawler cannot start with this configuration (fatal, never retry): fix the listed values.
  * `problems` holds one line per bad value.
  */
-export class PolicyConfigError extends ConfigError {
-  override name = "PolicyConfigError";
-  constructor(problems: readonly string[]) {
-    super(ConfigError.listing("invalid crawl policy, the crawler cannot start", problems), problems);
-  }
-}
+export class PolicyConfigError extends ConfigError.titled("invalid crawl policy, the crawler cannot start") {}
 
 // Overrides may be keyed by field name (`minGapMs`) or by flag, with or without dashes (`--min-gap`,
 // `min-gap`), so a CLI parser can pass what it parsed without translating names.

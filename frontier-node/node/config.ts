@@ -22,7 +22,6 @@ import {
   urlKind,
   usageText,
   type Env,
-  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
 } from "../../core/config/index.ts";
@@ -181,17 +180,10 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
   logFormat: LOG_FORMAT_FIELD,
 };
 
-export type ConfigField = FieldRow<FrontierNodeConfig>;
-
-export const FRONTIER_NODE_FIELDS: readonly ConfigField[] = tableRows(SPECS);
+export const FRONTIER_NODE_FIELDS = tableRows(SPECS);
 
 /** The node cannot start with this configuration (fatal): fix the listed values. */
-export class FrontierNodeConfigError extends ConfigError {
-  override name = "FrontierNodeConfigError";
-  constructor(problems: readonly string[]) {
-    super(ConfigError.listing("invalid frontier node configuration", problems), problems);
-  }
-}
+export class FrontierNodeConfigError extends ConfigError.titled("invalid frontier node configuration") {}
 
 export interface ResolvedFrontierNodeConfig {
   config: FrontierNodeConfig;

@@ -1,2 +1,2 @@
-/** The network settings every fetching process reads from its environment alike: the proxy fallback. */
-export { PROXY_ENV_DEFAULT_TEXT, proxyFromEnv } from "./proxy-env.ts";
+/** The network settings every fetching process reads alike: the proxy and address-safety rows, the proxy env fallback. */
+export { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD, proxyFromEnv } from "./proxy-env.ts";

@@ -18,12 +18,12 @@ import {
   stringKind,
   switchKind,
   tableRows,
-  urlKind,
   usageText,
   type Env,
   type FieldSpecs,
 } from "../../core/config/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../../kit/log/index.ts";
+import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD } from "../../kit/net/index.ts";
 import { runMain, startStep, StartupError, type ProcessContext, type ProcessSpec } from "../../kit/main/index.ts";
 import { startNats, startNatsSupercluster, type NatsServer } from "../../tests/support/nats.ts";
 import { startRedis, type RedisServer } from "../../tests/support/redis.ts";
@@ -72,12 +72,9 @@ const SPECS: FieldSpecs<UpSettings> = {
     ...integerKind({ min: 1 }),
   },
   proxyUrl: {
-    default: undefined,
+    ...PROXY_URL_FIELD,
     defaultText: "none (each fetch node falls back to HTTP_PROXY / HTTPS_PROXY)",
-    env: "CRAWL_PROXY",
-    flag: "--proxy",
     description: "HTTP forward proxy every fetch node sends every request through",
-    ...urlKind(["http", "https"]),
   },
   dir: {
     default: ".cluster",
@@ -101,11 +98,8 @@ const SPECS: FieldSpecs<UpSettings> = {
     ...stringKind("rules"),
   },
   allowPrivateAddresses: {
-    default: false,
-    env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
-    flag: "--allow-private-addresses",
+    ...ALLOW_PRIVATE_ADDRESSES_FIELD,
     description: "Let the fetch nodes fetch loopback, private and link-local addresses (tests, intranets)",
-    ...switchKind(),
   },
   noDeno: {
     default: false,
@@ -141,6 +135,8 @@ function clusterUsage(): string {
 /** `up` and its options, or the help (`bun run cluster` alone). */
 type Invocation = { help: true } | { help?: false; options: UpOptions };
 
+class UpConfigError extends ConfigError.titled("invalid cluster up options") {}
+
 /** Reads `up [options] [-- frontier flags]`; throws ConfigError listing every problem. */
 export function parseUp(argv: readonly string[], env: Env = {}): UpOptions {
   const read = readConfig(argv, env, CLUSTER_UP_FIELDS, { rest: true, unknown: (_arg, name) => `unknown option ${name}` });
@@ -149,7 +145,7 @@ export function parseUp(argv: readonly string[], env: Env = {}): UpOptions {
     problems.push(`--frontiers must be at least --regions (${values.regions}): every region needs a frontier node`);
   if (problems.length === 0 && values.fetchers < values.regions)
     problems.push(`--fetchers must be at least --regions (${values.regions}): every region needs a fetch node`);
-  if (problems.length > 0) throw new ConfigError(ConfigError.listing("invalid cluster up options", problems), problems);
+  if (problems.length > 0) throw new UpConfigError(problems);
   return { ...values, frontierArgs: read.rest };
 }
 
