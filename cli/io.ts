@@ -3,6 +3,8 @@
  * capture what a user would see and so many result lines are written in one batch (one process start
  * answers thousands of URLs quickly).
  */
+import { ConfigError } from "../core/config/index.ts";
+
 export interface CliIo {
   /** Writes text to standard output; the caller supplies newlines. */
   out(text: string): void;
@@ -12,7 +14,7 @@ export interface CliIo {
   readText(path: string): Promise<string>;
 }
 
-/** Thrown by a command for a bad invocation: the dispatcher prints the message and the usage, exit 2. */
-export class UsageError extends Error {
+/** Thrown by a command for a bad invocation: a ConfigError, so the process kit prints the message and the usage, exit 2. */
+export class UsageError extends ConfigError {
   override name = "UsageError";
 }

@@ -15,6 +15,7 @@
  *   POST /v1/hosts/:host/resume   resume the host
  *   GET  /v1/urls/explain?url=    explain a URL
  */
+import { errorFields } from "../kit/log/index.ts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import { healthApp } from "../adapters/http/index.ts";
 import {
@@ -116,7 +117,7 @@ function errorResponse(c: Context, error: unknown, services: CoordinatorServices
   if (error instanceof NotFoundError) return send(404, "not_found", error.message);
   if (error instanceof FailedPreconditionError) return send(409, "failed_precondition", error.message);
   if (error instanceof UnavailableError) return send(503, "unavailable", error.message);
-  services.log.error("internal error in an admin API call", { method: c.req.method, path: c.req.path, error });
+  services.log.error("internal error in an admin API call", errorFields(error, { method: c.req.method, path: c.req.path }));
   return c.json({ error: { code: "internal", message: "internal error" } }, 500);
 }
 

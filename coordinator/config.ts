@@ -10,18 +10,19 @@ import { hostname } from "node:os";
 import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../core/cluster/index.ts";
 import {
   between,
+  ConfigError,
   durationKind,
   integerKind,
-  readFields,
-  readFlags,
+  readConfig,
   stringKind,
   tableRows,
-  usageLine,
+  usageText,
   type Env,
-  type FieldRow,
   type FieldSpecs,
 } from "../core/config/index.ts";
 import { checkPartitionCount } from "../core/ring/index.ts";
+import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
+import { newNodeId } from "../kit/node/index.ts";
 
 export interface CoordinatorConfig {
   nodeId: string;
@@ -43,18 +44,10 @@ export interface CoordinatorConfig {
   /** Deadline of calls the coordinator forwards to frontier nodes. */
   frontierCallTimeoutMs: number;
   maxSeedsPerRequest: number;
+  logFormat: LogFormat | undefined;
 }
 
 const SECOND = 1_000;
-
-function defaultNodeId(): string {
-  const host = hostname()
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, "-")
-    .replace(/^-+/, "")
-    .slice(0, 48);
-  return `coordinator-${host || "local"}`;
-}
 
 const SPECS: FieldSpecs<CoordinatorConfig> = {
   nodeId: {
@@ -157,19 +150,13 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     description: "Most URLs one add-seeds call may carry",
     ...integerKind(between(1, 1_000_000)),
   },
+  logFormat: LOG_FORMAT_FIELD,
 };
 
-export type ConfigField = FieldRow<CoordinatorConfig>;
-
-export const COORDINATOR_FIELDS: readonly ConfigField[] = tableRows(SPECS);
+export const COORDINATOR_FIELDS = tableRows(SPECS);
 
 /** The coordinator cannot start with this configuration (fatal): fix the listed values. */
-export class CoordinatorConfigError extends Error {
-  override name = "CoordinatorConfigError";
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid coordinator configuration:\n  - ${problems.join("\n  - ")}`);
-  }
-}
+export class CoordinatorConfigError extends ConfigError.titled("invalid coordinator configuration") {}
 
 export interface ResolvedConfig {
   config: CoordinatorConfig;
@@ -183,9 +170,8 @@ export interface ResolvedConfig {
  * here. Throws CoordinatorConfigError listing every problem.
  */
 export function resolveCoordinatorConfig(argv: readonly string[], env: Env, generateToken: () => string = randomToken): ResolvedConfig {
-  const { flags, problems } = readFlags(argv, COORDINATOR_FIELDS);
-  const read = readFields(COORDINATOR_FIELDS, flags, env);
-  problems.push(...read.problems);
+  const read = readConfig(argv, env, COORDINATOR_FIELDS);
+  const { problems } = read;
   if (problems.length > 0) throw new CoordinatorConfigError(problems);
   const config = read.values;
   if (config.deathTimeoutMs < 2 * config.heartbeatIntervalMs)
@@ -206,7 +192,11 @@ export function resolveCoordinatorConfig(argv: readonly string[], env: Env, gene
   if (problems.length > 0 || !rules) throw new CoordinatorConfigError(problems);
   const tokenGenerated = config.adminToken === "";
   return {
-    config: { ...config, nodeId: config.nodeId || defaultNodeId(), adminToken: tokenGenerated ? generateToken() : config.adminToken },
+    config: {
+      ...config,
+      nodeId: config.nodeId || newNodeId("coordinator", { host: hostname() }),
+      adminToken: tokenGenerated ? generateToken() : config.adminToken,
+    },
     rules,
     tokenGenerated,
   };
@@ -222,14 +212,9 @@ export function randomToken(): string {
 
 /** The usage text: one line per field with its flag, env var, default and description. */
 export function coordinatorUsage(): string {
-  const rows = COORDINATOR_FIELDS.map((f) => usageLine(f));
-  return [
-    "usage: coordinator [options]",
-    "",
-    "Runs the cluster coordinator: membership, ring, gRPC API and admin HTTP API.",
-    "",
-    "options (flag > env > default):",
-    ...rows,
-    "",
-  ].join("\n");
+  return usageText(
+    ["usage: coordinator [options]"],
+    ["Runs the cluster coordinator: membership, ring, gRPC API and admin HTTP API."],
+    [{ title: "options (flag > env > default)", rows: COORDINATOR_FIELDS }],
+  );
 }

@@ -6,6 +6,7 @@
  * When a token is configured every call must carry `authorization: Bearer <token>` metadata
  * (UNAUTHENTICATED otherwise), the same token as the admin HTTP API.
  */
+import { errorFields } from "../kit/log/index.ts";
 import { unary, type GrpcServiceBinding } from "../adapters/grpc/index.ts";
 import { UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
 import type { InternalErrorLog } from "../adapters/grpc/index.ts";
@@ -34,7 +35,7 @@ interface CallWithMetadata {
 }
 
 export function coordinatorGrpcService(services: CoordinatorServices, opts: GrpcServiceOptions = {}): GrpcServiceBinding {
-  const logInternal: InternalErrorLog = (error) => services.log.error("internal error in a gRPC call", { error });
+  const logInternal: InternalErrorLog = (error) => services.log.error("internal error in a gRPC call", errorFields(error));
   const handle = <Req, Res>(fn: (request: Req) => Promise<Res>) =>
     unary<Req, Res>(async (request, call) => {
       authorize(call as CallWithMetadata, opts.token);

@@ -6,7 +6,7 @@
  */
 import type { RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState } from "../core/ports/index.ts";
-import type { Log } from "../kit/log/index.ts";
+import { errorFields, type Log } from "../kit/log/index.ts";
 import type { Member, Membership } from "./membership.ts";
 import type { Routing } from "./routing.ts";
 import type { SeedPublisher } from "./seeds.ts";
@@ -37,7 +37,7 @@ export async function drainNode(services: Pick<CoordinatorServices, "membership"
     try {
       await services.routing.drainFrontier(member.record);
     } catch (error) {
-      services.log.warn("drain: the node did not take the Drain call; it will see its record", { nodeId, error });
+      services.log.warn("drain: the node did not take the Drain call; it will see its record", errorFields(error, { nodeId }));
     }
   }
   return member;

@@ -1,96 +1,74 @@
 /**
  * `crawl`: the embedded crawler, every role in one process with no services. This is its composition
- * root: it reads the arguments, opens the state under --out (frontier store, seen-set snapshot, content
- * index, WARC files), builds the same frontier and fetch worker the cluster runs, with in-process adapters,
- * and runs the crawl loop until it is done, reaches a limit, or is interrupted. It resumes from --out.
+ * root: it reads the configuration (config.ts: seed URLs, flags over `CRAWL_*` env vars over defaults),
+ * opens the state under --out (frontier store, seen-set snapshot, content index, WARC files), with
+ * --warc-upload ships finished WARC files to object storage, builds the same frontier and fetch worker the
+ * cluster runs, with in-process adapters, and runs the crawl loop until it is done, reaches a limit, or is
+ * interrupted. Start, stop and exit are the process kit's (kit/main `runMain`): the first Ctrl-C stops the
+ * loop cleanly, a second exits at once. It resumes from --out.
  */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
+import type { Log, TaskRunner } from "../core/ports/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
+import { errorFields, errorInfo } from "../kit/log/index.ts";
+import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
+import { hostRuntime } from "../kit/runtime.ts";
 import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
-import type { TaskRunner } from "../core/ports/index.ts";
+import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
-import { textLog } from "../kit/log/index.ts";
-import { Counters } from "../core/stats/index.ts";
-import { CrawlArgsError, crawlUsage, parseCrawlArgs, seedLines, type CrawlArgs } from "./args.ts";
+import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
+import { crawlUsage, resolveCrawlConfig, seedLines, type CrawlConfig } from "./config.ts";
 import { CrawlLoop } from "./crawl-loop.ts";
 import { Progress, summary } from "./progress.ts";
 import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
-import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
-import { statsCommand } from "./stats.ts";
+import { crawlStatsProcess } from "./stats.ts";
+import { terminalStatus, type TerminalStatus } from "./terminal-status.ts";
 
 const PARTITIONS = 256;
 const SEEN_SAVE_INTERVAL_MS = 30_000;
+const STOP_GRACE_MS = 2_000;
 
-export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(crawlUsage());
-    return 0;
-  }
-  if (argv[0] === "stats") return statsCommand(argv.slice(1));
-  let args: CrawlArgs;
-  try {
-    args = parseCrawlArgs(argv, env);
-  } catch (error) {
-    if (error instanceof CrawlArgsError) {
-      process.stderr.write(`crawl: ${error.message}\n\n${crawlUsage()}`);
-      return 2;
-    }
-    throw error;
-  }
-  const seeds = await readSeeds(args);
-  if (seeds === undefined) return 2;
-  return crawl(args, seeds, argv);
+/** `crawl`, given the terminal status line it draws its progress on. */
+export function crawlProcess(status: TerminalStatus | undefined): ProcessSpec<CrawlConfig> {
+  return {
+    name: "crawl",
+    usage: crawlUsage,
+    configure: resolveCrawlConfig,
+    logFormat: (config) => config.logFormat,
+    stopNote: () => `fetches in flight get ${formatDuration(STOP_GRACE_MS)} to finish`,
+    abruptStopCost: "queued URLs are safe, in-flight pages will be refetched",
+    run: (ctx) => crawl(ctx, ctx.config.quiet ? undefined : status),
+  };
 }
 
-async function readSeeds(args: CrawlArgs): Promise<DiscoveredUrl[] | undefined> {
-  const raw = [...args.seeds];
-  if (args.seedsFile) {
-    try {
-      raw.push(...seedLines(await Bun.file(args.seedsFile).text()));
-    } catch {
-      process.stderr.write(`crawl: cannot read seeds file ${args.seedsFile}\n`);
-      return undefined;
-    }
-  }
-  const seeds: DiscoveredUrl[] = [];
-  for (const url of raw) {
-    const n = normalizeUrl(url);
-    if (!n.ok) {
-      process.stderr.write(`crawl: seed rejected: ${url}: ${n.reason}\n`);
-      continue;
-    }
-    seeds.push({ url: n.url, host: hostKeyOf(n.url), depth: 0, redirectHops: 0, isSeed: true });
-  }
-  return seeds;
-}
-
-async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): Promise<number> {
+async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | undefined): Promise<number> {
+  const { config: args, log } = ctx;
+  const seeds = await readSeeds(args, log);
   const out = resolve(args.out);
   mkdirSync(join(out, "warc"), { recursive: true });
   const lock = lockDir(out);
-  if (!lock.ok) {
-    process.stderr.write(`crawl: ${out} is in use by another crawl (pid ${lock.holder}); stop it first\n`);
-    return 1;
-  }
-  const releaseLock = lock.release;
+  if (!lock.ok) throw new StartupError(`${out} is in use by another crawl (pid ${lock.holder}); stop it first`);
+  ctx.onClose("output dir lock", () => lock.release());
+  // Before the writers open the WARC directory; closed after them and the store, before the lock.
+  const upload = await startUpload(ctx, out);
   const now = () => Date.now();
   const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
+  ctx.onClose("store", () => store.close());
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
-  // Upload starts before the WARC writers open their directory (it recovers what a kill left there).
-  const upload = args.warc.upload
-    ? await startWarcUpload({
-        warcDir: join(out, "warc"),
-        store: s3StoreFor(args.warc.upload),
-        counters: new Counters(),
-        log: textLog("crawl.warc-upload"),
-      })
-    : undefined;
-  const runner = await openRunner(args, out, upload);
+  // Registered after the store, so it runs before the store closes: the snapshot reads the store.
+  ctx.onClose("seen-set snapshot", () => seen.checkpoint(store));
+  const runner = await startStep(
+    "start the fetch path",
+    `check that ${out} can be written and that --proxy, if given, is an http(s) proxy`,
+    () => openRunner(args, out, upload),
+  );
+  ctx.onClose("fetch path", () => runner.close());
   let taskCounter = 0;
   const runId = now().toString(36);
   const frontier = new Frontier({
@@ -106,13 +84,10 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   const added = await frontier.addSeeds(seeds);
   const start = frontier.snapshot(true);
   if (start.queued === 0 && start.scheduled === 0) {
-    process.stderr.write(
-      seeds.length === 0
-        ? `crawl: nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs\n`
-        : `crawl: nothing to crawl: every seed was already fetched into ${out}\n`,
-    );
-    await closeAll();
-    return seeds.length === 0 ? 2 : 0;
+    if (seeds.length === 0)
+      throw new ConfigError(`nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs`);
+    log.info(`nothing to crawl: every seed was already fetched into ${out}`);
+    return 0;
   }
   const startedAt = now();
   const loop = new CrawlLoop({
@@ -121,29 +96,20 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     maxInFlight: args.maxInFlight,
     maxPages: args.maxPages,
     deadline: args.maxDurationMs === undefined ? undefined : startedAt + args.maxDurationMs,
-    stopGraceMs: 2_000,
+    stopGraceMs: STOP_GRACE_MS,
     now,
-    onError: (error, task) => process.stderr.write(`\ncrawl: internal error on ${task.url}: ${(error as Error).stack ?? error}\n`),
+    onError: (error, task) => log.error(`internal error on ${task.url}`, errorFields(error, { url: task.url })),
   });
-  let signals = 0;
-  const onSignal = (name: string) => {
-    signals++;
-    if (signals > 1) {
-      process.stderr.write(`\ncrawl: ${name} again, exiting now; queued URLs are safe, in-flight pages will be refetched\n`);
-      process.exit(130);
-    }
-    process.stderr.write(`\ncrawl: ${name}, stopping (fetches in flight get 2 s to finish)...\n`);
-    loop.stop("interrupted");
-  };
-  process.on("SIGINT", () => onSignal("SIGINT"));
-  process.on("SIGTERM", () => onSignal("SIGTERM"));
+  if (ctx.stopSignal.aborted) loop.stop("interrupted");
+  ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
     { pages: () => loop.pages, frontier: () => frontier.snapshot(), inFlight: () => loop.inFlight },
-    args.quiet ? { write: () => 0, isTTY: false } : { write: (t) => process.stderr.write(t), isTTY: process.stderr.isTTY },
+    status,
+    log,
     now,
   );
   if (!args.quiet) {
-    process.stderr.write(`crawl: ${added} new seed(s), ${start.queued} URLs queued, output in ${out}\n`);
+    log.info(`${added} new seed(s), ${start.queued} URLs queued, output in ${out}`, { newSeeds: added, queued: start.queued, out });
     progress.start();
   }
   const saver = setInterval(() => seen.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
@@ -152,25 +118,63 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   progress.stop();
   frontier.markCleanStop();
   const final = frontier.snapshot(true);
-  await closeAll();
-  process.stdout.write(
-    summary({ reason, pages: loop.pages, elapsedMs: now() - startedAt, frontier: final, out, resumeCommand: resumeCommand(argv) }),
+  ctx.out(
+    summary({
+      reason,
+      pages: loop.pages,
+      elapsedMs: now() - startedAt,
+      frontier: final,
+      out,
+      resumeCommand: resumeCommand(ctx.runtime.argv()),
+    }),
   );
   return reason === "error" ? 1 : 0;
+}
 
-  async function closeAll(): Promise<void> {
-    seen.checkpoint(store);
-    store.close();
-    await runner.close();
-    if (upload) {
-      const left = await upload.uploader.close(args.warc.uploadDrainMs);
-      if (left.filesLeft > 0)
-        process.stderr.write(
-          `crawl: ${left.filesLeft} finished WARC file(s) not uploaded yet; the next run with --out ${out} uploads them\n`,
-        );
+/** The seeds of the arguments and the seeds file, normalized; a rejected one is logged and skipped. */
+async function readSeeds(args: CrawlConfig, log: Log): Promise<DiscoveredUrl[]> {
+  const raw = [...args.seeds];
+  if (args.seedsFile) {
+    try {
+      raw.push(...seedLines(await Bun.file(args.seedsFile).text()));
+    } catch (error) {
+      throw new ConfigError(`cannot read seeds file ${args.seedsFile}: ${errorInfo(error).message}`);
     }
-    releaseLock();
   }
+  const seeds: DiscoveredUrl[] = [];
+  for (const url of raw) {
+    const n = normalizeUrl(url);
+    if (!n.ok) {
+      log.warn(`seed rejected: ${url}`, { reason: n.reason });
+      continue;
+    }
+    seeds.push({ url: n.url, host: hostKeyOf(n.url), depth: 0, redirectHops: 0, isSeed: true });
+  }
+  return seeds;
+}
+
+/**
+ * With --warc-upload: the upload of finished WARC files, started before the WARC writers open their
+ * directory (it recovers what a kill left there). Its close step is registered right after the lock's, so
+ * it runs after the fetch path (the writers' last files are shipped too), the seen-set snapshot and the
+ * store, and before the lock is released; what the drain time leaves is uploaded by the next run.
+ */
+async function startUpload(ctx: ProcessContext<CrawlConfig>, out: string): Promise<WarcUploadStarted | undefined> {
+  const target = ctx.config.warc.upload;
+  if (!target) return undefined;
+  const store = s3StoreFor(target);
+  const upload = await startStep(
+    `start uploading finished WARC files to ${store.location}`,
+    `check that ${join(out, "warc")} can be read and written`,
+    () => startWarcUpload({ warcDir: join(out, "warc"), store, counters: new Counters(), log: ctx.log.child("warc-upload") }),
+  );
+  const drainMs = ctx.config.warc.uploadDrainMs;
+  ctx.onClose("warc upload", async () => {
+    const left = await upload.uploader.close(drainMs);
+    if (left.filesLeft > 0)
+      ctx.log.warn(`${left.filesLeft} finished WARC file(s) not uploaded yet; the next run with --out ${out} uploads them`, left);
+  });
+  return upload;
 }
 
 function resumeCommand(argv: string[]): string {
@@ -183,7 +187,7 @@ function resumeCommand(argv: string[]): string {
  * index stays in this thread, shared by all.
  */
 async function openRunner(
-  args: CrawlArgs,
+  args: CrawlConfig,
   out: string,
   upload: WarcUploadStarted | undefined,
 ): Promise<TaskRunner & { close(): Promise<void> }> {
@@ -192,7 +196,7 @@ async function openRunner(
     policy: args.policy,
     warcDir: join(out, "warc"),
     warcPrefix: "crawl",
-    proxyUrl: args.proxy,
+    proxyUrl: args.proxyUrl,
     allowPrivateAddresses: args.allowPrivateAddresses,
     maxConcurrentRequests: args.maxInFlight,
     warc: { maxFileBytes: args.warc.rollBytes, maxFileAgeMs: args.warc.rollAgeMs, finishedDir: upload?.finishedDir },
@@ -218,5 +222,11 @@ async function openRunner(
 }
 
 if (import.meta.main) {
-  process.exitCode = await main(process.argv.slice(2), process.env);
+  const host = hostRuntime();
+  if (host.argv()[0] === "stats") {
+    await runMain(crawlStatsProcess, { ...host, argv: () => host.argv().slice(1) });
+  } else {
+    const status = host.stderrIsTerminal() ? terminalStatus(host) : undefined;
+    await runMain(crawlProcess(status), status?.runtime ?? host);
+  }
 }

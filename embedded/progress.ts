@@ -1,9 +1,12 @@
 /**
- * What a person watching `crawl` sees: on a terminal, one progress line rewritten in place; otherwise a
- * structured JSON log line every interval (for journald, CI logs, files). The final summary is printed
- * by `summary`. Rates are measured over each interval, not since the start, so they show the present.
+ * What a person watching `crawl` sees: on a terminal, one progress line rewritten in place (a
+ * TerminalStatus); otherwise a `progress` log line every interval (for journald, CI logs, files), in the
+ * process's log format. The final summary is printed by `summary`. Rates are measured over each interval,
+ * not since the start, so they show the present.
  */
+import type { Log } from "../core/ports/index.ts";
 import type { FrontierSnapshot } from "../engine/frontier/index.ts";
+import type { TerminalStatus } from "./terminal-status.ts";
 
 export interface ProgressSource {
   pages(): number;
@@ -17,11 +20,13 @@ export class Progress {
   private lastAt: number;
   private readonly startedAt: number;
 
+  /** `status` is the terminal's status line, or undefined when nobody watches (then `log` gets the lines). */
   constructor(
     private readonly source: ProgressSource,
-    private readonly out: { write(text: string): unknown; isTTY?: boolean },
+    private readonly status: TerminalStatus | undefined,
+    private readonly log: Log,
     private readonly now: () => number,
-    private readonly intervalMs = out.isTTY ? 500 : 10_000,
+    private readonly intervalMs = status ? 500 : 10_000,
   ) {
     this.startedAt = now();
     this.lastAt = this.startedAt;
@@ -34,7 +39,7 @@ export class Progress {
 
   stop(): void {
     if (this.timer) clearInterval(this.timer);
-    if (this.out.isTTY) this.out.write("\r\x1b[2K");
+    this.status?.clear();
   }
 
   private tick(): void {
@@ -45,17 +50,23 @@ export class Progress {
     this.lastAt = now;
     const f = this.source.frontier();
     const errors = errorsByKind(f.counters);
-    if (this.out.isTTY) {
+    if (this.status) {
       const errText = Object.entries(errors)
         .map(([k, v]) => `${k} ${v}`)
         .join(", ");
-      this.out.write(
-        `\r\x1b[2K${rate.toFixed(0)} pages/s | fetched ${pages} | queued ${f.queued} | hosts ready ${f.hostsReady} waiting ${f.hostsWaiting} | in flight ${this.source.inFlight()}${errText ? ` | errors: ${errText}` : ""}`,
+      this.status.draw(
+        `${rate.toFixed(0)} pages/s | fetched ${pages} | queued ${f.queued} | hosts ready ${f.hostsReady} waiting ${f.hostsWaiting} | in flight ${this.source.inFlight()}${errText ? ` | errors: ${errText}` : ""}`,
       );
     } else {
-      this.out.write(
-        `${JSON.stringify({ at: new Date(now).toISOString(), component: "crawl", pagesPerSecond: Number(rate.toFixed(1)), fetched: pages, queued: f.queued, hostsReady: f.hostsReady, hostsWaiting: f.hostsWaiting, inFlight: this.source.inFlight(), errors })}\n`,
-      );
+      this.log.info("progress", {
+        pagesPerSecond: Number(rate.toFixed(1)),
+        fetched: pages,
+        queued: f.queued,
+        hostsReady: f.hostsReady,
+        hostsWaiting: f.hostsWaiting,
+        inFlight: this.source.inFlight(),
+        errors,
+      });
     }
   }
 

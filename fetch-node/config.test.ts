@@ -119,8 +119,8 @@ describe("fetch node config", () => {
     expect(problems).toContain("unknown option --frobnicate");
     expect(problems).toMatch(/nodeId: .*a-z.*flag --node-id/);
     expect(problems).toMatch(/concurrency: must be at least 1/);
-    expect(problems).toMatch(/nats: .*must use nats or tls/);
-    expect(problems).toMatch(/http: expected host:port/);
+    expect(problems).toMatch(/natsUrls: must be nats:\/\/host:port URLs/);
+    expect(problems).toMatch(/httpListen: must be host:port/);
     expect(problems).toMatch(/partitions: .*env CRAWL_PARTITIONS/);
     expect(problems).toMatch(/minGapMs/);
   });

@@ -1,33 +1,57 @@
 /**
- * The fetch node's configuration: one table of settings (field, default, env var, flag, description),
- * layered flag > env > default like the crawl policy of core/config, which this resolves too (the fetch
- * node takes every policy flag so a fleet can pass one set to every role; it uses the fetch slice).
- * Bad input is fatal at start-up: every problem is collected into one FetchNodeConfigError, nothing is
- * started. Region rules and the partition count must be the coordinator's: they decide where each
- * discovered link is published.
+ * The fetch node's configuration in one table: for each field its default, env var, flag, description and
+ * value kind, plus the WARC rolling and upload rows `crawl` reads too (engine/fetch's WARC_ROLL_SETTINGS,
+ * adapters/s3's S3_UPLOAD_SETTINGS), plus every crawl-policy knob of core/config (the fetch node takes every
+ * policy flag so a fleet can pass one set to every role; it uses the fetch slice). `loadFetchNodeConfig` layers flags over env
+ * over defaults and collects every bad value into one FetchNodeConfigError (fatal: nothing is started).
+ * Env vars share the `CRAWL_` prefix with the other roles. Region rules and the partition count must be
+ * the coordinator's: they decide where each discovered link is published.
  */
-import { parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import { listenKind, natsUrlsKind, parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
 import {
+  ConfigError,
   dirKind,
   durationKind,
   integerKind,
   POLICY_FIELDS,
-  PolicyConfigError,
-  policyOverrides,
-  readFields,
-  readFlags,
-  resolvePolicy,
-  switchKind,
+  readConfig,
+  stringKind,
   tableRows,
-  usageLine,
+  urlKind,
+  usageText,
   type Env,
+  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
-  type ValueKind,
 } from "../core/config/index.ts";
-import { describeS3Target, resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target } from "../adapters/s3/index.ts";
-import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
+import { formatHostPort, parseHostPort } from "../core/net/index.ts";
+import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
+import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
+import { newNodeId } from "../kit/node/index.ts";
+import { describeS3Target, resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettings } from "../adapters/s3/index.ts";
+import { WARC_ROLL_SETTINGS, type WarcRollSettings } from "../engine/fetch/index.ts";
 
+/** The table's values: a default left undefined is worked out in `loadFetchNodeConfig` (its `defaultText` says how). */
+export interface FetchNodeSettings {
+  nodeId: string | undefined;
+  region: string | undefined;
+  natsUrls: readonly string[];
+  redisUrl: string | undefined;
+  warcDir: string | undefined;
+  httpListen: string;
+  concurrency: number;
+  proxyUrl: string | undefined;
+  allowPrivateAddresses: boolean;
+  heartbeatIntervalMs: number;
+  stopGraceMs: number;
+  nakDelayMs: number;
+  regionRules: string;
+  defaultRegion: string;
+  partitions: number;
+  logFormat: LogFormat | undefined;
+}
+
+/** The resolved configuration the node is built from. */
 export interface FetchNodeConfig {
   nodeId: string;
   region: string;
@@ -47,249 +71,136 @@ export interface FetchNodeConfig {
   regionRules: RegionRules;
   partitions: number;
   policy: PolicyConfig;
+  logFormat: LogFormat | undefined;
 }
 
-/** The node cannot start with this configuration (fatal, never retry): fix the listed values. */
-export class FetchNodeConfigError extends Error {
-  override name = "FetchNodeConfigError";
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid fetch node configuration, the node cannot start:\n  - ${problems.join("\n  - ")}`);
-  }
-}
-
-/** Comma-separated URLs with one of `schemes`; `bareHostPort` also accepts `host:port` (NATS clients do). */
-const urls = (schemes: string[], bareHostPort = false): ValueKind<string[]> => ({
-  kind: "urls",
-  parse: (raw) =>
-    raw
-      .split(",")
-      .map((s) => s.trim())
-      .filter(Boolean),
-  format: (v) => v.join(","),
-  check: (v) => {
-    if (v.length === 0) return "must name at least one URL";
-    for (const u of v) {
-      if (bareHostPort && /^[^\s:/]+:\d{1,5}$/.test(u)) continue;
-      let scheme: string;
-      try {
-        scheme = new URL(u).protocol.replace(/:$/, "");
-      } catch {
-        return `"${u}" is not a URL`;
-      }
-      if (!schemes.includes(scheme)) return `"${u}" must use ${schemes.join(" or ")}`;
-    }
-    return undefined;
-  },
-});
-
-/** One URL with one of `schemes`. */
-const url = (schemes: string[]): ValueKind<string> => {
-  const list = urls(schemes);
-  return {
-    kind: "url",
-    parse: (raw) => raw.trim(),
-    format: (v) => v,
-    check: (v) => (v.includes(",") ? "must be a single URL" : list.check([v])),
-  };
-};
-
-const listen: ValueKind<{ hostname: string; port: number }> = {
-  kind: "host:port",
-  parse(raw) {
-    const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(raw.trim());
-    if (!m) throw new Error(`expected host:port such as 127.0.0.1:9102 (port 0 picks a free one), got "${raw}"`);
-    return { hostname: m[1] ?? m[2]!, port: Number(m[3]) };
-  },
-  format: (v) => `${v.hostname.includes(":") ? `[${v.hostname}]` : v.hostname}:${v.port}`,
-  check: (v) => (v.port > 65535 ? `port must be at most 65535, got ${v.port}` : undefined),
-};
-
-const regionRulesText: ValueKind<string> = {
-  kind: "rules",
-  parse: (raw) => raw.trim(),
-  format: (v) => v,
-  check: (v) => {
-    try {
-      parseRegionRules(v, "x");
-      return undefined;
-    } catch (error) {
-      return (error as Error).message;
-    }
-  },
-};
-
-/** The table's values: a default left undefined is worked out in `loadFetchNodeConfig` (its `defaultText` says how). */
-interface FetchNodeSettings {
-  nodeId: string | undefined;
-  region: string | undefined;
-  nats: readonly string[];
-  redis: string | undefined;
-  warcDir: string | undefined;
-  http: { hostname: string; port: number };
-  concurrency: number;
-  proxy: string | undefined;
-  allowPrivateAddresses: boolean;
-  heartbeat: number;
-  stopGrace: number;
-  nakDelay: number;
-  regionRules: string;
-  defaultRegion: string;
-  partitions: number;
-}
+const SECOND = 1_000;
 
 const SPECS: FieldSpecs<FetchNodeSettings> = {
   nodeId: {
-    flag: "--node-id",
-    env: "CRAWL_NODE_ID",
     default: undefined,
     defaultText: "fetch-<random>",
-    ...tokenKind("node id"),
+    env: "CRAWL_NODE_ID",
+    flag: "--node-id",
     description: "This node's id in the cluster (a-z, 0-9, -)",
+    ...tokenKind("node id"),
   },
   region: {
-    flag: "--region",
-    env: "CRAWL_REGION",
     default: undefined,
     defaultText: "the default region",
-    ...tokenKind("region"),
+    env: "CRAWL_REGION",
+    flag: "--region",
     description: "Region whose fetch tasks this node pulls (crawl.fetch.<region>)",
+    ...tokenKind("region"),
   },
-  nats: {
-    flag: "--nats-url",
-    env: "CRAWL_NATS_URL",
+  natsUrls: {
     default: ["nats://127.0.0.1:4222"],
-    ...urls(["nats", "tls"], true),
+    env: "CRAWL_NATS_URL",
+    flag: "--nats-url",
     description: "NATS server(s) of the region, comma-separated",
+    ...natsUrlsKind(),
   },
-  redis: {
-    flag: "--redis-url",
-    env: "CRAWL_REDIS_URL",
+  redisUrl: {
     default: undefined,
     defaultText: "none: an in-memory content index",
-    ...url(["redis", "rediss"]),
+    env: "CRAWL_REDIS_URL",
+    flag: "--redis-url",
     description: "The region's Redis, shared content index (fingerprints, SimHash)",
+    ...urlKind(["redis", "rediss"]),
   },
   warcDir: {
-    flag: "--warc-dir",
-    env: "CRAWL_WARC_DIR",
     default: undefined,
     defaultText: "warc/<node id>",
-    ...dirKind(),
+    env: "CRAWL_WARC_DIR",
+    flag: "--warc-dir",
     description: "Directory for this node's WARC files and index.cdxj",
+    ...dirKind(),
   },
-  http: {
-    flag: "--http-listen",
+  httpListen: {
+    default: "127.0.0.1:0",
     env: "CRAWL_FETCH_HTTP_LISTEN",
-    default: { hostname: "127.0.0.1", port: 0 },
-    ...listen,
+    flag: "--http-listen",
     description: "host:port for /healthz, /readyz and /metrics (port 0: any free port, published in the node record)",
+    ...listenKind(),
   },
   concurrency: {
-    flag: "--concurrency",
-    env: "CRAWL_FETCH_CONCURRENCY",
     default: 256,
-    ...integerKind({ min: 1, max: 10_000 }),
+    env: "CRAWL_FETCH_CONCURRENCY",
+    flag: "--concurrency",
     description: "Tasks fetched at once (each to a different host: the frontier sends one per host)",
+    ...integerKind({ min: 1, max: 10_000 }),
   },
-  proxy: {
-    flag: "--proxy",
-    env: "CRAWL_PROXY",
-    default: undefined,
-    defaultText: "HTTP_PROXY / HTTPS_PROXY, else none",
-    ...url(["http", "https"]),
-    description: "HTTP forward proxy for every request",
-  },
-  allowPrivateAddresses: {
-    flag: "--allow-private-addresses",
-    env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
-    default: false,
-    ...switchKind(),
-    description: "Allow hosts that resolve to loopback, private or link-local addresses (tests, intranets)",
-  },
-  heartbeat: {
-    flag: "--heartbeat-interval",
+  proxyUrl: PROXY_URL_FIELD,
+  allowPrivateAddresses: ALLOW_PRIVATE_ADDRESSES_FIELD,
+  heartbeatIntervalMs: {
+    default: 2 * SECOND,
     env: "CRAWL_HEARTBEAT_INTERVAL",
-    default: 2_000,
-    ...durationKind({ min: 100, max: 60_000 }),
+    flag: "--heartbeat-interval",
     description: "How often the node record (with counters) is written to the cluster state",
+    ...durationKind({ min: 100, max: 60 * SECOND }),
   },
-  stopGrace: {
-    flag: "--stop-grace",
+  stopGraceMs: {
+    default: 25 * SECOND,
     env: "CRAWL_STOP_GRACE",
-    default: 25_000,
-    ...durationKind({ min: 0, max: 600_000 }),
+    flag: "--stop-grace",
     description: "On SIGINT/SIGTERM, how long tasks in flight may finish before they are abandoned (and redelivered)",
+    ...durationKind({ min: 0, max: 600 * SECOND }),
   },
-  nakDelay: {
-    flag: "--nak-delay",
+  nakDelayMs: {
+    default: 2 * SECOND,
     env: "CRAWL_FETCH_NAK_DELAY",
-    default: 2_000,
-    ...durationKind({ min: 0, max: 600_000 }),
+    flag: "--nak-delay",
     description: "Delay before a task that failed here is redelivered; doubles per delivery, at most 64x",
+    ...durationKind({ min: 0, max: 600 * SECOND }),
   },
   regionRules: {
-    flag: "--region-rules",
-    env: "CRAWL_REGION_RULES",
     default: "",
-    defaultText: "none",
-    ...regionRulesText,
+    env: "CRAWL_REGION_RULES",
+    flag: "--region-rules",
     description: 'Host suffix to region, e.g. "eu=.de,.fr;apac=.jp" (must equal the coordinator\'s)',
+    ...stringKind("rules"),
   },
   defaultRegion: {
-    flag: "--default-region",
-    env: "CRAWL_DEFAULT_REGION",
     default: "default",
-    ...tokenKind("region"),
+    env: "CRAWL_DEFAULT_REGION",
+    flag: "--default-region",
     description: "Region of hosts no rule matches (must equal the coordinator's)",
+    ...tokenKind("region"),
   },
   partitions: {
-    flag: "--partitions",
-    env: "CRAWL_PARTITIONS",
     default: 64,
-    ...integerKind({ min: 1, max: 4096 }),
+    env: "CRAWL_PARTITIONS",
+    flag: "--partitions",
     description: "Partition count P of the cluster (must equal the coordinator's)",
+    ...integerKind({ min: 1, max: 4096 }),
   },
+  logFormat: LOG_FORMAT_FIELD,
 };
 
-/** Every setting, in help order. */
-export const FETCH_NODE_SETTINGS = tableRows(SPECS);
+export const FETCH_NODE_FIELDS = tableRows(SPECS);
 
-/** Random part of a default node id: 8 base-36 characters. */
-function randomSuffix(): string {
-  const bytes = crypto.getRandomValues(new Uint8Array(8));
-  return [...bytes].map((b) => (b % 36).toString(36)).join("");
-}
+/** WARC rolling and upload: the rows `crawl` reads too, with the same flags and env vars. */
+const WARC_FIELDS = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS];
+
+/** Every row the node reads besides the policy: its own table, then the WARC rolling and upload rows. */
+const ALL_FIELDS: readonly FieldRow<FetchNodeSettings & WarcRollSettings & S3UploadSettings>[] = [...FETCH_NODE_FIELDS, ...WARC_FIELDS];
+
+/** The node cannot start with this configuration (fatal, never retry): fix the listed values. */
+export class FetchNodeConfigError extends ConfigError.titled("invalid fetch node configuration, the node cannot start") {}
 
 /**
- * Resolves the configuration from argv (`--flag value`, `--flag=value`) and env. Throws
- * FetchNodeConfigError listing every problem. `newId` makes the default node id (injectable for tests).
+ * Resolves the configuration from argv (`--flag value`, `--flag=value`) and env. `--help` is not handled
+ * here. Throws FetchNodeConfigError listing every problem. `newId` makes the default node id (injectable
+ * for tests).
  */
 export function loadFetchNodeConfig(
   argv: readonly string[],
   env: Env,
-  newId: () => string = () => `fetch-${randomSuffix()}`,
+  newId: () => string = () => newNodeId("fetch", { randomChars: 8 }),
 ): FetchNodeConfig {
-  const { flags, problems } = readFlags(
-    argv,
-    [...FETCH_NODE_SETTINGS, ...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS, ...POLICY_FIELDS],
-    (_arg, name) => `unknown option ${name} (see --help)`,
-  );
-  const read = readFields(FETCH_NODE_SETTINGS, flags, env);
-  problems.push(...read.problems);
-  const values = read.values;
-  const roll = readFields(WARC_ROLL_SETTINGS, flags, env);
-  const s3 = readFields(S3_UPLOAD_SETTINGS, flags, env);
-  problems.push(...roll.problems, ...s3.problems);
-  const upload = resolveS3Target(s3.values, problems);
-
-  let policy: PolicyConfig | undefined;
-  try {
-    policy = resolvePolicy(policyOverrides(flags), env);
-  } catch (error) {
-    if (error instanceof PolicyConfigError) problems.push(...error.problems);
-    else throw error;
-  }
-
+  const read = readConfig(argv, env, ALL_FIELDS, { policy: true, unknown: (_arg, name) => `unknown option ${name} (see --help)` });
+  const { values, problems, policy } = read;
+  const upload = resolveS3Target(values, problems);
   let regionRules: RegionRules | undefined;
   try {
     regionRules = parseRegionRules(values.regionRules, values.defaultRegion);
@@ -300,51 +211,51 @@ export function loadFetchNodeConfig(
   if (regionRules && !regionsOf(regionRules).includes(region)) {
     problems.push(`region: "${region}" is neither the default region nor named by the region rules, so no host is ever crawled there`);
   }
-  if (problems.length > 0 || !policy || !regionRules) throw new FetchNodeConfigError(problems);
+  const listen = parseHostPort(values.httpListen);
+  if (problems.length > 0 || !policy || !regionRules || !listen) throw new FetchNodeConfigError(problems);
 
   const nodeId = values.nodeId ?? newId();
   return {
     nodeId,
     region,
-    natsServers: [...values.nats],
-    redisUrl: values.redis,
+    natsServers: [...values.natsUrls],
+    redisUrl: values.redisUrl,
     warcDir: values.warcDir ?? `warc/${nodeId}`,
-    warc: { rollBytes: roll.values.warcRollSize, rollAgeMs: roll.values.warcRollAge, uploadDrainMs: roll.values.warcUploadDrain, upload },
-    http: { ...values.http },
+    warc: { rollBytes: values.warcRollSize, rollAgeMs: values.warcRollAge, uploadDrainMs: values.warcUploadDrain, upload },
+    http: { hostname: listen.host, port: listen.port },
     concurrency: values.concurrency,
-    proxyUrl: values.proxy ?? env["HTTP_PROXY"] ?? env["http_proxy"] ?? env["HTTPS_PROXY"] ?? env["https_proxy"] ?? undefined,
+    proxyUrl: values.proxyUrl ?? proxyFromEnv(env),
     allowPrivateAddresses: values.allowPrivateAddresses,
-    heartbeatMs: values.heartbeat,
-    stopGraceMs: values.stopGrace,
-    nakDelayMs: values.nakDelay,
+    heartbeatMs: values.heartbeatIntervalMs,
+    stopGraceMs: values.stopGraceMs,
+    nakDelayMs: values.nakDelayMs,
     regionRules,
     partitions: values.partitions,
     policy,
+    logFormat: values.logFormat,
   };
 }
 
-/** `--help` text: the node's own settings, then the policy knobs it uses. */
+/** The policy knobs the fetch path uses; every other policy flag is accepted and ignored. */
+const POLICY_USED = new Set(["userAgent", "connectTimeoutMs", "responseTimeoutMs", "maxBodyBytes"]);
+
+/** `--help` text: the node's own settings, the WARC rolling and upload rows, then the policy knobs it uses. */
 export function fetchNodeUsage(): string {
-  const own = FETCH_NODE_SETTINGS.map((r) => usageLine(r, r.kind === "switch" ? "" : r.kind.toUpperCase()));
-  const used = new Set(["userAgent", "connectTimeoutMs", "responseTimeoutMs", "maxBodyBytes"]);
-  const policy = POLICY_FIELDS.filter((f) => used.has(f.field)).map((f) => usageLine(f));
-  const warc = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS].map((r) => usageLine(r, r.kind.toUpperCase()));
-  return [
-    "usage: fetch-node/main.ts [options]",
-    "",
-    "Pulls fetch tasks of one region from NATS JetStream, fetches them, writes WARC, and publishes the",
-    "discovered links and the result; runs on Bun and Deno. Flags override env vars, which override defaults.",
-    "",
-    "options:",
-    ...own,
-    "",
-    "WARC files and their upload to object storage:",
-    ...warc,
-    "",
-    "crawl policy used here (every other policy flag of core/config is accepted and ignored):",
-    ...policy,
-    "",
-  ].join("\n");
+  return usageText(
+    ["usage: fetch-node/main.ts [options]"],
+    [
+      "Pulls fetch tasks of one region from NATS JetStream, fetches them, writes WARC, and publishes the",
+      "discovered links and the result; runs on Bun and Deno. Flags override env vars, which override defaults.",
+    ],
+    [
+      { title: "options", rows: FETCH_NODE_FIELDS },
+      { title: "WARC files and their upload to object storage", rows: WARC_FIELDS },
+      {
+        title: "crawl policy used here (every other policy flag of core/config is accepted and ignored)",
+        rows: POLICY_FIELDS.filter((f) => POLICY_USED.has(f.field)),
+      },
+    ],
+  );
 }
 
 /** The settings as printable rows (start-up log, admin views); secrets in URLs are masked. */
@@ -357,7 +268,7 @@ export function describeFetchNodeConfig(c: FetchNodeConfig): Record<string, stri
     redis: c.redisUrl ? mask(c.redisUrl) : "(memory)",
     warcDir: c.warcDir,
     warcUpload: describeS3Target(c.warc.upload),
-    http: listen.format(c.http),
+    http: formatHostPort(c.http.hostname, c.http.port),
     concurrency: String(c.concurrency),
     proxy: c.proxyUrl ? mask(c.proxyUrl) : "(none)",
     allowPrivateAddresses: String(c.allowPrivateAddresses),

@@ -24,8 +24,8 @@ import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { silentLog, type Log } from "../kit/log/index.ts";
-import { Heartbeat } from "./heartbeat.ts";
+import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
+import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
@@ -57,7 +57,7 @@ export class FetchNode {
   readonly counters: Counters;
   private readonly now: () => number;
   private readonly log: Log;
-  private readonly heartbeat: Heartbeat;
+  private readonly heartbeat: NodeHeartbeat;
   private readonly abort = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
   private readonly startedAt: number;
@@ -72,7 +72,7 @@ export class FetchNode {
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? silentLog;
     this.startedAt = this.now();
-    this.heartbeat = new Heartbeat({
+    this.heartbeat = new NodeHeartbeat({
       state: opts.state,
       record: () => this.record(),
       intervalMs: opts.heartbeatMs,
@@ -121,7 +121,7 @@ export class FetchNode {
     this.stopped = (async () => {
       const unsubscribed = this.subscription
         ?.stop()
-        .catch((error) => this.log.warn("stopping the subscription failed", { error: String(error) }));
+        .catch((error) => this.log.warn("stopping the subscription failed", errorFields(error)));
       // Announce "draining" without holding up the drain (a write may wait on a NATS that is down).
       const announced = wasRunning ? this.heartbeat.beat() : undefined;
       if (this.inFlight.size > 0) {
@@ -135,7 +135,12 @@ export class FetchNode {
       }
       await unsubscribed;
       await announced;
-      await this.heartbeat.leave(this.opts.nodeId);
+      try {
+        await this.heartbeat.leave();
+      } catch (error) {
+        this.heartbeat.stop();
+        this.log.warn("could not delete the node record; the coordinator will see the node die instead", errorFields(error));
+      }
       this.phase = "stopped";
     })();
     return this.stopped;
@@ -192,13 +197,10 @@ export class FetchNode {
       }
       const delayMs = this.nakDelay(d.deliveryCount);
       this.counters.add("fetcher.tasks.failed");
-      this.log.warn("task failed; redelivering later", {
-        task: task.taskId,
-        url: task.url,
-        delivery: d.deliveryCount,
-        delayMs,
-        error: describe(error),
-      });
+      this.log.warn(
+        "task failed; redelivering later",
+        errorFields(error, { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs }),
+      );
       d.nak(delayMs);
       return;
     }
@@ -208,7 +210,7 @@ export class FetchNode {
     } catch (error) {
       // Everything is published; if the ack is lost the task comes back and is done again, harmlessly.
       this.counters.add("fetcher.tasks.ack-failed");
-      this.log.warn("ack failed; the task will be redelivered and done again", { task: task.taskId, error: describe(error) });
+      this.log.warn("ack failed; the task will be redelivered and done again", errorFields(error, { task: task.taskId }));
     }
   }
 
@@ -250,8 +252,4 @@ export class FetchNode {
       gauges: this.gauges(),
     };
   }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -3,8 +3,9 @@
  * flags over `CRAWL_*` env vars over defaults), opens the state under --data-dir (the SQLite frontier store,
  * and the local Bloom seen-set when no Redis is configured), connects to the region's NATS (cluster state in
  * KV, the JetStream bus) and Redis, settles the partition count against the ring, and runs a FrontierNode
- * until SIGINT or SIGTERM, then stops it cleanly and closes what it opened. Restarted with the same data dir
- * (and so the same node id), it resumes from its store.
+ * until SIGINT or SIGTERM, then stops it cleanly. Start, stop and exit are the process kit's (kit/main
+ * `runMain`): each part registers its close as it opens, and they close in reverse. Restarted with the same
+ * data dir (and so the same node id), it resumes from its store.
  *
  *   bun frontier-node/main.ts --region us --nats-url nats://127.0.0.1:4222 --redis-url redis://127.0.0.1:6379 \
  *     --data-dir /var/lib/crawler/f1 --grpc-listen 127.0.0.1:7501 --http-listen 127.0.0.1:7581
@@ -12,88 +13,59 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
-import { jsonLog, type Log } from "../kit/log/index.ts";
+import { errorFields } from "../kit/log/index.ts";
+import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { FrontierStore } from "../engine/frontier/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
-import {
-  frontierNodeUsage,
-  FrontierNodeConfigError,
-  generateNodeId,
-  resolveFrontierNodeConfig,
-  type ResolvedFrontierNodeConfig,
-} from "./node/config.ts";
+import { formatDuration } from "../core/config/index.ts";
+import { frontierNodeUsage, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
 
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 
-/** Fatal at start-up, with a message for the operator (no stack). */
-class StartupError extends Error {
-  override name = "StartupError";
-}
+export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
+  name: "frontier-node",
+  usage: frontierNodeUsage,
+  configure: resolveFrontierNodeConfig,
+  logFormat: (resolved) => resolved.config.logFormat,
+  stopNote: (resolved) => `results of tasks in flight get ${formatDuration(resolved.config.stopGraceMs)}`,
+  abruptStopCost: "the store is consistent; tasks in flight are fetched again after the restart",
+  async run(ctx) {
+    const resolved = ctx.config;
+    const { config, policy, rules } = resolved;
+    const { log } = ctx;
+    const dataDir = resolve(config.dataDir);
+    mkdirSync(dataDir, { recursive: true });
+    const lock = lockDir(dataDir);
+    if (!lock.ok)
+      throw new StartupError(
+        `${dataDir} is in use by another frontier node (pid ${lock.holder}); stop it first or give another --data-dir`,
+      );
+    ctx.onClose("data dir lock", () => lock.release());
 
-export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
-  if (argv.includes("--help") || argv.includes("-h")) {
-    process.stdout.write(frontierNodeUsage());
-    return 0;
-  }
-  let resolved: ResolvedFrontierNodeConfig;
-  try {
-    resolved = resolveFrontierNodeConfig(argv, env);
-  } catch (error) {
-    if (error instanceof FrontierNodeConfigError) {
-      process.stderr.write(`frontier-node: ${error.message}\n\n${frontierNodeUsage()}`);
-      return 2;
-    }
-    throw error;
-  }
-  const log = jsonLog("frontier-node");
-  try {
-    return await run(resolved, log);
-  } catch (error) {
-    if (error instanceof StartupError) {
-      log.error(error.message);
-      return 1;
-    }
-    log.error("frontier node failed", { error });
-    return 1;
-  }
-}
-
-async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<number> {
-  const { config, policy, rules } = resolved;
-  const dataDir = resolve(config.dataDir);
-  mkdirSync(dataDir, { recursive: true });
-  const lock = lockDir(dataDir);
-  if (!lock.ok)
-    throw new StartupError(`${dataDir} is in use by another frontier node (pid ${lock.holder}); stop it first or give another --data-dir`);
-  const closers: Array<() => Promise<void> | void> = [() => lock.release()];
-  const closeAll = async () => {
-    for (const close of closers.reverse()) {
-      try {
-        await close();
-      } catch (error) {
-        log.warn("closing failed", { error });
-      }
-    }
-  };
-  try {
     // Without Redis the seen-set is a local Bloom filter, which replays the store's admission log.
     const store = FrontierStore.open(join(dataDir, "frontier.sqlite"), { recentLog: !config.redisUrl });
-    closers.push(() => store.close());
+    ctx.onClose("store", () => store.close());
     const nodeId = settleNodeId(config.nodeId, store.getMeta("node-id"), dataDir);
     store.setMeta("node-id", nodeId);
 
-    const nc: NatsConnection = await connectNats([...config.natsUrls], nodeId);
-    closers.push(() => nc.drain());
-    const state: ClusterState = await NatsKvClusterState.open(nc, {
-      onError: (error, where) => log.child("cluster-state").warn(where, { error }),
-    });
-    closers.push(() => state.close());
-    const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, { error }) });
-    closers.push(() => bus.close());
+    const nc = await startStep(
+      `connect to NATS at ${config.natsUrls.join(", ")}`,
+      "check that nats-server runs there with JetStream (-js), or give --nats-url",
+      () => connectNats([...config.natsUrls], nodeId),
+    );
+    ctx.onClose("nats", () => nc.drain());
+    const state: ClusterState = await startStep(
+      "open the cluster state (NATS KV)",
+      "check that nats-server runs with JetStream enabled (-js)",
+      () => NatsKvClusterState.open(nc, { onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)) }),
+    );
+    ctx.onClose("cluster state", () => state.close());
+    const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, errorFields(error)) });
+    ctx.onClose("bus", () => bus.close());
 
     const partitions = await settlePartitions(resolved, state, store.getMeta("partitions"));
     store.setMeta("partitions", String(partitions));
@@ -101,17 +73,20 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
     let seen: SeenSet;
     let onImportedUrls: ((urls: string[]) => void) | undefined;
     if (config.redisUrl) {
-      seen = await RedisSeenSet.connect(
-        config.redisUrl,
-        {},
-        { name: nodeId, onError: (error) => log.child("redis").warn("redis connection error", { error }) },
+      const url = config.redisUrl;
+      seen = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
+        RedisSeenSet.connect(
+          url,
+          {},
+          { name: nodeId, onError: (error) => log.child("redis").warn("redis connection error", errorFields(error)) },
+        ),
       );
-      closers.push(() => seen.close());
+      ctx.onClose("seen-set", () => seen.close());
     } else {
       const local = LocalBloomSeenSet.openReplaying(join(dataDir, "seen.bloom"), store);
       const saver = setInterval(() => local.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
-      // Registered before the store's closer runs (closers run in reverse): the snapshot reads the store.
-      closers.push(() => {
+      // Registered after the store's step, so it runs before it: the snapshot reads the store.
+      ctx.onClose("seen-set snapshot", () => {
         clearInterval(saver);
         local.checkpoint(store);
       });
@@ -120,54 +95,46 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
       log.warn("no --redis-url: using a local Bloom filter as the seen-set; run one frontier node per region this way");
     }
 
-    const node = await FrontierNode.start({
-      nodeId,
-      region: config.region,
-      partitions,
-      rules,
-      policy,
-      credit: config.credit,
-      heartbeatIntervalMs: config.heartbeatIntervalMs,
-      maxQueued: config.maxQueued,
-      confirmAllSeen: config.confirmAllSeen,
-      stopGraceMs: config.stopGraceMs,
-      lostSweepIntervalMs: config.lostSweepIntervalMs,
-      grpcListen: config.grpcListen,
-      grpcAdvertise: config.grpcAdvertise || undefined,
-      httpListen: config.httpListen || undefined,
-      state,
-      bus,
-      store,
-      seen,
-      onImportedUrls,
-      log,
-    });
-    process.stdout.write(
+    const node = await startStep(
+      `start the node (gRPC on ${config.grpcListen}${config.httpListen ? `, HTTP on ${config.httpListen}` : ""})`,
+      "check that those addresses are free (--grpc-listen, --http-listen) and that NATS answers",
+      () =>
+        FrontierNode.start({
+          nodeId,
+          region: config.region,
+          partitions,
+          rules,
+          policy,
+          credit: config.credit,
+          heartbeatIntervalMs: config.heartbeatIntervalMs,
+          maxQueued: config.maxQueued,
+          confirmAllSeen: config.confirmAllSeen,
+          stopGraceMs: config.stopGraceMs,
+          lostSweepIntervalMs: config.lostSweepIntervalMs,
+          grpcListen: config.grpcListen,
+          grpcAdvertise: config.grpcAdvertise || undefined,
+          httpListen: config.httpListen || undefined,
+          state,
+          bus,
+          store,
+          seen,
+          onImportedUrls,
+          log,
+        }),
+    );
+    ctx.out(
       `${JSON.stringify({ nodeId, region: config.region, grpcAddress: node.grpcAddress, httpAddress: node.httpAddress, partitions })}\n`,
     );
 
-    await new Promise<void>((done) => {
-      let signals = 0;
-      const onSignal = (name: string) => {
-        signals++;
-        if (signals > 1) {
-          log.warn(`${name} again: exiting now; the store is consistent, tasks in flight are fetched again after the restart`);
-          process.exit(130);
-        }
-        log.info(`${name}: stopping`);
-        node.stop().then(done, (error: unknown) => {
-          log.error("clean stop failed", { error });
-          done();
-        });
-      };
-      process.on("SIGINT", () => onSignal("SIGINT"));
-      process.on("SIGTERM", () => onSignal("SIGTERM"));
-    });
+    await ctx.stopRequested;
+    try {
+      await node.stop();
+    } catch (error) {
+      log.error("clean stop failed", errorFields(error));
+    }
     return 0;
-  } finally {
-    await closeAll();
-  }
-}
+  },
+};
 
 /** The node id: the configured one, else the one this data dir was created with, else a fresh one. */
 function settleNodeId(configured: string, saved: string | undefined, dataDir: string): string {
@@ -199,7 +166,4 @@ async function settlePartitions(resolved: ResolvedFrontierNodeConfig, state: Clu
   return partitions;
 }
 
-if (import.meta.main) {
-  process.exitCode = await main(process.argv.slice(2), process.env);
-  process.exit();
-}
+if (import.meta.main) await runMain(frontierNodeProcess);

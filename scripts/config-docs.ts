@@ -6,9 +6,12 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { defaultText, POLICY_FIELDS, type AnyFieldRow } from "../core/config/index.ts";
+import { CLUSTER_FIELDS } from "../cli/cluster/options.ts";
 import { COORDINATOR_FIELDS } from "../coordinator/config.ts";
-import { CRAWL_FLAGS } from "../embedded/args.ts";
-import { FETCH_NODE_SETTINGS } from "../fetch-node/config.ts";
+import { CRAWL_FIELDS } from "../embedded/config.ts";
+import { STATS_FIELDS } from "../embedded/stats.ts";
+import { CLUSTER_UP_FIELDS } from "./cluster/main.ts";
+import { FETCH_NODE_FIELDS } from "../fetch-node/config.ts";
 import { FRONTIER_NODE_FIELDS } from "../frontier-node/node/config.ts";
 import { S3_UPLOAD_SETTINGS } from "../adapters/s3/index.ts";
 import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
@@ -36,18 +39,18 @@ function fromTable(fields: readonly AnyFieldRow[]): Row[] {
 }
 
 const policy = fromTable(POLICY_FIELDS);
-const crawl: Row[] = CRAWL_FLAGS.map((f) => ({
-  flag: f.value ? `${f.flag} ${f.value}` : f.flag,
-  env: f.flag === "--proxy" ? "HTTP_PROXY, HTTPS_PROXY" : "",
-  default: "",
-  description: f.help,
-}));
+const crawl = fromTable(CRAWL_FIELDS);
 
 const text = `# Configuration
 
 Every flag and environment variable of every process, generated from the tables the processes parse
 with (\`bun run docs:config\`; CI fails when this file is stale). A flag wins over its env var, which wins
 over the default. Every process also prints its own table with \`--help\`.
+
+Every process starts and stops the same way (\`kit/main\`): a bad flag or env var prints the problems and
+the usage and exits 2; a failure to start exits 1 with a line saying what to do; the first SIGINT or
+SIGTERM stops it cleanly and a second exits at once (130). Log lines go to stderr as JSON, or as text
+when stderr is a terminal (\`--log-format\`, \`CRAWL_LOG_FORMAT\`, in every table below).
 
 ## Crawl policy (\`crawl\`, frontier nodes, fetch nodes)
 
@@ -62,6 +65,10 @@ ${table(policy)}
 table below.
 
 ${table(crawl)}
+
+\`bun run crawl stats --out DIR\` prints what an output directory holds:
+
+${table(fromTable(STATS_FIELDS))}
 
 ## WARC files and their upload (\`crawl\` and fetch nodes)
 
@@ -88,7 +95,21 @@ ${table(fromTable(FRONTIER_NODE_FIELDS))}
 \`bun run fetch-node [flags]\`, or on Deno (see fetch-node/README.md for the permissions), plus the
 fetching policy flags and the WARC table above.
 
-${table(fromTable(FETCH_NODE_SETTINGS))}
+${table(fromTable(FETCH_NODE_FIELDS))}
+
+## \`crawlctl\` cluster commands
+
+\`bun run crawlctl COMMAND [options] [ARGS]\`; \`--watch\` and \`--interval\` belong to \`status\`, \`--file\` to
+\`seed add\`. The offline commands (\`robots check\`, \`robots status\`, \`url normalize\`) take only their
+own arguments (\`crawlctl COMMAND --help\`).
+
+${table(fromTable(CLUSTER_FIELDS))}
+
+## \`cluster up\` (a local cluster)
+
+\`bun run cluster up [options] [-- FRONTIER-NODE FLAGS...]\`
+
+${table(fromTable(CLUSTER_UP_FIELDS))}
 `;
 
 if (process.argv.includes("--check")) {

@@ -13,6 +13,7 @@ import {
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import { logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";
+import { formatHostPort, parseHostPort } from "../../core/net/index.ts";
 
 /** A generated service definition (e.g. `CoordinatorServiceService`) and its implementation. */
 export interface GrpcServiceBinding {
@@ -42,12 +43,12 @@ export async function startGrpcServer(services: readonly GrpcServiceBinding[], a
     server.forceShutdown();
     throw new Error(`cannot bind gRPC server on ${address}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   });
-  const colon = address.lastIndexOf(":");
-  const host = colon >= 0 ? address.slice(0, colon) : address;
+  // The bound address as host:port with the port chosen (`127.0.0.1:0` becomes `127.0.0.1:40123`).
+  const host = parseHostPort(address)?.host ?? address;
   let closing: Promise<void> | undefined;
   return {
     port,
-    address: `${host}:${port}`,
+    address: formatHostPort(host, port),
     close(graceMs = 2_000) {
       closing ??= new Promise<void>((resolve) => {
         const timer = setTimeout(() => {

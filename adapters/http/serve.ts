@@ -8,6 +8,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { formatHostPort } from "../../core/net/index.ts";
 
 /** What serveHono needs of an app; a Hono instance fits. */
 export interface FetchApp {
@@ -54,11 +55,11 @@ export async function serveHono(app: FetchApp, opts: ServeOptions): Promise<Runn
     });
   });
   const port = (server.address() as AddressInfo).port;
-  const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+
   let closing: Promise<void> | undefined;
   return {
     port,
-    url: `http://${host}:${port}`,
+    url: `http://${formatHostPort(hostname, port)}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         // Keep-alive connections in the middle of a request get a moment to finish, then are cut.

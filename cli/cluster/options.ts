@@ -1,9 +1,20 @@
 /**
- * The flags every cluster command shares: where the coordinator is (`--coordinator ADDR` or
- * CRAWLCTL_COORDINATOR), its token (`--token` or CRAWLCTL_TOKEN), `--json` for scripts and `--watch` for a
- * live view. Parses them out of a command's arguments and hands back the rest.
+ * The flags every cluster command shares, as a configuration table like every process's: where the
+ * coordinator is (`--coordinator ADDR` or CRAWLCTL_COORDINATOR), its token (`--token` or CRAWLCTL_TOKEN),
+ * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` where a command takes one
+ * (seed add). The other arguments (hosts, URLs, node ids) come back in `rest`.
  */
+import { decimalKind, readConfig, stringKind, switchKind, tableRows, type Env, type FieldSpecs } from "../../core/config/index.ts";
 import { UsageError } from "../io.ts";
+
+export interface ClusterFlags {
+  coordinator: string;
+  token: string;
+  json: boolean;
+  watch: boolean;
+  intervalSeconds: number;
+  file: string;
+}
 
 export interface ClusterOptions {
   coordinator: string;
@@ -17,37 +28,70 @@ export interface ClusterOptions {
   flags: Map<string, string>;
 }
 
-export function parseClusterOptions(
-  argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
-  own: { valued?: string[]; switches?: string[] } = {},
-): ClusterOptions {
+const SPECS: FieldSpecs<ClusterFlags> = {
+  coordinator: {
+    default: "",
+    env: "CRAWLCTL_COORDINATOR",
+    flag: "--coordinator",
+    description: "host:port of the coordinator's gRPC API (cluster up prints it)",
+    ...stringKind("host:port"),
+  },
+  token: {
+    default: "",
+    env: "CRAWLCTL_TOKEN",
+    flag: "--token",
+    description: "The coordinator's admin token",
+    ...stringKind("token"),
+  },
+  json: {
+    default: false,
+    env: "",
+    flag: "--json",
+    description: "Print JSON instead of a table",
+    ...switchKind(),
+  },
+  watch: {
+    default: false,
+    env: "",
+    flag: "--watch",
+    description: "Keep refreshing (status)",
+    ...switchKind(),
+  },
+  intervalSeconds: {
+    default: 2,
+    env: "",
+    flag: "--interval",
+    description: "Seconds between refreshes with --watch",
+    ...decimalKind(),
+    check: (value) => (value > 0 ? undefined : "must be a positive number of seconds"),
+  },
+  file: {
+    default: "",
+    env: "",
+    flag: "--file",
+    description: "A file of seed URLs, one per line (seed add)",
+    ...stringKind("file"),
+  },
+};
+
+export const CLUSTER_FIELDS = tableRows(SPECS);
+
+/** Reads a cluster command's arguments; `own.valued` names the command's own flags of the table (`--file`). */
+export function parseClusterOptions(argv: readonly string[], env: Env, own: { valued?: string[] } = {}): ClusterOptions {
+  const rows = CLUSTER_FIELDS.filter((row) => row.field !== "file" || own.valued?.includes(row.flag));
+  const read = readConfig(argv, env, rows, { positionals: true, unknown: (_arg, name) => `unknown option ${name}` });
+  if (read.problems.length > 0) throw new UsageError(read.problems.join("; "), read.problems);
+  const { values } = read;
+  if (!values.coordinator) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
   const flags = new Map<string, string>();
-  const rest: string[] = [];
-  let coordinator = env["CRAWLCTL_COORDINATOR"];
-  let token = env["CRAWLCTL_TOKEN"];
-  let json = false;
-  let watch = false;
-  let intervalS = 2;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const take = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new UsageError(`${arg} needs a value`);
-      return v;
-    };
-    if (arg === "--coordinator") coordinator = take();
-    else if (arg === "--token") token = take();
-    else if (arg === "--json") json = true;
-    else if (arg === "--watch") watch = true;
-    else if (arg === "--interval") {
-      intervalS = Number(take());
-      if (!(intervalS > 0)) throw new UsageError("--interval must be a positive number of seconds");
-    } else if (own.valued?.includes(arg)) flags.set(arg, take());
-    else if (own.switches?.includes(arg)) flags.set(arg, "true");
-    else if (arg.startsWith("--")) throw new UsageError(`unknown option ${arg}`);
-    else rest.push(arg);
-  }
-  if (!coordinator) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
-  return { coordinator, token, json, watch, intervalS, rest, flags };
+  if (values.file) flags.set("--file", values.file);
+  return {
+    coordinator: values.coordinator,
+    token: values.token || undefined,
+    json: values.json,
+    watch: values.watch,
+    intervalS: values.intervalSeconds,
+    rest: read.positionals,
+    flags,
+  };
 }

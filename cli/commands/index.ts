@@ -1,7 +1,11 @@
 /**
  * The table of `crawlctl` commands: the words that select each one, its argument synopsis, one line of
- * help, and the function that runs it. The dispatcher in main.ts and the usage text both read it.
+ * help, and the function that runs it (given the process's environment, where the cluster commands find
+ * CRAWLCTL_*). The dispatcher in main.ts and the usage text both read it.
  */
+import type { Env } from "../../core/config/index.ts";
+import { usageText } from "../../core/config/index.ts";
+import { CLUSTER_FIELDS } from "../cluster/options.ts";
 import type { CliIo } from "../io.ts";
 import { robotsCheckCommand } from "./robots-check.ts";
 import { robotsStatusCommand } from "./robots-status.ts";
@@ -17,14 +21,13 @@ import {
   urlExplainCommand,
 } from "../cluster/commands.ts";
 
-const env = process.env;
 const CLUSTER = "[--coordinator ADDR] [--token TOKEN] [--json]";
 
 export interface Command {
   words: string[];
   args: string;
   summary: string;
-  run(argv: string[], io: CliIo): Promise<number>;
+  run(argv: string[], io: CliIo, env: Env): Promise<number>;
 }
 
 export const commands: Command[] = [
@@ -46,39 +49,59 @@ export const commands: Command[] = [
     summary: "prints each URL normalized as the crawler stores it, or `REJECT <reason>`",
     run: urlNormalizeCommand,
   },
-  { words: ["status"], args: `${CLUSTER} [--watch] [--interval S]`, summary: "cluster totals and rates", run: statusCommand(env) },
+  {
+    words: ["status"],
+    args: `${CLUSTER} [--watch] [--interval S]`,
+    summary: "cluster totals and rates",
+    run: (argv, io, env) => statusCommand(env)(argv, io),
+  },
   {
     words: ["nodes"],
     args: CLUSTER,
     summary: "every frontier and fetch node: role, region, runtime, state, partitions",
-    run: nodesCommand(env),
+    run: (argv, io, env) => nodesCommand(env)(argv, io),
   },
-  { words: ["ring"], args: CLUSTER, summary: "which frontier node owns which partitions, per region", run: ringCommand(env) },
-  { words: ["seed", "add"], args: `${CLUSTER} [--file FILE] URL...`, summary: "adds seed URLs to the crawl", run: seedAddCommand(env) },
+  {
+    words: ["ring"],
+    args: CLUSTER,
+    summary: "which frontier node owns which partitions, per region",
+    run: (argv, io, env) => ringCommand(env)(argv, io),
+  },
+  {
+    words: ["seed", "add"],
+    args: `${CLUSTER} [--file FILE] URL...`,
+    summary: "adds seed URLs to the crawl",
+    run: (argv, io, env) => seedAddCommand(env)(argv, io),
+  },
   {
     words: ["host", "show"],
     args: `${CLUSTER} HOST`,
     summary: "a host's queue, politeness and robots.txt state",
-    run: hostShowCommand(env),
+    run: (argv, io, env) => hostShowCommand(env)(argv, io),
   },
   {
     words: ["host", "pause"],
     args: `${CLUSTER} HOST`,
     summary: "stops fetching from a host until resumed",
-    run: hostPauseCommand(env, true),
+    run: (argv, io, env) => hostPauseCommand(env, true)(argv, io),
   },
-  { words: ["host", "resume"], args: `${CLUSTER} HOST`, summary: "resumes a paused host", run: hostPauseCommand(env, false) },
+  {
+    words: ["host", "resume"],
+    args: `${CLUSTER} HOST`,
+    summary: "resumes a paused host",
+    run: (argv, io, env) => hostPauseCommand(env, false)(argv, io),
+  },
   {
     words: ["url", "explain"],
     args: `${CLUSTER} URL`,
     summary: "why a URL is where it is: normalized form, owner, seen, robots, state",
-    run: urlExplainCommand(env),
+    run: (argv, io, env) => urlExplainCommand(env)(argv, io),
   },
   {
     words: ["node", "drain"],
     args: `${CLUSTER} NODE-ID`,
     summary: "moves a frontier node's partitions away and stops it handing out work",
-    run: nodeDrainCommand(env),
+    run: (argv, io, env) => nodeDrainCommand(env)(argv, io),
   },
 ];
 
@@ -86,4 +109,13 @@ export function usage(): string {
   const width = Math.max(...commands.map((c) => c.words.join(" ").length));
   const lines = commands.map((c) => `  ${c.words.join(" ").padEnd(width)}  ${c.args}\n  ${" ".repeat(width)}  ${c.summary}`);
   return `usage: crawlctl COMMAND [ARGS]\n\ncommands:\n${lines.join("\n")}\n\nCluster commands reach the coordinator at --coordinator or CRAWLCTL_COORDINATOR, with --token or CRAWLCTL_TOKEN.\nRun \`crawlctl COMMAND --help\` for one command.\n`;
+}
+
+/** One command's help; a cluster command's also lists the cluster flags its synopsis names, from their table. */
+export function commandUsage(command: Command): string {
+  const head = [`usage: crawlctl ${command.words.join(" ")} ${command.args}`];
+  const about = [`  ${command.summary}`];
+  if (!command.args.startsWith(CLUSTER)) return `${[...head, ...about].join("\n")}\n`;
+  const rows = CLUSTER_FIELDS.filter((row) => command.args.includes(`${row.flag} `) || command.args.includes(`${row.flag}]`));
+  return usageText(head, about, [{ title: "options", rows }]);
 }

@@ -4,6 +4,7 @@
  * node applies. One line per URL, in the order given (`allowed URL` / `disallowed URL`), written in one
  * batch so thousands of URLs cost one process start. URLs may be absolute or paths.
  */
+import { errorInfo } from "../../kit/log/index.ts";
 import { parseRobots, policyFor } from "../../core/robots/index.ts";
 import { type CliIo, UsageError } from "../io.ts";
 
@@ -19,7 +20,7 @@ export async function robotsCheckCommand(argv: string[], io: CliIo): Promise<num
   try {
     text = await io.readText(args.robotsFile);
   } catch (error) {
-    io.err(`crawlctl robots check: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.err(`crawlctl robots check: ${errorInfo(error).message}\n`);
     return 1;
   }
   const policy = policyFor(parseRobots(text), args.agent);

@@ -7,8 +7,6 @@
 import { normalizeUrl } from "../../core/url/index.ts";
 import { UsageError, type CliIo } from "../io.ts";
 
-const USAGE = "usage: crawlctl url normalize [--base BASE] URL...";
-
 type Invocation = { base: string | undefined; urls: string[] };
 
 export async function urlNormalizeCommand(argv: string[], io: CliIo): Promise<number> {
@@ -35,21 +33,21 @@ function parseArgs(argv: string[]): Invocation {
     } else if (arg === "--") {
       flagsDone = true;
     } else if (arg === "--base" || arg.startsWith("--base=")) {
-      if (base !== undefined) throw new UsageError(`url normalize: --base given twice\n${USAGE}`);
+      if (base !== undefined) throw new UsageError(`url normalize: --base given twice`);
       const value = arg === "--base" ? argv[++i] : arg.slice("--base=".length);
-      if (value === undefined || value === "") throw new UsageError(`url normalize: --base needs a URL\n${USAGE}`);
+      if (value === undefined || value === "") throw new UsageError(`url normalize: --base needs a URL`);
       base = checkedBase(value);
     } else {
-      throw new UsageError(`url normalize: unknown flag ${arg}\n${USAGE}`);
+      throw new UsageError(`url normalize: unknown flag ${arg}`);
     }
   }
-  if (urls.length === 0) throw new UsageError(`url normalize: no URL given\n${USAGE}`);
+  if (urls.length === 0) throw new UsageError(`url normalize: no URL given`);
   return { base, urls };
 }
 
 /** A base that cannot be used would reject every relative URL; that is a mistake in the call, not a result. */
 function checkedBase(value: string): string {
   const result = normalizeUrl(value);
-  if (!result.ok) throw new UsageError(`url normalize: --base ${value} is not a usable URL (${result.reason})\n${USAGE}`);
+  if (!result.ok) throw new UsageError(`url normalize: --base ${value} is not a usable URL (${result.reason})`);
   return value;
 }

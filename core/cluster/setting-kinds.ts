@@ -4,6 +4,7 @@
  * them with. They make the rows of the coordinator's, frontier node's and fetch node's tables.
  */
 import { stringKind, type ValueKind } from "../config/index.ts";
+import { parseHostPort } from "../net/index.ts";
 import { checkToken } from "./names.ts";
 
 /** A region or node id (a-z, 0-9, -); `optional` also accepts the empty string (derive one at start). */
@@ -23,9 +24,7 @@ export function tokenKind(what: "region" | "node id", { optional = false } = {})
 export function listenKind({ optional = false } = {}): ValueKind<string> {
   return stringKind("host:port", (value) => {
     if (optional && value === "") return undefined;
-    return /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/.test(value) && Number(value.slice(value.lastIndexOf(":") + 1)) <= 65535
-      ? undefined
-      : `must be host:port (port 0 picks a free one), got "${value}"`;
+    return parseHostPort(value) ? undefined : `must be host:port (port 0 picks a free one), got "${value}"`;
   });
 }
 

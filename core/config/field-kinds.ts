@@ -154,3 +154,34 @@ export function switchKind(): ValueKind<boolean> {
     check: () => undefined,
   };
 }
+
+/**
+ * One URL whose scheme is one of `schemes` (`urlKind(["redis", "rediss"])`); `optional` also accepts the
+ * empty string (none). The kind is named `url` in help text.
+ */
+export function urlKind(schemes: readonly string[], { optional = false } = {}): ValueKind<string> {
+  return stringKind("url", (value) => {
+    if (optional && value === "") return undefined;
+    let scheme: string;
+    try {
+      scheme = new URL(value).protocol.replace(/:$/, "");
+    } catch {
+      return `must be a URL (${schemes.map((s) => `${s}://...`).join(" or ")}), got "${value}"`;
+    }
+    return schemes.includes(scheme) ? undefined : `must be a ${schemes.map((s) => `${s}://`).join(" or ")} URL, got "${value}"`;
+  });
+}
+
+/** One of a few words (`json`, `text`); the kind's name in help text lists them: `json|text`. */
+export function oneOfKind<T extends string>(words: readonly T[]): ValueKind<T> {
+  return {
+    kind: words.join("|"),
+    parse(raw) {
+      const value = raw.trim().toLowerCase();
+      if (!(words as readonly string[]).includes(value)) throw new Error(`expected ${words.join(" or ")}, got "${raw}"`);
+      return value as T;
+    },
+    format: (value) => value,
+    check: () => undefined,
+  };
+}

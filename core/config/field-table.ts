@@ -10,7 +10,7 @@ import type { ValueKind } from "./field-kinds.ts";
 /** One row of a table, without its field name. */
 export interface FieldSpec<T> extends ValueKind<T> {
   readonly default: T;
-  /** Environment variable, e.g. `CRAWL_MIN_GAP`. */
+  /** Environment variable, e.g. `CRAWL_MIN_GAP`; empty for a flag that only makes sense per call (`--json`). */
   readonly env: string;
   /** CLI flag, e.g. `--min-gap`. */
   readonly flag: string;
@@ -46,5 +46,28 @@ export function defaultText(row: AnyFieldRow): string {
 /** One `--help` line: flag and placeholder (none for a switch), description, default and env var. */
 export function usageLine(row: AnyFieldRow, placeholder = "VALUE", width = 32): string {
   const flag = placeholder === "" ? row.flag : `${row.flag} ${placeholder}`;
-  return `  ${flag.padEnd(width)} ${row.description} (default ${defaultText(row)}; env ${row.env})`;
+  return `  ${flag.padEnd(width)} ${row.description} (default ${defaultText(row)}${row.env ? `; env ${row.env}` : ""})`;
+}
+
+/** The placeholder `--help` shows after a flag: its kind in capitals (`DURATION`, `HOST:PORT`), none for a switch. */
+export function placeholderOf(row: AnyFieldRow): string {
+  return row.kind === "switch" ? "" : row.kind.toUpperCase();
+}
+
+/** A titled group of rows in a usage text. */
+export interface UsageSection {
+  readonly title: string;
+  readonly rows: readonly AnyFieldRow[];
+}
+
+/**
+ * A whole `--help` text: the synopsis lines, a paragraph on what the process does, then each section's
+ * rows, one `usageLine` each, their descriptions aligned across sections.
+ */
+export function usageText(synopsis: readonly string[], about: readonly string[], sections: readonly UsageSection[]): string {
+  const width = Math.max(0, ...sections.flatMap((s) => s.rows.map((row) => `${row.flag} ${placeholderOf(row)}`.length)));
+  const lines = [...synopsis, "", ...about];
+  for (const section of sections)
+    lines.push("", `${section.title}:`, ...section.rows.map((row) => usageLine(row, placeholderOf(row), width)));
+  return `${lines.join("\n")}\n`;
 }

@@ -1,7 +1,8 @@
 /**
  * Configuration: the table mechanism every process reads its settings with (field-table.ts,
- * read-fields.ts, the value kinds of field-kinds.ts), the crawl policy table with its defaults, env vars
- * and flags, the value parsers, and the resolver that layers flags over env over defaults.
+ * read-fields.ts and read-config.ts, the value kinds of field-kinds.ts, the usage text), the crawl policy
+ * table with its defaults, env vars and flags, the value parsers, the resolver that layers flags over env
+ * over defaults, and ConfigError, the one "bad configuration" error every process exits 2 on.
  */
 export {
   DEFAULT_POLICY,
@@ -33,9 +34,24 @@ export {
   stringKind,
   switchKind,
   textKind,
+  oneOfKind,
+  urlKind,
   type Bounds,
   type ValueKind,
 } from "./field-kinds.ts";
-export { defaultText, tableRows, usageLine, type AnyFieldRow, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
-export { readFields, readFlags, type Env, type FieldsRead, type FlagsRead } from "./read-fields.ts";
+export {
+  defaultText,
+  placeholderOf,
+  tableRows,
+  usageLine,
+  usageText,
+  type AnyFieldRow,
+  type FieldRow,
+  type FieldSpec,
+  type FieldSpecs,
+  type UsageSection,
+} from "./field-table.ts";
+export { readFields, readFlags, type ArgvShape, type Env, type FieldsRead, type FlagsRead } from "./read-fields.ts";
+export { readConfig, type ConfigOptions, type ConfigRead } from "./read-config.ts";
+export { ConfigError } from "./config-error.ts";
 export { describePolicy, type PolicyRow } from "./describe-policy.ts";

@@ -13,23 +13,46 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface FlagsRead {
   readonly flags: Map<string, string>;
   readonly problems: string[];
+  /** The arguments that are not flags (only with `positionals`), in argv order. */
+  readonly positionals: string[];
+  /** Everything after a lone `--` (only with `rest`), untouched. */
+  readonly rest: string[];
+}
+
+/** What else a command line may hold beside the table's flags. */
+export interface ArgvShape {
+  /** Arguments that do not start with `--` are values of their own (`crawl URL...`), not errors. */
+  readonly positionals?: boolean;
+  /** A lone `--` ends the flags; what follows is handed on as is (`cluster up -- FRONTIER FLAGS`). */
+  readonly rest?: boolean;
 }
 
 /**
  * Splits argv into `--flag value` / `--flag=value` pairs for the flags of `rows`. A switch's flag (kind
- * `switch`) may stand alone, meaning `true`, when no value follows it. `unknown` words the problem for an
- * argument no row knows.
+ * `switch`) may stand alone, meaning `true`, when no value follows it (see `standsAlone`). `unknown` words the problem for an
+ * argument no row knows; `shape` says whether positional arguments and a `--` are allowed.
  */
 export function readFlags(
   argv: readonly string[],
   rows: readonly AnyFieldRow[],
   unknown: (arg: string, name: string) => string = (arg) => `unknown argument "${arg}" (see --help)`,
+  shape: ArgvShape = {},
 ): FlagsRead {
   const byFlag = new Map(rows.map((row) => [row.flag, row]));
   const flags = new Map<string, string>();
   const problems: string[] = [];
+  const positionals: string[] = [];
+  const rest: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
+    if (arg === "--" && shape.rest) {
+      rest.push(...argv.slice(i + 1));
+      break;
+    }
+    if (shape.positionals && !arg.startsWith("--")) {
+      positionals.push(arg);
+      continue;
+    }
     const eq = arg.startsWith("--") ? arg.indexOf("=") : -1;
     const name = eq > 0 ? arg.slice(0, eq) : arg;
     const row = byFlag.get(name);
@@ -39,12 +62,12 @@ export function readFlags(
     }
     let value: string | undefined;
     if (eq > 0) value = arg.slice(eq + 1);
-    else if (row.kind === "switch" && (argv[i + 1] === undefined || argv[i + 1]!.startsWith("--"))) value = "true";
+    else if (row.kind === "switch" && standsAlone(argv[i + 1], shape)) value = "true";
     else value = argv[++i];
     if (value === undefined) problems.push(`${name} needs a value`);
     else flags.set(name, value);
   }
-  return { flags, problems };
+  return { flags, problems, positionals, rest };
 }
 
 /** Every field's value, which fields were given by flag or env var, and the problems found. */
@@ -63,7 +86,7 @@ export function readFields<C>(rows: readonly FieldRow<C>[], flags: ReadonlyMap<s
   for (const row of rows as readonly AnyFieldRow[]) {
     values[row.field] = row.default;
     const fromFlag = flags.get(row.flag);
-    const fromEnv = env[row.env];
+    const fromEnv = row.env ? env[row.env] : undefined;
     const raw = fromFlag ?? (fromEnv !== undefined && fromEnv.trim() !== "" ? fromEnv : undefined);
     if (raw === undefined) {
       // A default the process works out later is undefined here; any other must pass its own check.
@@ -88,4 +111,14 @@ export function readFields<C>(rows: readonly FieldRow<C>[], flags: ReadonlyMap<s
     given.add(row.field);
   }
   return { values: values as C, given: given as Set<keyof C>, problems };
+}
+
+/**
+ * Whether a switch's flag stands alone (meaning `true`) rather than taking `next` as its value: at the end,
+ * before another flag, and, where positional arguments are allowed, before anything that is not an on/off
+ * word (`crawl --quiet https://...` is a switch and a seed).
+ */
+function standsAlone(next: string | undefined, shape: ArgvShape): boolean {
+  if (next === undefined || next.startsWith("--")) return true;
+  return shape.positionals === true && !["1", "0", "true", "false", "yes", "no", "on", "off"].includes(next.trim().toLowerCase());
 }

@@ -4,6 +4,7 @@
  * PolicyConfigError that names each field, where the value came from, and what was expected.
  */
 import { type PolicyConfig, type PolicyField, POLICY_FIELDS } from "./policy-defaults.ts";
+import { ConfigError } from "./config-error.ts";
 import { readFields, type Env } from "./read-fields.ts";
 import { validatePolicy } from "./validate-policy.ts";
 
@@ -11,12 +12,7 @@ import { validatePolicy } from "./validate-policy.ts";
  * The crawler cannot start with this configuration (fatal, never retry): fix the listed values.
  * `problems` holds one line per bad value.
  */
-export class PolicyConfigError extends Error {
-  override name = "PolicyConfigError";
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid crawl policy, the crawler cannot start:\n  - ${problems.join("\n  - ")}`);
-  }
-}
+export class PolicyConfigError extends ConfigError.titled("invalid crawl policy, the crawler cannot start") {}
 
 // Overrides may be keyed by field name (`minGapMs`) or by flag, with or without dashes (`--min-gap`,
 // `min-gap`), so a CLI parser can pass what it parsed without translating names.

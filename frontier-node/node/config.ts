@@ -7,27 +7,27 @@
  * must be equal on every node (the partition count is read from the ring when one exists).
  */
 import { hostname } from "node:os";
-import { checkToken, listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
+import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
 import {
   between,
+  ConfigError,
   dirKind,
   durationKind,
   integerKind,
   POLICY_FIELDS,
-  policyOverrides,
-  readFields,
-  readFlags,
-  resolvePolicy,
+  readConfig,
   stringKind,
   switchKind,
   tableRows,
-  usageLine,
+  urlKind,
+  usageText,
   type Env,
-  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
 } from "../../core/config/index.ts";
 import { checkPartitionCount } from "../../core/ring/index.ts";
+import { LOG_FORMAT_FIELD, type LogFormat } from "../../kit/log/index.ts";
+import { newNodeId } from "../../kit/node/index.ts";
 
 export interface FrontierNodeConfig {
   /** Empty: the id saved in the data dir by an earlier run, else `frontier-<hostname>-<random>`. */
@@ -51,6 +51,7 @@ export interface FrontierNodeConfig {
   confirmAllSeen: boolean;
   stopGraceMs: number;
   lostSweepIntervalMs: number;
+  logFormat: LogFormat | undefined;
 }
 
 const SECOND = 1_000;
@@ -97,7 +98,7 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     env: "CRAWL_REDIS_URL",
     flag: "--redis-url",
     description: "Redis of this region for the seen-set (redis://host:port); empty: a local Bloom filter in --data-dir (one node only)",
-    ...stringKind("url", (v) => (v === "" || /^rediss?:\/\/\S+$/.test(v) ? undefined : `must be a redis:// URL, got "${v}"`)),
+    ...urlKind(["redis", "rediss"], { optional: true }),
   },
   dataDir: {
     default: "frontier-data",
@@ -176,19 +177,13 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     description: "How often hosts in flight longer than the fetch lease (--fetch-lease) are released",
     ...durationKind(between(10, 10 * 60 * SECOND)),
   },
+  logFormat: LOG_FORMAT_FIELD,
 };
 
-export type ConfigField = FieldRow<FrontierNodeConfig>;
-
-export const FRONTIER_NODE_FIELDS: readonly ConfigField[] = tableRows(SPECS);
+export const FRONTIER_NODE_FIELDS = tableRows(SPECS);
 
 /** The node cannot start with this configuration (fatal): fix the listed values. */
-export class FrontierNodeConfigError extends Error {
-  override name = "FrontierNodeConfigError";
-  constructor(readonly problems: readonly string[]) {
-    super(`invalid frontier node configuration:\n  - ${problems.join("\n  - ")}`);
-  }
-}
+export class FrontierNodeConfigError extends ConfigError.titled("invalid frontier node configuration") {}
 
 export interface ResolvedFrontierNodeConfig {
   config: FrontierNodeConfig;
@@ -204,15 +199,8 @@ export interface ResolvedFrontierNodeConfig {
  * FrontierNodeConfigError listing every problem.
  */
 export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): ResolvedFrontierNodeConfig {
-  const { flags, problems } = readFlags(argv, [...FRONTIER_NODE_FIELDS, ...POLICY_FIELDS]);
-  const read = readFields(FRONTIER_NODE_FIELDS, flags, env);
-  problems.push(...read.problems);
-  let policy: PolicyConfig | undefined;
-  try {
-    policy = resolvePolicy(policyOverrides(flags), env);
-  } catch (error) {
-    problems.push((error as Error).message);
-  }
+  const read = readConfig(argv, env, FRONTIER_NODE_FIELDS, { policy: true });
+  const { problems, policy } = read;
   const config = read.values;
   let rules: RegionRules | undefined;
   if (problems.length === 0) {
@@ -231,35 +219,22 @@ export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): Re
   return { config, policy, rules, partitionsGiven: read.given.has("partitions") };
 }
 
-/** A fresh node id: `frontier-<hostname>-<6 random base-36 digits>`, valid for checkToken. */
-export function generateNodeId(host: string = hostname(), random: () => number = Math.random): string {
-  const name =
-    host
-      .toLowerCase()
-      .replace(/[^a-z0-9-]+/g, "-")
-      .replace(/^-+|-+$/g, "")
-      .slice(0, 40) || "local";
-  const suffix = Math.floor(random() * 36 ** 6)
-    .toString(36)
-    .padStart(6, "0");
-  return checkToken("node id", `frontier-${name}-${suffix}`);
+/** A fresh node id: `frontier-<hostname>-<6 random base-36 digits>` (kit/node `newNodeId`). */
+export function generateNodeId(host: string = hostname(), random?: () => number): string {
+  return newNodeId("frontier", { host, randomChars: 6, random });
 }
 
 /** The usage text: one line per field with its flag, env var, default and description, then the policy. */
 export function frontierNodeUsage(): string {
-  const rows = FRONTIER_NODE_FIELDS.map((f) => usageLine(f));
-  const policy = POLICY_FIELDS.map((f) => usageLine(f));
-  return [
-    "usage: bun frontier-node/main.ts [options]",
-    "",
-    "Runs one frontier node: serves the partitions of its region that the ring gives it, publishes fetch",
-    "tasks, applies results, and hands partitions over when the ring moves them.",
-    "",
-    "options (flag > env > default):",
-    ...rows,
-    "",
-    "crawl policy (flag > env > default):",
-    ...policy,
-    "",
-  ].join("\n");
+  return usageText(
+    ["usage: bun frontier-node/main.ts [options]"],
+    [
+      "Runs one frontier node: serves the partitions of its region that the ring gives it, publishes fetch",
+      "tasks, applies results, and hands partitions over when the ring moves them.",
+    ],
+    [
+      { title: "options (flag > env > default)", rows: FRONTIER_NODE_FIELDS },
+      { title: "crawl policy (flag > env > default)", rows: POLICY_FIELDS },
+    ],
+  );
 }

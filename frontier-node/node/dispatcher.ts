@@ -8,7 +8,7 @@
  */
 import type { MessageBus } from "../../core/ports/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
-import type { Log } from "../../kit/log/index.ts";
+import { errorFields, type Log } from "../../kit/log/index.ts";
 import type { Frontier } from "../../engine/frontier/index.ts";
 
 export interface DispatcherOptions {
@@ -111,7 +111,7 @@ export class Dispatcher {
       this.published.delete(task.taskId);
       frontier.abandon(task);
       if (failed === 1)
-        this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", { error: o.reason, region });
+        this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", errorFields(o.reason, { region }));
     });
     frontier.counters.add("node.tasks.published", tasks.length - failed);
     if (failed > 0) {

@@ -20,7 +20,8 @@ import type { PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
-import { silentLog, type Log } from "../../kit/log/index.ts";
+import { errorFields, silentLog, type Log } from "../../kit/log/index.ts";
+import { parseHostPort } from "../../core/net/index.ts";
 import { Frontier } from "../../engine/frontier/index.ts";
 import type { FrontierStore } from "../../engine/frontier/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
@@ -181,26 +182,23 @@ export class FrontierNode {
           serving: () => [...manager.currentRoles.serve],
           drain: () => this.drain(),
           onAdmitted: () => dispatcher.wake(),
-          logInternal: (error) => grpcLog.error("internal error in a gRPC handler", { error }),
+          logInternal: (error) => grpcLog.error("internal error in a gRPC handler", errorFields(error)),
         }),
       ],
       opts.grpcListen,
     );
     this.addresses.grpc = opts.grpcAdvertise || this.grpc.address;
     try {
-      if (opts.httpListen) {
-        const colon = opts.httpListen.lastIndexOf(":");
+      const listen = opts.httpListen ? parseHostPort(opts.httpListen) : undefined;
+      if (opts.httpListen && !listen) throw new Error(`httpListen "${opts.httpListen}" is not host:port`);
+      if (listen) {
         const httpLog = log.child("http");
         this.http = await serveHono(
           healthApp({
             ready: () => this.ready,
             metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }),
           }),
-          {
-            hostname: opts.httpListen.slice(0, colon).replace(/^\[|\]$/g, ""),
-            port: Number(opts.httpListen.slice(colon + 1)),
-            onError: (error) => httpLog.error("health app failed", { error }),
-          },
+          { hostname: listen.host, port: listen.port, onError: (error) => httpLog.error("health app failed", errorFields(error)) },
         );
         this.addresses.http = this.http.url;
       }
@@ -304,7 +302,7 @@ export class FrontierNode {
         await this.membership.leave();
       } catch (error) {
         this.membership.stop();
-        log.warn("could not delete the node record; it will age out", { error });
+        log.warn("could not delete the node record; it will age out", errorFields(error));
       }
     }
     await this.grpc?.close();
@@ -321,7 +319,7 @@ export class FrontierNode {
       this.log.info("drained: every partition was handed over; the node record is deleted and the process may be stopped");
     } catch (error) {
       this.left = false;
-      this.log.warn("could not delete the node record after draining; retrying later", { error });
+      this.log.warn("could not delete the node record after draining; retrying later", errorFields(error));
     }
   }
 

@@ -13,6 +13,7 @@
  *    plus the URLs forwarded (whose seen check happens at their owner).
  */
 import { addressOf, groupByOwner, hostKeyOfArgument } from "../../core/addressing/index.ts";
+import { errorInfo } from "../../kit/log/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
 import type { MessageBus } from "../../core/ports/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
@@ -140,7 +141,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
           }),
         );
       } catch (error) {
-        throw new UnavailableError(`the message bus refused URLs for other partitions: ${(error as Error).message}`, { cause: error });
+        throw new UnavailableError(`the message bus refused URLs for other partitions: ${errorInfo(error).message}`, { cause: error });
       }
       const added = local.length > 0 ? await frontier.admit(local) : 0;
       if (added > 0) deps.onAdmitted();

@@ -14,7 +14,7 @@ import { type ClusterState } from "../../core/ports/index.ts";
 import type { Priority } from "../../core/model/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { FailedPreconditionError, InvalidArgumentError, UnavailableError } from "../../core/errors/index.ts";
-import type { Log } from "../../kit/log/index.ts";
+import { errorInfo, type Log } from "../../kit/log/index.ts";
 import type { Frontier, FrontierStore } from "../../engine/frontier/index.ts";
 import { importChunk, type HandoffChunk } from "../../engine/frontier/index.ts";
 
@@ -111,7 +111,7 @@ export class HandoffReceiver {
     try {
       current = await this.opts.state.getRing();
     } catch (error) {
-      throw new UnavailableError(`the cluster state is unreachable: ${(error as Error).message}`, { cause: error });
+      throw new UnavailableError(`the cluster state is unreachable: ${errorInfo(error).message}`, { cause: error });
     }
     if (!current) throw new FailedPreconditionError("there is no ring yet");
     return current;

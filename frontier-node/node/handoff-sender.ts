@@ -17,7 +17,7 @@
 import type { RingRecord } from "../../core/cluster/index.ts";
 import type { ClusterState } from "../../core/ports/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
-import type { Log } from "../../kit/log/index.ts";
+import { errorFields, type Log } from "../../kit/log/index.ts";
 import type { Frontier, FrontierStore } from "../../engine/frontier/index.ts";
 import { exportPartition } from "../../engine/frontier/index.ts";
 
@@ -71,7 +71,7 @@ export class HandoffSender {
       try {
         ring = (await this.opts.state.getRing())?.ring;
       } catch (error) {
-        log.warn("cannot read the ring for a handoff; retrying", { partition: p, error });
+        log.warn("cannot read the ring for a handoff; retrying", errorFields(error, { partition: p }));
         continue;
       }
       const r = ring?.regions[this.opts.region];
@@ -105,7 +105,7 @@ export class HandoffSender {
         return "handed-over";
       } catch (error) {
         frontier.counters.add("handoff.send-failures");
-        log.warn("handoff stream failed; retrying", { partition: p, to: owner, address, error });
+        log.warn("handoff stream failed; retrying", errorFields(error, { partition: p, to: owner, address }));
       }
     }
     return "stopped";

@@ -1,6 +1,7 @@
 /**
- * The node's presence in the cluster: its NodeRecord under `nodes.<id>`, written at start and at every
- * heartbeat with the partitions it serves and its counters and gauges, and deleted on a clean stop.
+ * The node's presence in the cluster: its NodeRecord under `nodes.<id>`, written by the kit's heartbeat
+ * (kit/node) at start and at every interval with the partitions it serves and its counters and gauges,
+ * and deleted on a clean stop. What is the frontier node's own is the drain:
  *
  * Draining follows the coordinator's contract (coordinator/membership.ts): the coordinator writes
  * `status: "draining"` into this node's record (and also calls FrontierService.Drain). Since the node
@@ -11,6 +12,7 @@
 import type { NodeRecord, NodeStatus } from "../../core/cluster/index.ts";
 import type { ClusterState } from "../../core/ports/index.ts";
 import type { Log } from "../../kit/log/index.ts";
+import { NodeHeartbeat } from "../../kit/node/index.ts";
 
 export interface MembershipOptions {
   state: Pick<ClusterState, "putNode" | "deleteNode" | "listNodes">;
@@ -27,17 +29,27 @@ export interface MembershipOptions {
 
 export class Membership {
   private status: NodeStatus = "active";
-  private timer: ReturnType<typeof setInterval> | undefined;
-  private beating: Promise<void> | undefined;
-  private stopped = false;
-  private lastWriteOk = false;
+  private readonly heartbeat: NodeHeartbeat;
+  /** The first record is written as is: the mark is looked for from the second beat on. */
+  private started = false;
 
-  constructor(private readonly opts: MembershipOptions) {}
+  constructor(private readonly opts: MembershipOptions) {
+    this.heartbeat = new NodeHeartbeat({
+      state: opts.state,
+      record: () => this.record(),
+      intervalMs: opts.intervalMs,
+      log: opts.log,
+      beforeWrite: () => this.checkDrainMark(),
+    });
+  }
 
   /** Writes the first record (throws when the cluster state is unreachable) and starts the heartbeat. */
   async start(): Promise<void> {
-    await this.write();
-    this.timer = setInterval(() => void this.beat(), this.opts.intervalMs);
+    const written = await this.heartbeat.start();
+    this.started = true;
+    if (written) return;
+    this.heartbeat.stop();
+    throw new Error("cannot write this node's record to the cluster state", { cause: this.heartbeat.lastError });
   }
 
   get isDraining(): boolean {
@@ -46,7 +58,7 @@ export class Membership {
 
   /** Whether the last heartbeat reached the cluster state (readiness). */
   get healthy(): boolean {
-    return this.lastWriteOk;
+    return this.heartbeat.healthy;
   }
 
   /** Marks this node as draining (Drain RPC) and writes the record at once. */
@@ -58,61 +70,38 @@ export class Membership {
 
   /** One heartbeat now: read the stored status, then rewrite the record. Never throws. */
   beat(): Promise<void> {
-    this.beating ??= this.checkAndWrite().finally(() => (this.beating = undefined));
-    return this.beating;
+    return this.heartbeat.beat();
   }
 
   /** Stops the heartbeat and deletes the record (a clean leave); when the delete fails the heartbeat resumes. */
-  async leave(): Promise<void> {
-    this.stop();
-    await this.beating;
-    try {
-      await this.opts.state.deleteNode(this.opts.identity.id);
-    } catch (error) {
-      this.stopped = false;
-      this.timer = setInterval(() => void this.beat(), this.opts.intervalMs);
-      throw error;
-    }
+  leave(): Promise<void> {
+    return this.heartbeat.leave();
   }
 
   /** Stops the heartbeat, leaving the record to age out (the coordinator then sees this node as dead). */
   stop(): void {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
+    this.heartbeat.stop();
   }
 
-  private async checkAndWrite(): Promise<void> {
-    if (this.stopped) return;
-    try {
-      if (this.status !== "draining") {
-        const mine = (await this.opts.state.listNodes()).find((n) => n.id === this.opts.identity.id);
-        if (mine?.status === "draining") {
-          this.status = "draining";
-          this.opts.log.info("the coordinator marked this node as draining");
-          this.opts.onDrain();
-        }
-      }
-      if (this.stopped) return;
-      await this.write();
-    } catch (error) {
-      if (this.lastWriteOk) this.opts.log.warn("heartbeat failed; retrying at the next one", { error });
-      this.lastWriteOk = false;
-    }
+  /** Reads the stored record: the coordinator's `draining` mark is taken over, never overwritten. */
+  private async checkDrainMark(): Promise<void> {
+    if (!this.started || this.status === "draining") return;
+    const mine = (await this.opts.state.listNodes()).find((n) => n.id === this.opts.identity.id);
+    if (mine?.status !== "draining") return;
+    this.status = "draining";
+    this.opts.log.info("the coordinator marked this node as draining");
+    this.opts.onDrain();
   }
 
-  private async write(): Promise<void> {
-    const now = this.opts.now();
+  private record(): NodeRecord {
     const r = this.opts.report();
-    const record: NodeRecord = {
+    return {
       ...this.opts.identity,
       status: this.status,
-      heartbeatAt: now,
+      heartbeatAt: this.opts.now(),
       partitions: r.partitions,
       counters: r.counters,
       gauges: r.gauges,
     };
-    await this.opts.state.putNode(record);
-    this.lastWriteOk = true;
   }
 }

@@ -17,7 +17,7 @@ import { partitionRoles, type RingRecord } from "../../core/cluster/index.ts";
 import { type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
-import type { Log } from "../../kit/log/index.ts";
+import { errorFields, type Log } from "../../kit/log/index.ts";
 import { GroupCommit } from "../../engine/frontier/index.ts";
 import type { Frontier } from "../../engine/frontier/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
@@ -75,7 +75,7 @@ export class PartitionManager {
     this.unwatch = this.opts.state.watchRing((ring, revision) => {
       this.chain = this.chain
         .then(() => this.apply(ring, revision))
-        .catch((error: unknown) => this.opts.log.error("applying a ring failed", { error, revision }));
+        .catch((error: unknown) => this.opts.log.error("applying a ring failed", errorFields(error, { revision })));
     });
   }
 
@@ -205,7 +205,7 @@ export class PartitionManager {
         outcome = o;
         if (o === "left-in-store") this.opts.frontier.counters.add("handoff.left-in-store");
       })
-      .catch((error: unknown) => this.opts.log.error("handoff failed", { partition: p, error }))
+      .catch((error: unknown) => this.opts.log.error("handoff failed", errorFields(error, { partition: p })))
       .finally(() => {
         this.handoffs.delete(p);
         this.pruneResults();
@@ -230,7 +230,7 @@ export class PartitionManager {
       this.resultSubs.delete(p);
       const stopping: Promise<void> = sub
         .stop()
-        .catch((error: unknown) => this.opts.log.warn("releasing a results subscription failed", { partition: p, error }))
+        .catch((error: unknown) => this.opts.log.warn("releasing a results subscription failed", errorFields(error, { partition: p })))
         .finally(() => this.releasing.delete(stopping));
       this.releasing.add(stopping);
     }
@@ -260,7 +260,10 @@ export class PartitionManager {
       if (urls.length > 0) await this.admissions.submit(urls);
     } catch (error) {
       frontier.counters.add("node.urls.admit-failed");
-      this.opts.log.warn("admitting URLs failed; the message will be redelivered", { partition: p, deliveries: d.deliveryCount, error });
+      this.opts.log.warn(
+        "admitting URLs failed; the message will be redelivered",
+        errorFields(error, { partition: p, deliveries: d.deliveryCount }),
+      );
       d.nak(nakDelay(d.deliveryCount));
       return;
     } finally {

@@ -1,6 +1,9 @@
 /**
- * Logging for every role: `jsonLog` (JSON lines) and `textLog` (`<time> <level> <component>: ...`)
- * behind one `Log` interface, and `silentLog` for tests.
+ * Logging for every process: `formatLog` (JSON lines or text behind one `Log` interface; `jsonLog` and
+ * `textLog` name the two), the one format rule (`chooseLogFormat`, and `LOG_FORMAT_FIELD` for the tables),
+ * the one way to log an error (`errorFields`), and `silentLog` for tests.
  */
-export { jsonLog, textLog, type LogSink } from "./log.ts";
+export { formatLog, jsonLog, textLog, type LogFormat, type LogSink } from "./log.ts";
+export { chooseLogFormat, LOG_FORMAT_FIELD } from "./log-format.ts";
+export { errorFields, errorInfo, errorText, type ErrorInfo } from "./error-fields.ts";
 export { silentLog, type Log, type LogFields } from "../../core/ports/index.ts";

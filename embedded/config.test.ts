@@ -1,10 +1,10 @@
 import { expect, test } from "bun:test";
-import { CrawlArgsError, crawlUsage, parseCrawlArgs } from "./args.ts";
+import { CrawlConfigError, crawlUsage, resolveCrawlConfig } from "./config.ts";
 
 const creds = { AWS_ACCESS_KEY_ID: "AKIDTEST", AWS_SECRET_ACCESS_KEY: "very-secret" };
 
-test("crawl args - WARC upload and rolling read the same flags and variables as the fetch node", () => {
-  const args = parseCrawlArgs(["https://example.com/", "--out", "o", "--warc-upload", "s3://crawl-out/run", "--warc-roll-age=10m"], {
+test("crawl config - WARC upload and rolling read the same flags and variables as the fetch node", () => {
+  const args = resolveCrawlConfig(["https://example.com/", "--out", "o", "--warc-upload", "s3://crawl-out/run", "--warc-roll-age=10m"], {
     ...creds,
     CRAWL_WARC_ROLL_SIZE: "64MiB",
   });
@@ -13,11 +13,11 @@ test("crawl args - WARC upload and rolling read the same flags and variables as 
     rollAgeMs: 600_000,
     upload: { location: { bucket: "crawl-out", prefix: "run/" }, region: "us-east-1" },
   });
-  expect(() => parseCrawlArgs(["--out", "o", "--warc-upload", "s3://crawl-out/run"], {})).toThrow(CrawlArgsError);
-  expect(() => parseCrawlArgs(["--out", "o", "--warc-upload", "s3://crawl-out/run"], {})).toThrow(/needs credentials/);
+  expect(() => resolveCrawlConfig(["--out", "o", "--warc-upload", "s3://crawl-out/run"], {})).toThrow(CrawlConfigError);
+  expect(() => resolveCrawlConfig(["--out", "o", "--warc-upload", "s3://crawl-out/run"], {})).toThrow(/needs credentials/);
 });
 
-test("crawl args - --help lists the upload flags with their env vars", () => {
+test("crawl config - --help lists the upload flags with their env vars", () => {
   for (const needle of [
     "--warc-upload",
     "CRAWL_WARC_UPLOAD",

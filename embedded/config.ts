@@ -1,0 +1,202 @@
+/**
+ * The `crawl` command line in one table, like every other process's: its own settings (seeds, output
+ * directory, limits, proxy, address safety, threads) with their defaults, `CRAWL_*` env vars and flags,
+ * plus the WARC rolling and upload rows the fetch node reads too (engine/fetch's WARC_ROLL_SETTINGS,
+ * adapters/s3's S3_UPLOAD_SETTINGS), plus every policy knob of core/config; the seed URLs are the arguments
+ * that are not flags. `--out` is required. Bad input is one CrawlConfigError naming every problem (fatal:
+ * nothing is started, exit 2).
+ */
+import {
+  ConfigError,
+  dirKind,
+  durationKind,
+  integerKind,
+  POLICY_FIELDS,
+  readConfig,
+  switchKind,
+  tableRows,
+  usageText,
+  type Env,
+  type FieldRow,
+  type FieldSpecs,
+  type PolicyConfig,
+} from "../core/config/index.ts";
+import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
+import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
+import { WARC_ROLL_SETTINGS, type WarcRollSettings } from "../engine/fetch/index.ts";
+import { resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettings } from "../adapters/s3/index.ts";
+
+/** The table's values; a default left undefined means "none" (`defaultText` says so). */
+export interface CrawlSettings {
+  seedsFile: string | undefined;
+  out: string | undefined;
+  maxPages: number | undefined;
+  maxDurationMs: number | undefined;
+  proxyUrl: string | undefined;
+  allowPrivateAddresses: boolean;
+  maxInFlight: number;
+  maxQueued: number;
+  confirmAllSeen: boolean;
+  fetchThreads: number;
+  quiet: boolean;
+  logFormat: LogFormat | undefined;
+}
+
+/** What `crawl` runs with: the settings, the seed URLs given as arguments, and the policy. */
+export interface CrawlConfig extends Omit<CrawlSettings, "out" | "proxyUrl"> {
+  seeds: string[];
+  out: string;
+  /** `--proxy`, else the environment's (kit/net). */
+  proxyUrl: string | undefined;
+  /** Rolling of WARC files, and their upload when `upload` is set (WARC_ROLL_SETTINGS, S3_UPLOAD_SETTINGS). */
+  warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; upload?: S3Target };
+  policy: PolicyConfig;
+}
+
+const SPECS: FieldSpecs<CrawlSettings> = {
+  seedsFile: {
+    default: undefined,
+    defaultText: "none",
+    env: "CRAWL_SEEDS",
+    flag: "--seeds",
+    description: "Seed URLs, one per line (blank lines and # comments ignored), besides those given as arguments",
+    ...dirKind(),
+    kind: "file",
+  },
+  out: {
+    default: undefined,
+    defaultText: "required",
+    env: "CRAWL_OUT",
+    flag: "--out",
+    description: "All state and output; running again with the same directory resumes",
+    ...dirKind(),
+  },
+  maxPages: {
+    default: undefined,
+    defaultText: "no limit",
+    env: "CRAWL_MAX_PAGES",
+    flag: "--max-pages",
+    description: "Stop cleanly after this many page responses",
+    ...integerKind({ min: 1 }),
+  },
+  maxDurationMs: {
+    default: undefined,
+    defaultText: "no limit",
+    env: "CRAWL_MAX_DURATION",
+    flag: "--max-duration",
+    description: "Stop cleanly after this long (90s, 2h)",
+    ...durationKind({ min: 1 }),
+  },
+  proxyUrl: PROXY_URL_FIELD,
+  allowPrivateAddresses: ALLOW_PRIVATE_ADDRESSES_FIELD,
+  maxInFlight: {
+    default: 512,
+    env: "CRAWL_MAX_IN_FLIGHT",
+    flag: "--max-in-flight",
+    description: "Fetches running at once, each to a different host",
+    ...integerKind({ min: 1 }),
+  },
+  maxQueued: {
+    default: 50_000_000,
+    env: "CRAWL_MAX_QUEUED",
+    flag: "--max-queued",
+    description: "Frontier size limit; beyond it the lowest-priority URLs are dropped",
+    ...integerKind({ min: 1 }),
+  },
+  confirmAllSeen: {
+    default: false,
+    env: "CRAWL_CONFIRM_ALL_SEEN",
+    flag: "--confirm-all-seen",
+    description: "Confirm every Bloom 'maybe seen' in the exact store, not only home pages",
+    ...switchKind(),
+  },
+  fetchThreads: {
+    default: 2,
+    env: "CRAWL_FETCH_THREADS",
+    flag: "--fetch-threads",
+    description: "Threads running the fetch path (HTTP, parse, WARC) beside the frontier's (0: all in one thread)",
+    ...integerKind({ min: 0 }),
+  },
+  quiet: {
+    default: false,
+    env: "CRAWL_QUIET",
+    flag: "--quiet",
+    description: "No progress line, only the summary",
+    ...switchKind(),
+  },
+  logFormat: LOG_FORMAT_FIELD,
+};
+
+export const CRAWL_FIELDS = tableRows(SPECS);
+
+/** WARC rolling and upload: the same rows (flags and env vars) as the fetch node's. */
+const WARC_FIELDS = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS];
+
+/** Every row `crawl` reads besides the policy: its own table, then the WARC rolling and upload rows. */
+const ALL_FIELDS: readonly FieldRow<CrawlSettings & WarcRollSettings & S3UploadSettings>[] = [...CRAWL_FIELDS, ...WARC_FIELDS];
+
+/** `crawl` cannot start with these arguments (fatal): fix the listed values. */
+export class CrawlConfigError extends ConfigError.titled("invalid crawl configuration") {}
+
+/**
+ * Reads argv (seed URLs and flags, in any order) over env over the defaults, the policy included.
+ * `--help` is not handled here. Throws CrawlConfigError listing every problem.
+ */
+export function resolveCrawlConfig(argv: readonly string[], env: Env): CrawlConfig {
+  const read = readConfig(argv, env, ALL_FIELDS, {
+    policy: true,
+    positionals: true,
+    rest: true,
+    unknown: (_arg, name) => `unknown option ${name} (see crawl --help)`,
+  });
+  const { values, problems, policy } = read;
+  const out = values.out;
+  if (!out) problems.push("--out DIR is required (it holds the crawl's state and output)");
+  const upload = resolveS3Target(values, problems);
+  if (problems.length > 0 || !policy || !out) throw new CrawlConfigError(problems);
+  // The WARC rows are carried once, as `warc`; the credentials only inside its upload target.
+  const {
+    warcRollSize,
+    warcRollAge,
+    warcUploadDrain,
+    warcUpload,
+    s3Endpoint,
+    s3Region,
+    s3AccessKeyId,
+    s3SecretAccessKey,
+    s3SessionToken,
+    ...own
+  } = values;
+  return {
+    ...own,
+    seeds: [...read.positionals, ...read.rest],
+    out,
+    proxyUrl: own.proxyUrl ?? proxyFromEnv(env),
+    warc: { rollBytes: warcRollSize, rollAgeMs: warcRollAge, uploadDrainMs: warcUploadDrain, upload },
+    policy,
+  };
+}
+
+/** `crawl --help`: the synopsis, then the table, the WARC rolling and upload rows, then the policy. */
+export function crawlUsage(): string {
+  return usageText(
+    ["usage: crawl [URL...] [--seeds FILE] --out DIR [options]", "       crawl stats --out DIR"],
+    [
+      "Crawls from the seed URLs, politely, into WARC files under DIR, with every role in this one process.",
+      "Stop with Ctrl-C; run the same command again to resume.",
+    ],
+    [
+      { title: "options (flag > env > default)", rows: CRAWL_FIELDS },
+      { title: "WARC files and their upload to object storage (flag > env > default)", rows: WARC_FIELDS },
+      { title: "policy (flag > env > default)", rows: POLICY_FIELDS },
+    ],
+  );
+}
+
+/** Reads seed lines: one URL per line, blank lines and `#` comments ignored. */
+export function seedLines(text: string): string[] {
+  return text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l.length > 0 && !l.startsWith("#"));
+}
