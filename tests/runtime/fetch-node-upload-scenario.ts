@@ -57,6 +57,9 @@ export async function fetchNodeUploadScenario(runtime: Runtime): Promise<void> {
         "5m",
         "--warc-upload-drain",
         "20s",
+        // The recovery line is checked in the text format (the default on a pipe is JSON).
+        "--log-format",
+        "text",
       ],
       env,
     );
