@@ -13,3 +13,4 @@ export {
   isApiError,
   type Reaction,
 } from "./api-errors.ts";
+export { errorFields, errorInfo, errorText, isErrorInfo, type ErrorInfo } from "./error-fields.ts";

@@ -5,5 +5,5 @@
  */
 export { formatLog, jsonLog, textLog, type LogFormat, type LogSink } from "./log.ts";
 export { chooseLogFormat, LOG_FORMAT_FIELD } from "./log-format.ts";
-export { errorFields, errorInfo, errorText, type ErrorInfo } from "./error-fields.ts";
+export { errorFields, errorInfo, errorText, type ErrorInfo } from "../../core/errors/index.ts";
 export { silentLog, type Log, type LogFields } from "../../core/ports/index.ts";

@@ -10,7 +10,7 @@
  */
 
 import type { Log, LogFields } from "../../core/ports/index.ts";
-import { errorInfo, errorText, isErrorInfo } from "./error-fields.ts";
+import { errorInfo, errorText, isErrorInfo } from "../../core/errors/index.ts";
 
 /** Receives one finished line, newline included. */
 export type LogSink = (line: string) => void;

@@ -16,6 +16,7 @@
  * `close(drainMs)` keeps uploading until the spool is empty or the time is up, then aborts the upload in
  * flight; what is left is uploaded by the next start.
  */
+import { errorFields } from "../../../core/errors/index.ts";
 import type { Log, ObjectStore } from "../../../core/ports/index.ts";
 import type { Counters } from "../../../core/stats/index.ts";
 import type { WarcSpool } from "./spool.ts";
@@ -56,9 +57,7 @@ export class WarcUploader {
   start(): void {
     // The loop catches every upload failure itself; anything else ends it, loudly, with the files kept.
     this.loop ??= this.run().catch((error: unknown) => {
-      this.opts.log.error("the upload loop stopped; finished files stay on disk until the next start", {
-        error: error instanceof Error ? error.message : String(error),
-      });
+      this.opts.log.error("the upload loop stopped; finished files stay on disk until the next start", errorFields(error));
     });
   }
 
@@ -130,12 +129,7 @@ export class WarcUploader {
           if (entry.name.endsWith(".warc.gz")) failedWarcs.add(entry.name.slice(0, -".warc.gz".length));
           counters.add("warc.upload.failures");
           const retryable = (error as { retryable?: boolean }).retryable !== false;
-          const fields = {
-            file: entry.name,
-            store: this.opts.store.location,
-            error: error instanceof Error ? error.message : String(error),
-            willRetry: true,
-          };
+          const fields = errorFields(error, { file: entry.name, store: this.opts.store.location, willRetry: true });
           if (retryable) log.warn("upload failed; the file stays on disk and is retried", fields);
           else log.error("upload refused by the store; the file stays on disk and is retried until the store accepts it", fields);
           break;

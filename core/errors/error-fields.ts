@@ -5,7 +5,7 @@
  * AggregateError of two refused connections, a bare `new Error()`) takes its inner errors' or its cause's
  * message, or says which class it was, so a log line always tells what happened.
  */
-import type { LogFields } from "../../core/ports/index.ts";
+import type { LogFields } from "../ports/index.ts";
 
 /** A thrown value as plain data, for a log line or a message. */
 export interface ErrorInfo {
