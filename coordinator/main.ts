@@ -3,9 +3,11 @@
  * connects to NATS, opens the cluster state (NATS KV) and the bus (JetStream), makes sure every region's
  * streams exist, builds membership, stats, seeds and routing, serves gRPC (crawlctl) and the admin HTTP API,
  * writes its own node record at every heartbeat (kit/node), and every heartbeat interval renews the lease
- * and rebalances the ring (leader only) and samples the totals for the pages/s rate. Start, stop and exit
- * are the process kit's (kit/main `runMain`): on SIGINT or SIGTERM the close steps stop the loop, close the
- * servers, delete its record, hand the lease over and close NATS; a second signal exits at once.
+ * and rebalances the ring (leader only), samples the totals for the pages/s rate, and sets the gRPC health
+ * status: SERVING only on the leader with a ring (a standby says NOT_SERVING, so a load balancer sends
+ * crawlctl to the leader; the same rule as /readyz). Start, stop and exit are the process kit's (kit/main
+ * `runMain`): on SIGINT or SIGTERM the close steps turn the health status NOT_SERVING, stop the loop, close
+ * the servers, delete its record, hand the lease over and close NATS; a second signal exits at once.
  *
  * Prints one JSON line on stdout once serving: {"adminUrl", "grpcAddress", "nodeId"} plus "token" when the
  * token was generated (a launcher reads it).
@@ -150,12 +152,18 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     const loop = every(
       config.heartbeatIntervalMs,
       async () => {
-        await rebalancer.tick();
+        try {
+          await rebalancer.tick();
+        } finally {
+          grpc.health.set(services.ready());
+        }
         await stats.read();
       },
       (error) => log.error("coordinator loop step failed; retrying at the next heartbeat", errorFields(error)),
     );
     ctx.onClose("loop", () => loop.stop());
+    // Registered last, so it runs first: load balancers stop sending calls before anything closes.
+    ctx.onClose("health", () => grpc.health.stop());
 
     ctx.out(
       `${JSON.stringify({ nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, ...(tokenGenerated ? { token: config.adminToken } : {}) })}\n`,

@@ -1,24 +1,39 @@
 /**
- * Regenerates proto/gen from the .proto files with buf and ts-proto (one command: `bun run proto:gen`).
+ * Regenerates proto/gen from the .proto files with buf and ts-proto (one command: `bun run proto:gen`):
+ * the TypeScript code, and `descriptors.binpb`, the FileDescriptorSet of every file (with comments) that
+ * the gRPC servers answer reflection from (adapters/grpc/reflection.ts) and that `grpcurl -protoset` reads.
  * With `--check` it generates into a temporary directory and fails when proto/gen differs, which is how CI
- * proves the committed generated code is not stale. It also runs `buf lint`.
+ * proves the committed generated code is not stale. Both modes run `buf lint` and `buf breaking` against
+ * the last released protos (scripts/proto-breaking.ts).
  */
 import { mkdtempSync, rmSync, cpSync, readdirSync, readFileSync, statSync, existsSync } from "node:fs";
 import { join, relative } from "node:path";
 import { tmpdir } from "node:os";
+import { checkBreaking } from "./proto-breaking.ts";
 
 const root = join(import.meta.dir, "..");
 const protoDir = join(root, "proto");
 const genDir = join(protoDir, "gen");
 const buf = join(root, "node_modules", ".bin", "buf");
 const check = process.argv.includes("--check");
+/** Read at run time by adapters/grpc/reflection.ts; the name is part of that contract. */
+const DESCRIPTOR_SET = "descriptors.binpb";
 
 run([buf, "lint"], protoDir);
+const breaking = checkBreaking(protoDir, buf);
+if (!breaking.ok) {
+  console.error(
+    `proto/ is not compatible with the last release (proto/released): nodes of both releases meet during a rolling upgrade.\n` +
+      `${breaking.output}\nAdd fields and messages instead of changing them; an incompatible change is a new package version (docs/cluster.md, "Versions").`,
+  );
+  process.exit(1);
+}
 
 const scratch = mkdtempSync(join(tmpdir(), "proto-gen-"));
 try {
   run([buf, "generate", "--template", "buf.gen.yaml", "-o", scratch], protoDir);
   const fresh = join(scratch, "gen");
+  run([buf, "build", "--as-file-descriptor-set", "-o", join(fresh, DESCRIPTOR_SET)], protoDir);
   if (check) {
     const diffs = compareTrees(fresh, genDir);
     if (diffs.length > 0) {
@@ -61,7 +76,7 @@ function compareTrees(a: string, b: string): string[] {
   for (const f of new Set([...left, ...right])) {
     if (!left.includes(f)) diffs.push(`extra: ${f}`);
     else if (!right.includes(f)) diffs.push(`missing: ${f}`);
-    else if (readFileSync(join(a, f), "utf8") !== readFileSync(join(b, f), "utf8")) diffs.push(`changed: ${f}`);
+    else if (!readFileSync(join(a, f)).equals(readFileSync(join(b, f)))) diffs.push(`changed: ${f}`);
   }
   return diffs;
 }

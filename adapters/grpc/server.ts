@@ -2,6 +2,8 @@
  * Starting and stopping a grpc-js server, and the one adapter every service handler goes through. A
  * handler is written as `async (request, call) => response`; `unary` runs it and maps what it throws to a
  * status with `toGrpcError`, so service code throws the project's errors and never builds gRPC statuses.
+ * Every server also serves the standard health and reflection services (standard-services.ts); its owner
+ * sets the health statuses through `health`.
  * Servers bind with insecure credentials: the cluster talks over a private network (or loopback in tests).
  */
 import {
@@ -12,6 +14,8 @@ import {
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import type { HealthStatuses } from "./health.ts";
+import { standardServices } from "./standard-services.ts";
 import { logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";
 import { formatHostPort, parseHostPort } from "../../core/net/index.ts";
 
@@ -26,7 +30,9 @@ export interface RunningGrpcServer {
   readonly port: number;
   /** `host:port` with the bound port, for clients and node records. */
   readonly address: string;
-  /** Stops accepting calls, lets running calls finish for up to `graceMs`, then cancels the rest. */
+  /** The health statuses this server reports (all NOT_SERVING until the owner sets them). */
+  readonly health: HealthStatuses;
+  /** Turns every health status NOT_SERVING, stops accepting calls, lets running calls finish for up to `graceMs`, then cancels the rest. */
   close(graceMs?: number): Promise<void>;
 }
 
@@ -36,7 +42,8 @@ export interface RunningGrpcServer {
  */
 export async function startGrpcServer(services: readonly GrpcServiceBinding[], address: string): Promise<RunningGrpcServer> {
   const server = new Server();
-  for (const s of services) server.addService(s.definition, s.implementation);
+  const standard = standardServices(services);
+  for (const s of [...services, ...standard.bindings]) server.addService(s.definition, s.implementation);
   const port = await new Promise<number>((resolve, reject) => {
     server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
   }).catch((error: unknown) => {
@@ -49,8 +56,10 @@ export async function startGrpcServer(services: readonly GrpcServiceBinding[], a
   return {
     port,
     address: formatHostPort(host, port),
+    health: standard.health,
     close(graceMs = 2_000) {
       closing ??= new Promise<void>((resolve) => {
+        standard.stop();
         const timer = setTimeout(() => {
           server.forceShutdown();
           resolve();

@@ -1,9 +1,12 @@
 import { afterEach, expect, test } from "bun:test";
+import { credentials } from "@grpc/grpc-js";
+import { HealthCheckResponse_ServingStatus as Status, HealthClient } from "../../proto/gen/grpc/health/v1/health.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierStore } from "../../engine/frontier/index.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
 const P = 8;
+const FRONTIER = "crawler.frontier.v1.FrontierService";
 let bed: TestBed;
 
 afterEach(async () => {
@@ -132,4 +135,49 @@ test("frontier node - a clean stop gives back unanswered tasks, marks the store 
   expect(store.getMeta("clean-stop")).toBe("1");
   expect(store.head(partitionOf("h0.test", P), "h0.test")?.url).toBe("http://h0.test/");
   expect(await bed.state.listNodes()).toEqual([]);
+});
+
+test("frontier node - gRPC health says SERVING only once the ring gives it partitions and none is still to come, and NOT_SERVING while draining", async () => {
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  const node = await bed.node("n1");
+  const client = new HealthClient(node.grpcAddress, credentials.createInsecure());
+  const check = (service: string) =>
+    new Promise<Status | undefined>((resolve) => client.check({ service }, (_error, response) => resolve(response?.status)));
+  try {
+    // Started, but no ring yet: it holds nothing.
+    expect(await check("")).toBe(Status.NOT_SERVING);
+    expect(await check(FRONTIER)).toBe(Status.NOT_SERVING);
+
+    // Half of the partitions still to be handed over by n0: not settled.
+    await writeRing(
+      bed.state,
+      ringOf(
+        P,
+        () => "n1",
+        (p) => (p % 2 === 0 ? "n0" : ""),
+      ),
+    );
+    await waitFor(() => node.pending.await.length === P / 2, "n1 to await the even partitions");
+    expect(await check(FRONTIER)).toBe(Status.NOT_SERVING);
+
+    // Every partition is n1's: SERVING, for the service and the server as a whole.
+    await writeRing(
+      bed.state,
+      ringOf(
+        P,
+        () => "n1",
+        () => "",
+        2,
+      ),
+    );
+    await waitFor(async () => (await check(FRONTIER)) === Status.SERVING, "SERVING once settled");
+    expect(await check("")).toBe(Status.SERVING);
+
+    await node.drain();
+    expect(await check(FRONTIER)).toBe(Status.NOT_SERVING);
+    expect(await check("")).toBe(Status.NOT_SERVING);
+  } finally {
+    client.close();
+  }
 });

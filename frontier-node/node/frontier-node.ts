@@ -6,7 +6,8 @@
  *   PartitionManager  ring watch -> serving set, urls/results consumers, handoffs out
  *   Dispatcher        frontier.nextTasks -> crawl.fetch.<region>, bounded by credit
  *   lost-fetch sweep  frontier.releaseLost every few seconds (fetch lease)
- *   gRPC              FrontierService, including the receiving side of handoffs
+ *   gRPC              FrontierService, including the receiving side of handoffs; the standard health
+ *                     service reports SERVING only while the node is settled (see `settled`)
  *   HTTP              /healthz, /readyz, /metrics
  *
  * The cluster state, bus, store and seen-set are borrowed: the caller builds and closes them. The servers,
@@ -78,6 +79,7 @@ export class FrontierNode {
   private grpc: RunningGrpcServer | undefined;
   private http: RunningHttpServer | undefined;
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  private healthSync: ReturnType<typeof setInterval> | undefined;
   private stopping: Promise<void> | undefined;
   private left = false;
   private addresses = { grpc: "", http: "" };
@@ -138,7 +140,10 @@ export class FrontierNode {
       dispatcher: this.dispatcher,
       sender,
       pulse: this.pulse,
-      onChange: () => void this.checkDrained(),
+      onChange: () => {
+        this.syncHealth();
+        void this.checkDrained();
+      },
       log: log.child("partitions"),
     });
     this.receiver = new HandoffReceiver({
@@ -218,6 +223,7 @@ export class FrontierNode {
         report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
         onDrain: () => {
           frontier.drain();
+          this.syncHealth();
           void this.checkDrained();
         },
         log: log.child("membership"),
@@ -231,12 +237,25 @@ export class FrontierNode {
     manager.start();
     dispatcher.start();
     this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
+    // Events set the health status at once; this also catches a heartbeat that stopped reaching the state.
+    this.healthSync = setInterval(() => this.syncHealth(), opts.heartbeatIntervalMs);
+    this.syncHealth();
     log.info("frontier node started", { nodeId, region, partitions, grpc: this.grpcAddress, http: this.httpAddress });
   }
 
   /** Serving what the ring says and heartbeating, not stopping. */
   get ready(): boolean {
     return this.stopping === undefined && this.manager.currentRing !== undefined && this.membership.healthy && !this.left;
+  }
+
+  /**
+   * What the gRPC health service reports as SERVING (for every service name and ""): ready, not draining,
+   * holding at least one partition of the ring and waiting to receive none. A node that just joined turns
+   * SERVING once its handoffs in have landed, which is what a rolling upgrade waits for before it moves on.
+   */
+  get settled(): boolean {
+    const roles = this.manager.currentRoles;
+    return this.ready && !this.frontier.isDraining && !this.membership.isDraining && roles.serve.length > 0 && roles.await.length === 0;
   }
 
   /** Partitions served now. */
@@ -255,6 +274,7 @@ export class FrontierNode {
   /** Stops dispatching and marks the record draining; partitions leave as the coordinator moves them. */
   async drain(): Promise<void> {
     this.frontier.drain();
+    this.syncHealth();
     await this.membership.drain();
     await this.checkDrained();
   }
@@ -272,6 +292,7 @@ export class FrontierNode {
   crash(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.sweeper) clearInterval(this.sweeper);
+      if (this.healthSync) clearInterval(this.healthSync);
       this.membership.stop();
       await this.dispatcher.stop();
       await this.manager.stopIntake();
@@ -286,6 +307,8 @@ export class FrontierNode {
   private async cleanStop(): Promise<void> {
     const { log } = this;
     if (this.sweeper) clearInterval(this.sweeper);
+    if (this.healthSync) clearInterval(this.healthSync);
+    this.grpc?.health.set(false);
     await this.dispatcher.stop();
     await this.manager.stopIntake();
     // Results of tasks in flight, and handoffs under way (which wait for those results), get the grace period.
@@ -321,6 +344,10 @@ export class FrontierNode {
       this.left = false;
       this.log.warn("could not delete the node record after draining; retrying later", errorFields(error));
     }
+  }
+
+  private syncHealth(): void {
+    if (this.membership) this.grpc?.health.set(this.settled);
   }
 
   private sweepLost(): void {
