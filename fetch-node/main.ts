@@ -55,7 +55,8 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   );
   ctx.onClose("nats", () => nc.close());
   const connected = watchConnection(nc, log.child("nats"));
-  const bus = new JetStreamBus(nc, { onError: onError("bus") });
+  const counters = new Counters();
+  const bus = new JetStreamBus(nc, { onError: onError("bus"), counters });
   ctx.onClose("bus", () => bus.close());
   const state = await startStep("open the cluster state (NATS KV)", "check that nats-server runs with JetStream enabled (-js)", () =>
     NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
@@ -75,7 +76,6 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   }
   ctx.onClose("content index", () => content.close());
 
-  const counters = new Counters();
   // Before the writer opens the directory (recovery takes what is there as left over); closed after it.
   let upload: WarcUploadStarted | undefined;
   if (config.warc.upload) {

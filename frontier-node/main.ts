@@ -13,6 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
+import { Counters } from "../core/stats/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
@@ -64,7 +65,9 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
       () => NatsKvClusterState.open(nc, { onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)) }),
     );
     ctx.onClose("cluster state", () => state.close());
-    const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, errorFields(error)) });
+    // One set of counters for the process: the frontier's, and the bus's refused messages.
+    const counters = new Counters();
+    const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, errorFields(error)), counters });
     ctx.onClose("bus", () => bus.close());
 
     const partitions = await settlePartitions(resolved, state, store.getMeta("partitions"));
@@ -119,6 +122,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
           store,
           seen,
           onImportedUrls,
+          counters,
           log,
         }),
     );

@@ -9,8 +9,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
-import { nanos } from "@nats-io/nats-core";
-import { consumers, streams, subjects } from "../../core/cluster/index.ts";
+import { headers, nanos } from "@nats-io/nats-core";
+import { BUS_ENCODING_HEADER, BUS_ENCODINGS, consumers, streams, subjects } from "../../core/cluster/index.ts";
+import { Counters } from "../../core/stats/index.ts";
+import { encodeFetchTask } from "../../proto/codec/index.ts";
 import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
 import { startNats, type NatsServer } from "../../tests/support/nats.ts";
 import { connectNats, ConfigDriftError, JetStreamBus, type NatsConnection } from "./index.ts";
@@ -128,6 +130,45 @@ test("jetstream-bus - an undecodable message is terminated and the next one stil
   await waitFor(async () => (await jsm.streams.info(streams.fetch(region))).state.messages === 0, "both gone from the work queue");
   expect(got).toEqual(["good"]);
   expect(errors.some((e) => e.includes("terminated"))).toBe(true);
+});
+
+test("jetstream-bus - messages carry their encoding version; a future version is terminated, logged and counted, the previous release's unlabelled messages are read", async () => {
+  const region = freshRegion();
+  const counters = new Counters();
+  const b = new JetStreamBus(nc, { onError: (err, where) => errors.push(`${where}: ${String(err)}`), taskFetchExpiresMs: 1_000, counters });
+  buses.push(b);
+  await b.ensureRegion(region, 1);
+  await b.publishTask(region, task("current"));
+  const stored = await jsm.streams.getMessage(streams.fetch(region), { last_by_subj: subjects.fetch(region) });
+  expect(stored?.header.get(BUS_ENCODING_HEADER)).toBe(String(BUS_ENCODINGS.newest));
+
+  // What another node put on the stream: a release before versions (no header), a newer release, nonsense.
+  const raw = async (id: string, version?: string) => {
+    const h = headers();
+    if (version !== undefined) h.set(BUS_ENCODING_HEADER, version);
+    await nc.request(subjects.fetch(region), encodeFetchTask(task(id), region), { headers: h, timeout: 5_000 });
+  };
+  await raw("unlabelled");
+  await raw("future", "2");
+  await raw("nonsense", "v9");
+  await raw("labelled", "1");
+
+  const got: string[] = [];
+  b.consumeTasks(
+    region,
+    async (d) => {
+      got.push(d.data.taskId);
+      await d.ack();
+    },
+    { concurrency: 1 },
+  );
+  await waitFor(async () => (await jsm.streams.info(streams.fetch(region))).state.messages === 0, "every message gone from the work queue");
+  expect(got).toEqual(["current", "unlabelled", "labelled"]);
+  expect(counters.get("bus.refused.encoding")).toBe(2);
+  const refused = errors.filter((e) => e.includes("refused"));
+  expect(refused).toHaveLength(2);
+  expect(refused[0]).toContain("encoding version 2 is newer than this node reads (1): upgrade this node; the message is terminated");
+  expect(refused[1]).toContain('Crawl-Encoding "v9" is not an encoding version');
 });
 
 test("jetstream-bus - a subscription started before its region exists starts delivering once it does", async () => {

@@ -7,14 +7,17 @@
  * but callers need not await one before starting the next: up to `publishWindow` publishes are in
  * flight at once and later ones queue for a slot, which is what keeps throughput at tens of thousands a
  * second where awaiting each caps near 4k/s. Tasks carry `Nats-Msg-Id` = taskId, so a republished task
- * within the duplicate window is stored once (and still resolves).
+ * within the duplicate window is stored once (and still resolves). Every message carries its encoding
+ * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
+ * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
  * The connection is borrowed: close() stops this bus's subscriptions and waits for its publishes, and
  * leaves the connection to its owner.
  */
 import { jetstream, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { consumers, streams, subjects } from "../../core/cluster/index.ts";
+import { headers, type NatsConnection } from "@nats-io/nats-core";
+import { BUS_ENCODING_HEADER, BUS_ENCODINGS, consumers, streams, subjects } from "../../core/cluster/index.ts";
+import type { Counters } from "../../core/stats/index.ts";
 import { type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import {
@@ -57,8 +60,10 @@ export interface JetStreamBusOptions {
   errorNakDelayMs?: number;
   /** Wait for the server to confirm each ack (one round trip each). Default false: a lost ack only means a redelivery. */
   confirmAcks?: boolean;
-  /** Errors with no caller to return to (consume loops, undecodable messages). Default: console.error. */
+  /** Errors with no caller to return to (consume loops, undecodable or refused messages). Default: console.error. */
   onError?: (err: unknown, where: string) => void;
+  /** Where refused messages are counted (`bus.refused.encoding`): the process's counters. */
+  counters?: Counters;
 }
 
 const defaults = {
@@ -73,12 +78,12 @@ const defaults = {
   taskFetchExpiresMs: 5_000,
   errorNakDelayMs: 1_000,
   confirmAcks: false,
-} satisfies Required<Omit<JetStreamBusOptions, "onError">>;
+} satisfies Required<Omit<JetStreamBusOptions, "onError" | "counters">>;
 
 export class JetStreamBus implements MessageBus {
   private readonly js: JetStreamClient;
   private jsm: Promise<JetStreamManager> | undefined;
-  private readonly opts: Required<JetStreamBusOptions>;
+  private readonly opts: Required<Omit<JetStreamBusOptions, "counters">> & Pick<JetStreamBusOptions, "counters">;
   private readonly window: Semaphore;
   private readonly subscriptions = new Set<Subscription>();
   private readonly publishes = new Set<Promise<unknown>>();
@@ -154,7 +159,10 @@ export class JetStreamBus implements MessageBus {
     if (this.closed) throw new Error("jetstream-bus: publish after close");
     // Encode before taking a slot, so a bad message fails at once and never holds the window.
     const data = encode();
-    const p = this.window.run(() => this.js.publish(subject, data, msgID === undefined ? {} : { msgID }));
+    // A fresh header set each time: nats.js adds Nats-Msg-Id to the one it is given.
+    const h = headers();
+    h.set(BUS_ENCODING_HEADER, String(BUS_ENCODINGS.newest));
+    const p = this.window.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }));
     this.publishes.add(p);
     try {
       await p;
@@ -188,6 +196,10 @@ export class JetStreamBus implements MessageBus {
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),
       onError: this.opts.onError,
+      onRefused: (reason, subject, seq) => {
+        this.opts.counters?.add("bus.refused.encoding");
+        this.opts.onError(new Error(`${reason}; the message is terminated, not redelivered`), `${subject}: message ${seq} refused`);
+      },
     });
     this.subscriptions.add(sub);
     return {

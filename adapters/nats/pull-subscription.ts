@@ -11,12 +11,14 @@
  *    redelivered after a fetch node stalled goes to a node with a free slot, not back into a full one.
  *
  * A handler that throws without settling its message gets it nak'ed after `errorNakDelayMs`; a message
- * that cannot be decoded is terminated (it never will be decodable). If the consumer is missing
+ * that cannot be decoded is terminated (it never will be decodable), and so is one whose encoding version
+ * (core/cluster/bus-encoding.ts) this node does not read: decoding it could misread it. If the consumer is missing
  * (ensureRegion not run yet) or the pull dies (connection lost), the subscription retries with backoff
  * until stop(). stop() stops pulling, waits for the handlers already running, and leaves buffered but
  * unhandled messages unacked: the server redelivers them after the ack wait, maybe to another subscriber.
  */
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
+import { BUS_ENCODING_HEADER, readBusEncoding } from "../../core/cluster/index.ts";
 import type { Delivery, Subscription } from "../../core/ports/index.ts";
 import { Semaphore } from "./semaphore.ts";
 
@@ -41,6 +43,8 @@ export interface PullSubscriptionOptions<T> {
    */
   termWithReason: () => boolean;
   onError: (err: unknown, where: string) => void;
+  /** A message of an encoding version this node does not read was terminated. */
+  onRefused: (reason: string, subject: string, seq: number) => void;
 }
 
 const RETRY_MIN_MS = 250;
@@ -148,6 +152,12 @@ export class PullSubscription<T> implements Subscription {
   }
 
   private async handle(m: JsMsg): Promise<void> {
+    const encoding = readBusEncoding(m.headers?.get(BUS_ENCODING_HEADER));
+    if (!encoding.ok) {
+      new JsDelivery(m, undefined, this.opts).term(`refused: ${encoding.reason}`.slice(0, 200));
+      this.opts.onRefused(encoding.reason, m.subject, m.seq);
+      return;
+    }
     let data: T;
     try {
       data = this.opts.decode(m.data);

@@ -7,3 +7,11 @@ export { parseRegionRules, regionOf, regionsOf, type RegionRules } from "./regio
 export type { NodeRecord, NodeRole, NodeStatus, RegionAssignment, RingRecord } from "./records.ts";
 export { completeHandoff, computeRing, partitionRoles, type AssignmentInput } from "./assignment.ts";
 export { listenKind, natsUrlsKind, tokenKind } from "./setting-kinds.ts";
+export {
+  BUS_ENCODING_HEADER,
+  BUS_ENCODINGS,
+  UNLABELLED_ENCODING,
+  readBusEncoding,
+  type EncodingVerdict,
+  type ReadableEncodings,
+} from "./bus-encoding.ts";

@@ -52,6 +52,8 @@ export interface FrontierOptions {
   confirmAllSeen?: boolean;
   now: () => number;
   newTaskId: () => string;
+  /** Where the frontier counts (default its own); a process passes the counters its other parts share. */
+  counters?: Counters;
   /** Partitions this frontier serves; undefined serves every partition (embedded mode). */
   serving?: Iterable<number>;
   /**
@@ -86,7 +88,7 @@ interface Prepared {
 }
 
 export class Frontier {
-  readonly counters = new Counters();
+  readonly counters: Counters;
   private readonly hosts = new Map<string, HostEntry>();
   /** Hosts not ready yet, each until its time (gap, daily cap, robots.txt retry). */
   private readonly waiting = new WaitingHostHeap();
@@ -109,6 +111,7 @@ export class Frontier {
   private readonly inspected: InspectedFrontier;
 
   constructor(private readonly opts: FrontierOptions) {
+    this.counters = opts.counters ?? new Counters();
     this.patterns = new UrlPatternTracker(opts.policy);
     this.inspected = {
       store: opts.store,

@@ -18,6 +18,7 @@ import { addressOf, groupByOwner } from "../../core/addressing/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
 import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
+import type { Counters } from "../../core/stats/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
@@ -60,6 +61,8 @@ export interface FrontierNodeOptions {
   /** URLs imported by a handoff (a local Bloom seen-set learns them). */
   onImportedUrls?: (urls: string[]) => void;
   now?: () => number;
+  /** The process's counters, shared with the bus (default the frontier's own). */
+  counters?: Counters;
   log?: Log;
   /** Connects to another node's Handoff RPC; default a FrontierClient. */
   dial?: (address: string, peerId: string) => HandoffPeer;
@@ -106,6 +109,7 @@ export class FrontierNode {
       confirmAllSeen: opts.confirmAllSeen,
       now,
       newTaskId: () => `${nodeId}-${runId}-${(taskCounter++).toString(36)}`,
+      counters: opts.counters,
       serving: [],
       forward: {
         owns: (host) => {
