@@ -12,9 +12,9 @@
  *
  * A handler that throws without settling its message gets it nak'ed after `errorNakDelayMs`; a message
  * that cannot be decoded is terminated (it never will be decodable), and so is one whose encoding version
- * (core/cluster/bus-encoding.ts) this node does not read: decoding it could misread it. If the consumer is missing
- * (ensureRegion not run yet) or the pull dies (connection lost), the subscription retries with backoff
- * until stop(). stop() stops pulling, waits for the handlers already running, and leaves buffered but
+ * (core/cluster/bus-encoding.ts) this node does not read: decoding it could misread it. If the consumer is
+ * missing (ensureRegion not run yet) or the pull dies (connection lost), the subscription retries with
+ * backoff until stop(). stop() stops pulling, waits for the handlers already running, and leaves buffered but
  * unhandled messages unacked: the server redelivers them after the ack wait, maybe to another subscriber.
  */
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
