@@ -251,6 +251,7 @@ export const ADMIN_OPENAPI = {
           failures: int,
           note: str,
           trap: str,
+          addressRefusal: str,
         },
       },
     },

@@ -14,6 +14,8 @@ import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../adap
 import { serveHono, type RunningHttpServer } from "../adapters/http/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
 import { jsonLog, type Log } from "../kit/log/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
+import { AddressPolicy } from "../core/net/index.ts";
 import { adminApp } from "./admin-api.ts";
 import { CoordinatorConfigError, coordinatorUsage, resolveCoordinatorConfig, type CoordinatorConfig } from "./config.ts";
 import { coordinatorGrpcService } from "./grpc-service.ts";
@@ -42,7 +44,8 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
     }
     throw error;
   }
-  const { config, rules, tokenGenerated } = resolved;
+  const { config, rules, policy, tokenGenerated } = resolved;
+  const adminTokens = new TokenSet(config.adminTokens);
   const log = jsonLog("coordinator");
   const now = () => Date.now();
 
@@ -71,7 +74,13 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
 
   const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs });
   const stats = new ClusterStats({ membership, now });
-  const seeds = new SeedPublisher({ bus, rules, partitions: config.partitions, maxUrls: config.maxSeedsPerRequest });
+  const seeds = new SeedPublisher({
+    bus,
+    rules,
+    partitions: config.partitions,
+    maxUrls: config.maxSeedsPerRequest,
+    addresses: AddressPolicy.of(policy),
+  });
   const routing = new Routing({
     state,
     membership,
@@ -106,20 +115,27 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   let grpc: RunningGrpcServer;
   let http: RunningHttpServer;
   try {
-    grpc = await startGrpcServer([coordinatorGrpcService(services, { token: config.adminToken })], config.grpcListen);
+    grpc = await startGrpcServer([coordinatorGrpcService(services, { tokens: adminTokens })], config.grpcListen);
   } catch (error) {
     log.error("cannot serve gRPC", { listen: config.grpcListen, error });
     await closeAll(routing, bus, state, nc);
     return 1;
   }
   try {
-    http = await serveHono(adminApp(services, { token: config.adminToken, maxSeedsPerRequest: config.maxSeedsPerRequest }), {
-      port: httpPort,
-      hostname: httpHost,
-      // Room for a full add-seeds request (10,000 URLs of a few hundred bytes each).
-      maxBodyBytes: ADMIN_MAX_BODY_BYTES,
-      onError: (error) => log.error("admin API error", { error }),
-    });
+    http = await serveHono(
+      adminApp(services, {
+        tokens: adminTokens,
+        metricsTokens: new TokenSet(config.metricsTokens),
+        maxSeedsPerRequest: config.maxSeedsPerRequest,
+      }),
+      {
+        port: httpPort,
+        hostname: httpHost,
+        // Room for a full add-seeds request (10,000 URLs of a few hundred bytes each).
+        maxBodyBytes: ADMIN_MAX_BODY_BYTES,
+        onError: (error) => log.error("admin API error", { error }),
+      },
+    );
   } catch (error) {
     log.error("cannot serve the admin API", { listen: config.httpListen, error });
     await grpc.close(0);
@@ -153,7 +169,7 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   );
 
   process.stdout.write(
-    `${JSON.stringify({ nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, ...(tokenGenerated ? { token: config.adminToken } : {}) })}\n`,
+    `${JSON.stringify({ nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, ...(tokenGenerated ? { token: config.adminTokens[0] } : {}) })}\n`,
   );
   log.info("serving", { nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, regions, partitions: config.partitions });
 

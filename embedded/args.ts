@@ -1,6 +1,6 @@
 /**
- * The `crawl` command line: its own flags (seeds, output directory, limits, proxy, address safety) and
- * every policy knob of core/config, each with its default from the policy table. Bad input is a
+ * The `crawl` command line: its own flags (seeds, output directory, limits, proxy) and every policy
+ * knob of core/config (address safety included), each with its default from the policy table. Bad input is a
  * CrawlArgsError with a message that names the flag; nothing is started.
  */
 import { POLICY_FIELDS, parseDuration, readFields, resolvePolicy, usageLine, type PolicyConfig } from "../core/config/index.ts";
@@ -17,7 +17,6 @@ export interface CrawlArgs {
   maxPages?: number;
   maxDurationMs?: number;
   proxy?: string;
-  allowPrivateAddresses: boolean;
   maxInFlight: number;
   maxQueued: number;
   confirmAllSeen: boolean;
@@ -38,7 +37,6 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
   { flag: "--max-pages", value: "N", help: "stop cleanly after N page responses" },
   { flag: "--max-duration", value: "DURATION", help: "stop cleanly after this long (90s, 2h)" },
   { flag: "--proxy", value: "URL", help: "HTTP forward proxy for every request (default: HTTP_PROXY / HTTPS_PROXY)" },
-  { flag: "--allow-private-addresses", help: "allow hosts that resolve to loopback, private or link-local addresses" },
   { flag: "--max-in-flight", value: "N", help: "fetches running at once, each to a different host (default 512)" },
   { flag: "--max-queued", value: "N", help: "frontier size limit; beyond it the lowest-priority URLs are dropped (default 50000000)" },
   { flag: "--confirm-all-seen", help: "confirm every Bloom 'maybe seen' in the exact store, not only home pages" },
@@ -52,7 +50,7 @@ export const CRAWL_FLAGS: Array<{ flag: string; value?: string; help: string }> 
 
 export function crawlUsage(): string {
   const own = CRAWL_FLAGS.map((f) => `  ${`${f.flag}${f.value ? ` ${f.value}` : ""}`.padEnd(34)} ${f.help}`);
-  const policy = POLICY_FIELDS.map((f) => usageLine(f, "VALUE", 34));
+  const policy = POLICY_FIELDS.map((f) => usageLine(f, f.kind === "switch" ? "" : "VALUE", 34));
   const warc = WARC_ROWS.map((r) => usageLine(r, r.kind.toUpperCase(), 34));
   return [
     "usage: crawl [URL...] [--seeds FILE] --out DIR [options]",
@@ -81,6 +79,8 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
   const policyFlagNames = new Set(POLICY_FIELDS.map((f) => f.flag));
   const warcFlagNames = new Set(WARC_ROWS.map((r) => r.flag));
   const warcFlags = new Map<string, string>();
+  // A policy switch (`--allow-private-addresses`) may stand alone, meaning true, as in every role's table.
+  const policySwitches = new Set(POLICY_FIELDS.filter((f) => f.kind === "switch").map((f) => f.flag));
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (!arg.startsWith("--")) {
@@ -95,6 +95,10 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     if (own && !own.value) {
       if (eq > 0) throw new CrawlArgsError(`${name} takes no value`);
       switches.add(name);
+      continue;
+    }
+    if (policySwitches.has(name) && eq < 0) {
+      policyFlags[name] = "true";
       continue;
     }
     const value = eq > 0 ? arg.slice(eq + 1) : argv[++i];
@@ -123,7 +127,6 @@ export function parseCrawlArgs(argv: readonly string[], env: Readonly<Record<str
     maxPages: optionalInt(values.get("--max-pages"), "--max-pages", 1),
     maxDurationMs: optionalDuration(values.get("--max-duration"), "--max-duration"),
     proxy: values.get("--proxy") ?? env["HTTP_PROXY"] ?? env["http_proxy"] ?? env["HTTPS_PROXY"] ?? env["https_proxy"],
-    allowPrivateAddresses: switches.has("--allow-private-addresses"),
     maxInFlight: optionalInt(values.get("--max-in-flight"), "--max-in-flight", 1) ?? 512,
     maxQueued: optionalInt(values.get("--max-queued"), "--max-queued", 1) ?? 50_000_000,
     confirmAllSeen: switches.has("--confirm-all-seen"),

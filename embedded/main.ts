@@ -8,6 +8,7 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
@@ -58,13 +59,18 @@ async function readSeeds(args: CrawlArgs): Promise<DiscoveredUrl[] | undefined> 
     }
   }
   const seeds: DiscoveredUrl[] = [];
+  const addresses = AddressPolicy.of(args.policy);
   for (const url of raw) {
     const n = normalizeUrl(url);
     if (!n.ok) {
       process.stderr.write(`crawl: seed rejected: ${url}: ${n.reason}\n`);
       continue;
     }
-    seeds.push({ url: n.url, host: hostKeyOf(n.url), depth: 0, redirectHops: 0, isSeed: true });
+    const host = hostKeyOf(n.url);
+    // The frontier's admission refuses (and counts) it; say why here, where the operator is looking.
+    const refusal = addresses.checkHost(host);
+    if (refusal) process.stderr.write(`crawl: seed rejected: ${url}: refused-address: ${refusal.reason}: ${describeRefusal(refusal)}\n`);
+    seeds.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
   }
   return seeds;
 }
@@ -106,13 +112,19 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   const added = await frontier.addSeeds(seeds);
   const start = frontier.snapshot(true);
   if (start.queued === 0 && start.scheduled === 0) {
+    const refused = Object.entries(start.counters)
+      .filter(([name]) => name.startsWith("admission.refused."))
+      .reduce((sum, [, n]) => sum + n, 0);
+    const allRefused = seeds.length > 0 && refused === seeds.length;
     process.stderr.write(
       seeds.length === 0
         ? `crawl: nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs\n`
-        : `crawl: nothing to crawl: every seed was already fetched into ${out}\n`,
+        : allRefused
+          ? "crawl: nothing to crawl: every seed was refused (see above)\n"
+          : `crawl: nothing to crawl: every seed was already fetched into ${out}\n`,
     );
     await closeAll();
-    return seeds.length === 0 ? 2 : 0;
+    return seeds.length === 0 || allRefused ? 2 : 0;
   }
   const startedAt = now();
   const loop = new CrawlLoop({
@@ -193,7 +205,6 @@ async function openRunner(
     warcDir: join(out, "warc"),
     warcPrefix: "crawl",
     proxyUrl: args.proxy,
-    allowPrivateAddresses: args.allowPrivateAddresses,
     maxConcurrentRequests: args.maxInFlight,
     warc: { maxFileBytes: args.warc.rollBytes, maxFileAgeMs: args.warc.rollAgeMs, finishedDir: upload?.finishedDir },
   };

@@ -7,6 +7,7 @@
  * discovered link is published.
  */
 import { parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import { tokenListKind } from "../core/auth/index.ts";
 import {
   dirKind,
   durationKind,
@@ -17,7 +18,6 @@ import {
   readFields,
   readFlags,
   resolvePolicy,
-  switchKind,
   tableRows,
   usageLine,
   type Env,
@@ -38,9 +38,10 @@ export interface FetchNodeConfig {
   /** Rolling of WARC files, and their upload when `upload` is set (WARC_ROLL_SETTINGS, S3_UPLOAD_SETTINGS). */
   warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; upload?: S3Target };
   http: { hostname: string; port: number };
+  /** Tokens /metrics requires; none: /metrics is open. */
+  metricsTokens: readonly string[];
   concurrency: number;
   proxyUrl?: string;
-  allowPrivateAddresses: boolean;
   heartbeatMs: number;
   stopGraceMs: number;
   nakDelayMs: number;
@@ -126,9 +127,9 @@ interface FetchNodeSettings {
   redis: string | undefined;
   warcDir: string | undefined;
   http: { hostname: string; port: number };
+  metricsTokens: readonly string[];
   concurrency: number;
   proxy: string | undefined;
-  allowPrivateAddresses: boolean;
   heartbeat: number;
   stopGrace: number;
   nakDelay: number;
@@ -184,6 +185,14 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     ...listen,
     description: "host:port for /healthz, /readyz and /metrics (port 0: any free port, published in the node record)",
   },
+  metricsTokens: {
+    flag: "--metrics-token",
+    env: "CRAWL_METRICS_TOKEN",
+    default: [],
+    defaultText: "none: /metrics is open",
+    ...tokenListKind(),
+    description: "Bearer token(s) /metrics requires, comma-separated (two during a rotation); /healthz and /readyz stay open",
+  },
   concurrency: {
     flag: "--concurrency",
     env: "CRAWL_FETCH_CONCURRENCY",
@@ -198,13 +207,6 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     defaultText: "HTTP_PROXY / HTTPS_PROXY, else none",
     ...url(["http", "https"]),
     description: "HTTP forward proxy for every request",
-  },
-  allowPrivateAddresses: {
-    flag: "--allow-private-addresses",
-    env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
-    default: false,
-    ...switchKind(),
-    description: "Allow hosts that resolve to loopback, private or link-local addresses (tests, intranets)",
   },
   heartbeat: {
     flag: "--heartbeat-interval",
@@ -311,9 +313,9 @@ export function loadFetchNodeConfig(
     warcDir: values.warcDir ?? `warc/${nodeId}`,
     warc: { rollBytes: roll.values.warcRollSize, rollAgeMs: roll.values.warcRollAge, uploadDrainMs: roll.values.warcUploadDrain, upload },
     http: { ...values.http },
+    metricsTokens: values.metricsTokens,
     concurrency: values.concurrency,
     proxyUrl: values.proxy ?? env["HTTP_PROXY"] ?? env["http_proxy"] ?? env["HTTPS_PROXY"] ?? env["https_proxy"] ?? undefined,
-    allowPrivateAddresses: values.allowPrivateAddresses,
     heartbeatMs: values.heartbeat,
     stopGraceMs: values.stopGrace,
     nakDelayMs: values.nakDelay,
@@ -326,7 +328,16 @@ export function loadFetchNodeConfig(
 /** `--help` text: the node's own settings, then the policy knobs it uses. */
 export function fetchNodeUsage(): string {
   const own = FETCH_NODE_SETTINGS.map((r) => usageLine(r, r.kind === "switch" ? "" : r.kind.toUpperCase()));
-  const used = new Set(["userAgent", "connectTimeoutMs", "responseTimeoutMs", "maxBodyBytes"]);
+  const used = new Set([
+    "userAgent",
+    "connectTimeoutMs",
+    "responseTimeoutMs",
+    "maxBodyBytes",
+    "allowPrivateAddresses",
+    "allowAddresses",
+    "denyAddresses",
+    "denyHosts",
+  ]);
   const policy = POLICY_FIELDS.filter((f) => used.has(f.field)).map((f) => usageLine(f));
   const warc = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS].map((r) => usageLine(r, r.kind.toUpperCase()));
   return [
@@ -360,7 +371,10 @@ export function describeFetchNodeConfig(c: FetchNodeConfig): Record<string, stri
     http: listen.format(c.http),
     concurrency: String(c.concurrency),
     proxy: c.proxyUrl ? mask(c.proxyUrl) : "(none)",
-    allowPrivateAddresses: String(c.allowPrivateAddresses),
+    allowPrivateAddresses: String(c.policy.allowPrivateAddresses),
+    allowAddresses: c.policy.allowAddresses.join(",") || "(none)",
+    denyAddresses: c.policy.denyAddresses.join(",") || "(none)",
+    denyHosts: c.policy.denyHosts.join(",") || "(none)",
     partitions: String(c.partitions),
     defaultRegion: c.regionRules.defaultRegion,
   };

@@ -9,6 +9,7 @@
  */
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
 import { healthApp, serveHono } from "../adapters/http/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
 import { RedisContentIndex } from "../adapters/redis/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { textLog, type Log } from "../kit/log/index.ts";
@@ -127,7 +128,6 @@ async function assemble(
     warcPrefix: config.nodeId,
     warc: { maxFileBytes: config.warc.rollBytes, maxFileAgeMs: config.warc.rollAgeMs, finishedDir: upload?.finishedDir },
     proxyUrl: config.proxyUrl,
-    allowPrivateAddresses: config.allowPrivateAddresses,
     maxConcurrentRequests: config.concurrency,
     content,
   });
@@ -139,6 +139,7 @@ async function assemble(
     healthApp({
       ready: () => (node?.ready ?? false) && connected(),
       metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, labels }),
+      metricsTokens: new TokenSet(config.metricsTokens),
     }),
     { hostname: config.http.hostname, port: config.http.port, onError: onError("http") },
   );

@@ -135,6 +135,7 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
       grpcListen: config.grpcListen,
       grpcAdvertise: config.grpcAdvertise || undefined,
       httpListen: config.httpListen || undefined,
+      metricsTokens: config.metricsTokens,
       state,
       bus,
       store,

@@ -28,6 +28,7 @@ import {
   type PolicyConfig,
 } from "../../core/config/index.ts";
 import { checkPartitionCount } from "../../core/ring/index.ts";
+import { tokenListKind } from "../../core/auth/index.ts";
 
 export interface FrontierNodeConfig {
   /** Empty: the id saved in the data dir by an earlier run, else `frontier-<hostname>-<random>`. */
@@ -44,6 +45,8 @@ export interface FrontierNodeConfig {
   grpcAdvertise: string;
   /** Empty: no HTTP endpoint. */
   httpListen: string;
+  /** Tokens /metrics requires; none: /metrics is open. */
+  metricsTokens: readonly string[];
   partitions: number;
   credit: number;
   heartbeatIntervalMs: number;
@@ -126,6 +129,14 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     flag: "--http-listen",
     description: "host:port of /healthz, /readyz and /metrics; empty: none",
     ...listenKind({ optional: true }),
+  },
+  metricsTokens: {
+    default: [],
+    defaultText: "none: /metrics is open",
+    env: "CRAWL_METRICS_TOKEN",
+    flag: "--metrics-token",
+    description: "Bearer token(s) /metrics requires, comma-separated (two during a rotation); /healthz and /readyz stay open",
+    ...tokenListKind(),
   },
   partitions: {
     default: 64,

@@ -229,6 +229,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       failures: uint32(view.failures),
       note: view.note,
       trap: view.trap,
+      addressRefusal: view.addressRefusal,
     };
   }
 

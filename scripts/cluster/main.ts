@@ -130,6 +130,8 @@ async function up(o: UpOptions): Promise<number> {
     "--default-region",
     regions[0]!,
     ...(o.regionRules ? ["--region-rules", o.regionRules] : []),
+    // Every role applies the address policy (seeds, admission, fetch), so every role gets the switch.
+    ...(o.allowPrivate ? ["--allow-private-addresses"] : []),
   ];
   const grpcPort = await freePort();
   const httpPort = await freePort();
@@ -168,7 +170,6 @@ async function up(o: UpOptions): Promise<number> {
       warc,
       ...common,
       ...(o.proxy ? ["--proxy", o.proxy] : []),
-      ...(o.allowPrivate ? ["--allow-private-addresses"] : []),
     ];
     if (i === 0 && hasDeno) {
       children.start(`fetch-${i + 1}`, "deno", [
