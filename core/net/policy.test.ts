@@ -111,6 +111,12 @@ describe("address policy: settings", () => {
     expect(describeRefusal(strict.checkHost("nohost")!)).toMatch(/single-label/);
     expect(describeRefusal(strict.checkHost("metadata.google.internal")!)).toMatch(/metadata service/);
     expect(describeRefusal(strict.checkHost("")!)).toBe("no host name");
+    expect(describeRefusal(strict.checkHost("[::ffff:169.254.169.254]")!)).toBe(
+      "::ffff:a9fe:a9fe (carrying 169.254.169.254) is a metadata address",
+    );
+    expect(describeRefusal(strict.checkAddress("::ffff:127.0.0.2", "mapped.example")!)).toBe(
+      "mapped.example (::ffff:7f00:2, carrying 127.0.0.2) is a loopback address",
+    );
   });
 });
 

@@ -19,9 +19,9 @@
  * from a cloud host leaks its credentials. Only an explicit --allow-addresses range lets one through.
  */
 import { cidrContains, parseCidr, type Cidr } from "./cidr.ts";
-import { formatIp, parseIp, type Ip } from "./ip.ts";
+import { formatIp, formatIpv4, parseIp, type Ip } from "./ip.ts";
 import { classifyName, hostNameOf, isUnder, parseHostSuffix } from "./names.ts";
-import { classifyIp, type AddressRange } from "./ranges.ts";
+import { classifyIp, embeddedIpv4, type AddressRange } from "./ranges.ts";
 
 /** Why a host or address is refused; also the suffix of its counter (`admission.refused.loopback`). */
 export type RefusalReason = AddressRange | "empty-host" | "localhost" | "local-name" | "single-label" | "denied-address" | "denied-host";
@@ -34,6 +34,8 @@ export interface Refusal {
   readonly address?: string;
   /** The configured range or host entry that matched, for `denied-*`. */
   readonly rule?: string;
+  /** The IPv4 address an IPv6 `address` carries (`::ffff:a9fe:a9fe` carries 169.254.169.254). */
+  readonly carried?: string;
 }
 
 /** The policy's settings, as the crawl policy table holds them (core/config). */
@@ -113,12 +115,15 @@ export class AddressPolicy {
 
   #judgeIp(ip: Ip, host: string): Refusal | undefined {
     const address = formatIp(ip.family === 6 ? { family: 6, groups: ip.groups } : ip);
-    for (const cidr of this.#deny) if (cidrContains(cidr, ip)) return { reason: "denied-address", host, address, rule: cidr.text };
+    const v4 = ip.family === 6 ? embeddedIpv4(ip) : undefined;
+    const carried = v4 === undefined ? {} : { carried: formatIpv4(v4) };
+    for (const cidr of this.#deny)
+      if (cidrContains(cidr, ip)) return { reason: "denied-address", host, address, rule: cidr.text, ...carried };
     for (const cidr of this.#allow) if (cidrContains(cidr, ip)) return undefined;
     const range = classifyIp(ip);
     if (range === undefined) return undefined;
     if (this.#allowPrivate && range !== "metadata") return undefined;
-    return { reason: range, host, address };
+    return { reason: range, host, address, ...carried };
   }
 }
 
@@ -146,5 +151,8 @@ export function describeRefusal(r: Refusal): string {
 
 function subject(r: Refusal): string {
   if (r.address === undefined) return r.host;
-  return r.address === r.host ? r.address : `${r.host} (${r.address})`;
+  const notes: string[] = [];
+  if (r.address !== r.host) notes.push(r.address);
+  if (r.carried !== undefined) notes.push(`carrying ${r.carried}`);
+  return notes.length === 0 ? r.host : `${r.host} (${notes.join(", ")})`;
 }

@@ -12,6 +12,7 @@ import type { FetchTask } from "../../core/model/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
 import { FetchWorker, HttpFetcher, type LookupFn } from "../../engine/fetch/index.ts";
+import { locationOf } from "../support/hostile-sites.ts";
 import { hostileLookup, hostileUrls, INTERNAL_ADDRESS, type HostileUrl } from "../support/hostile-urls.ts";
 import { startTestWeb, type HostBehaviour, type TestWeb } from "../testweb/index.ts";
 
@@ -32,8 +33,7 @@ function publicSite(): HostBehaviour {
         return void res.end();
       }
       if (go) {
-        // A header carries bytes, not text: non-ASCII goes percent-encoded, which the URL parser decodes in a host.
-        res.writeHead(302, { location: hostile[Number(go[1])]!.url.replace(/[^\x20-\x7e]/g, encodeURIComponent) });
+        res.writeHead(302, { location: locationOf(hostile[Number(go[1])]!.url) });
         return void res.end();
       }
       res.writeHead(200, { "content-type": "text/html" });

@@ -8,51 +8,12 @@
  * that resolve inside need a resolver the test controls, so they are left to tests/hostile/fetcher.test.ts.
  */
 import { describe, expect, test } from "bun:test";
+import { linkingSite, robotsInside } from "../../support/hostile-sites.ts";
 import { hostileUrls, INTERNAL_ADDRESS, type HostileUrl } from "../../support/hostile-urls.ts";
-import type { HostBehaviour, TestWeb } from "../../testweb/index.ts";
+import type { TestWeb } from "../../testweb/index.ts";
 import { interrupt, missing, useHarness, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
-
-/** Links to every hostile URL and to `/go/N`, which redirects to hostile URL N. */
-function linkingSite(hostile: readonly HostileUrl[]): HostBehaviour {
-  return {
-    description: "a public site whose links and redirects point inside",
-    robots: { kind: "rules", text: "User-agent: *\nAllow: /\n" },
-    serve(_req, res, ctx) {
-      const go = /^\/go\/(\d+)$/.exec(ctx.path);
-      if (go && hostile[Number(go[1])]) {
-        res.writeHead(302, { location: hostile[Number(go[1])]!.url.replace(/[^\x20-\x7e]/g, encodeURIComponent) });
-        return void res.end();
-      }
-      if (ctx.path !== "/") {
-        res.writeHead(404);
-        return void res.end();
-      }
-      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
-      res.end(
-        `<!doctype html><title>links</title>${hostile.map((u, i) => `<a href="${u.url}">${i}</a> <a href="/go/${i}">go ${i}</a>`).join("\n")}`,
-      );
-    },
-  };
-}
-
-/** A host whose robots.txt redirects into the internal network; its pages must never be fetched. */
-function robotsInside(internal: TestWeb): HostBehaviour {
-  return {
-    description: "robots.txt redirects to the internal network",
-    robots: { kind: "allow-all", why: "never readable" },
-    servesRobots: true,
-    serve(_req, res, ctx) {
-      if (ctx.path === "/robots.txt") {
-        res.writeHead(301, { location: `http://${INTERNAL_ADDRESS}:${internal.port}/robots.txt` });
-        return void res.end();
-      }
-      res.writeHead(200, { "content-type": "text/html" });
-      res.end("<!doctype html><title>must not be fetched</title>");
-    },
-  };
-}
 
 interface Setup {
   webs: TestWeb[];
@@ -70,7 +31,7 @@ const modes: Array<{ name: string; setup: (internal: TestWeb, hostile: HostileUr
     async setup(internal, hostile) {
       const web = await h.web({
         hosts: 0,
-        extraHosts: { "public.test": linkingSite(hostile), "robots-inside.test": robotsInside(internal) },
+        extraHosts: { "public.test": linkingSite(hostile), "robots-inside.test": robotsInside(internal.port) },
       });
       return {
         webs: [web],
@@ -85,7 +46,7 @@ const modes: Array<{ name: string; setup: (internal: TestWeb, hostile: HostileUr
     name: "directly, 127.0.0.1 allowed as the public address",
     async setup(internal, hostile) {
       const linking = await h.web({ hosts: 0, extraHosts: { "127.0.0.1": linkingSite(hostile) } });
-      const robots = await h.web({ hosts: 0, extraHosts: { "127.0.0.1": robotsInside(internal) } });
+      const robots = await h.web({ hosts: 0, extraHosts: { "127.0.0.1": robotsInside(internal.port) } });
       return {
         webs: [linking, robots],
         seeds: { linking: `http://127.0.0.1:${linking.port}/`, robots: `http://127.0.0.1:${robots.port}/` },
