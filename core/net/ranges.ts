@@ -97,13 +97,14 @@ function classifyIpv6(ip: Ipv6): AddressRange | undefined {
 /**
  * The IPv4 address an IPv6 address carries and reaches: IPv4-mapped `::ffff:a.b.c.d`, IPv4-compatible
  * `::a.b.c.d` (deprecated, still routed by some stacks), SIIT `::ffff:0:a.b.c.d`, NAT64 `64:ff9b::a.b.c.d`
- * and 6to4 `2002:AABB:CCDD::`; undefined for any other address.
+ * and 6to4 `2002:AABB:CCDD::`; undefined for any other address (`::` and `::1` are IPv6's own, not IPv4-compatible).
  */
 export function embeddedIpv4(ip: Ipv6): number | undefined {
   const [g0 = 0, g1 = 0, g2 = 0, g3 = 0, g4 = 0, g5 = 0, g6 = 0, g7 = 0] = ip.groups;
   const low = (g6 * 0x10000 + g7) >>> 0;
   const upperZero = g0 === 0 && g1 === 0 && g2 === 0 && g3 === 0;
-  if (upperZero && g4 === 0 && (g5 === 0 || g5 === 0xffff)) return low;
+  if (upperZero && g4 === 0 && g5 === 0) return low > 1 ? low : undefined;
+  if (upperZero && g4 === 0 && g5 === 0xffff) return low;
   if (upperZero && g4 === 0xffff && g5 === 0) return low;
   if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) return low;
   if (g0 === 0x2002) return (g1 * 0x10000 + g2) >>> 0;
