@@ -36,6 +36,9 @@ export function parseIp(text: string): Ip | undefined {
 
 /** The IPv4 notations of `inet_aton` and WHATWG; undefined when `text` is not one of them. */
 export function parseIpv4(text: string): Ipv4 | undefined {
+  // Most hosts are names: one whose last label is not a number (`example.com`) is not an address, which
+  // is cheap to see before splitting (WHATWG's "ends in a number" test).
+  if (!endsInNumber(text)) return undefined;
   const parts = text.split(".");
   if (parts.length > 1 && parts[parts.length - 1] === "") parts.pop(); // one trailing dot: `127.0.0.1.`
   if (parts.length === 0 || parts.length > 4) return undefined;
@@ -53,6 +56,27 @@ export function parseIpv4(text: string): Ipv4 | undefined {
   for (const n of numbers) value = value * 256 + n;
   value = value * 256 ** (4 - numbers.length) + last;
   return { family: 4, value: value >>> 0 };
+}
+
+/** Whether the last label (one trailing dot ignored) is all decimal digits, or `0x` and hex digits. */
+function endsInNumber(text: string): boolean {
+  let end = text.length;
+  if (end > 1 && text.charCodeAt(end - 1) === 0x2e) end--;
+  const start = text.lastIndexOf(".", end - 1) + 1;
+  if (start >= end) return false;
+  let hex = false;
+  let i = start;
+  if (end - start >= 2 && text.charCodeAt(start) === 0x30 && (text.charCodeAt(start + 1) | 0x20) === 0x78) {
+    hex = true;
+    i += 2;
+  }
+  for (; i < end; i++) {
+    const c = text.charCodeAt(i);
+    const digit = c >= 0x30 && c <= 0x39;
+    const hexLetter = hex && (c | 0x20) >= 0x61 && (c | 0x20) <= 0x66;
+    if (!digit && !hexLetter) return false;
+  }
+  return true;
 }
 
 /** One IPv4 part: `0x..` hex (`0x` alone is 0), `0..` octal, else decimal. */

@@ -59,12 +59,16 @@ export interface AddressPolicySettings {
 }
 
 const KINDS_LIFTED_BY_ALLOW_PRIVATE = new Set<RefusalReason>(["localhost", "local-name", "single-label"]);
+/** Host verdicts remembered: links repeat their hosts, and admission judges every link. */
+const CACHE_SIZE = 4096;
 
 export class AddressPolicy {
   readonly #allowPrivate: boolean;
   readonly #allow: readonly Cidr[];
   readonly #deny: readonly Cidr[];
   readonly #denyHosts: readonly string[];
+  /** Recent verdicts by host key (null: allowed); cleared when full, so it stays bounded. */
+  readonly #verdicts = new Map<string, Refusal | null>();
 
   /** Throws an Error naming the first range or host entry that cannot be read. */
   constructor(rules: Partial<AddressRules> = {}) {
@@ -93,6 +97,15 @@ export class AddressPolicy {
    * A name that passes may still resolve to a refused address; `checkAddress` judges that at connect time.
    */
   checkHost(hostOrKey: string): Refusal | undefined {
+    const known = this.#verdicts.get(hostOrKey);
+    if (known !== undefined) return known ?? undefined;
+    const verdict = this.#judgeHost(hostOrKey);
+    if (this.#verdicts.size >= CACHE_SIZE) this.#verdicts.clear();
+    this.#verdicts.set(hostOrKey, verdict ?? null);
+    return verdict;
+  }
+
+  #judgeHost(hostOrKey: string): Refusal | undefined {
     const host = hostNameOf(hostOrKey);
     if (host === "") return { reason: "empty-host", host };
     const ip = parseIp(host);
