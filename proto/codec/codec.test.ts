@@ -188,6 +188,7 @@ test("codec - a failed result must name a known error kind, a skipped one a skip
     pb.FetchResult.fromPartial({
       taskId: "x",
       kind: pb.ResultKind.RESULT_KIND_SKIPPED,
+      taskKind: pb.TaskKind.TASK_KIND_PAGE,
       error: "blocked-address",
       refusal: "x".repeat(500),
     }),
