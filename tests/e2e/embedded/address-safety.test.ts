@@ -35,7 +35,8 @@ describe("crawl: address safety", () => {
   test("a seed on a loopback address is refused without --allow-private-addresses, and nothing is sent to it", async () => {
     const { web, seed } = await loopbackWeb();
     const out = h.tempDir();
-    const run = h.crawl([seed, "--out", out, "--min-gap", "100ms", "--max-duration", "30s"], { out });
+    // Text log lines, as a person at a terminal reads them (the kit's default on a pipe is JSON).
+    const run = h.crawl([seed, "--out", out, "--min-gap", "100ms", "--max-duration", "30s", "--log-format", "text"], { out });
     const exit = await run.waitExit(15_000);
     // The only seed was refused at admission: nothing to crawl, a usage error, and the reason on stderr.
     expect(exit.code).toBe(2);
