@@ -2,9 +2,9 @@
  * The `crawl` command line in one table, like every other process's: its own settings (seeds, output
  * directory, limits, proxy, threads) with their defaults, `CRAWL_*` env vars and flags, plus the WARC
  * rolling and upload rows the fetch node reads too (engine/fetch's WARC_ROLL_SETTINGS, adapters/s3's
- * S3_UPLOAD_SETTINGS), plus every policy knob of core/config (address safety included); the seed URLs are the arguments
- * that are not flags. `--out` is required. Bad input is one CrawlConfigError naming every problem (fatal:
- * nothing is started, exit 2).
+ * S3_UPLOAD_SETTINGS), plus every policy knob of core/config (address safety included); the seed URLs
+ * are the arguments that are not flags. `--out` is required. Bad input is one CrawlConfigError naming
+ * every problem (fatal: nothing is started, exit 2).
  */
 import {
   ConfigError,
