@@ -8,6 +8,7 @@
  *
  *   bun bench/http.bench.ts [--seconds 4]
  */
+import { AddressPolicy } from "../core/net/index.ts";
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { gzipSync } from "node:zlib";
@@ -60,7 +61,7 @@ async function run(port: number, scenario: Scenario, seconds: number): Promise<n
     connectTimeoutMs: 5000,
     responseTimeoutMs: 20_000,
     maxBodyBytes: 5 * 1024 * 1024,
-    allowPrivateAddresses: true,
+    addressPolicy: new AddressPolicy({ allowPrivate: true }),
     maxConnectionsPerOrigin: scenario.perOrigin,
     lookup: async () => [{ address: "127.0.0.1", family: 4 }],
   });

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Hono } from "hono";
 import { partitionOf } from "../core/ring/index.ts";
+import { serveHono } from "../adapters/http/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
 import { adminApp } from "./admin-api.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { harness, hostInfo, nodeRecord, P, stubFrontier, type Harness, type StubFrontier } from "./test-support.ts";
@@ -20,7 +22,7 @@ let frontier: StubFrontier | undefined;
 
 beforeEach(async () => {
   h = await harness();
-  app = adminApp(h.services, { token: TOKEN, maxSeedsPerRequest: 100 });
+  app = adminApp(h.services, { tokens: new TokenSet([TOKEN]), maxSeedsPerRequest: 100 });
 });
 
 afterEach(async () => {
@@ -50,7 +52,7 @@ describe("admin API", () => {
   });
 
   test("admin - every other route needs the bearer token, with WWW-Authenticate on a 401", async () => {
-    for (const path of ["/metrics", "/v1/ring", "/v1/nodes", "/v1/stats", "/v1/openapi.json"]) {
+    for (const path of ["/v1/ring", "/v1/nodes", "/v1/stats", "/v1/openapi.json"]) {
       const missing = await app.request(path);
       expect(missing.status).toBe(401);
       expect(missing.headers.get("www-authenticate")).toBe('Bearer realm="crawler"');
@@ -59,6 +61,30 @@ describe("admin API", () => {
       expect(wrong.headers.get("www-authenticate")).toContain('error="invalid_token"');
     }
     expect((await post("/v1/seeds", JSON.stringify({ urls: ["http://a.com/"] }), { "content-type": "application/json" })).status).toBe(401);
+  });
+
+  test("admin - two admin tokens are valid at once, so the token can be rotated without an outage", async () => {
+    const next = "admin-token-for-tests-0002";
+    const rotating = adminApp(h.services, { tokens: new TokenSet([next, TOKEN]), maxSeedsPerRequest: 100 });
+    for (const token of [TOKEN, next])
+      expect((await rotating.request("/v1/stats", { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await rotating.request("/v1/stats", { headers: { authorization: "Bearer admin-token-for-tests-0003" } })).status).toBe(401);
+  });
+
+  test("admin - /metrics is open by default; with a metrics token it needs that token and refuses the admin token", async () => {
+    expect((await app.request("/metrics")).status).toBe(200);
+    const scraper = "metrics-token-for-tests-01";
+    const guarded = adminApp(h.services, {
+      tokens: new TokenSet([TOKEN]),
+      metricsTokens: new TokenSet([scraper]),
+      maxSeedsPerRequest: 100,
+    });
+    expect((await guarded.request("/metrics")).status).toBe(401);
+    expect((await guarded.request("/metrics", { headers: auth })).status).toBe(401);
+    expect((await guarded.request("/metrics", { headers: { authorization: `Bearer ${scraper}` } })).status).toBe(200);
+    expect((await guarded.request("/healthz")).status).toBe(200);
+    // The metrics token opens nothing else.
+    expect((await guarded.request("/v1/stats", { headers: { authorization: `Bearer ${scraper}` } })).status).toBe(401);
   });
 
   test("admin - GET /v1/ring is 503 before the first ring and the ring with its revision after", async () => {
@@ -106,9 +132,15 @@ describe("admin API", () => {
       got.push(...d.data.map((u) => u.url));
       await d.ack();
     });
-    const res = await post("/v1/seeds", JSON.stringify({ urls: ["https://Example.com/x", "mailto:a@b.c"] }));
+    const res = await post("/v1/seeds", JSON.stringify({ urls: ["https://Example.com/x", "mailto:a@b.c", "http://0x7f000001/"] }));
     expect(res.status).toBe(200);
-    expect(await json(res)).toEqual({ accepted: 1, rejected: [{ url: "mailto:a@b.c", reason: "unsupported-scheme: mailto" }] });
+    expect(await json(res)).toEqual({
+      accepted: 1,
+      rejected: [
+        { url: "mailto:a@b.c", reason: "unsupported-scheme: mailto" },
+        { url: "http://0x7f000001/", reason: "refused-address: loopback: 127.0.0.1 is a loopback address" },
+      ],
+    });
     for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     expect(got).toEqual(["https://example.com/x"]);
   });
@@ -186,6 +218,33 @@ describe("admin API", () => {
     expect((await json(res)).error.message).toContain("is dead");
   });
 
+  test("admin - host names longer than 253 characters are a 400 that does not echo them", async () => {
+    const long = "a".repeat(5_000);
+    for (const res of [
+      await get(`/v1/hosts/${long}`),
+      await post(`/v1/hosts/${long}.com/pause`),
+      await get(`/v1/hosts/${"a.".repeat(127)}com`),
+    ]) {
+      expect(res.status).toBe(400);
+      const text = await res.text();
+      expect(JSON.parse(text).error).toMatchObject({
+        code: "invalid_argument",
+        message: expect.stringContaining("longer than 253 characters"),
+      });
+      expect(text.length).toBeLessThan(300);
+    }
+  });
+
+  test("admin - explain of something that is not a URL is a 400; of a URL too long to parse, too", async () => {
+    for (const input of ["garbage", "http://", "http://1.2.3.999/", `http://a.com/${"x".repeat(9_000)}`]) {
+      const res = await get(`/v1/urls/explain?url=${encodeURIComponent(input)}`);
+      expect({ input: input.slice(0, 20), status: res.status }).toEqual({ input: input.slice(0, 20), status: 400 });
+      const text = await res.text();
+      expect(JSON.parse(text).error.code).toBe("invalid_argument");
+      expect(text.length).toBeLessThan(300);
+    }
+  });
+
   test("admin - GET /v1/urls/explain explains a rejected URL without any frontier node", async () => {
     const res = await get(`/v1/urls/explain?url=${encodeURIComponent("javascript:alert(1)")}`);
     expect(res.status).toBe(200);
@@ -212,10 +271,48 @@ describe("admin API", () => {
     });
   });
 
-  test("admin - an unknown route is a JSON 404", async () => {
+  test("admin - an unknown route is a JSON 404 that quotes at most a short prefix of the path", async () => {
     const res = await get("/v1/nope");
     expect(res.status).toBe(404);
-    expect((await json(res)).error.code).toBe("not_found");
+    expect((await json(res)).error).toEqual({ code: "not_found", message: "no route GET /v1/nope" });
+    const long = await get(`/v1/${"z".repeat(5_000)}`);
+    expect(long.status).toBe(404);
+    expect((await long.text()).length).toBeLessThan(300);
+  });
+
+  test("admin - a known route with the wrong method is a JSON 405 with Allow", async () => {
+    const wrong = await get("/v1/seeds");
+    expect(wrong.status).toBe(405);
+    expect(wrong.headers.get("allow")).toBe("POST");
+    expect((await json(wrong)).error.code).toBe("method_not_allowed");
+    const del = await app.request("/v1/ring", { method: "DELETE", headers: auth });
+    expect(del.status).toBe(405);
+    expect(del.headers.get("allow")).toBe("GET");
+    expect((await app.request("/v1/hosts/example.com/pause", { headers: auth })).status).toBe(405);
+    // Authentication still comes first.
+    expect((await app.request("/v1/seeds")).status).toBe(401);
+  });
+
+  test("admin - over a real socket: a wrong token with a 10 MB body is 401, the right one is a JSON 413", async () => {
+    const server = await serveHono(app, { port: 0, maxBodyBytes: 1024 * 1024 });
+    try {
+      const big = new Uint8Array(10 * 1024 * 1024).fill(0x20);
+      const wrong = await fetch(`${server.url}/v1/seeds`, {
+        method: "POST",
+        body: big,
+        headers: { authorization: "Bearer wrong-token-xxxxxxxxxxxx", "content-type": "application/json" },
+      });
+      expect(wrong.status).toBe(401);
+      expect((await json(wrong)).error.code).toBe("unauthenticated");
+      const right = await fetch(`${server.url}/v1/seeds`, { method: "POST", body: big, headers: jsonHeaders });
+      expect(right.status).toBe(413);
+      expect((await json(right)).error).toMatchObject({ code: "payload_too_large", message: expect.stringContaining("1048576 bytes") });
+      const malformed = await fetch(`${server.url}/v1/seeds`, { method: "POST", body: "{", headers: jsonHeaders });
+      expect(malformed.status).toBe(400);
+      expect((await json(malformed)).error.code).toBe("invalid_argument");
+    } finally {
+      await server.close();
+    }
   });
 
   test("admin - the OpenAPI document describes every route of the app, and nothing else", async () => {

@@ -1,10 +1,16 @@
 /**
  * The admin HTTP API (Hono) for other services: `/healthz`, `/readyz`, `/metrics` (the health app of
  * adapters/http over the cluster totals) and the `/v1/` routes below, JSON in and out, described by the
- * OpenAPI document beside it (admin-openapi.ts) at `/v1/openapi.json`. Every route but /healthz and /readyz
- * needs `Authorization: Bearer <token>` (401 with WWW-Authenticate otherwise). Handlers throw the project's
- * errors; `onError` is the one place they become HTTP statuses (400 bad input, 401, 404 nobody owns the
- * host, 409 wrong state, 503 owner or bus unreachable, 500 for anything else, with a generic message).
+ * OpenAPI document beside it (admin-openapi.ts) at `/v1/openapi.json`.
+ *
+ * Authentication comes first: every route but the health app's needs `Authorization: Bearer <token>` with
+ * one of the admin tokens (401 with WWW-Authenticate otherwise), checked before anything reads the body
+ * (serveHono reads it only when a handler asks), so a wrong token with a 10 MB body gets 401, not 413.
+ * `/healthz` and `/readyz` are open; `/metrics` follows the health app's rule (open, or its own metrics
+ * token). Every error is `{"error": {"code", "message"}}` with a stable code, mapped in one place
+ * (`errorResponse`): 400 `invalid_argument`, 401 `unauthenticated`, 404 `not_found` (unknown route too),
+ * 405 `method_not_allowed` (with Allow), 409 `failed_precondition`, 413 `payload_too_large`, 503
+ * `unavailable`, 500 `internal` (a generic message). Messages quote at most a short prefix of any input.
  *
  *   GET  /v1/ring                 the ring and its revision
  *   GET  /v1/nodes                every node with its state
@@ -17,7 +23,8 @@
  */
 import { errorFields } from "../kit/log/index.ts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { healthApp } from "../adapters/http/index.ts";
+import { BodyTooLargeError, healthApp } from "../adapters/http/index.ts";
+import { bearerToken, type TokenSet } from "../core/auth/index.ts";
 import {
   FailedPreconditionError,
   InvalidArgumentError,
@@ -26,30 +33,50 @@ import {
   UnavailableError,
 } from "../core/errors/index.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
-import { tokenMatches } from "./auth.ts";
 import type { CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
-import { parseJsonBody, requiredQuery, seedsRequest } from "./validate.ts";
+import { clip, parseJsonBody, requiredQuery, seedsRequest } from "./validate.ts";
 
 export interface AdminApiOptions {
-  token: string;
+  /** Accepted admin tokens: every one valid (two during a rotation). */
+  tokens: TokenSet;
+  /** Tokens /metrics accepts; absent or empty: /metrics is open. */
+  metricsTokens?: TokenSet;
   maxSeedsPerRequest: number;
 }
 
-const PUBLIC_PATHS = new Set(["/healthz", "/readyz"]);
+/** Paths the health app answers under its own rule. */
+const HEALTH_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 const REALM = "crawler";
+
+/** Every route and its methods, for the 405 answers (the OpenAPI document lists the same). */
+const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
+  ["/healthz", "GET"],
+  ["/readyz", "GET"],
+  ["/metrics", "GET"],
+  ["/v1/openapi.json", "GET"],
+  ["/v1/ring", "GET"],
+  ["/v1/nodes", "GET"],
+  ["/v1/stats", "GET"],
+  ["/v1/seeds", "POST"],
+  ["/v1/hosts/:host", "GET"],
+  ["/v1/hosts/:host/pause", "POST"],
+  ["/v1/hosts/:host/resume", "POST"],
+  ["/v1/urls/explain", "GET"],
+];
 
 export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): Hono {
   const app = new Hono();
   app.onError((error, c) => errorResponse(c, error, services));
-  app.notFound((c) => c.json({ error: { code: "not_found", message: `no route ${c.req.method} ${c.req.path}` } }, 404));
-  app.use("*", bearerAuth(opts.token));
+  app.notFound((c) => sendError(c, 404, "not_found", `no route ${clip(c.req.method, 16)} ${clip(c.req.path)}`));
+  app.use("*", bearerAuth(opts.tokens));
 
   app.route(
     "/",
     healthApp({
       ready: services.ready,
       metrics: async () => clusterMetrics(await services.stats.read()),
+      metricsTokens: opts.metricsTokens,
     }),
   );
 
@@ -86,39 +113,51 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
     return c.json({ explanation: plain(await services.routing.explainUrl(url)) });
   });
 
+  // Registered last, so they answer only a method no route above took.
+  for (const [path, methods] of ROUTES) {
+    app.all(path, (c) => {
+      c.header("Allow", methods);
+      return sendError(c, 405, "method_not_allowed", `${clip(c.req.method, 16)} is not allowed on ${path}; use ${methods}`);
+    });
+  }
   return app;
 }
 
-/** Bearer-token check on every path except the health probes. */
-function bearerAuth(token: string): MiddlewareHandler {
+/** Bearer-token check before anything else, on every path except the health app's (it has its own rule). */
+function bearerAuth(tokens: TokenSet): MiddlewareHandler {
   return async function requireBearerToken(c, next) {
-    if (PUBLIC_PATHS.has(c.req.path)) return next();
-    const header = c.req.header("authorization") ?? "";
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) {
+    if (HEALTH_PATHS.has(c.req.path)) return next();
+    const given = bearerToken(c.req.header("authorization"));
+    if (given === undefined) {
       c.header("WWW-Authenticate", `Bearer realm="${REALM}"`);
-      return c.json({ error: { code: "unauthenticated", message: "missing bearer token: send Authorization: Bearer <token>" } }, 401);
+      return sendError(c, 401, "unauthenticated", "missing bearer token: send Authorization: Bearer <token>");
     }
-    if (!tokenMatches(match[1]!, token)) {
+    if (!tokens.matches(given)) {
       c.header("WWW-Authenticate", `Bearer realm="${REALM}", error="invalid_token"`);
-      return c.json({ error: { code: "unauthenticated", message: "invalid bearer token" } }, 401);
+      return sendError(c, 401, "unauthenticated", "invalid bearer token");
     }
     return next();
   };
 }
 
+type ErrorStatus = 400 | 401 | 404 | 405 | 409 | 413 | 500 | 503;
+
+function sendError(c: Context, status: ErrorStatus, code: string, message: string): Response {
+  return c.json({ error: { code, message } }, status);
+}
+
 function errorResponse(c: Context, error: unknown, services: CoordinatorServices): Response {
-  const send = (status: 400 | 401 | 404 | 409 | 503, code: string, message: string) => c.json({ error: { code, message } }, status);
-  if (error instanceof InvalidArgumentError) return send(400, "invalid_argument", error.message);
+  if (error instanceof InvalidArgumentError) return sendError(c, 400, "invalid_argument", error.message);
   if (error instanceof UnauthenticatedError) {
     c.header("WWW-Authenticate", `Bearer realm="${REALM}"`);
-    return send(401, "unauthenticated", error.message);
+    return sendError(c, 401, "unauthenticated", error.message);
   }
-  if (error instanceof NotFoundError) return send(404, "not_found", error.message);
-  if (error instanceof FailedPreconditionError) return send(409, "failed_precondition", error.message);
-  if (error instanceof UnavailableError) return send(503, "unavailable", error.message);
-  services.log.error("internal error in an admin API call", errorFields(error, { method: c.req.method, path: c.req.path }));
-  return c.json({ error: { code: "internal", message: "internal error" } }, 500);
+  if (error instanceof NotFoundError) return sendError(c, 404, "not_found", error.message);
+  if (error instanceof FailedPreconditionError) return sendError(c, 409, "failed_precondition", error.message);
+  if (error instanceof BodyTooLargeError) return sendError(c, 413, "payload_too_large", `${error.message}; send fewer URLs per request`);
+  if (error instanceof UnavailableError) return sendError(c, 503, "unavailable", error.message);
+  services.log.error("internal error in an admin API call", errorFields(error, { method: c.req.method, path: clip(c.req.path) }));
+  return sendError(c, 500, "internal", "internal error");
 }
 
 /** The coordinator's /metrics: cluster totals, named crawler_cluster_* so they never mix with per-node series. */

@@ -6,14 +6,16 @@
 
 const error = { $ref: "#/components/responses/Error" };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
+const tooLarge = { $ref: "#/components/responses/PayloadTooLarge" };
 const json = (schema: object) => ({ "application/json": { schema } });
 const ok = (description: string, schema: object) => ({ description, content: json(schema) });
 const hostParam = {
   name: "host",
   in: "path",
   required: true,
-  description: "Host key: the host name, with the port when it is not the scheme's default (example.com, example.com:8080)",
-  schema: { type: "string" },
+  description:
+    "Host key: the host name (at most 253 characters), with the port when it is not the scheme's default (example.com, example.com:8080); a longer one is a 400",
+  schema: { type: "string", maxLength: 259 },
 };
 /** What the three host routes answer: the host as the frontier node holding it sees it. */
 const hostResponses = {
@@ -34,8 +36,12 @@ export const ADMIN_OPENAPI = {
   info: {
     title: "Crawler coordinator admin API",
     version: "1.0.0",
-    description:
-      'Cluster state, totals, seeds and host control of the crawler. JSON in and out. Every route except /healthz and /readyz needs `Authorization: Bearer <token>`. Errors are `{"error": {"code", "message"}}`.',
+    description: [
+      "Cluster state, totals, seeds and host control of the crawler. JSON in and out.",
+      "Every route except /healthz, /readyz and /metrics needs `Authorization: Bearer <token>` with one of the admin tokens (--admin-token, comma-separated: two are valid at once during a rotation); the token is checked before the request body is read.",
+      "/healthz and /readyz are always open; /metrics is open unless the coordinator has a metrics token (--metrics-token), which it then requires (the admin token is not accepted there).",
+      'Every error is `{"error": {"code", "message"}}` with a stable code: invalid_argument (400), unauthenticated (401), not_found (404, unknown routes too), method_not_allowed (405, with Allow), failed_precondition (409), payload_too_large (413), unavailable (503), internal (500). Messages quote at most a short prefix of any input.',
+    ].join(" "),
   },
   security: [{ bearerAuth: [] }],
   paths: {
@@ -58,7 +64,8 @@ export const ADMIN_OPENAPI = {
     },
     "/metrics": {
       get: {
-        summary: "Cluster totals as Prometheus text (metrics named crawler_cluster_*)",
+        summary: "Cluster totals as Prometheus text (metrics named crawler_cluster_*); needs the metrics token only when one is configured",
+        security: [{}, { metricsToken: [] }],
         responses: {
           "200": { description: "Prometheus text format 0.0.4", content: { "text/plain": { schema: str } } },
           "401": unauthorized,
@@ -96,11 +103,14 @@ export const ADMIN_OPENAPI = {
     "/v1/seeds": {
       post: {
         summary: "Add seed URLs; each is normalized and published to its partition",
+        description:
+          "A URL that does not normalize, or whose host the address policy refuses (an internal address in any notation, localhost, a local or single-label name), is rejected with the reason (`refused-address: loopback: ...`) and never published.",
         requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsRequest" }) },
         responses: {
           "200": ok("What was accepted and what was rejected, with reasons", { $ref: "#/components/schemas/SeedsResponse" }),
           "400": error,
           "401": unauthorized,
+          "413": tooLarge,
           "503": error,
         },
       },
@@ -116,8 +126,10 @@ export const ADMIN_OPENAPI = {
     },
     "/v1/urls/explain": {
       get: {
-        summary: "Explain a URL: normalized form, partition, region, owner, seen, robots, state",
-        parameters: [{ name: "url", in: "query", required: true, schema: str }],
+        summary: "Explain a URL: normalized form, partition, region, owner, seen, robots, state, address refusal",
+        description:
+          "Input that is not an absolute URL at all is a 400; a URL the crawler would never crawl (another scheme) is explained with rejectedReason; a URL whose host the address policy refuses is explained with addressRefusal.",
+        parameters: [{ name: "url", in: "query", required: true, schema: { type: "string", maxLength: 8192 } }],
         responses: {
           "200": ok("The explanation", { type: "object", properties: { explanation: { $ref: "#/components/schemas/UrlExplanation" } } }),
           "400": error,
@@ -128,9 +140,21 @@ export const ADMIN_OPENAPI = {
     },
   },
   components: {
-    securitySchemes: { bearerAuth: { type: "http", scheme: "bearer" } },
+    securitySchemes: {
+      bearerAuth: { type: "http", scheme: "bearer", description: "One of the admin tokens" },
+      metricsToken: { type: "http", scheme: "bearer", description: "One of the metrics tokens, when configured" },
+    },
     responses: {
       Error: { description: "The request failed; the message says why", content: json({ $ref: "#/components/schemas/Error" }) },
+      PayloadTooLarge: {
+        description: "The body is larger than the API accepts (8 MiB): send fewer URLs per request",
+        content: json({ $ref: "#/components/schemas/Error" }),
+      },
+      MethodNotAllowed: {
+        description: "The route exists with another method",
+        headers: { Allow: { schema: str } },
+        content: json({ $ref: "#/components/schemas/Error" }),
+      },
       Unauthorized: {
         description: "Missing or wrong bearer token",
         headers: { "WWW-Authenticate": { schema: str } },
@@ -141,7 +165,27 @@ export const ADMIN_OPENAPI = {
       Error: {
         type: "object",
         required: ["error"],
-        properties: { error: { type: "object", required: ["code", "message"], properties: { code: str, message: str } } },
+        properties: {
+          error: {
+            type: "object",
+            required: ["code", "message"],
+            properties: {
+              code: {
+                enum: [
+                  "invalid_argument",
+                  "unauthenticated",
+                  "not_found",
+                  "method_not_allowed",
+                  "failed_precondition",
+                  "payload_too_large",
+                  "unavailable",
+                  "internal",
+                ],
+              },
+              message: str,
+            },
+          },
+        },
       },
       Ring: {
         type: "object",
@@ -251,6 +295,7 @@ export const ADMIN_OPENAPI = {
           failures: int,
           note: str,
           trap: str,
+          addressRefusal: { type: "string", description: "Why the address policy refuses the URL's host; empty when it does not" },
         },
       },
     },

@@ -10,7 +10,8 @@ describe("coordinator config", () => {
     expect(config.nodeId).toMatch(/^coordinator-/);
     expect(rules).toEqual({ defaultRegion: "default", rules: [] });
     expect(tokenGenerated).toBe(true);
-    expect(config.adminToken).toBe("generated-token-0000");
+    expect(config.adminTokens).toEqual(["generated-token-0000"]);
+    expect(config.metricsTokens).toEqual([]);
   });
 
   test("config - a flag beats its env var, which beats the default", () => {
@@ -27,7 +28,7 @@ describe("coordinator config", () => {
     expect(config.partitions).toBe(32);
     expect(config.heartbeatIntervalMs).toBe(1_000);
     expect(config.natsUrls).toEqual(["nats://a:4222", "nats://b:4222"]);
-    expect(config.adminToken).toBe(TOKEN);
+    expect(config.adminTokens).toEqual([TOKEN]);
     expect(tokenGenerated).toBe(false);
   });
 
@@ -54,7 +55,28 @@ describe("coordinator config", () => {
 
   test("config - bad region rules and short tokens are refused", () => {
     expect(() => resolveCoordinatorConfig(["--region-rules", "EU=.de"], {})).toThrow(/regionRules/);
-    expect(() => resolveCoordinatorConfig(["--admin-token", "short"], {})).toThrow(/adminToken/);
+    expect(() => resolveCoordinatorConfig(["--admin-token", "short"], {})).toThrow(/adminTokens/);
+    expect(() => resolveCoordinatorConfig(["--admin-token", `${TOKEN},short`], {})).toThrow(/adminTokens/);
+    expect(() => resolveCoordinatorConfig(["--metrics-token", "short"], {})).toThrow(/metricsTokens/);
+  });
+
+  test("config - two admin tokens are valid at once (rotation), and a metrics token is its own setting", () => {
+    const next = "the-next-secret-token-5678";
+    const { config, tokenGenerated } = resolveCoordinatorConfig(["--admin-token", `${next},${TOKEN}`], {
+      CRAWL_METRICS_TOKEN: "scraper-token-0123456789",
+    });
+    expect(config.adminTokens).toEqual([next, TOKEN]);
+    expect(config.metricsTokens).toEqual(["scraper-token-0123456789"]);
+    expect(tokenGenerated).toBe(false);
+  });
+
+  test("config - the address rules of the crawl policy are read, to refuse seeds", () => {
+    const { policy } = resolveCoordinatorConfig(["--allow-private-addresses", "--deny-hosts", "corp.example.com"], {
+      CRAWL_ADMIN_TOKEN: TOKEN,
+      CRAWL_DENY_ADDRESSES: "203.0.113.0/24",
+    });
+    expect(policy).toMatchObject({ allowPrivateAddresses: true, denyHosts: ["corp.example.com"], denyAddresses: ["203.0.113.0/24"] });
+    expect(() => resolveCoordinatorConfig(["--deny-addresses", "nope"], { CRAWL_ADMIN_TOKEN: TOKEN })).toThrow(/denyAddresses/);
   });
 
   test("config - the usage lists every field with its flag and env var", () => {

@@ -4,7 +4,9 @@
  * value into one CoordinatorConfigError (fatal: the coordinator does not start), and checks the fields
  * against each other (the death timeout must outlast several heartbeats). The env vars share the `CRAWL_`
  * prefix with the other roles, so one environment can configure a whole local cluster (partitions, region
- * rules and NATS URL must be equal on every node).
+ * rules and NATS URL must be equal on every node). The coordinator also reads the crawl policy's address
+ * rules (core/config, `--allow-private-addresses`, `--deny-addresses`...), to refuse seeds no node would
+ * fetch; it takes every policy flag, like the other roles, so one set of flags serves the whole fleet.
  */
 import { hostname } from "node:os";
 import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../core/cluster/index.ts";
@@ -13,14 +15,17 @@ import {
   ConfigError,
   durationKind,
   integerKind,
+  POLICY_FIELDS,
   readConfig,
   stringKind,
   tableRows,
   usageText,
   type Env,
   type FieldSpecs,
+  type PolicyConfig,
 } from "../core/config/index.ts";
 import { checkPartitionCount } from "../core/ring/index.ts";
+import { tokenListKind } from "../core/auth/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
 import { newNodeId } from "../kit/node/index.ts";
 
@@ -36,8 +41,10 @@ export interface CoordinatorConfig {
   grpcListen: string;
   /** host:port of the admin HTTP API. */
   httpListen: string;
-  /** Bearer token of the admin HTTP API and the gRPC API; empty means generate one at start. */
-  adminToken: string;
+  /** Bearer tokens of the admin HTTP API and the gRPC API, all valid at once (rotation); none: one is generated at start. */
+  adminTokens: readonly string[];
+  /** Tokens /metrics accepts; none: /metrics is open like /healthz and /readyz. */
+  metricsTokens: readonly string[];
   heartbeatIntervalMs: number;
   deathTimeoutMs: number;
   leaseTtlMs: number;
@@ -106,14 +113,23 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     description: "host:port of the admin HTTP API (/healthz, /readyz, /metrics, /v1/...)",
     ...listenKind(),
   },
-  adminToken: {
-    default: "",
+  adminTokens: {
+    default: [],
+    defaultText: "one generated and printed at start",
     env: "CRAWL_ADMIN_TOKEN",
     flag: "--admin-token",
-    description: "Bearer token for the admin API and gRPC; when empty one is generated and printed at start",
-    ...stringKind("token", (v) =>
-      v === "" || /^[A-Za-z0-9._~+/-]{16,256}=*$/.test(v) ? undefined : "must be 16-256 characters of A-Z a-z 0-9 . _ ~ + / -",
-    ),
+    description:
+      "Bearer token(s) of the admin API and gRPC, comma-separated, each valid (rotate: give new,old; move the clients; drop old)",
+    ...tokenListKind(),
+  },
+  metricsTokens: {
+    default: [],
+    defaultText: "none: /metrics is open",
+    env: "CRAWL_METRICS_TOKEN",
+    flag: "--metrics-token",
+    description:
+      "Bearer token(s) /metrics requires, comma-separated; the admin token is not accepted there. /healthz and /readyz stay open",
+    ...tokenListKind(),
   },
   heartbeatIntervalMs: {
     default: 2 * SECOND,
@@ -161,6 +177,8 @@ export class CoordinatorConfigError extends ConfigError.titled("invalid coordina
 export interface ResolvedConfig {
   config: CoordinatorConfig;
   rules: RegionRules;
+  /** The crawl policy; the coordinator uses its address rules for seeds. */
+  policy: PolicyConfig;
   /** True when no token was configured and `config.adminToken` was generated. */
   tokenGenerated: boolean;
 }
@@ -170,9 +188,10 @@ export interface ResolvedConfig {
  * here. Throws CoordinatorConfigError listing every problem.
  */
 export function resolveCoordinatorConfig(argv: readonly string[], env: Env, generateToken: () => string = randomToken): ResolvedConfig {
-  const read = readConfig(argv, env, COORDINATOR_FIELDS);
-  const { problems } = read;
-  if (problems.length > 0) throw new CoordinatorConfigError(problems);
+  // Every policy flag is taken (one set of flags serves the whole fleet); only the address rules are used.
+  const read = readConfig(argv, env, COORDINATOR_FIELDS, { policy: true });
+  const { problems, policy } = read;
+  if (problems.length > 0 || !policy) throw new CoordinatorConfigError(problems);
   const config = read.values;
   if (config.deathTimeoutMs < 2 * config.heartbeatIntervalMs)
     problems.push("deathTimeoutMs: must be at least two heartbeat intervals, or a slow heartbeat kills a healthy node");
@@ -190,14 +209,15 @@ export function resolveCoordinatorConfig(argv: readonly string[], env: Env, gene
     problems.push(`regionRules: ${(error as Error).message}`);
   }
   if (problems.length > 0 || !rules) throw new CoordinatorConfigError(problems);
-  const tokenGenerated = config.adminToken === "";
+  const tokenGenerated = config.adminTokens.length === 0;
   return {
     config: {
       ...config,
       nodeId: config.nodeId || newNodeId("coordinator", { host: hostname() }),
-      adminToken: tokenGenerated ? generateToken() : config.adminToken,
+      adminTokens: tokenGenerated ? [generateToken()] : config.adminTokens,
     },
     rules,
+    policy,
     tokenGenerated,
   };
 }
@@ -210,11 +230,19 @@ export function randomToken(): string {
   return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
 }
 
+const ADDRESS_FIELDS = new Set<string>(["allowPrivateAddresses", "allowAddresses", "denyAddresses", "denyHosts"]);
+
 /** The usage text: one line per field with its flag, env var, default and description. */
 export function coordinatorUsage(): string {
   return usageText(
     ["usage: coordinator [options]"],
     ["Runs the cluster coordinator: membership, ring, gRPC API and admin HTTP API."],
-    [{ title: "options (flag > env > default)", rows: COORDINATOR_FIELDS }],
+    [
+      { title: "options (flag > env > default)", rows: COORDINATOR_FIELDS },
+      {
+        title: "crawl policy used here, to refuse seeds (every other policy flag of core/config is accepted and ignored)",
+        rows: POLICY_FIELDS.filter((f) => ADDRESS_FIELDS.has(f.field)),
+      },
+    ],
   );
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { TokenSet } from "../core/auth/index.ts";
 import { CoordinatorClient } from "../adapters/grpc/clients.ts";
-import { NotFoundError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
+import { InvalidArgumentError, NotFoundError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
 import { startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/server.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { NodeRole, NodeState } from "../proto/gen/crawler/coordinator/v1/coordinator.ts";
@@ -32,7 +33,7 @@ let frontier: StubFrontier;
 
 beforeEach(async () => {
   h = await harness();
-  server = await startGrpcServer([coordinatorGrpcService(h.services, { token: TOKEN })], "127.0.0.1:0");
+  server = await startGrpcServer([coordinatorGrpcService(h.services, { tokens: new TokenSet([TOKEN]) })], "127.0.0.1:0");
   client = new CoordinatorClient(server.address, { token: TOKEN, deadlineMs: 3_000 });
   frontier = await stubFrontier("f1");
   await h.state.putNode(
@@ -133,7 +134,7 @@ describe("coordinator gRPC service", () => {
     );
     const status = await client.getStatus();
     const http = await json(
-      adminApp(h.services, { token: TOKEN, maxSeedsPerRequest: 10 }).request("/v1/stats", {
+      adminApp(h.services, { tokens: new TokenSet([TOKEN]), maxSeedsPerRequest: 10 }).request("/v1/stats", {
         headers: { authorization: `Bearer ${TOKEN}` },
       }),
     );
@@ -171,5 +172,37 @@ describe("coordinator gRPC service", () => {
       anonymous.close();
       wrong.close();
     }
+  });
+
+  test("grpc - two tokens are valid at once during a rotation, as on the admin API", async () => {
+    const next = "grpc-token-for-tests-00002";
+    const rotating = await startGrpcServer([coordinatorGrpcService(h.services, { tokens: new TokenSet([next, TOKEN]) })], "127.0.0.1:0");
+    const clients = [TOKEN, next, "grpc-token-for-tests-00003"].map(
+      (token) => new CoordinatorClient(rotating.address, { token, deadlineMs: 3_000 }),
+    );
+    try {
+      expect((await clients[0]!.listNodes()).nodes.length).toBeGreaterThan(0);
+      expect((await clients[1]!.listNodes()).nodes.length).toBeGreaterThan(0);
+      expect(await failure(clients[2]!.listNodes())).toBeInstanceOf(UnauthenticatedError);
+    } finally {
+      for (const c of clients) c.close();
+      await rotating.close(100);
+    }
+  });
+
+  test("grpc - seeds on internal addresses are rejected with the address policy's reason; explain of garbage is INVALID_ARGUMENT", async () => {
+    const outcome = await client.addSeeds([
+      "http://169.254.169.254/latest/meta-data/",
+      "http://[::1]/",
+      "http:///nohost",
+      "http://example.com/",
+    ]);
+    expect(outcome.accepted).toBe(1);
+    expect(outcome.rejected.map((r) => r.reason)).toEqual([
+      "refused-address: metadata: 169.254.169.254 is a metadata address",
+      "refused-address: loopback: ::1 is a loopback address",
+      "refused-address: single-label: nohost is a single-label name (a resolver completes it with its private search domains)",
+    ]);
+    expect(await failure(client.explainUrl("garbage"))).toBeInstanceOf(InvalidArgumentError);
   });
 });

@@ -3,8 +3,8 @@
  * handler reads or acts through CoordinatorServices and converts to the generated messages; what a handler
  * throws becomes a status in adapters/grpc (`unary` → `toGrpcError`), so the project's errors keep their
  * meaning (NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE...) and anything else is INTERNAL without details.
- * When a token is configured every call must carry `authorization: Bearer <token>` metadata
- * (UNAUTHENTICATED otherwise), the same token as the admin HTTP API.
+ * When tokens are configured every call must carry `authorization: Bearer <token>` metadata with one of
+ * them (UNAUTHENTICATED otherwise): the same tokens as the admin HTTP API, compared in constant time.
  */
 import { errorFields } from "../kit/log/index.ts";
 import { unary, type GrpcServiceBinding } from "../adapters/grpc/index.ts";
@@ -20,14 +20,14 @@ import {
   type GetStatusResponse,
   type NodeInfo,
 } from "../proto/gen/crawler/coordinator/v1/coordinator.ts";
-import { tokenMatches } from "./auth.ts";
+import { bearerToken, type TokenSet } from "../core/auth/index.ts";
 import type { Member, MemberState } from "./membership.ts";
 import { drainNode, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
 
 export interface GrpcServiceOptions {
-  /** Required bearer token; undefined disables the check (tests, trusted networks). */
-  token?: string;
+  /** Accepted bearer tokens (two during a rotation); undefined disables the check (tests, trusted networks). */
+  tokens?: TokenSet;
 }
 
 interface CallWithMetadata {
@@ -38,7 +38,7 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
   const logInternal: InternalErrorLog = (error) => services.log.error("internal error in a gRPC call", errorFields(error));
   const handle = <Req, Res>(fn: (request: Req) => Promise<Res>) =>
     unary<Req, Res>(async (request, call) => {
-      authorize(call as CallWithMetadata, opts.token);
+      authorize(call as CallWithMetadata, opts.tokens);
       return fn(request);
     }, logInternal);
 
@@ -65,13 +65,13 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
   return { definition: CoordinatorServiceService, implementation };
 }
 
-function authorize(call: CallWithMetadata, token: string | undefined): void {
-  if (token === undefined) return;
+function authorize(call: CallWithMetadata, tokens: TokenSet | undefined): void {
+  if (tokens === undefined) return;
   const header = call.metadata.get("authorization")[0];
   const value = typeof header === "string" ? header : header ? new TextDecoder().decode(header) : "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(value);
-  if (!match) throw new UnauthenticatedError("missing bearer token: send authorization: Bearer <token> metadata");
-  if (!tokenMatches(match[1]!, token)) throw new UnauthenticatedError("invalid bearer token");
+  const given = bearerToken(value);
+  if (given === undefined) throw new UnauthenticatedError("missing bearer token: send authorization: Bearer <token> metadata");
+  if (!tokens.matches(given)) throw new UnauthenticatedError("invalid bearer token");
 }
 
 function statusResponse(t: ClusterTotals): GetStatusResponse {

@@ -12,8 +12,9 @@
  * Prints one JSON line on stdout once serving: {"adminUrl", "grpcAddress", "nodeId"} plus "token" when the
  * token was generated (a launcher reads it).
  */
+import { TokenSet } from "../core/auth/index.ts";
 import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
-import { parseHostPort } from "../core/net/index.ts";
+import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
 import { serveHono } from "../adapters/http/index.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
@@ -40,7 +41,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
   logFormat: (resolved) => resolved.config.logFormat,
   abruptStopCost: "the lease and the node record are left to expire, so a standby takes over only after the lease TTL",
   async run(ctx) {
-    const { config, rules, tokenGenerated } = ctx.config;
+    const { config, rules, policy, tokenGenerated } = ctx.config;
+    const adminTokens = new TokenSet(config.adminTokens);
     const { log, runtime } = ctx;
     const now = () => Date.now();
     const regions = regionsOf(rules);
@@ -70,7 +72,13 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
 
     const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs });
     const stats = new ClusterStats({ membership, now });
-    const seeds = new SeedPublisher({ bus, rules, partitions: config.partitions, maxUrls: config.maxSeedsPerRequest });
+    const seeds = new SeedPublisher({
+      bus,
+      rules,
+      partitions: config.partitions,
+      maxUrls: config.maxSeedsPerRequest,
+      addresses: AddressPolicy.of(policy),
+    });
     const rebalancer = new Rebalancer({
       state,
       membership,
@@ -132,18 +140,25 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     };
 
     const grpc = await startStep(`serve gRPC on ${config.grpcListen}`, "give a free address with --grpc-listen", () =>
-      startGrpcServer([coordinatorGrpcService(services, { token: config.adminToken })], config.grpcListen),
+      startGrpcServer([coordinatorGrpcService(services, { tokens: adminTokens })], config.grpcListen),
     );
     ctx.onClose("grpc", () => grpc.close());
     const listen = parseHostPort(config.httpListen)!; // checked by the table's listen kind
     const http = await startStep(`serve the admin API on ${config.httpListen}`, "give a free address with --http-listen", () =>
-      serveHono(adminApp(services, { token: config.adminToken, maxSeedsPerRequest: config.maxSeedsPerRequest }), {
-        port: listen.port,
-        hostname: listen.host,
-        // Room for a full add-seeds request (10,000 URLs of a few hundred bytes each).
-        maxBodyBytes: ADMIN_MAX_BODY_BYTES,
-        onError: (error) => log.error("admin API error", errorFields(error)),
-      }),
+      serveHono(
+        adminApp(services, {
+          tokens: adminTokens,
+          metricsTokens: new TokenSet(config.metricsTokens),
+          maxSeedsPerRequest: config.maxSeedsPerRequest,
+        }),
+        {
+          port: listen.port,
+          hostname: listen.host,
+          // Room for a full add-seeds request (10,000 URLs of a few hundred bytes each).
+          maxBodyBytes: ADMIN_MAX_BODY_BYTES,
+          onError: (error) => log.error("admin API error", errorFields(error)),
+        },
+      ),
     );
     ctx.onClose("http", () => http.close());
     httpUrl = http.url;
@@ -166,7 +181,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     ctx.onClose("health", () => grpc.health.stop());
 
     ctx.out(
-      `${JSON.stringify({ nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, ...(tokenGenerated ? { token: config.adminToken } : {}) })}\n`,
+      `${JSON.stringify({ nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, ...(tokenGenerated ? { token: config.adminTokens[0] } : {}) })}\n`,
     );
     log.info("serving", { nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, regions, partitions: config.partitions });
     await ctx.stopRequested;

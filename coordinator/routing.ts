@@ -8,14 +8,17 @@
  *
  * Errors, named for the edges to map: a malformed host or URL is InvalidArgumentError; a partition nobody
  * owns (no ring yet, no frontier node in the region) is NotFoundError; an owner that is dead, has no
- * address or does not answer is UnavailableError naming the node. `explainUrl` answers without any frontier
- * node for a URL the normalizer rejects, and with the addressing alone when the partition has no owner.
+ * address or does not answer is UnavailableError naming the node. `explainUrl` refuses input that is not a
+ * URL at all (InvalidArgumentError), answers without any frontier node for a URL the crawler would never
+ * crawl (another scheme), and with the addressing alone when the partition has no owner. Host names are at
+ * most 253 characters (RFC 1035), URLs at most 8,192; nothing longer is parsed, and errors quote at most
+ * 64 characters of the input.
  */
 import { addressOf, hostKeyOfArgument } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
-import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { NotFoundError, UnavailableError } from "../core/errors/index.ts";
+import { hostKeyOf, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
+import { InvalidArgumentError, NotFoundError, UnavailableError } from "../core/errors/index.ts";
 import { urlExplanation } from "../proto/codec/index.ts";
 import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import type { Membership } from "./membership.ts";
@@ -73,7 +76,9 @@ export class Routing {
   }
 
   async explainUrl(input: string): Promise<UrlExplanation> {
+    if (input.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`url: longer than ${MAX_URL_LENGTH} characters`);
     const n = normalizeUrl(input);
+    if (!n.ok && NOT_A_URL.has(reasonCode(n.reason))) throw new InvalidArgumentError(`url: not an absolute http(s) URL (${n.reason})`);
     if (!n.ok) return urlExplanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" });
     const address = await this.address(hostKeyOf(n.url));
     const base = {
@@ -138,6 +143,14 @@ export class Routing {
     this.pool.set(record.id, { address: record.grpcAddress, peer });
     return peer;
   }
+}
+
+/** Normalizer reasons that mean the input is not a URL at all (explain answers 400), not a URL never crawled. */
+const NOT_A_URL = new Set(["empty", "too-long", "unparseable", "missing-host", "invalid-host", "bad-base"]);
+
+function reasonCode(reason: string): string {
+  const colon = reason.indexOf(":");
+  return colon < 0 ? reason : reason.slice(0, colon);
 }
 
 function withAddress(info: HostInfo | undefined, address: HostAddress): HostInfo {

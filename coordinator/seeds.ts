@@ -4,7 +4,8 @@
  * partition, where the owning frontier node admits it like any discovered URL (seeds bypass the depth
  * limit and are confirmed in the exact seen store). No frontier node is asked, so seeds can be added
  * before any frontier node has joined: they wait in the stream. A URL that cannot be crawled is rejected
- * with the normalizer's reason; a repeat within one request is rejected as a duplicate. Publishing again is
+ * with the normalizer's reason, and one whose host the address policy refuses (an internal address, a
+ * local name: core/net, the same check as the frontier's admission) with that policy's reason; a repeat within one request is rejected as a duplicate. Publishing again is
  * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried.
  */
 import { groupByOwner } from "../core/addressing/index.ts";
@@ -12,6 +13,7 @@ import type { RegionRules } from "../core/cluster/index.ts";
 import { type MessageBus } from "../core/ports/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
 import { InvalidArgumentError, UnavailableError } from "../core/errors/index.ts";
 
 export interface SeedOptions {
@@ -19,6 +21,8 @@ export interface SeedOptions {
   rules: RegionRules;
   partitions: number;
   maxUrls: number;
+  /** Hosts no node may fetch; default: the strict policy (no internal address, no local name). */
+  addresses?: AddressPolicy;
 }
 
 export interface RejectedSeed {
@@ -32,7 +36,11 @@ export interface SeedOutcome {
 }
 
 export class SeedPublisher {
-  constructor(private readonly opts: SeedOptions) {}
+  private readonly addresses: AddressPolicy;
+
+  constructor(private readonly opts: SeedOptions) {
+    this.addresses = opts.addresses ?? new AddressPolicy();
+  }
 
   /**
    * Publishes the crawlable URLs among `urls`. Throws InvalidArgumentError when there are none or too
@@ -55,8 +63,14 @@ export class SeedPublisher {
         rejected.push({ url: input, reason: `duplicate: same as an earlier URL in this request (${n.url})` });
         continue;
       }
+      const host = hostKeyOf(n.url);
+      const refusal = this.addresses.checkHost(host);
+      if (refusal) {
+        rejected.push({ url: input, reason: `refused-address: ${refusal.reason}: ${describeRefusal(refusal)}` });
+        continue;
+      }
       seen.add(n.url);
-      accepted.push({ url: n.url, host: hostKeyOf(n.url), depth: 0, redirectHops: 0, isSeed: true });
+      accepted.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
     }
     const groups = groupByOwner(accepted, this.opts);
     const results = await Promise.allSettled(groups.map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));

@@ -183,5 +183,6 @@ function explanationFrom(nodeId: string, url: string): UrlExplanation {
     failures: 0,
     note: `answered by ${nodeId}`,
     trap: "",
+    addressRefusal: "",
   };
 }

@@ -2,6 +2,7 @@
  * Small validators for the admin API's input: each takes untrusted JSON (or a query value) and returns
  * the typed value, or throws InvalidArgumentError whose message names the field and what was expected.
  * Unknown fields are refused, so a typo (`"url"` for `"urls"`) is an error rather than an empty request.
+ * Messages quote input only through `clip`, so a hostile request never comes back at its own length.
  */
 import { InvalidArgumentError } from "../core/errors/index.ts";
 import { MAX_URL_LENGTH } from "../core/url/index.ts";
@@ -43,6 +44,11 @@ export function requiredQuery(value: string | undefined, name: string, maxLength
   return value;
 }
 
+/** At most `max` characters of `text`, marked when cut: what an error message may quote of the input. */
+export function clip(text: string, max = 64): string {
+  return text.length <= max ? text : `${text.slice(0, max)}... (${text.length} chars)`;
+}
+
 function object(value: unknown, where: string): Record<string, unknown> {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     throw new InvalidArgumentError(`${where}: must be a JSON object, got ${kind(value)}`);
@@ -53,7 +59,10 @@ function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], wh
   const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
   if (extra.length > 0)
     throw new InvalidArgumentError(
-      `${where}: unknown field${extra.length > 1 ? "s" : ""} ${extra.map((k) => `"${k}"`).join(", ")} (allowed: ${allowed.join(", ")})`,
+      `${where}: unknown field${extra.length > 1 ? "s" : ""} ${extra
+        .slice(0, 5)
+        .map((k) => `"${clip(k, 32)}"`)
+        .join(", ")}${extra.length > 5 ? ` and ${extra.length - 5} more` : ""} (allowed: ${allowed.join(", ")})`,
     );
 }
 

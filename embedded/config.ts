@@ -1,10 +1,10 @@
 /**
  * The `crawl` command line in one table, like every other process's: its own settings (seeds, output
- * directory, limits, proxy, address safety, threads) with their defaults, `CRAWL_*` env vars and flags,
- * plus the WARC rolling and upload rows the fetch node reads too (engine/fetch's WARC_ROLL_SETTINGS,
- * adapters/s3's S3_UPLOAD_SETTINGS), plus every policy knob of core/config; the seed URLs are the arguments
- * that are not flags. `--out` is required. Bad input is one CrawlConfigError naming every problem (fatal:
- * nothing is started, exit 2).
+ * directory, limits, proxy, threads) with their defaults, `CRAWL_*` env vars and flags, plus the WARC
+ * rolling and upload rows the fetch node reads too (engine/fetch's WARC_ROLL_SETTINGS, adapters/s3's
+ * S3_UPLOAD_SETTINGS), plus every policy knob of core/config (address safety included); the seed URLs
+ * are the arguments that are not flags. `--out` is required. Bad input is one CrawlConfigError naming
+ * every problem (fatal: nothing is started, exit 2).
  */
 import {
   ConfigError,
@@ -22,7 +22,7 @@ import {
   type PolicyConfig,
 } from "../core/config/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
-import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
+import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
 import { WARC_ROLL_SETTINGS, type WarcRollSettings } from "../engine/fetch/index.ts";
 import { resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettings } from "../adapters/s3/index.ts";
 
@@ -33,7 +33,6 @@ export interface CrawlSettings {
   maxPages: number | undefined;
   maxDurationMs: number | undefined;
   proxyUrl: string | undefined;
-  allowPrivateAddresses: boolean;
   maxInFlight: number;
   maxQueued: number;
   confirmAllSeen: boolean;
@@ -88,7 +87,6 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     ...durationKind({ min: 1 }),
   },
   proxyUrl: PROXY_URL_FIELD,
-  allowPrivateAddresses: ALLOW_PRIVATE_ADDRESSES_FIELD,
   maxInFlight: {
     default: 512,
     env: "CRAWL_MAX_IN_FLIGHT",

@@ -13,6 +13,7 @@ import { ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { Log, TaskRunner } from "../core/ports/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
@@ -86,6 +87,11 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   if (start.queued === 0 && start.scheduled === 0) {
     if (seeds.length === 0)
       throw new ConfigError(`nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs`);
+    const refused = Object.entries(start.counters)
+      .filter(([name]) => name.startsWith("admission.refused."))
+      .reduce((sum, [, n]) => sum + n, 0);
+    // Every seed refused by the address policy is a usage error, like giving none (each was logged above).
+    if (refused === seeds.length) throw new ConfigError("nothing to crawl: every seed was refused (see above)");
     log.info(`nothing to crawl: every seed was already fetched into ${out}`);
     return 0;
   }
@@ -142,13 +148,22 @@ async function readSeeds(args: CrawlConfig, log: Log): Promise<DiscoveredUrl[]> 
     }
   }
   const seeds: DiscoveredUrl[] = [];
+  const addresses = AddressPolicy.of(args.policy);
   for (const url of raw) {
     const n = normalizeUrl(url);
     if (!n.ok) {
       log.warn(`seed rejected: ${url}`, { reason: n.reason });
       continue;
     }
-    seeds.push({ url: n.url, host: hostKeyOf(n.url), depth: 0, redirectHops: 0, isSeed: true });
+    const host = hostKeyOf(n.url);
+    // The frontier's admission refuses (and counts) it; say why here, where the operator is looking.
+    const refusal = addresses.checkHost(host);
+    if (refusal)
+      log.warn(`seed rejected: ${url}: refused-address: ${refusal.reason}: ${describeRefusal(refusal)}`, {
+        reason: "refused-address",
+        address: refusal.reason,
+      });
+    seeds.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
   }
   return seeds;
 }
@@ -197,7 +212,6 @@ async function openRunner(
     warcDir: join(out, "warc"),
     warcPrefix: "crawl",
     proxyUrl: args.proxyUrl,
-    allowPrivateAddresses: args.allowPrivateAddresses,
     maxConcurrentRequests: args.maxInFlight,
     warc: { maxFileBytes: args.warc.rollBytes, maxFileAgeMs: args.warc.rollAgeMs, finishedDir: upload?.finishedDir },
   };

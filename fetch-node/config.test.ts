@@ -17,7 +17,6 @@ describe("fetch node config", () => {
       http: { hostname: "127.0.0.1", port: 0 },
       concurrency: 256,
       proxyUrl: undefined,
-      allowPrivateAddresses: false,
       heartbeatMs: 2_000,
       partitions: 64,
     });
@@ -75,7 +74,6 @@ describe("fetch node config", () => {
       warcDir: "/data/warc",
       http: { hostname: "0.0.0.0", port: 9102 },
       proxyUrl: "http://proxy:3128",
-      allowPrivateAddresses: true,
       heartbeatMs: 500,
       stopGraceMs: 3_000,
       nakDelayMs: 250,
@@ -83,12 +81,27 @@ describe("fetch node config", () => {
     });
     expect(c.policy.maxBodyBytes).toBe(1024 * 1024);
     expect(c.policy.userAgent).toBe("TestBot/1 (+http://x)");
+    expect(c.policy.allowPrivateAddresses).toBe(true);
   });
 
   test("config - a switch reads true and false from env, and the proxy falls back to HTTP_PROXY", () => {
-    expect(loadFetchNodeConfig([], { CRAWL_ALLOW_PRIVATE_ADDRESSES: "true" }, fixedId).allowPrivateAddresses).toBe(true);
-    expect(loadFetchNodeConfig([], { CRAWL_ALLOW_PRIVATE_ADDRESSES: "0" }, fixedId).allowPrivateAddresses).toBe(false);
+    expect(loadFetchNodeConfig([], { CRAWL_ALLOW_PRIVATE_ADDRESSES: "true" }, fixedId).policy.allowPrivateAddresses).toBe(true);
+    expect(loadFetchNodeConfig([], { CRAWL_ALLOW_PRIVATE_ADDRESSES: "0" }, fixedId).policy.allowPrivateAddresses).toBe(false);
     expect(loadFetchNodeConfig([], { HTTP_PROXY: "http://p:1" }, fixedId).proxyUrl).toBe("http://p:1");
+  });
+
+  test("config - the address deny lists read from flags and env, and a bad entry is named", () => {
+    const c = loadFetchNodeConfig(
+      ["--deny-addresses", "203.0.113.0/24, fd00::/8", "--deny-hosts", "*.corp.example.com"],
+      {
+        CRAWL_ALLOW_ADDRESSES: "10.1.2.3",
+      },
+      fixedId,
+    );
+    expect(c.policy.denyAddresses).toEqual(["203.0.113.0/24", "fd00::/8"]);
+    expect(c.policy.denyHosts).toEqual(["corp.example.com"]);
+    expect(c.policy.allowAddresses).toEqual(["10.1.2.3/32"]);
+    expect(() => loadFetchNodeConfig(["--deny-addresses", "10.0.0.0/99"], {}, fixedId)).toThrow(/denyAddresses.*10\.0\.0\.0\/99/);
   });
 
   test("config - every bad value is reported at once, naming where it came from", () => {

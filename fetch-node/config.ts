@@ -8,6 +8,7 @@
  * the coordinator's: they decide where each discovered link is published.
  */
 import { listenKind, natsUrlsKind, parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import { tokenListKind } from "../core/auth/index.ts";
 import {
   ConfigError,
   dirKind,
@@ -26,7 +27,7 @@ import {
 } from "../core/config/index.ts";
 import { formatHostPort, parseHostPort } from "../core/net/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
-import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
+import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
 import { newNodeId } from "../kit/node/index.ts";
 import { describeS3Target, resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettings } from "../adapters/s3/index.ts";
 import { WARC_ROLL_SETTINGS, type WarcRollSettings } from "../engine/fetch/index.ts";
@@ -39,9 +40,9 @@ export interface FetchNodeSettings {
   redisUrl: string | undefined;
   warcDir: string | undefined;
   httpListen: string;
+  metricsTokens: readonly string[];
   concurrency: number;
   proxyUrl: string | undefined;
-  allowPrivateAddresses: boolean;
   heartbeatIntervalMs: number;
   stopGraceMs: number;
   nakDelayMs: number;
@@ -62,9 +63,10 @@ export interface FetchNodeConfig {
   /** Rolling of WARC files, and their upload when `upload` is set (WARC_ROLL_SETTINGS, S3_UPLOAD_SETTINGS). */
   warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; upload?: S3Target };
   http: { hostname: string; port: number };
+  /** Tokens /metrics requires; none: /metrics is open. */
+  metricsTokens: readonly string[];
   concurrency: number;
   proxyUrl?: string;
-  allowPrivateAddresses: boolean;
   heartbeatMs: number;
   stopGraceMs: number;
   nakDelayMs: number;
@@ -123,6 +125,14 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     description: "host:port for /healthz, /readyz and /metrics (port 0: any free port, published in the node record)",
     ...listenKind(),
   },
+  metricsTokens: {
+    default: [],
+    defaultText: "none: /metrics is open",
+    env: "CRAWL_METRICS_TOKEN",
+    flag: "--metrics-token",
+    description: "Bearer token(s) /metrics requires, comma-separated (two during a rotation); /healthz and /readyz stay open",
+    ...tokenListKind(),
+  },
   concurrency: {
     default: 256,
     env: "CRAWL_FETCH_CONCURRENCY",
@@ -131,7 +141,6 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     ...integerKind({ min: 1, max: 10_000 }),
   },
   proxyUrl: PROXY_URL_FIELD,
-  allowPrivateAddresses: ALLOW_PRIVATE_ADDRESSES_FIELD,
   heartbeatIntervalMs: {
     default: 2 * SECOND,
     env: "CRAWL_HEARTBEAT_INTERVAL",
@@ -223,9 +232,9 @@ export function loadFetchNodeConfig(
     warcDir: values.warcDir ?? `warc/${nodeId}`,
     warc: { rollBytes: values.warcRollSize, rollAgeMs: values.warcRollAge, uploadDrainMs: values.warcUploadDrain, upload },
     http: { hostname: listen.host, port: listen.port },
+    metricsTokens: values.metricsTokens,
     concurrency: values.concurrency,
     proxyUrl: values.proxyUrl ?? proxyFromEnv(env),
-    allowPrivateAddresses: values.allowPrivateAddresses,
     heartbeatMs: values.heartbeatIntervalMs,
     stopGraceMs: values.stopGraceMs,
     nakDelayMs: values.nakDelayMs,
@@ -237,7 +246,16 @@ export function loadFetchNodeConfig(
 }
 
 /** The policy knobs the fetch path uses; every other policy flag is accepted and ignored. */
-const POLICY_USED = new Set(["userAgent", "connectTimeoutMs", "responseTimeoutMs", "maxBodyBytes"]);
+const POLICY_USED = new Set([
+  "userAgent",
+  "connectTimeoutMs",
+  "responseTimeoutMs",
+  "maxBodyBytes",
+  "allowPrivateAddresses",
+  "allowAddresses",
+  "denyAddresses",
+  "denyHosts",
+]);
 
 /** `--help` text: the node's own settings, the WARC rolling and upload rows, then the policy knobs it uses. */
 export function fetchNodeUsage(): string {
@@ -271,7 +289,10 @@ export function describeFetchNodeConfig(c: FetchNodeConfig): Record<string, stri
     http: formatHostPort(c.http.hostname, c.http.port),
     concurrency: String(c.concurrency),
     proxy: c.proxyUrl ? mask(c.proxyUrl) : "(none)",
-    allowPrivateAddresses: String(c.allowPrivateAddresses),
+    allowPrivateAddresses: String(c.policy.allowPrivateAddresses),
+    allowAddresses: c.policy.allowAddresses.join(",") || "(none)",
+    denyAddresses: c.policy.denyAddresses.join(",") || "(none)",
+    denyHosts: c.policy.denyHosts.join(",") || "(none)",
     partitions: String(c.partitions),
     defaultRegion: c.regionRules.defaultRegion,
   };

@@ -10,6 +10,7 @@
  */
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
 import { healthApp, serveHono } from "../adapters/http/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
 import { RedisContentIndex } from "../adapters/redis/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
@@ -102,7 +103,6 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
         warcPrefix: config.nodeId,
         warc: { maxFileBytes: config.warc.rollBytes, maxFileAgeMs: config.warc.rollAgeMs, finishedDir: upload?.finishedDir },
         proxyUrl: config.proxyUrl,
-        allowPrivateAddresses: config.allowPrivateAddresses,
         maxConcurrentRequests: config.concurrency,
         content,
       }),
@@ -117,6 +117,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
       healthApp({
         ready: () => (node?.ready ?? false) && connected(),
         metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, labels }),
+        metricsTokens: new TokenSet(config.metricsTokens),
       }),
       { hostname: config.http.hostname, port: config.http.port, onError: onError("http") },
     ),

@@ -116,10 +116,9 @@ describe("fetch node", () => {
     });
     dir = await mkdtemp(join(tmpdir(), "fetch-node-test-"));
     path = await openFetchPath({
-      policy: DEFAULT_POLICY,
+      policy: { ...DEFAULT_POLICY, allowPrivateAddresses: true },
       warcDir: dir,
       warcPrefix: "f1",
-      allowPrivateAddresses: true,
       maxConcurrentRequests: 8,
       content: new MemoryContentIndex(),
     });
@@ -296,10 +295,9 @@ describe("fetch node on the in-process bus", () => {
     });
     dir = await mkdtemp(join(tmpdir(), "fetch-node-bus-test-"));
     path = await openFetchPath({
-      policy: DEFAULT_POLICY,
+      policy: { ...DEFAULT_POLICY, allowPrivateAddresses: true },
       warcDir: dir,
       warcPrefix: "f1",
-      allowPrivateAddresses: true,
       maxConcurrentRequests: 4,
       content: new MemoryContentIndex(),
     });

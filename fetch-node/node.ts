@@ -226,7 +226,7 @@ export class FetchNode {
     // URL counts its result under "fetch.".
     this.counters.add(`fetcher.tasks.${r.taskKind}`);
     if (r.kind === "response") this.counters.add(`fetcher.status.${r.status}`);
-    else this.counters.add(`fetcher.${r.kind}.${r.error}`);
+    else this.counters.add(`fetcher.${r.kind}.${r.error}${r.kind === "skipped" && r.refusal ? `.${r.refusal}` : ""}`);
     if (r.kind === "response" && r.taskKind === "page") this.counters.add("fetcher.pages");
     if (r.bytes > 0) this.counters.add("fetcher.bytes", r.bytes);
     if (output.links.length > 0) this.counters.add("fetcher.links.published", output.links.length);

@@ -117,6 +117,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
           grpcListen: config.grpcListen,
           grpcAdvertise: config.grpcAdvertise || undefined,
           httpListen: config.httpListen || undefined,
+          metricsTokens: config.metricsTokens,
           state,
           bus,
           store,

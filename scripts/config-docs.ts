@@ -52,10 +52,14 @@ the usage and exits 2; a failure to start exits 1 with a line saying what to do;
 SIGTERM stops it cleanly and a second exits at once (130). Log lines go to stderr as JSON, or as text
 when stderr is a terminal (\`--log-format\`, \`CRAWL_LOG_FORMAT\`, in every table below).
 
-## Crawl policy (\`crawl\`, frontier nodes, fetch nodes)
+## Crawl policy (\`crawl\`, every cluster role)
 
 The policy table of ARCHITECTURE.md. \`crawl\` and frontier nodes read all of it; fetch nodes read the
-fetching part (timeouts, body cap, user agent).
+fetching part (timeouts, body cap, user agent) and the address rules; the coordinator reads the address
+rules, to refuse seeds. Every role accepts every policy flag, so one set of flags serves a whole fleet.
+The address rules (\`--allow-private-addresses\`, \`--allow-addresses\`, \`--deny-addresses\`,
+\`--deny-hosts\`) are checked at admission and at fetch time, with or without a proxy; without a proxy
+also on every address a name resolves to (README, "Security").
 
 ${table(policy)}
 
@@ -80,7 +84,7 @@ ${table(fromTable([...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS]))}
 
 ## Coordinator
 
-\`bun run coordinator [flags]\`
+\`bun run coordinator [flags]\`, plus every policy flag above (it uses the address rules).
 
 ${table(fromTable(COORDINATOR_FIELDS))}
 
@@ -93,7 +97,7 @@ ${table(fromTable(FRONTIER_NODE_FIELDS))}
 ## Fetch node
 
 \`bun run fetch-node [flags]\`, or on Deno (see fetch-node/README.md for the permissions), plus the
-fetching policy flags and the WARC table above.
+fetching and address policy flags and the WARC table above.
 
 ${table(fromTable(FETCH_NODE_FIELDS))}
 

@@ -4,6 +4,7 @@
  * formats counters and gauges for /metrics. Imports no gRPC and no runtime globals, so the fetch node can
  * use it on Deno.
  */
+export { BodyTooLargeError } from "./request-body.ts";
 export { serveHono, DEFAULT_MAX_BODY_BYTES, type FetchApp, type RunningHttpServer, type ServeOptions } from "./serve.ts";
 export { metricName, prometheusText, METRIC_PREFIX, type MetricsSnapshot } from "./prometheus.ts";
 export { healthApp, PROMETHEUS_CONTENT_TYPE, type HealthSources } from "./health.ts";

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Hono } from "hono";
+import { BodyTooLargeError } from "./request-body.ts";
 import { serveHono, type RunningHttpServer } from "./serve.ts";
 
 const running: RunningHttpServer[] = [];
@@ -45,16 +46,40 @@ describe("serveHono", () => {
     expect(await res.text()).toBe("payload é");
   });
 
-  test("serveHono - answers 413 for a body over the limit without calling the app", async () => {
-    let called = false;
-    const s = await start({ fetch: () => ((called = true), new Response("no")) }, 16);
-    const res = await fetch(`${s.url}/echo`, { method: "POST", body: "x".repeat(17) });
-    expect(res.status).toBe(413);
-    expect(called).toBe(false);
+  test("serveHono - the app answers before any body byte is read, and the client still gets that answer", async () => {
+    let sawBody = false;
+    const app = new Hono();
+    app.post("/guarded", async (c) => {
+      if (c.req.header("authorization") !== "Bearer right") return c.json({ error: "no" }, 401);
+      sawBody = (await c.req.text()).length > 0;
+      return c.text("read");
+    });
+    const s = await start(app, 1024);
+    const big = new Uint8Array(10 * 1024 * 1024);
+    for (let i = 0; i < 2; i++) {
+      const res = await fetch(`${s.url}/guarded`, { method: "POST", body: big });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toEqual({ error: "no" });
+    }
+    expect(sawBody).toBe(false);
+    // The connection is still good for the next request.
+    const ok = await fetch(`${s.url}/guarded`, { method: "POST", body: "x", headers: { authorization: "Bearer right" } });
+    expect(await ok.text()).toBe("read");
   });
 
-  test("serveHono - answers 413 for a chunked body that grows over the limit", async () => {
-    const s = await start(testApp(), 1024);
+  test("serveHono - reading a body over the limit fails with BodyTooLargeError, which the app maps", async () => {
+    const app = new Hono();
+    app.post("/echo", async (c) => c.text(await c.req.text()));
+    app.onError((error, c) => (error instanceof BodyTooLargeError ? c.json({ code: "payload_too_large" }, 413) : c.text("other", 500)));
+    const s = await start(app, 16);
+    const declared = await fetch(`${s.url}/echo`, { method: "POST", body: "x".repeat(17) });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ code: "payload_too_large" });
+    expect(await (await fetch(`${s.url}/echo`, { method: "POST", body: "x".repeat(16) })).text()).toBe("x".repeat(16));
+  });
+
+  test("serveHono - a chunked body that grows over the limit fails the read; an app that lets it escape gets a 413", async () => {
+    const s = await start({ fetch: async (r: Request) => new Response(await r.text()) }, 1024);
     const body = new ReadableStream<Uint8Array>({
       start(ctrl) {
         for (let i = 0; i < 4; i++) ctrl.enqueue(new Uint8Array(512).fill(65));

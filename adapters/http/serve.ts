@@ -1,14 +1,17 @@
 /**
  * Serves a fetch-style app (a Hono app, or anything with `fetch(Request) → Response`) over `node:http`,
  * so the same code runs on Bun, Node and Deno (the fetch node runs on Deno, which rules out `Bun.serve`).
- * Each IncomingMessage becomes a web `Request` (the body read up front, up to `maxBodyBytes`; a larger
- * body is answered 413 without reaching the app), the app's `Response` is written back with
- * back-pressure, and a client that goes away aborts `request.signal`. An app that throws gets a bare 500;
- * apps map their own errors before that. Uses no Buffer or process globals, for Deno.
+ * Each IncomingMessage becomes a web `Request` whose body is read only when the app reads it, up to
+ * `maxBodyBytes` (request-body.ts): reading past that fails with BodyTooLargeError, which the app maps to
+ * its own 413 (one that lets it escape gets a plain 413 here). So an app authenticates before any body
+ * byte is read. The app's `Response` is written back with back-pressure, and a client that goes away
+ * aborts `request.signal`. An app that throws gets a bare 500; apps map their own errors before that.
+ * Uses no Buffer or process globals, for Deno.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { formatHostPort } from "../../core/net/index.ts";
+import { BodyTooLargeError, RequestBody } from "./request-body.ts";
 
 /** What serveHono needs of an app; a Hono instance fits. */
 export interface FetchApp {
@@ -35,6 +38,8 @@ export interface RunningHttpServer {
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Unread body bytes dropped after a response before the connection is cut instead. */
+const MIN_DISCARD_BYTES = 64 * 1024 * 1024;
 
 export async function serveHono(app: FetchApp, opts: ServeOptions): Promise<RunningHttpServer> {
   const hostname = opts.hostname ?? "127.0.0.1";
@@ -98,51 +103,29 @@ async function handle(
       // A header the fetch API refuses (invalid characters) is dropped rather than failing the request.
     }
   }
-  let body: Uint8Array | undefined;
-  if (method !== "GET" && method !== "HEAD") {
-    const read = await readBody(req, maxBodyBytes);
-    if (read === "too-large") {
-      res.setHeader("connection", "close");
-      plain(res, 413, `request body larger than ${maxBodyBytes} bytes`);
-      req.destroy();
-      return;
-    }
-    body = read;
-  }
+  const body = method === "GET" || method === "HEAD" ? undefined : new RequestBody(req, maxBodyBytes);
   const abort = new AbortController();
   res.once("close", () => {
     if (!res.writableFinished) abort.abort();
   });
-  const request = new Request(url.href, { method, headers, body: body && body.length > 0 ? body : undefined, signal: abort.signal });
+  // `duplex: "half"` is what a streamed request body needs (the fetch standard; Bun and Deno accept it).
+  const init = { method, headers, body: body?.stream, duplex: "half", signal: abort.signal };
+  const request = new Request(url.href, init as RequestInit);
   let response: Response;
   try {
     response = await app.fetch(request);
   } catch (error) {
-    onError(error);
-    plain(res, 500, "internal error");
+    if (error instanceof BodyTooLargeError) {
+      plain(res, 413, `request body larger than ${maxBodyBytes} bytes`);
+    } else {
+      onError(error);
+      plain(res, 500, "internal error");
+    }
+    body?.discardRest(Math.max(MIN_DISCARD_BYTES, maxBodyBytes));
     return;
   }
   await writeResponse(res, response, method === "HEAD");
-}
-
-async function readBody(req: IncomingMessage, max: number): Promise<Uint8Array | "too-large"> {
-  const declared = Number(req.headers["content-length"] ?? "0");
-  if (Number.isFinite(declared) && declared > max) return "too-large";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Uint8Array | string>) {
-    const bytes = typeof chunk === "string" ? new TextEncoder().encode(chunk) : chunk;
-    size += bytes.length;
-    if (size > max) return "too-large";
-    chunks.push(bytes);
-  }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
+  body?.discardRest(Math.max(MIN_DISCARD_BYTES, maxBodyBytes));
 }
 
 async function writeResponse(res: ServerResponse, response: Response, head: boolean): Promise<void> {

@@ -18,3 +18,18 @@ test("addressing - a host argument that is no host says what to give instead", (
   expect(() => hostKeyOfArgument("user@example.com")).toThrow(InvalidArgumentError);
   expect(() => hostKeyOfArgument("ftp://example.com/")).toThrow(/^host: /);
 });
+
+test("addressing - a host name longer than 253 characters is refused without quoting it whole", () => {
+  for (const input of ["a".repeat(5_000), `${"a.".repeat(127)}com`, `http://${"a".repeat(300)}.com/`]) {
+    let message = "";
+    try {
+      hostKeyOfArgument(input);
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/longer than 253 characters/);
+    expect(message.length).toBeLessThan(100);
+  }
+  expect(hostKeyOfArgument(`${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(57)}:8080`)).toMatch(/:8080$/);
+});

@@ -4,4 +4,4 @@
  * operator names. Every process addresses work through these, so all of them agree on where a host lives.
  */
 export { addressOf, groupByOwner, type AddressScheme, type Address, type OwnerGroup } from "./address.ts";
-export { hostKeyOfArgument } from "./host-argument.ts";
+export { hostKeyOfArgument, MAX_HOST_LENGTH } from "./host-argument.ts";

@@ -7,10 +7,12 @@
 export {
   DEFAULT_POLICY,
   POLICY_FIELDS,
+  policyFieldSpec,
   type PolicyConfig,
   type PolicyField,
   type PolicyFieldSpec,
 } from "./policy-defaults.ts";
+export { cidrListKind, hostListKind } from "./address-kinds.ts";
 export { PolicyConfigError, policyOverrides, resolvePolicy } from "./resolve-policy.ts";
 export { validatePolicy, type PolicyProblem } from "./validate-policy.ts";
 export {

@@ -5,7 +5,8 @@
  * whole config from flags, env and these defaults. The table is typed against `PolicyConfig`, so adding
  * a knob without a row (or a row with the wrong kind) fails to compile.
  */
-import { decimalKind, durationKind, durationListKind, integerKind, sizeKind, textKind } from "./field-kinds.ts";
+import { cidrListKind, hostListKind } from "./address-kinds.ts";
+import { decimalKind, durationKind, durationListKind, integerKind, sizeKind, switchKind, textKind } from "./field-kinds.ts";
 import { tableRows, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
 
 const SECOND = 1_000;
@@ -40,6 +41,17 @@ export interface PolicyConfig {
   readonly maxRedirects: number;
   /** robots.txt cache lifetime; RFC 9309 allows at most 24 h. */
   readonly robotsMaxAgeMs: number;
+
+  // Address safety (core/net): which hosts and addresses may be fetched at all. Checked at admission, at
+  // fetch time (with or without a proxy) and, without a proxy, on every address a name resolves to.
+  /** Allow loopback, private, link-local... addresses, localhost and local names; metadata stays refused. */
+  readonly allowPrivateAddresses: boolean;
+  /** Address ranges allowed whatever their kind (the only way to allow a metadata address). */
+  readonly allowAddresses: readonly string[];
+  /** Address ranges always refused, winning over every allowance. */
+  readonly denyAddresses: readonly string[];
+  /** Host names refused with every name under them. */
+  readonly denyHosts: readonly string[];
 
   // Retries: the n-th consecutive failure waits retryDelaysMs[n-1] (last one repeats); failing more
   // than maxFailures times in a row makes the URL dead for deadForMs.
@@ -158,6 +170,41 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     description: "How long a fetched robots.txt is trusted (RFC 9309 allows at most 24h)",
     ...durationKind({ min: MINUTE, max: 24 * HOUR }),
   },
+  allowPrivateAddresses: {
+    default: false,
+    env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
+    flag: "--allow-private-addresses",
+    description:
+      "Allow loopback, private, link-local and other internal addresses, localhost, local and single-label names (tests, intranets); metadata addresses stay refused",
+    ...switchKind(),
+  },
+  allowAddresses: {
+    default: [],
+    defaultText: "none",
+    env: "CRAWL_ALLOW_ADDRESSES",
+    flag: "--allow-addresses",
+    description:
+      "Address ranges fetched although internal, comma-separated (10.1.0.0/16,fd00:1::/48); the only way to allow a metadata address. --deny-addresses wins",
+    ...cidrListKind(),
+  },
+  denyAddresses: {
+    default: [],
+    defaultText: "none",
+    env: "CRAWL_DENY_ADDRESSES",
+    flag: "--deny-addresses",
+    description:
+      "Address ranges never fetched, besides the built-in internal ranges, comma-separated (203.0.113.0/24); checked on literal hosts always and on resolved addresses without a proxy",
+    ...cidrListKind(),
+  },
+  denyHosts: {
+    default: [],
+    defaultText: "none",
+    env: "CRAWL_DENY_HOSTS",
+    flag: "--deny-hosts",
+    description:
+      "Host names never fetched, each with every name under it, comma-separated (corp.example.com,.nip.io); with or without a proxy",
+    ...hostListKind(),
+  },
   retryDelaysMs: {
     default: [1 * HOUR, 6 * HOUR, 24 * HOUR],
     env: "CRAWL_RETRY_DELAYS",
@@ -253,6 +300,14 @@ const SPECS: FieldSpecs<PolicyConfig> = {
 
 /** The table, one row per field, in a stable order for help text. */
 export const POLICY_FIELDS: readonly PolicyField[] = tableRows(SPECS);
+
+/**
+ * One row of the table, for a process that takes that knob on its own behalf rather than the whole policy
+ * (`cluster up` passes `--allow-private-addresses` on to every role): the row is written once, here.
+ */
+export function policyFieldSpec<K extends keyof PolicyConfig>(field: K): PolicyFieldSpec<PolicyConfig[K]> {
+  return SPECS[field];
+}
 
 /** The defaults of every knob. Frozen, lists included: derive a changed copy with a spread. */
 export const DEFAULT_POLICY: PolicyConfig = Object.freeze(

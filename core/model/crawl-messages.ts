@@ -111,6 +111,8 @@ export interface NetworkErrorResult extends FetchResultFields {
 export interface SkippedResult extends FetchResultFields {
   kind: "skipped";
   error: SkipReason;
+  /** For `blocked-address`: the address policy's reason (core/net RefusalReason: `loopback`, `metadata`...). */
+  refusal?: string;
 }
 
 /** How a task ended, in the terms the frontier's policies need. */

@@ -85,6 +85,8 @@ export interface FetchError {
   url: string;
   error: FetchErrorKind;
   message: string;
+  /** For `blocked-address`: the address policy's reason (core/net RefusalReason: `loopback`, `metadata`...). */
+  refusal?: string;
   startedAt: number;
   endedAt: number;
 }

@@ -75,7 +75,6 @@ async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<
       warcDir: init.warcDir,
       warcPrefix: init.warcPrefix,
       proxyUrl: init.proxyUrl,
-      allowPrivateAddresses: init.allowPrivateAddresses,
       maxConcurrentRequests: init.maxConcurrentRequests,
       warc: init.warc,
       content,

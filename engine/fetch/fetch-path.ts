@@ -1,11 +1,12 @@
 /**
  * Builds the fetch path, the one way every process does: a fetch node (fetch-node/main.ts), each of
  * `crawl`'s fetch threads (embedded/fetch-thread/thread.ts) and `crawl` without threads (embedded/main.ts).
- * It is the HTTP fetcher with the policy's timeouts and body cap, the WARC writer, and the FetchWorker over
- * them and the content index. The content index is borrowed (the composition root chose Redis, SQLite or
+ * It is the HTTP fetcher with the policy's timeouts, body cap and address rules, the WARC writer, and the
+ * FetchWorker over them and the content index. The content index is borrowed (the composition root chose Redis, SQLite or
  * memory and closes it); the fetcher and the WARC writer are built here and closed by `close()`.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
+import { AddressPolicy } from "../../core/net/index.ts";
 import { productToken } from "../../core/robots/index.ts";
 import type { ContentIndex } from "../../core/ports/index.ts";
 import { HttpFetcher } from "./http/index.ts";
@@ -13,14 +14,23 @@ import { FetchWorker } from "./pipeline/index.ts";
 import { WarcWriter } from "./warc/index.ts";
 
 export interface FetchPathOptions {
-  policy: Pick<PolicyConfig, "userAgent" | "connectTimeoutMs" | "responseTimeoutMs" | "maxBodyBytes">;
+  policy: Pick<
+    PolicyConfig,
+    | "userAgent"
+    | "connectTimeoutMs"
+    | "responseTimeoutMs"
+    | "maxBodyBytes"
+    | "allowPrivateAddresses"
+    | "allowAddresses"
+    | "denyAddresses"
+    | "denyHosts"
+  >;
   warcDir: string;
   /** WARC file name prefix; the node id, so files of several nodes never collide. */
   warcPrefix: string;
   /** Rolling by size and age, and the upload spool's directory when uploading (WarcWriterOptions). */
   warc?: { maxFileBytes?: number; maxFileAgeMs?: number; finishedDir?: string };
   proxyUrl?: string;
-  allowPrivateAddresses: boolean;
   /** Requests in flight at most (the node's task concurrency). */
   maxConcurrentRequests: number;
   content: ContentIndex;
@@ -42,7 +52,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     responseTimeoutMs: opts.policy.responseTimeoutMs,
     maxBodyBytes: opts.policy.maxBodyBytes,
     proxyUrl: opts.proxyUrl,
-    allowPrivateAddresses: opts.allowPrivateAddresses,
+    addressPolicy: AddressPolicy.of(opts.policy),
     maxConcurrentRequests: opts.maxConcurrentRequests,
   });
   const worker = new FetchWorker({

@@ -6,7 +6,7 @@
  */
 export { openFetchPath, type FetchPath, type FetchPathOptions } from "./fetch-path.ts";
 export { FetchWorker, type WorkerDeps } from "./pipeline/index.ts";
-export { HttpFetcher, classifyAddress, refusalReason, type AddressRange, type HttpFetcherOptions, type LookupFn } from "./http/index.ts";
+export { HttpFetcher, type HttpFetcherOptions, type LookupFn } from "./http/index.ts";
 export { extractPage } from "./parse/index.ts";
 export {
   WarcWriter,

@@ -1,6 +1,6 @@
 /**
- * The frontier: which URL is fetched next, and when. It admits discovered URLs (trap limits, then the
- * seen-set, then the durable queue), hands out fetch tasks only for hosts whose politeness gap has passed
+ * The frontier: which URL is fetched next, and when. It admits discovered URLs (the address policy, trap
+ * limits, then the seen-set, then the durable queue), hands out fetch tasks only for hosts whose politeness gap has passed
  * (one task in flight per host, robots.txt first, front-queue priority when capacity is short), and applies
  * each result: the host's next allowed time, the URL's retry or refetch schedule, redirect targets and the
  * links found. The same class runs inside `crawl` (embedded mode) and inside each frontier node of a
@@ -31,6 +31,7 @@ import {
   urlPathAndQuery,
 } from "../../core/traps/index.ts";
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
+import { AddressPolicy } from "../../core/net/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import type { HostEntry } from "./host-entry.ts";
@@ -95,6 +96,7 @@ export class Frontier {
   /** Hosts ready now, by the priority of their next URL (the front queues). */
   private readonly ready = new ReadyQueues();
   private readonly patterns: UrlPatternTracker;
+  private readonly addresses: AddressPolicy;
   private inFlightCount = 0;
   private totalQueued: number;
   private lastDuePump = 0;
@@ -113,6 +115,7 @@ export class Frontier {
   constructor(private readonly opts: FrontierOptions) {
     this.counters = opts.counters ?? new Counters();
     this.patterns = new UrlPatternTracker(opts.policy);
+    this.addresses = AddressPolicy.of(opts.policy);
     this.inspected = {
       store: opts.store,
       policy: opts.policy,
@@ -122,6 +125,7 @@ export class Frontier {
       activeHosts: () => this.hosts.values(),
       load: (host) => this.loadHost(host),
       robotsOf: (entry) => this.robotsOf(entry),
+      addresses: this.addresses,
     };
     const cleanStop = opts.store.getMeta("clean-stop") === "1";
     opts.store.setMeta("clean-stop", "0");
@@ -275,9 +279,11 @@ export class Frontier {
             sourceUrl: result.url,
           }
         : undefined;
-      const foreign = target !== undefined && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
+      // A target the address policy refuses is dropped here, before it could be forwarded to its owner.
+      const admissible = target !== undefined && !this.refusedAddress(target);
+      const foreign = admissible && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
-      const redirect = target && !foreign ? this.screen([target]) : [];
+      const redirect = admissible && !foreign ? this.screen([target]) : [];
       prepared.push({ result, entry, flight, candidates, redirect });
     }
     await Promise.all(forwards);
@@ -456,13 +462,18 @@ export class Frontier {
 
   // ---- admission --------------------------------------------------------------------------------
 
-  /** Applies the trap limits; returns the URLs worth a seen check. */
+  /**
+   * Applies the address policy and the trap limits; returns the URLs worth a seen check. Every URL that
+   * enters the frontier passes here (seeds, links, redirect targets), so no request is ever planned for an
+   * internal address, a local name or an empty host.
+   */
   private screen(urls: readonly DiscoveredUrl[]): DiscoveredUrl[] {
     const out: DiscoveredUrl[] = [];
     const batch = new Set<string>();
     for (const u of urls) {
       if (batch.has(u.url)) continue;
       batch.add(u.url);
+      if (this.refusedAddress(u)) continue;
       const entry = this.hosts.get(u.host);
       const verdict = checkTrap(
         u.url,
@@ -483,6 +494,13 @@ export class Frontier {
       out.push(u);
     }
     return out;
+  }
+
+  /** Whether the address policy refuses the URL's host; a refusal is counted by its reason. */
+  private refusedAddress(u: DiscoveredUrl): boolean {
+    const refusal = this.addresses.checkHost(u.host);
+    if (refusal) this.counters.add(`admission.refused.${refusal.reason}`);
+    return refusal !== undefined;
   }
 
   private async checkSeen(urls: readonly DiscoveredUrl[]): Promise<boolean[]> {
@@ -724,7 +742,9 @@ export class Frontier {
       if (result.taskKind === "page") this.counters.add("fetch.pages");
       if (result.note) this.counters.add(`fetch.note.${noteKind(result.note)}`);
     } else {
-      this.counters.add(`fetch.${result.kind}.${result.error}`);
+      // A skip names the address rule that refused it: fetch.skipped.blocked-address.loopback.
+      const reason = result.kind === "skipped" && result.refusal ? `.${result.refusal}` : "";
+      this.counters.add(`fetch.${result.kind}.${result.error}${reason}`);
     }
     if (result.duplicateOf) this.counters.add("content.exact-duplicates");
     if (result.nearDuplicateOf) this.counters.add("content.near-duplicates");

@@ -2,10 +2,11 @@
  * Host and URL inspection: what `host show`, `host list` and `url explain` learn from a frontier. It reads
  * and never changes anything: a host's politeness state, queue length, robots.txt verdict and today's page
  * count, whether it is active (in memory) or only in the store; and for a URL its stored state, schedule,
- * the robots.txt rule that decides it and any trap limit it breaks. The Frontier hands it a read-only view
+ * the robots.txt rule that decides it, any trap limit it breaks and the address rule that refuses its host. The Frontier hands it a read-only view
  * of its internals (`InspectedFrontier`) and delegates its inspection methods here.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
+import { describeRefusal, type AddressPolicy } from "../../core/net/index.ts";
 import type { HostState } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { checkTrap, countToday, urlPathAndQuery } from "../../core/traps/index.ts";
@@ -37,6 +38,8 @@ export interface UrlView {
   robots: "allowed" | "disallowed" | "unknown";
   robotsRule: string;
   trap: string;
+  /** Why the address policy refuses the URL's host (`loopback: ...`), "" when it does not. */
+  addressRefusal: string;
 }
 
 /** What inspection reads of a frontier. */
@@ -52,6 +55,8 @@ export interface InspectedFrontier {
   load(host: string): HostEntry;
   /** The host's robots.txt as stored, compiled (cached in the entry). */
   robotsOf(entry: HostEntry): HostEntry["robots"];
+  /** The address policy admission applies. */
+  readonly addresses: AddressPolicy;
 }
 
 /** What the frontier knows about a host, whether active or not; undefined when it never saw it. */
@@ -92,6 +97,7 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
   const robots = f.robotsOf(f.active(host) ?? f.load(host));
   const decision = robots?.policy?.explain(urlPathAndQuery(url));
   const trap = checkTrap(url, { depth: row?.depth ?? 0, hostQueued: 0, hostPagesToday: 0 }, f.policy);
+  const refusal = f.addresses.checkHost(host);
   return {
     known: row !== undefined || queued,
     state: row?.state ?? (queued ? "queued" : "unknown"),
@@ -115,5 +121,6 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
         ? `robots.txt ${robots.stored.verdict}`
         : "",
     trap: trap.ok ? "" : `${trap.reason}: ${trap.detail}`,
+    addressRefusal: refusal ? `${refusal.reason}: ${describeRefusal(refusal)}` : "",
   };
 }

@@ -51,7 +51,8 @@ export function decideUrlOutcome(
   const base = { lastStatus: result.status, note: null as string | null };
 
   if (result.kind === "skipped") {
-    return finish("gone", { ...fromState(prev, state), ...base, note: result.error }, true);
+    const note = result.refusal ? `${result.error}.${result.refusal}` : result.error;
+    return finish("gone", { ...fromState(prev, state), ...base, note }, true);
   }
   if (result.kind === "network-error") return failure(result.error);
   if (result.status >= 500 && result.status !== 503) return failure(`status ${result.status}`);

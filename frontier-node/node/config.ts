@@ -26,6 +26,7 @@ import {
   type PolicyConfig,
 } from "../../core/config/index.ts";
 import { checkPartitionCount } from "../../core/ring/index.ts";
+import { tokenListKind } from "../../core/auth/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../../kit/log/index.ts";
 import { newNodeId } from "../../kit/node/index.ts";
 
@@ -44,6 +45,8 @@ export interface FrontierNodeConfig {
   grpcAdvertise: string;
   /** Empty: no HTTP endpoint. */
   httpListen: string;
+  /** Tokens /metrics requires; none: /metrics is open. */
+  metricsTokens: readonly string[];
   partitions: number;
   credit: number;
   heartbeatIntervalMs: number;
@@ -127,6 +130,14 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     flag: "--http-listen",
     description: "host:port of /healthz, /readyz and /metrics; empty: none",
     ...listenKind({ optional: true }),
+  },
+  metricsTokens: {
+    default: [],
+    defaultText: "none: /metrics is open",
+    env: "CRAWL_METRICS_TOKEN",
+    flag: "--metrics-token",
+    description: "Bearer token(s) /metrics requires, comma-separated (two during a rotation); /healthz and /readyz stay open",
+    ...tokenListKind(),
   },
   partitions: {
     default: 64,

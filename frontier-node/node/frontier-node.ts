@@ -22,6 +22,7 @@ import type { Counters } from "../../core/stats/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
+import { TokenSet } from "../../core/auth/index.ts";
 import { errorFields, silentLog, type Log } from "../../kit/log/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
 import { Frontier } from "../../engine/frontier/index.ts";
@@ -54,6 +55,8 @@ export interface FrontierNodeOptions {
   grpcAdvertise?: string;
   /** host:port of /healthz, /readyz, /metrics; undefined: none. */
   httpListen?: string;
+  /** Tokens /metrics requires; none: /metrics is open (/healthz and /readyz always are). */
+  metricsTokens?: readonly string[];
   state: ClusterState;
   bus: MessageBus;
   store: FrontierStore;
@@ -206,6 +209,7 @@ export class FrontierNode {
           healthApp({
             ready: () => this.ready,
             metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }),
+            metricsTokens: new TokenSet(opts.metricsTokens ?? []),
           }),
           { hostname: listen.host, port: listen.port, onError: (error) => httpLog.error("health app failed", errorFields(error)) },
         );

@@ -230,6 +230,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       failures: uint32(view.failures),
       note: view.note,
       trap: view.trap,
+      addressRefusal: view.addressRefusal,
     };
   }
 

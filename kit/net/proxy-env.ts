@@ -1,13 +1,12 @@
 /**
- * The network settings of every process that fetches, written once: the `--proxy` and
- * `--allow-private-addresses` rows of their tables, and the proxy a process falls back to when it is given
- * none (`--proxy` / CRAWL_PROXY): the conventional
+ * The network settings of every process that fetches, written once: the `--proxy` row of their tables,
+ * and the proxy a process falls back to when it is given none (`--proxy` / CRAWL_PROXY): the conventional
  * environment variables, read one way for every process that fetches. HTTP_PROXY is taken before
  * HTTPS_PROXY (the crawler has one route for both schemes: http targets in absolute form, https through
  * CONNECT), each in capitals before lower case. NO_PROXY=`*` turns the fallback off; a NO_PROXY list of
  * hosts does not, since every crawled host goes the same way (give `--proxy` to decide explicitly).
  */
-import { switchKind, urlKind, type Env, type FieldSpec } from "../../core/config/index.ts";
+import { urlKind, type Env, type FieldSpec } from "../../core/config/index.ts";
 
 const PROXY_VARIABLES = ["HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy"] as const;
 
@@ -30,13 +29,4 @@ export const PROXY_URL_FIELD: FieldSpec<string | undefined> = {
   flag: "--proxy",
   description: "HTTP forward proxy for every request",
   ...urlKind(["http", "https"]),
-};
-
-/** The `allowPrivateAddresses` row of a fetching process's table. */
-export const ALLOW_PRIVATE_ADDRESSES_FIELD: FieldSpec<boolean> = {
-  default: false,
-  env: "CRAWL_ALLOW_PRIVATE_ADDRESSES",
-  flag: "--allow-private-addresses",
-  description: "Allow hosts that resolve to loopback, private or link-local addresses (tests, intranets)",
-  ...switchKind(),
 };

@@ -132,6 +132,7 @@ test("codec - error and robots results keep exactly the fields the worker sets",
     bytes: 0,
   };
   const skipped: FetchResult = { ...networkError, kind: "skipped", error: "blocked-address" };
+  const refused: FetchResult = { ...networkError, kind: "skipped", error: "blocked-address", refusal: "loopback" };
   const robotsParse: FetchResult = {
     ...networkError,
     kind: "response",
@@ -145,7 +146,7 @@ test("codec - error and robots results keep exactly the fields the worker sets",
   const robotsDisallow: FetchResult = { ...robotsParse, status: 503, robots: { verdict: "disallow-all" } };
   const redirect: FetchResult = { ...robotsParse, taskKind: "page", status: 301, redirectTo: "https://x.example/", robots: undefined };
   delete redirect.robots;
-  for (const r of [networkError, skipped, robotsParse, robotsDisallow, redirect]) {
+  for (const r of [networkError, skipped, refused, robotsParse, robotsDisallow, redirect]) {
     expect(decodeFetchResult(encodeFetchResult(r))).toStrictEqual(r);
   }
 });
@@ -183,6 +184,16 @@ test("codec - a failed result must name a known error kind, a skipped one a skip
   expect(() => decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_NETWORK_ERROR, "gremlins"))).toThrow(/unknown error kind "gremlins"/);
   expect(() => decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_NETWORK_ERROR, "blocked-address"))).toThrow(/is a skip reason/);
   expect(() => decodeFetchResult(failed(pb.ResultKind.RESULT_KIND_SKIPPED, "timeout"))).toThrow(/not a skip reason/);
+  const oddRefusal = pb.FetchResult.encode(
+    pb.FetchResult.fromPartial({
+      taskId: "x",
+      kind: pb.ResultKind.RESULT_KIND_SKIPPED,
+      taskKind: pb.TaskKind.TASK_KIND_PAGE,
+      error: "blocked-address",
+      refusal: "x".repeat(500),
+    }),
+  ).finish();
+  expect(() => decodeFetchResult(oddRefusal)).toThrow(/malformed refusal/);
   const oddNote = pb.FetchResult.encode({ ...fetchResultToProto(pageResult), note: "looks fine" }).finish();
   expect(() => decodeFetchResult(oddNote)).toThrow(CodecError);
 });

@@ -56,6 +56,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     status: toUint32("status", result.status),
     error: result.error ?? "",
     note: result.kind === "response" ? (result.note ?? "") : "",
+    refusal: result.kind === "skipped" ? (result.refusal ?? "") : "",
     startedAtMs: toInt64("startedAt", result.startedAt),
     endedAtMs: toInt64("endedAt", result.endedAt),
     fingerprint: result.fingerprint ?? "",
@@ -136,7 +137,10 @@ function withKind(msg: pb.FetchResult, fields: RequiredFields): FetchResult {
   }
   if (kind === "skipped") {
     if (!isSkipReason(error)) throw new CodecError(`skipped result with ${JSON.stringify(error)}, which is not a skip reason`);
-    return { ...fields, kind, error };
+    const refusal = optional(msg.refusal);
+    if (refusal !== undefined && !/^[a-z][a-z-]{0,31}$/.test(refusal))
+      throw new CodecError("skipped result with a malformed refusal reason");
+    return refusal === undefined ? { ...fields, kind, error } : { ...fields, kind, error, refusal };
   }
   if (isSkipReason(error)) throw new CodecError(`network-error result with ${JSON.stringify(error)}, which is a skip reason`);
   return { ...fields, kind, error };

@@ -25,6 +25,7 @@ export function urlExplanation(fields: Partial<UrlExplanation> = {}): UrlExplana
     failures: 0,
     note: "",
     trap: "",
+    addressRefusal: "",
     ...fields,
   };
 }

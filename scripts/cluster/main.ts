@@ -14,6 +14,7 @@ import {
   ConfigError,
   dirKind,
   integerKind,
+  policyFieldSpec,
   readConfig,
   stringKind,
   switchKind,
@@ -23,7 +24,7 @@ import {
   type FieldSpecs,
 } from "../../core/config/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../../kit/log/index.ts";
-import { ALLOW_PRIVATE_ADDRESSES_FIELD, PROXY_URL_FIELD } from "../../kit/net/index.ts";
+import { PROXY_URL_FIELD } from "../../kit/net/index.ts";
 import { runMain, startStep, StartupError, type ProcessContext, type ProcessSpec } from "../../kit/main/index.ts";
 import { startNats, startNatsSupercluster, type NatsServer } from "../../tests/support/nats.ts";
 import { startRedis, type RedisServer } from "../../tests/support/redis.ts";
@@ -98,8 +99,9 @@ const SPECS: FieldSpecs<UpSettings> = {
     ...stringKind("rules"),
   },
   allowPrivateAddresses: {
-    ...ALLOW_PRIVATE_ADDRESSES_FIELD,
-    description: "Let the fetch nodes fetch loopback, private and link-local addresses (tests, intranets)",
+    ...policyFieldSpec("allowPrivateAddresses"),
+    description:
+      "Let every role (seeds, admission, fetch) take loopback, private and link-local addresses and local names (tests, intranets)",
   },
   noDeno: {
     default: false,
@@ -228,6 +230,8 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
     "--default-region",
     regions[0]!,
     ...(o.regionRules ? ["--region-rules", o.regionRules] : []),
+    // Every role applies the address policy (seeds, admission, fetch), so every role gets the switch.
+    ...(o.allowPrivateAddresses ? ["--allow-private-addresses"] : []),
   ];
   const grpcPort = await freePort();
   const httpPort = await freePort();
@@ -259,7 +263,6 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
       warc,
       ...common,
       ...(o.proxyUrl ? ["--proxy", o.proxyUrl] : []),
-      ...(o.allowPrivateAddresses ? ["--allow-private-addresses"] : []),
     ];
     if (i === 0 && hasDeno) {
       children.start(`fetch-${i + 1}`, "deno", [

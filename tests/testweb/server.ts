@@ -19,7 +19,9 @@ import { findViolations } from "./violations.ts";
 
 export interface TestWeb {
   port: number;
-  /** `http://127.0.0.1:port`, for the crawler's proxy setting. */
+  /** The loopback address it listens on (127.0.0.1 unless `hostname` was given). */
+  hostname: string;
+  /** `http://<hostname>:port`, for the crawler's proxy setting. */
   proxyUrl: string;
   /** The generator inputs, defaults filled in. */
   shape: SiteShape;
@@ -29,6 +31,8 @@ export interface TestWeb {
   url(host: string, path?: string): string;
   /** The live request log, in arrival order. */
   requests: RequestRecord[];
+  /** TCP connections accepted so far, whether or not a request followed (a CONNECT, a bad head...). */
+  readonly connections: number;
   requestsTo(host: string): RequestRecord[];
   /** Empties the log (e.g. after a warm-up). */
   clearRequests(): void;
@@ -91,6 +95,8 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
   };
 
   const server = createServer(handle);
+  let connections = 0;
+  server.on("connection", () => connections++);
   // Crawlers keep connections to their proxy open between fetches; do not cut them short.
   server.keepAliveTimeout = 65_000;
   server.on("clientError", (_err: Error, socket: Socket) => socket.destroy());
@@ -100,7 +106,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
   });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
+    server.listen(opts.port ?? 0, opts.hostname ?? "127.0.0.1", () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
 
@@ -108,11 +114,15 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
   const hosts = [...Array.from({ length: shape.hosts }, (_, i) => siteHost(i)), ...named.keys()];
   return {
     port,
-    proxyUrl: `http://127.0.0.1:${port}`,
+    hostname: opts.hostname ?? "127.0.0.1",
+    proxyUrl: `http://${opts.hostname ?? "127.0.0.1"}:${port}`,
     shape,
     hosts,
     url: webUrl,
     requests: log,
+    get connections() {
+      return connections;
+    },
     requestsTo: (host) => log.filter((r) => r.host === host),
     clearRequests: () => {
       log.length = 0;

@@ -23,6 +23,11 @@ export interface TestWebOptions {
   extraHosts?: Record<string, HostBehaviour>;
   /** Loopback port to listen on; 0 (the default) picks a free one. */
   port?: number;
+  /**
+   * Loopback address to listen on, default 127.0.0.1. Another one (127.0.0.2) lets a test stand up an
+   * "internal network" beside the "public" test web, with its own request log.
+   */
+  hostname?: string;
 }
 
 /** The options with every default filled in: the inputs of the page generator. */

@@ -2,6 +2,9 @@ import { expect, test } from "bun:test";
 import { createSafeConnector, type ConnectOptions, type Connector } from "./connector.ts";
 import { DnsCache, type ResolvedAddress } from "./dns-cache.ts";
 import { BlockedAddressError } from "./errors.ts";
+import { AddressPolicy } from "../../../core/net/index.ts";
+
+const strict = new AddressPolicy();
 
 /** A dial function that records what it was asked to connect to and pretends to succeed. */
 function recordingDial(): { dial: Connector; calls: ConnectOptions[] } {
@@ -23,7 +26,7 @@ const v4 = (address: string): ResolvedAddress => ({ address, family: 4 });
 test("connector - dials the checked IP, never the name, and sends no servername over http", async () => {
   const { dial, calls } = recordingDial();
   const dns = new DnsCache({ lookup: async () => [v4("93.184.216.34")] });
-  await connect(createSafeConnector({ dns, allowPrivate: false, connectTimeoutMs: 1000, dial }), {});
+  await connect(createSafeConnector({ dns, addressPolicy: strict, connectTimeoutMs: 1000, dial }), {});
   expect(calls[0]?.hostname).toBe("93.184.216.34");
   expect(calls[0]?.servername ?? null).toBeNull();
 });
@@ -31,7 +34,10 @@ test("connector - dials the checked IP, never the name, and sends no servername 
 test("connector - keeps the name as the TLS servername for https", async () => {
   const { dial, calls } = recordingDial();
   const dns = new DnsCache({ lookup: async () => [v4("93.184.216.34")] });
-  await connect(createSafeConnector({ dns, allowPrivate: false, connectTimeoutMs: 1000, dial }), { protocol: "https:", host: "site.test" });
+  await connect(createSafeConnector({ dns, addressPolicy: strict, connectTimeoutMs: 1000, dial }), {
+    protocol: "https:",
+    host: "site.test",
+  });
   expect(calls[0]?.hostname).toBe("93.184.216.34");
   expect(calls[0]?.servername).toBe("site.test");
 });
@@ -39,14 +45,14 @@ test("connector - keeps the name as the TLS servername for https", async () => {
 test("connector - skips refused addresses in an answer and dials the first allowed one", async () => {
   const { dial, calls } = recordingDial();
   const dns = new DnsCache({ lookup: async () => [v4("127.0.0.1"), v4("10.0.0.1"), v4("93.184.216.34")] });
-  await connect(createSafeConnector({ dns, allowPrivate: false, connectTimeoutMs: 1000, dial }), {});
+  await connect(createSafeConnector({ dns, addressPolicy: strict, connectTimeoutMs: 1000, dial }), {});
   expect(calls.map((c) => c.hostname)).toEqual(["93.184.216.34"]);
 });
 
 test("connector - refuses without dialing when every address is refused", async () => {
   const { dial, calls } = recordingDial();
   const dns = new DnsCache({ lookup: async () => [v4("127.0.0.1"), v4("192.168.0.1")] });
-  await expect(connect(createSafeConnector({ dns, allowPrivate: false, connectTimeoutMs: 1000, dial }), {})).rejects.toBeInstanceOf(
+  await expect(connect(createSafeConnector({ dns, addressPolicy: strict, connectTimeoutMs: 1000, dial }), {})).rejects.toBeInstanceOf(
     BlockedAddressError,
   );
   expect(calls).toEqual([]);
@@ -58,7 +64,7 @@ test("connector - judges each new connection by the answer it dials, so a rebind
   let now = 0;
   const dns = new DnsCache({ lookup: async () => answers.shift() ?? [], ttlMs: 1, now: () => now });
   const { dial, calls } = recordingDial();
-  const connector = createSafeConnector({ dns, allowPrivate: false, connectTimeoutMs: 1000, dial });
+  const connector = createSafeConnector({ dns, addressPolicy: strict, connectTimeoutMs: 1000, dial });
   await connect(connector, {});
   now = 10;
   await expect(connect(connector, {})).rejects.toBeInstanceOf(BlockedAddressError);
@@ -71,7 +77,7 @@ test("connector - tells which address each origin connected to", async () => {
   const dns = new DnsCache({ lookup: async () => [v4("93.184.216.34")] });
   const connector = createSafeConnector({
     dns,
-    allowPrivate: false,
+    addressPolicy: strict,
     connectTimeoutMs: 1000,
     dial,
     onConnected: (o, a) => seen.push([o, a]),

@@ -1,13 +1,13 @@
 /**
  * The safe connector: how undici opens every direct (non-proxied) connection. It resolves the host
- * through the DNS cache, drops addresses the address policy refuses, and hands undici's own
+ * through the DNS cache, drops addresses the address policy (core/net) refuses, and hands undici's own
  * connector the chosen IP literal, so the socket goes to exactly the address that was checked. No
  * second lookup happens anywhere (no DNS-rebinding gap), and nothing relies on `net.connect`'s
  * `lookup` hook, whose support differs across Bun versions. For https the original name is kept as
  * SNI servername, so certificates are still verified against the name, not the IP.
  */
 import { isIP } from "node:net";
-import { refusalReason } from "./address-policy.ts";
+import type { AddressPolicy } from "../../../core/net/index.ts";
 import type { DnsCache } from "./dns-cache.ts";
 import { BlockedAddressError, DnsLookupError } from "./errors.ts";
 import { buildConnector } from "./undici.ts";
@@ -17,7 +17,8 @@ export type ConnectOptions = buildConnector.Options;
 
 export interface SafeConnectorOptions {
   dns: DnsCache;
-  allowPrivate: boolean;
+  /** Judges every address the name resolves to (and a literal host). */
+  addressPolicy: AddressPolicy;
   /** Bounds the name lookup and, separately, the TCP/TLS handshake. */
   connectTimeoutMs: number;
   /** Told the address each new connection went to, keyed by origin (for `remoteAddress`). */
@@ -27,13 +28,13 @@ export interface SafeConnectorOptions {
 }
 
 export function createSafeConnector(options: SafeConnectorOptions): Connector {
-  const { dns, allowPrivate, connectTimeoutMs, onConnected } = options;
+  const { dns, addressPolicy, connectTimeoutMs, onConnected } = options;
   // allowH2 false: see dispatcher.ts for why HTTP/2 is not negotiated.
   const dial = options.dial ?? buildConnector({ timeout: connectTimeoutMs, allowH2: false });
 
   return function safeConnect(connectOptions, callback) {
     const host = connectOptions.hostname;
-    pickAddress(dns, host, allowPrivate, connectTimeoutMs).then(
+    pickAddress(dns, host, addressPolicy, connectTimeoutMs).then(
       (address) => {
         // SNI (and certificate checks) use the name for https. For http the servername must stay
         // unset: given one that differs from an IP hostname, undici's connector would dial the
@@ -55,18 +56,18 @@ export function createSafeConnector(options: SafeConnectorOptions): Connector {
  * resolved and its refused addresses skipped, so a name with one public and one private address
  * still connects, but only to the public one.
  */
-async function pickAddress(dns: DnsCache, host: string, allowPrivate: boolean, timeoutMs: number): Promise<string> {
+async function pickAddress(dns: DnsCache, host: string, policy: AddressPolicy, timeoutMs: number): Promise<string> {
   if (isIP(host) !== 0) {
-    const range = refusalReason(host, allowPrivate);
-    if (range) throw new BlockedAddressError(host, host, range);
+    const refusal = policy.checkAddress(host);
+    if (refusal) throw new BlockedAddressError(refusal);
     return host;
   }
   const addresses = await resolveWithin(dns, host, timeoutMs);
   let firstRefusal: BlockedAddressError | undefined;
   for (const { address } of addresses) {
-    const range = refusalReason(address, allowPrivate);
-    if (!range) return address;
-    firstRefusal ??= new BlockedAddressError(host, address, range);
+    const refusal = policy.checkAddress(address, host);
+    if (!refusal) return address;
+    firstRefusal ??= new BlockedAddressError(refusal);
   }
   throw firstRefusal ?? new DnsLookupError(host, new Error("no addresses"));
 }

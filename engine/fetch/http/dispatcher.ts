@@ -7,6 +7,7 @@
  * already rules out its multiplexing gain, the WARC records want HTTP/1.1 messages, and undici's
  * HTTP/2 path rests on `node:http2`, whose behaviour on Bun and Deno this project has not measured.
  */
+import type { AddressPolicy } from "../../../core/net/index.ts";
 import { createSafeConnector } from "./connector.ts";
 import type { DnsCache } from "./dns-cache.ts";
 import { Agent, Client, Pool, ProxyAgent } from "./undici.ts";
@@ -20,7 +21,8 @@ export interface DispatcherOptions {
   proxyUrl?: string;
   /** Used only without a proxy. */
   dns: DnsCache;
-  allowPrivate: boolean;
+  /** Judges resolved addresses at connect time; used only without a proxy (the proxy resolves names). */
+  addressPolicy: AddressPolicy;
   onConnected: (origin: string, address: string) => void;
 }
 
@@ -53,7 +55,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     connections: options.connectionsPerOrigin,
     connect: createSafeConnector({
       dns: options.dns,
-      allowPrivate: options.allowPrivate,
+      addressPolicy: options.addressPolicy,
       connectTimeoutMs: options.connectTimeoutMs,
       onConnected: options.onConnected,
     }),

@@ -6,6 +6,7 @@
  * codes, walking `cause` chains and AggregateErrors, because undici wraps socket errors and Bun and
  * Node word their messages differently but agree on codes.
  */
+import { describeRefusal, type Refusal } from "../../../core/net/index.ts";
 import type { FetchErrorKind } from "./types.ts";
 
 /** A name did not resolve (or not in time). Reaction: treat the host as unreachable, retry later. */
@@ -20,21 +21,21 @@ export class DnsLookupError extends Error {
   }
 }
 
-/** The target address is in a refused range. Reaction: never retry this URL. */
+/** The address policy (core/net) refused the target. Reaction: never retry this URL. */
 export class BlockedAddressError extends Error {
   readonly code = "ERR_CRAWLER_BLOCKED_ADDRESS";
-  constructor(
-    readonly host: string,
-    readonly address: string,
-    readonly range: string,
-  ) {
-    super(
-      host === address
-        ? `refused to connect to ${address} (${range} address)`
-        : `refused to connect to ${host}: it resolves to ${address} (${range} address)`,
-    );
+  constructor(readonly refusal: Refusal) {
+    super(`refused to connect: ${describeRefusal(refusal)}`);
     this.name = "BlockedAddressError";
   }
+}
+
+/** The address policy's refusal carried by `error` or its causes, if it is a BlockedAddressError. */
+export function refusalIn(error: unknown): Refusal | undefined {
+  for (let e = error, depth = 0; e !== null && typeof e === "object" && depth < 6; e = (e as { cause?: unknown }).cause, depth++) {
+    if (e instanceof BlockedAddressError) return e.refusal;
+  }
+  return undefined;
 }
 
 /** The body's Content-Encoding did not decode. Reaction: count the page as broken. */

@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { AddressPolicy } from "../../../core/net/index.ts";
 import type { Socket } from "node:net";
 import { HttpFetcher, type FetchErrorKind, type FetchOutcome, type HttpFetcherOptions } from "./index.ts";
 import { closedPort, startHttpServer, startTcpServer, type TestServer } from "./test-servers.ts";
@@ -14,7 +15,7 @@ function fetcher(overrides: Partial<HttpFetcherOptions> = {}): HttpFetcher {
     connectTimeoutMs: 1000,
     responseTimeoutMs: 300,
     maxBodyBytes: 1 << 20,
-    allowPrivateAddresses: true,
+    addressPolicy: new AddressPolicy({ allowPrivate: true }),
     ...overrides,
   });
   owned.push(f);

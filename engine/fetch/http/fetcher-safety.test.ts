@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { AddressPolicy } from "../../../core/net/index.ts";
 import { HttpFetcher, type FetchOutcome, type HttpFetcherOptions } from "./index.ts";
 import { createServer, type IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
@@ -75,7 +76,9 @@ test("fetcher safety - refuses names resolving to private, link-local, CGNAT and
 });
 
 test("fetcher safety - refuses metadata addresses even when private addresses are allowed", async () => {
-  const outcome = errorOf(await fetcher({ allowPrivateAddresses: true }).fetch({ url: "http://169.254.169.254/latest/meta-data/" }));
+  const outcome = errorOf(
+    await fetcher({ addressPolicy: new AddressPolicy({ allowPrivate: true }) }).fetch({ url: "http://169.254.169.254/latest/meta-data/" }),
+  );
   expect(outcome.error).toBe("blocked-address");
 });
 

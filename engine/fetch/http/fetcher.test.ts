@@ -1,4 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
+import { AddressPolicy } from "../../../core/net/index.ts";
 import type { ServerResponse } from "node:http";
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { HttpFetcher, type FetchOutcome, type FetchResponse, type HttpFetcherOptions } from "./index.ts";
@@ -15,7 +16,7 @@ function fetcher(overrides: Partial<HttpFetcherOptions> = {}): HttpFetcher {
     connectTimeoutMs: 1000,
     responseTimeoutMs: 3000,
     maxBodyBytes: 1 << 20,
-    allowPrivateAddresses: true,
+    addressPolicy: new AddressPolicy({ allowPrivate: true }),
     ...overrides,
   });
   owned.push(f);

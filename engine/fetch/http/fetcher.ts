@@ -2,7 +2,10 @@
  * The HTTP fetch step: one GET per call, no redirects followed (a 3xx comes back with its Location,
  * and the crawler re-enqueues the target so each hop passes robots, politeness and the seen check),
  * conditional headers when validators are known, the body decoded and capped, and every failure
- * turned into an `error` outcome whose kind says how to react. The same fetcher serves pages and
+ * turned into an `error` outcome whose kind says how to react. Before any request the host is judged
+ * by the address policy (core/net), with or without a proxy, so a task that reaches a fetch node for
+ * `http://2130706433/` or `http://localhost/` is refused here even if admission let it through; without
+ * a proxy the connector also judges every address a name resolves to. The same fetcher serves pages and
  * robots.txt; nothing here knows the difference. It owns its undici dispatcher and DNS cache, so
  * `close()` ends every connection it opened.
  */
@@ -10,7 +13,8 @@ import { readBody, normalizeEncoding } from "./body.ts";
 import { Deadline } from "./deadline.ts";
 import { createDispatcher } from "./dispatcher.ts";
 import { DnsCache } from "./dns-cache.ts";
-import { describe, errorKind } from "./errors.ts";
+import { AddressPolicy, describeRefusal } from "../../../core/net/index.ts";
+import { describe, errorKind, refusalIn } from "./errors.ts";
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
 import { Slots } from "./slots.ts";
 import type { FetchError, FetchErrorKind, FetchOutcome, FetchRequest, HttpFetcherOptions } from "./types.ts";
@@ -24,6 +28,7 @@ export class HttpFetcher {
   readonly #responseTimeoutMs: number;
   readonly #maxBodyBytes: number;
   readonly #proxied: boolean;
+  readonly #addressPolicy: AddressPolicy;
   readonly #dns: DnsCache;
   readonly #dispatcher: Dispatcher;
   readonly #slots: Slots;
@@ -38,6 +43,7 @@ export class HttpFetcher {
     this.#responseTimeoutMs = options.responseTimeoutMs;
     this.#maxBodyBytes = options.maxBodyBytes;
     this.#proxied = options.proxyUrl !== undefined;
+    this.#addressPolicy = options.addressPolicy ?? new AddressPolicy();
     this.#dns = new DnsCache({ lookup: options.lookup, ttlMs: options.dnsCacheTtlMs, negativeTtlMs: options.dnsNegativeTtlMs });
     this.#slots = new Slots(options.maxConcurrentRequests ?? 256);
     this.#dispatcher = createDispatcher({
@@ -47,7 +53,7 @@ export class HttpFetcher {
       keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 4000,
       proxyUrl: options.proxyUrl,
       dns: this.#dns,
-      allowPrivate: options.allowPrivateAddresses ?? false,
+      addressPolicy: this.#addressPolicy,
       onConnected: (origin, address) => this.#rememberAddress(origin, address),
     });
   }
@@ -63,6 +69,13 @@ export class HttpFetcher {
     }
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       return failure(req.url, "other", `unsupported scheme ${url.protocol}`, queuedAt);
+    }
+    const refusal = this.#addressPolicy.checkHost(url.hostname);
+    if (refusal) {
+      return {
+        ...failure(req.url, "blocked-address", `refused before any request: ${describeRefusal(refusal)}`, queuedAt),
+        refusal: refusal.reason,
+      };
     }
     if (this.#closing) return failure(req.url, "aborted", "the fetcher is closed", queuedAt);
     try {
@@ -121,7 +134,9 @@ export class HttpFetcher {
         httpVersion: "1.1",
       };
     } catch (error) {
-      return failure(req.url, classify(error, deadline), explain(error, deadline), startedAt);
+      const outcome = failure(req.url, classify(error, deadline), explain(error, deadline), startedAt);
+      const refusal = outcome.error === "blocked-address" ? refusalIn(error) : undefined;
+      return refusal ? { ...outcome, refusal: refusal.reason } : outcome;
     } finally {
       deadline.dispose();
     }

@@ -1,7 +1,8 @@
 /**
  * The HTTP fetch step of the fetch path: {@link HttpFetcher} turns a URL (plus validators from the
- * last visit) into a {@link FetchOutcome}, with politeness-sized connection pools, an address policy
- * against SSRF, a DNS cache, exact deadlines and a decompression-aware body cap. It is used for pages
+ * last visit) into a {@link FetchOutcome}, with politeness-sized connection pools, the address policy
+ * of core/net against SSRF (with or without a proxy), a DNS cache, exact deadlines and a
+ * decompression-aware body cap. It is used for pages
  * and robots.txt alike. Everything else in this folder is its machinery.
  */
 export { HttpFetcher } from "./fetcher.ts";
@@ -14,4 +15,3 @@ export type {
   HttpFetcherOptions,
 } from "./types.ts";
 export type { LookupFn, ResolvedAddress } from "./dns-cache.ts";
-export { classifyAddress, refusalReason, type AddressRange } from "./address-policy.ts";

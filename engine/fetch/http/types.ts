@@ -4,6 +4,7 @@
  * to the frontier is derived from it). A fetch never throws for a network problem: every failure
  * comes back as an `error` outcome whose `error` kind tells the crawler how to react.
  */
+import type { AddressPolicy } from "../../../core/net/index.ts";
 import type { LookupFn } from "./dns-cache.ts";
 export type { FetchError, FetchErrorKind, FetchOutcome, FetchRequest, FetchResponse } from "../../../core/model/index.ts";
 
@@ -18,12 +19,18 @@ export interface HttpFetcherOptions {
   maxBodyBytes: number;
   /**
    * HTTP forward proxy for every request. http targets go in absolute form, https targets through
-   * CONNECT. The proxy is trusted to resolve names and to apply its own address policy: with a proxy
-   * the crawler resolves nothing itself.
+   * CONNECT. The proxy resolves names, so with a proxy the crawler resolves nothing itself: hosts are
+   * still judged by their spelling (literal addresses, localhost, local names, deny lists) before any
+   * request, but a name that resolves to an internal address can only be refused by the proxy, which
+   * must apply the same policy.
    */
   proxyUrl?: string;
-  /** Allow loopback, private, link-local and similar ranges (tests, intranet crawls). Metadata addresses stay refused. Default false. */
-  allowPrivateAddresses?: boolean;
+  /**
+   * What may be fetched (core/net): every host is judged by its spelling before any request, and without
+   * a proxy every address it resolves to is judged at connect time. Default: the strict policy (no
+   * internal address, no local name, no deny lists).
+   */
+  addressPolicy?: AddressPolicy;
   /** How long a DNS answer is reused. Default 5 minutes. */
   dnsCacheTtlMs?: number;
   /** How long a failed DNS lookup is remembered. Default 30 seconds. */

@@ -22,7 +22,10 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
   };
   if (outcome.kind === "error") {
     const error = outcome.error;
-    if (isSkipReason(error)) return { ...common, kind: "skipped", status: 0, error };
+    // A refused address is not the host's answer: the task is skipped, with the address policy's reason,
+    // so counters and the URL's note say which rule refused it.
+    if (isSkipReason(error))
+      return { ...common, kind: "skipped", status: 0, error, ...(outcome.refusal ? { refusal: outcome.refusal } : {}) };
     return { ...common, kind: "network-error", status: 0, error };
   }
   return {

@@ -2,7 +2,9 @@
  * Fetching a host's robots.txt (RFC 9309 section 2.3): follow up to five redirects, then map the chain of
  * statuses to a verdict with core/robots (2xx parse, 4xx allow all, 5xx or unreachable disallow all). Each
  * hop is a request to a host like any other, so a hop to the same host waits the host's gap first; the
- * task carries that gap because only the frontier knows the host's politeness state.
+ * task carries that gap because only the frontier knows the host's politeness state. Each hop is judged by
+ * the address policy like any URL, so a robots.txt that redirects to an internal address is never
+ * followed there: that hop counts as unreachable (nothing of the host is fetched while it stands).
  */
 import { ROBOTS_MAX_REDIRECTS, robotsVerdict, type RobotsFetchStep } from "../../../core/robots/index.ts";
 import type { FetchTask } from "../../../core/model/index.ts";
@@ -44,9 +46,12 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
     }
     url = next.url;
   }
-  const result = resultFor(task, outcome!);
-  // A refused address is not the host's answer: no verdict, and the frontier skips the host's pages one
-  // by one (each is refused the same way) instead of parking them behind an "unreachable" robots.txt.
+  // A redirect to a refused address: the host did answer (the first hop), but its robots.txt cannot be
+  // read where it points, so the chain ends "unreachable" and the result is the host's own answer.
+  const refusedHop = outcome!.kind === "error" && outcome!.error === "blocked-address" && chain.length > 1;
+  const result = resultFor(task, refusedHop ? first! : outcome!);
+  // A refused address of the host itself is not the host's answer: no verdict, and the frontier skips the
+  // host's pages one by one (each is refused the same way) instead of parking them behind robots.txt.
   if (result.kind === "skipped") return { result, links: [] };
   const verdict = robotsVerdict(chain);
   result.startedAt = first!.startedAt;

@@ -286,7 +286,8 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
 
     async up(opts) {
       const dir = tempDir();
-      const args = ["--dir", dir, "--proxy", opts.web.proxyUrl, "--allow-private-addresses"];
+      // No --allow-private-addresses: the test web's hosts are public names behind its proxy, as in production.
+      const args = ["--dir", dir, "--proxy", opts.web.proxyUrl];
       if (opts.frontiers) args.push("--frontiers", String(opts.frontiers));
       if (opts.fetchers) args.push("--fetchers", String(opts.fetchers));
       if (opts.noDeno) args.push("--no-deno");
@@ -403,7 +404,6 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         warc,
         "--proxy",
         opts.web.proxyUrl,
-        "--allow-private-addresses",
         ...(opts.args ?? []),
       ];
       const cmd =

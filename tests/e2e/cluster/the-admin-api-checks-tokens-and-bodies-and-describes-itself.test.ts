@@ -1,8 +1,10 @@
 /**
- * The admin API's edges on a running cluster: every route but the health probes needs the bearer token
- * (401 with WWW-Authenticate without it or with a wrong one; crawlctl with a wrong token exits non-zero
- * and says so); bad input is a 400 whose message names the problem; `/v1/openapi.json` is an OpenAPI 3
- * document that lists every route the API serves.
+ * The admin API's edges on a running cluster: every route but the health app's (/healthz, /readyz and
+ * /metrics, open without a metrics token) needs the bearer token (401 with WWW-Authenticate without it or
+ * with a wrong one, before any body is read: a wrong token with a 10 MB body is 401, not 413; crawlctl with
+ * a wrong token exits non-zero and says so); bad input is a 400 whose message names the problem and quotes
+ * no more than a short prefix of it; every error is JSON with a stable code (404, 405, 413 too);
+ * `/v1/openapi.json` is an OpenAPI 3 document that lists every route the API serves.
  */
 import { describe, expect, test } from "bun:test";
 import { useCluster, type ClusterUp } from "./harness.ts";
@@ -10,7 +12,6 @@ import { useCluster, type ClusterUp } from "./harness.ts";
 const cluster = useCluster("all");
 
 const PROTECTED = [
-  "/metrics",
   "/v1/openapi.json",
   "/v1/ring",
   "/v1/nodes",
@@ -31,9 +32,9 @@ async function errorOf(res: Response): Promise<{ status: number; code: string; m
 }
 
 describe("cluster: the admin API's edges", () => {
-  test("every admin route but /healthz and /readyz answers 401 without the token or with a wrong one", async () => {
+  test("every admin route but /healthz, /readyz and /metrics answers 401 without the token or with a wrong one", async () => {
     const c = await start();
-    for (const path of ["/healthz", "/readyz"])
+    for (const path of ["/healthz", "/readyz", "/metrics"])
       expect({ path, status: (await c.admin(path, { auth: false })).status }).toEqual({ path, status: 200 });
     for (const path of PROTECTED) {
       const none = await c.admin(path, { auth: false });
@@ -51,6 +52,17 @@ describe("cluster: the admin API's edges", () => {
       body: '{"urls":["http://site0.test/"]}',
     });
     expect(seeds.status).toBe(401);
+    // Authentication comes before the body: a wrong token with 10 MB is 401, the right one 413, both JSON.
+    const big = new Uint8Array(10 * 1024 * 1024).fill(0x20);
+    const wrongBig = await c.admin("/v1/seeds", {
+      auth: false,
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer not-the-token-0123456789" },
+      body: big,
+    });
+    expect(await errorOf(wrongBig)).toMatchObject({ status: 401, code: "unauthenticated" });
+    const rightBig = await c.admin("/v1/seeds", { method: "POST", headers: { "content-type": "application/json" }, body: big });
+    expect(await errorOf(rightBig)).toMatchObject({ status: 413, code: "payload_too_large" });
 
     const cli = await c.crawlctl(["status"], { token: "not-the-token-0123456789" });
     expect(cli.code).not.toBe(0);
@@ -77,6 +89,18 @@ describe("cluster: the admin API's edges", () => {
       expect({ what, status: err.status, code: err.code }).toEqual({ what, status: 400, code: "invalid_argument" });
       expect(err.message).toMatch(message);
     }
+    // Long input is refused without being echoed back at its length.
+    const longHost = await c.admin(`/v1/hosts/${"a".repeat(5_000)}`);
+    const longHostText = await longHost.text();
+    expect({ status: longHost.status, code: JSON.parse(longHostText).error.code }).toEqual({ status: 400, code: "invalid_argument" });
+    expect(longHostText.length).toBeLessThan(300);
+    const garbage = await errorOf(await c.admin("/v1/urls/explain?url=garbage"));
+    expect(garbage).toMatchObject({ status: 400, code: "invalid_argument" });
+    // Unknown routes and wrong methods are JSON too.
+    expect(await errorOf(await c.admin(`/v1/${"x".repeat(3_000)}`))).toMatchObject({ status: 404, code: "not_found" });
+    const wrongMethod = await c.admin("/v1/seeds");
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expect(await errorOf(wrongMethod)).toMatchObject({ status: 405, code: "method_not_allowed" });
     // The same body, well-formed, is accepted.
     const good = await post('{"urls":["http://site0.test/", "ftp://site0.test/x"]}');
     expect(good.status).toBe(200);

@@ -21,6 +21,9 @@ locals {
       CRAWL_PARTITIONS     = tostring(var.fleet.partitions)
     },
     local.region_rules == "" ? {} : { CRAWL_REGION_RULES = local.region_rules },
+    # Every role applies the address policy (the coordinator to seeds, frontier nodes at admission, fetch
+    # nodes before each request), so the switch goes to all of them.
+    var.fleet.allow_private_addresses ? { CRAWL_ALLOW_PRIVATE_ADDRESSES = "true" } : {},
   )
 
   # Settings the fleet needs that the processes do not read yet (issue 10: TLS and per-role NATS users;
@@ -77,7 +80,7 @@ locals {
   process = { for id, m in local.machines : id => (
     m.role == "coordinator" ? {
       argv = [var.paths.bun, "${var.paths.install_dir}/coordinator/main.ts"]
-      env = merge(local.shared_env, local.nats_client_env.coordinator, local.grpc_tls_env,
+      env = merge(local.shared_env, var.fleet.policy, local.nats_client_env.coordinator, local.grpc_tls_env,
         local.tls_on ? { CRAWL_HTTP_TLS_CERT_FILE = local.tls.cert_file, CRAWL_HTTP_TLS_KEY_FILE = local.tls.key_file } : {},
         {
           CRAWL_NODE_ID     = id
@@ -138,7 +141,6 @@ locals {
     var.fleet.proxy == null ? {} : { CRAWL_PROXY = var.fleet.proxy },
     # Each region's files go under <region>/ (per-region buckets: "s3://crawl-warc-{region}").
     var.fleet.warc_upload == null ? {} : { CRAWL_WARC_UPLOAD = "${trimsuffix(replace(var.fleet.warc_upload, "{region}", r), "/")}/${r}" },
-    var.fleet.allow_private_addresses ? { CRAWL_ALLOW_PRIVATE_ADDRESSES = "true" } : {},
     {
       CRAWL_REGION            = r
       CRAWL_NATS_URL          = local.nats_urls[r]

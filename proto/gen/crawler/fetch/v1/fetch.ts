@@ -220,6 +220,11 @@ export interface FetchResult {
    * stored), or "bad-location: <reason>" (a redirect whose Location could not be used). Empty otherwise.
    */
   note: string;
+  /**
+   * For RESULT_KIND_SKIPPED with "blocked-address": the address policy's reason ("loopback", "metadata",
+   * "single-label"...). Empty otherwise.
+   */
+  refusal: string;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -573,6 +578,7 @@ function createBaseFetchResult(): FetchResult {
     bytes: 0n,
     truncated: false,
     note: "",
+    refusal: "",
   };
 }
 
@@ -661,6 +667,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.note !== "") {
       writer.uint32(202).string(message.note);
+    }
+    if (message.refusal !== "") {
+      writer.uint32(210).string(message.refusal);
     }
     return writer;
   },
@@ -878,6 +887,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.note = reader.string();
             continue;
           }
+          case 26: {
+            if (tag !== 210) {
+              break;
+            }
+
+            message.refusal = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -965,6 +982,7 @@ export const FetchResult: MessageFns<FetchResult> = {
       bytes: isSet(object.bytes) ? BigInt(object.bytes) : 0n,
       truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
       note: isSet(object.note) ? globalThis.String(object.note) : "",
+      refusal: isSet(object.refusal) ? globalThis.String(object.refusal) : "",
     };
   },
 
@@ -1045,6 +1063,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.note !== "") {
       obj.note = message.note;
     }
+    if (message.refusal !== "") {
+      obj.refusal = message.refusal;
+    }
     return obj;
   },
 
@@ -1080,6 +1101,7 @@ export const FetchResult: MessageFns<FetchResult> = {
     message.bytes = (object.bytes !== undefined && object.bytes !== null) ? BigInt(object.bytes) : 0n;
     message.truncated = object.truncated ?? false;
     message.note = object.note ?? "";
+    message.refusal = object.refusal ?? "";
     return message;
   },
 };

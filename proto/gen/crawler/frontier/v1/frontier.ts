@@ -148,6 +148,11 @@ export interface UrlExplanation {
   note: string;
   /** A trap limit that would refuse the URL, if any. */
   trap: string;
+  /**
+   * Why the address policy refuses the URL's host ("loopback: 127.0.0.1 is a loopback address"), if it
+   * does: such a URL is never admitted and never fetched.
+   */
+  addressRefusal: string;
 }
 
 export interface ExplainUrlResponse {
@@ -1892,6 +1897,7 @@ function createBaseUrlExplanation(): UrlExplanation {
     failures: 0,
     note: "",
     trap: "",
+    addressRefusal: "",
   };
 }
 
@@ -1953,6 +1959,9 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     }
     if (message.trap !== "") {
       writer.uint32(138).string(message.trap);
+    }
+    if (message.addressRefusal !== "") {
+      writer.uint32(146).string(message.addressRefusal);
     }
     return writer;
   },
@@ -2106,6 +2115,14 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
             message.trap = reader.string();
             continue;
           }
+          case 18: {
+            if (tag !== 146) {
+              break;
+            }
+
+            message.addressRefusal = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2157,6 +2174,11 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
       failures: isSet(object.failures) ? globalThis.Number(object.failures) : 0,
       note: isSet(object.note) ? globalThis.String(object.note) : "",
       trap: isSet(object.trap) ? globalThis.String(object.trap) : "",
+      addressRefusal: isSet(object.addressRefusal)
+        ? globalThis.String(object.addressRefusal)
+        : isSet(object.address_refusal)
+        ? globalThis.String(object.address_refusal)
+        : "",
     };
   },
 
@@ -2213,6 +2235,9 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     if (message.trap !== "") {
       obj.trap = message.trap;
     }
+    if (message.addressRefusal !== "") {
+      obj.addressRefusal = message.addressRefusal;
+    }
     return obj;
   },
 
@@ -2242,6 +2267,7 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     message.failures = object.failures ?? 0;
     message.note = object.note ?? "";
     message.trap = object.trap ?? "";
+    message.addressRefusal = object.addressRefusal ?? "";
     return message;
   },
 };
