@@ -109,10 +109,11 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  // Crawler processes first (they would otherwise log lost connections), then the servers.
+  // Crawler processes first (they would otherwise log lost connections), then the servers; SIGKILL after
+  // 20 s, not the frontier unit's TimeoutStopSec (its drain budget: ExecStop is not run here).
   const order: FleetMachine["role"][] = ["fetch", "frontier", "coordinator", "redis", "nats"];
   for (const role of order) {
-    await Promise.all([...running].filter(([id]) => fleet?.machines[id]?.role === role).map(([, p]) => p.stop()));
+    await Promise.all([...running].filter(([id]) => fleet?.machines[id]?.role === role).map(([, p]) => p.stop(20_000)));
   }
   await Promise.all([web?.close(), s3?.stop()]);
   if (root) rmSync(root, { recursive: true, force: true });
