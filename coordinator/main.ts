@@ -60,7 +60,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       () => NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
     );
     ctx.onClose("cluster-state", () => state.close());
-    const bus = new JetStreamBus(nc, { onError: onError("bus") });
+    // With the regions, each region's streams go to its own NATS cluster when clusters are named after them.
+    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions });
     ctx.onClose("bus", () => bus.close());
     await startStep(
       `create the streams of regions ${regions.join(", ")}`,

@@ -60,6 +60,15 @@ export interface JetStreamBusOptions {
   errorNakDelayMs?: number;
   /** Wait for the server to confirm each ack (one round trip each). Default false: a lost ack only means a redelivery. */
   confirmAcks?: boolean;
+  /**
+   * Every region of the crawl (the coordinator's, from its region rules), for stream placement. When the
+   * NATS server this bus is connected to belongs to a cluster named after one of these regions, or after
+   * the region being set up, the deployment runs one NATS cluster per region named after it (the fleet of
+   * deploy/terraform, a multi-region `cluster up`), and `ensureRegion(r)` places r's streams in the cluster
+   * named r, whichever region's server the caller is connected to. Otherwise (a standalone server, clusters
+   * named otherwise) JetStream puts them in the cluster of the connection. Default: none.
+   */
+  regions?: readonly string[];
   /** Errors with no caller to return to (consume loops, undecodable or refused messages). Default: console.error. */
   onError?: (err: unknown, where: string) => void;
   /** Where refused messages are counted (`bus.refused.encoding`): the process's counters. */
@@ -78,6 +87,7 @@ const defaults = {
   taskFetchExpiresMs: 5_000,
   errorNakDelayMs: 1_000,
   confirmAcks: false,
+  regions: [] as readonly string[],
 } satisfies Required<Omit<JetStreamBusOptions, "onError" | "counters">>;
 
 export class JetStreamBus implements MessageBus {
@@ -114,8 +124,16 @@ export class JetStreamBus implements MessageBus {
       ackWaitMs: this.opts.ackWaitMs,
       maxAckPending: this.opts.maxAckPending,
       maxDeliver: this.opts.maxDeliver,
+      placementCluster: this.placementFor(region),
     };
     await ensureRegionStreams(await this.jsm, region, partitions, settings);
+  }
+
+  /** The cluster `region`'s streams must live in, when clusters are named after regions (see `regions`). */
+  private placementFor(region: string): string | undefined {
+    const here = this.nc.info?.cluster;
+    if (here === undefined) return undefined;
+    return here === region || this.opts.regions.includes(here) ? region : undefined;
   }
 
   publishTask(region: string, task: FetchTask): Promise<void> {

@@ -6,6 +6,9 @@
  * with ConfigDriftError rather than recreating a stream and dropping its messages. Concurrent callers (two
  * nodes starting at once) are fine: "already exists" answers are re-read and compared like any other.
  *
+ * In a supercluster the streams are created in the cluster named by `placementCluster` (the region's own,
+ * chosen by JetStreamBus), else in the cluster of the connection; an existing stream is never moved.
+ *
  * nats-server 2.9: one filter subject per consumer, and on a work queue each subject belongs to exactly
  * one consumer, hence one durable consumer per partition. Durations are nanoseconds on the wire.
  */
@@ -38,6 +41,11 @@ export interface RegionSettings {
   maxAckPending: number;
   /** Deliveries before the server gives up on a message; -1: never. */
   maxDeliver: number;
+  /**
+   * The NATS cluster (in a supercluster) new streams are placed in; undefined: the cluster of the
+   * connection. Placement applies when a stream is created: an existing stream stays where it is.
+   */
+  placementCluster?: string;
 }
 
 /** Consumer creations in flight at once while setting up a region's partitions. */
@@ -55,6 +63,7 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(s.duplicateWindowMs),
     num_replicas: 1,
+    ...(s.placementCluster === undefined ? {} : { placement: { cluster: s.placementCluster, tags: [] } }),
   });
   await Promise.all([
     ensureStream(jsm, stream(streams.urls(region), subjects.urlsWildcard(region))),
@@ -83,7 +92,8 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
   await Promise.all(wanted.map(([streamName, cfg]) => pool.run(() => ensureConsumer(jsm, streamName, cfg))));
 }
 
-type WantedStream = Pick<StreamConfig, "name" | "subjects" | "retention" | "storage" | "discard" | "duplicate_window" | "num_replicas">;
+type WantedStream = Pick<StreamConfig, "name" | "subjects" | "retention" | "storage" | "discard" | "duplicate_window" | "num_replicas"> &
+  Partial<Pick<StreamConfig, "placement">>;
 
 async function ensureStream(jsm: JetStreamManager, want: WantedStream): Promise<void> {
   let info = await streamInfo(jsm, want.name);

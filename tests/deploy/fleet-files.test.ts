@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { natsServerBinary } from "../support/nats.ts";
-import { loopbackOverrides, nodeIds, provisionMachine } from "./support/loopback-fleet.ts";
+import { loopbackOverrides, nodeIds, provisionMachine, readEnvironmentFile } from "./support/loopback-fleet.ts";
 import { type FleetMachine, type FleetOutput, renderFleet } from "./support/terraform.ts";
 
 const REGIONS = { "us-east-1": { nats: 3, redis: 2, frontier: 2, fetch: 2 }, "eu-west-1": { nats: 1, frontier: 1, fetch: 1 } };
@@ -91,6 +91,15 @@ test("fleet files - every rendered shell script parses, and every machine's load
   expect(scripts).toBeGreaterThanOrEqual(machines().length * 2);
 });
 
+test("fleet files - load-secrets refuses a secret that would break the URL it goes into", () => {
+  const m = fleet.machines["us-east-1-frontier-1"]!;
+  expect(() => provisionMachine(m, { ...VALUES, "files/redis": "pass/word+1" })).toThrow(/the secret files\/redis is not URL-safe/);
+  expect(() => provisionMachine(m, { ...VALUES, "files/redis": "pass word" })).toThrow(
+    /the secret files\/redis is empty or holds characters/,
+  );
+  provisionMachine(m, VALUES);
+});
+
 test("fleet files - every systemd unit passes systemd-analyze verify", () => {
   const units = join(root, "units");
   for (const [id, m] of machines()) {
@@ -108,17 +117,6 @@ test("fleet files - every systemd unit passes systemd-analyze verify", () => {
     expect({ id, code: r.status, out: `${r.stdout}${r.stderr}`.trim() }).toEqual({ id, code: 0, out: "" });
   }
 }, 120_000);
-
-/** systemd's EnvironmentFile= reading of the lines the module writes: KEY="value" with \\ \" \$ escapes. */
-function readEnvironmentFile(text: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const line of text.split("\n").filter(Boolean)) {
-    const m = /^([A-Z_][A-Z0-9_]*)="((?:[^"\\]|\\.)*)"$/.exec(line);
-    if (!m) throw new Error(`not a KEY="value" line: ${line}`);
-    env[m[1]!] = m[2]!.replace(/\\(.)/g, "$1");
-  }
-  return env;
-}
 
 test("fleet files - environment files read back to exactly the rendered environment", () => {
   for (const [id, m] of machines()) {

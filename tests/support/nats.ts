@@ -10,8 +10,9 @@
  *
  * `startNatsSupercluster(["us", "eu"])` starts one server per region, each its own cluster (named after
  * the region), joined by gateways, so a message published in one region reaches a subscriber in the other.
- * JetStream then runs as one supercluster-wide meta group: a stream is placed in the cluster of the
- * connection that creates it, so each region's bus (connected to its own server) keeps its own streams.
+ * JetStream then runs as one supercluster-wide meta group; because the clusters are named after the
+ * regions, a JetStreamBus keeps its own region's streams in its own cluster, and one given every region
+ * (the coordinator's) places each region's streams in that region's cluster (adapters/nats/jetstream-bus.ts).
  * Starting one takes about 10 s: nats-server 2.9 waits for routes before it elects a meta leader, and
  * JetStream in a supercluster needs a configured route even for a one-server cluster (we give it a
  * route to itself). Per-region JetStream domains would be the other design; 2.9 never elects a meta

@@ -78,6 +78,62 @@ export function provisionMachine(machine: FleetMachine, secrets: Record<string, 
   return parseEnvFile(readFileSync(join(machine.dirs.config, "secrets.env"), "utf8"));
 }
 
+/**
+ * Starts a provisioned machine's service the way its rendered systemd unit would, without systemd: the
+ * unit's ExecStartPre directories made (`install -d ... -m MODE DIR`; the owner is this test's user), its
+ * ExecStart run in its WorkingDirectory with the environment of its EnvironmentFile= files as written on
+ * the machine (its `<role>.env` and the `secrets.env` of load-secrets); `stop()` sends SIGTERM and kills
+ * after the unit's TimeoutStopSec (a frontier unit's ExecStop drain is not run). Throws when the unit says
+ * anything else that this cannot reproduce, or when its ExecStart is not the machine's rendered argv.
+ */
+export function startAsUnit(machine: FleetMachine): RunningProcess {
+  const unit = machine.files[`/etc/systemd/system/${machine.unit}`]?.content;
+  if (unit === undefined) throw new Error(`${machine.host}: no rendered unit ${machine.unit}`);
+  const service = (key: string) =>
+    unit
+      .split("\n")
+      .filter((l) => l.startsWith(`${key}=`))
+      .map((l) => l.slice(key.length + 1));
+  const execStart = service("ExecStart");
+  if (execStart.length !== 1 || execStart[0] !== machine.argv.join(" ")) {
+    throw new Error(
+      `${machine.host}: the unit's ExecStart ${JSON.stringify(execStart)} is not the rendered argv ${JSON.stringify(machine.argv)}`,
+    );
+  }
+  for (const pre of service("ExecStartPre")) {
+    const m = /^\+\/usr\/bin\/install -d -o \S+ -g \S+ -m (0[0-7]{3}) (\/\S+)$/.exec(pre);
+    if (!m) throw new Error(`${machine.host}: ExecStartPre=${pre} is not a directory this test knows how to make`);
+    mkdirSync(m[2]!, { recursive: true, mode: Number.parseInt(m[1]!, 8) });
+  }
+  const env: Record<string, string> = {};
+  for (const file of service("EnvironmentFile")) Object.assign(env, readEnvironmentFile(readFileSync(file, "utf8")));
+  const [cwd] = service("WorkingDirectory");
+  if (cwd !== machine.working_dir) throw new Error(`${machine.host}: WorkingDirectory=${cwd} is not the rendered ${machine.working_dir}`);
+  if (service("KillSignal")[0] !== "SIGTERM")
+    throw new Error(`${machine.host}: the unit stops with ${service("KillSignal")[0]}, not SIGTERM`);
+  const stopTimeoutMs = Number(service("TimeoutStopSec")[0]) * 1_000;
+  if (!(stopTimeoutMs > 0)) throw new Error(`${machine.host}: the unit has no TimeoutStopSec`);
+  const started = startProcess(machine.argv, env, cwd);
+  // Stopped as systemd stops it (ExecStop aside): SIGTERM, then SIGKILL after TimeoutStopSec.
+  return { ...started, stop: (graceMs = stopTimeoutMs) => started.stop(graceMs) };
+}
+
+/**
+ * systemd's EnvironmentFile= reading of the lines the fleet writes: KEY="value" with \\ \" \$ escapes
+ * (the env files), or KEY=value unquoted (secrets.env, whose values are URL-safe or keys).
+ */
+export function readEnvironmentFile(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split("\n").filter(Boolean)) {
+    const quoted = /^([A-Z_][A-Z0-9_]*)="((?:[^"\\]|\\.)*)"$/.exec(line);
+    const plain = /^([A-Z_][A-Z0-9_]*)=([^"'\\\s]*)$/.exec(line);
+    if (quoted) env[quoted[1]!] = quoted[2]!.replace(/\\(.)/g, "$1");
+    else if (plain) env[plain[1]!] = plain[2]!;
+    else throw new Error(`not a KEY="value" or KEY=value line: ${line}`);
+  }
+  return env;
+}
+
 /** KEY=value lines as load-secrets writes them (values are URL-safe, never quoted). */
 export function parseEnvFile(text: string): Record<string, string> {
   const env: Record<string, string> = {};
@@ -91,9 +147,18 @@ export function parseEnvFile(text: string): Record<string, string> {
 export interface RunningProcess {
   readonly pid: number;
   log(): string;
+  /** Whether the process has ended (by itself or by stop()). */
+  exited(): boolean;
   /** Resolves when `pattern` appears in the output; rejects when the process exits first or after `timeoutMs`. */
   waitFor(pattern: RegExp, timeoutMs: number, what: string): Promise<void>;
-  stop(): Promise<void>;
+  /** SIGTERM, then SIGKILL after `graceMs` (default 5 s); resolves with how it ended. */
+  stop(graceMs?: number): Promise<ProcessExit>;
+}
+
+/** How a process ended: its exit code, or the signal that ended it. */
+export interface ProcessExit {
+  code: number | null;
+  signal: string | null;
 }
 
 const live = new Set<ChildProcess>();
@@ -114,9 +179,11 @@ export function startProcess(argv: string[], env: Record<string, string>, cwd: s
   child.stdout?.on("data", (c: Buffer) => (output += c.toString()));
   child.stderr?.on("data", (c: Buffer) => (output += c.toString()));
   let exited = false;
+  let end: ProcessExit = { code: null, signal: null };
   const done = new Promise<void>((resolve) => {
-    child.once("exit", () => {
+    child.once("exit", (code, signal) => {
       exited = true;
+      end = { code, signal };
       live.delete(child);
       resolve();
     });
@@ -130,6 +197,7 @@ export function startProcess(argv: string[], env: Record<string, string>, cwd: s
   return {
     pid: child.pid ?? -1,
     log: () => output,
+    exited: () => exited,
     waitFor: (pattern, timeoutMs, what) =>
       new Promise<void>((resolve, reject) => {
         const started = Date.now();
@@ -146,13 +214,14 @@ export function startProcess(argv: string[], env: Record<string, string>, cwd: s
           }
         }, 20);
       }),
-    stop: async () => {
+    stop: async (graceMs = 5_000) => {
       if (!exited) {
         child.kill("SIGTERM");
-        const kill = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        const kill = setTimeout(() => child.kill("SIGKILL"), graceMs);
         await done;
         clearTimeout(kill);
       }
+      return end;
     },
   };
 }

@@ -66,8 +66,19 @@ export interface FleetOutput {
   nats_configs: Record<string, string>;
   redis_configs: Record<string, string>;
   region_rules: string;
+  coordinator_admin_urls: string[];
   pending_process_settings: Record<string, string>;
-  regions: Record<string, { nats: string[]; redis: string[]; frontier: string[]; fetch: string[]; nats_urls: string }>;
+  regions: Record<
+    string,
+    {
+      nats: string[];
+      redis: string[];
+      frontier: string[];
+      fetch: string[];
+      nats_urls: string;
+      streams: { urls: string; fetch: string; results: string };
+    }
+  >;
 }
 
 /**

@@ -42,8 +42,23 @@ locals {
     CRAWL_HTTP_TLS_CERT_FILE = "certificate of the admin API / health listener (security.tls)"
     CRAWL_HTTP_TLS_KEY_FILE  = "the key of CRAWL_HTTP_TLS_CERT_FILE (security.tls)"
     CRAWL_NATS_REPLICAS      = "replicas of every stream and of the cluster-state bucket, placed in the region's own NATS cluster"
-    CRAWL_WARC_UPLOAD        = "s3://bucket/prefix the fetch nodes upload finished WARC files to (fleet.warc_upload)"
+    CRAWL_WARC_UPLOAD        = "s3://bucket/prefix the fetch nodes upload finished WARC files to (fleet.warc_upload): without secrets.warc_access_key_id / warc_secret_access_key they have no credentials (an instance role's are not read yet) and do not start"
   }
+
+  # The fetch nodes' upload of WARC files: the target, the store's endpoint and signing region (per region:
+  # {region} stands for its name), and the credentials, which are secrets.
+  warc_upload_on  = var.fleet.warc_upload != null
+  warc_keys_given = var.secrets.warc_access_key_id != null
+  warc_upload_env = { for r in local.region_names : r => local.warc_upload_on ? merge(
+    # Each region's files go under <region>/ (per-region buckets: "s3://crawl-warc-{region}").
+    { CRAWL_WARC_UPLOAD = "${trimsuffix(replace(var.fleet.warc_upload, "{region}", r), "/")}/${r}" },
+    var.fleet.warc_upload_endpoint == null ? {} : { AWS_ENDPOINT_URL_S3 = var.fleet.warc_upload_endpoint },
+    var.fleet.warc_upload_region == null ? {} : { AWS_REGION = replace(var.fleet.warc_upload_region, "{region}", r) },
+  ) : {} }
+  warc_secret_env = local.warc_upload_on && local.warc_keys_given ? {
+    AWS_ACCESS_KEY_ID     = "{{warc_access_key_id}}"
+    AWS_SECRET_ACCESS_KEY = "{{warc_secret_access_key}}"
+  } : {}
 
   nats_client_env = { for role in ["coordinator", "frontier", "fetch"] : role => merge(
     local.nats_auth ? { CRAWL_NATS_USER = role } : {},
@@ -114,7 +129,7 @@ locals {
         CRAWL_WARC_DIR          = "${local.dirs[id].state}/warc"
         CRAWL_FETCH_HTTP_LISTEN = "${var.listen_host}:${m.ports.http}"
       })
-      secret_env = merge(local.nats_secret_env.fetch, { CRAWL_REDIS_URL = local.redis_url_template[m.region] })
+      secret_env = merge(local.nats_secret_env.fetch, local.warc_secret_env, { CRAWL_REDIS_URL = local.redis_url_template[m.region] })
     } :
     m.role == "nats" ? {
       argv = [var.paths.nats_server, "-c", "${local.dirs[id].config}/nats-server.conf"]
@@ -139,8 +154,7 @@ locals {
   fetch_env = { for r in local.region_names : r => merge(local.shared_env, var.fleet.policy, local.nats_client_env.fetch,
     local.tls_on ? { CRAWL_REDIS_TLS_CA_FILE = local.tls.ca_file } : {},
     var.fleet.proxy == null ? {} : { CRAWL_PROXY = var.fleet.proxy },
-    # Each region's files go under <region>/ (per-region buckets: "s3://crawl-warc-{region}").
-    var.fleet.warc_upload == null ? {} : { CRAWL_WARC_UPLOAD = "${trimsuffix(replace(var.fleet.warc_upload, "{region}", r), "/")}/${r}" },
+    local.warc_upload_env[r],
     {
       CRAWL_REGION            = r
       CRAWL_NATS_URL          = local.nats_urls[r]
@@ -155,10 +169,11 @@ locals {
   group_process = { for r in local.region_names : "${r}-fetch" => {
     argv       = local.fetch_argv["${r}-fetch"]
     env        = local.fetch_env[r]
-    secret_env = merge(local.nats_secret_env.fetch, { CRAWL_REDIS_URL = local.redis_url_template[r] })
+    secret_env = merge(local.nats_secret_env.fetch, local.warc_secret_env, { CRAWL_REDIS_URL = local.redis_url_template[r] })
   } }
 
+  # CRAWL_WARC_UPLOAD is read; it is pending only while the fetch nodes have no credentials for it.
   pending_process_settings = sort(distinct(flatten([for id, p in local.process : [
-    for k in concat(keys(p.env), keys(p.secret_env)) : k if contains(keys(local.settings_not_yet_read_by_processes), k)
+    for k in concat(keys(p.env), keys(p.secret_env)) : k if contains(keys(local.settings_not_yet_read_by_processes), k) && (k != "CRAWL_WARC_UPLOAD" || !local.warc_keys_given)
   ]])))
 }

@@ -54,6 +54,8 @@ variable "fleet" {
     proxy                       = optional(string)
     allow_private_addresses     = optional(bool, false)
     warc_upload                 = optional(string)
+    warc_upload_endpoint        = optional(string)
+    warc_upload_region          = optional(string)
     redis_maxmemory             = optional(string)
   })
 
@@ -153,6 +155,14 @@ variable "fleet" {
     error_message = "fleet.warc_upload must be s3://bucket or s3://bucket/prefix; {region} in it stands for each region's name (one bucket per region)."
   }
   validation {
+    condition     = var.fleet.warc_upload_endpoint == null || can(regex("^https?://[A-Za-z0-9.:\\[\\]-]+(/[^\\s?#]*)?$", var.fleet.warc_upload_endpoint))
+    error_message = "fleet.warc_upload_endpoint must be the http:// or https:// base URL of an S3-compatible store (no query, fragment or credentials)."
+  }
+  validation {
+    condition     = var.fleet.warc_upload_region == null || can(regex("^([a-z0-9-]|\\{region\\}){1,64}$", var.fleet.warc_upload_region))
+    error_message = "fleet.warc_upload_region must look like an S3 region (us-east-1), or contain {region} for each region's name."
+  }
+  validation {
     condition     = var.fleet.proxy == null || can(regex("^https?://[^\\s]+$", var.fleet.proxy))
     error_message = "fleet.proxy must be an http:// or https:// URL."
   }
@@ -178,7 +188,11 @@ variable "secrets" {
   description = <<-EOT
     Names (never values) of the fleet's secrets in the secret store. A machine reads only the secrets its
     role needs, at boot, with the secret_reader script, and writes them to files readable by the crawler
-    user alone. Values must be URL-safe (A-Z a-z 0-9 . _ ~ -) because the Redis password travels in a URL.
+    user alone. Values must be URL-safe (A-Z a-z 0-9 . _ ~ -) because the Redis password travels in a URL;
+    the WARC store's secret access key may also hold + / = (as AWS secret keys do). warc_access_key_id and
+    warc_secret_access_key are the fetch nodes' credentials for fleet.warc_upload (AWS_ACCESS_KEY_ID and
+    AWS_SECRET_ACCESS_KEY); without them the fleet renders the upload, but the fetch nodes have no
+    credentials to use (pending_process_settings says so: an instance role's credentials are not read yet).
   EOT
   type = object({
     admin_token               = string
@@ -187,14 +201,20 @@ variable "secrets" {
     nats_frontier_password    = string
     nats_fetch_password       = string
     nats_system_password      = string
+    warc_access_key_id        = optional(string)
+    warc_secret_access_key    = optional(string)
   })
   validation {
-    condition     = alltrue([for n in values(var.secrets) : can(regex("^[A-Za-z0-9/_+=.@-]{1,256}$", n))])
+    condition     = alltrue([for n in values(var.secrets) : can(regex("^[A-Za-z0-9/_+=.@-]{1,256}$", n)) if n != null])
     error_message = "Secret names must be 1-256 characters of A-Z a-z 0-9 / _ + = . @ - (names in the secret store, not values)."
   }
   validation {
-    condition     = length(distinct(values(var.secrets))) == length(values(var.secrets))
+    condition     = length(distinct(compact(values(var.secrets)))) == length(compact(values(var.secrets)))
     error_message = "Each secret needs its own name: sharing one value between roles defeats per-role credentials."
+  }
+  validation {
+    condition     = (var.secrets.warc_access_key_id == null) == (var.secrets.warc_secret_access_key == null)
+    error_message = "secrets.warc_access_key_id and secrets.warc_secret_access_key go together: name both or neither."
   }
 }
 

@@ -230,3 +230,51 @@ run "pending_settings_follow_the_security_switches" {
     error_message = "A 3-server NATS cluster per region needs stream replicas, which the processes do not set yet."
   }
 }
+
+run "warc_upload_gets_its_endpoint_region_and_credentials_from_secrets" {
+  command = plan
+
+  variables {
+    fleet = merge(var.fleet, {
+      warc_upload          = "s3://crawl-warc-{region}/pages"
+      warc_upload_endpoint = "http://store.internal:9000"
+      warc_upload_region   = "{region}"
+    })
+    secrets = merge(var.secrets, {
+      warc_access_key_id     = "crawl/warc-key-id"
+      warc_secret_access_key = "crawl/warc-secret-key"
+    })
+  }
+  assert {
+    condition     = output.machines["eu-west-1-fetch-1"].env["CRAWL_WARC_UPLOAD"] == "s3://crawl-warc-eu-west-1/pages/eu-west-1" && output.machines["eu-west-1-fetch-1"].env["AWS_REGION"] == "eu-west-1" && output.machines["eu-west-1-fetch-1"].env["AWS_ENDPOINT_URL_S3"] == "http://store.internal:9000" && output.fetch_groups["us-east-1"].env["AWS_REGION"] == "us-east-1"
+    error_message = "Each region's fetch nodes upload under their own region's bucket and prefix, signed for their region, to the given endpoint."
+  }
+  assert {
+    condition     = output.machines["us-east-1-fetch-1"].secret_env["AWS_SECRET_ACCESS_KEY"] == "{{warc_secret_access_key}}" && output.fetch_groups["eu-west-1"].secret_names["warc_access_key_id"] == "crawl/warc-key-id" && !contains(keys(output.machines["us-east-1-fetch-1"].env), "AWS_ACCESS_KEY_ID")
+    error_message = "The store's credentials are secrets, read at boot, never in the plain environment."
+  }
+  assert {
+    condition     = !contains(keys(output.machines["us-east-1-frontier-1"].secret_names), "warc_access_key_id") && !contains(keys(output.machines["coordinator-1"].secret_names), "warc_secret_access_key")
+    error_message = "Only fetch nodes read the WARC store's credentials."
+  }
+  assert {
+    condition     = strcontains(output.machines["us-east-1-fetch-1"].files["/usr/local/lib/crawler/load-secrets"].content, "s_warc_secret_access_key=$(get 'crawl/warc-secret-key' key)")
+    error_message = "The store's secret key may hold + / = (AWS secret keys do)."
+  }
+  assert {
+    condition     = !contains(keys(output.pending_process_settings), "CRAWL_WARC_UPLOAD")
+    error_message = "With credentials the fetch nodes read everything the upload needs."
+  }
+}
+
+run "warc_upload_without_credentials_is_pending" {
+  command = plan
+
+  variables {
+    fleet = merge(var.fleet, { warc_upload = "s3://crawl-warc" })
+  }
+  assert {
+    condition     = contains(keys(output.pending_process_settings), "CRAWL_WARC_UPLOAD") && !contains(keys(output.machines["us-east-1-fetch-1"].secret_env), "AWS_ACCESS_KEY_ID")
+    error_message = "Without key secrets the fetch nodes have no credentials for the upload: it is pending."
+  }
+}

@@ -129,3 +129,12 @@ run "overrides_that_put_two_services_on_one_port_are_refused" {
   }
   expect_failures = [terraform_data.fleet]
 }
+
+run "half_of_the_warc_credentials_is_refused" {
+  command = plan
+
+  variables {
+    secrets = merge(var.secrets, { warc_access_key_id = "crawl/warc-key-id" })
+  }
+  expect_failures = [var.secrets]
+}
