@@ -7,6 +7,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { DiscoveredUrl } from "../core/model/index.ts";
+import { preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { lockDir } from "../adapters/fs/index.ts";
 import { openFetchPath } from "../fetch-node/fetch-path.ts";
@@ -76,12 +77,13 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     return 1;
   }
   const releaseLock = lock.release;
-  const now = () => Date.now();
+  // The politeness clock: results from the fetch threads are moved onto it, and the frontier decides by it.
+  const now = preciseNow;
   const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   const runner = await openRunner(args, out);
   let taskCounter = 0;
-  const runId = now().toString(36);
+  const runId = Math.floor(now()).toString(36);
   const frontier = new Frontier({
     store,
     seen,
@@ -139,7 +141,6 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   const reason = await loop.run();
   clearInterval(saver);
   progress.stop();
-  frontier.markCleanStop();
   const final = frontier.snapshot(true);
   await closeAll();
   process.stdout.write(

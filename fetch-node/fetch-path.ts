@@ -12,7 +12,7 @@ import { FetchWorker } from "./pipeline/index.ts";
 import { WarcWriter } from "./warc/index.ts";
 
 export interface FetchPathOptions {
-  policy: Pick<PolicyConfig, "userAgent" | "connectTimeoutMs" | "responseTimeoutMs" | "maxBodyBytes">;
+  policy: Pick<PolicyConfig, "userAgent" | "connectTimeoutMs" | "responseTimeoutMs" | "maxBodyBytes" | "gapFetchMultiplier" | "gapMarginMs">;
   warcDir: string;
   /** WARC file name prefix; the node id, so files of several nodes never collide. */
   warcPrefix: string;
@@ -47,6 +47,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     content: opts.content,
     store: warc,
     agentToken: productToken(opts.policy.userAgent),
+    gap: { multiplier: opts.policy.gapFetchMultiplier, marginMs: opts.policy.gapMarginMs },
     now: () => Date.now(),
     sleep: sleepAbortable,
   });

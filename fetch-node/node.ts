@@ -9,19 +9,23 @@
  *
  * If anything throws (a broken store, the bus refusing a publish) the task is nak'ed with a delay that
  * doubles per delivery and is done again later, here or on another node; a task is never acked with an
- * output missing. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
+ * output missing. A task done again is a second request to its host, which the frontier (still waiting for
+ * the first result) does not see: so a nak after a request never comes back sooner than the host's gap
+ * (the task's `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch). A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
  * died mid-task) is simply done again: the frontier's handling of links and results is idempotent. The
  * WARC may then hold the page twice (once per attempt, possibly on two nodes); the CDXJ index lists both
  * and readers take either.
  *
  * Stopping (SIGINT/SIGTERM): stop pulling, let tasks in flight finish for up to the grace period, then
- * abort the rest and nak them at once so another node takes them (their fetch ended early: nothing of
- * theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
+ * abort the rest and nak them so another node takes them once the host's gap has passed (their fetch ended
+ * early: nothing of theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
  * composition root closes them.
  */
 import type { ClusterState, Delivery, MessageBus, NodeRecord, RegionRules, Subscription } from "../core/cluster/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
 import { Counters } from "../core/stats/index.ts";
+import { DEFAULT_POLICY } from "../core/config/index.ts";
+import { preciseNow } from "../core/politeness/index.ts";
 import { silentLog, type Log } from "../adapters/log/index.ts";
 import type { WorkOutput } from "./pipeline/index.ts";
 import { Heartbeat } from "./heartbeat.ts";
@@ -46,6 +50,8 @@ export interface FetchNodeOptions {
   heartbeatMs: number;
   /** First redelivery delay after a failure here; doubles per delivery, capped at 64x. */
   nakDelayMs: number;
+  /** The policy's gap multiplier (gap >= this x fetch time), for naks after a request. Default: the policy default. */
+  gapFetchMultiplier?: number;
   bus: MessageBus;
   state: ClusterState;
   worker: TaskRunner;
@@ -170,23 +176,24 @@ export class FetchNode {
       return;
     }
     if (d.deliveryCount > 1) this.counters.add("fetcher.tasks.redelivered");
+    const startedAt = preciseNow();
     let output: WorkOutput;
     try {
       output = await this.opts.worker.run(task, this.abort.signal);
       if (this.abort.signal.aborted) {
         // Cut short by our own stop: the outcome says "aborted", which is not the host's fault.
         this.counters.add("fetcher.tasks.abandoned");
-        d.nak(0);
+        d.nak(this.politeDelay(task, startedAt, 0));
         return;
       }
       await this.publish(output);
     } catch (error) {
       if (this.abort.signal.aborted) {
         this.counters.add("fetcher.tasks.abandoned");
-        d.nak(0);
+        d.nak(this.politeDelay(task, startedAt, 0));
         return;
       }
-      const delayMs = this.nakDelay(d.deliveryCount);
+      const delayMs = this.politeDelay(task, startedAt, this.nakDelay(d.deliveryCount));
       this.counters.add("fetcher.tasks.failed");
       this.log.warn("task failed; redelivering later", { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs, error: describe(error) });
       d.nak(delayMs);
@@ -205,7 +212,19 @@ export class FetchNode {
   /** Links first, each group to its partition's subject, then the result to the host's owner. */
   private async publish(output: WorkOutput): Promise<void> {
     await this.links.add(routeLinks(output.links, this.opts.regionRules, this.opts.partitions));
-    await this.opts.bus.publishResult(this.opts.region, output.result);
+    // Stamped as it leaves: the frontier moves the fetch's times from this clock onto its own.
+    await this.opts.bus.publishResult(this.opts.region, { ...output.result, sentAt: preciseNow() });
+  }
+
+  /**
+   * The delay of a nak after this attempt may have reached the host: at least `atLeastMs`, and no redo
+   * before the host's gap after this attempt, taken as if its whole time (which holds the fetch) were the
+   * fetch's duration. An aborted attempt left no finished response, so only the plain gap applies there.
+   */
+  private politeDelay(task: FetchTask, startedAt: number, atLeastMs: number): number {
+    const multiplier = this.opts.gapFetchMultiplier ?? DEFAULT_POLICY.gapFetchMultiplier;
+    const elapsed = preciseNow() - startedAt;
+    return Math.ceil(Math.max(atLeastMs, task.hostGapMs + (this.abort.signal.aborted ? 0 : multiplier * elapsed)));
   }
 
   private count(output: WorkOutput): void {

@@ -16,4 +16,5 @@ export {
 } from "./host-state.ts";
 export { baseGap, classifyOutcome, type FetchOutcome, onFetchEnd, type OutcomeClass } from "./fetch-end.ts";
 export { parseHttpDate, parseRetryAfter } from "./retry-after.ts";
+export { preciseNow, receivedResult } from "./clock.ts";
 export { HostReadyHeap, type ReadyEntry } from "./ready-heap.ts";

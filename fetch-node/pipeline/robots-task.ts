@@ -22,7 +22,8 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
   let bytes = 0;
   for (let hop = 0; hop <= ROBOTS_MAX_REDIRECTS; hop++) {
     if (hop > 0 && hostKeyOf(url) === task.host && outcome) {
-      await deps.sleep(Math.max(task.hostGapMs, 10 * (outcome.endedAt - outcome.startedAt)), signal);
+      const byDuration = Math.ceil(deps.gap.multiplier * (outcome.endedAt - outcome.startedAt)) + deps.gap.marginMs;
+      await deps.sleep(Math.max(task.hostGapMs, byDuration), signal);
     }
     visited.add(url);
     outcome = await deps.fetcher.fetch({ url, signal });
@@ -46,7 +47,10 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
   const result = resultFor(task, outcome!);
   // A refused address is not the host's answer: no verdict, and the frontier skips the host's pages one
   // by one (each is refused the same way) instead of parking them behind an "unreachable" robots.txt.
-  if (result.kind === "skipped") return { result, links: [] };
+  if (result.kind === "skipped" && outcome === first) return { result, links: [] };
+  // A later hop refused: the host was asked, so this is not a skip (a skip leaves the host's gap alone),
+  // but a robots.txt that cannot be read (the chain ends "unreachable").
+  if (result.kind === "skipped") result.kind = "network-error";
   const verdict = robotsVerdict(chain);
   result.startedAt = first!.startedAt;
   result.bytes = bytes;

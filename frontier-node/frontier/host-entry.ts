@@ -29,4 +29,6 @@ export interface PersistedHost {
   state: HostState;
   pagesToday: DailyCounter | null;
   minGapOverrideMs?: number;
+  /** The frontier run that saved it (see Frontier.loadHost); absent in stores written before runs were kept. */
+  run?: string;
 }

@@ -15,6 +15,7 @@
  */
 import { regionOf, type ClusterState, type MessageBus, type RegionRules } from "../../core/cluster/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
+import { preciseNow } from "../../core/politeness/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
@@ -89,10 +90,11 @@ export class FrontierNode {
 
   private constructor(private readonly opts: FrontierNodeOptions) {
     const log = (this.log = opts.log ?? silentLog);
-    const now = (this.now = opts.now ?? (() => Date.now()));
+    // The politeness clock: results from fetch nodes are moved onto it when they arrive (partitions.ts).
+    const now = (this.now = opts.now ?? preciseNow);
     const { nodeId, region, partitions, rules, bus, state, store } = opts;
     let taskCounter = 0;
-    const runId = now().toString(36);
+    const runId = Math.floor(now()).toString(36);
     const frontier: Frontier = new Frontier({
       store,
       seen: opts.seen,
@@ -133,6 +135,7 @@ export class FrontierNode {
       dispatcher: this.dispatcher,
       sender,
       pulse: this.pulse,
+      now,
       onChange: () => void this.checkDrained(),
       log: log.child("partitions"),
     });
@@ -195,9 +198,10 @@ export class FrontierNode {
       }
       this.membership = new Membership({
         state,
-        identity: { id: nodeId, role: "frontier", region, runtime: "bun", grpcAddress: this.grpcAddress, httpAddress: this.httpAddress, startedAt: now() },
+        // Node records carry whole milliseconds, as every other role's do.
+        identity: { id: nodeId, role: "frontier", region, runtime: "bun", grpcAddress: this.grpcAddress, httpAddress: this.httpAddress, startedAt: Math.floor(now()) },
         intervalMs: opts.heartbeatIntervalMs,
-        now,
+        now: () => Math.floor(now()),
         report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
         onDrain: () => {
           frontier.drain();
@@ -276,7 +280,6 @@ export class FrontierNode {
     const abandoned = this.dispatcher.abandonAll();
     if (abandoned > 0) log.info("gave back tasks whose results did not come in time; they are fetched again later", { abandoned });
     await this.manager.stopResults();
-    this.frontier.markCleanStop();
     if (!this.left) {
       try {
         await this.membership.leave();
