@@ -1,15 +1,14 @@
 import { expect, test } from "bun:test";
-import { denoAvailable, startNode, startRig } from "./fetch-node-harness.ts";
+import { requireDeno, startNode, startRig } from "./fetch-node-harness.ts";
 import { fetchNodeScenario } from "./fetch-node-scenario.ts";
 
-const hasDeno = denoAvailable();
-if (!hasDeno) console.warn("fetch-node-deno.test.ts: SKIPPED: `deno` is not on PATH (install it: npm install -g deno@2.9.6)");
-
-test.skipIf(!hasDeno)("fetch node on Deno - the same files run with narrow permissions: tasks from JetStream, links and results published, WARC written, clean stop", async () => {
+test("fetch node on Deno - the same files run with narrow permissions: tasks from JetStream, links and results published, WARC written, clean stop", async () => {
+  requireDeno();
   await fetchNodeScenario("deno");
 }, 90_000);
 
-test.skipIf(!hasDeno)("fetch node on Deno - every permission of the documented command is needed: without one the node refuses to start", async () => {
+test("fetch node on Deno - every permission of the documented command is needed: without one the node refuses to start", async () => {
+  requireDeno();
   const rig = await startRig();
   try {
     const cases: Array<[string, RegExp]> = [

@@ -8,12 +8,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { commandOf, denoAvailable, descendants, isRunning, pageRequests, useCluster, waitUntil } from "./harness.ts";
+import { commandOf, requireDeno, descendants, isRunning, pageRequests, useCluster, waitUntil } from "./harness.ts";
 
 const cluster = useCluster();
 
 describe("cluster up", () => {
   test("cluster up writes cluster.json when ready and stops every process it started on SIGTERM", async () => {
+    requireDeno(); // one fetch node runs on Deno
     const web = await cluster.web({ hosts: 4, pagesPerHost: 30, linksPerPage: 8, pageBytes: 2000 });
     const c = await cluster.up({ web });
 
@@ -39,10 +40,9 @@ describe("cluster up", () => {
     expect(started(/coordinator\/main\.ts/)).toBe(1);
     expect(started(/frontier-node\/main\.ts/)).toBe(2);
     expect(started(/fetch-node\/main\.ts/)).toBe(2);
-    if (denoAvailable()) expect(started(/^deno run .*fetch-node\/main\.ts/)).toBe(1);
+    expect(started(/^deno run .*fetch-node\/main\.ts/)).toBe(1);
     expect(readdirSync(join(c.dir, "logs")).sort()).toEqual(["coordinator.log", "fetch-1.log", "fetch-2.log", "frontier-1.log", "frontier-2.log"]);
 
-    const stopStarted = Date.now();
     c.proc.signal("SIGTERM");
     const exit = await c.proc.waitExit(45_000);
     expect(exit).toEqual({ code: 0, signal: null });
@@ -54,7 +54,6 @@ describe("cluster up", () => {
     });
     expect(existsSync(join(c.dir, "cluster.json"))).toBe(false);
     expect(c.proc.output()).toContain("cluster: stopped");
-    expect(Date.now() - stopStarted).toBeLessThan(45_000);
     // And nothing answers at the old addresses.
     await expect(fetch(`${info["adminUrl"]}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
   }, 120_000);
