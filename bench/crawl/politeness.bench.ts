@@ -16,11 +16,14 @@
  * process) was stalled: its log can only be as exact as its own clock readings, and a stall between
  * writing a response and reading the clock logs that response's end late (on a box with far more runnable
  * work than cores, stalls of tens of milliseconds are common; then short gaps in the log need not be the
- * crawler's).
+ * crawler's). So the crawler runs below this process's CPU priority, as in the e2e tests
+ * (tests/e2e/politeness.ts, `BELOW_THE_JUDGE`): when both want a core, the judge gets it; whatever that
+ * delays in the crawler can only lengthen its gaps.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { BELOW_THE_JUDGE } from "../../tests/e2e/politeness.ts";
 import { startTestWeb, type FaultShares, type TestWeb, type Violation } from "../../tests/testweb/index.ts";
 import { clusterCrawler } from "./cluster.ts";
 import { clockTicksPerSecond } from "./proc.ts";
@@ -126,7 +129,7 @@ async function embeddedRun(args: Args, dir: string, killAtMs: number | undefined
     writeFileSync(seeds, web.hosts.map((h) => `${web.url(h)}\n`).join(""));
     const argv = [MAIN, "--seeds", seeds, "--out", join(dir, "out"), "--proxy", web.proxyUrl, "--min-gap", `${scenario.minGapMs}ms`, "--max-duration", `${scenario.seconds + 60}s`];
     const spawn = (n: number) =>
-      Bun.spawn([process.execPath, ...argv], { stdin: "ignore", stdout: Bun.file(join(dir, `crawl-${n}.log`)), stderr: Bun.file(join(dir, `crawl-${n}.err`)) });
+      Bun.spawn([...BELOW_THE_JUDGE, process.execPath, ...argv], { stdin: "ignore", stdout: Bun.file(join(dir, `crawl-${n}.log`)), stderr: Bun.file(join(dir, `crawl-${n}.err`)) });
     let proc = spawn(1);
     const firstAt = await firstRequest(web, proc);
     const windowEnd = firstAt + scenario.seconds * 1000;
@@ -165,7 +168,11 @@ async function firstRequest(web: TestWeb, proc: Bun.Subprocess): Promise<number>
 }
 
 async function clusterRun(args: Args, dir: string): Promise<Outcome> {
-  const crawler = clusterCrawler({ frontiers: args.frontiers, fetchers: args.fetchers });
+  const cluster = clusterCrawler({ frontiers: args.frontiers, fetchers: args.fetchers });
+  const crawler = { ...cluster, launch: (ctx: Parameters<typeof cluster.launch>[0]) => {
+    const spec = cluster.launch(ctx);
+    return { ...spec, cmd: [...BELOW_THE_JUDGE, ...spec.cmd] };
+  } };
   const r = await measureCrawl(crawler, args.scenario, dir, clockTicksPerSecond());
   const other = { ...r.violationsByKind };
   for (const k of TIMING) delete other[k];

@@ -4,9 +4,19 @@
  * and after the test they run the test web's strict checker (no tolerance, robots.txt counted as a
  * request) over the web's whole log, shutdown included, and fail the test on any violation. A web crawled
  * by several runs with different rules is judged by the loosest of them.
+ *
+ * The judge is the test web's log, and it is only as exact as the test process's clock readings: a test
+ * process kept off the CPU between writing a response and reading the clock logs that response's end late
+ * (and a gap after it short) by as long as it waited. So the processes under test start with a lower CPU
+ * priority (`BELOW_THE_JUDGE`): when the crawler and the test web both want a core, the test web gets it.
+ * This cannot hide impoliteness: on an idle core the crawler runs as before, and whatever delays it can
+ * only make its gaps longer (it reads the end of a response, receives a result or dispatches a task later).
  */
 import { DEFAULT_POLICY, parseDecimal, parseDuration } from "../../core/config/index.ts";
 import type { TestWeb } from "../testweb/index.ts";
+
+/** The command prefix that starts a process under test below the test process's CPU priority. */
+export const BELOW_THE_JUDGE = ["nice", "-n", "10"] as const;
 
 /** The part of the policy the checker needs: gap >= max(minGapMs, gapMultiplier x fetch time). */
 export interface GapPolicy {

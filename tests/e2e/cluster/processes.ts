@@ -7,6 +7,7 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { BELOW_THE_JUDGE } from "../politeness.ts";
 
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
 
@@ -53,7 +54,8 @@ export function hermeticEnv(extra: Record<string, string> = {}): Record<string, 
 }
 
 export function spawnProc(name: string, cmd: readonly string[], opts: { env?: Record<string, string> } = {}): Proc {
-  const proc = Bun.spawn([...cmd], { cwd: REPO_ROOT, env: hermeticEnv(opts.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // Below the test web's priority, and so is everything it starts (see ../politeness.ts).
+  const proc = Bun.spawn([...BELOW_THE_JUDGE, ...cmd], { cwd: REPO_ROOT, env: hermeticEnv(opts.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   let out = "";
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();

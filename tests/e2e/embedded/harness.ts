@@ -16,7 +16,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readWarc, type WarcRecordView } from "../../../fetch-node/warc/index.ts";
 import { startTestWeb, type RequestRecord, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
-import { assertPolite, gapPolicyOf } from "../politeness.ts";
+import { assertPolite, BELOW_THE_JUDGE, gapPolicyOf } from "../politeness.ts";
 
 /** The repository root: the crawler runs from here, as a user's `bun run crawl` would. */
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
@@ -136,7 +136,7 @@ function spawnCrawl(argv: readonly string[], out: string, extraEnv: Record<strin
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !HERMETIC_DROP.test(k)) env[k] = v;
   Object.assign(env, extraEnv);
-  const proc = Bun.spawn([process.execPath, "embedded/main.ts", ...argv], {
+  const proc = Bun.spawn([...BELOW_THE_JUDGE, process.execPath, "embedded/main.ts", ...argv], {
     cwd: REPO_ROOT,
     env,
     stdin: "ignore",
