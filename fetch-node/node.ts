@@ -218,13 +218,13 @@ export class FetchNode {
 
   /**
    * The delay of a nak after this attempt may have reached the host: at least `atLeastMs`, and no redo
-   * before the host's gap after this attempt, taken as if its whole time (which holds the fetch) were the
-   * fetch's duration. An aborted attempt left no finished response, so only the plain gap applies there.
+   * before the host's gap after this attempt, taken as if its whole time (which holds the fetch, whether it
+   * finished or was cut short) were the fetch's duration.
    */
   private politeDelay(task: FetchTask, startedAt: number, atLeastMs: number): number {
     const multiplier = this.opts.gapFetchMultiplier ?? DEFAULT_POLICY.gapFetchMultiplier;
     const elapsed = preciseNow() - startedAt;
-    return Math.ceil(Math.max(atLeastMs, task.hostGapMs + (this.abort.signal.aborted ? 0 : multiplier * elapsed)));
+    return Math.ceil(Math.max(atLeastMs, task.hostGapMs + multiplier * elapsed));
   }
 
   private count(output: WorkOutput): void {
