@@ -223,6 +223,22 @@ describe("fetch node", () => {
     expect(node!.counters.get("fetcher.tasks.redelivered")).toBe(1);
   });
 
+  test("fetch node - a task delivered again after another node's attempt first waits its host's gap, then is done", async () => {
+    let asked = 0;
+    const counting: TaskRunner = { run: (task, signal) => (asked++, path.worker.run(task, signal)) };
+    await startNode(counting);
+    // Another node took this task and died mid-fetch: its request to the host ended as it died, just now.
+    const first = bus.deliver(pageTask(`${server.origin}/`, "t9", 1_500), 2);
+    await first.done;
+    expect(first.outcome()).toBe("nak 1500");
+    expect(asked).toBe(0);
+    const again = bus.deliver(pageTask(`${server.origin}/`, "t9", 1_500), 3);
+    await again.done;
+    expect(again.outcome()).toBe("ack");
+    expect(asked).toBe(1);
+    expect(node!.counters.get("fetcher.tasks.redelivered-spaced")).toBe(1);
+  });
+
   test("fetch node - a worker that throws gets the task redelivered, later at each delivery", async () => {
     const broken: TaskRunner = { run: async () => Promise.reject(new Error("disk full")) };
     await startNode(broken);

@@ -11,7 +11,9 @@
  * doubles per delivery and is done again later, here or on another node; a task is never acked with an
  * output missing. A task done again is a second request to its host, which the frontier (still waiting for
  * the first result) does not see: so a nak after a request never comes back sooner than the host's gap
- * (the task's `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch). A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
+ * (the task's `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch),
+ * and a task delivered again for a reason this node does not know (another node died mid-fetch) is first
+ * handed back for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
  * died mid-task) is simply done again: the frontier's handling of links and results is idempotent. The
  * WARC may then hold the page twice (once per attempt, possibly on two nodes); the CDXJ index lists both
  * and readers take either.
@@ -62,6 +64,9 @@ export interface FetchNodeOptions {
 
 type Phase = "new" | "running" | "stopping" | "stopped";
 
+/** Redelivered task ids remembered (a few hundred KB at most). */
+const SPACED_MAX = 10_000;
+
 export class FetchNode {
   readonly counters: Counters;
   private readonly now: () => number;
@@ -74,6 +79,8 @@ export class FetchNode {
   private phase: Phase = "new";
   private stopped: Promise<void> | undefined;
   private readonly links: LinkBatcher;
+  /** Tasks whose redelivery here needs no further wait: their last attempt's gap is already in its delay. */
+  private readonly spaced = new Set<string>();
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -175,7 +182,19 @@ export class FetchNode {
       d.nak(0);
       return;
     }
-    if (d.deliveryCount > 1) this.counters.add("fetcher.tasks.redelivered");
+    if (d.deliveryCount > 1) {
+      this.counters.add("fetcher.tasks.redelivered");
+      // Delivered again: an earlier attempt may have reached the host and ended without a word to the
+      // frontier (a node that died mid-fetch, whose connection closed as it died). That request ended by
+      // now at the latest, so the host's gap runs from now: the first time this node sees the task, it hands
+      // it back for that long (a delayed nak, so no slot is held), unless it timed that gap itself.
+      if (!this.spaced.has(task.taskId)) {
+        this.remember(task.taskId);
+        this.counters.add("fetcher.tasks.redelivered-spaced");
+        d.nak(task.hostGapMs);
+        return;
+      }
+    }
     const startedAt = preciseNow();
     let output: WorkOutput;
     try {
@@ -183,20 +202,20 @@ export class FetchNode {
       if (this.abort.signal.aborted) {
         // Cut short by our own stop: the outcome says "aborted", which is not the host's fault.
         this.counters.add("fetcher.tasks.abandoned");
-        d.nak(this.politeDelay(task, startedAt, 0));
+        this.nakPolitely(d, this.politeDelay(task, startedAt, 0));
         return;
       }
       await this.publish(output);
     } catch (error) {
       if (this.abort.signal.aborted) {
         this.counters.add("fetcher.tasks.abandoned");
-        d.nak(this.politeDelay(task, startedAt, 0));
+        this.nakPolitely(d, this.politeDelay(task, startedAt, 0));
         return;
       }
       const delayMs = this.politeDelay(task, startedAt, this.nakDelay(d.deliveryCount));
       this.counters.add("fetcher.tasks.failed");
       this.log.warn("task failed; redelivering later", { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs, error: describe(error) });
-      d.nak(delayMs);
+      this.nakPolitely(d, delayMs);
       return;
     }
     this.count(output);
@@ -214,6 +233,18 @@ export class FetchNode {
     await this.links.add(routeLinks(output.links, this.opts.regionRules, this.opts.partitions));
     // Stamped as it leaves: the frontier moves the fetch's times from this clock onto its own.
     await this.opts.bus.publishResult(this.opts.region, { ...output.result, sentAt: preciseNow() });
+  }
+
+  /** A nak whose delay already spaces the redelivery from this attempt by the host's gap. */
+  private nakPolitely(d: Delivery<FetchTask>, delayMs: number): void {
+    this.remember(d.data.taskId);
+    d.nak(delayMs);
+  }
+
+  /** Notes a task whose next attempt is spaced by its host's gap; the oldest are forgotten past a bound. */
+  private remember(taskId: string): void {
+    this.spaced.add(taskId);
+    if (this.spaced.size > SPACED_MAX) this.spaced.delete(this.spaced.values().next().value!);
   }
 
   /**
