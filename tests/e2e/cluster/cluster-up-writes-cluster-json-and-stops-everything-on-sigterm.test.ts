@@ -22,8 +22,9 @@ describe("cluster up", () => {
     expect(Object.keys(info).sort()).toEqual(["adminUrl", "grpcAddress", "token"]);
     expect(info["adminUrl"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info["grpcAddress"]).toMatch(/^127\.0\.0\.1:\d+$/);
-    // All three work: the admin API with the token, crawlctl over gRPC with it.
-    expect((await c.stats()).frontierNodes).toBe(2);
+    // All three work: the admin API with the token, crawlctl over gRPC with it. (The totals are a snapshot
+    // up to a second old, which may predate the second frontier node's first heartbeat.)
+    await waitUntil(async () => (await c.stats()).frontierNodes === 2, { timeoutMs: 10_000, what: "the totals to count both frontier nodes", procs: [c.proc] });
     expect((await c.crawlctl(["status"])).code).toBe(0);
     const nodes = await c.nodes();
     expect(nodes.filter((n) => n.state === "live").map((n) => n.id)).toEqual(["coordinator-1", "fetch-1", "fetch-2", "frontier-1", "frontier-2"]);
