@@ -134,6 +134,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     concurrency: config.concurrency,
     heartbeatMs: config.heartbeatMs,
     nakDelayMs: config.nakDelayMs,
+    gapFetchMultiplier: config.policy.gapFetchMultiplier,
     bus,
     state,
     worker: path.worker,

@@ -8,12 +8,13 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { commandOf, denoAvailable, descendants, isRunning, pageRequests, useCluster, waitUntil } from "./harness.ts";
+import { commandOf, requireDeno, descendants, isRunning, pageRequests, useCluster, waitUntil } from "./harness.ts";
 
 const cluster = useCluster();
 
 describe("cluster up", () => {
   test("cluster up writes cluster.json when ready and stops every process it started on SIGTERM", async () => {
+    requireDeno(); // one fetch node runs on Deno
     const web = await cluster.web({ hosts: 4, pagesPerHost: 30, linksPerPage: 8, pageBytes: 2000 });
     const c = await cluster.up({ web });
 
@@ -21,8 +22,13 @@ describe("cluster up", () => {
     expect(Object.keys(info).sort()).toEqual(["adminUrl", "grpcAddress", "token"]);
     expect(info["adminUrl"]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(info["grpcAddress"]).toMatch(/^127\.0\.0\.1:\d+$/);
-    // All three work: the admin API with the token, crawlctl over gRPC with it.
-    expect((await c.stats()).frontierNodes).toBe(2);
+    // All three work: the admin API with the token, crawlctl over gRPC with it. (The totals are a snapshot
+    // up to a second old, which may predate the second frontier node's first heartbeat.)
+    await waitUntil(async () => (await c.stats()).frontierNodes === 2, {
+      timeoutMs: 10_000,
+      what: "the totals to count both frontier nodes",
+      procs: [c.proc],
+    });
     expect((await c.crawlctl(["status"])).code).toBe(0);
     const nodes = await c.nodes();
     expect(nodes.filter((n) => n.state === "live").map((n) => n.id)).toEqual([
@@ -45,7 +51,7 @@ describe("cluster up", () => {
     expect(started(/coordinator\/main\.ts/)).toBe(1);
     expect(started(/frontier-node\/main\.ts/)).toBe(2);
     expect(started(/fetch-node\/main\.ts/)).toBe(2);
-    if (denoAvailable()) expect(started(/^deno run .*fetch-node\/main\.ts/)).toBe(1);
+    expect(started(/^deno run .*fetch-node\/main\.ts/)).toBe(1);
     expect(readdirSync(join(c.dir, "logs")).sort()).toEqual([
       "coordinator.log",
       "fetch-1.log",
@@ -54,7 +60,6 @@ describe("cluster up", () => {
       "frontier-2.log",
     ]);
 
-    const stopStarted = Date.now();
     c.proc.signal("SIGTERM");
     const exit = await c.proc.waitExit(45_000);
     expect(exit).toEqual({ code: 0, signal: null });
@@ -70,7 +75,6 @@ describe("cluster up", () => {
     });
     expect(existsSync(join(c.dir, "cluster.json"))).toBe(false);
     expect(c.proc.output()).toContain("cluster: stopped");
-    expect(Date.now() - stopStarted).toBeLessThan(45_000);
     // And nothing answers at the old addresses.
     await expect(fetch(`${info["adminUrl"]}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
   }, 120_000);

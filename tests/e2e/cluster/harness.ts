@@ -28,6 +28,7 @@ import { startNats, type NatsServer } from "../../support/nats.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
+import { assertPolite, gapPolicyOf, type GapPolicy } from "../politeness.ts";
 import { Coordinator, REGION, type ClusterInfo, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
@@ -212,11 +213,18 @@ export interface ClusterHarness {
 
 /**
  * Registers teardown in the calling test file (after each test, or with "all" after the file) and returns
- * the factory for its resources.
+ * the factory for its resources. Once everything is stopped, every test web a cluster crawled is judged
+ * for politeness (../politeness.ts) with the gap rule its frontier nodes were given, and a violation fails
+ * the test.
  */
 export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
   const teardown: Array<() => Promise<unknown>> = [];
   const register = (fn: () => Promise<unknown>) => teardown.push(fn);
+  const crawled = new Map<TestWeb, GapPolicy[]>();
+  const crawls = (web: TestWeb, frontierArgs: readonly string[]) => {
+    const args = frontierArgs.includes("--min-gap") ? frontierArgs : [...frontierArgs, "--min-gap", `${MIN_GAP_MS}ms`];
+    crawled.set(web, [...(crawled.get(web) ?? []), gapPolicyOf(args)]);
+  };
   (scope === "each" ? afterEach : afterAll)(
     async () => {
       for (const fn of teardown.splice(0).reverse()) {
@@ -226,6 +234,9 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
           console.error("cluster harness teardown:", error);
         }
       }
+      const judged = [...crawled];
+      crawled.clear();
+      for (const [web, policies] of judged) assertPolite(web, policies);
     },
     // A cluster stopped mid-crawl lets tasks in flight finish first (each role has a stop grace).
     { timeout: TEARDOWN_TIMEOUT_MS },
@@ -245,6 +256,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
 
   const harness: ClusterHarness = {
     async roles(opts) {
+      crawls(opts.web, opts.frontierArgs ?? []);
       const services = await harness.services();
       const coordinator = await harness.coordinator(services, opts.coordinatorArgs);
       const frontiers = new Map<string, Proc>();
@@ -285,6 +297,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     tempDir,
 
     async up(opts) {
+      crawls(opts.web, opts.frontierArgs ?? []);
       const dir = tempDir();
       // No --allow-private-addresses: the test web's hosts are public names behind its proxy, as in production.
       const args = ["--dir", dir, "--proxy", opts.web.proxyUrl];
