@@ -27,13 +27,15 @@ import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../../support/nats.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
+import type { ClusterFile } from "../../../scripts/cluster/cluster-file.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
-import { Coordinator, REGION, type ClusterInfo, type Stats } from "./coordinator.ts";
+import { Coordinator, REGION, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
 export { fetchCounts, missing, pageRequests, repeated, urlOf } from "../embedded/harness.ts";
 export * from "./coordinator.ts";
 export * from "./processes.ts";
+export type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
 
 /** The per-host gap every test crawls with: seconds per test, and long enough to tell from timer noise. */
 export const MIN_GAP_MS = 200;
@@ -127,9 +129,14 @@ export async function waitForPages(
 
 export interface UpOptions {
   web: TestWeb;
+  coordinators?: number;
   frontiers?: number;
   fetchers?: number;
+  regions?: number;
+  regionRules?: string;
   noDeno?: boolean;
+  /** Run in this directory (a second cluster up on the same one resumes it); default a fresh one. */
+  dir?: string;
   /** Frontier-node policy flags (after `--`); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   env?: Record<string, string>;
@@ -138,6 +145,10 @@ export interface UpOptions {
 export interface ClusterUp extends Coordinator {
   readonly proc: Proc;
   readonly dir: string;
+  /** DIR/cluster.json as it was when it appeared. */
+  readonly file: ClusterFile;
+  /** DIR/cluster.json now (it is rewritten as processes restart). */
+  readFile(): ClusterFile;
 }
 
 export interface RoleOptions {
@@ -285,11 +296,14 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     tempDir,
 
     async up(opts) {
-      const dir = tempDir();
+      const dir = opts.dir ?? tempDir();
       // No --allow-private-addresses: the test web's hosts are public names behind its proxy, as in production.
       const args = ["--dir", dir, "--proxy", opts.web.proxyUrl];
+      if (opts.coordinators) args.push("--coordinators", String(opts.coordinators));
       if (opts.frontiers) args.push("--frontiers", String(opts.frontiers));
       if (opts.fetchers) args.push("--fetchers", String(opts.fetchers));
+      if (opts.regions) args.push("--regions", String(opts.regions));
+      if (opts.regionRules) args.push("--region-rules", opts.regionRules);
       if (opts.noDeno) args.push("--no-deno");
       const policy = [...(opts.frontierArgs ?? [])];
       if (!policy.includes("--min-gap")) policy.push("--min-gap", `${MIN_GAP_MS}ms`);
@@ -306,18 +320,12 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         for (const [pid, cmd] of known) if (isRunning(pid) && commandOf(pid) === cmd) process.kill(pid, "SIGKILL");
       });
       const file = join(dir, "cluster.json");
-      await waitUntil(() => existsSync(file), { timeoutMs: 60_000, what: `${file} to be written`, procs: [p] });
+      await waitUntil(() => existsSync(file), { timeoutMs: 90_000, what: `${file} to be written`, procs: [p] });
       remember();
-      // The launcher writes the file in one call; read it once it parses.
-      let info: ClusterInfo | undefined;
-      await waitUntil(
-        () => {
-          info = JSON.parse(readFileSync(file, "utf8")) as ClusterInfo;
-          return true;
-        },
-        { timeoutMs: 5_000, what: "cluster.json to parse" },
-      );
-      return Object.assign(new Coordinator(info!), { proc: p, dir });
+      // The launcher writes the file atomically (temp file + rename): it parses as soon as it exists.
+      const readFile = () => JSON.parse(readFileSync(file, "utf8")) as ClusterFile;
+      const info = readFile();
+      return Object.assign(new Coordinator(info), { proc: p, dir, file: info, readFile });
     },
 
     async services() {
