@@ -18,7 +18,6 @@ import {
   POLICY_FIELDS,
   readConfig,
   stringKind,
-  switchKind,
   tableRows,
   usageText,
   type Env,
@@ -38,8 +37,6 @@ export interface CoordinatorConfig {
   partitions: number;
   vnodes: number;
   natsUrls: readonly string[];
-  /** Each region's NATS servers are a JetStream cluster named after the region: place its streams there. */
-  natsClusterPerRegion: boolean;
   /** host:port of the gRPC CoordinatorService. */
   grpcListen: string;
   /** host:port of the admin HTTP API. */
@@ -101,14 +98,6 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     flag: "--nats-url",
     description: "NATS server URL(s), comma-separated",
     ...natsUrlsKind(),
-  },
-  natsClusterPerRegion: {
-    default: false,
-    env: "CRAWL_NATS_CLUSTER_PER_REGION",
-    flag: "--nats-cluster-per-region",
-    description:
-      "Each region's NATS servers form a JetStream cluster named after the region (regions joined by gateways): create each region's streams in its own cluster",
-    ...switchKind(),
   },
   grpcListen: {
     default: "127.0.0.1:7400",

@@ -184,7 +184,6 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         `127.0.0.1:${p["http"]}`,
         "--admin-token",
         input.token,
-        ...(regions.length > 1 ? ["--nats-cluster-per-region"] : []),
         ...shared,
       ],
       cwd: REPO_ROOT,
