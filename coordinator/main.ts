@@ -84,6 +84,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       state,
       membership,
       nodeId: config.nodeId,
+      incarnation: crypto.randomUUID(),
+      startedAt: now(),
       leaseTtlMs: config.leaseTtlMs,
       partitions: config.partitions,
       vnodes: config.vnodes,

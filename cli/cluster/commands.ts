@@ -5,7 +5,7 @@
  */
 import { CoordinatorLeaderClient } from "../../adapters/grpc/index.ts";
 import { isApiError, UnavailableError } from "../../core/errors/index.ts";
-import { NodeRole, NodeState } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
+import { NodeRole, NodeState, type NodeInfo } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
 import type { HostInfo, UrlExplanation } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { type CliIo, UsageError } from "../io.ts";
 import { ago, ranges, table, toJson, until } from "./format.ts";
@@ -85,7 +85,7 @@ export function nodesCommand(env: Env) {
             n.region,
             n.runtime,
             stateName(n.state),
-            n.role === NodeRole.NODE_ROLE_FRONTIER ? `${n.partitions.length} (${ranges(n.partitions)})` : "-",
+            partitionsCell(n),
             n.grpcAddress || n.httpAddress || "-",
             ago(n.lastHeartbeatMs, now),
           ]),
@@ -208,6 +208,12 @@ export function nodeDrainCommand(env: Env) {
       return 0;
     });
   };
+}
+
+/** A frontier node's partitions as `count (ranges)`; "-" for other roles and for a dead or departed node, which serves none. */
+function partitionsCell(n: NodeInfo): string {
+  if (n.role !== NodeRole.NODE_ROLE_FRONTIER || n.state === NodeState.NODE_STATE_DEAD || n.state === NodeState.NODE_STATE_LEFT) return "-";
+  return n.partitions.length > 0 ? `${n.partitions.length} (${ranges(n.partitions)})` : "0";
 }
 
 function single(rest: string[], what: string): string {

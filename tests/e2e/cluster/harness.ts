@@ -27,7 +27,7 @@ import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../../support/nats.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
-import type { ClusterFile } from "../../../scripts/cluster/cluster-file.ts";
+import type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
 import { Coordinator, REGION, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
@@ -149,6 +149,10 @@ export interface ClusterUp extends Coordinator {
   readonly file: ClusterFile;
   /** DIR/cluster.json now (it is rewritten as processes restart). */
   readFile(): ClusterFile;
+  /** SIGKILL to process `id` of cluster.json; resolves with the pid killed and when. */
+  kill(id: string): { pid: number; at: number };
+  /** Waits until cluster.json lists `id` running again under another pid than `oldPid` (the supervisor's restart). */
+  waitRestarted(id: string, oldPid: number, timeoutMs?: number): Promise<ProcessEntry>;
 }
 
 export interface RoleOptions {
@@ -218,7 +222,7 @@ export interface ClusterHarness {
   /** A fetch node (not waited for: use `waitForNode`). */
   fetcher(opts: FetcherOptions): Proc;
   /** Sets the ack wait of the region's `fetchers` consumer (see the note in fetch-node-redelivery test). */
-  setFetchAckWait(s: RoleOptions, ms: number): Promise<void>;
+  setFetchAckWait(s: { nats: { url: string } }, ms: number, region?: string): Promise<void>;
 }
 
 /**
@@ -325,7 +329,30 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       // The launcher writes the file atomically (temp file + rename): it parses as soon as it exists.
       const readFile = () => JSON.parse(readFileSync(file, "utf8")) as ClusterFile;
       const info = readFile();
-      return Object.assign(new Coordinator(info), { proc: p, dir, file: info, readFile });
+      const entry = (id: string) => {
+        const found = readFile().processes.find((x) => x.id === id);
+        if (!found) throw new Error(`cluster.json lists no process ${id}`);
+        return found;
+      };
+      const kill = (id: string) => {
+        const { pid } = entry(id);
+        if (pid === null) throw new Error(`${id} is not running now`);
+        process.kill(pid, "SIGKILL");
+        return { pid, at: Date.now() };
+      };
+      const waitRestarted = async (id: string, oldPid: number, timeoutMs = 60_000) => {
+        let now: ProcessEntry | undefined;
+        await waitUntil(
+          () => {
+            now = entry(id);
+            return now.state === "running" && now.pid !== null && now.pid !== oldPid && isRunning(now.pid);
+          },
+          { timeoutMs, what: `${id} to be started again`, procs: [p], detail: () => JSON.stringify(now) },
+        );
+        remember();
+        return now!;
+      };
+      return Object.assign(new Coordinator(info), { proc: p, dir, file: info, readFile, kill, waitRestarted });
     },
 
     async services() {
@@ -432,13 +459,13 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       return proc(spawnProc(opts.id, cmd, { env: roleEnv }));
     },
 
-    async setFetchAckWait(s, ms) {
+    async setFetchAckWait(s, ms, region = REGION) {
       const nc = await connectNats([s.nats.url], "cluster-e2e");
       try {
         // The bus's own region setup, as every role runs it at start, with another ack wait: it updates the
         // existing `fetchers` consumer in place (pending deliveries included).
         const bus = new JetStreamBus(nc, { fetchAckWaitMs: ms, onError: () => {} });
-        await bus.ensureRegion(REGION, PARTITIONS);
+        await bus.ensureRegion(region, PARTITIONS);
         await bus.close();
       } finally {
         await nc.close();
