@@ -44,6 +44,27 @@ const post = (path: string, body?: string, headers: Record<string, string> = jso
   app.request(path, { method: "POST", headers, body });
 
 describe("admin API", () => {
+  test("admin - a standby answers /v1/ with 503 not_leader naming the leader; probes, /metrics and the document still answer", async () => {
+    await h.state.putNode(nodeRecord({ id: "coord-2", role: "coordinator", heartbeatAt: h.clock.now, gauges: { leader: 1 } }));
+    h.leadership.leader = false;
+    for (const path of ["/v1/ring", "/v1/nodes", "/v1/stats", "/v1/hosts/a.com", "/v1/urls/explain?url=http://a.com/"]) {
+      const res = await get(path);
+      expect(res.status).toBe(503);
+      const body = await json(res);
+      expect(body.error).toMatchObject({ code: "not_leader", leader: "coord-2" });
+      expect(body.error.message).toContain("coord-1 is a standby, not the leader; the leader is coord-2");
+    }
+    const seeds = await post("/v1/seeds", JSON.stringify({ urls: ["http://a.com/"] }));
+    expect([seeds.status, (await json(seeds)).error.code]).toEqual([503, "not_leader"]);
+    expect((await get("/v1/nodes", {})).status).toBe(401);
+    expect((await app.request("/healthz")).status).toBe(200);
+    expect((await app.request("/readyz")).status).toBe(503);
+    expect((await get("/v1/openapi.json")).status).toBe(200);
+    const metrics = await get("/metrics");
+    expect(metrics.status).toBe(200);
+    expect(await metrics.text()).toMatch(/crawler_coordinator_leader\S* 0/);
+  });
+
   test("admin - /healthz and /readyz need no token; readiness waits for the lease and a ring", async () => {
     expect((await app.request("/healthz")).status).toBe(200);
     expect((await app.request("/readyz")).status).toBe(503);

@@ -71,7 +71,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       },
     );
 
-    const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs });
+    const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
     const stats = new ClusterStats({ membership, now });
     const seeds = new SeedPublisher({
       bus,
@@ -84,6 +84,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       state,
       membership,
       nodeId: config.nodeId,
+      incarnation: crypto.randomUUID(),
+      startedAt: now(),
       leaseTtlMs: config.leaseTtlMs,
       partitions: config.partitions,
       vnodes: config.vnodes,
@@ -93,6 +95,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     });
     ctx.onClose("lease", () => rebalancer.release());
     let httpUrl = "";
+    let grpcAddress = "";
     const startedAt = now();
     const heartbeat = new NodeHeartbeat({
       state,
@@ -102,7 +105,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
         region: rules.defaultRegion,
         runtime: runtime.name,
         status: "active",
-        grpcAddress: "",
+        // Where crawlctl and services reach this coordinator: a standby's refusal names the leader's.
+        grpcAddress,
         httpAddress: httpUrl,
         startedAt,
         heartbeatAt: now(),
@@ -137,6 +141,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       routing,
       rules,
       ready: () => rebalancer.isLeader && rebalancer.hasRing,
+      isLeader: () => rebalancer.isLeader,
       log,
     };
 
@@ -144,6 +149,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       startGrpcServer([coordinatorGrpcService(services, { tokens: adminTokens })], config.grpcListen),
     );
     ctx.onClose("grpc", () => grpc.close());
+    grpcAddress = grpc.address;
     const listen = parseHostPort(config.httpListen)!; // checked by the table's listen kind
     const http = await startStep(`serve the admin API on ${config.httpListen}`, "give a free address with --http-listen", () =>
       serveHono(

@@ -12,7 +12,8 @@
 #   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
 #                urls-<p> and results-<p> of its region; writes node records and the ring (handoff)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
-#                region's `fetchers`; writes node records
+#                region's `fetchers`; writes node records; links for a region that does not answer to
+#                crawl.forward.<R>.<to>.<p>, and pulls and acks the region's `forwarders` to move them on
 # Every role subscribes to _INBOX.> only: JetStream answers, pulled messages and publish acks all arrive
 # on the client's inbox. Passwords come from the server's environment ($NATS_PASSWORD_<ROLE>), written at
 # boot from the secret store; the configuration holds no secret.
@@ -25,6 +26,7 @@ locals {
     urls    = "CRAWL_URLS_${upper(replace(r, "-", "_"))}"
     fetch   = "CRAWL_FETCH_${upper(replace(r, "-", "_"))}"
     results = "CRAWL_RESULTS_${upper(replace(r, "-", "_"))}"
+    forward = "CRAWL_FORWARD_${upper(replace(r, "-", "_"))}"
   } }
 
   # Create (idempotently), read and update a stream and its durable consumers: what ensureRegionStreams
@@ -73,12 +75,14 @@ locals {
       ],
     )
     fetch = concat(
-      ["crawl.urls.*.*", "crawl.results.${r}.*", "${local.kv_prefix}.nodes.*"],
+      ["crawl.urls.*.*", "crawl.results.${r}.*", "crawl.forward.${r}.*.*", "${local.kv_prefix}.nodes.*"],
       local.js_kv,
       local.js_manage[r],
       [
         "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].fetch}.fetchers",
         "$JS.ACK.${local.streams_of[r].fetch}.>",
+        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].forward}.forwarders",
+        "$JS.ACK.${local.streams_of[r].forward}.>",
       ],
     )
   } }
