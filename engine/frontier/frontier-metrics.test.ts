@@ -57,6 +57,7 @@ describe("frontier metrics", () => {
     await frontier.addSeeds([url("http://a.test/")]);
     const [r] = frontier.nextTasks(10);
     await frontier.complete(response(r!, clock.now, clock.now + 40), []);
+    clock.now += 40;
     const [page] = frontier.nextTasks(10);
     await frontier.complete(response(page!, clock.now, clock.now + 700), []);
     const h = frontier.histograms.toJSON();
