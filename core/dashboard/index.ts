@@ -15,3 +15,6 @@ export type {
   RatePoint,
   RingRegion,
 } from "./types.ts";
+export { buildDashboard, runningTotals, type DashboardInput, type DashboardMember } from "./build.ts";
+export { errorsOf, outcomesOf } from "./outcomes.ts";
+export { RateHistory, type RateHistoryOptions } from "./rate-history.ts";
