@@ -191,7 +191,12 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
     if (!n.ok) return { ...base, rejectedReason: n.reason };
     const host = hostKeyOf(n.url);
     const { region, partition } = addressOf(host, deps);
-    return urlExplanationOf(input, n.url, { host, partition, region, owner: deps.ownerOf(region, partition) }, frontier.explainUrl(n.url, host));
+    return urlExplanationOf(
+      input,
+      n.url,
+      { host, partition, region, owner: deps.ownerOf(region, partition) },
+      frontier.explainUrl(n.url, host),
+    );
   }
 
   return { definition: FrontierServiceService, implementation };
