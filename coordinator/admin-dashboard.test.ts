@@ -86,7 +86,7 @@ describe("admin dashboard", () => {
       nodeRecord({ id: "x1", role: "fetcher", heartbeatAt: h.clock.now, counters: { "fetcher.pages": 10 }, histograms }),
     );
     await h.rebalancer.tick();
-    const d = await (await app.request("/v1/dashboard", { headers: auth })).json();
+    const d: any = await (await app.request("/v1/dashboard", { headers: auth })).json();
     expect(shapeProblems(d, ADMIN_OPENAPI.components.schemas.Dashboard, ADMIN_OPENAPI)).toEqual([]);
     expect(d.source).toBe("cluster");
     expect(d.totals).toMatchObject({ pages: 10, bytes: 25_000, queued: 5, inFlight: 1 });
@@ -100,7 +100,7 @@ describe("admin dashboard", () => {
     expect(d.ring.regions[1].owners.every((o: string) => o === "f1")).toBe(true);
 
     // /v1/nodes keeps to its documented Node shape: the boards and histograms are the dashboard's.
-    const nodes = (await (await app.request("/v1/nodes", { headers: auth })).json()).nodes;
+    const nodes = ((await (await app.request("/v1/nodes", { headers: auth })).json()) as any).nodes;
     expect(nodes[0].hosts).toBeUndefined();
     expect(nodes[0].histograms).toBeUndefined();
   });
