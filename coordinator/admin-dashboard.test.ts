@@ -59,7 +59,7 @@ describe("admin dashboard", () => {
     expect((await app.request("/v1/dashboard")).status).toBe(401);
     const wrong = await app.request("/v1/dashboard", { headers: { authorization: "Bearer wrong-token-xxxxxxxxxxxx" } });
     expect(wrong.status).toBe(401);
-    expect((await wrong.json()).error.code).toBe("unauthenticated");
+    expect(((await wrong.json()) as any).error.code).toBe("unauthenticated");
     expect((await app.request("/v1/dashboard", { headers: auth })).status).toBe(200);
   });
 
