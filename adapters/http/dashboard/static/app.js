@@ -168,31 +168,30 @@
   }
 
   function renderRates(points) {
-    const box = $("rate-charts");
-    box.replaceChildren(
-      lineChart(points, (p) => p.pagesPerSecond, "pages/s", (v) => v.toFixed(1), "line"),
-      lineChart(points, (p) => p.bytesPerSecond, "bytes stored/s", (v) => `${bytes(v)}/s`, "line bytes"),
+    $("rate-charts").replaceChildren(
+      ...lineChart(points, (p) => p.pagesPerSecond, "pages/s", (v) => v.toFixed(1), "line", "pages"),
+      ...lineChart(points, (p) => p.bytesPerSecond, "bytes stored/s", (v) => `${bytes(v)}/s`, "line bytes", "bytes"),
     );
   }
 
-  function lineChart(points, value, label, fmt, cls) {
+  // A polyline over the points' time span, scaled to its peak; the caption (HTML, so it is not stretched) says now and peak.
+  function lineChart(points, value, label, fmt, cls, name) {
     const W = 600;
-    const H = 120;
-    const pad = 4;
-    const chart = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img", "aria-label": label });
+    const H = 100;
+    const pad = 3;
+    const chart = svg("svg", { class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img", "aria-label": label, "data-chart": name });
     chart.append(svg("line", { class: "axis", x1: 0, y1: H - pad, x2: W, y2: H - pad }));
     const max = Math.max(1e-9, ...points.map(value));
     if (points.length > 1) {
       const t0 = points[0].at;
       const span = Math.max(1, points[points.length - 1].at - t0);
-      const coords = points.map((p) => `${((p.at - t0) / span) * W},${H - pad - (value(p) / max) * (H - 2 * pad - 12)}`);
-      chart.append(svg("polyline", { class: cls, points: coords.join(" ") }));
+      const coords = points.map((p) => `${(((p.at - t0) / span) * W).toFixed(1)},${(H - pad - (value(p) / max) * (H - 2 * pad)).toFixed(1)}`);
+      chart.append(svg("polyline", { class: cls, points: coords.join(" "), "vector-effect": "non-scaling-stroke" }));
     }
     const last = points.length > 0 ? value(points[points.length - 1]) : 0;
-    const caption = svg("text", { x: 4, y: 11 });
-    caption.textContent = `${label}: now ${fmt(last)}, peak ${fmt(points.length ? max : 0)}`;
-    chart.append(caption);
-    return chart;
+    const minutes = points.length > 1 ? Math.max(1, Math.round((points[points.length - 1].at - points[0].at) / 60_000)) : 0;
+    const caption = el("p", { class: "chart-caption" }, `${label}: now ${fmt(last)}, peak ${fmt(points.length ? max : 0)}${minutes ? `, last ${minutes} min` : ""}`);
+    return [caption, chart];
   }
 
   const OUTCOME_CLASS = { "4xx": "warn", "5xx": "bad", timeout: "bad", dns: "bad", "other-error": "bad", trap: "warn", "robots-denied": "warn" };
