@@ -91,7 +91,10 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
     apiError(c, error, REALM, (e) => opts.log.error("internal error in an HTTP call", errorFields(e, { path: clip(c.req.path) }))),
   );
   app.notFound((c) => sendError(c, 404, "not_found", `no route ${clip(c.req.method, 16)} ${clip(c.req.path)}`));
-  app.use("*", requireBearer(opts.adminTokens, REALM, (path) => path === "/" || HEALTH_PATHS.has(path) || isDashboardAsset(path)));
+  app.use(
+    "*",
+    requireBearer(opts.adminTokens, REALM, (path) => path === "/" || HEALTH_PATHS.has(path) || isDashboardAsset(path)),
+  );
   app.get("/", (c) => c.redirect("/dashboard"));
   app.route(
     "/",
