@@ -9,7 +9,7 @@ import { launchBrowser, type Browser } from "../../support/browser.ts";
 import { boardQueries, exportedNames, missingFromBoard } from "../../support/grafana.ts";
 import { waitUntil } from "../cluster/processes.ts";
 import { useHarness, waitFor } from "../embedded/harness.ts";
-import { explainUrl, expectWrongTokenRefused, searchHost, signIn, tableRows, tile, waitForPagesAbove } from "./page.ts";
+import { explainUrl, expectWrongTokenRefused, searchHost, signIn, tableRows, tile, waitForPagesAbove, waitForText } from "./page.ts";
 
 const h = useHarness();
 const ADMIN_TOKEN = "crawl-dashboard-admin-token-1";
@@ -25,8 +25,8 @@ describe("crawl dashboard", () => {
     const web = await h.web({ hosts: 6, pagesPerHost: 80, linksPerPage: 6, pageBytes: 3000, special: true });
     const seeds = [
       ...["site0.test", "site1.test", "site2.test", "site3.test", "site4.test", "site5.test"].map((host) => web.url(host)),
-      ...["ratelimit.test", "robots-500.test", "robots-unreachable.test", "redirects.test", "robots-404.test", "slow.test"].map(
-        (host) => web.url(host),
+      ...["ratelimit.test", "robots-500.test", "robots-unreachable.test", "redirects.test", "robots-404.test", "slow.test"].map((host) =>
+        web.url(host),
       ),
     ];
     const out = h.tempDir();
@@ -68,9 +68,7 @@ describe("crawl dashboard", () => {
     const url = await explainUrl(page, web.url("site0.test"));
     expect(url).toMatchObject({ normalized: "http://site0.test/", state: "fetched", seen: "true" });
     // Hosts whose robots.txt answered 500 or could not be read are parked, and the page lists them.
-    await page.waitForFunction(() => (document.getElementById("hosts-parked")?.textContent ?? "").includes("robots-"), undefined, {
-      timeout: 120_000,
-    });
+    await waitForText(page, "hosts-parked", "robots-");
 
     await browser.screenshot(page, "crawl-dashboard");
     expect(errors).toEqual([]);
