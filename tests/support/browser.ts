@@ -31,8 +31,8 @@ export interface WatchedPage {
 
 export interface Browser {
   open(): Promise<WatchedPage>;
-  /** Saves a full-page screenshot as .out/screenshots/NAME.png and returns its path. */
-  screenshot(page: Page, name: string): Promise<string>;
+  /** Saves the whole page (or, with `fullPage: false`, the window) as .out/screenshots/NAME.png; returns its path. */
+  screenshot(page: Page, name: string, opts?: { fullPage?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -68,10 +68,10 @@ export async function launchBrowser(): Promise<Browser> {
       page.on("pageerror", (e) => errors.push(`exception: ${e.message}`));
       return { page, errors };
     },
-    async screenshot(page, name) {
+    async screenshot(page, name, opts = {}) {
       mkdirSync(SCREENSHOT_DIR, { recursive: true });
       const path = join(SCREENSHOT_DIR, `${name}.png`);
-      await page.screenshot({ path, fullPage: true });
+      await page.screenshot({ path, fullPage: opts.fullPage ?? true });
       return path;
     },
     async close() {
