@@ -371,6 +371,6 @@ describe("admin API", () => {
       Object.entries(ADMIN_OPENAPI.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`)),
     );
     expect([...routes].sort()).toEqual([...documented].sort());
-    expect(routes.size).toBe(12);
+    expect(routes.size).toBe(17);
   });
 });

@@ -4,6 +4,8 @@
  * operation here is a route, so the two cannot drift apart silently.
  */
 
+import { DASHBOARD_SCHEMA, HOST_ROW_SCHEMA } from "./dashboard-openapi.ts";
+
 const error = { $ref: "#/components/responses/Error" };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooLarge = { $ref: "#/components/responses/PayloadTooLarge" };
@@ -71,6 +73,46 @@ export const ADMIN_OPENAPI = {
           "200": { description: "Prometheus text format 0.0.4", content: { "text/plain": { schema: str } } },
           "401": unauthorized,
         },
+      },
+    },
+    "/dashboard": {
+      get: {
+        summary:
+          "The dashboard page (HTML); open, since it holds no data: it asks for the admin token, keeps it in the browser tab's sessionStorage and calls /v1/dashboard with it",
+        security: [],
+        responses: { "200": { description: "The page", content: { "text/html": { schema: str } } } },
+      },
+    },
+    "/dashboard/app.js": {
+      get: {
+        summary: "The page's script",
+        security: [],
+        responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: str } } } },
+      },
+    },
+    "/dashboard/app.css": {
+      get: {
+        summary: "The page's style sheet",
+        security: [],
+        responses: { "200": { description: "CSS", content: { "text/css": { schema: str } } } },
+      },
+    },
+    "/dashboard/config.json": {
+      get: {
+        summary: "Whether the page must ask for a token, and which source it shows",
+        security: [],
+        responses: {
+          "200": ok("Page settings", { type: "object", properties: { tokenRequired: bool, source: { enum: ["cluster", "crawl"] } } }),
+        },
+      },
+    },
+    "/v1/dashboard": {
+      get: {
+        summary:
+          "Everything the dashboard shows: totals, recent rates, outcomes by kind, nodes, ring and moves, host boards, politeness, histograms",
+        description:
+          "Built from the node records (frontier nodes report their host boards and histograms with each heartbeat), so it is at most a heartbeat old; reads within a second share one snapshot. `crawl --http` serves the same document for its one process.",
+        responses: { "200": ok("The dashboard", { $ref: "#/components/schemas/Dashboard" }), "401": unauthorized },
       },
     },
     "/v1/openapi.json": {
@@ -242,6 +284,8 @@ export const ADMIN_OPENAPI = {
           deadNodes: int,
         },
       },
+      Dashboard: DASHBOARD_SCHEMA,
+      HostRow: HOST_ROW_SCHEMA,
       SeedsRequest: {
         type: "object",
         required: ["urls"],

@@ -4,7 +4,8 @@
  * opens the state under --out (frontier store, seen-set snapshot, content index, WARC files), with
  * --warc-upload ships finished WARC files to object storage, builds the same frontier and fetch worker the
  * cluster runs, with in-process adapters, and runs the crawl loop until it is done, reaches a limit, or is
- * interrupted. Start, stop and exit are the process kit's (kit/main `runMain`): the first Ctrl-C stops the
+ * interrupted; with --http it also serves the dashboard, /metrics and /healthz (http.ts). Start, stop and
+ * exit are the process kit's (kit/main `runMain`): the first Ctrl-C stops the
  * loop cleanly, a second exits at once. It resumes from --out.
  */
 import { mkdirSync } from "node:fs";
@@ -14,7 +15,8 @@ import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { Log, TaskRunner } from "../core/ports/index.ts";
 import { preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
+import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
@@ -29,6 +31,7 @@ import { crawlUsage, resolveCrawlConfig, seedLines, type CrawlConfig } from "./c
 import { CrawlLoop } from "./crawl-loop.ts";
 import { Progress, summary } from "./progress.ts";
 import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
+import { startCrawlHttp } from "./http.ts";
 import { crawlStatsProcess } from "./stats.ts";
 import { terminalStatus, type TerminalStatus } from "./terminal-status.ts";
 
@@ -108,6 +111,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     now,
     onError: (error, task) => log.error(`internal error on ${task.url}`, errorFields(error, { url: task.url })),
   });
+  if (args.http) await startHttp(ctx, args.http, frontier, loop, startedAt);
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
   ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
@@ -136,6 +140,42 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     }),
   );
   return reason === "error" ? 1 : 0;
+}
+
+/**
+ * With --http: the dashboard, /metrics and /healthz (http.ts), until the crawl stops. Its close step is
+ * registered last, so it closes first: nobody is shown a crawl that is closing its store.
+ */
+async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, frontier: Frontier, loop: CrawlLoop, startedAt: number) {
+  const { config: args, log } = ctx;
+  const address = formatHostPort(listen.host, listen.port);
+  let stopping = false;
+  const http = await startStep(`serve the dashboard and /metrics on ${address}`, "give a free address with --http", () =>
+    startCrawlHttp({
+      listen,
+      adminTokens: new TokenSet(args.adminTokens),
+      metricsTokens: new TokenSet(args.metricsTokens),
+      frontier,
+      partitions: PARTITIONS,
+      running: () => !stopping && !ctx.stopSignal.aborted,
+      startedAt,
+      now: () => Date.now(),
+      log: log.child("http"),
+    }),
+  );
+  ctx.onClose("http", async () => {
+    stopping = true;
+    await http.close();
+  });
+  const ip = parseIp(listen.host);
+  const loopback = listen.host === "localhost" || (ip !== undefined && classifyIp(ip) === "loopback");
+  if (!loopback && args.adminTokens.length === 0)
+    log.warn(`--http listens on ${address}, beyond this machine, with no --admin-token: anyone who reaches it can read the dashboard`);
+  log.info(`dashboard at ${http.server.url}/dashboard, metrics at ${http.server.url}/metrics`, {
+    dashboard: `${http.server.url}/dashboard`,
+    metrics: `${http.server.url}/metrics`,
+    inFlight: loop.inFlight,
+  });
 }
 
 /** The seeds of the arguments and the seeds file, normalized; a rejected one is logged and skipped. */

@@ -119,7 +119,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     serveHono(
       healthApp({
         ready: () => (node?.ready ?? false) && connected(),
-        metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, labels }),
+        metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, histograms: node?.histograms.toJSON(), labels }),
         metricsTokens: new TokenSet(config.metricsTokens),
       }),
       { hostname: config.http.hostname, port: config.http.port, onError: onError("http") },

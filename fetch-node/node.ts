@@ -27,7 +27,7 @@ import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
-import { Counters } from "../core/stats/index.ts";
+import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import { preciseNow } from "../core/politeness/index.ts";
 import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
@@ -66,6 +66,8 @@ const SPACED_MAX = 10_000;
 
 export class FetchNode {
   readonly counters: Counters;
+  /** `fetcher.duration-seconds` and `fetcher.page-bytes` of this node's fetches (core/stats buckets). */
+  readonly histograms = new Histograms();
   private readonly now: () => number;
   private readonly log: Log;
   private readonly heartbeat: NodeHeartbeat;
@@ -279,6 +281,8 @@ export class FetchNode {
     else this.counters.add(`fetcher.${r.kind}.${r.error}${r.kind === "skipped" && r.refusal ? `.${r.refusal}` : ""}`);
     if (r.kind === "response" && r.taskKind === "page") this.counters.add("fetcher.pages");
     if (r.bytes > 0) this.counters.add("fetcher.bytes", r.bytes);
+    if (r.kind !== "skipped") this.histograms.observe("fetcher.duration-seconds", Math.max(0, r.endedAt - r.startedAt) / 1000);
+    if (r.kind === "response" && r.taskKind === "page" && r.bytes > 0) this.histograms.observe("fetcher.page-bytes", r.bytes);
     if (output.links.length > 0) this.counters.add("fetcher.links.published", output.links.length);
   }
 
@@ -300,6 +304,7 @@ export class FetchNode {
       partitions: [],
       counters: this.counters.toJSON(),
       gauges: this.gauges(),
+      histograms: this.histograms.toJSON(),
     };
   }
 }

@@ -5,7 +5,20 @@
  * each result: the host's next allowed time, the URL's retry or refetch schedule, redirect targets and the
  * links found. The same class runs inside `crawl` (embedded mode) and inside each frontier node of a
  * cluster; only the SeenSet and the transport around it differ. Host and URL inspection (`hostInfo`,
- * `listHosts`, `explainUrl`) is inspection.ts, over a read-only view of this class.
+ * `listHosts`, `explainUrl`) is inspection.ts, over a read-only view of this class; the host board of the
+ * dashboards (`hostReport`) is host-board.ts.
+ *
+ * Besides counters it records histograms (core/stats, buckets in histogram-buckets.ts):
+ *   - `fetch.duration-seconds`: each result's endedAt - startedAt (request to body complete), robots.txt
+ *     included, skipped tasks (never sent) not;
+ *   - `fetch.page-bytes`: each stored page body (after decompression), duplicates (not stored) not;
+ *   - `frontier.queue-wait-seconds`: for each page task handed out, the time since its URL was queued
+ *     here (admitted, due again for a retry or refetch, or received by a handoff through `admit`), to about
+ *     a second (seq-clock.ts); URLs queued before this process started are not observed;
+ *   - `politeness.gap-wait-seconds`: for each task handed out, how long it waited for its host's gap: the
+ *     host's next allowed time minus the moment the host had work to do (a URL queued and no fetch in
+ *     flight), when that is positive. A host that was allowed already when it got work is not observed, so
+ *     the histogram's count is the number of requests that waited for a gap.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask } from "../../core/model/index.ts";
@@ -33,10 +46,13 @@ import {
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
-import { Counters } from "../../core/stats/index.ts";
+import type { HostReport } from "../../core/dashboard/index.ts";
+import { Counters, Histograms } from "../../core/stats/index.ts";
+import { hostReport } from "./host-board.ts";
 import type { HostEntry } from "./host-entry.ts";
 import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier, type UrlView } from "./inspection.ts";
 import { ReadyQueues } from "./ready-queues.ts";
+import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
 import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
@@ -55,6 +71,8 @@ export interface FrontierOptions {
   newTaskId: () => string;
   /** Where the frontier counts (default its own); a process passes the counters its other parts share. */
   counters?: Counters;
+  /** Where it records its histograms (default its own). */
+  histograms?: Histograms;
   /** Partitions this frontier serves; undefined serves every partition (embedded mode). */
   serving?: Iterable<number>;
   /**
@@ -77,6 +95,10 @@ export interface FrontierSnapshot {
 }
 
 const HEAD_SKIP_LIMIT = 64;
+/** Weight of the newest fetch in a host's moving-average fetch duration. */
+const FETCH_MS_WEIGHT = 0.3;
+/** The host report is rebuilt at most this often (dashboards, heartbeats and /metrics all ask). */
+const HOST_REPORT_MAX_AGE_MS = 1_000;
 const KNOWN_HOME_PAGES_MAX = 500_000;
 
 /** A result ready to apply: its host entry and the task it answers, with its links screened. */
@@ -90,6 +112,10 @@ interface Prepared {
 
 export class Frontier {
   readonly counters: Counters;
+  readonly histograms: Histograms;
+  /** When each queued seq was queued, for the queue-wait histogram. */
+  private readonly queuedAt = new SeqClock();
+  private report: { at: number; value: HostReport } | undefined;
   private readonly hosts = new Map<string, HostEntry>();
   /** Hosts not ready yet, each until its time (gap, daily cap, robots.txt retry). */
   private readonly waiting = new WaitingHostHeap();
@@ -118,6 +144,7 @@ export class Frontier {
 
   constructor(private readonly opts: FrontierOptions) {
     this.counters = opts.counters ?? new Counters();
+    this.histograms = opts.histograms ?? new Histograms();
     this.patterns = new UrlPatternTracker(opts.policy);
     this.addresses = AddressPolicy.of(opts.policy);
     this.inspected = {
@@ -315,6 +342,11 @@ export class Frontier {
   private applyResult(p: Prepared, maybe: readonly boolean[], now: number): void {
     const { result, entry, flight } = p;
     this.countResult(result);
+    if (result.kind !== "skipped") {
+      const ms = Math.max(0, result.endedAt - result.startedAt);
+      this.histograms.observe("fetch.duration-seconds", ms / 1000);
+      entry.fetchMs = entry.fetchMs === undefined ? ms : entry.fetchMs + FETCH_MS_WEIGHT * (ms - entry.fetchMs);
+    }
     entry.inFlight = undefined;
     this.inFlightCount--;
     const robotsDelay = flight.task.kind === "robots" ? this.applyRobots(entry, result) : undefined;
@@ -406,6 +438,14 @@ export class Frontier {
   /** Active hosts, most queued first (inspection.ts). */
   listHosts(limit: number): HostView[] {
     return listHosts(this.inspected, limit);
+  }
+
+  /** The host board and politeness figures of the active hosts (host-board.ts), at most a second old. */
+  hostReport(): HostReport {
+    const now = this.opts.now();
+    if (!this.report || now - this.report.at >= HOST_REPORT_MAX_AGE_MS || now < this.report.at)
+      this.report = { at: now, value: hostReport(this.hosts.values()) };
+    return this.report.value;
   }
 
   /** Sets an operator override of a host's minimum gap (0 clears it). */
@@ -564,6 +604,7 @@ export class Frontier {
   private pushToQueue(item: Omit<QueuedUrl, "seq">): void {
     const seq = this.opts.store.enqueue(item);
     if (seq === undefined) return;
+    this.queuedAt.mark(seq, this.opts.now());
     this.totalQueued++;
     // URLs of partitions this node does not serve (yet) wait in the store; their hosts stay out of memory.
     if (!this.serves(item.partition)) return;
@@ -659,6 +700,7 @@ export class Frontier {
   }
 
   private start(entry: HostEntry, kind: "page" | "robots", url: string, now: number, item?: QueuedUrl): FetchTask {
+    this.observeWaits(entry, now, item);
     entry.state = onFetchStart(entry.state, now);
     const prev = item ? this.opts.store.getUrl(item.partition, item.url) : undefined;
     const task: FetchTask = {
@@ -679,6 +721,17 @@ export class Frontier {
     this.inFlightCount++;
     this.counters.add(`frontier.tasks.${kind}`);
     return task;
+  }
+
+  /** The gap wait and queue wait of a task handed out now (see the module comment). */
+  private observeWaits(entry: HostEntry, now: number, item: QueuedUrl | undefined): void {
+    const since = entry.workSince;
+    entry.workSince = undefined;
+    if (since !== undefined && entry.state.nextAllowedAt > since)
+      this.histograms.observe("politeness.gap-wait-seconds", (entry.state.nextAllowedAt - since) / 1000);
+    if (item === undefined) return;
+    const queuedAt = this.queuedAt.queuedAt(item.seq);
+    if (queuedAt !== undefined) this.histograms.observe("frontier.queue-wait-seconds", Math.max(0, now - queuedAt) / 1000);
   }
 
   // ---- results ----------------------------------------------------------------------------------
@@ -733,6 +786,10 @@ export class Frontier {
     if (result.kind === "response") {
       this.counters.add(`fetch.status.${result.status}`);
       if (result.taskKind === "page") this.counters.add("fetch.pages");
+      if (result.bytes > 0) {
+        this.counters.add("fetch.bytes", result.bytes);
+        if (result.taskKind === "page") this.histograms.observe("fetch.page-bytes", result.bytes);
+      }
       if (result.note) this.counters.add(`fetch.note.${noteKind(result.note)}`);
     } else {
       // A skip names the address rule that refused it: fetch.skipped.blocked-address.loopback.
@@ -768,6 +825,7 @@ export class Frontier {
 
   private makeWaiting(entry: HostEntry): void {
     if (entry.state.paused) return;
+    if (entry.workSince === undefined) entry.workSince = this.opts.now();
     this.waiting.push(entry.key, entry.state.nextAllowedAt);
   }
 

@@ -23,4 +23,8 @@ export interface HostEntry {
   pagesToday: DailyCounter | null;
   /** Operator override of the minimum gap for this host (0: none). */
   minGapOverrideMs: number;
+  /** Recent fetch duration, a moving average (in memory only, for the host board); undefined before a fetch. */
+  fetchMs?: number;
+  /** Since when the host has had work while not ready: the start of a gap wait (see Frontier.start). */
+  workSince?: number;
 }

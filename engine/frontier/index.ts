@@ -3,10 +3,13 @@
  * durable queue), hands out tasks only for hosts whose gap has passed, and applies results; `FrontierStore`
  * is its durable working copy on local disk (SQLite, WAL); `GroupCommit` batches results into one
  * transaction; `exportPartition` / `importChunk` move a partition between frontier nodes; inspection.ts
- * answers `host show` and `url explain` for the Frontier. The same code runs in `crawl` and in every
+ * answers `host show` and `url explain` for the Frontier, host-board.ts the dashboards' host board, and
+ * `frontierGauges` the gauges `crawl` and frontier nodes export alike. The same code runs in `crawl` and in every
  * frontier node; only the SeenSet and the transport around it differ.
  */
 export { Frontier, type FrontierOptions, type FrontierSnapshot } from "./frontier.ts";
+export { frontierGauges } from "./metrics.ts";
+export { BOARD_ROWS } from "./host-board.ts";
 export type { HostView, UrlView } from "./inspection.ts";
 export {
   FrontierStore,

@@ -26,7 +26,7 @@ import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/htt
 import { TokenSet } from "../../core/auth/index.ts";
 import { errorFields, silentLog, type Log } from "../../kit/log/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
-import { Frontier } from "../../engine/frontier/index.ts";
+import { Frontier, frontierGauges } from "../../engine/frontier/index.ts";
 import type { FrontierStore } from "../../engine/frontier/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
 import { Dispatcher } from "./dispatcher.ts";
@@ -211,7 +211,12 @@ export class FrontierNode {
         this.http = await serveHono(
           healthApp({
             ready: () => this.ready,
-            metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }),
+            metrics: () => ({
+              counters: frontier.counters.toJSON(),
+              gauges: this.gauges(),
+              histograms: frontier.histograms.toJSON(),
+              labels: { node: nodeId, region },
+            }),
             metricsTokens: new TokenSet(opts.metricsTokens ?? []),
           }),
           { hostname: listen.host, port: listen.port, onError: (error) => httpLog.error("health app failed", errorFields(error)) },
@@ -232,7 +237,13 @@ export class FrontierNode {
         },
         intervalMs: opts.heartbeatIntervalMs,
         now: () => Math.floor(now()),
-        report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
+        report: () => ({
+          partitions: [...manager.currentRoles.serve],
+          counters: frontier.counters.toJSON(),
+          gauges: this.gauges(),
+          histograms: frontier.histograms.toJSON(),
+          hosts: frontier.hostReport(),
+        }),
         onDrain: () => {
           frontier.drain();
           this.syncHealth();
@@ -378,15 +389,8 @@ export class FrontierNode {
   }
 
   private gauges(): Record<string, number> {
-    const s = this.frontier.snapshot();
     return {
-      queued: s.queued,
-      scheduled: s.scheduled,
-      knownUrls: s.knownUrls,
-      activeHosts: s.activeHosts,
-      hostsReady: s.hostsReady,
-      hostsWaiting: s.hostsWaiting,
-      inFlight: s.inFlight,
+      ...frontierGauges(this.frontier),
       credit: this.opts.credit,
       partitionsServed: this.manager.currentRoles.serve.length,
       partitionsHandingOff: this.manager.handingOff.length,
