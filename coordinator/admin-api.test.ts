@@ -98,6 +98,7 @@ describe("admin API", () => {
     expect(checked).toContain("POST /v1/hosts/:host/pause");
     expect(checked).toContain("POST /v1/hosts/:host/resume");
     expect(checked.sort()).toEqual([
+      "GET /v1/dashboard",
       "GET /v1/hosts/:host",
       "GET /v1/nodes",
       "GET /v1/openapi.json",
