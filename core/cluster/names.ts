@@ -7,6 +7,9 @@
  *   crawl.urls.<region>.<p>       DiscoveredLinks for partition p        stream CRAWL_URLS_<region>     consumer urls-<p>
  *   crawl.fetch.<region>          FetchTask for the region's fetchers    stream CRAWL_FETCH_<region>    consumer fetchers
  *   crawl.results.<region>.<p>    FetchResult for partition p's owner     stream CRAWL_RESULTS_<region>  consumer results-<p>
+ *   crawl.state.<region>.<p>.batch    partition p's journal rows          stream CRAWL_STATE_<region>    (read from a sequence)
+ *   crawl.state.<region>.<p>.claim    who writes partition p from here on stream CRAWL_STATE_<region>
+ *   object p-<p> of object store crawl-state-<region>: partition p's latest snapshot
  *
  * Region names and node ids are restricted to `[a-z0-9-]` so they are valid in subjects, stream names and
  * KV keys alike.
@@ -27,12 +30,23 @@ export const subjects = {
   fetch: (region: string) => `crawl.fetch.${region}`,
   results: (region: string, partition: number) => `crawl.results.${region}.${partition}`,
   resultsWildcard: (region: string) => `crawl.results.${region}.*`,
+  stateBatch: (region: string, partition: number) => `crawl.state.${region}.${partition}.batch`,
+  stateClaim: (region: string, partition: number) => `crawl.state.${region}.${partition}.claim`,
+  statePartition: (region: string, partition: number) => `crawl.state.${region}.${partition}.*`,
+  stateWildcard: (region: string) => `crawl.state.${region}.>`,
 };
 
 export const streams = {
   urls: (region: string) => `CRAWL_URLS_${region.toUpperCase().replace(/-/g, "_")}`,
   fetch: (region: string) => `CRAWL_FETCH_${region.toUpperCase().replace(/-/g, "_")}`,
   results: (region: string) => `CRAWL_RESULTS_${region.toUpperCase().replace(/-/g, "_")}`,
+  state: (region: string) => `CRAWL_STATE_${region.toUpperCase().replace(/-/g, "_")}`,
+};
+
+/** JetStream object stores: each partition's latest state snapshot, as object `snapshotObject(p)`. */
+export const objectStores = {
+  state: (region: string) => `crawl-state-${region}`,
+  snapshotObject: (partition: number) => `p-${partition}`,
 };
 
 export const consumers = {
