@@ -52,8 +52,6 @@ export interface SnapshotInfo {
   fromSeq: number;
   /** When it was taken (epoch ms), for status and logs. */
   takenAt: number;
-  /** Rows it holds (queued URLs + URL states + hosts), for status and logs. */
-  rows: number;
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   newHostState,
   onFetchEnd,
   onFetchStart,
+  releaseAfterLoss,
   releaseLostFetch,
   setPaused,
   WaitingHostHeap,
@@ -105,6 +106,8 @@ export class Frontier {
   private draining = false;
   /** Hosts loaded after an unclean stop may have had a request in flight: they wait a full gap. */
   private readonly uncleanSince: number | undefined;
+  /** Partitions rebuilt from a replica, not loaded yet, with when their former holder was lost. */
+  private readonly restoredPartitions = new Map<number, number>();
   /** The read-only view host and URL inspection works on. */
   private readonly inspected: InspectedFrontier;
 
@@ -169,14 +172,28 @@ export class Frontier {
     this.totalQueued = this.opts.store.totalQueued();
   }
 
+  /**
+   * Partition p was rebuilt in the store from its replica after the node holding it was lost at `lostAt`;
+   * called before p is served. Its hosts may have had a fetch in flight there: when they are loaded they
+   * wait until such a fetch must have ended, plus their gap (core/politeness `releaseAfterLoss`).
+   */
+  restored(p: number, lostAt: number): void {
+    this.restoredPartitions.set(p, lostAt);
+    this.recount();
+  }
+
   /** Loads the hosts with queued URLs (of one partition, or all) into memory, waiting for their time. */
   private loadActiveHosts(partition: number | undefined): void {
     const now = this.opts.now();
+    const lostAt = partition === undefined ? undefined : this.restoredPartitions.get(partition);
+    if (partition !== undefined) this.restoredPartitions.delete(partition);
     for (const [host, queued] of this.opts.store.queuedByHost(partition)) {
       if (this.hosts.has(host)) continue;
       const entry = this.loadHost(host);
       entry.queued = queued;
-      if (this.uncleanSince !== undefined) {
+      if (lostAt !== undefined) {
+        entry.state = releaseAfterLoss(entry.state, now, lostAt, this.opts.policy);
+      } else if (this.uncleanSince !== undefined) {
         entry.state = releaseLostFetch({ ...entry.state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
       }
       this.hosts.set(host, entry);
@@ -192,15 +209,17 @@ export class Frontier {
   /**
    * Admits discovered URLs: trap checks, seen-set, durable queue. Returns how many were new. Seeds and
    * home pages whose Bloom answer is "maybe seen" are confirmed in the exact store, so a false positive
-   * never costs a site's entry point.
+   * never costs a site's entry point. With `confirmSeen` every "maybe seen" is confirmed: for URLs that
+   * come a second time (a message redelivered after a crash), whose bits the first attempt may have set
+   * in the seen-set without the store ever committing them.
    */
-  async admit(urls: readonly DiscoveredUrl[]): Promise<number> {
+  async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
     const candidates = this.screen(urls);
     if (candidates.length === 0) return 0;
     const maybe = await this.checkSeen(candidates);
     let added = 0;
     this.opts.store.tx(() => {
-      added = this.enqueueNew(candidates, maybe);
+      added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
     });
     this.enforceSizeLimit();
     return added;
@@ -505,14 +524,14 @@ export class Frontier {
   }
 
   /** Inserts the URLs that are new into the exact store and their host queues. Runs inside a transaction. */
-  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[]): number {
+  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll = false): number {
     const store = this.opts.store;
     let added = 0;
     urls.forEach((u, i) => {
       const home = isHomePage(u.url);
       const partition = partitionOf(u.host, this.opts.partitions);
       if (maybeSeen[i]) {
-        if (!(u.isSeed || home || this.opts.confirmAllSeen) || this.knownHomePages.has(u.url)) {
+        if (!(u.isSeed || home || this.opts.confirmAllSeen || confirmAll) || this.knownHomePages.has(u.url)) {
           this.counters.add("seen.skipped");
           return;
         }

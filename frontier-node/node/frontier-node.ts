@@ -8,6 +8,8 @@
  *   lost-fetch sweep  frontier.releaseLost every few seconds (fetch lease)
  *   gRPC              FrontierService, including the receiving side of handoffs
  *   HTTP              /healthz, /readyz, /metrics
+ *   Replicator        (with a replica) the store's journal to the replica, snapshots, and each partition
+ *                     claimed or rebuilt from the replica before it is served (frontier-node/replication)
  *
  * The cluster state, bus, store and seen-set are borrowed: the caller builds and closes them. The servers,
  * loops and subscriptions are this node's and end with `stop()` (a clean stop: results of tasks in flight
@@ -23,7 +25,8 @@ import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/htt
 import { silentLog, type Log } from "../../kit/log/index.ts";
 import { Frontier } from "../../engine/frontier/index.ts";
 import type { FrontierStore } from "../../engine/frontier/index.ts";
-import type { SeenSet } from "../../core/ports/index.ts";
+import type { PartitionReplica, SeenSet } from "../../core/ports/index.ts";
+import { Replicator } from "../replication/index.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { frontierService } from "./grpc-service.ts";
 import { HandoffReceiver } from "./handoff-receiver.ts";
@@ -57,6 +60,13 @@ export interface FrontierNodeOptions {
   seen: SeenSet;
   /** URLs imported by a handoff (a local Bloom seen-set learns them). */
   onImportedUrls?: (urls: string[]) => void;
+  /**
+   * Where each partition's state is replicated (docs/cluster.md, "Replicated partition state"); the store
+   * must keep a journal. Absent: a partition lives on this node's disk only.
+   */
+  replica?: PartitionReplica;
+  /** Snapshot policy of the replicated state. Defaults: every 10 min with changes, or every 20,000 journal rows. */
+  snapshots?: { intervalMs?: number; rows?: number };
   now?: () => number;
   log?: Log;
   /** Connects to another node's Handoff RPC; default a FrontierClient. */
@@ -70,6 +80,7 @@ export class FrontierNode {
   private readonly dispatcher: Dispatcher;
   private readonly manager: PartitionManager;
   private readonly receiver: HandoffReceiver;
+  private readonly replicator: Replicator | undefined;
   private readonly log: Log;
   private readonly now: () => number;
   /** Built once the servers are bound: the record carries their addresses. */
@@ -113,6 +124,21 @@ export class FrontierNode {
       },
     });
     this.frontier = frontier;
+    const replicator = (this.replicator = opts.replica
+      ? new Replicator({
+          nodeId,
+          region,
+          store,
+          replica: opts.replica,
+          snapshotIntervalMs: opts.snapshots?.intervalMs ?? 10 * 60_000,
+          rowsPerSnapshot: opts.snapshots?.rows ?? 20_000,
+          lastSeen: async (id) => (await state.listNodes()).find((n) => n.id === id)?.heartbeatAt,
+          log: log.child("replication"),
+          now,
+        })
+      : undefined);
+    /** Partitions received whole by handoff, with the ring epoch that marked them handed over. */
+    const handedIn = new Map<number, number>();
     this.dispatcher = new Dispatcher({ frontier, bus, region, credit: opts.credit, now, log: log.child("dispatcher") });
     const sender = new HandoffSender({
       nodeId,
@@ -124,6 +150,8 @@ export class FrontierNode {
       progress: (ms) => this.pulse.wait(ms),
       admitting: (p) => this.manager.isAdmitting(p),
       releaseResults: (p) => this.manager.releaseResults(p),
+      beforeExport: replicator && ((p, signal) => untilAborted(replicator.flushed(p), signal)),
+      afterHandover: replicator && ((p) => replicator.gaveAway(p)),
       chunkSize: opts.handoffChunkSize,
       log: log.child("handoff"),
     });
@@ -138,6 +166,25 @@ export class FrontierNode {
       sender,
       pulse: this.pulse,
       onChange: () => void this.checkDrained(),
+      preparation: replicator && {
+        prepare: async (p) => {
+          const epoch = handedIn.get(p);
+          handedIn.delete(p);
+          const prep = await replicator.prepare(p, epoch !== undefined && epoch === this.manager.currentRing?.epoch);
+          if (prep.outcome === "restored") {
+            frontier.restored(p, prep.lostAt);
+            log.info("partition rebuilt from its replica", {
+              partition: p,
+              from: prep.from.writer.node,
+              lostAt: prep.lostAt,
+              ...prep.report,
+            });
+          }
+          replicator.serving(p);
+        },
+        released: (p) => replicator.released(p),
+        committed: (p) => replicator.whenStored(p, replicator.lastRow(p)),
+      },
       log: log.child("partitions"),
     });
     this.receiver = new HandoffReceiver({
@@ -149,6 +196,10 @@ export class FrontierNode {
       frontier,
       onImportedUrls: opts.onImportedUrls,
       reload: (p) => this.manager.reload(p),
+      replicated: replicator && {
+        preparing: (p) => this.manager.isPreparing(p),
+        onHandedIn: (p, epoch) => handedIn.set(p, epoch),
+      },
       log: log.child("handoff"),
     });
   }
@@ -178,7 +229,7 @@ export class FrontierNode {
           bus,
           receiver: this.receiver,
           ownerOf: (r, p) => manager.ownerOf(r, p),
-          serving: () => [...manager.currentRoles.serve],
+          serving: () => manager.served,
           drain: () => this.drain(),
           onAdmitted: () => dispatcher.wake(),
           logInternal: (error) => grpcLog.error("internal error in a gRPC handler", { error }),
@@ -194,7 +245,7 @@ export class FrontierNode {
         this.http = await serveHono(
           healthApp({
             ready: () => this.ready,
-            metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }),
+            metrics: () => ({ counters: this.counters(), gauges: this.gauges(), labels: { node: nodeId, region } }),
           }),
           {
             hostname: opts.httpListen.slice(0, colon).replace(/^\[|\]$/g, ""),
@@ -217,7 +268,7 @@ export class FrontierNode {
         },
         intervalMs: opts.heartbeatIntervalMs,
         now,
-        report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
+        report: () => ({ partitions: manager.served, counters: this.counters(), gauges: this.gauges() }),
         onDrain: () => {
           frontier.drain();
           void this.checkDrained();
@@ -230,6 +281,7 @@ export class FrontierNode {
       await this.http?.close();
       throw error;
     }
+    await this.replicator?.start();
     manager.start();
     dispatcher.start();
     this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
@@ -241,9 +293,9 @@ export class FrontierNode {
     return this.stopping === undefined && this.manager.currentRing !== undefined && this.membership.healthy && !this.left;
   }
 
-  /** Partitions served now. */
+  /** Partitions served now (given by the ring and, with a replica, prepared). */
   get serving(): number[] {
-    return [...this.manager.currentRoles.serve];
+    return this.manager.served;
   }
 
   /** Partitions this node is waiting to receive, and partitions it is handing over. */
@@ -252,6 +304,11 @@ export class FrontierNode {
       await: [...this.manager.currentRoles.await],
       handOff: [...new Set([...this.manager.currentRoles.handOff, ...this.manager.handingOff])],
     };
+  }
+
+  /** Stores a snapshot of partition p's replicated state now (tests, benchmarks); nothing without a replica. */
+  async snapshot(p: number): Promise<void> {
+    await this.replicator?.snapshot(p);
   }
 
   /** Stops dispatching and marks the record draining; partitions leave as the coordinator moves them. */
@@ -279,6 +336,7 @@ export class FrontierNode {
       await this.manager.stopIntake();
       await this.manager.abortHandoffs();
       await this.manager.stopResults();
+      await this.replicator?.stop(0);
       await this.grpc?.close(0);
       await this.http?.close();
     })();
@@ -298,6 +356,8 @@ export class FrontierNode {
     const abandoned = this.dispatcher.abandonAll();
     if (abandoned > 0) log.info("gave back tasks whose results did not come in time; they are fetched again later", { abandoned });
     await this.manager.stopResults();
+    // Rows not sent by then stay in the store's journal and go at the next start.
+    await this.replicator?.stop();
     this.frontier.markCleanStop();
     if (!this.left) {
       try {
@@ -341,9 +401,16 @@ export class FrontierNode {
     this.frontier.counters.add("node.redirects.forwarded", urls.length);
   }
 
+  /** Replicated state's gauges and counters (none without a replica). */
+  private counters(): Record<string, number> {
+    return { ...this.frontier.counters.toJSON(), ...this.replicator?.counters() };
+  }
+
   private gauges(): Record<string, number> {
     const s = this.frontier.snapshot();
     return {
+      ...this.replicator?.gauges(),
+      partitionsPreparing: this.manager.preparingPartitions.length,
       queued: s.queued,
       scheduled: s.scheduled,
       knownUrls: s.knownUrls,
@@ -352,10 +419,29 @@ export class FrontierNode {
       hostsWaiting: s.hostsWaiting,
       inFlight: s.inFlight,
       credit: this.opts.credit,
-      partitionsServed: this.manager.currentRoles.serve.length,
+      partitionsServed: this.manager.served.length,
       partitionsHandingOff: this.manager.handingOff.length,
       partitionsAwaited: this.manager.currentRoles.await.length,
       draining: this.frontier.isDraining ? 1 : 0,
     };
   }
+}
+
+/** Resolves with `promise`, or rejects when `signal` aborts first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -8,6 +8,12 @@
  *
  * A partition imported while already served (the coordinator gave it over at once, believing the giver
  * dead, and the giver turned out alive) is reloaded into the frontier, so the imported hosts are seen.
+ *
+ * With replicated partition state (`replicated`) the giver's rows are the partition, whole: the first chunk
+ * empties whatever this store still held of it (left from an earlier tenure), the sender must be exactly
+ * the ring's `previous`, and a partition this node serves or is rebuilding from the replica is refused
+ * (its rows come from the replica, and an import would mix two copies). A completed handoff is reported
+ * (`onHandedIn`), so the partition is claimed from the imported rows instead of restored.
  */
 import { completeHandoff } from "../../core/cluster/index.ts";
 import { type ClusterState } from "../../core/ports/index.ts";
@@ -29,6 +35,13 @@ export interface HandoffReceiverOptions {
   onImportedUrls?: (urls: string[]) => void;
   /** Re-reads partition p into the frontier (it was served while the import ran). */
   reload: (p: number) => void;
+  /** Replicated partition state: see the module comment. */
+  replicated?: {
+    /** Whether p is being rebuilt from the replica now. */
+    preparing: (p: number) => boolean;
+    /** p was received whole, and the ring (of this epoch) marked it handed over. */
+    onHandedIn: (p: number, ringEpoch: number) => void;
+  };
   log: Log;
 }
 
@@ -43,6 +56,7 @@ export class HandoffReceiver {
     let queued = 0;
     let urls = 0;
     let done = false;
+    let first = true;
     for await (const req of stream) {
       if (partition === undefined) {
         partition = req.partition;
@@ -52,6 +66,8 @@ export class HandoffReceiver {
         throw new InvalidArgumentError(`a handoff stream carries one partition: got ${req.partition} after ${partition}`);
       }
       const chunk = toChunk(req);
+      if (this.opts.replicated) this.prepareImport(partition, first);
+      first = false;
       importChunk(this.opts.store, chunk);
       queued += chunk.queued.length;
       urls += chunk.urls.length;
@@ -65,7 +81,8 @@ export class HandoffReceiver {
     if (!done)
       throw new InvalidArgumentError(`handoff stream of partition ${partition} ended without its done chunk; the sender must retry`);
     this.opts.frontier.recount();
-    await this.complete(partition, from);
+    const epoch = await this.complete(partition, from);
+    this.opts.replicated?.onHandedIn(partition, epoch);
     if (this.opts.frontier.serves(partition)) this.opts.reload(partition);
     const c = this.opts.frontier.counters;
     c.add("handoff.received.partitions");
@@ -89,19 +106,31 @@ export class HandoffReceiver {
         `partition ${p} of region ${this.opts.region} is owned by ${owner || "no node"}, not by ${this.opts.nodeId}`,
       );
     }
-    if (previous !== from && previous !== "") {
-      throw new FailedPreconditionError(`partition ${p} of region ${this.opts.region} is to be handed over by ${previous}, not by ${from}`);
+    if (previous !== from && (previous !== "" || this.opts.replicated)) {
+      throw new FailedPreconditionError(
+        `partition ${p} of region ${this.opts.region} is to be handed over by ${previous || "no node (it is rebuilt from its replica)"}, not by ${from}`,
+      );
     }
   }
 
-  /** Clears previous[p] (if it still names `from`) by compare-and-set, re-reading on conflict. */
-  private async complete(p: number, from: string): Promise<void> {
+  /** Replicated state: refuses an import into a partition whose rows come from the replica; empties it first. */
+  private prepareImport(p: number, first: boolean): void {
+    if (this.opts.frontier.serves(p) || this.opts.replicated?.preparing(p)) {
+      throw new FailedPreconditionError(
+        `partition ${p} of region ${this.opts.region} is served here from its replica; a handoff of it is refused`,
+      );
+    }
+    if (first) this.opts.store.tx(() => this.opts.store.deletePartition(p));
+  }
+
+  /** Clears previous[p] (if it still names `from`) by compare-and-set, re-reading on conflict; returns the ring's epoch. */
+  private async complete(p: number, from: string): Promise<number> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const { ring, revision } = await this.readRing();
       const previous = ring.regions[this.opts.region]?.previous[p] ?? "";
-      if (previous !== from) return; // already cleared (or the coordinator moved on): nothing to mark
+      if (previous !== from) return ring.epoch; // already cleared (or the coordinator moved on): nothing to mark
       const written = await this.opts.state.casRing(completeHandoff(ring, this.opts.region, p), revision);
-      if (written !== undefined) return;
+      if (written !== undefined) return ring.epoch;
     }
     throw new UnavailableError(`could not mark partition ${p} as handed over: the ring kept changing; the sender will retry`);
   }

@@ -81,7 +81,7 @@ function replicaContract(name: string, fixture: Fixture): void {
       const region = freshRegion();
       await r.ensureRegion(region);
       expect(await r.getSnapshot(region, 2)).toBeUndefined();
-      const info = (n: number): SnapshotInfo => ({ writer: A, epoch: 3, n, fromSeq: n + 1, takenAt: 1_000 + n, rows: n * 10 });
+      const info = (n: number): SnapshotInfo => ({ writer: A, epoch: 3, n, fromSeq: n + 1, takenAt: 1_000 + n });
       const big = "x".repeat(300_000);
       await r.putSnapshot(region, 2, info(1), chunksOf(["first", big, "third"]));
       await r.putSnapshot(region, 2, info(2), chunksOf(["only"]));

@@ -50,6 +50,9 @@ CREATE TABLE IF NOT EXISTS journal_state (
 );
 `;
 
+/** Largest journal row: well under NATS's default 1 MiB message limit, with room for a batch's framing. */
+const MAX_ROW_BYTES = 256 * 1024;
+
 interface RawState {
   epoch: number;
   acked_n: number;
@@ -110,12 +113,28 @@ export class ChangeJournal {
     }
   }
 
-  /** Writes the noted changes as one row per partition; called inside the transaction, just before it commits. */
+  /**
+   * Writes the noted changes as one row per partition (split into rows of at most MAX_ROW_BYTES, so every
+   * row fits in one message of the replica); called inside the transaction, just before it commits.
+   */
   flush(): void {
     if (this.pending.size === 0) return;
     for (const [partition, changes] of this.pending) {
-      const n = this.nextN(partition);
-      this.s.insert.run(partition, n, this.state(partition)?.epoch ?? 0, JSON.stringify(changes));
+      const epoch = this.state(partition)?.epoch ?? 0;
+      let part: string[] = [];
+      let bytes = 0;
+      const write = () => {
+        this.s.insert.run(partition, this.nextN(partition), epoch, `[${part.join(",")}]`);
+        part = [];
+        bytes = 0;
+      };
+      for (const change of changes) {
+        const json = JSON.stringify(change);
+        if (part.length > 0 && bytes + json.length > MAX_ROW_BYTES) write();
+        part.push(json);
+        bytes += json.length + 1;
+      }
+      write();
       this.written.push(partition);
     }
     this.pending = new Map();
