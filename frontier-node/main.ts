@@ -12,7 +12,7 @@
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { jsonLog, type Log } from "../kit/log/index.ts";
@@ -81,7 +81,7 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
   };
   try {
     // Without Redis the seen-set is a local Bloom filter, which replays the store's admission log.
-    const store = FrontierStore.open(join(dataDir, "frontier.sqlite"), { recentLog: !config.redisUrl });
+    const store = FrontierStore.open(join(dataDir, "frontier.sqlite"), { recentLog: !config.redisUrl, journal: config.replicateState });
     closers.push(() => store.close());
     const nodeId = settleNodeId(config.nodeId, store.getMeta("node-id"), dataDir);
     store.setMeta("node-id", nodeId);
@@ -140,6 +140,8 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
       store,
       seen,
       onImportedUrls,
+      replica: config.replicateState ? new JetStreamPartitionReplica(nc, { replicas: config.natsReplicas }) : undefined,
+      snapshots: { intervalMs: config.stateSnapshotIntervalMs },
       log,
     });
     process.stdout.write(
