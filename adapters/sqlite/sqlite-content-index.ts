@@ -6,6 +6,8 @@
  * stored once more after the restart, nothing worse.
  */
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { checkSqliteStore, isStoreDamage, StoreDamagedError } from "../../core/errors/index.ts";
 import type { ContentIndex } from "../../core/ports/index.ts";
 import { ContentClaims } from "../../core/content/index.ts";
 
@@ -43,9 +45,21 @@ export class SqliteContentIndex implements ContentIndex {
     })();
   }
 
+  /** Opens (creating when needed) the index at `path`; a damaged file is refused with StoreDamagedError. */
   static open(path: string): SqliteContentIndex {
-    const db = new Database(path, { create: true });
-    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    let db: Database | undefined;
+    try {
+      db = new Database(path, { create: true });
+      db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+      const opened = db;
+      checkSqliteStore(path, statSync(path).size, (sql) => opened.query(sql).all() as Array<Record<string, unknown>>);
+    } catch (error) {
+      db?.close();
+      if (isStoreDamage(error) && !(error instanceof StoreDamagedError)) {
+        throw new StoreDamagedError(path, (error as Error).message, { cause: error });
+      }
+      throw error;
+    }
     db.exec("CREATE TABLE IF NOT EXISTS exact (fingerprint TEXT PRIMARY KEY, url TEXT NOT NULL) WITHOUT ROWID");
     db.exec("CREATE TABLE IF NOT EXISTS near (url TEXT PRIMARY KEY, simhash TEXT NOT NULL) WITHOUT ROWID");
     return new SqliteContentIndex(db);

@@ -13,3 +13,4 @@ export {
   isApiError,
   type Reaction,
 } from "./api-errors.ts";
+export { checkSqliteStore, isDiskFull, isStoreDamage, QUICK_CHECK_MAX_BYTES, StoreDamagedError } from "./disk-errors.ts";

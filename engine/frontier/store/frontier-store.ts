@@ -10,6 +10,8 @@
  * inside `untracked` (replays and imports of another store's rows) are not.
  */
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { checkSqliteStore, isStoreDamage, StoreDamagedError } from "../../../core/errors/index.ts";
 import type { Priority } from "../../../core/model/index.ts";
 import { ChangeJournal, JOURNAL_SCHEMA } from "./change-journal.ts";
 import { urlRowChange } from "./changes.ts";
@@ -253,9 +255,31 @@ export class FrontierStore {
     this.nextSeq = Math.max(savedSeq, queuedSeq) + 1;
   }
 
-  /** Opens (creating when needed) the store at `path`; `:memory:` gives a throwaway store for tests. */
+  /**
+   * Opens (creating when needed) the store at `path`; `:memory:` gives a throwaway store for tests. A file
+   * that is damaged (corrupt, torn, not SQLite) is found here and refused with StoreDamagedError (core/errors:
+   * the schema is read, and `PRAGMA quick_check` runs over every page of a store up to 1 GiB).
+   */
   static open(path: string, options: FrontierStoreOptions = {}): FrontierStore {
-    const db = new Database(path, { create: true });
+    let db: Database;
+    try {
+      db = new Database(path, { create: true });
+    } catch (error) {
+      if (isStoreDamage(error)) throw new StoreDamagedError(path, (error as Error).message, { cause: error });
+      throw error;
+    }
+    try {
+      return FrontierStore.setUp(db, path, options);
+    } catch (error) {
+      db.close();
+      if (isStoreDamage(error) && !(error instanceof StoreDamagedError)) {
+        throw new StoreDamagedError(path, (error as Error).message, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  private static setUp(db: Database, path: string, options: FrontierStoreOptions): FrontierStore {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
@@ -264,6 +288,7 @@ export class FrontierStore {
     // (host queues, URL rows) many times between checkpoints, so checkpointing every 64 MiB instead of
     // every 4 MiB writes each of them once instead of many times.
     db.exec("PRAGMA wal_autocheckpoint = 16384");
+    if (path !== ":memory:") checkSqliteStore(path, sizeOnDisk(path), (sql) => db.query(sql).all() as Array<Record<string, unknown>>);
     const version = storedVersion(db);
     if (version !== undefined && version !== SCHEMA_VERSION) {
       db.close();
@@ -598,6 +623,19 @@ export class FrontierStore {
     this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     this.db.close();
   }
+}
+
+/** The database file and its WAL, in bytes. */
+function sizeOnDisk(path: string): number {
+  let bytes = 0;
+  for (const f of [path, `${path}-wal`]) {
+    try {
+      bytes += statSync(f).size;
+    } catch {
+      // no such file yet
+    }
+  }
+  return bytes;
 }
 
 function storedVersion(db: Database): number | undefined {
