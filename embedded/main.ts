@@ -4,7 +4,9 @@
  * index, WARC files), builds the same frontier and fetch worker the cluster runs, with in-process adapters,
  * and runs the crawl loop until it is done, reaches a limit, or is interrupted. It resumes from --out.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { isDiskFull, isStoreDamage, StoreDamagedError } from "../core/errors/index.ts";
+import { damagedStoreMessage } from "./damaged-store.ts";
 import { join, resolve } from "node:path";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
@@ -25,6 +27,8 @@ import { statsCommand } from "./stats.ts";
 
 const PARTITIONS = 256;
 const SEEN_SAVE_INTERVAL_MS = 30_000;
+/** Room a page's WARC records need, at least: what a disk probe writes before the crawl goes on. */
+const DISK_PROBE_BYTES = 4 * 1024 * 1024;
 
 export async function main(argv: string[], env: Record<string, string | undefined>): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -79,7 +83,15 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   }
   const releaseLock = lock.release;
   const now = () => Date.now();
-  const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
+  let store: FrontierStore;
+  try {
+    store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
+  } catch (error) {
+    releaseLock();
+    if (!(error instanceof StoreDamagedError)) throw error;
+    process.stderr.write(damagedStoreMessage(error, out));
+    return 1;
+  }
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Upload starts before the WARC writers open their directory (it recovers what a kill left there).
   const upload = args.warc.upload
@@ -90,7 +102,16 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
         log: textLog("crawl.warc-upload"),
       })
     : undefined;
-  const runner = await openRunner(args, out, upload);
+  let runner: Awaited<ReturnType<typeof openRunner>>;
+  try {
+    runner = await openRunner(args, out, upload);
+  } catch (error) {
+    store.close();
+    releaseLock();
+    if (!(error instanceof StoreDamagedError)) throw error;
+    process.stderr.write(damagedStoreMessage(error, out));
+    return 1;
+  }
   let taskCounter = 0;
   const runId = now().toString(36);
   const frontier = new Frontier({
@@ -102,6 +123,13 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     confirmAllSeen: args.confirmAllSeen,
     now,
     newTaskId: () => `${runId}-${(taskCounter++).toString(36)}`,
+    onDisk: (full, error) =>
+      process.stderr.write(
+        full
+          ? `\ncrawl: the disk of ${out} is full (${(error as Error)?.message ?? error}): fetching is paused, nothing fetched is lost; it goes on by itself once there is room\n`
+          : `\ncrawl: there is room on the disk of ${out} again: fetching goes on\n`,
+      ),
+    diskProbe: () => probeDisk(out, store),
   });
   const added = await frontier.addSeeds(seeds);
   const start = frontier.snapshot(true);
@@ -123,7 +151,12 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     deadline: args.maxDurationMs === undefined ? undefined : startedAt + args.maxDurationMs,
     stopGraceMs: 2_000,
     now,
-    onError: (error, task) => process.stderr.write(`\ncrawl: internal error on ${task.url}: ${(error as Error).stack ?? error}\n`),
+    onError: (error, task) =>
+      process.stderr.write(
+        isStoreDamage(error)
+          ? `\n${damagedStoreMessage(error as Error, out)}`
+          : `\ncrawl: internal error on ${task.url}: ${(error as Error).stack ?? error}\n`,
+      ),
   });
   let signals = 0;
   const onSignal = (name: string) => {
@@ -146,8 +179,25 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     process.stderr.write(`crawl: ${added} new seed(s), ${start.queued} URLs queued, output in ${out}\n`);
     progress.start();
   }
-  const saver = setInterval(() => seen.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
-  const reason = await loop.run();
+  const saver = setInterval(() => {
+    try {
+      seen.checkpoint(store);
+    } catch (error) {
+      // A full disk: the snapshot is taken again next time (the store's admission log covers the gap).
+      if (!isDiskFull(error)) throw error;
+    }
+  }, SEEN_SAVE_INTERVAL_MS);
+  let reason: Awaited<ReturnType<CrawlLoop["run"]>>;
+  try {
+    reason = await loop.run();
+  } catch (error) {
+    if (!isStoreDamage(error)) throw error;
+    process.stderr.write(`\n${damagedStoreMessage(error as Error, out)}`);
+    clearInterval(saver);
+    progress.stop();
+    releaseLock();
+    return 1;
+  }
   clearInterval(saver);
   progress.stop();
   frontier.markCleanStop();
@@ -159,8 +209,14 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
   return reason === "error" ? 1 : 0;
 
   async function closeAll(): Promise<void> {
-    seen.checkpoint(store);
-    store.close();
+    try {
+      seen.checkpoint(store);
+      store.close();
+    } catch (error) {
+      // A full disk at the very end: the store's WAL keeps what was committed; the next run reads it.
+      if (!isDiskFull(error)) throw error;
+      process.stderr.write(`crawl: could not finish writing ${out} (the disk is full); the next run with --out ${out} resumes from it\n`);
+    }
     await runner.close();
     if (upload) {
       const left = await upload.uploader.close(args.warc.uploadDrainMs);
@@ -171,6 +227,20 @@ async function crawl(args: CrawlArgs, seeds: DiscoveredUrl[], argv: string[]): P
     }
     releaseLock();
   }
+}
+
+/**
+ * Whether the disk of `out` has room again: a few MiB written and removed beside the WARC files (a page's
+ * records need that much, not just a store row), then a small store write.
+ */
+function probeDisk(out: string, store: FrontierStore): void {
+  const probe = join(out, ".disk-probe");
+  try {
+    writeFileSync(probe, new Uint8Array(DISK_PROBE_BYTES));
+  } finally {
+    rmSync(probe, { force: true });
+  }
+  store.tx(() => store.setMeta("disk-probe", String(Date.now())));
 }
 
 function resumeCommand(argv: string[]): string {
