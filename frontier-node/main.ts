@@ -16,7 +16,6 @@ import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterStat
 import { RedisSeenSet } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { jsonLog, type Log } from "../kit/log/index.ts";
-import { FrontierStore } from "../engine/frontier/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import {
   frontierNodeUsage,
@@ -26,6 +25,7 @@ import {
   type ResolvedFrontierNodeConfig,
 } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
+import { openNodeStore } from "./open-store.ts";
 
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 
@@ -81,7 +81,7 @@ async function run(resolved: ResolvedFrontierNodeConfig, log: Log): Promise<numb
   };
   try {
     // Without Redis the seen-set is a local Bloom filter, which replays the store's admission log.
-    const store = FrontierStore.open(join(dataDir, "frontier.sqlite"), { recentLog: !config.redisUrl, journal: config.replicateState });
+    const store = openNodeStore(dataDir, { recentLog: !config.redisUrl, journal: config.replicateState }, log, (m) => new StartupError(m));
     closers.push(() => store.close());
     const nodeId = settleNodeId(config.nodeId, store.getMeta("node-id"), dataDir);
     store.setMeta("node-id", nodeId);
