@@ -18,6 +18,7 @@ import { MemoryContentIndex } from "../adapters/memory/index.ts";
 import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { FetchNode } from "./node.ts";
+import { probeDisk } from "./disk-probe.ts";
 import { hostRuntime, type RuntimePort } from "../kit/runtime.ts";
 
 /** Runs the node; resolves with the exit code once it has stopped and closed everything. */
@@ -160,6 +161,7 @@ async function assemble(
     counters,
     log,
     extraGauges: upload ? () => upload.uploader.gauges() : undefined,
+    diskProbe: () => probeDisk(config.warcDir),
   });
   await node.start();
   log.info("ready", { http: http.url, region: config.region });

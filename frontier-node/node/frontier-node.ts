@@ -115,6 +115,15 @@ export class FrontierNode {
       now,
       newTaskId: () => `${nodeId}-${runId}-${(taskCounter++).toString(36)}`,
       serving: [],
+      onDisk: (full, error) =>
+        full
+          ? log.error(
+              "the store's disk is full: no fetch task is handed out until there is room; URL and result messages wait in their streams",
+              {
+                error,
+              },
+            )
+          : log.info("there is room on the store's disk again: dispatching goes on"),
       forward: {
         owns: (host) => {
           const address = addressOf(host, opts);
