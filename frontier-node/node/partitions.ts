@@ -21,6 +21,7 @@
  * under way; it is released when neither holds. Ring updates are applied one at a time, in revision order.
  */
 import { partitionRoles, type RingRecord } from "../../core/cluster/index.ts";
+import { isStoreDamage } from "../../core/errors/index.ts";
 import { type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
@@ -95,6 +96,7 @@ export class PartitionManager {
   private readonly preparing = new Set<number>();
   private readonly prepareQueue: number[] = [];
   private prepareRunning = 0;
+  private damageReported = false;
 
   constructor(private readonly opts: PartitionManagerOptions) {}
 
@@ -354,6 +356,16 @@ export class PartitionManager {
     this.opts.pulse.notify();
   }
 
+  /** A store found damaged while running: said once, loudly, with what to do (its messages keep coming back). */
+  private storeTrouble(error: unknown): void {
+    if (!isStoreDamage(error) || this.damageReported) return;
+    this.damageReported = true;
+    this.opts.log.error(
+      "the frontier store is damaged: restart this node; at start the store is checked and, with --replicate-state, moved aside and every partition rebuilt from the replica",
+      { error },
+    );
+  }
+
   private async onUrls(p: number, d: Delivery<DiscoveredUrl[]>): Promise<void> {
     const { frontier } = this.opts;
     const urls = d.data.filter((u) => partitionOf(u.host, this.opts.partitions) === p);
@@ -365,6 +377,7 @@ export class PartitionManager {
       if (urls.length > 0 && d.deliveryCount > 1) await frontier.admit(urls, { confirmSeen: true });
       else if (urls.length > 0) await this.admissions.submit(urls);
     } catch (error) {
+      this.storeTrouble(error);
       frontier.counters.add("node.urls.admit-failed");
       this.opts.log.warn("admitting URLs failed; the message will be redelivered", { partition: p, deliveries: d.deliveryCount, error });
       d.nak(nakDelay(d.deliveryCount));
@@ -390,6 +403,7 @@ export class PartitionManager {
     try {
       await this.results.submit({ result: d.data, links: [] });
     } catch (error) {
+      this.storeTrouble(error);
       frontier.counters.add("node.results.apply-failed");
       this.opts.log.warn("applying a fetch result failed; the message will be redelivered", {
         partition: p,
