@@ -144,7 +144,21 @@ async function main(): Promise<void> {
       `  ${Math.round(PAGES / (wall / 1000))} pages/s committed and stored, ${((cpu * 1000) / PAGES).toFixed(1)} µs CPU/page (commit + send), ` +
         `${replicator.counters()["replication.messages"]} messages`,
     );
-    console.log(`  commit -> stored in the replica: p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`);
+    console.log(`  commit -> stored in the replica (back to back): p50 ${pct(0.5)} ms, p99 ${pct(0.99)} ms, max ${pct(1)} ms`);
+    // As a frontier node commits: one group every 50 ms (64 pages over the partitions), for a few seconds.
+    const paced: number[] = [];
+    for (let k = 0; k < Math.max(20, Math.round(100 * SCALE)); k++) {
+      commitPages(store, PAGES + k * 64, 64);
+      const at = performance.now();
+      const waits = [];
+      for (let p = 0; p < PARTITIONS; p++) waits.push(replicator.whenStored(p, replicator.lastRow(p)));
+      void Promise.all(waits).then(() => paced.push(performance.now() - at));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (let p = 0; p < PARTITIONS; p++) await replicator.flushed(p);
+    paced.sort((a, b) => a - b);
+    const q = (x: number) => paced[Math.min(paced.length - 1, Math.floor(x * paced.length))]!.toFixed(1);
+    console.log(`  commit -> stored, one 64-page group commit every 50 ms: p50 ${q(0.5)} ms, p99 ${q(0.99)} ms, max ${q(1)} ms`);
     await replicator.stop();
     store.close();
 
@@ -193,7 +207,7 @@ async function main(): Promise<void> {
       const ms = performance.now() - t0;
       const cpu = cpuMs() - c0;
       if (prep.outcome !== "restored" || target.totalQueued() !== RESTORE_URLS)
-        throw new Error(`restore ${label} went wrong: ${prep.outcome}`);
+        throw new Error(`restore ${label} went wrong: ${prep.outcome}, ${target.totalQueued()} queued, ${JSON.stringify(prep.outcome === "restored" ? prep.report : {})}`);
       console.log(
         `  ${label.padEnd(14)} ${Math.round(ms)} ms (${Math.round(cpu)} ms CPU) for ${RESTORE_URLS} queued URLs + ${RESTORE_URLS / 2} URL states: ` +
           `${Math.round((ms * 100_000) / RESTORE_URLS)} ms per 100k URLs`,

@@ -25,6 +25,8 @@ export class MemoryPartitionReplica implements PartitionReplica {
   appended = 0;
   /** While set, every append and claim rejects with it (a replica that is down). */
   failWith: Error | undefined;
+  /** Appends stored whose answer is then lost (the caller sees a timeout), counted down. */
+  lostAcks = 0;
 
   async ensureRegion(region: string): Promise<void> {
     if (!this.regions.has(region)) this.regions.set(region, { entries: [], seq: 0, dedup: new Map(), snapshots: new Map() });
@@ -51,13 +53,17 @@ export class MemoryPartitionReplica implements PartitionReplica {
   async append(region: string, partition: number, batch: Omit<BatchEntry, "kind" | "seq">): Promise<number> {
     const r = this.region(region);
     this.check();
-    const id = `${batch.writer.store}:${partition}:${batch.epoch}:${batch.first}`;
+    const id = `${batch.writer.store}:${partition}:${batch.epoch}:${batch.first}-${batch.last}`;
     const known = r.dedup.get(id);
     if (known !== undefined) return known;
     const seq = ++r.seq;
     r.entries.push({ partition, entry: { kind: "batch", seq, ...batch, writer: { ...batch.writer } } });
     r.dedup.set(id, seq);
     this.appended++;
+    if (this.lostAcks > 0) {
+      this.lostAcks--;
+      throw new Error("timeout: the batch was stored but its acknowledgement was lost");
+    }
     return seq;
   }
 

@@ -7,8 +7,8 @@
  * new one is complete.
  *
  * Batches carry their writer, epoch and rows in headers and the rows' JSON as the body; `Nats-Msg-Id` =
- * store:partition:epoch:first, so a batch sent again after a lost ack (within the duplicate window) is
- * stored once. A read is an ephemeral pull consumer filtered on the partition's two subjects (one wildcard
+ * store:partition:epoch:first-last, so the same batch sent again after a lost ack (within the duplicate
+ * window) is stored once, and a batch with more rows is never taken for it. A read is an ephemeral pull consumer filtered on the partition's two subjects (one wildcard
  * filter: nats-server 2.9 takes one), from a sequence, deleted when done.
  *
  * The connection is borrowed: close() waits for nothing but leaves the connection to its owner.
@@ -132,7 +132,7 @@ export class JetStreamPartitionReplica implements PartitionReplica {
     h.set(H.epoch, String(batch.epoch));
     h.set(H.first, String(batch.first));
     h.set(H.last, String(batch.last));
-    const msgID = `${batch.writer.store}:${partition}:${batch.epoch}:${batch.first}`;
+    const msgID = `${batch.writer.store}:${partition}:${batch.epoch}:${batch.first}-${batch.last}`;
     const ack = await this.js.publish(subjects.stateBatch(region, partition), encoder.encode(batch.body), { headers: h, msgID });
     return ack.seq;
   }

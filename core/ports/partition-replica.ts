@@ -58,8 +58,8 @@ export interface SnapshotInfo {
  * Contract:
  *  - `claim` and `append` resolve with the entry's sequence once it is stored durably, and reject
  *    otherwise; sequences grow with the order in which entries were stored. Appending a batch again with
- *    the same writer, epoch and first row, within the duplicate window, stores it once and resolves with
- *    the first copy's sequence.
+ *    the same writer, epoch, first and last row, within the duplicate window, stores it once and resolves
+ *    with the first copy's sequence; a batch with other rows is another batch.
  *  - `lastClaim` is the partition's latest claim, or undefined when it was never claimed.
  *  - `read(region, p, from, to)` yields the partition's entries with from ≤ seq ≤ to, in sequence order,
  *    and ends; entries trimmed away are simply not there.

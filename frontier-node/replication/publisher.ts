@@ -45,6 +45,8 @@ export class StatePublisher {
   private readonly wanted = new Set<number>();
   private readonly sending = new Map<number, Promise<void>>();
   private readonly retryAt = new Map<number, { at: number; delayMs: number }>();
+  /** The last row of a send that failed: the retry sends the same rows (so a stored copy is recognized). */
+  private readonly failedLast = new Map<number, number>();
   private readonly waiters = new Map<number, Waiter[]>();
   /** The last row stored per partition (read from the journal on first use). */
   private readonly stored = new Map<number, number>();
@@ -90,6 +92,7 @@ export class StatePublisher {
    */
   forget(p: number, why = "the partition's journal rows were dropped"): void {
     this.stored.delete(p);
+    this.failedLast.delete(p);
     const list = this.waiters.get(p) ?? [];
     this.waiters.delete(p);
     for (const w of list) w.reject(new Error(why));
@@ -164,11 +167,12 @@ export class StatePublisher {
     if (rows.length === 0) return;
     const epoch = rows[0]!.epoch;
     const maxBytes = this.opts.maxBytes ?? 256 * 1024;
+    const upTo = this.failedLast.get(p) ?? Infinity;
     const parts: string[] = [];
     let bytes = 0;
     let last = rows[0]!.n - 1;
     for (const row of rows) {
-      if (row.epoch !== epoch || row.n !== last + 1 || (parts.length > 0 && bytes + row.body.length > maxBytes)) break;
+      if (row.epoch !== epoch || row.n !== last + 1 || row.n > upTo || (parts.length > 0 && bytes + row.body.length > maxBytes)) break;
       parts.push(`[${row.n},${row.body}]`);
       bytes += row.body.length;
       last = row.n;
@@ -184,6 +188,7 @@ export class StatePublisher {
       });
       this.opts.store.tx(() => journal.acknowledge(p, last, seq));
       this.retryAt.delete(p);
+      this.failedLast.delete(p);
       this.counts.messages++;
       this.counts.rows += last - first + 1;
       this.counts.bytes += bytes;
@@ -192,6 +197,9 @@ export class StatePublisher {
       // More rows than this message carried: go again.
       if (rows.length > last - first + 1 || journal.waiting(p) > 0) this.wanted.add(p);
     } catch (error) {
+      // It may have been stored all the same (a lost acknowledgement): the same rows go again, and the
+      // replica recognizes them; a batch with other rows would be another batch (the replay skips copies).
+      this.failedLast.set(p, last);
       this.counts.failures++;
       const prev = this.retryAt.get(p)?.delayMs ?? 0;
       const delayMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, prev * 2));

@@ -66,14 +66,16 @@ function replicaContract(name: string, fixture: Fixture): void {
       expect(await fixture.replica().lastClaim(region, 0)).toEqual({ kind: "claim", seq: second, writer: B, after: 7 });
     });
 
-    test(`${name} - a batch appended again with the same writer, epoch and first row is stored once`, async () => {
+    test(`${name} - a batch appended again with the same writer, epoch and rows is stored once; one with more rows is another`, async () => {
       const r = fixture.replica();
       const region = freshRegion();
       await r.ensureRegion(region);
       const batch = { writer: A, epoch: 5, first: 10, last: 12, body: "[]" };
       const first = await r.append(region, 1, batch);
       expect(await fixture.other().append(region, 1, batch)).toBe(first);
-      expect((await all(r.read(region, 1, 0, Number.MAX_SAFE_INTEGER))).length).toBe(1);
+      const longer = await r.append(region, 1, { ...batch, last: 14 });
+      expect(longer).toBeGreaterThan(first);
+      expect((await all(r.read(region, 1, 0, Number.MAX_SAFE_INTEGER))).map((e) => (e.kind === "batch" ? e.last : 0))).toEqual([12, 14]);
     });
 
     test(`${name} - a snapshot is replaced whole and read back chunk by chunk`, async () => {
