@@ -207,7 +207,9 @@ async function main(): Promise<void> {
       const ms = performance.now() - t0;
       const cpu = cpuMs() - c0;
       if (prep.outcome !== "restored" || target.totalQueued() !== RESTORE_URLS)
-        throw new Error(`restore ${label} went wrong: ${prep.outcome}, ${target.totalQueued()} queued, ${JSON.stringify(prep.outcome === "restored" ? prep.report : {})}`);
+        throw new Error(
+          `restore ${label} went wrong: ${prep.outcome}, ${target.totalQueued()} queued, ${JSON.stringify(prep.outcome === "restored" ? prep.report : {})}`,
+        );
       console.log(
         `  ${label.padEnd(14)} ${Math.round(ms)} ms (${Math.round(cpu)} ms CPU) for ${RESTORE_URLS} queued URLs + ${RESTORE_URLS / 2} URL states: ` +
           `${Math.round((ms * 100_000) / RESTORE_URLS)} ms per 100k URLs`,

@@ -12,7 +12,15 @@ async function setup() {
   const replica = new MemoryPartitionReplica();
   await replica.ensureRegion(REGION);
   const store = FrontierStore.open(":memory:", { journal: true });
-  const publisher = new StatePublisher({ store, journal: store.journal!, replica, region: REGION, writer: WRITER, log: silentLog, now: Date.now });
+  const publisher = new StatePublisher({
+    store,
+    journal: store.journal!,
+    replica,
+    region: REGION,
+    writer: WRITER,
+    log: silentLog,
+    now: Date.now,
+  });
   publisher.start();
   return { replica, store, publisher };
 }
@@ -60,7 +68,15 @@ test("publisher - while the replica is down rows wait in the journal; the node s
   await expect(waiting).rejects.toThrow(/stopping/);
   expect(store.journal!.backlog().rows).toBe(1);
   replica.failWith = undefined;
-  const next = new StatePublisher({ store, journal: store.journal!, replica, region: REGION, writer: WRITER, log: silentLog, now: Date.now });
+  const next = new StatePublisher({
+    store,
+    journal: store.journal!,
+    replica,
+    region: REGION,
+    writer: WRITER,
+    log: silentLog,
+    now: Date.now,
+  });
   next.start();
   await next.flushed(0);
   expect(replayed(replica).rows).toEqual([1]);

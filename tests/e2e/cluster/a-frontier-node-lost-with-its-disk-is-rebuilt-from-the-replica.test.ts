@@ -6,8 +6,9 @@
  * twice is one of the lost node's hosts that was in flight at the kill (one per host at most); robots.txt
  * was not fetched again for hosts whose verdict the lost node had (it came back with the partition); and no
  * host was hit too soon, across the loss (the restored hosts carry their next-allowed times, and wait until a
- * fetch the lost node had started must have ended). The politeness checker is the test web's own; its tolerance
- * is its default (zero once the strict checker lands).
+ * fetch the lost node had started must have ended), as the test web's own checker judges it
+ * (tests/testweb/violations.ts). The numbers it asserts are the fault suite's: pages fetched twice ≤ the pages
+ * in flight at the fault, queued URLs lost 0, politeness violations 0.
  */
 import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
