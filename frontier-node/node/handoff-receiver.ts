@@ -12,8 +12,10 @@
  * With replicated partition state (`replicated`) the giver's rows are the partition, whole: the first chunk
  * empties whatever this store still held of it (left from an earlier tenure), the sender must be exactly
  * the ring's `previous`, and a partition this node serves or is rebuilding from the replica is refused
- * (its rows come from the replica, and an import would mix two copies). A completed handoff is reported
- * (`onHandedIn`), so the partition is claimed from the imported rows instead of restored.
+ * (its rows come from the replica, and an import would mix two copies). Queued URLs keep the giver's
+ * sequence numbers (the replica's log names queue rows by them). A handoff received whole is reported
+ * (`onHandedIn`) before the ring is marked, so the partition is claimed from the imported rows instead of
+ * restored.
  */
 import { completeHandoff } from "../../core/cluster/index.ts";
 import { type ClusterState } from "../../core/ports/index.ts";
@@ -57,18 +59,21 @@ export class HandoffReceiver {
     let urls = 0;
     let done = false;
     let first = true;
+    let ringEpoch = 0;
     for await (const req of stream) {
       if (partition === undefined) {
         partition = req.partition;
         from = req.fromNode;
-        await this.checkFirst(partition, from);
+        ringEpoch = await this.checkFirst(partition, from);
       } else if (req.partition !== partition) {
         throw new InvalidArgumentError(`a handoff stream carries one partition: got ${req.partition} after ${partition}`);
       }
       const chunk = toChunk(req);
       if (this.opts.replicated) this.prepareImport(partition, first);
       first = false;
-      importChunk(this.opts.store, chunk);
+      // With replicated state the rows keep the giver's sequence numbers: the partition's journal in the
+      // replica names queue rows by them, and this node's rows must be the same rows.
+      importChunk(this.opts.store, chunk, { verbatim: this.opts.replicated !== undefined && req.queued.every((q) => q.seq > 0n) });
       queued += chunk.queued.length;
       urls += chunk.urls.length;
       if (chunk.urls.length > 0) this.opts.onImportedUrls?.(chunk.urls.map((u) => u.url));
@@ -81,8 +86,10 @@ export class HandoffReceiver {
     if (!done)
       throw new InvalidArgumentError(`handoff stream of partition ${partition} ended without its done chunk; the sender must retry`);
     this.opts.frontier.recount();
-    const epoch = await this.complete(partition, from);
-    this.opts.replicated?.onHandedIn(partition, epoch);
+    // Told before the ring is marked: marking it makes this node serve p at once (its ring watch may run
+    // before complete() returns), and p must then be claimed from these rows, not restored.
+    this.opts.replicated?.onHandedIn(partition, ringEpoch);
+    await this.complete(partition, from);
     if (this.opts.frontier.serves(partition)) this.opts.reload(partition);
     const c = this.opts.frontier.counters;
     c.add("handoff.received.partitions");
@@ -92,7 +99,8 @@ export class HandoffReceiver {
     return { partition, queuedReceived: BigInt(queued), urlsReceived: BigInt(urls) };
   }
 
-  private async checkFirst(p: number, from: string): Promise<void> {
+  /** Checks the first chunk against the ring as stored now; returns that ring's epoch. */
+  private async checkFirst(p: number, from: string): Promise<number> {
     if (!Number.isInteger(p) || p < 0 || p >= this.opts.partitions) {
       throw new InvalidArgumentError(`partition ${p} is out of range (this cluster has ${this.opts.partitions})`);
     }
@@ -111,6 +119,7 @@ export class HandoffReceiver {
         `partition ${p} of region ${this.opts.region} is to be handed over by ${previous || "no node (it is rebuilt from its replica)"}, not by ${from}`,
       );
     }
+    return ring.epoch;
   }
 
   /** Replicated state: refuses an import into a partition whose rows come from the replica; empties it first. */
@@ -123,14 +132,14 @@ export class HandoffReceiver {
     if (first) this.opts.store.tx(() => this.opts.store.deletePartition(p));
   }
 
-  /** Clears previous[p] (if it still names `from`) by compare-and-set, re-reading on conflict; returns the ring's epoch. */
-  private async complete(p: number, from: string): Promise<number> {
+  /** Clears previous[p] (if it still names `from`) by compare-and-set, re-reading on conflict. */
+  private async complete(p: number, from: string): Promise<void> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const { ring, revision } = await this.readRing();
       const previous = ring.regions[this.opts.region]?.previous[p] ?? "";
-      if (previous !== from) return ring.epoch; // already cleared (or the coordinator moved on): nothing to mark
+      if (previous !== from) return; // already cleared (or the coordinator moved on): nothing to mark
       const written = await this.opts.state.casRing(completeHandoff(ring, this.opts.region, p), revision);
-      if (written !== undefined) return ring.epoch;
+      if (written !== undefined) return;
     }
     throw new UnavailableError(`could not mark partition ${p} as handed over: the ring kept changing; the sender will retry`);
   }
@@ -153,8 +162,10 @@ function toChunk(req: HandoffRequest): HandoffChunk {
     queued: req.queued.map((q, i) => {
       if (q.priority < 1 || q.priority > 3)
         throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
-      // seq is assigned by the receiving store; the chunk's order is kept.
-      return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq: i, url: q.url, depth: q.depth, hops: q.hops };
+      // The giver's seq when sent (kept by a replicated receiver); otherwise the receiving store assigns one, in
+      // the chunk's order.
+      const seq = q.seq > 0n ? Number(q.seq) : i;
+      return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq, url: q.url, depth: q.depth, hops: q.hops };
     }),
     hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson })),
     urls: req.urls.map((u) => ({ url: u.url, stateJson: u.stateJson })),

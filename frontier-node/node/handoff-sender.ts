@@ -151,7 +151,14 @@ export class HandoffSender {
       yield {
         partition: p,
         fromNode,
-        queued: chunk.queued.map((q) => ({ host: q.host, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops })),
+        queued: chunk.queued.map((q) => ({
+          host: q.host,
+          priority: q.priority,
+          url: q.url,
+          depth: q.depth,
+          hops: q.hops,
+          seq: BigInt(q.seq),
+        })),
         hosts: chunk.hosts,
         urls: chunk.urls,
         done: false,

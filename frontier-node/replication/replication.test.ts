@@ -225,3 +225,67 @@ test("replication - a node restarted with its own disk continues from it: nothin
   await waitFor(() => c.serving.length === P, "c to rebuild every partition");
   for (let p = 0; p < P; p++) expect(contents(cStore, p)).toBe(contents(reopened, p));
 }, 30_000);
+
+test("replication - a partition handed over between live nodes is claimed by the receiver, and survives the receiver's loss whole", async () => {
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  const replica = new MemoryPartitionReplica();
+  const seen = LocalBloomSeenSet.open(undefined, 10_000);
+  // After its robots.txt every host waits an hour: the queued URLs stay put while partitions move.
+  const slow = { ...POLICY, "min-gap": "1h", "max-gap": "2h" };
+  const fetcher = bed.fetcher();
+  const storeA = FrontierStore.open(":memory:", { journal: true });
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "a"),
+  );
+  const a = await bed.node("a", { store: storeA, replica, seen, policy: slow });
+  await waitFor(() => a.serving.length === P, "a to serve every partition");
+  const urls = HOSTS.flatMap((h) => [home(h), ...PAGES(h)]);
+  await publishUrls(bed.bus, P, discovered(urls));
+  await waitFor(
+    () =>
+      fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length &&
+      a.frontier.inFlight === 0 &&
+      a.frontier.snapshot().queued === urls.length,
+    "every host's robots.txt to be applied",
+  );
+
+  const storeB = FrontierStore.open(":memory:", { journal: true });
+  const b = await bed.node("b", { store: storeB, replica, seen, policy: slow });
+  const moved = (p: number) => p % 2 === 1;
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      (p) => (moved(p) ? "b" : "a"),
+      (p) => (moved(p) ? "a" : ""),
+      2,
+    ),
+  );
+  await waitFor(() => b.serving.length === P / 2 && a.pending.handOff.length === 0, "the handoffs to complete");
+  await waitFor(
+    async () => ((await bed!.state.listNodes()).find((n) => n.id === "b")?.counters["replication.partitions.claimed"] ?? 0) === P / 2,
+    "b to claim the partitions it received",
+  );
+  await drained(storeB);
+
+  await b.crash();
+  const storeC = FrontierStore.open(":memory:", { journal: true });
+  const c = await bed.node("c", { store: storeC, replica, seen, policy: slow });
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      (p) => (moved(p) ? "c" : "a"),
+      () => "",
+      3,
+    ),
+  );
+  await waitFor(() => c.serving.length === P / 2, "c to rebuild b's partitions");
+  for (let p = 1; p < P; p += 2) {
+    expect(contents(storeC, p)).toBe(contents(storeB, p));
+    expect(contents(storeC, p)).not.toBe("");
+  }
+  expect(c.frontier.snapshot().queued + a.frontier.snapshot().queued).toBe(urls.length);
+}, 30_000);
