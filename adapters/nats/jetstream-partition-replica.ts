@@ -222,9 +222,12 @@ export class JetStreamPartitionReplica implements PartitionReplica {
   async trim(region: string, partition: number, beforeSeq: number): Promise<void> {
     const jsm = await this.manager();
     const stream = streams.state(region);
-    await jsm.streams.purge(stream, { filter: subjects.stateBatch(region, partition), seq: beforeSeq });
+    // A filtered purge with `seq` 0 or 1 has no bound: nats-server then purges every message of the subject.
+    // Nothing lies before sequence 1, so such a trim purges nothing.
+    const purgeBefore = (filter: string, seq: number) => (seq > 1 ? jsm.streams.purge(stream, { filter, seq }) : undefined);
+    await purgeBefore(subjects.stateBatch(region, partition), beforeSeq);
     const latest = await this.lastClaim(region, partition);
-    if (latest) await jsm.streams.purge(stream, { filter: subjects.stateClaim(region, partition), seq: Math.min(beforeSeq, latest.seq) });
+    if (latest) await purgeBefore(subjects.stateClaim(region, partition), Math.min(beforeSeq, latest.seq));
   }
 
   async close(): Promise<void> {}

@@ -115,6 +115,20 @@ function replicaContract(name: string, fixture: Fixture): void {
       expect(b1).toBeLessThan(b2);
     });
 
+    test(`${name} - trim keeps a claim that is the log's very first entry, and trimming before it removes nothing`, async () => {
+      const r = fixture.replica();
+      const region = freshRegion();
+      await r.ensureRegion(region);
+      // A partition claimed first thing in a new region, then snapshotted with no rows: its claim is sequence 1.
+      const claim = await r.claim(region, 0, A, 0);
+      expect(claim).toBe(1);
+      await r.trim(region, 0, claim + 1);
+      expect((await r.lastClaim(region, 0))?.seq).toBe(claim);
+      const batch = await r.append(region, 0, { writer: A, epoch: claim, first: 1, last: 1, body: "[]" });
+      await r.trim(region, 0, 1);
+      expect((await all(r.read(region, 0, 0, Number.MAX_SAFE_INTEGER))).map((e) => e.seq)).toEqual([claim, batch]);
+    });
+
     test(`${name} - a long log is read whole, in order`, async () => {
       const r = fixture.replica();
       const region = freshRegion();
