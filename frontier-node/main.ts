@@ -14,16 +14,16 @@ import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
-import { FrontierStore } from "../engine/frontier/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { formatDuration } from "../core/config/index.ts";
 import { frontierNodeUsage, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
+import { openNodeStore } from "./open-store.ts";
 
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 
@@ -48,7 +48,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     ctx.onClose("data dir lock", () => lock.release());
 
     // Without Redis the seen-set is a local Bloom filter, which replays the store's admission log.
-    const store = FrontierStore.open(join(dataDir, "frontier.sqlite"), { recentLog: !config.redisUrl });
+    const store = openNodeStore(dataDir, { recentLog: !config.redisUrl, journal: config.replicateState }, log, (m) => new StartupError(m));
     ctx.onClose("store", () => store.close());
     const nodeId = settleNodeId(config.nodeId, store.getMeta("node-id"), dataDir);
     store.setMeta("node-id", nodeId);
@@ -123,6 +123,8 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
           store,
           seen,
           onImportedUrls,
+          replica: config.replicateState ? new JetStreamPartitionReplica(nc, { replicas: config.natsReplicas }) : undefined,
+          snapshots: { intervalMs: config.stateSnapshotIntervalMs },
           counters,
           log,
         }),

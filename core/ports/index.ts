@@ -10,3 +10,4 @@ export type { Fetcher, PageStore, TaskRunner, WorkOutput } from "./fetch.ts";
 export { silentLog, type Log, type LogFields } from "./log.ts";
 export type { AdmissionLog, SeenSet } from "./seen-set.ts";
 export type { ObjectStore, StoredObject } from "./object-store.ts";
+export type { BatchEntry, ClaimEntry, PartitionReplica, ReplicaEntry, ReplicaWriter, SnapshotInfo } from "./partition-replica.ts";

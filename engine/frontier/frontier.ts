@@ -21,12 +21,14 @@
  *     the histogram's count is the number of requests that waited for a gap.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
+import { isDiskFull } from "../../core/errors/index.ts";
 import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask } from "../../core/model/index.ts";
 import {
   isFetchLost,
   newHostState,
   onFetchEnd,
   onFetchStart,
+  releaseAfterLoss,
   releaseLostFetch,
   setPaused,
   WaitingHostHeap,
@@ -81,6 +83,16 @@ export interface FrontierOptions {
    * every target is admitted here (embedded mode).
    */
   forward?: { owns(host: string): boolean; send(urls: DiscoveredUrl[]): Promise<void> };
+  /**
+   * Told when a write fails because the disk is full (`full` true: no task is handed out from then on) and
+   * when writes work again (false: tasks flow again). Nothing committed is lost either way.
+   */
+  onDisk?: (full: boolean, error?: unknown) => void;
+  /**
+   * While the disk is full, asked every few seconds whether there is room again; it must throw while there
+   * is not. Default: a small write to the store.
+   */
+  diskProbe?: () => void;
 }
 
 export interface FrontierSnapshot {
@@ -101,6 +113,10 @@ const FETCH_MS_WEIGHT = 0.3;
 const HOST_REPORT_MAX_AGE_MS = 1_000;
 const KNOWN_HOME_PAGES_MAX = 500_000;
 
+const DISK_PROBE_EVERY_MS = 2_000;
+/** URLs whose result could not be committed, remembered so their links, found again, are confirmed in the store. */
+const RECOMMIT_MAX = 100_000;
+
 /** A result ready to apply: its host entry and the task it answers, with its links screened. */
 interface Prepared {
   result: FetchResult;
@@ -108,6 +124,8 @@ interface Prepared {
   flight: NonNullable<HostEntry["inFlight"]>;
   candidates: DiscoveredUrl[];
   redirect: DiscoveredUrl[];
+  /** Its links were found before by a fetch whose result was never committed: confirm them in the store. */
+  confirm: boolean;
 }
 
 export class Frontier {
@@ -139,8 +157,15 @@ export class Frontier {
    * perhaps not the last word on a request that was in flight (see loadHost).
    */
   private readonly run = crypto.randomUUID();
+  /** Partitions rebuilt from a replica, not loaded yet, with when their former holder was lost. */
+  private readonly restoredPartitions = new Map<number, number>();
   /** The read-only view host and URL inspection works on. */
   private readonly inspected: InspectedFrontier;
+  /** Since when writes fail for a full disk (undefined: they do not). */
+  private diskFullAt: number | undefined;
+  private lastDiskProbe = 0;
+  /** URLs whose result failed to commit (their links' seen-set bits may be set with nothing stored). */
+  private readonly recommit = new Set<string>();
 
   constructor(private readonly opts: FrontierOptions) {
     this.counters = opts.counters ?? new Counters();
@@ -204,13 +229,28 @@ export class Frontier {
     this.totalQueued = this.opts.store.totalQueued();
   }
 
+  /**
+   * Partition p was rebuilt in the store from its replica after the node holding it was lost at `lostAt`;
+   * called before p is served. Its hosts may have had a fetch in flight there: when they are loaded they
+   * wait until such a fetch must have ended, plus their gap (core/politeness `releaseAfterLoss`).
+   */
+  restored(p: number, lostAt: number): void {
+    this.restoredPartitions.set(p, lostAt);
+    this.recount();
+  }
+
   /** Loads the hosts with queued URLs (of one partition, or all) into memory, waiting for their time. */
   private loadActiveHosts(partition: number | undefined): void {
+    const now = this.opts.now();
+    const lostAt = partition === undefined ? undefined : this.restoredPartitions.get(partition);
+    if (partition !== undefined) this.restoredPartitions.delete(partition);
     for (const [host, queued] of this.opts.store.queuedByHost(partition)) {
       if (this.hosts.has(host)) continue;
       // A host with work queued before this run may have had a request in flight, saved state or not.
       const entry = this.loadHost(host, true);
       entry.queued = queued;
+      // Rebuilt from a replica: a fetch the lost holder started may still be running.
+      if (lostAt !== undefined) entry.state = releaseAfterLoss(entry.state, now, lostAt, this.opts.policy);
       this.hosts.set(host, entry);
       this.makeWaiting(entry);
     }
@@ -224,31 +264,119 @@ export class Frontier {
   /**
    * Admits discovered URLs: trap checks, seen-set, durable queue. Returns how many were new. Seeds and
    * home pages whose Bloom answer is "maybe seen" are confirmed in the exact store, so a false positive
-   * never costs a site's entry point.
+   * never costs a site's entry point. With `confirmSeen` every "maybe seen" is confirmed: for URLs that
+   * come a second time (a message redelivered after a crash), whose bits the first attempt may have set
+   * in the seen-set without the store ever committing them.
    */
-  async admit(urls: readonly DiscoveredUrl[]): Promise<number> {
+  async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
     const candidates = this.screen(urls);
     if (candidates.length === 0) return 0;
     const maybe = await this.checkSeen(candidates);
     let added = 0;
-    this.opts.store.tx(() => {
-      added = this.enqueueNew(candidates, maybe);
-    });
+    try {
+      this.opts.store.tx(() => {
+        added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
+      });
+    } catch (error) {
+      // Rolled back: what the admission changed in memory goes back to what the store holds.
+      this.resetHosts(new Set(candidates.map((u) => u.host)), false);
+      this.writeFailed(error);
+      throw error;
+    }
     this.enforceSizeLimit();
     return added;
+  }
+
+  /** True while writes fail for a full disk: no task is handed out until a probe write succeeds. */
+  get diskFull(): boolean {
+    return this.diskFullAt !== undefined;
+  }
+
+  /**
+   * Notes a write that failed for a full disk somewhere else (a WARC file on the same disk): tasks stop
+   * until there is room again.
+   */
+  noteDiskFull(error: unknown): void {
+    if (this.diskFullAt !== undefined) return;
+    this.diskFullAt = this.opts.now();
+    this.lastDiskProbe = this.diskFullAt;
+    this.counters.add("frontier.disk-full");
+    this.opts.onDisk?.(true, error);
+  }
+
+  /** A store write failed: a full disk pauses the tasks. */
+  private writeFailed(error: unknown): void {
+    if (isDiskFull(error)) this.noteDiskFull(error);
+  }
+
+  /** While the disk is full: every few seconds, whether there is room again. */
+  private diskStillFull(now: number): boolean {
+    if (this.diskFullAt === undefined) return false;
+    if (now - this.lastDiskProbe < DISK_PROBE_EVERY_MS) return true;
+    this.lastDiskProbe = now;
+    try {
+      if (this.opts.diskProbe) this.opts.diskProbe();
+      else this.opts.store.tx(() => this.opts.store.setMeta("disk-probe", String(now)));
+    } catch {
+      return true;
+    }
+    this.diskFullAt = undefined;
+    this.opts.onDisk?.(false);
+    return false;
+  }
+
+  /**
+   * Rebuilds hosts in memory from the store after a transaction that touched them rolled back. A host with
+   * a fetch in flight keeps it unless `releaseFlights` (its result was the one that failed): then the fetch
+   * counts as done without a result, and the host waits a full gap from now, its URL still queued.
+   */
+  private resetHosts(keys: Iterable<string>, releaseFlights: boolean): void {
+    const now = this.opts.now();
+    this.knownHomePages.clear();
+    for (const key of keys) {
+      const old = this.hosts.get(key);
+      if (!old) continue;
+      if (old.inFlight && !releaseFlights) {
+        old.head = undefined;
+        old.queued = this.opts.store.queuedForHost(old.partition, key);
+        continue;
+      }
+      if (old.inFlight) this.inFlightCount--;
+      this.waiting.remove(key);
+      this.ready.remove(key);
+      this.hosts.delete(key);
+      if (!this.serves(old.partition)) continue;
+      const fresh = this.loadHost(key);
+      fresh.queued = this.opts.store.queuedForHost(fresh.partition, key);
+      if (releaseFlights) fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
+      if (fresh.queued === 0) continue;
+      this.hosts.set(key, fresh);
+      this.makeWaiting(fresh);
+    }
+    this.recount();
   }
 
   /** Hands out up to `max` fetch tasks for hosts that may be fetched now. */
   nextTasks(max: number): FetchTask[] {
     if (this.draining) return [];
     const now = this.opts.now();
+    if (this.diskStillFull(now)) return [];
     this.pumpDue(now);
     for (let e = this.waiting.popReady(now); e; e = this.waiting.popReady(now)) this.promote(e.host);
     const tasks: FetchTask[] = [];
     while (tasks.length < max) {
       const host = this.ready.shift();
       if (host === undefined) break;
-      const task = this.taskFor(host, now);
+      let task: FetchTask | undefined;
+      try {
+        task = this.taskFor(host, now);
+      } catch (error) {
+        // A robots.txt-disallowed head could not be written off: the host tries again in a second.
+        this.waiting.push(host, now + 1_000);
+        if (!isDiskFull(error)) throw error;
+        this.noteDiskFull(error);
+        break;
+      }
       if (task) tasks.push(task);
     }
     return tasks;
@@ -309,29 +437,46 @@ export class Frontier {
       const foreign = admissible && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
       const redirect = admissible && !foreign ? this.screen([target]) : [];
-      prepared.push({ result, entry, flight, candidates, redirect });
+      prepared.push({ result, entry, flight, candidates, redirect, confirm: this.recommit.delete(result.url) });
     }
     await Promise.all(forwards);
     const lateCandidates = this.screen(late);
     const maybe = await this.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
     const now = this.opts.now();
     const touched: HostEntry[] = [];
-    this.opts.store.tx(() => {
-      let offset = 0;
-      for (const p of prepared) {
-        const mine = maybe.slice(offset, offset + p.candidates.length + p.redirect.length);
-        offset += mine.length;
-        if (p.entry.inFlight !== p.flight) {
-          // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
-          this.counters.add("frontier.stale-results");
-          this.enqueueNew([...p.candidates, ...p.redirect], mine);
-          continue;
+    try {
+      this.opts.store.tx(() => {
+        let offset = 0;
+        for (const p of prepared) {
+          const mine = maybe.slice(offset, offset + p.candidates.length + p.redirect.length);
+          offset += mine.length;
+          if (p.entry.inFlight !== p.flight) {
+            // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
+            this.counters.add("frontier.stale-results");
+            this.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirm);
+            continue;
+          }
+          this.applyResult(p, mine, now);
+          touched.push(p.entry);
         }
-        this.applyResult(p, mine, now);
-        touched.push(p.entry);
-      }
-      this.enqueueNew(lateCandidates, maybe.slice(offset));
-    });
+        this.enqueueNew(lateCandidates, maybe.slice(offset));
+      });
+    } catch (error) {
+      // Nothing of the batch was committed: each page counts as fetched without a result (its URL stays
+      // queued, its host waits a full gap), and its links, found again next time, are confirmed in the store
+      // (their seen-set bits were set here).
+      if (this.recommit.size + prepared.length > RECOMMIT_MAX) this.recommit.clear();
+      for (const p of prepared) this.recommit.add(p.result.url);
+      // Hosts whose flight this batch answered; a host handed out again meanwhile keeps its new flight.
+      const fetched = new Set(prepared.filter((p) => !p.entry.inFlight || p.entry.inFlight === p.flight).map((p) => p.entry.key));
+      const linked = new Set(lateCandidates.map((u) => u.host));
+      for (const p of prepared) for (const u of [...p.candidates, ...p.redirect]) if (!fetched.has(u.host)) linked.add(u.host);
+      this.resetHosts(fetched, true);
+      this.resetHosts(linked, false);
+      this.counters.add("frontier.results-not-committed", prepared.length);
+      this.writeFailed(error);
+      throw error;
+    }
     // Hosts go back to waiting only after the commit: a host must not be handed out again on a result
     // that could still be lost.
     for (const entry of touched) this.settle(entry);
@@ -379,7 +524,7 @@ export class Frontier {
         flight.prev ?? unfetchedRow(flight.item),
       );
     }
-    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
+    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length), p.confirm);
     this.saveHost(entry);
   }
 
@@ -394,7 +539,13 @@ export class Frontier {
     entry.inFlight = undefined;
     this.inFlightCount--;
     entry.state = releaseLostFetch(entry.state, this.opts.now(), this.opts.policy);
-    this.opts.store.tx(() => this.saveHost(entry));
+    try {
+      this.opts.store.tx(() => this.saveHost(entry));
+    } catch (error) {
+      // The host's wait holds in memory; the store keeps an older state, which a restart treats as unclean.
+      this.writeFailed(error);
+      if (!isDiskFull(error)) throw error;
+    }
     this.counters.add("frontier.abandoned");
     this.settle(entry);
   }
@@ -559,14 +710,14 @@ export class Frontier {
   }
 
   /** Inserts the URLs that are new into the exact store and their host queues. Runs inside a transaction. */
-  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[]): number {
+  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll: boolean | undefined = false): number {
     const store = this.opts.store;
     let added = 0;
     urls.forEach((u, i) => {
       const home = isHomePage(u.url);
       const partition = partitionOf(u.host, this.opts.partitions);
       if (maybeSeen[i]) {
-        if (!(u.isSeed || home || this.opts.confirmAllSeen) || this.knownHomePages.has(u.url)) {
+        if (!(u.isSeed || home || this.opts.confirmAllSeen || confirmAll) || this.knownHomePages.has(u.url)) {
           this.counters.add("seen.skipped");
           return;
         }
@@ -642,14 +793,22 @@ export class Frontier {
     this.lastDuePump = now;
     const due = this.opts.store.nextDueAt();
     if (due === undefined || due > now) return;
-    this.opts.store.tx(() => {
-      for (const s of this.opts.store.takeDue(now, 10_000)) {
-        this.opts.store.setUrlState(s, "queued");
-        this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
-        this.counters.add("frontier.rescheduled");
-      }
-      this.opts.store.saveSeq();
-    });
+    const hosts = new Set<string>();
+    try {
+      this.opts.store.tx(() => {
+        for (const s of this.opts.store.takeDue(now, 10_000)) {
+          hosts.add(s.host);
+          this.opts.store.setUrlState(s, "queued");
+          this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
+          this.counters.add("frontier.rescheduled");
+        }
+        this.opts.store.saveSeq();
+      });
+    } catch (error) {
+      this.resetHosts(hosts, false);
+      if (!isDiskFull(error)) throw error;
+      this.noteDiskFull(error); // the due URLs stay scheduled: taken again once there is room
+    }
   }
 
   // ---- dispatch ---------------------------------------------------------------------------------

@@ -50,35 +50,57 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
   }
 }
 
-/** Writes one chunk into a store (inside one transaction). */
-export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
-  store.tx(() => {
-    for (const h of chunk.hosts) {
-      if (h.stateJson) store.saveHost(h.host, chunk.partition, receivedHost(h.host, h.stateJson));
-      if (h.robotsJson) store.saveRobots(h.host, chunk.partition, JSON.parse(h.robotsJson) as StoredRobots);
+export interface ImportOptions {
+  /**
+   * Keep each queued URL's sequence number as the chunk has it (restoring a replica's snapshot, whose later
+   * changes name queue rows by it) instead of numbering them behind the store's own (a handoff).
+   */
+  verbatim?: boolean;
+}
+
+/**
+ * Writes one chunk into a store (inside one transaction). The rows are another store's, so they are not
+ * noted in this store's change journal: the partition's replica already has them (see docs/cluster.md).
+ */
+export function importChunk(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptions = {}): void {
+  store.untracked(() => store.tx(() => importRows(store, chunk, opts)));
+}
+
+function importRows(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptions): void {
+  for (const h of chunk.hosts) {
+    if (h.stateJson) store.saveHost(h.host, chunk.partition, receivedHost(h.host, h.stateJson));
+    if (h.robotsJson) store.saveRobots(h.host, chunk.partition, JSON.parse(h.robotsJson) as StoredRobots);
+  }
+  for (const u of chunk.urls) {
+    const doc = JSON.parse(u.stateJson) as UrlDocument;
+    store.importUrl({ ...doc.row, partition: chunk.partition });
+    if (doc.scheduled) {
+      store.schedule({
+        dueAt: doc.scheduled.dueAt,
+        priority: doc.scheduled.priority,
+        url: doc.row.url,
+        host: doc.row.host,
+        partition: chunk.partition,
+        depth: doc.row.depth,
+      });
     }
-    for (const u of chunk.urls) {
-      const doc = JSON.parse(u.stateJson) as UrlDocument;
-      store.importUrl({ ...doc.row, partition: chunk.partition });
-      if (doc.scheduled) {
-        store.schedule({
-          dueAt: doc.scheduled.dueAt,
-          priority: doc.scheduled.priority,
-          url: doc.row.url,
-          host: doc.row.host,
-          partition: chunk.partition,
-          depth: doc.row.depth,
-        });
-      }
+  }
+  if (opts.verbatim) {
+    let maxSeq = 0;
+    for (const q of chunk.queued) {
+      store.putQueued({ ...q, partition: chunk.partition });
+      maxSeq = Math.max(maxSeq, q.seq);
     }
-    // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own. A chunk
-    // received twice (a retried stream) must not queue a URL twice.
+    store.reserveSeq(maxSeq);
+  } else {
+    // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own. A
+    // chunk received twice (a retried stream) must not queue a URL twice.
     for (const q of chunk.queued) {
       if (store.isQueued(chunk.partition, q.host, q.url)) continue;
       store.enqueue({ host: q.host, partition: chunk.partition, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops });
     }
-    store.saveSeq();
-  });
+  }
+  store.saveSeq();
 }
 
 /** A host's state as another node sent it; InvalidArgumentError (the chunk is refused, nothing written) if malformed. */

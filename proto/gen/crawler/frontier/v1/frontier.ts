@@ -173,6 +173,11 @@ export interface QueuedUrlRecord {
   url: string;
   depth: number;
   hops: number;
+  /**
+   * The giver's queue sequence number. A receiver with replicated partition state keeps it (the partition's
+   * replicated journal names queue rows by it); others number the rows behind their own. 0: not sent.
+   */
+  seq: bigint;
 }
 
 /** A host's persisted politeness state and robots.txt, as JSON documents of core's plain-data types. */
@@ -2467,7 +2472,7 @@ export const DrainResponse: MessageFns<DrainResponse> = {
 };
 
 function createBaseQueuedUrlRecord(): QueuedUrlRecord {
-  return { host: "", priority: 0, url: "", depth: 0, hops: 0 };
+  return { host: "", priority: 0, url: "", depth: 0, hops: 0, seq: 0n };
 }
 
 export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
@@ -2486,6 +2491,12 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     }
     if (message.hops !== 0) {
       writer.uint32(40).uint32(message.hops);
+    }
+    if (message.seq !== 0n) {
+      if (BigInt.asUintN(64, message.seq) !== message.seq) {
+        throw new globalThis.Error("value provided for field message.seq of type uint64 too large");
+      }
+      writer.uint32(48).uint64(message.seq);
     }
     return writer;
   },
@@ -2543,6 +2554,14 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
             message.hops = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.seq = reader.uint64() as bigint;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2562,6 +2581,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       depth: isSet(object.depth) ? globalThis.Number(object.depth) : 0,
       hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
+      seq: isSet(object.seq) ? BigInt(object.seq) : 0n,
     };
   },
 
@@ -2582,6 +2602,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     if (message.hops !== 0) {
       obj.hops = Math.round(message.hops);
     }
+    if (message.seq !== 0n) {
+      obj.seq = message.seq.toString();
+    }
     return obj;
   },
 
@@ -2595,6 +2618,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     message.url = object.url ?? "";
     message.depth = object.depth ?? 0;
     message.hops = object.hops ?? 0;
+    message.seq = (object.seq !== undefined && object.seq !== null) ? BigInt(object.seq) : 0n;
     return message;
   },
 };
