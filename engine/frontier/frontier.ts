@@ -475,11 +475,7 @@ export class Frontier {
       batch.add(u.url);
       if (this.refusedAddress(u)) continue;
       const entry = this.hosts.get(u.host);
-      const verdict = checkTrap(
-        u.url,
-        { depth: u.isSeed ? 0 : u.depth, hostQueued: entry?.queued ?? 0, hostPagesToday: 0 },
-        this.opts.policy,
-      );
+      const verdict = checkTrap(u.url, { hostQueued: entry?.queued ?? 0, hostPagesToday: 0 }, this.opts.policy);
       if (!verdict.ok) {
         this.counters.add(trapCounterName(verdict.reason));
         continue;

@@ -96,7 +96,7 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
   const queued = row === undefined && f.store.isQueued(partition, host, url);
   const robots = f.robotsOf(f.active(host) ?? f.load(host));
   const decision = robots?.policy?.explain(urlPathAndQuery(url));
-  const trap = checkTrap(url, { depth: row?.depth ?? 0, hostQueued: 0, hostPagesToday: 0 }, f.policy);
+  const trap = checkTrap(url, { hostQueued: 0, hostPagesToday: 0 }, f.policy);
   const refusal = f.addresses.checkHost(host);
   return {
     known: row !== undefined || queued,
