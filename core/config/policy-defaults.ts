@@ -7,8 +7,18 @@
  */
 import { DEFAULT_DENIED_EXTENSIONS } from "../scope/index.ts";
 import { cidrListKind, hostListKind } from "./address-kinds.ts";
-import { decimalKind, durationKind, durationListKind, integerKind, oneOfKind, sizeKind, stringKind, switchKind, textKind } from "./field-kinds.ts";
-import { extensionListKind, hostNameListKind, urlPatternListKind } from "./scope-kinds.ts";
+import {
+  decimalKind,
+  durationKind,
+  durationListKind,
+  integerKind,
+  oneOfKind,
+  sizeKind,
+  stringKind,
+  switchKind,
+  textKind,
+} from "./field-kinds.ts";
+import { extensionListKind, urlPatternListKind } from "./scope-kinds.ts";
 import { tableRows, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
 
 const SECOND = 1_000;
@@ -295,7 +305,7 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     env: "CRAWL_ALLOW_HOSTS",
     flag: "--allow-hosts",
     description: "Only these hosts are crawled, each with every name under it, comma-separated (example.com,docs.example.org)",
-    ...hostNameListKind(),
+    ...hostListKind(),
   },
   allowUrls: {
     default: [],

@@ -1,11 +1,11 @@
 /**
- * The value kinds of the scope and filter settings of the crawl policy: host name lists
- * (`example.com,docs.example.org`, comma-separated), URL pattern lists (separated by blanks, since a
+ * The value kinds of the scope and filter settings of the crawl policy (host lists are address-kinds.ts'
+ * `hostListKind`, shared with `--deny-hosts`): URL pattern lists (separated by blanks, since a
  * pattern never holds one and a regular expression may hold commas), and the extension deny-list, where a
  * leading `+` adds to the default list instead of replacing it (`+pdf,docx`). Entries are checked and
  * kept in canonical form by core/scope's own parsers, so the table holds exactly what the filter applies.
  */
-import { canonicalExtension, canonicalHostName, checkUrlPattern } from "../scope/index.ts";
+import { canonicalExtension, checkUrlPattern } from "../scope/index.ts";
 import type { ValueKind } from "./field-kinds.ts";
 
 function listKind(
@@ -36,11 +36,6 @@ const byComma = (raw: string) =>
     .split(",")
     .map((e) => e.trim())
     .filter((e) => e !== "");
-
-/** Host names, each standing for itself and every name under it. The empty list is allowed. */
-export function hostNameListKind(): ValueKind<readonly string[]> {
-  return listKind("hosts", byComma, canonicalHostName, ",");
-}
 
 /** URL patterns (globs, or `re:` regular expressions), separated by blanks. The empty list is allowed. */
 export function urlPatternListKind(): ValueKind<readonly string[]> {

@@ -15,7 +15,7 @@ export {
   type ScopeRejection,
   type ScopeSettings,
 } from "./filter.ts";
-export { canonicalHostName, HostNameSet } from "./host-names.ts";
+export { HostNameSet } from "./host-names.ts";
 export { ScopeRoots } from "./roots.ts";
 export { parseScopeFile, ScopeFileError, type ScopeFileLists } from "./scope-file.ts";
 export { checkUrlPattern, UrlPatterns } from "./url-patterns.ts";

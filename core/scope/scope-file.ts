@@ -12,7 +12,7 @@
  * Entries add to what the flags and env vars give. Every bad line is reported with its number, all at once.
  */
 import { canonicalExtension } from "./extensions.ts";
-import { canonicalHostName } from "./host-names.ts";
+import { parseHostSuffix } from "../net/index.ts";
 import { checkUrlPattern } from "./url-patterns.ts";
 
 export interface ScopeFileLists {
@@ -24,8 +24,8 @@ export interface ScopeFileLists {
 }
 
 const KEYS: Record<string, { list: keyof ScopeFileLists; canonical: (value: string) => string }> = {
-  "allow-host": { list: "allowHosts", canonical: canonicalHostName },
-  "deny-host": { list: "denyHosts", canonical: canonicalHostName },
+  "allow-host": { list: "allowHosts", canonical: parseHostSuffix },
+  "deny-host": { list: "denyHosts", canonical: parseHostSuffix },
   "allow-url": { list: "allowUrls", canonical: (v) => (checkUrlPattern(v), v) },
   "deny-url": { list: "denyUrls", canonical: (v) => (checkUrlPattern(v), v) },
   "deny-extension": { list: "denyExtensions", canonical: canonicalExtension },

@@ -231,6 +231,8 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       note: view.note,
       trap: view.trap,
       addressRefusal: view.addressRefusal,
+      scopeRejection: view.scopeRejection,
+      sitemap: view.sitemap,
     };
   }
 

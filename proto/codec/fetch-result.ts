@@ -11,6 +11,7 @@ import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { decodeOrThrow, taskKindFromProto, taskKindToProto } from "./fetch-task.ts";
 import { fromInt64, optional, toInt64, toUint32, toUint64 } from "./numbers.ts";
+import { sitemapSummaryFromProto, sitemapSummaryToProto } from "./sitemap.ts";
 
 type RobotsVerdictName = NonNullable<FetchResult["robots"]>["verdict"];
 
@@ -73,6 +74,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     robotsText: result.robots?.text ?? "",
     bytes: toUint64("bytes", result.bytes),
     truncated: result.truncated ?? false,
+    sitemap: result.sitemap ? sitemapSummaryToProto(result.sitemap) : undefined,
   };
 }
 
@@ -113,6 +115,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
     result.robots = { verdict };
     if (verdict === "parse" || msg.robotsText !== "") result.robots.text = msg.robotsText;
   }
+  if (msg.sitemap) result.sitemap = sitemapSummaryFromProto(msg.sitemap);
   return result;
 }
 

@@ -195,9 +195,15 @@ export class HttpFetcher {
         response.body.destroy();
         return failure(req.url, "bad-response", `unsupported Content-Encoding ${contentEncoding}`, startedAt);
       }
-      const body = decoder
-        ? decodeStream(response.body, decoder, maxBytes + Math.floor(maxBytes / 16) + 65_536)
-        : plainStream(response.body);
+      // When the last byte came: the fetch's duration as the server saw it, however long reading took after.
+      let lastByteAt = startedAt;
+      const source = (async function* () {
+        for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+          lastByteAt = Date.now();
+          yield chunk;
+        }
+      })();
+      const body = decoder ? decodeStream(source, decoder, maxBytes + Math.floor(maxBytes / 16) + 65_536) : plainStream(source);
       const remoteAddress = this.#proxied ? undefined : this.#addresses.get(url.origin);
       const head: StreamedResponseHead = {
         url: req.url,
@@ -218,7 +224,9 @@ export class HttpFetcher {
         // A body not read to its end holds its connection: let it go.
         if (!body.sourceEnded()) response.body.destroy();
       }
-      return { ...head, kind: "response", endedAt: Date.now(), value };
+      // Read to its end, the response ended with its last byte (the gap after it is not stretched by our
+      // own parsing); cut short, it ended when we hung up, which the server saw just now.
+      return { ...head, kind: "response", endedAt: body.sourceEnded() ? lastByteAt : Date.now(), value };
     } catch (error) {
       return failed(req.url, error, deadline, startedAt);
     } finally {

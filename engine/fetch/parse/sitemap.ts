@@ -1,7 +1,7 @@
 /**
  * Reads a sitemap as it arrives, chunk by chunk, so a 50 MB sitemap is never held whole: XML (a
- * `<urlset>` of `<url>` entries, or a `<sitemapindex>` of `<sitemap>` entries) through htmlparser2's
- * streaming `Parser` in XML mode, or a text sitemap (one URL per line). The format is told from the first
+ * `<urlset>` of `<url>` entries, or a `<sitemapindex>` of `<sitemap>` entries) through the bounded
+ * streaming tokenizer of xml-stream.ts, or a text sitemap (one URL per line). The format is told from the first
  * character after a byte-order mark and blanks: `<` is XML, anything else text. An XML document whose root
  * is neither `urlset` nor `sitemapindex` (an HTML error page, a feed) is not a sitemap and is not read on.
  *
@@ -12,7 +12,7 @@
  * the prefix is bound to the sitemaps namespace. A `<loc>` or text line longer than 8 KiB is skipped
  * (counted as invalid by the caller: no crawler queues such a URL). Nothing here throws on bad input.
  */
-import { Parser } from "htmlparser2";
+import { decodeXmlText, XmlStream } from "./xml-stream.ts";
 import { SITEMAP_MAX_BYTES, SITEMAP_MAX_ENTRIES, SITEMAP_MAX_LOC_CHARS } from "../../../core/sitemap/index.ts";
 
 const SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9";
@@ -44,7 +44,7 @@ export class SitemapReader {
   private readonly decoder = new TextDecoder("utf-8");
   private readonly limits: SitemapReaderLimits;
   // XML state
-  private xml: Parser | undefined;
+  private xml: XmlStream | undefined;
   private level = 0;
   private readonly prefixes = new Set<string>();
   private entry: SitemapEntry | undefined;
@@ -84,7 +84,6 @@ export class SitemapReader {
   end(): void {
     if (!this.stopped) this.feed(this.decoder.decode());
     if (this.format === "text" && !this.stopped) this.endLine();
-    if (this.xml && !this.stopped) this.xml.end();
     this.format ??= "not-a-sitemap";
     this.stopped = true;
   }
@@ -103,8 +102,10 @@ export class SitemapReader {
       if (text.startsWith("<")) this.xml = this.newXmlParser();
       else this.format = "text";
     }
-    if (this.xml) this.xml.write(text);
-    else this.feedText(text);
+    if (this.xml) {
+      this.xml.write(text);
+      if (this.xml.malformed) this.stop();
+    } else this.feedText(text);
   }
 
   // ---- text sitemaps ------------------------------------------------------------------------------
@@ -137,17 +138,14 @@ export class SitemapReader {
 
   // ---- XML sitemaps -------------------------------------------------------------------------------
 
-  private newXmlParser(): Parser {
-    return new Parser(
-      {
-        onopentag: (name, attribs) => this.open(name, attribs),
-        ontext: (text) => {
-          if (this.field !== undefined && this.text.length <= SITEMAP_MAX_LOC_CHARS) this.text += text;
-        },
-        onclosetag: (name) => this.close(name),
+  private newXmlParser(): XmlStream {
+    return new XmlStream({
+      open: (name, attribs) => this.open(name, attribs),
+      text: (raw) => {
+        if (this.field !== undefined && this.text.length <= SITEMAP_MAX_LOC_CHARS) this.text += raw;
       },
-      { xmlMode: true, decodeEntities: true },
-    );
+      close: (name) => this.close(name),
+    });
   }
 
   private open(name: string, attribs: Record<string, string>): void {
@@ -179,7 +177,7 @@ export class SitemapReader {
     const level = this.level--;
     if (this.stopped) return;
     if (level === 3 && this.field !== undefined && this.entry) {
-      const value = this.text.trim();
+      const value = this.text.length > SITEMAP_MAX_LOC_CHARS ? "x".repeat(SITEMAP_MAX_LOC_CHARS + 1) : decodeXmlText(this.text).trim();
       if (this.field === "loc") this.entry.loc = value.length > SITEMAP_MAX_LOC_CHARS ? "" : value;
       else this.entry[this.field] = value;
       this.field = undefined;

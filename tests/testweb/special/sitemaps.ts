@@ -13,8 +13,8 @@
  * - `sitemap-probe.test`: robots.txt names no sitemap; `/sitemap.xml` exists (read only with `--sitemaps
  *   probe`).
  * - `sitemap-limits.test`: `/big.xml` lists 50,003 URLs (3 kept, 49,997 fillers, then 3 past the
- *   50,000-entry limit) and `/huge.xml.gz` holds 52 MB of padding between two entries (about 50 KB
- *   gzip-compressed): what is past either limit must never be fetched.
+ *   50,000-entry limit); `sitemap-huge.test`: `/huge.xml.gz` holds 52 MB of padding (one comment)
+ *   between two entries (about 50 KB gzip-compressed): what is past either limit must never be fetched.
  * - `sitemap-lastmod.test` and `sitemap-stale.test`: their sitemaps list `/` with a lastmod of the moment
  *   the sitemap is served (so newer than the crawler's first visit) and of 2001 (older): the first home
  *   page is fetched again, the second is not.
@@ -58,11 +58,16 @@ function indexXml(locs: readonly string[]): string {
 }
 
 const xml = (body: string | Uint8Array) => (_q: unknown, res: ServerResponse) => send(res, 200, body, XML);
-const plain = (title: string) => page(title, "<p>Reached through a sitemap.</p>\n");
-
-/** `/` plus each path as a plain page. */
-function pages(paths: readonly string[]): Record<string, string> {
-  return Object.fromEntries([["/", page("home", "<p>No links here: read the sitemaps.</p>\n")], ...paths.map((p) => [p, plain(p)])]);
+/**
+ * `/` plus each path as a plain page; each names its host and path, so no two pages of the test web are
+ * the same bytes (an exact duplicate is not stored, and is not what these hosts are about).
+ */
+function pages(host: string, paths: readonly string[]): Record<string, string> {
+  const plain = (path: string) => page(`${host}${path}`, "<p>Reached through a sitemap.</p>\n");
+  return Object.fromEntries([
+    ["/", page(`${host} home`, "<p>No links here: read the sitemaps.</p>\n")],
+    ...paths.map((p) => [p, plain(p)]),
+  ]);
 }
 
 export function sitemapHosts(): Record<string, HostBehaviour> {
@@ -73,8 +78,6 @@ export function sitemapHosts(): Record<string, HostBehaviour> {
   const limitsPages = [
     ...Array.from({ length: SITEMAP_BIG_KEPT }, (_, i) => `/big/keep/${i}`),
     ...Array.from({ length: SITEMAP_BIG_BEYOND }, (_, i) => `/big/beyond/${i}`),
-    "/huge/before",
-    "/huge/after",
   ];
   return {
     "sitemap-robots.test": routedHost({
@@ -85,7 +88,7 @@ export function sitemapHosts(): Record<string, HostBehaviour> {
         text: "User-agent: *\nDisallow: /private/\n\nSitemap: http://sitemap-robots.test/maps/index.xml\nSitemap: http://sitemap-store.test/maps/for-robots.xml\n",
       },
       routes: {
-        ...pages([...robotsPages, "/private/listed"]),
+        ...pages("sitemap-robots.test", [...robotsPages, "/private/listed"]),
         "/maps/index.xml": xml(
           indexXml([
             "http://sitemap-robots.test/maps/pages.xml",
@@ -119,7 +122,7 @@ export function sitemapHosts(): Record<string, HostBehaviour> {
       description: "hosts the sitemap sitemap-robots.test's robots.txt names; its entries elsewhere are ignored",
       robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
       routes: {
-        ...pages(["/maps/own", "/outside"]),
+        ...pages("sitemap-store.test", ["/maps/own", "/outside"]),
         "/maps/for-robots.xml": xml(
           urlsetXml([
             { loc: "http://sitemap-robots.test/cross/1" },
@@ -135,17 +138,17 @@ export function sitemapHosts(): Record<string, HostBehaviour> {
     "sitemap-probe.test": routedHost({
       description: "robots.txt names no sitemap; /sitemap.xml lists /probed/1 (read with --sitemaps probe)",
       robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
-      routes: { ...pages(["/probed/1"]), "/sitemap.xml": xml(urlsetXml([{ loc: "http://sitemap-probe.test/probed/1" }])) },
+      routes: {
+        ...pages("sitemap-probe.test", ["/probed/1"]),
+        "/sitemap.xml": xml(urlsetXml([{ loc: "http://sitemap-probe.test/probed/1" }])),
+      },
       mustFetch: ["/", "/sitemap.xml", "/probed/1"],
     }),
     "sitemap-limits.test": routedHost({
-      description: "/big.xml lists 50,003 URLs, /huge.xml.gz 52 MB uncompressed: nothing past the protocol's limits is taken",
-      robots: {
-        kind: "rules",
-        text: "User-agent: *\nDisallow: /private/\nSitemap: http://sitemap-limits.test/big.xml\nSitemap: http://sitemap-limits.test/huge.xml.gz\n",
-      },
+      description: "/big.xml lists 50,003 URLs: nothing past the protocol's 50,000 is taken",
+      robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\nSitemap: http://sitemap-limits.test/big.xml\n" },
       routes: {
-        ...pages(limitsPages),
+        ...pages("sitemap-limits.test", limitsPages),
         "/big.xml": (_q, res) => {
           big ??= urlsetXml([
             ...Array.from({ length: SITEMAP_BIG_KEPT }, (_, i) => ({ loc: `http://sitemap-limits.test/big/keep/${i}` })),
@@ -154,21 +157,30 @@ export function sitemapHosts(): Record<string, HostBehaviour> {
           ]);
           send(res, 200, big, XML);
         },
+      },
+      mustFetch: ["/big.xml", ...Array.from({ length: SITEMAP_BIG_KEPT }, (_, i) => `/big/keep/${i}`)],
+      mustNotFetch: Array.from({ length: SITEMAP_BIG_BEYOND }, (_, i) => `/big/beyond/${i}`),
+    }),
+    "sitemap-huge.test": routedHost({
+      description: "/huge.xml.gz is 52 MB uncompressed (a comment between two entries): nothing past the protocol's 50 MB is taken",
+      robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\nSitemap: http://sitemap-huge.test/huge.xml.gz\n" },
+      routes: {
+        ...pages("sitemap-huge.test", ["/huge/before", "/huge/after"]),
         "/huge.xml.gz": (_q, res) => {
           hugeGz ??= gzipSync(
-            `<?xml version="1.0"?>\n<urlset xmlns="${NS}">\n<url><loc>http://sitemap-limits.test/huge/before</loc></url>\n<!--${" ".repeat(SITEMAP_HUGE_PADDING)}-->\n<url><loc>http://sitemap-limits.test/huge/after</loc></url>\n</urlset>\n`,
+            `<?xml version="1.0"?>\n<urlset xmlns="${NS}">\n<url><loc>http://sitemap-huge.test/huge/before</loc></url>\n<!--${" ".repeat(SITEMAP_HUGE_PADDING)}-->\n<url><loc>http://sitemap-huge.test/huge/after</loc></url>\n</urlset>\n`,
           );
           send(res, 200, hugeGz, "application/x-gzip");
         },
       },
-      mustFetch: ["/big.xml", "/huge.xml.gz", "/huge/before", ...Array.from({ length: SITEMAP_BIG_KEPT }, (_, i) => `/big/keep/${i}`)],
-      mustNotFetch: ["/huge/after", ...Array.from({ length: SITEMAP_BIG_BEYOND }, (_, i) => `/big/beyond/${i}`)],
+      mustFetch: ["/huge.xml.gz", "/huge/before"],
+      mustNotFetch: ["/huge/after"],
     }),
     "sitemap-lastmod.test": routedHost({
       description: "its sitemap lists / with a lastmod of the moment it is served: / is fetched again after the sitemap",
       robots: { kind: "rules", text: "User-agent: *\nSitemap: http://sitemap-lastmod.test/sitemap.xml\n" },
       routes: {
-        ...pages([]),
+        ...pages("sitemap-lastmod.test", []),
         "/sitemap.xml": (_q, res) =>
           send(res, 200, urlsetXml([{ loc: "http://sitemap-lastmod.test/", lastmod: new Date().toISOString() }]), XML),
       },
@@ -177,14 +189,17 @@ export function sitemapHosts(): Record<string, HostBehaviour> {
     "sitemap-stale.test": routedHost({
       description: "its sitemap lists / with a lastmod of 2001: / is not fetched again",
       robots: { kind: "rules", text: "User-agent: *\nSitemap: http://sitemap-stale.test/sitemap.xml\n" },
-      routes: { ...pages([]), "/sitemap.xml": xml(urlsetXml([{ loc: "http://sitemap-stale.test/", lastmod: "2001-01-01" }])) },
+      routes: {
+        ...pages("sitemap-stale.test", []),
+        "/sitemap.xml": xml(urlsetXml([{ loc: "http://sitemap-stale.test/", lastmod: "2001-01-01" }])),
+      },
       mustFetch: ["/", "/sitemap.xml"],
     }),
     "sitemap-priority.test": routedHost({
       description: "its sitemap lists /low/1, /low/2 (priority 0.1) before /high/1 (0.9): /high/1 is fetched first",
       robots: { kind: "rules", text: "User-agent: *\nSitemap: http://sitemap-priority.test/sitemap.xml\n" },
       routes: {
-        ...pages(["/low/1", "/low/2", "/high/1"]),
+        ...pages("sitemap-priority.test", ["/low/1", "/low/2", "/high/1"]),
         "/sitemap.xml": xml(
           urlsetXml([
             { loc: "http://sitemap-priority.test/low/1", priority: "0.1" },
