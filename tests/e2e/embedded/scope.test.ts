@@ -16,10 +16,10 @@ const h = useHarness();
 const chain = (to: number) => Array.from({ length: to }, (_, i) => `/d/${i + 1}`);
 
 describe("crawl: scope and filters", () => {
-  for (const c of [
+  const cases: Array<{ mode: string; extra: string[]; want: Record<string, string[]>; rejected: Record<string, number> }> = [
     {
       mode: "host",
-      extra: [] as string[],
+      extra: [],
       want: { "www.scope.test": ["/", "/a", "/files/doc.pdf", "/print/a", ...chain(SCOPE_CHAIN)] },
       rejected: { "admission.rejected.scope": 2, "admission.rejected.extension": 2 },
     },
@@ -34,7 +34,8 @@ describe("crawl: scope and filters", () => {
         "admission.rejected.url-denied": 2,
       },
     },
-  ]) {
+  ];
+  for (const c of cases) {
     test(`--scope ${c.mode}${c.extra.length ? ` ${c.extra.join(" ")}` : ""} fetches exactly what it keeps`, async () => {
       const web = await h.web({ hosts: 1, special: true });
       const want = Object.entries(c.want).flatMap(([host, paths]) => paths.map((p) => web.url(host, p)));
