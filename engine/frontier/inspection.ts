@@ -106,9 +106,9 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
   const decision = robots?.policy?.explain(urlPathAndQuery(url));
   const trap = checkTrap(url, { hostQueued: 0, hostPagesToday: 0 }, f.policy);
   const refusal = f.addresses.checkHost(host);
-  // The depth rule is judged only for a URL whose depth the store knows.
-  const outside = f.scope.explain({ url, host, depth: row?.depth ?? 0 });
   const sitemap = f.store.sitemaps.byUrl(partition, url);
+  // The depth rule is judged only for a URL whose depth the store knows; a sitemap faces no scope rule.
+  const outside = sitemap ? undefined : f.scope.explain({ url, host, depth: row?.depth ?? 0 });
   return {
     known: row !== undefined || queued,
     state: row?.state ?? (queued ? "queued" : "unknown"),

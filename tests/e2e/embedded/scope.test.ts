@@ -21,12 +21,12 @@ describe("crawl: scope and filters", () => {
       mode: "host",
       extra: [],
       want: { "www.scope.test": ["/", "/a", "/files/doc.pdf", "/print/a", ...chain(SCOPE_CHAIN)] },
-      rejected: { "admission.rejected.scope": 2, "admission.rejected.extension": 2 },
+      rejected: { "admission.rejected.scope": 3, "admission.rejected.extension": 2 },
     },
     {
       mode: "domain",
       extra: ["--max-depth", "3", "--deny-urls", "*/print/* re:\\.pdf$"],
-      want: { "www.scope.test": ["/", "/a", ...chain(3)], "blog.scope.test": ["/", "/post/1"] },
+      want: { "www.scope.test": ["/", "/a", ...chain(3)], "blog.scope.test": ["/", "/post/1"], "shop.scope.test": ["/", "/item/1"] },
       rejected: {
         "admission.rejected.scope": 1,
         "admission.rejected.extension": 2,
@@ -65,7 +65,11 @@ describe("crawl: scope and filters", () => {
     const run = h.crawl(crawlArgs(web, [web.url("www.scope.test")], out, ["--scope-file", file]), { out });
     const want = ["/", "/a", "/print/a", "/d/1", "/d/2"]
       .map((p) => web.url("www.scope.test", p))
-      .concat(web.url("outside.test"), web.url("outside.test", "/x"));
+      .concat(
+        ["outside.test", "shop.scope.test"].map((host) => web.url(host)),
+        web.url("outside.test", "/x"),
+        web.url("shop.scope.test", "/item/1"),
+      );
     await waitUntilIdle(run, () => want.every((u) => pageRequests(web).some((r) => urlOf(r) === u)), {
       timeoutMs: 30_000,
       what: "every page the scope file keeps",

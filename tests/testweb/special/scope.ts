@@ -1,10 +1,12 @@
 /**
  * Hosts for scope and filters: `www.scope.test` links its own pages, files a page crawl should not fetch
  * (an archive, an upper-case `.JPG`), a PDF (fetched: not on the default deny-list), a `/print/` page for
- * URL patterns, a chain `/d/1` → `/d/2` → … for the depth limit, and two other hosts: `blog.scope.test`
- * (the same registrable domain, `scope.test`) and `outside.test` (another domain). Which of them a crawl
- * seeded at `http://www.scope.test/` fetches is the scope's doing: all with `--scope any`, the blog too
- * with `--scope domain`, only www with `--scope host`.
+ * URL patterns, a chain `/d/1` → `/d/2` → … for the depth limit, and three other hosts: `blog.scope.test`
+ * and `shop.scope.test` (the same registrable domain, `scope.test`) and `outside.test` (another domain).
+ * Which of them a crawl seeded at `http://www.scope.test/` fetches is the scope's doing: all with
+ * `--scope any`, blog and shop too with `--scope domain`, only www with `--scope host`. In a cluster of two
+ * frontier nodes (`frontier-1`, `frontier-2`, 64 partitions) www and blog belong to the first and shop to
+ * the second, which must learn the seed's domain from the cluster state.
  */
 import type { HostBehaviour } from "../types.ts";
 import { linkList, page, PLAIN_ROBOTS, send } from "./respond.ts";
@@ -24,7 +26,7 @@ export function scopeHosts(): Record<string, HostBehaviour> {
   return {
     "www.scope.test": routedHost({
       description:
-        "links /a, /files/archive.zip, /files/photo.JPG, /files/doc.pdf, /print/a, /d/1 (→ /d/2 … /d/6), blog.scope.test and outside.test",
+        "links /a, /files/archive.zip, /files/photo.JPG, /files/doc.pdf, /print/a, /d/1 (→ /d/2 … /d/6), blog.scope.test, shop.scope.test and outside.test",
       robots: PLAIN_ROBOTS,
       routes: {
         "/": page(
@@ -37,6 +39,7 @@ export function scopeHosts(): Record<string, HostBehaviour> {
             "/print/a",
             "/d/1",
             "http://blog.scope.test/",
+            "http://shop.scope.test/",
             "http://outside.test/",
           ]),
         ),
@@ -55,6 +58,12 @@ export function scopeHosts(): Record<string, HostBehaviour> {
       robots: PLAIN_ROBOTS,
       routes: { "/": page("blog", linkList(["/post/1", "http://www.scope.test/a"])), "/post/1": page("post", "") },
       mustFetch: ["/", "/post/1"],
+    }),
+    "shop.scope.test": routedHost({
+      description: "the same registrable domain as www.scope.test, on another frontier node in a two-node cluster; links /item/1",
+      robots: PLAIN_ROBOTS,
+      routes: { "/": page("shop", linkList(["/item/1"])), "/item/1": page("item", "") },
+      mustFetch: ["/", "/item/1"],
     }),
     "outside.test": routedHost({
       description: "another registrable domain, linked from www.scope.test",

@@ -156,6 +156,7 @@ export interface UrlExplanation {
   /**
    * The scope or filter rule that leaves the URL out ("scope: host x is not the host of a seed (--scope
    * host)", "extension: .zip is on the extension deny-list"...), if one does: such a URL is never queued.
+   * Empty for a sitemap the crawl knows: the scope applies to pages, not to the sitemaps that list them.
    */
   scopeRejection: string;
   /** For a sitemap the crawl knows: "pending", "read", "failed" or "disallowed"; empty for any other URL. */
