@@ -142,13 +142,14 @@ export class SitemapReader {
     return new XmlStream({
       open: (name, attribs) => this.open(name, attribs),
       text: (raw) => {
-        if (this.field !== undefined && this.text.length <= SITEMAP_MAX_LOC_CHARS) this.text += raw;
+        if (this.text.length <= SITEMAP_MAX_LOC_CHARS) this.text += raw;
       },
+      wantsText: () => this.field !== undefined,
       close: (name) => this.close(name),
     });
   }
 
-  private open(name: string, attribs: Record<string, string>): void {
+  private open(name: string, attribs: Readonly<Record<string, string>>): void {
     this.level++;
     if (this.stopped) return;
     if (this.level === 1) {

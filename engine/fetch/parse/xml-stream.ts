@@ -14,10 +14,14 @@
  */
 
 export interface XmlHandlers {
-  open(name: string, attributes: Record<string, string>, selfClosing: boolean): void;
+  open(name: string, attributes: Readonly<Record<string, string>>, selfClosing: boolean): void;
   close(name: string): void;
   text(raw: string): void;
+  /** Whether text is wanted now; when it is not, text is skipped without being cut out. Default: always. */
+  wantsText?(): boolean;
 }
+
+const NO_ATTRIBUTES: Readonly<Record<string, string>> = Object.freeze({});
 
 type State = "text" | "markup" | "tag" | "comment" | "cdata" | "pi" | "doctype";
 
@@ -49,11 +53,19 @@ export class XmlStream {
         case "text": {
           const lt = chunk.indexOf("<", i);
           const end = lt < 0 ? chunk.length : lt;
-          if (end > i) this.on.text(chunk.slice(i, end));
+          if (end > i && (this.on.wantsText?.() ?? true)) this.on.text(chunk.slice(i, end));
           if (lt < 0) return;
+          i = lt + 1;
+          // The common case, a start or end tag whole in this chunk, without building anything else.
+          const c = chunk.charCodeAt(i);
+          const gt = c === 0x21 || c === 0x3f ? -1 : chunk.indexOf(">", i);
+          if (gt >= 0 && gt - i <= this.maxTagChars) {
+            this.endTag(chunk.slice(i, gt));
+            i = gt + 1;
+            break;
+          }
           this.state = "markup";
           this.pending = "";
-          i = lt + 1;
           break;
         }
         case "markup":
@@ -148,13 +160,20 @@ export class XmlStream {
   }
 
   private endTag(raw: string): void {
-    if (raw.startsWith("/")) {
+    if (raw.charCodeAt(0) === 0x2f) {
       const name = raw.slice(1).trim();
       if (name !== "") this.on.close(name);
       return;
     }
-    const selfClosing = raw.endsWith("/");
+    const selfClosing = raw.charCodeAt(raw.length - 1) === 0x2f;
     const body = selfClosing ? raw.slice(0, -1) : raw;
+    // Most tags are a bare name (`url`, `loc`): no attribute parsing for them.
+    if (!/[\s=]/.test(body)) {
+      if (body === "") return;
+      this.on.open(body, NO_ATTRIBUTES, selfClosing);
+      if (selfClosing) this.on.close(body);
+      return;
+    }
     const m = /^\s*([^\s/>]+)/.exec(body);
     if (!m) return;
     const name = m[1]!;
