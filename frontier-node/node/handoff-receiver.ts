@@ -127,7 +127,7 @@ function toChunk(req: HandoffRequest): HandoffChunk {
       // seq is assigned by the receiving store; the chunk's order is kept.
       return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq: i, url: q.url, depth: q.depth, hops: q.hops };
     }),
-    hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson })),
+    hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson, sitemapsJson: h.sitemapsJson })),
     urls: req.urls.map((u) => ({ url: u.url, stateJson: u.stateJson })),
   };
 }

@@ -9,6 +9,8 @@ import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import type { Priority } from "../../../core/model/index.ts";
 import { parsePersistedHost, type PersistedHost } from "./persisted-host.ts";
 import { SCHEMA, SCHEMA_VERSION } from "./schema.ts";
+import { ScopeRootTable } from "./scope-root-table.ts";
+import { SitemapTable } from "./sitemap-table.ts";
 
 export interface QueuedUrl {
   host: string;
@@ -223,6 +225,10 @@ interface Count {
 }
 
 export class FrontierStore {
+  /** Each host's sitemaps to read (sitemap-table.ts). */
+  readonly sitemaps: SitemapTable;
+  /** The hosts of the crawl's seeds (scope-root-table.ts). */
+  readonly scopeRoots: ScopeRootTable;
   private readonly db: Database;
   private nextSeq: number;
   private readonly recentLog: boolean;
@@ -232,6 +238,8 @@ export class FrontierStore {
     this.db = db;
     this.recentLog = options.recentLog ?? false;
     this.s = prepare(db);
+    this.sitemaps = new SitemapTable(db);
+    this.scopeRoots = new ScopeRootTable(db);
     const savedSeq = Number(this.getMeta("seq") ?? 0);
     const queuedSeq = this.count(this.s.maxSeq);
     this.nextSeq = Math.max(savedSeq, queuedSeq) + 1;
@@ -447,6 +455,9 @@ export class FrontierStore {
       robots: robots.get(h.host),
     }));
     for (const [host, r] of robots) if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: r });
+    // A host known only by its sitemaps (one another host's robots.txt named) moves with the partition too.
+    for (const host of this.sitemaps.hostsInPartition(partition))
+      if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: undefined });
     return out;
   }
 
@@ -478,6 +489,7 @@ export class FrontierStore {
     this.s.deleteScheduledPartition.run(partition);
     this.s.deleteHostsPartition.run(partition);
     this.s.deleteRobotsPartition.run(partition);
+    this.sitemaps.deletePartition(partition);
   }
 
   // ---- bookkeeping --------------------------------------------------------------------------------

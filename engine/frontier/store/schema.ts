@@ -12,6 +12,10 @@
  *  - scheduled: URLs waiting for a retry or refetch time; moved into `queue` when due.
  *  - hosts: per-host politeness state and counters, as small JSON (rewritten after every fetch).
  *  - robots: each host's robots.txt verdict and text with its expiry (kept apart: the text can be 500 KiB).
+ *  - sitemaps: each host's sitemaps to read (from robots.txt, an index, a redirect), with what they may list
+ *    (grants), their state (pending, read, failed, disallowed) and when they were last read; a host with a
+ *    pending sitemap is active even with an empty queue (sitemap-table.ts).
+ *  - scope_roots: the hosts of the crawl's seeds, which `--scope host|domain` keeps the crawl on.
  *  - meta: counters and snapshots' bookkeeping.
  * Why these keys: each table is clustered on what its hot queries ask (WITHOUT ROWID primary keys starting
  * with the partition), so a partition can be handed over whole by key range, and an admitted URL costs one
@@ -81,6 +85,25 @@ CREATE TABLE IF NOT EXISTS robots (
   body TEXT,
   fetched_at INTEGER NOT NULL,
   expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+
+CREATE TABLE IF NOT EXISTS sitemaps (
+  partition INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  url TEXT NOT NULL,
+  grants TEXT NOT NULL,
+  from_index INTEGER NOT NULL,
+  depth INTEGER NOT NULL,
+  hops INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  offered_at INTEGER NOT NULL,
+  read_at INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (partition, host, url)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sitemaps_pending ON sitemaps (state, partition, host);
+
+CREATE TABLE IF NOT EXISTS scope_roots (
+  host TEXT PRIMARY KEY
 ) WITHOUT ROWID;
 
 CREATE TABLE IF NOT EXISTS meta (

@@ -153,6 +153,14 @@ export interface UrlExplanation {
    * does: such a URL is never admitted and never fetched.
    */
   addressRefusal: string;
+  /**
+   * The scope or filter rule that leaves the URL out ("scope: host x is not the host of a seed (--scope
+   * host)", "extension: .zip is on the extension deny-list"...), if one does: such a URL is never queued.
+   * Empty for a sitemap the crawl knows: the scope applies to pages, not to the sitemaps that list them.
+   */
+  scopeRejection: string;
+  /** For a sitemap the crawl knows: "pending", "read", "failed" or "disallowed"; empty for any other URL. */
+  sitemap: string;
 }
 
 export interface ExplainUrlResponse {
@@ -175,11 +183,13 @@ export interface QueuedUrlRecord {
   hops: number;
 }
 
-/** A host's persisted politeness state and robots.txt, as JSON documents of core's plain-data types. */
+/** A host's persisted politeness state, robots.txt and sitemaps, as JSON documents of core's plain-data types. */
 export interface HostRecord {
   host: string;
   stateJson: string;
   robotsJson: string;
+  /** The host's sitemaps (pending and read), a JSON list; empty when it has none. */
+  sitemapsJson: string;
 }
 
 /** One URL's stored fetch state, as a JSON document. */
@@ -1898,6 +1908,8 @@ function createBaseUrlExplanation(): UrlExplanation {
     note: "",
     trap: "",
     addressRefusal: "",
+    scopeRejection: "",
+    sitemap: "",
   };
 }
 
@@ -1962,6 +1974,12 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     }
     if (message.addressRefusal !== "") {
       writer.uint32(146).string(message.addressRefusal);
+    }
+    if (message.scopeRejection !== "") {
+      writer.uint32(154).string(message.scopeRejection);
+    }
+    if (message.sitemap !== "") {
+      writer.uint32(162).string(message.sitemap);
     }
     return writer;
   },
@@ -2123,6 +2141,22 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
             message.addressRefusal = reader.string();
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.scopeRejection = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.sitemap = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2179,6 +2213,12 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
         : isSet(object.address_refusal)
         ? globalThis.String(object.address_refusal)
         : "",
+      scopeRejection: isSet(object.scopeRejection)
+        ? globalThis.String(object.scopeRejection)
+        : isSet(object.scope_rejection)
+        ? globalThis.String(object.scope_rejection)
+        : "",
+      sitemap: isSet(object.sitemap) ? globalThis.String(object.sitemap) : "",
     };
   },
 
@@ -2238,6 +2278,12 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     if (message.addressRefusal !== "") {
       obj.addressRefusal = message.addressRefusal;
     }
+    if (message.scopeRejection !== "") {
+      obj.scopeRejection = message.scopeRejection;
+    }
+    if (message.sitemap !== "") {
+      obj.sitemap = message.sitemap;
+    }
     return obj;
   },
 
@@ -2268,6 +2314,8 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     message.note = object.note ?? "";
     message.trap = object.trap ?? "";
     message.addressRefusal = object.addressRefusal ?? "";
+    message.scopeRejection = object.scopeRejection ?? "";
+    message.sitemap = object.sitemap ?? "";
     return message;
   },
 };
@@ -2600,7 +2648,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
 };
 
 function createBaseHostRecord(): HostRecord {
-  return { host: "", stateJson: "", robotsJson: "" };
+  return { host: "", stateJson: "", robotsJson: "", sitemapsJson: "" };
 }
 
 export const HostRecord: MessageFns<HostRecord> = {
@@ -2613,6 +2661,9 @@ export const HostRecord: MessageFns<HostRecord> = {
     }
     if (message.robotsJson !== "") {
       writer.uint32(26).string(message.robotsJson);
+    }
+    if (message.sitemapsJson !== "") {
+      writer.uint32(34).string(message.sitemapsJson);
     }
     return writer;
   },
@@ -2654,6 +2705,14 @@ export const HostRecord: MessageFns<HostRecord> = {
             message.robotsJson = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sitemapsJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2679,6 +2738,11 @@ export const HostRecord: MessageFns<HostRecord> = {
         : isSet(object.robots_json)
         ? globalThis.String(object.robots_json)
         : "",
+      sitemapsJson: isSet(object.sitemapsJson)
+        ? globalThis.String(object.sitemapsJson)
+        : isSet(object.sitemaps_json)
+        ? globalThis.String(object.sitemaps_json)
+        : "",
     };
   },
 
@@ -2693,6 +2757,9 @@ export const HostRecord: MessageFns<HostRecord> = {
     if (message.robotsJson !== "") {
       obj.robotsJson = message.robotsJson;
     }
+    if (message.sitemapsJson !== "") {
+      obj.sitemapsJson = message.sitemapsJson;
+    }
     return obj;
   },
 
@@ -2704,6 +2771,7 @@ export const HostRecord: MessageFns<HostRecord> = {
     message.host = object.host ?? "";
     message.stateJson = object.stateJson ?? "";
     message.robotsJson = object.robotsJson ?? "";
+    message.sitemapsJson = object.sitemapsJson ?? "";
     return message;
   },
 };
