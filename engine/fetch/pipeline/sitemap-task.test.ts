@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 import type { CapturedExchange, FetchTask, SitemapRef } from "../../../core/model/index.ts";
 import { SITEMAP_MAX_BYTES, SITEMAP_MAX_ENTRIES } from "../../../core/sitemap/index.ts";
 import { MemoryContentIndex } from "../../../adapters/memory/index.ts";
+import { preciseNow } from "../../../core/politeness/index.ts";
 import { AddressPolicy } from "../../../core/net/index.ts";
 import { HttpFetcher } from "../http/index.ts";
 import { startHttpServer, type TestServer } from "../http/test-servers.ts";
@@ -113,6 +114,25 @@ describe("sitemap task", () => {
     expect(stored.length).toBe(1);
     expect(stored[0]!.url).toBe(`${origin}/shop/sitemap.xml`);
     expect(result.bytes).toBe(stored[0]!.body.byteLength);
+  });
+
+  test("the request ends when the server ends the response, not with its last bytes of data", async () => {
+    // The whole urlset is written at once and the response ended 300 ms later: the host's gap runs from
+    // that end, so the result must not say the request ended any sooner.
+    let serverEndedAt = Number.POSITIVE_INFINITY;
+    const { origin, run } = await setup({
+      "/late-end.xml": (res) => {
+        res.setHeader("content-type", "application/xml");
+        res.write(urlset([`${origin}/a`]));
+        setTimeout(() => {
+          serverEndedAt = preciseNow();
+          res.end();
+        }, 300);
+      },
+    });
+    const { result, links } = await run("/late-end.xml");
+    expect(links.map((l) => l.url)).toEqual([`${origin}/a`]);
+    expect(result.endedAt).toBeGreaterThanOrEqual(serverEndedAt);
   });
 
   test("a robots.txt grant lets a sitemap list URLs of another host", async () => {
