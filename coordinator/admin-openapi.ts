@@ -172,7 +172,7 @@ export const ADMIN_OPENAPI = {
       get: {
         summary: "Explain a URL: normalized form, partition, region, owner, seen, robots, state, address refusal",
         description:
-          "Input that is not an absolute URL at all is a 400; a URL the crawler would never crawl (another scheme) is explained with rejectedReason; a URL whose host the address policy refuses is explained with addressRefusal.",
+          "Input that is not an absolute URL at all is a 400; a URL the crawler would never crawl (another scheme) is explained with rejectedReason; a URL whose host the address policy refuses is explained with addressRefusal, one the crawl's scope or filters leave out with scopeRejection.",
         parameters: [{ name: "url", in: "query", required: true, schema: { type: "string", maxLength: 8192 } }],
         responses: {
           "200": ok("The explanation", { type: "object", properties: { explanation: { $ref: "#/components/schemas/UrlExplanation" } } }),
@@ -344,6 +344,15 @@ export const ADMIN_OPENAPI = {
           note: str,
           trap: str,
           addressRefusal: { type: "string", description: "Why the address policy refuses the URL's host; empty when it does not" },
+          scopeRejection: {
+            type: "string",
+            description:
+              "The scope or filter rule that leaves the URL out (scope, depth, extension, host-not-allowed, url-denied, url-not-allowed: and why); empty when none does",
+          },
+          sitemap: {
+            type: "string",
+            description: "For a sitemap the crawl knows: pending, read, failed or disallowed; empty for any other URL",
+          },
         },
       },
     },

@@ -193,5 +193,7 @@ function explanationFrom(nodeId: string, url: string): UrlExplanation {
     note: `answered by ${nodeId}`,
     trap: "",
     addressRefusal: "",
+    scopeRejection: "",
+    sitemap: "",
   };
 }

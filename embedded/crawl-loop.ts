@@ -67,9 +67,9 @@ export class CrawlLoop {
         this.stop("max-pages");
         break;
       }
-      // Done when nothing is queued or running. Retries and refetches scheduled for later stay in the
-      // store: the next run of the same command picks up the ones that are due by then.
-      if (this.running.size === 0 && frontier.queued === 0) {
+      // Done when nothing is queued (URLs or sitemaps to read) or running. Retries and refetches scheduled
+      // for later stay in the store: the next run of the same command picks up the ones that are due by then.
+      if (this.running.size === 0 && frontier.queued === 0 && frontier.sitemapsPending === 0) {
         this.stop("done");
         break;
       }

@@ -8,11 +8,11 @@
  * exit are the process kit's (kit/main `runMain`): the first Ctrl-C stops the
  * loop cleanly, a second exits at once. It resumes from --out.
  */
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { isDiskFull, isStoreDamage, StoreDamagedError } from "../core/errors/index.ts";
 import { damagedStoreMessage } from "./damaged-store.ts";
 import { join, resolve } from "node:path";
-import { ConfigError, formatDuration } from "../core/config/index.ts";
+import { applyScopeFile, ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { Log, TaskRunner } from "../core/ports/index.ts";
 import { preciseNow } from "../core/politeness/index.ts";
@@ -57,7 +57,9 @@ export function crawlProcess(status: TerminalStatus | undefined): ProcessSpec<Cr
 }
 
 async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | undefined): Promise<number> {
-  const { config: args, log } = ctx;
+  const { log } = ctx;
+  // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
+  const args = { ...ctx.config, policy: applyScopeFile(ctx.config.policy, (path) => readFileSync(path, "utf8")) };
   const seeds = await readSeeds(args, log);
   const out = resolve(args.out);
   mkdirSync(join(out, "warc"), { recursive: true });
@@ -101,7 +103,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   });
   const added = await frontier.addSeeds(seeds);
   const start = frontier.snapshot(true);
-  if (start.queued === 0 && start.scheduled === 0) {
+  if (start.queued === 0 && start.scheduled === 0 && start.sitemapsPending === 0) {
     if (seeds.length === 0)
       throw new ConfigError(`nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs`);
     const refused = Object.entries(start.counters)

@@ -10,7 +10,7 @@
  *   bun frontier-node/main.ts --region us --nats-url nats://127.0.0.1:4222 --redis-url redis://127.0.0.1:6379 \
  *     --data-dir /var/lib/crawler/f1 --grpc-listen 127.0.0.1:7501 --http-listen 127.0.0.1:7581
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
@@ -20,7 +20,7 @@ import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
-import { formatDuration } from "../core/config/index.ts";
+import { applyScopeFile, formatDuration } from "../core/config/index.ts";
 import { frontierNodeUsage, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
 import { openNodeStore } from "./open-store.ts";
@@ -36,7 +36,9 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
   abruptStopCost: "the store is consistent; tasks in flight are fetched again after the restart",
   async run(ctx) {
     const resolved = ctx.config;
-    const { config, policy, rules } = resolved;
+    const { config, rules } = resolved;
+    // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
+    const policy = applyScopeFile(resolved.policy, (path) => readFileSync(path, "utf8"));
     const { log } = ctx;
     const dataDir = resolve(config.dataDir);
     mkdirSync(dataDir, { recursive: true });

@@ -158,6 +158,7 @@ describe("grpc adapter", () => {
           hosts: [],
           urls: [],
           done: i === 49,
+          scopeRoots: [],
         };
       }
     }

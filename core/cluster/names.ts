@@ -66,4 +66,7 @@ export const keys = {
   nodePrefix: "nodes.",
   ring: "ring",
   lease: (name: string) => `lease.${name}`,
+  /** A scope root (a seed's host name): characters a KV key cannot hold are written `_xx` (hex). */
+  scopeRoot: (host: string) => `scope.${host.replace(/[^a-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16).padStart(2, "0")}`)}`,
+  scopeRootPrefix: "scope.",
 };

@@ -53,7 +53,7 @@ function response(task: FetchTask, start: number, end: number, extra: Partial<Re
 
 describe("frontier metrics", () => {
   test("frontier metrics - fetch durations, page sizes and stored bytes are recorded per result", async () => {
-    const { frontier, clock } = setup({ minGapMs: 0, gapFetchMultiplier: 0 });
+    const { frontier, clock } = setup({ minGapMs: 0, gapFetchMultiplier: 0, gapMarginMs: 0 });
     await frontier.addSeeds([url("http://a.test/")]);
     const [r] = frontier.nextTasks(10);
     await frontier.complete(response(r!, clock.now, clock.now + 40), []);
@@ -68,7 +68,7 @@ describe("frontier metrics", () => {
   });
 
   test("frontier metrics - a request that waits for its host's gap is observed with the wait, a first request is not", async () => {
-    const { frontier, clock } = setup({ minGapMs: 1000, gapFetchMultiplier: 0 });
+    const { frontier, clock } = setup({ minGapMs: 1000, gapFetchMultiplier: 0, gapMarginMs: 0 });
     await frontier.addSeeds([url("http://a.test/"), url("http://a.test/x")]);
     const [r] = frontier.nextTasks(10);
     await frontier.complete(response(r!, clock.now, clock.now + 10), []);

@@ -1,7 +1,8 @@
 /**
- * The frontier: which URL is fetched next, and when. It admits discovered URLs (the address policy, trap
- * limits, then the seen-set, then the durable queue), hands out fetch tasks only for hosts whose politeness gap has passed
- * (one task in flight per host, robots.txt first, front-queue priority when capacity is short), and applies
+ * The frontier: which URL is fetched next, and when. It admits discovered URLs (the address policy, the
+ * scope and filters, trap limits, then the seen-set, then the durable queue), keeps each host's sitemaps to
+ * read, hands out fetch tasks only for hosts whose politeness gap has passed (one task in flight per host,
+ * robots.txt first, then sitemaps, front-queue priority when capacity is short), and applies
  * each result: the host's next allowed time, the URL's retry or refetch schedule, redirect targets and the
  * links found. The same class runs inside `crawl` (embedded mode) and inside each frontier node of a
  * cluster; only the SeenSet and the transport around it differ. Host and URL inspection (`hostInfo`,
@@ -46,6 +47,8 @@ import {
   urlPathAndQuery,
 } from "../../core/traps/index.ts";
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
+import { hostnameOf, ScopeFilter, ScopeRoots, scopeCounterName } from "../../core/scope/index.ts";
+import { levelOfSitemapPriority } from "../../core/sitemap/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
@@ -58,6 +61,9 @@ import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
 import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
+import { countSitemapResult, robotsSitemapRefs, splitSitemapRefs } from "./sitemap-refs.ts";
+import type { SitemapRow } from "./store/sitemap-table.ts";
+import type { ScopeRootRow } from "./store/scope-root-table.ts";
 
 export interface FrontierOptions {
   store: FrontierStore;
@@ -93,6 +99,13 @@ export interface FrontierOptions {
    * is not. Default: a small write to the store.
    */
   diskProbe?: () => void;
+  /**
+   * Cluster mode: where the seeds' hosts (the scope's roots) are shared with every other frontier node;
+   * `add` resolves once they are stored. This frontier adds the hosts of the seeds it admits before it
+   * queues them; the node feeds the hosts others add to `addScopeRoots`. Absent, this frontier's own store
+   * is the only place they are kept (embedded mode).
+   */
+  sharedRoots?: { add(hosts: readonly string[]): Promise<void> };
 }
 
 export interface FrontierSnapshot {
@@ -103,6 +116,8 @@ export interface FrontierSnapshot {
   hostsWaiting: number;
   inFlight: number;
   knownUrls: number;
+  /** Sitemaps waiting to be read. */
+  sitemapsPending: number;
   counters: Record<string, number>;
 }
 
@@ -126,6 +141,8 @@ interface Prepared {
   redirect: DiscoveredUrl[];
   /** Its links were found before by a fetch whose result was never committed: confirm them in the store. */
   confirm: boolean;
+  /** Sitemaps its links or its robots.txt named, for hosts this frontier keeps. */
+  sitemaps: DiscoveredUrl[];
 }
 
 export class Frontier {
@@ -141,8 +158,10 @@ export class Frontier {
   private readonly ready = new ReadyQueues();
   private readonly patterns: UrlPatternTracker;
   private readonly addresses: AddressPolicy;
+  private readonly scope: ScopeFilter;
   private inFlightCount = 0;
   private totalQueued: number;
+  private totalSitemaps: number;
   private lastDuePump = 0;
   private counts = { scheduled: 0, knownUrls: 0 };
   private readonly knownHomePages = new Set<string>();
@@ -172,6 +191,9 @@ export class Frontier {
     this.histograms = opts.histograms ?? new Histograms();
     this.patterns = new UrlPatternTracker(opts.policy);
     this.addresses = AddressPolicy.of(opts.policy);
+    const roots = new ScopeRoots();
+    roots.add(opts.store.scopeRoots.list());
+    this.scope = new ScopeFilter(opts.policy, roots);
     this.inspected = {
       store: opts.store,
       policy: opts.policy,
@@ -182,8 +204,10 @@ export class Frontier {
       load: (host) => this.loadHost(host),
       robotsOf: (entry) => this.robotsOf(entry),
       addresses: this.addresses,
+      scope: this.scope,
     };
     this.totalQueued = opts.store.totalQueued();
+    this.totalSitemaps = opts.store.sitemaps.pendingTotal();
     this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);
     if (this.serving === undefined) this.loadActiveHosts(undefined);
     else for (const p of this.serving) this.loadActiveHosts(p);
@@ -227,6 +251,9 @@ export class Frontier {
   /** Recounts the queue after partitions were imported or deleted behind the frontier's back. */
   recount(): void {
     this.totalQueued = this.opts.store.totalQueued();
+    this.totalSitemaps = this.opts.store.sitemaps.pendingTotal();
+    // Scope roots may have come with the partition (a handoff, a rebuild from the replica).
+    this.scope.roots.add(this.opts.store.scopeRoots.list());
   }
 
   /**
@@ -239,16 +266,20 @@ export class Frontier {
     this.recount();
   }
 
-  /** Loads the hosts with queued URLs (of one partition, or all) into memory, waiting for their time. */
+  /** Loads the hosts with queued URLs or sitemaps to read (of one partition, or all) into memory, waiting for their time. */
   private loadActiveHosts(partition: number | undefined): void {
     const now = this.opts.now();
     const lostAt = partition === undefined ? undefined : this.restoredPartitions.get(partition);
     if (partition !== undefined) this.restoredPartitions.delete(partition);
-    for (const [host, queued] of this.opts.store.queuedByHost(partition)) {
+    const queuedBy = this.opts.store.queuedByHost(partition);
+    const sitemapsBy = this.opts.store.sitemaps.pendingByHost(partition);
+    for (const host of new Set([...queuedBy.keys(), ...sitemapsBy.keys()])) {
       if (this.hosts.has(host)) continue;
-      // A host with work queued before this run may have had a request in flight, saved state or not.
+      // A host with work queued before this run (URLs or sitemaps) may have had a request in flight, saved
+      // state or not.
       const entry = this.loadHost(host, true);
-      entry.queued = queued;
+      entry.queued = queuedBy.get(host) ?? 0;
+      entry.sitemaps = sitemapsBy.get(host) ?? 0;
       // Rebuilt from a replica: a fetch the lost holder started may still be running.
       if (lostAt !== undefined) entry.state = releaseAfterLoss(entry.state, now, lostAt, this.opts.policy);
       this.hosts.set(host, entry);
@@ -269,17 +300,23 @@ export class Frontier {
    * in the seen-set without the store ever committing them.
    */
   async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
-    const candidates = this.screen(urls);
-    if (candidates.length === 0) return 0;
+    const { pages, refs } = splitSitemapRefs(urls);
+    const roots = await this.shareRoots(pages);
+    const sitemaps = this.screenSitemaps(refs);
+    const candidates = this.screen(pages);
+    if (candidates.length === 0 && sitemaps.length === 0 && roots.length === 0) return 0;
     const maybe = await this.checkSeen(candidates);
     let added = 0;
+    const now = this.opts.now();
     try {
       this.opts.store.tx(() => {
+        this.opts.store.scopeRoots.add(roots);
         added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
+        this.offerSitemaps(sitemaps, now);
       });
     } catch (error) {
       // Rolled back: what the admission changed in memory goes back to what the store holds.
-      this.resetHosts(new Set(candidates.map((u) => u.host)), false);
+      this.resetHosts(new Set([...candidates, ...sitemaps].map((u) => u.host)), false);
       this.writeFailed(error);
       throw error;
     }
@@ -339,6 +376,7 @@ export class Frontier {
       if (old.inFlight && !releaseFlights) {
         old.head = undefined;
         old.queued = this.opts.store.queuedForHost(old.partition, key);
+        old.sitemaps = this.opts.store.sitemaps.pendingFor(old.partition, key);
         continue;
       }
       if (old.inFlight) this.inFlightCount--;
@@ -348,12 +386,42 @@ export class Frontier {
       if (!this.serves(old.partition)) continue;
       const fresh = this.loadHost(key);
       fresh.queued = this.opts.store.queuedForHost(fresh.partition, key);
+      fresh.sitemaps = this.opts.store.sitemaps.pendingFor(fresh.partition, key);
       if (releaseFlights) fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
-      if (fresh.queued === 0) continue;
+      if (fresh.queued === 0 && fresh.sitemaps === 0) continue;
       this.hosts.set(key, fresh);
       this.makeWaiting(fresh);
     }
     this.recount();
+  }
+
+  /**
+   * Adds hosts other frontiers recorded as roots of the scope (the cluster state's watch); returns those
+   * that were new here. They are kept in the store, not in this store's change journal: each root is
+   * replicated with the partition of the seed that made it, by that partition's writer.
+   */
+  addScopeRoots(hosts: Iterable<string>): string[] {
+    const added = this.scope.roots.add(hosts);
+    if (added.length > 0) {
+      const store = this.opts.store;
+      store.untracked(() => store.tx(() => store.scopeRoots.add(added.map((host) => ({ host, partition: -1 })))));
+    }
+    return added;
+  }
+
+  /**
+   * The seeds' hosts among `urls` become roots of the scope (in memory at once, shared first when a cluster
+   * shares them); returns every seed's root with its seed's partition, for the admission's transaction to
+   * keep in the store (journaled with that partition, so the partition's replica carries it).
+   */
+  private async shareRoots(urls: readonly DiscoveredUrl[]): Promise<ScopeRootRow[]> {
+    const seeds = urls.filter((u) => u.isSeed);
+    if (seeds.length === 0) return [];
+    const fresh = seeds.filter((u) => !this.scope.roots.hasHost(u.host)).map((u) => u.host);
+    // Shared before the seeds are queued: links found on their pages may reach any node, which must know them.
+    if (fresh.length > 0) await this.opts.sharedRoots?.add([...new Set(fresh)]);
+    this.scope.roots.add(fresh);
+    return seeds.map((u) => ({ host: hostnameOf(u.host), partition: partitionOf(u.host, this.opts.partitions) }));
   }
 
   /** Hands out up to `max` fetch tasks for hosts that may be fetched now. */
@@ -413,15 +481,23 @@ export class Frontier {
     const prepared: Prepared[] = [];
     const late: DiscoveredUrl[] = [];
     const forwards: Promise<void>[] = [];
-    for (const { result, links } of items) {
+    const lateSitemaps: DiscoveredUrl[] = [];
+    for (const { result, links: found } of items) {
+      const { pages: links, refs } = splitSitemapRefs(found);
       const entry = this.hosts.get(result.host);
       const flight = entry?.inFlight;
       if (!entry || !flight || flight.task.taskId !== result.taskId) {
         // A redelivered or late result: its host has moved on. Its links are still worth admitting.
         this.counters.add("frontier.stale-results");
         late.push(...links);
+        lateSitemaps.push(...this.routeSitemaps(refs, forwards));
         continue;
       }
+      // robots.txt names the host's sitemaps; they are read only for a host the crawl has pages to fetch from.
+      if (flight.task.kind === "robots" && entry.queued > 0) {
+        refs.push(...robotsSitemapRefs(result, this.opts.policy.sitemaps, entry.head?.depth ?? 0));
+      }
+      const sitemaps = this.routeSitemaps(refs, forwards);
       const candidates = this.screen(links);
       const target = result.redirectTo
         ? {
@@ -437,7 +513,7 @@ export class Frontier {
       const foreign = admissible && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
       const redirect = admissible && !foreign ? this.screen([target]) : [];
-      prepared.push({ result, entry, flight, candidates, redirect, confirm: this.recommit.delete(result.url) });
+      prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirm: this.recommit.delete(result.url) });
     }
     await Promise.all(forwards);
     const lateCandidates = this.screen(late);
@@ -454,12 +530,15 @@ export class Frontier {
             // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
             this.counters.add("frontier.stale-results");
             this.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirm);
+            this.offerSitemaps(p.sitemaps, now);
             continue;
           }
           this.applyResult(p, mine, now);
+          this.offerSitemaps(p.sitemaps, now);
           touched.push(p.entry);
         }
         this.enqueueNew(lateCandidates, maybe.slice(offset));
+        this.offerSitemaps(lateSitemaps, now);
       });
     } catch (error) {
       // Nothing of the batch was committed: each page counts as fetched without a result (its URL stays
@@ -469,8 +548,9 @@ export class Frontier {
       for (const p of prepared) this.recommit.add(p.result.url);
       // Hosts whose flight this batch answered; a host handed out again meanwhile keeps its new flight.
       const fetched = new Set(prepared.filter((p) => !p.entry.inFlight || p.entry.inFlight === p.flight).map((p) => p.entry.key));
-      const linked = new Set(lateCandidates.map((u) => u.host));
-      for (const p of prepared) for (const u of [...p.candidates, ...p.redirect]) if (!fetched.has(u.host)) linked.add(u.host);
+      const linked = new Set([...lateCandidates, ...lateSitemaps].map((u) => u.host));
+      for (const p of prepared)
+        for (const u of [...p.candidates, ...p.redirect, ...p.sitemaps]) if (!fetched.has(u.host)) linked.add(u.host);
       this.resetHosts(fetched, true);
       this.resetHosts(linked, false);
       this.counters.add("frontier.results-not-committed", prepared.length);
@@ -513,6 +593,12 @@ export class Frontier {
     }
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
     // `start` read the URL's state when it handed the task out; none read means a first fetch.
+    if (flight.task.kind === "sitemap" && flight.sitemap) {
+      this.opts.store.sitemaps.finish(flight.sitemap, result.kind === "response" ? "read" : "failed", now);
+      entry.sitemaps = Math.max(0, entry.sitemaps - 1);
+      this.totalSitemaps = Math.max(0, this.totalSitemaps - 1);
+      countSitemapResult(this.counters, result);
+    }
     if (flight.task.kind === "page" && flight.item) {
       this.applyPageResult(
         entry,
@@ -621,6 +707,11 @@ export class Frontier {
     return this.totalQueued;
   }
 
+  /** Sitemaps waiting to be read: work as much as queued URLs are (a crawl is not done while any wait). */
+  get sitemapsPending(): number {
+    return this.totalSitemaps;
+  }
+
   /** Totals and counters; `fresh` recounts the slow-moving totals now (for a final summary). */
   snapshot(fresh = false): FrontierSnapshot {
     // Counting rows of big tables costs milliseconds; progress lines and heartbeats ask often, so the two
@@ -640,6 +731,7 @@ export class Frontier {
       hostsWaiting: this.waiting.size,
       inFlight: this.inFlightCount,
       knownUrls: this.counts.knownUrls,
+      sitemapsPending: this.totalSitemaps,
       counters: this.counters.toJSON(),
     };
   }
@@ -647,9 +739,10 @@ export class Frontier {
   // ---- admission --------------------------------------------------------------------------------
 
   /**
-   * Applies the address policy and the trap limits; returns the URLs worth a seen check. Every URL that
-   * enters the frontier passes here (seeds, links, redirect targets), so no request is ever planned for an
-   * internal address, a local name or an empty host.
+   * Applies the address policy, the scope and filters (core/scope) and the trap limits; returns the URLs
+   * worth a seen check. Every page URL that enters the frontier passes here (seeds, links, redirect targets,
+   * sitemap entries), so no request is ever planned for an internal address, a local name or an empty host,
+   * nor for a URL the crawl's scope leaves out; each refusal is counted by its reason.
    */
   private screen(urls: readonly DiscoveredUrl[]): DiscoveredUrl[] {
     const out: DiscoveredUrl[] = [];
@@ -658,12 +751,13 @@ export class Frontier {
       if (batch.has(u.url)) continue;
       batch.add(u.url);
       if (this.refusedAddress(u)) continue;
+      const outside = this.scope.reject(u);
+      if (outside) {
+        this.counters.add(scopeCounterName(outside));
+        continue;
+      }
       const entry = this.hosts.get(u.host);
-      const verdict = checkTrap(
-        u.url,
-        { depth: u.isSeed ? 0 : u.depth, hostQueued: entry?.queued ?? 0, hostPagesToday: 0 },
-        this.opts.policy,
-      );
+      const verdict = checkTrap(u.url, { hostQueued: entry?.queued ?? 0, hostPagesToday: 0 }, this.opts.policy);
       if (!verdict.ok) {
         this.counters.add(trapCounterName(verdict.reason));
         continue;
@@ -685,6 +779,72 @@ export class Frontier {
     const refusal = this.addresses.checkHost(u.host);
     if (refusal) this.counters.add(`admission.refused.${refusal.reason}`);
     return refusal !== undefined;
+  }
+
+  /**
+   * The sitemaps worth keeping: those the address policy lets through (it also holds `--deny-hosts`) and
+   * whose redirect chain is not too long, none with `--sitemaps off`. The scope does not apply: a sitemap a
+   * host's robots.txt names speaks for that host wherever it lives, and its entries face the scope as links.
+   */
+  private screenSitemaps(refs: readonly DiscoveredUrl[]): DiscoveredUrl[] {
+    if (refs.length === 0) return [];
+    if (this.opts.policy.sitemaps === "off") {
+      this.counters.add("sitemap.ignored-off", refs.length);
+      return [];
+    }
+    return refs.filter((u) => {
+      if (this.refusedAddress(u)) return false;
+      if (u.redirectHops > this.opts.policy.maxRedirects) {
+        this.counters.add("sitemap.too-many-redirects");
+        return false;
+      }
+      return true;
+    });
+  }
+
+  /** Screens sitemap references and sends those of hosts other frontiers own to them; returns this frontier's. */
+  private routeSitemaps(refs: readonly DiscoveredUrl[], forwards: Promise<void>[]): DiscoveredUrl[] {
+    const kept = this.screenSitemaps(refs);
+    const forward = this.opts.forward;
+    if (!forward) return kept;
+    const foreign = kept.filter((u) => !forward.owns(u.host));
+    if (foreign.length > 0) forwards.push(forward.send(foreign));
+    return kept.filter((u) => forward.owns(u.host));
+  }
+
+  /**
+   * Records sitemaps to read; one that becomes pending makes its host active (it has work even with an
+   * empty queue). Runs inside a transaction. A sitemap offered again is read again when its lastmod is
+   * newer than its last read, else at most every half robots.txt lifetime (the next robots.txt fetch).
+   */
+  private offerSitemaps(refs: readonly DiscoveredUrl[], now: number): void {
+    for (const u of refs) {
+      const partition = partitionOf(u.host, this.opts.partitions);
+      const offer = {
+        partition,
+        host: u.host,
+        url: u.url,
+        grants: u.sitemap?.grants ?? [],
+        fromIndex: u.sitemap?.fromIndex === true,
+        depth: u.depth,
+        hops: u.redirectHops,
+        ...(u.lastmod !== undefined ? { lastmod: u.lastmod } : {}),
+      };
+      if (!this.opts.store.sitemaps.offer(offer, now, this.opts.policy.robotsMaxAgeMs / 2)) {
+        this.counters.add("sitemap.known");
+        continue;
+      }
+      this.counters.add("sitemap.queued");
+      this.totalSitemaps++;
+      if (!this.serves(partition)) continue;
+      let entry = this.hosts.get(u.host);
+      if (!entry) {
+        entry = this.loadHost(u.host);
+        this.hosts.set(u.host, entry);
+      }
+      entry.sitemaps++;
+      this.settle(entry);
+    }
   }
 
   private async checkSeen(urls: readonly DiscoveredUrl[]): Promise<boolean[]> {
@@ -730,7 +890,10 @@ export class Frontier {
       }
       store.logAdmitted(u.url);
       if (home) this.rememberHomePage(u.url);
-      const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
+      // A sitemap's priority places its entries (a home page stays first whatever it says).
+      const priority =
+        (home ? undefined : levelOfSitemapPriority(u.sitemapPriority)) ??
+        priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
       this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
       if (!u.isSeed) this.patterns.add(u.host, u.url);
       added++;
@@ -740,6 +903,21 @@ export class Frontier {
       this.counters.add("frontier.admitted", added);
     }
     return added;
+  }
+
+  /**
+   * A fetched page whose sitemap lastmod is newer than its last fetch is due now rather than at its
+   * planned refetch, at the first level (the site says it changed). Runs inside a transaction.
+   */
+  private dueIfChanged(row: UrlRow, lastmod: number): void {
+    if ((row.state !== "fetched" && row.state !== "duplicate") || row.lastFetchedAt <= 0 || lastmod <= row.lastFetchedAt) return;
+    const now = this.opts.now();
+    const due = this.opts.store.scheduledAt(row.partition, row.url);
+    if (due === undefined || due <= now) return;
+    this.opts.store.schedule({ dueAt: now, url: row.url, host: row.host, partition: row.partition, priority: 1, depth: row.depth });
+    this.dueReadAt = -Infinity;
+    this.lastDuePump = 0;
+    this.counters.add("sitemap.lastmod-due");
   }
 
   /**
@@ -818,8 +996,9 @@ export class Frontier {
     const entry = this.hosts.get(host);
     if (!entry) return;
     const head = this.headOf(entry);
-    if (!head) return this.settle(entry);
-    this.ready.push(host, head.priority);
+    if (!head && entry.sitemaps <= 0) return this.settle(entry);
+    // A host with a sitemap to read goes at least to level 2: its sitemap may hold its best pages.
+    this.ready.push(host, head && (entry.sitemaps <= 0 || head.priority === 1) ? head.priority : 2);
   }
 
   private taskFor(host: string, now: number): FetchTask | undefined {
@@ -831,15 +1010,30 @@ export class Frontier {
       return undefined;
     }
     let head = this.headOf(entry);
-    if (!head) return void this.settle(entry);
+    // Sitemaps are read before the host's pages, its home page aside (the way in, and often what names them).
+    let sitemap = head && isHomePage(head.url) ? undefined : this.nextSitemap(entry);
+    if (!head && !sitemap) return void this.settle(entry);
     const robots = this.robotsOf(entry);
-    if (!robots || robots.stored.expiresAt <= now) return this.start(entry, "robots", `${originOf(head.url)}/robots.txt`, now);
+    if (!robots || robots.stored.expiresAt <= now) {
+      return this.start(entry, "robots", `${originOf((head ?? sitemap)!.url)}/robots.txt`, now);
+    }
     if (robots.stored.verdict === "disallow-all") {
       // robots.txt was unavailable (5xx or unreachable): nothing may be fetched until it is read again.
       this.counters.add("robots.host-parked");
       this.waiting.push(host, robots.stored.expiresAt);
       return undefined;
     }
+    // A sitemap is a request like any other: robots.txt may forbid it, and then it is never read.
+    while (sitemap && robots.policy && !robots.policy.isAllowed(urlPathAndQuery(sitemap.url))) {
+      const forbidden = sitemap;
+      this.opts.store.tx(() => this.opts.store.sitemaps.finish(forbidden, "disallowed", now));
+      entry.sitemaps = Math.max(0, entry.sitemaps - 1);
+      this.totalSitemaps = Math.max(0, this.totalSitemaps - 1);
+      this.counters.add("robots.disallowed-sitemaps");
+      sitemap = this.nextSitemap(entry);
+    }
+    if (sitemap) return this.start(entry, "sitemap", sitemap.url, now, undefined, sitemap);
+    if (!head) return void this.settle(entry);
     for (let skipped = 0; head && robots.policy && skipped < HEAD_SKIP_LIMIT; skipped++) {
       if (robots.policy.isAllowed(urlPathAndQuery(head.url))) break;
       this.opts.store.tx(() => {
@@ -858,7 +1052,7 @@ export class Frontier {
     return this.start(entry, "page", head.url, now, head);
   }
 
-  private start(entry: HostEntry, kind: "page" | "robots", url: string, now: number, item?: QueuedUrl): FetchTask {
+  private start(entry: HostEntry, kind: FetchTask["kind"], url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask {
     this.observeWaits(entry, now, item);
     entry.state = onFetchStart(entry.state, now);
     const prev = item ? this.opts.store.getUrl(item.partition, item.url) : undefined;
@@ -868,15 +1062,16 @@ export class Frontier {
       url,
       host: entry.key,
       partition: entry.partition,
-      depth: item?.depth ?? 0,
-      redirectHops: item?.hops ?? 0,
+      depth: item?.depth ?? sitemap?.depth ?? 0,
+      redirectHops: item?.hops ?? sitemap?.hops ?? 0,
       etag: prev?.etag ?? undefined,
       lastModified: prev?.lastModified ?? undefined,
       previousFingerprint: prev?.fingerprint ?? undefined,
       hostGapMs: Math.ceil(Math.max(this.opts.policy.minGapMs, entry.state.gapMs)) + this.opts.policy.gapMarginMs,
       issuedAt: now,
+      ...(sitemap ? { sitemap: { grants: sitemap.grants, ...(sitemap.fromIndex ? { fromIndex: true } : {}) } } : {}),
     };
-    entry.inFlight = { task, item, prev };
+    entry.inFlight = { task, item, prev, sitemap };
     this.inFlightCount++;
     this.counters.add(`frontier.tasks.${kind}`);
     return task;
@@ -972,7 +1167,7 @@ export class Frontier {
       return;
     }
     if (entry.state.paused) return;
-    if (entry.queued <= 0) {
+    if (entry.queued <= 0 && entry.sitemaps <= 0) {
       entry.queued = 0;
       this.waiting.remove(entry.key);
       this.ready.remove(entry.key);
@@ -994,6 +1189,14 @@ export class Frontier {
     return entry.head;
   }
 
+  /** The host's next sitemap to read, if it has one pending (its count is put right when the store has none). */
+  private nextSitemap(entry: HostEntry): SitemapRow | undefined {
+    if (entry.sitemaps <= 0) return undefined;
+    const row = this.opts.store.sitemaps.next(entry.partition, entry.key);
+    if (!row) entry.sitemaps = 0;
+    return row;
+  }
+
   private robotsOf(entry: HostEntry): HostEntry["robots"] {
     if (!entry.robots) {
       const stored = this.opts.store.loadRobots(entry.key);
@@ -1006,7 +1209,7 @@ export class Frontier {
    * A host as the store has it. A state another run saved (this store before a restart, clean or kill -9;
    * another node before a partition handoff) waits its last gap from now: its times are on another clock,
    * and a request may have been in flight when it was saved, its result lost. So does a host with no saved
-   * state when `queuedBefore` (its URLs were queued before this run: its first request may have been in
+   * state when `queuedBefore` (its URLs or sitemaps were queued before this run: its first request may have been in
    * flight, robots.txt or a page, when the last run died). Every request another run made ended before now
    * (the process is gone, or the old owner had nothing of the partition in flight when it handed it over),
    * so a gap from now is a gap from each of them.
@@ -1023,6 +1226,7 @@ export class Frontier {
       partition: partitionOf(host, this.opts.partitions),
       state,
       queued: 0,
+      sitemaps: 0,
       pagesToday: saved?.pagesToday ?? null,
       minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
     };

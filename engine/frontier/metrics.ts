@@ -11,6 +11,7 @@ export function frontierGauges(frontier: Frontier): Record<string, number> {
   return {
     queued: s.queued,
     scheduled: s.scheduled,
+    sitemapsPending: s.sitemapsPending,
     knownUrls: s.knownUrls,
     activeHosts: s.activeHosts,
     hostsReady: s.hostsReady,

@@ -100,6 +100,7 @@ export class FrontierNode {
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private healthSync: ReturnType<typeof setInterval> | undefined;
   private stopping: Promise<void> | undefined;
+  private stopRootsWatch: (() => void) | undefined;
   private left = false;
   private addresses = { grpc: "", http: "" };
 
@@ -142,6 +143,8 @@ export class FrontierNode {
         },
         send: (urls) => this.forward(urls),
       },
+      // The seeds' hosts go to the cluster state, which every frontier node watches (run()).
+      sharedRoots: { add: (hosts) => state.addScopeRoots(hosts) },
     });
     this.frontier = frontier;
     const replicator = (this.replicator = opts.replica
@@ -316,7 +319,10 @@ export class FrontierNode {
       await this.http?.close();
       throw error;
     }
+    // Roots other nodes record (seeds they admitted) widen this node's scope too; a node keeps the ones it
+    // heard in its store, so after a restart it judges links by them before the watch catches up.
     await this.replicator?.start();
+    this.stopRootsWatch = state.watchScopeRoots((hosts) => frontier.addScopeRoots(hosts));
     manager.start();
     dispatcher.start();
     this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
@@ -389,6 +395,7 @@ export class FrontierNode {
     this.stopping ??= (async () => {
       if (this.sweeper) clearInterval(this.sweeper);
       if (this.healthSync) clearInterval(this.healthSync);
+      this.stopRootsWatch?.();
       this.membership.stop();
       await this.dispatcher.stop();
       await this.manager.stopIntake();
@@ -405,6 +412,7 @@ export class FrontierNode {
     const { log } = this;
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.healthSync) clearInterval(this.healthSync);
+    this.stopRootsWatch?.();
     this.grpc?.health.set(false);
     await this.dispatcher.stop();
     await this.manager.stopIntake();
@@ -458,10 +466,12 @@ export class FrontierNode {
     void this.checkDrained();
   }
 
-  /** Redirect targets on hosts other nodes own go to their partitions' streams. */
+  /** Redirect targets and sitemaps on hosts other nodes own go to their partitions' streams. */
   private async forward(urls: DiscoveredUrl[]): Promise<void> {
     await Promise.all(groupByOwner(urls, this.opts).map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
-    this.frontier.counters.add("node.redirects.forwarded", urls.length);
+    const sitemaps = urls.filter((u) => u.sitemap).length;
+    if (urls.length > sitemaps) this.frontier.counters.add("node.redirects.forwarded", urls.length - sitemaps);
+    if (sitemaps > 0) this.frontier.counters.add("node.sitemaps.forwarded", sitemaps);
   }
 
   /** Replicated state's gauges and counters (none without a replica). */

@@ -167,7 +167,8 @@ function toChunk(req: HandoffRequest): HandoffChunk {
       const seq = q.seq > 0n ? Number(q.seq) : i;
       return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq, url: q.url, depth: q.depth, hops: q.hops };
     }),
-    hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson })),
+    hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson, sitemapsJson: h.sitemapsJson })),
     urls: req.urls.map((u) => ({ url: u.url, stateJson: u.stateJson })),
+    scopeRoots: req.scopeRoots,
   };
 }

@@ -5,8 +5,9 @@
  *
  *   1. waits until p has nothing in flight (p's results are still consumed meanwhile) and no admission of
  *      p is half done,
- *   2. streams p's store content (exportPartition: host states and robots, URL states, queued URLs) to the
- *      owner's FrontierService.Handoff, the owner's address taken from its NodeRecord,
+ *   2. streams p's store content (exportPartition: host states, robots.txt and sitemaps, URL states, queued
+ *      URLs, its seeds' scope roots) to the owner's FrontierService.Handoff, the owner's address taken from
+ *      its NodeRecord,
  *   3. once the owner has committed it (the call returns), deletes p from the local store.
  *
  * With replicated partition state, every row of p committed here is first stored in the replica
@@ -162,9 +163,10 @@ export class HandoffSender {
         hosts: chunk.hosts,
         urls: chunk.urls,
         done: false,
+        scopeRoots: chunk.scopeRoots ?? [],
       };
     }
-    yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true };
+    yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true, scopeRoots: [] };
   }
 
   private holdsNothing(p: number): boolean {

@@ -36,6 +36,8 @@ export interface InspectedUrl {
   robotsRule: string;
   trap: string;
   addressRefusal: string;
+  scopeRejection: string;
+  sitemap: string;
 }
 
 /** Where a host lives: its region and the node owning its partition ("" when unknown). */
@@ -94,6 +96,8 @@ export function urlExplanationOf(
     note: view.note,
     trap: view.trap,
     addressRefusal: view.addressRefusal,
+    scopeRejection: view.scopeRejection,
+    sitemap: view.sitemap,
   });
 }
 

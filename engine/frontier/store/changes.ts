@@ -9,6 +9,7 @@
 import type { Priority } from "../../../core/model/index.ts";
 import type { FrontierStore, StoredRobots, UrlRow, UrlStatus } from "./frontier-store.ts";
 import { parsePersistedHost } from "./persisted-host.ts";
+import type { SitemapState } from "./sitemap-table.ts";
 
 /** One write to a partition's rows. The partition itself is the batch's. */
 export type Change =
@@ -43,7 +44,22 @@ export type Change =
   /** a host's politeness state (the hosts table's JSON). */
   | ["h", host: string, stateJson: string]
   /** a host's robots.txt verdict. */
-  | ["r", host: string, verdict: StoredRobots["verdict"], body: string | null, fetchedAt: number, expiresAt: number];
+  | ["r", host: string, verdict: StoredRobots["verdict"], body: string | null, fetchedAt: number, expiresAt: number]
+  /** a sitemap's whole row (sitemap-table.ts). */
+  | [
+      "sm",
+      host: string,
+      url: string,
+      grants: string[],
+      fromIndex: 0 | 1,
+      depth: number,
+      hops: number,
+      state: SitemapState,
+      offeredAt: number,
+      readAt: number,
+    ]
+  /** a scope root made by a seed of the partition (scope-root-table.ts). */
+  | ["sr", host: string];
 
 export function urlRowChange(row: UrlRow): Change {
   return [
@@ -124,6 +140,25 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
           case "r":
             store.saveRobots(c[1], partition, { verdict: c[2], body: c[3] ?? undefined, fetchedAt: c[4], expiresAt: c[5] });
             break;
+          case "sm":
+            store.sitemaps.import([
+              {
+                partition,
+                host: c[1],
+                url: c[2],
+                grants: c[3],
+                fromIndex: c[4] === 1,
+                depth: c[5],
+                hops: c[6],
+                state: c[7],
+                offeredAt: c[8],
+                readAt: c[9],
+              },
+            ]);
+            break;
+          case "sr":
+            store.scopeRoots.add([{ host: c[1], partition }]);
+            break;
         }
       }
       if (maxSeq > 0) {
@@ -140,6 +175,8 @@ const num = (v: unknown) => typeof v === "number" && Number.isFinite(v);
 const strOrNull = (v: unknown) => v === null || typeof v === "string";
 const priority = (v: unknown) => v === 1 || v === 2 || v === 3;
 const VERDICTS = new Set(["allow-all", "disallow-all", "parse"]);
+const SITEMAP_STATES = new Set(["pending", "read", "failed", "disallowed"]);
+const strings = (v: unknown) => Array.isArray(v) && v.every(str);
 
 /** The shape of each kind: its arity and a check per field after the kind. */
 const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
@@ -162,6 +199,8 @@ const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
     },
   ],
   r: [str, (v) => VERDICTS.has(v as string), strOrNull, num, num],
+  sm: [str, str, strings, (v) => v === 0 || v === 1, num, num, (v) => SITEMAP_STATES.has(v as string), num, num],
+  sr: [str],
 };
 
 function checkChange(c: unknown, i: number): Change {

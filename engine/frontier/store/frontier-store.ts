@@ -14,9 +14,11 @@ import { statSync } from "node:fs";
 import { checkSqliteStore, isStoreDamage, StoreDamagedError } from "../../../core/errors/index.ts";
 import type { Priority } from "../../../core/model/index.ts";
 import { ChangeJournal, JOURNAL_SCHEMA } from "./change-journal.ts";
-import { urlRowChange } from "./changes.ts";
+import { urlRowChange, type Change } from "./changes.ts";
 import { parsePersistedHost, type PersistedHost } from "./persisted-host.ts";
-import { SCHEMA, SCHEMA_VERSION } from "./schema.ts";
+import { OLDEST_SCHEMA_VERSION, SCHEMA, SCHEMA_VERSION, upgradeSchema } from "./schema.ts";
+import { ScopeRootTable } from "./scope-root-table.ts";
+import { SitemapTable } from "./sitemap-table.ts";
 
 export interface QueuedUrl {
   host: string;
@@ -237,6 +239,10 @@ interface Count {
 }
 
 export class FrontierStore {
+  /** Each host's sitemaps to read (sitemap-table.ts). */
+  readonly sitemaps: SitemapTable;
+  /** The hosts of the crawl's seeds (scope-root-table.ts). */
+  readonly scopeRoots: ScopeRootTable;
   private readonly db: Database;
   private nextSeq: number;
   private readonly recentLog: boolean;
@@ -250,6 +256,9 @@ export class FrontierStore {
     this.recentLog = options.recentLog ?? false;
     this.s = prepare(db);
     this.journal = options.journal ? new ChangeJournal(db) : undefined;
+    const note = (partition: number, change: Change) => this.note(partition, change);
+    this.sitemaps = new SitemapTable(db, note);
+    this.scopeRoots = new ScopeRootTable(db, note);
     const savedSeq = Number(this.getMeta("seq") ?? 0);
     const queuedSeq = this.count(this.s.maxSeq);
     this.nextSeq = Math.max(savedSeq, queuedSeq) + 1;
@@ -290,12 +299,17 @@ export class FrontierStore {
     db.exec("PRAGMA wal_autocheckpoint = 16384");
     if (path !== ":memory:") checkSqliteStore(path, sizeOnDisk(path), (sql) => db.query(sql).all() as Array<Record<string, unknown>>);
     const version = storedVersion(db);
-    if (version !== undefined && version !== SCHEMA_VERSION) {
+    if (version !== undefined && (version > SCHEMA_VERSION || version < OLDEST_SCHEMA_VERSION)) {
       db.close();
-      throw new Error(`frontier store ${path} has schema version ${version}; this build reads ${SCHEMA_VERSION}: use a new directory`);
+      throw new Error(
+        `frontier store ${path} has schema version ${version}; this build reads ${OLDEST_SCHEMA_VERSION} to ${SCHEMA_VERSION}: use a new directory`,
+      );
     }
-    db.exec(SCHEMA);
-    db.exec(JOURNAL_SCHEMA);
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      db.exec(JOURNAL_SCHEMA);
+      if (version !== undefined) upgradeSchema(db, version);
+    })();
     db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
     // The store's identity: a replica tells this store's writes from another's by it (a node that lost its
     // disk comes back with the same node id and a new store).
@@ -340,7 +354,7 @@ export class FrontierStore {
   }
 
   /** Notes a change for the journal; a write outside any transaction is journaled on its own. */
-  private note(partition: number, change: Parameters<ChangeJournal["note"]>[1]): void {
+  private note(partition: number, change: Change): void {
     const journal = this.journal;
     if (!journal) return;
     journal.note(partition, change);
@@ -561,6 +575,9 @@ export class FrontierStore {
       robots: robots.get(h.host),
     }));
     for (const [host, r] of robots) if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: r });
+    // A host known only by its sitemaps (one another host's robots.txt named) moves with the partition too.
+    for (const host of this.sitemaps.hostsInPartition(partition))
+      if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: undefined });
     return out;
   }
 
@@ -588,7 +605,9 @@ export class FrontierStore {
 
   /**
    * Removes everything of a partition (after it was handed to its new owner, or before its rows are
-   * rebuilt from a replica). Not journaled: whoever holds the partition next claims it afresh.
+   * rebuilt from a replica), its sitemaps included. Its seeds' scope roots stay (they are the crawl's),
+   * no longer marked as this store's to replicate. Not journaled: whoever holds the partition next claims
+   * it afresh.
    */
   deletePartition(partition: number): void {
     this.s.deleteQueuePartition.run(partition);
@@ -596,6 +615,8 @@ export class FrontierStore {
     this.s.deleteScheduledPartition.run(partition);
     this.s.deleteHostsPartition.run(partition);
     this.s.deleteRobotsPartition.run(partition);
+    this.sitemaps.deletePartition(partition);
+    this.scopeRoots.releasePartition(partition);
   }
 
   // ---- bookkeeping --------------------------------------------------------------------------------
