@@ -876,7 +876,16 @@ export class Frontier {
     urls.forEach((u, i) => {
       const home = isHomePage(u.url);
       const partition = partitionOf(u.host, this.opts.partitions);
-      if (maybeSeen[i]) {
+      if (maybeSeen[i] && u.lastmod !== undefined) {
+        // A sitemap entry with a lastmod: a page already fetched that changed since is due at once.
+        const row = store.getUrl(partition, u.url);
+        if (row || store.isQueued(partition, u.host, u.url)) {
+          if (row) this.dueIfChanged(row, u.lastmod);
+          this.counters.add("seen.skipped");
+          return;
+        }
+        this.counters.add("seen.bloom-false-positive-caught");
+      } else if (maybeSeen[i]) {
         if (!(u.isSeed || home || this.opts.confirmAllSeen || confirmAll) || this.knownHomePages.has(u.url)) {
           this.counters.add("seen.skipped");
           return;
