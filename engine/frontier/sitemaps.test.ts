@@ -232,6 +232,8 @@ describe("frontier sitemaps", () => {
     const partition = [...Array(16).keys()].find((i) => a.store.sitemaps.pendingFor(i, "a.test") > 0)!;
     for (const chunk of exportPartition(a.store, partition)) importChunk(b.store, chunk);
     expect(b.store.sitemaps.pendingFor(partition, "a.test")).toBe(1);
+    // The seed's scope root moves with its partition too.
+    expect(b.store.scopeRoots.inPartition(partition)).toEqual(["a.test"]);
     const moved = setup({}, { store: b.store });
     expect(moved.frontier.sitemapsPending).toBe(1);
   });

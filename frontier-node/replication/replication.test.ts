@@ -70,7 +70,8 @@ function contents(store: FrontierStore, p: number): string {
   for (const chunk of exportPartition(store, p)) {
     out.push(...chunk.queued.map((q) => `q ${q.host} ${q.priority} ${q.seq} ${q.url}`));
     out.push(...chunk.urls.map((u) => `u ${u.url} ${u.stateJson}`));
-    out.push(...chunk.hosts.map((h) => `h ${h.host} ${h.stateJson} ${h.robotsJson}`));
+    out.push(...chunk.hosts.map((h) => `h ${h.host} ${h.stateJson} ${h.robotsJson} ${h.sitemapsJson}`));
+    out.push(...(chunk.scopeRoots ?? []).map((r) => `r ${r}`));
   }
   return out.sort().join("\n");
 }
@@ -288,4 +289,72 @@ test("replication - a partition handed over between live nodes is claimed by the
     expect(contents(storeC, p)).not.toBe("");
   }
   expect(c.frontier.snapshot().queued + a.frontier.snapshot().queued).toBe(urls.length);
+}, 30_000);
+
+test("replication - a partition's pending sitemaps and its seeds' scope roots survive a rebuild from the replica (snapshot and log)", async () => {
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  const replica = new MemoryPartitionReplica();
+  const seen = LocalBloomSeenSet.open(undefined, 10_000);
+  const hosts = HOSTS.slice(0, 4);
+  const sitemapsOf = (h: string) => [`http://${h}/one.xml`, `http://${h}/two.xml`];
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  openGate = open;
+  // Sitemap tasks of a wait at the gate: each host's first sitemap is in flight when a is lost, its second pending.
+  const fetcher = bed.fetcher({ hold: (task) => (task.kind === "sitemap" && task.taskId.startsWith("a-") ? gate : undefined) });
+  const policy = { ...POLICY, scope: "host" };
+  const storeA = FrontierStore.open(":memory:", { journal: true });
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "a"),
+  );
+  const a = await bed.node("a", { store: storeA, replica, seen, policy });
+  await waitFor(() => a.serving.length === P, "a to serve every partition");
+  const refs = hosts.flatMap((h) =>
+    sitemapsOf(h).map((url) => ({ url, host: h, depth: 0, redirectHops: 0, sitemap: { grants: [`http://${h}/`] } })),
+  );
+  await publishUrls(bed.bus, P, [...discovered(hosts.map(home), true), ...refs]);
+  const sitemapTasks = (node: string) => fetcher.tasks.filter((t) => t.kind === "sitemap" && t.taskId.startsWith(`${node}-`));
+  await waitFor(
+    () => sitemapTasks("a").length === hosts.length && a.frontier.sitemapsPending === 2 * hosts.length,
+    "each host's first sitemap in flight, its second pending",
+  );
+  // One partition goes through a snapshot (with later rows in the log), the others through the log alone.
+  const snapshotted = sitemapTasks("a")[0]!.partition;
+  await drained(storeA);
+  await a.snapshot(snapshotted);
+  expect(await replica.getSnapshot(REGION, snapshotted)).toBeDefined();
+  await drained(storeA);
+  await a.crash();
+
+  const storeB = FrontierStore.open(":memory:", { journal: true });
+  const b = await bed.node("b", { store: storeB, replica, seen, policy });
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      () => "b",
+      () => "",
+      2,
+    ),
+  );
+  await waitFor(() => b.serving.length === P, "b to serve every partition, rebuilt from the replica");
+  for (const h of hosts) {
+    const p = sitemapTasks("a").find((t) => t.host === h)!.partition;
+    expect(storeB.sitemaps.pendingFor(p, h)).toBe(2);
+    // The root came back with its seed's partition (what b heard from the cluster state is no partition's).
+    expect(storeB.scopeRoots.inPartition(p)).toContain(h);
+  }
+  expect(b.frontier.sitemapsPending).toBe(2 * hosts.length);
+  open();
+  await waitFor(() => b.frontier.sitemapsPending === 0 && b.frontier.inFlight === 0, "b to read every sitemap");
+  // b read both sitemaps of every host (the one a had in flight again, the pending one for the first time);
+  // robots.txt was not fetched again.
+  expect(
+    sitemapTasks("b")
+      .map((t) => t.url)
+      .sort(),
+  ).toEqual(hosts.flatMap(sitemapsOf).sort());
+  expect(fetcher.tasks.filter((t) => t.kind === "robots").length).toBe(hosts.length);
 }, 30_000);

@@ -2,6 +2,10 @@ import { afterEach, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { LocalBloomSeenSet } from "../../../adapters/memory/index.ts";
+import { DEFAULT_POLICY } from "../../../core/config/index.ts";
+import type { FetchTask, ResponseResult } from "../../../core/model/index.ts";
+import { Frontier } from "../frontier.ts";
 import { applyChanges, BadChangeBatchError } from "./changes.ts";
 import { FrontierStore } from "./frontier-store.ts";
 
@@ -157,4 +161,86 @@ test("journal - a batch with a malformed change is refused whole, nothing writte
   expect(() => applyChanges(store, 1, [["zz"]])).toThrow(BadChangeBatchError);
   expect(() => applyChanges(store, 1, [["h", "a.test", "{}"]])).toThrow(BadChangeBatchError);
   expect(store.totalQueued()).toBe(0);
+});
+
+test("journal - a host's sitemaps and its seed's scope root are journaled: a copy rebuilt from the rows reads the pending sitemap and keeps the scope", async () => {
+  const P = 16;
+  const clock = { now: Date.UTC(2026, 10, 29, 12) };
+  let ids = 0;
+  const frontierOver = (store: FrontierStore) =>
+    new Frontier({
+      store,
+      seen: LocalBloomSeenSet.open(undefined, 10_000),
+      policy: { ...DEFAULT_POLICY, minGapMs: 0, gapFetchMultiplier: 0, scope: "host" },
+      partitions: P,
+      maxQueued: 1_000_000,
+      now: () => clock.now,
+      newTaskId: () => `t${ids++}`,
+    });
+  const next = (f: Frontier): FetchTask => {
+    clock.now += 1_000;
+    const task = f.nextTasks(1)[0];
+    if (!task) throw new Error("no task");
+    return task;
+  };
+  const answer = (task: FetchTask, extra: Partial<ResponseResult> = {}): ResponseResult => ({
+    taskId: task.taskId,
+    kind: "response",
+    taskKind: task.kind,
+    url: task.url,
+    host: task.host,
+    partition: task.partition,
+    status: 200,
+    startedAt: task.issuedAt,
+    endedAt: task.issuedAt + 5,
+    linksFound: 0,
+    bytes: 100,
+    ...extra,
+  });
+
+  const source = FrontierStore.open(":memory:", { journal: true });
+  const a = frontierOver(source);
+  await a.addSeeds([{ url: "http://a.test/x", host: "a.test", depth: 0, redirectHops: 0 }]);
+  const robots = next(a);
+  await a.complete(
+    answer(robots, { robots: { verdict: "parse", text: "Sitemap: http://a.test/one.xml\nSitemap: http://a.test/two.xml\n" } }),
+    [],
+  );
+  const one = next(a);
+  expect(one.url).toBe("http://a.test/one.xml");
+  await a.complete(answer(one, { sitemap: { format: "urlset", entries: 0, outOfLocation: 0, invalid: 0 } }), []);
+  expect(a.sitemapsPending).toBe(1);
+  const p = one.partition;
+
+  // The rows of the partition, replayed onto an empty store (as a rebuild from the replica's log does).
+  const copy = FrontierStore.open(":memory:", { journal: true });
+  for (const r of source.journal!.rows(p, 0, 100)) applyChanges(copy, p, JSON.parse(r.body));
+  expect(copy.sitemaps.forHost(p, "a.test")).toEqual(source.sitemaps.forHost(p, "a.test"));
+  expect(copy.sitemaps.pendingFor(p, "a.test")).toBe(1);
+  expect(copy.scopeRoots.inPartition(p)).toEqual(["a.test"]);
+
+  // A frontier over the copy reads the sitemap still pending (not the one read), then the host's page, and
+  // keeps the seed's scope: a link to another host is refused.
+  const b = frontierOver(copy);
+  expect(b.sitemapsPending).toBe(1);
+  const two = next(b);
+  expect(`${two.kind} ${two.url}`).toBe("sitemap http://a.test/two.xml");
+  await b.complete(answer(two, { sitemap: { format: "urlset", entries: 0, outOfLocation: 0, invalid: 0 } }), []);
+  expect(b.sitemapsPending).toBe(0);
+  const page = next(b);
+  expect(`${page.kind} ${page.url}`).toBe("page http://a.test/x");
+  await b.complete(answer(page), [{ url: "http://b.test/", host: "b.test", depth: 1, redirectHops: 0 }]);
+  expect(copy.totalQueued()).toBe(0);
+  expect(b.counters.get("admission.rejected.scope")).toBe(1);
+});
+
+test("journal - sitemap and scope root changes are checked like the others", () => {
+  const store = FrontierStore.open(":memory:", { journal: true });
+  expect(() => applyChanges(store, 1, [["sm", "a.test", "http://a.test/s.xml", "not a list", 0, 0, 0, "pending", 1, 0]])).toThrow(
+    BadChangeBatchError,
+  );
+  expect(() => applyChanges(store, 1, [["sm", "a.test", "http://a.test/s.xml", [], 0, 0, 0, "lost", 1, 0]])).toThrow(BadChangeBatchError);
+  expect(() => applyChanges(store, 1, [["sr", 7]])).toThrow(BadChangeBatchError);
+  expect(store.sitemaps.pendingTotal()).toBe(0);
+  expect(store.scopeRoots.list()).toEqual([]);
 });
