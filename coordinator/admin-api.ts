@@ -1,18 +1,22 @@
 /**
- * The admin HTTP API (Hono) for other services: `/healthz`, `/readyz`, `/metrics` (the health app of
- * adapters/http over the cluster totals) and the `/v1/` routes below, JSON in and out, described by the
- * OpenAPI document beside it (admin-openapi.ts) at `/v1/openapi.json`.
+ * The admin HTTP API (Hono) for other services and for people: `/healthz`, `/readyz`, `/metrics` (the
+ * health app of adapters/http over the cluster totals), the dashboard (adapters/http dashboardRoutes over
+ * the cluster: the page at `/dashboard`, its data at `/v1/dashboard`, `/v1/hosts/:host`, `/v1/urls/explain`)
+ * and the `/v1/` routes below, JSON in and out, described by the OpenAPI document beside it
+ * (admin-openapi.ts) at `/v1/openapi.json`.
  *
- * Authentication comes first: every route but the health app's needs `Authorization: Bearer <token>` with
- * one of the admin tokens (401 with WWW-Authenticate otherwise), checked before anything reads the body
- * (serveHono reads it only when a handler asks), so a wrong token with a 10 MB body gets 401, not 413.
- * `/healthz` and `/readyz` are open; `/metrics` follows the health app's rule (open, or its own metrics
- * token). Every error is `{"error": {"code", "message"}}` with a stable code, mapped in one place
- * (`errorResponse`): 400 `invalid_argument`, 401 `unauthenticated`, 404 `not_found` (unknown route too),
- * 405 `method_not_allowed` (with Allow), 409 `failed_precondition`, 413 `payload_too_large`, 503
- * `unavailable` (503 `not_leader` on a standby coordinator, see `leaderOnly`), 500 `internal` (a generic
- * message). Messages quote at most a short prefix of any input.
+ * Authentication comes first: every route but the health app's and the dashboard page's static files needs
+ * `Authorization: Bearer <token>` with one of the admin tokens (401 with WWW-Authenticate otherwise), checked
+ * before anything reads the body (serveHono reads it only when a handler asks), so a wrong token with a 10 MB
+ * body gets 401, not 413. `/healthz` and `/readyz` are open; `/metrics` follows the health app's rule (open,
+ * or its own metrics token). Every error is `{"error": {"code", "message"}}` with a stable code (adapters/http
+ * json-api.ts): 400 `invalid_argument`, 401 `unauthenticated`, 404 `not_found` (unknown route too), 405
+ * `method_not_allowed` (with Allow), 409 `failed_precondition`, 413 `payload_too_large`, 503 `unavailable` (503
+ * `not_leader` on a standby coordinator, see `leaderOnly`),
+ * 500 `internal` (a generic message). Messages quote at most a short prefix of any input.
  *
+ *   GET  /dashboard               the dashboard page (open: it asks for the token and keeps it in the tab)
+ *   GET  /v1/dashboard            the dashboard's data (core/dashboard)
  *   GET  /v1/ring                 the ring and its revision
  *   GET  /v1/nodes                every node with its state
  *   GET  /v1/stats                cluster totals (ClusterStats.read, as gRPC GetStatus)
@@ -24,20 +28,22 @@
  */
 import { errorFields } from "../kit/log/index.ts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
-import { BodyTooLargeError, healthApp } from "../adapters/http/index.ts";
-import { bearerToken, type TokenSet } from "../core/auth/index.ts";
 import {
-  FailedPreconditionError,
-  InvalidArgumentError,
-  NotFoundError,
-  UnauthenticatedError,
-  NotLeaderError,
-  UnavailableError,
-} from "../core/errors/index.ts";
+  apiError,
+  dashboardRoutes,
+  healthApp,
+  isDashboardAsset,
+  requireBearer,
+  sendError,
+  type DashboardSource,
+} from "../adapters/http/index.ts";
+import type { TokenSet } from "../core/auth/index.ts";
+import { UnavailableError } from "../core/errors/index.ts";
+import { jsonOf } from "../proto/codec/index.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
-import { clip, parseJsonBody, requiredQuery, seedsRequest } from "./validate.ts";
+import { clip, parseJsonBody, seedsRequest } from "./validate.ts";
 
 export interface AdminApiOptions {
   /** Accepted admin tokens: every one valid (two during a rotation). */
@@ -57,6 +63,11 @@ const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
   ["/readyz", "GET"],
   ["/metrics", "GET"],
   ["/v1/openapi.json", "GET"],
+  ["/dashboard", "GET"],
+  ["/dashboard/app.js", "GET"],
+  ["/dashboard/app.css", "GET"],
+  ["/dashboard/config.json", "GET"],
+  ["/v1/dashboard", "GET"],
   ["/v1/ring", "GET"],
   ["/v1/nodes", "GET"],
   ["/v1/stats", "GET"],
@@ -71,7 +82,10 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
   const app = new Hono();
   app.onError((error, c) => errorResponse(c, error, services));
   app.notFound((c) => sendError(c, 404, "not_found", `no route ${clip(c.req.method, 16)} ${clip(c.req.path)}`));
-  app.use("*", bearerAuth(opts.tokens));
+  app.use(
+    "*",
+    requireBearer(opts.tokens, REALM, (path) => HEALTH_PATHS.has(path) || isDashboardAsset(path)),
+  );
   app.use("/v1/*", leaderOnly(services));
 
   app.route(
@@ -94,7 +108,12 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
   app.get("/v1/nodes", async (c) => {
     const view = await services.membership.view();
     return c.json({
-      nodes: view.members.map((m) => ({ ...m.record, state: m.state, heartbeatAgeMs: m.heartbeatAgeMs })),
+      // Histograms and host boards stay out: they are the dashboard's (/v1/dashboard), and crawlctl nodes shows neither.
+      nodes: view.members.map(({ record: { histograms: _h, hosts: _b, ...record }, state, heartbeatAgeMs }) => ({
+        ...record,
+        state,
+        heartbeatAgeMs,
+      })),
     });
   });
 
@@ -105,16 +124,12 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
     return c.json(await services.seeds.add(body.urls));
   });
 
-  app.get("/v1/hosts/:host", async (c) => c.json({ host: plain(await services.routing.getHost(c.req.param("host"))) }));
-  app.post("/v1/hosts/:host/pause", async (c) => c.json({ host: plain(await services.routing.setHostPaused(c.req.param("host"), true)) }));
+  // GET /v1/dashboard, /v1/hosts/:host and /v1/urls/explain, and the page: the routes crawl --http serves too.
+  app.route("/", dashboardRoutes(clusterSource(services), { tokenRequired: true }));
+  app.post("/v1/hosts/:host/pause", async (c) => c.json({ host: jsonOf(await services.routing.setHostPaused(c.req.param("host"), true)) }));
   app.post("/v1/hosts/:host/resume", async (c) =>
-    c.json({ host: plain(await services.routing.setHostPaused(c.req.param("host"), false)) }),
+    c.json({ host: jsonOf(await services.routing.setHostPaused(c.req.param("host"), false)) }),
   );
-
-  app.get("/v1/urls/explain", async (c) => {
-    const url = requiredQuery(c.req.query("url"), "url");
-    return c.json({ explanation: plain(await services.routing.explainUrl(url)) });
-  });
 
   // Registered last, so they answer only a method no route above took.
   for (const [path, methods] of ROUTES) {
@@ -140,42 +155,20 @@ function leaderOnly(services: CoordinatorServices): MiddlewareHandler {
   };
 }
 
-/** Bearer-token check before anything else, on every path except the health app's (it has its own rule). */
-function bearerAuth(tokens: TokenSet): MiddlewareHandler {
-  return async function requireBearerToken(c, next) {
-    if (HEALTH_PATHS.has(c.req.path)) return next();
-    const given = bearerToken(c.req.header("authorization"));
-    if (given === undefined) {
-      c.header("WWW-Authenticate", `Bearer realm="${REALM}"`);
-      return sendError(c, 401, "unauthenticated", "missing bearer token: send Authorization: Bearer <token>");
-    }
-    if (!tokens.matches(given)) {
-      c.header("WWW-Authenticate", `Bearer realm="${REALM}", error="invalid_token"`);
-      return sendError(c, 401, "unauthenticated", "invalid bearer token");
-    }
-    return next();
-  };
-}
-
-type ErrorStatus = 400 | 401 | 404 | 405 | 409 | 413 | 500 | 503;
-
-function sendError(c: Context, status: ErrorStatus, code: string, message: string): Response {
-  return c.json({ error: { code, message } }, status);
-}
-
 function errorResponse(c: Context, error: unknown, services: CoordinatorServices): Response {
-  if (error instanceof InvalidArgumentError) return sendError(c, 400, "invalid_argument", error.message);
-  if (error instanceof UnauthenticatedError) {
-    c.header("WWW-Authenticate", `Bearer realm="${REALM}"`);
-    return sendError(c, 401, "unauthenticated", error.message);
-  }
-  if (error instanceof NotFoundError) return sendError(c, 404, "not_found", error.message);
-  if (error instanceof FailedPreconditionError) return sendError(c, 409, "failed_precondition", error.message);
-  if (error instanceof BodyTooLargeError) return sendError(c, 413, "payload_too_large", `${error.message}; send fewer URLs per request`);
-  if (error instanceof NotLeaderError) return c.json({ error: { code: "not_leader", message: error.message, leader: error.leader } }, 503);
-  if (error instanceof UnavailableError) return sendError(c, 503, "unavailable", error.message);
-  services.log.error("internal error in an admin API call", errorFields(error, { method: c.req.method, path: clip(c.req.path) }));
-  return sendError(c, 500, "internal", "internal error");
+  return apiError(c, error, REALM, (e) =>
+    services.log.error("internal error in an admin API call", errorFields(e, { method: c.req.method, path: clip(c.req.path) })),
+  );
+}
+
+/** The dashboard's data from the cluster: the records and ring (ClusterDashboard), hosts and URLs through routing. */
+function clusterSource(services: CoordinatorServices): DashboardSource {
+  return {
+    kind: "cluster",
+    dashboard: () => services.dashboard.read(),
+    host: async (host) => jsonOf(await services.routing.getHost(host)),
+    explainUrl: async (url) => jsonOf(await services.routing.explainUrl(url)),
+  };
 }
 
 /** The coordinator's /metrics: cluster totals, named crawler_cluster_* so they never mix with per-node series. */
@@ -194,9 +187,4 @@ function clusterMetrics(t: ClusterTotals, leader: boolean): { counters: Record<s
     "coordinator.leader": leader ? 1 : 0,
   };
   return { counters, gauges };
-}
-
-/** The generated messages hold int64 fields as bigint, which JSON cannot carry; ms and counts fit a number. */
-function plain<T>(value: T): unknown {
-  return JSON.parse(JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? Number(v) : v)));
 }

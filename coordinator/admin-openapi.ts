@@ -4,6 +4,8 @@
  * operation here is a route, so the two cannot drift apart silently.
  */
 
+import { DASHBOARD_SCHEMA, HOST_ROW_SCHEMA } from "./dashboard-openapi.ts";
+
 const error = { $ref: "#/components/responses/Error" };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
 const tooLarge = { $ref: "#/components/responses/PayloadTooLarge" };
@@ -73,6 +75,46 @@ export const ADMIN_OPENAPI = {
         },
       },
     },
+    "/dashboard": {
+      get: {
+        summary:
+          "The dashboard page (HTML); open, since it holds no data: it asks for the admin token, keeps it in the browser tab's sessionStorage and calls /v1/dashboard with it",
+        security: [],
+        responses: { "200": { description: "The page", content: { "text/html": { schema: str } } } },
+      },
+    },
+    "/dashboard/app.js": {
+      get: {
+        summary: "The page's script",
+        security: [],
+        responses: { "200": { description: "JavaScript", content: { "text/javascript": { schema: str } } } },
+      },
+    },
+    "/dashboard/app.css": {
+      get: {
+        summary: "The page's style sheet",
+        security: [],
+        responses: { "200": { description: "CSS", content: { "text/css": { schema: str } } } },
+      },
+    },
+    "/dashboard/config.json": {
+      get: {
+        summary: "Whether the page must ask for a token, and which source it shows",
+        security: [],
+        responses: {
+          "200": ok("Page settings", { type: "object", properties: { tokenRequired: bool, source: { enum: ["cluster", "crawl"] } } }),
+        },
+      },
+    },
+    "/v1/dashboard": {
+      get: {
+        summary:
+          "Everything the dashboard shows: totals, recent rates, outcomes by kind, nodes, ring and moves, host boards, politeness, histograms",
+        description:
+          "Built from the node records (frontier nodes report their host boards and histograms with each heartbeat), so it is at most a heartbeat old; reads within a second share one snapshot. `crawl --http` serves the same document for its one process.",
+        responses: { "200": ok("The dashboard", { $ref: "#/components/schemas/Dashboard" }), "401": unauthorized },
+      },
+    },
     "/v1/openapi.json": {
       get: { summary: "This document", responses: { "200": ok("OpenAPI 3.1 document", { type: "object" }), "401": unauthorized } },
     },
@@ -130,7 +172,7 @@ export const ADMIN_OPENAPI = {
       get: {
         summary: "Explain a URL: normalized form, partition, region, owner, seen, robots, state, address refusal",
         description:
-          "Input that is not an absolute URL at all is a 400; a URL the crawler would never crawl (another scheme) is explained with rejectedReason; a URL whose host the address policy refuses is explained with addressRefusal.",
+          "Input that is not an absolute URL at all is a 400; a URL the crawler would never crawl (another scheme) is explained with rejectedReason; a URL whose host the address policy refuses is explained with addressRefusal, one the crawl's scope or filters leave out with scopeRejection.",
         parameters: [{ name: "url", in: "query", required: true, schema: { type: "string", maxLength: 8192 } }],
         responses: {
           "200": ok("The explanation", { type: "object", properties: { explanation: { $ref: "#/components/schemas/UrlExplanation" } } }),
@@ -242,6 +284,8 @@ export const ADMIN_OPENAPI = {
           deadNodes: int,
         },
       },
+      Dashboard: DASHBOARD_SCHEMA,
+      HostRow: HOST_ROW_SCHEMA,
       SeedsRequest: {
         type: "object",
         required: ["urls"],
@@ -300,6 +344,15 @@ export const ADMIN_OPENAPI = {
           note: str,
           trap: str,
           addressRefusal: { type: "string", description: "Why the address policy refuses the URL's host; empty when it does not" },
+          scopeRejection: {
+            type: "string",
+            description:
+              "The scope or filter rule that leaves the URL out (scope, depth, extension, host-not-allowed, url-denied, url-not-allowed: and why); empty when none does",
+          },
+          sitemap: {
+            type: "string",
+            description: "For a sitemap the crawl knows: pending, read, failed or disallowed; empty for any other URL",
+          },
         },
       },
     },

@@ -3,7 +3,8 @@
  * connects to NATS, opens the cluster state (NATS KV) and the bus (JetStream), makes sure every region's
  * streams exist, builds membership, stats, seeds and routing, serves gRPC (crawlctl) and the admin HTTP API,
  * writes its own node record at every heartbeat (kit/node), and every heartbeat interval renews the lease
- * and rebalances the ring (leader only), samples the totals for the pages/s rate, and sets the gRPC health
+ * and rebalances the ring (leader only), samples the totals for the pages/s rate (and the dashboard's
+ * pages/s and bytes/s chart), and sets the gRPC health
  * status: SERVING only on the leader with a ring (a standby says NOT_SERVING, so a load balancer sends
  * crawlctl to the leader; the same rule as /readyz). Start, stop and exit are the process kit's (kit/main
  * `runMain`): on SIGINT or SIGTERM the close steps turn the health status NOT_SERVING, stop the loop, close
@@ -29,6 +30,7 @@ import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
 import type { CoordinatorServices } from "./services.ts";
+import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
 import { every } from "./ticker.ts";
 
@@ -73,6 +75,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
 
     const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
     const stats = new ClusterStats({ membership, now });
+    const dashboard = new ClusterDashboard({ membership, state, now });
     const seeds = new SeedPublisher({
       bus,
       rules,
@@ -137,6 +140,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       state,
       membership,
       stats,
+      dashboard,
       seeds,
       routing,
       rules,
@@ -180,6 +184,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
           grpc.health.set(services.ready());
         }
         await stats.read();
+        await dashboard.sample();
       },
       (error) => log.error("coordinator loop step failed; retrying at the next heartbeat", errorFields(error)),
     );

@@ -17,7 +17,7 @@
 import { addressOf, hostKeyOfArgument } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
-import { hostKeyOf, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
+import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import { InvalidArgumentError, NotFoundError, UnavailableError } from "../core/errors/index.ts";
 import { urlExplanation } from "../proto/codec/index.ts";
 import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
@@ -78,7 +78,7 @@ export class Routing {
   async explainUrl(input: string): Promise<UrlExplanation> {
     if (input.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`url: longer than ${MAX_URL_LENGTH} characters`);
     const n = normalizeUrl(input);
-    if (!n.ok && NOT_A_URL.has(reasonCode(n.reason))) throw new InvalidArgumentError(`url: not an absolute http(s) URL (${n.reason})`);
+    if (!n.ok && isNotAUrl(n.reason)) throw new InvalidArgumentError(`url: not an absolute http(s) URL (${n.reason})`);
     if (!n.ok) return urlExplanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" });
     const address = await this.address(hostKeyOf(n.url));
     const base = {
@@ -143,14 +143,6 @@ export class Routing {
     this.pool.set(record.id, { address: record.grpcAddress, peer });
     return peer;
   }
-}
-
-/** Normalizer reasons that mean the input is not a URL at all (explain answers 400), not a URL never crawled. */
-const NOT_A_URL = new Set(["empty", "too-long", "unparseable", "missing-host", "invalid-host", "bad-base"]);
-
-function reasonCode(reason: string): string {
-  const colon = reason.indexOf(":");
-  return colon < 0 ? reason : reason.slice(0, colon);
 }
 
 function withAddress(info: HostInfo | undefined, address: HostAddress): HostInfo {

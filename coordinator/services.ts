@@ -1,6 +1,7 @@
 /**
  * What the coordinator's two edges (gRPC CoordinatorService and the Hono admin API) are built on. Both
- * take the same object, so they read the same membership, the same totals (`ClusterStats.read`), and route
+ * take the same object, so they read the same membership, the same totals (`ClusterStats.read`; the admin
+ * API's dashboard reads `ClusterDashboard`), and route
  * host questions the same way; neither holds state of its own. `drainNode` is the one operation that
  * spans two parts (the record and the node itself), so it lives here.
  */
@@ -11,6 +12,7 @@ import { errorFields, type Log } from "../kit/log/index.ts";
 import type { Member, Membership } from "./membership.ts";
 import type { Routing } from "./routing.ts";
 import type { SeedPublisher } from "./seeds.ts";
+import type { ClusterDashboard } from "./dashboard.ts";
 import type { ClusterStats } from "./stats.ts";
 
 export interface CoordinatorServices {
@@ -18,6 +20,8 @@ export interface CoordinatorServices {
   state: ClusterState;
   membership: Membership;
   stats: ClusterStats;
+  /** The dashboard's data (admin API `/v1/dashboard`). */
+  dashboard: ClusterDashboard;
   seeds: SeedPublisher;
   routing: Routing;
   rules: RegionRules;

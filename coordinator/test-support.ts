@@ -14,6 +14,7 @@ import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
 import type { CoordinatorServices } from "./services.ts";
+import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
 
 export const P = 64;
@@ -80,6 +81,7 @@ export async function harness(): Promise<Harness> {
     state,
     membership,
     stats: new ClusterStats({ membership, now }),
+    dashboard: new ClusterDashboard({ membership, state, now }),
     seeds: new SeedPublisher({ bus, rules, partitions: P, maxUrls: 100 }),
     routing,
     rules,
@@ -191,5 +193,7 @@ function explanationFrom(nodeId: string, url: string): UrlExplanation {
     note: `answered by ${nodeId}`,
     trap: "",
     addressRefusal: "",
+    scopeRejection: "",
+    sitemap: "",
   };
 }

@@ -6,6 +6,9 @@
  */
 import { InvalidArgumentError } from "../core/errors/index.ts";
 import { MAX_URL_LENGTH } from "../core/url/index.ts";
+import { clip } from "../adapters/http/index.ts";
+
+export { clip, requiredQuery } from "../adapters/http/index.ts";
 
 /** Parses a request body as JSON; `contentType` must be JSON. */
 export function parseJsonBody(text: string, contentType: string | undefined): unknown {
@@ -35,18 +38,6 @@ export function seedsRequest(body: unknown, maxUrls: number): { urls: string[] }
     if (u.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`urls[${i}]: longer than ${MAX_URL_LENGTH} characters`);
   });
   return { urls: urls as string[] };
-}
-
-/** A required, non-empty query parameter of bounded length. */
-export function requiredQuery(value: string | undefined, name: string, maxLength = MAX_URL_LENGTH): string {
-  if (value === undefined || value.trim() === "") throw new InvalidArgumentError(`${name}: required query parameter`);
-  if (value.length > maxLength) throw new InvalidArgumentError(`${name}: longer than ${maxLength} characters`);
-  return value;
-}
-
-/** At most `max` characters of `text`, marked when cut: what an error message may quote of the input. */
-export function clip(text: string, max = 64): string {
-  return text.length <= max ? text : `${text.slice(0, max)}... (${text.length} chars)`;
 }
 
 function object(value: unknown, where: string): Record<string, unknown> {

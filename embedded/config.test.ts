@@ -31,3 +31,22 @@ test("crawl config - --help lists the upload flags with their env vars", () => {
     expect(crawlUsage()).toContain(needle);
   }
 });
+
+test("crawl config - --http takes a port (loopback only) or host:port, and is off by default", () => {
+  expect(resolveCrawlConfig(["--out", "o", "u"], {}).http).toBeUndefined();
+  expect(resolveCrawlConfig(["--out", "o", "--http", "8080"], {}).http).toEqual({ host: "127.0.0.1", port: 8080 });
+  expect(resolveCrawlConfig(["--out", "o"], { CRAWL_HTTP: "0.0.0.0:9100" }).http).toEqual({ host: "0.0.0.0", port: 9100 });
+  expect(resolveCrawlConfig(["--out", "o", "--http", "[::1]:0"], {}).http).toEqual({ host: "::1", port: 0 });
+  for (const bad of ["99999", "nohost", "host:", ":80x"]) {
+    expect(() => resolveCrawlConfig(["--out", "o", "--http", bad], {})).toThrow(/--http/);
+  }
+});
+
+test("crawl config - --admin-token and --metrics-token are token lists, as on every cluster process", () => {
+  const args = resolveCrawlConfig(["--out", "o", "--admin-token", "aaaaaaaaaaaaaaaa1,bbbbbbbbbbbbbbbb2"], {
+    CRAWL_METRICS_TOKEN: "mmmmmmmmmmmmmmmm",
+  });
+  expect(args.adminTokens).toEqual(["aaaaaaaaaaaaaaaa1", "bbbbbbbbbbbbbbbb2"]);
+  expect(args.metricsTokens).toEqual(["mmmmmmmmmmmmmmmm"]);
+  expect(() => resolveCrawlConfig(["--out", "o", "--admin-token", "short"], {})).toThrow(/admin-token/);
+});

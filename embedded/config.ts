@@ -13,6 +13,7 @@ import {
   integerKind,
   POLICY_FIELDS,
   readConfig,
+  stringKind,
   switchKind,
   tableRows,
   usageText,
@@ -21,6 +22,8 @@ import {
   type FieldSpecs,
   type PolicyConfig,
 } from "../core/config/index.ts";
+import { tokenListKind } from "../core/auth/index.ts";
+import { parseHostPort, type HostPort } from "../core/net/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
 import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
 import { WARC_ROLL_SETTINGS, type WarcRollSettings } from "../engine/fetch/index.ts";
@@ -38,11 +41,17 @@ export interface CrawlSettings {
   confirmAllSeen: boolean;
   fetchThreads: number;
   quiet: boolean;
+  /** `--http`: host:port (a bare port means 127.0.0.1) of the dashboard, /metrics and /healthz; none: off. */
+  http: string | undefined;
+  adminTokens: readonly string[];
+  metricsTokens: readonly string[];
   logFormat: LogFormat | undefined;
 }
 
 /** What `crawl` runs with: the settings, the seed URLs given as arguments, and the policy. */
-export interface CrawlConfig extends Omit<CrawlSettings, "out" | "proxyUrl"> {
+export interface CrawlConfig extends Omit<CrawlSettings, "out" | "proxyUrl" | "http"> {
+  /** Where `--http` listens (a bare port made 127.0.0.1:PORT); undefined: no HTTP listener. */
+  http: HostPort | undefined;
   seeds: string[];
   out: string;
   /** `--proxy`, else the environment's (kit/net). */
@@ -122,6 +131,34 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     description: "No progress line, only the summary",
     ...switchKind(),
   },
+  http: {
+    default: undefined,
+    defaultText: "none: no HTTP listener",
+    env: "CRAWL_HTTP",
+    flag: "--http",
+    description:
+      "Serve the dashboard (/dashboard), /metrics (Prometheus) and /healthz on this host:port; a bare port listens on 127.0.0.1 only",
+    ...stringKind("[host:]port", (value) =>
+      httpListen(value) ? undefined : `must be a port or host:port (port 0 picks a free one), got "${value}"`,
+    ),
+  },
+  adminTokens: {
+    default: [],
+    defaultText: "none: the dashboard's API is open",
+    env: "CRAWL_ADMIN_TOKEN",
+    flag: "--admin-token",
+    description:
+      "Bearer token(s) the dashboard's API (/v1/...) requires with --http, comma-separated; set one when the listener is reachable by others",
+    ...tokenListKind(),
+  },
+  metricsTokens: {
+    default: [],
+    defaultText: "none: /metrics is open",
+    env: "CRAWL_METRICS_TOKEN",
+    flag: "--metrics-token",
+    description: "Bearer token(s) /metrics requires with --http, comma-separated; the admin token is not accepted there",
+    ...tokenListKind(),
+  },
   logFormat: LOG_FORMAT_FIELD,
 };
 
@@ -170,6 +207,7 @@ export function resolveCrawlConfig(argv: readonly string[], env: Env): CrawlConf
     seeds: [...read.positionals, ...read.rest],
     out,
     proxyUrl: own.proxyUrl ?? proxyFromEnv(env),
+    http: own.http === undefined ? undefined : httpListen(own.http),
     warc: { rollBytes: warcRollSize, rollAgeMs: warcRollAge, uploadDrainMs: warcUploadDrain, upload },
     policy,
   };
@@ -189,6 +227,13 @@ export function crawlUsage(): string {
       { title: "policy (flag > env > default)", rows: POLICY_FIELDS },
     ],
   );
+}
+
+/** `--http`'s value as host:port: a bare port listens on loopback only. */
+export function httpListen(value: string): HostPort | undefined {
+  const trimmed = value.trim();
+  if (/^\d{1,5}$/.test(trimmed)) return Number(trimmed) <= 65535 ? { host: "127.0.0.1", port: Number(trimmed) } : undefined;
+  return parseHostPort(trimmed);
 }
 
 /** Reads seed lines: one URL per line, blank lines and `#` comments ignored. */

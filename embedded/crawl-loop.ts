@@ -4,12 +4,14 @@
  * until the next host is due or a fetch finishes, never on a fixed tick. It stops when the frontier has
  * nothing left, when a page or time limit is reached, or when asked to; on a stop it aborts the fetches
  * in flight after a short grace period and gives their tasks back, so a resumed crawl refetches exactly
- * those pages.
+ * those pages. A full disk does not stop it: a page that could not be written is given back, and the
+ * frontier hands out nothing until there is room again.
  */
 import type { FetchTask, DiscoveredUrl, FetchResult } from "../core/model/index.ts";
 import type { Frontier } from "../engine/frontier/index.ts";
 import { GroupCommit } from "../engine/frontier/index.ts";
 import type { TaskRunner } from "../core/ports/index.ts";
+import { isDiskFull } from "../core/errors/index.ts";
 
 export interface CrawlLoopOptions {
   frontier: Frontier;
@@ -65,9 +67,9 @@ export class CrawlLoop {
         this.stop("max-pages");
         break;
       }
-      // Done when nothing is queued or running. Retries and refetches scheduled for later stay in the
-      // store: the next run of the same command picks up the ones that are due by then.
-      if (this.running.size === 0 && frontier.queued === 0) {
+      // Done when nothing is queued (URLs or sitemaps to read) or running. Retries and refetches scheduled
+      // for later stay in the store: the next run of the same command picks up the ones that are due by then.
+      if (this.running.size === 0 && frontier.queued === 0 && frontier.sitemapsPending === 0) {
         this.stop("done");
         break;
       }
@@ -102,6 +104,12 @@ export class CrawlLoop {
       .catch((error: unknown) => {
         this.opts.frontier.abandon(task);
         if (this.abort.signal.aborted) return; // given back on stop: the next run fetches it
+        if (isDiskFull(error)) {
+          // The page (or its result) could not be written: it is fetched again once there is room, and until
+          // then the frontier hands out no task (it probes the disk every few seconds).
+          this.opts.frontier.noteDiskFull(error);
+          return;
+        }
         this.opts.onError(error, task);
         this.stop("error");
       })

@@ -4,17 +4,21 @@
  * opens the state under --out (frontier store, seen-set snapshot, content index, WARC files), with
  * --warc-upload ships finished WARC files to object storage, builds the same frontier and fetch worker the
  * cluster runs, with in-process adapters, and runs the crawl loop until it is done, reaches a limit, or is
- * interrupted. Start, stop and exit are the process kit's (kit/main `runMain`): the first Ctrl-C stops the
+ * interrupted; with --http it also serves the dashboard, /metrics and /healthz (http.ts). Start, stop and
+ * exit are the process kit's (kit/main `runMain`): the first Ctrl-C stops the
  * loop cleanly, a second exits at once. It resumes from --out.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { isDiskFull, isStoreDamage, StoreDamagedError } from "../core/errors/index.ts";
+import { damagedStoreMessage } from "./damaged-store.ts";
 import { join, resolve } from "node:path";
-import { ConfigError, formatDuration } from "../core/config/index.ts";
+import { applyScopeFile, ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { Log, TaskRunner } from "../core/ports/index.ts";
 import { preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
+import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
@@ -29,12 +33,15 @@ import { crawlUsage, resolveCrawlConfig, seedLines, type CrawlConfig } from "./c
 import { CrawlLoop } from "./crawl-loop.ts";
 import { Progress, summary } from "./progress.ts";
 import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
+import { startCrawlHttp } from "./http.ts";
 import { crawlStatsProcess } from "./stats.ts";
 import { terminalStatus, type TerminalStatus } from "./terminal-status.ts";
 
 const PARTITIONS = 256;
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 const STOP_GRACE_MS = 2_000;
+/** Room a page's WARC records need, at least: what a disk probe writes before the crawl goes on. */
+const DISK_PROBE_BYTES = 4 * 1024 * 1024;
 
 /** `crawl`, given the terminal status line it draws its progress on. */
 export function crawlProcess(status: TerminalStatus | undefined): ProcessSpec<CrawlConfig> {
@@ -50,7 +57,9 @@ export function crawlProcess(status: TerminalStatus | undefined): ProcessSpec<Cr
 }
 
 async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | undefined): Promise<number> {
-  const { config: args, log } = ctx;
+  const { log } = ctx;
+  // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
+  const args = { ...ctx.config, policy: applyScopeFile(ctx.config.policy, (path) => readFileSync(path, "utf8")) };
   const seeds = await readSeeds(args, log);
   const out = resolve(args.out);
   mkdirSync(join(out, "warc"), { recursive: true });
@@ -61,15 +70,15 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const upload = await startUpload(ctx, out);
   // The politeness clock: results from the fetch threads are moved onto it, and the frontier decides by it.
   const now = preciseNow;
-  const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
-  ctx.onClose("store", () => store.close());
+  const store = refuseDamaged(out, () => FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true }));
+  ctx.onClose("store", () => untilDiskFull(log, out, () => store.close()));
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Registered after the store, so it runs before the store closes: the snapshot reads the store.
-  ctx.onClose("seen-set snapshot", () => seen.checkpoint(store));
+  ctx.onClose("seen-set snapshot", () => untilDiskFull(log, out, () => seen.checkpoint(store)));
   const runner = await startStep(
     "start the fetch path",
     `check that ${out} can be written and that --proxy, if given, is an http(s) proxy`,
-    () => openRunner(args, out, upload),
+    () => refuseDamaged(out, () => openRunner(args, out, upload)),
   );
   ctx.onClose("fetch path", () => runner.close());
   let taskCounter = 0;
@@ -83,10 +92,18 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     confirmAllSeen: args.confirmAllSeen,
     now,
     newTaskId: () => `${runId}-${(taskCounter++).toString(36)}`,
+    onDisk: (full, error) =>
+      full
+        ? log.warn(
+            `the disk of ${out} is full: fetching is paused, nothing fetched is lost; it goes on by itself once there is room`,
+            errorFields(error),
+          )
+        : log.info(`there is room on the disk of ${out} again: fetching goes on`),
+    diskProbe: () => probeDisk(out, store),
   });
   const added = await frontier.addSeeds(seeds);
   const start = frontier.snapshot(true);
-  if (start.queued === 0 && start.scheduled === 0) {
+  if (start.queued === 0 && start.scheduled === 0 && start.sitemapsPending === 0) {
     if (seeds.length === 0)
       throw new ConfigError(`nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs`);
     const refused = Object.entries(start.counters)
@@ -106,8 +123,12 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     deadline: args.maxDurationMs === undefined ? undefined : startedAt + args.maxDurationMs,
     stopGraceMs: STOP_GRACE_MS,
     now,
-    onError: (error, task) => log.error(`internal error on ${task.url}`, errorFields(error, { url: task.url })),
+    onError: (error, task) =>
+      isStoreDamage(error)
+        ? log.error(damagedStoreMessage(error as Error, out))
+        : log.error(`internal error on ${task.url}`, errorFields(error, { url: task.url })),
   });
+  if (args.http) await startHttp(ctx, args.http, frontier, loop, startedAt);
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
   ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
@@ -120,10 +141,25 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     log.info(`${added} new seed(s), ${start.queued} URLs queued, output in ${out}`, { newSeeds: added, queued: start.queued, out });
     progress.start();
   }
-  const saver = setInterval(() => seen.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
-  const reason = await loop.run();
-  clearInterval(saver);
-  progress.stop();
+  const saver = setInterval(() => {
+    try {
+      seen.checkpoint(store);
+    } catch (error) {
+      // A full disk: the snapshot is taken again next time (the store's admission log covers the gap).
+      if (!isDiskFull(error)) throw error;
+    }
+  }, SEEN_SAVE_INTERVAL_MS);
+  let reason: Awaited<ReturnType<CrawlLoop["run"]>>;
+  try {
+    reason = await loop.run();
+  } catch (error) {
+    if (!isStoreDamage(error)) throw error;
+    log.error(damagedStoreMessage(error as Error, out));
+    return 1;
+  } finally {
+    clearInterval(saver);
+    progress.stop();
+  }
   const final = frontier.snapshot(true);
   ctx.out(
     summary({
@@ -136,6 +172,42 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     }),
   );
   return reason === "error" ? 1 : 0;
+}
+
+/**
+ * With --http: the dashboard, /metrics and /healthz (http.ts), until the crawl stops. Its close step is
+ * registered last, so it closes first: nobody is shown a crawl that is closing its store.
+ */
+async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, frontier: Frontier, loop: CrawlLoop, startedAt: number) {
+  const { config: args, log } = ctx;
+  const address = formatHostPort(listen.host, listen.port);
+  let stopping = false;
+  const http = await startStep(`serve the dashboard and /metrics on ${address}`, "give a free address with --http", () =>
+    startCrawlHttp({
+      listen,
+      adminTokens: new TokenSet(args.adminTokens),
+      metricsTokens: new TokenSet(args.metricsTokens),
+      frontier,
+      partitions: PARTITIONS,
+      running: () => !stopping && !ctx.stopSignal.aborted,
+      startedAt,
+      now: () => Date.now(),
+      log: log.child("http"),
+    }),
+  );
+  ctx.onClose("http", async () => {
+    stopping = true;
+    await http.close();
+  });
+  const ip = parseIp(listen.host);
+  const loopback = listen.host === "localhost" || (ip !== undefined && classifyIp(ip) === "loopback");
+  if (!loopback && args.adminTokens.length === 0)
+    log.warn(`--http listens on ${address}, beyond this machine, with no --admin-token: anyone who reaches it can read the dashboard`);
+  log.info(`dashboard at ${http.server.url}/dashboard, metrics at ${http.server.url}/metrics`, {
+    dashboard: `${http.server.url}/dashboard`,
+    metrics: `${http.server.url}/metrics`,
+    inFlight: loop.inFlight,
+  });
 }
 
 /** The seeds of the arguments and the seeds file, normalized; a rejected one is logged and skipped. */
@@ -191,6 +263,46 @@ async function startUpload(ctx: ProcessContext<CrawlConfig>, out: string): Promi
       ctx.log.warn(`${left.filesLeft} finished WARC file(s) not uploaded yet; the next run with --out ${out} uploads them`, left);
   });
   return upload;
+}
+
+/**
+ * Whether the disk of `out` has room again: a few MiB written and removed beside the WARC files (a page's
+ * records need that much, not just a store row), then a small store write.
+ */
+function probeDisk(out: string, store: FrontierStore): void {
+  const probe = join(out, ".disk-probe");
+  try {
+    writeFileSync(probe, new Uint8Array(DISK_PROBE_BYTES));
+  } finally {
+    rmSync(probe, { force: true });
+  }
+  store.tx(() => store.setMeta("disk-probe", String(Date.now())));
+}
+
+/** Runs `open`; a store found damaged stops the start with what `crawl` says about it (no stack). */
+function refuseDamaged<T>(out: string, open: () => T): T {
+  const refuse = (error: unknown): never => {
+    throw error instanceof StoreDamagedError ? new StartupError(damagedStoreMessage(error, out)) : error;
+  };
+  try {
+    const opened = open();
+    return (opened instanceof Promise ? opened.catch(refuse) : opened) as T;
+  } catch (error) {
+    return refuse(error);
+  }
+}
+
+/**
+ * A close step that a full disk cannot fail: what was committed is in the store's WAL and the next run
+ * reads it, so the stop says so and goes on closing.
+ */
+function untilDiskFull(log: Log, out: string, close: () => void): void {
+  try {
+    close();
+  } catch (error) {
+    if (!isDiskFull(error)) throw error;
+    log.warn(`could not finish writing ${out} (the disk is full); the next run with --out ${out} resumes from it`, errorFields(error));
+  }
 }
 
 function resumeCommand(argv: string[]): string {

@@ -36,3 +36,10 @@ test("link batcher - a full batch goes at once, and a failed publish fails every
   await expect(pending).rejects.toThrow("stream unavailable");
   expect(calls).toBe(1);
 });
+
+test("link batcher - a group larger than a batch leaves in batches of at most maxUrls, all published before it resolves", async () => {
+  const sent: number[] = [];
+  const batcher = new LinkBatcher(async (_region, _partition, urls) => void sent.push(urls.length), { delayMs: 10, maxUrls: 1_000 });
+  await batcher.add([{ region: "us", partition: 0, urls: Array.from({ length: 2_500 }, (_, i) => link(`http://a.test/${i}`)) }]);
+  expect(sent).toEqual([1_000, 1_000, 500]);
+});

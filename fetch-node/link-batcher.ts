@@ -36,15 +36,27 @@ export class LinkBatcher {
     return Promise.all(groups.map((g) => this.addGroup(g))).then(() => undefined);
   }
 
+  /**
+   * Adds a group's links to its slot, `maxUrls` at most per message: a sitemap's 50,000 entries for one
+   * host leave as 50 messages, not as one too large for the bus. Resolves once all of them are published.
+   */
   private addGroup(group: OwnerGroup<DiscoveredUrl>): Promise<void> {
     const key = `${group.region}\u0000${group.partition}`;
-    let slot = this.slots.get(key);
-    if (!slot) this.slots.set(key, (slot = { region: group.region, partition: group.partition, urls: [], waiters: [], timer: undefined }));
-    slot.urls.push(...group.urls);
-    const done = new Promise<void>((resolve, reject) => slot.waiters.push({ resolve, reject }));
-    if (slot.urls.length >= this.opts.maxUrls) void this.send(key);
-    else slot.timer ??= setTimeout(() => void this.send(key), this.opts.delayMs);
-    return done;
+    const published: Promise<void>[] = [];
+    let rest = group.urls;
+    do {
+      let slot = this.slots.get(key);
+      if (!slot)
+        this.slots.set(key, (slot = { region: group.region, partition: group.partition, urls: [], waiters: [], timer: undefined }));
+      const room = this.opts.maxUrls - slot.urls.length;
+      for (const url of rest.slice(0, room)) slot.urls.push(url);
+      rest = rest.slice(room);
+      const target = slot;
+      published.push(new Promise<void>((resolve, reject) => target.waiters.push({ resolve, reject })));
+      if (slot.urls.length >= this.opts.maxUrls) void this.send(key);
+      else slot.timer ??= setTimeout(() => void this.send(key), this.opts.delayMs);
+    } while (rest.length > 0);
+    return Promise.all(published).then(() => undefined);
   }
 
   private async send(key: string): Promise<void> {

@@ -25,6 +25,7 @@ import { s3StoreFor } from "../adapters/s3/index.ts";
 import { formatHostPort } from "../core/net/index.ts";
 import { formatDuration } from "../core/config/index.ts";
 import { FetchNode } from "./node.ts";
+import { probeDisk } from "./disk-probe.ts";
 
 export const fetchNodeProcess: ProcessSpec<FetchNodeConfig> = {
   name: "fetch-node",
@@ -119,7 +120,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     serveHono(
       healthApp({
         ready: () => (node?.ready ?? false) && connected(),
-        metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, labels }),
+        metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, histograms: node?.histograms.toJSON(), labels }),
         metricsTokens: new TokenSet(config.metricsTokens),
       }),
       { hostname: config.http.hostname, port: config.http.port, onError: onError("http") },
@@ -144,6 +145,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     counters,
     log,
     extraGauges: upload ? () => upload.uploader.gauges() : undefined,
+    diskProbe: () => probeDisk(config.warcDir),
   });
   const started = node;
   await startStep(`start pulling the fetch tasks of region ${config.region}`, "check that NATS JetStream answers", () => started.start());

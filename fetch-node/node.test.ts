@@ -11,6 +11,8 @@ import { partitionOf } from "../core/ring/index.ts";
 import { openFetchPath, type FetchPath } from "../engine/fetch/fetch-path.ts";
 import { startHttpServer, waitFor, type TestServer } from "../engine/fetch/http/test-servers.ts";
 import type { TaskRunner } from "../core/ports/index.ts";
+import { mountSmallDisk } from "../tests/support/small-disk.ts";
+import { probeDisk } from "./disk-probe.ts";
 import { FetchNode } from "./node.ts";
 
 const P = 16;
@@ -215,6 +217,67 @@ describe("fetch node", () => {
     expect(node!.counters.get("fetcher.pages")).toBe(1);
     expect(node!.counters.get("fetcher.links.published")).toBe(5);
     expect(node!.counters.get("fetcher.bytes")).toBeGreaterThan(100);
+  });
+
+  test("fetch node - a full WARC disk: the task comes back no sooner than its host's gap, and tasks go back unfetched until there is room", async () => {
+    const disk = mountSmallDisk(8 * 1024 * 1024); // room for the disk probe's few MiB once freed
+    let requests = 0;
+    const site = await startHttpServer((_req, res) => {
+      requests++;
+      res.setHeader("content-type", "text/html");
+      res.end(`<html><body>${"<p>some words of a page</p>".repeat(200)}</body></html>`);
+    });
+    const full = await openFetchPath({
+      policy: { ...DEFAULT_POLICY, allowPrivateAddresses: true },
+      warcDir: disk.dir,
+      warcPrefix: "full",
+      maxConcurrentRequests: 8,
+      content: new MemoryContentIndex(),
+    });
+    let clock = Date.now();
+    try {
+      node = new FetchNode({
+        nodeId: "f1",
+        region: "us",
+        runtime: "bun",
+        httpAddress: "http://127.0.0.1:1",
+        regionRules: rules,
+        partitions: P,
+        concurrency: 4,
+        heartbeatMs: 60_000,
+        nakDelayMs: 1_000,
+        bus,
+        state,
+        worker: full.worker,
+        now: () => clock,
+        diskProbe: () => probeDisk(disk.dir),
+      });
+      await node.start();
+      disk.fill(0);
+      const first = bus.deliver({ ...pageTask(`${site.origin}/a`, "t1"), hostGapMs: 7_000 });
+      await first.done;
+      // Its request was made: not again before the host's gap (and 10 x the attempt's time) after it.
+      expect(nakDelay(first.outcome())).toBeGreaterThanOrEqual(7_000);
+      expect(requests).toBe(1);
+      expect(node.counters.get("fetcher.disk-full")).toBe(1);
+      // Still full: the next task goes back without a request.
+      const second = bus.deliver(pageTask(`${site.origin}/b`, "t2"));
+      await second.done;
+      expect(second.outcome()).toStartWith("nak");
+      expect(requests).toBe(1);
+      disk.free();
+      clock += 3_000; // the next probe is due
+      const third = bus.deliver(pageTask(`${site.origin}/b`, "t3"));
+      await third.done;
+      expect(third.outcome()).toBe("ack");
+      expect(requests).toBe(2);
+    } finally {
+      await node?.stop(0);
+      node = undefined;
+      await full.close();
+      await site.close();
+      disk.unmount();
+    }
   });
 
   test("fetch node - a failed publish naks the task with a delay, and the redelivered task is done again and acked", async () => {

@@ -18,6 +18,11 @@
  * WARC may then hold the page twice (once per attempt, possibly on two nodes); the CDXJ index lists both
  * and readers take either.
  *
+ * A full disk (the WARC write fails with ENOSPC): the task is redelivered no sooner than its host's gap
+ * (its request was made), and from then on tasks are handed back unfetched, so no host is asked for pages
+ * that cannot be stored, until `diskProbe` finds room again (checked every few seconds); the node says so
+ * in its log both times.
+ *
  * Stopping (SIGINT/SIGTERM): stop pulling, let tasks in flight finish for up to the grace period, then
  * abort the rest and nak them so another node takes them once the host's gap has passed (their fetch ended
  * early: nothing of theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
@@ -27,8 +32,9 @@ import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
-import { Counters } from "../core/stats/index.ts";
+import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
+import { isDiskFull } from "../core/errors/index.ts";
 import { preciseNow } from "../core/politeness/index.ts";
 import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
@@ -57,7 +63,11 @@ export interface FetchNodeOptions {
   log?: Log;
   /** More gauges for /metrics and the node record (the WARC upload's pending bytes). */
   extraGauges?: () => Record<string, number>;
+  /** While the disk is full: whether there is room again (rejects while there is not). Absent: tasks are tried again. */
+  diskProbe?: () => Promise<void>;
 }
+
+const DISK_PROBE_EVERY_MS = 2_000;
 
 type Phase = "new" | "running" | "stopping" | "stopped";
 
@@ -66,11 +76,16 @@ const SPACED_MAX = 10_000;
 
 export class FetchNode {
   readonly counters: Counters;
+  /** `fetcher.duration-seconds` and `fetcher.page-bytes` of this node's fetches (core/stats buckets). */
+  readonly histograms = new Histograms();
   private readonly now: () => number;
   private readonly log: Log;
   private readonly heartbeat: NodeHeartbeat;
   private readonly abort = new AbortController();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Since when WARC writes fail for a full disk (undefined: they do not). */
+  private diskFullSince: number | undefined;
+  private lastDiskProbe = 0;
   private readonly startedAt: number;
   private subscription: Subscription | undefined;
   private phase: Phase = "new";
@@ -204,6 +219,12 @@ export class FetchNode {
         return;
       }
     }
+    if (this.diskFullSince !== undefined && !(await this.roomAgain())) {
+      // Not fetched: its page could not be stored. The frontier keeps the host in flight meanwhile.
+      this.counters.add("fetcher.tasks.deferred-disk-full");
+      d.nak(Math.max(this.opts.nakDelayMs, DISK_PROBE_EVERY_MS));
+      return;
+    }
     const startedAt = preciseNow();
     let output: WorkOutput;
     try {
@@ -221,7 +242,9 @@ export class FetchNode {
         this.nakPolitely(d, this.politeDelay(task, startedAt, 0));
         return;
       }
+      // Its request was made: the redo waits the host's gap after it (politeDelay), full disk or not.
       const delayMs = this.politeDelay(task, startedAt, this.nakDelay(d.deliveryCount));
+      if (isDiskFull(error)) this.diskIsFull(error);
       this.counters.add("fetcher.tasks.failed");
       this.log.warn(
         "task failed; redelivering later",
@@ -279,7 +302,37 @@ export class FetchNode {
     else this.counters.add(`fetcher.${r.kind}.${r.error}${r.kind === "skipped" && r.refusal ? `.${r.refusal}` : ""}`);
     if (r.kind === "response" && r.taskKind === "page") this.counters.add("fetcher.pages");
     if (r.bytes > 0) this.counters.add("fetcher.bytes", r.bytes);
+    if (r.kind !== "skipped") this.histograms.observe("fetcher.duration-seconds", Math.max(0, r.endedAt - r.startedAt) / 1000);
+    if (r.kind === "response" && r.taskKind === "page" && r.bytes > 0) this.histograms.observe("fetcher.page-bytes", r.bytes);
     if (output.links.length > 0) this.counters.add("fetcher.links.published", output.links.length);
+  }
+
+  private diskIsFull(error: unknown): void {
+    if (this.diskFullSince !== undefined) return;
+    this.diskFullSince = this.now();
+    this.lastDiskProbe = this.diskFullSince;
+    this.counters.add("fetcher.disk-full");
+    this.log.error("the WARC disk is full: tasks are handed back unfetched until there is room again", errorFields(error));
+  }
+
+  /** While the disk is full: probes (every few seconds) whether there is room again. */
+  private async roomAgain(): Promise<boolean> {
+    const probe = this.opts.diskProbe;
+    if (!probe) {
+      this.diskFullSince = undefined;
+      return true;
+    }
+    const now = this.now();
+    if (now - this.lastDiskProbe < DISK_PROBE_EVERY_MS) return false;
+    this.lastDiskProbe = now;
+    try {
+      await probe();
+    } catch {
+      return false;
+    }
+    if (this.diskFullSince !== undefined) this.log.info("there is room on the WARC disk again: fetching goes on");
+    this.diskFullSince = undefined;
+    return true;
   }
 
   private nakDelay(deliveryCount: number): number {
@@ -300,6 +353,7 @@ export class FetchNode {
       partitions: [],
       counters: this.counters.toJSON(),
       gauges: this.gauges(),
+      histograms: this.histograms.toJSON(),
     };
   }
 }

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
@@ -154,3 +154,78 @@ test("main - bad flags print the problems and the usage, and exit 2", async () =
   expect(stderr).toContain("credit: must be between 1 and");
   expect(stderr).toContain("usage: bun frontier-node/main.ts");
 });
+
+/** Writes a few KB of garbage into a store file, as a bad disk or a stray write would. */
+function scribble(path: string): void {
+  const fd = openSync(path, "r+");
+  writeSync(fd, Buffer.alloc(12 * 1024, 0x41), 0, 12 * 1024, 0);
+  closeSync(fd);
+}
+
+test("main - a node whose store is damaged moves it aside and rebuilds its partitions from the replicated state", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "frontier-node-"));
+  dirs.push(dataDir);
+  const id = "frontier-damaged";
+  const args = ["--node-id", id];
+  const first = runNode(dataDir, args);
+  const info = await started(first);
+  await writeRing(
+    state,
+    ringOf(P, () => id),
+  );
+  // No fetch node: every admitted URL stays queued.
+  const urls = Array.from({ length: 12 }, (_, i) => `http://d${i}.test/page`);
+  for (const url of urls) {
+    const host = new URL(url).host;
+    await bus.publishUrls(REGION, partitionOf(host, P), [{ url, host, depth: 0, redirectHops: 0, isSeed: true }]);
+  }
+  const client = new FrontierClient(info.grpcAddress);
+  try {
+    await waitFor(async () => (await client.getStats()).queued === BigInt(urls.length), "every URL to be queued", 15_000);
+  } finally {
+    client.close();
+  }
+  await waitFor(
+    async () => (await state.listNodes()).find((n) => n.id === id)?.gauges["replication.backlog.rows"] === 0,
+    "the journal to be replicated",
+    15_000,
+  );
+  first.proc.kill("SIGTERM");
+  expect(await first.exited).toBe(0);
+
+  scribble(join(dataDir, "frontier.sqlite"));
+  const second = runNode(dataDir, args);
+  const again = await started(second);
+  try {
+    expect(second.stderr()).toContain("the frontier store is damaged");
+    expect(readdirSync(dataDir).some((f) => f.startsWith("frontier.sqlite.damaged-"))).toBe(true);
+    const c2 = new FrontierClient(again.grpcAddress);
+    try {
+      await waitFor(async () => (await c2.getStats()).queued === BigInt(urls.length), "the queue to be rebuilt from the replica", 15_000);
+      for (const url of urls) expect((await c2.explainUrl(url)).explanation?.state).toBe("queued");
+    } finally {
+      c2.close();
+    }
+    await waitFor(
+      async () => (await state.listNodes()).find((n) => n.id === id)?.counters["replication.partitions.restored"] === P,
+      "every partition to be restored",
+      15_000,
+    );
+  } finally {
+    second.proc.kill("SIGTERM");
+    await second.exited;
+  }
+}, 90_000);
+
+test("main - without a replica a damaged store stops the node with a message that names the file and what to do, and no stack", async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), "frontier-node-"));
+  dirs.push(dataDir);
+  writeFileSync(join(dataDir, "frontier.sqlite"), Buffer.alloc(8192, 0x41));
+  const child = runNode(dataDir, ["--replicate-state", "false"]);
+  expect(await child.exited).toBe(1);
+  const stderr = child.stderr();
+  expect(stderr).toContain(join(dataDir, "frontier.sqlite"));
+  expect(stderr).toContain("is damaged");
+  expect(stderr).toContain(".recover");
+  expect(stderr).not.toMatch(/\n\s+at /);
+}, 30_000);

@@ -10,20 +10,20 @@
  *   bun frontier-node/main.ts --region us --nats-url nats://127.0.0.1:4222 --redis-url redis://127.0.0.1:6379 \
  *     --data-dir /var/lib/crawler/f1 --grpc-listen 127.0.0.1:7501 --http-listen 127.0.0.1:7581
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState } from "../adapters/nats/index.ts";
 import { RedisSeenSet } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
-import { FrontierStore } from "../engine/frontier/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
-import { formatDuration } from "../core/config/index.ts";
+import { applyScopeFile, formatDuration } from "../core/config/index.ts";
 import { frontierNodeUsage, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
+import { openNodeStore } from "./open-store.ts";
 
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 
@@ -36,7 +36,9 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
   abruptStopCost: "the store is consistent; tasks in flight are fetched again after the restart",
   async run(ctx) {
     const resolved = ctx.config;
-    const { config, policy, rules } = resolved;
+    const { config, rules } = resolved;
+    // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
+    const policy = applyScopeFile(resolved.policy, (path) => readFileSync(path, "utf8"));
     const { log } = ctx;
     const dataDir = resolve(config.dataDir);
     mkdirSync(dataDir, { recursive: true });
@@ -48,7 +50,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     ctx.onClose("data dir lock", () => lock.release());
 
     // Without Redis the seen-set is a local Bloom filter, which replays the store's admission log.
-    const store = FrontierStore.open(join(dataDir, "frontier.sqlite"), { recentLog: !config.redisUrl });
+    const store = openNodeStore(dataDir, { recentLog: !config.redisUrl, journal: config.replicateState }, log, (m) => new StartupError(m));
     ctx.onClose("store", () => store.close());
     const nodeId = settleNodeId(config.nodeId, store.getMeta("node-id"), dataDir);
     store.setMeta("node-id", nodeId);
@@ -123,6 +125,8 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
           store,
           seen,
           onImportedUrls,
+          replica: config.replicateState ? new JetStreamPartitionReplica(nc, { replicas: config.natsReplicas }) : undefined,
+          snapshots: { intervalMs: config.stateSnapshotIntervalMs },
           counters,
           log,
         }),

@@ -59,7 +59,10 @@ fetching part (timeouts, body cap, user agent) and the address rules; the coordi
 rules, to refuse seeds. Every role accepts every policy flag, so one set of flags serves a whole fleet.
 The address rules (\`--allow-private-addresses\`, \`--allow-addresses\`, \`--deny-addresses\`,
 \`--deny-hosts\`) are checked at admission and at fetch time, with or without a proxy; without a proxy
-also on every address a name resolves to (README, "Security").
+also on every address a name resolves to (README, "Security"). The scope and filter rules (\`--scope\`,
+\`--max-depth\`, \`--allow-hosts\`, \`--allow-urls\`, \`--deny-urls\`, \`--deny-extensions\`,
+\`--scope-file\`) and \`--sitemaps\` are the frontier's: \`crawl\` and frontier nodes apply them at
+admission (README, "Sitemaps, scope and filters"); a scope file must be readable by every frontier node.
 
 ${table(policy)}
 

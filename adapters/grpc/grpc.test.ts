@@ -147,10 +147,18 @@ describe("grpc adapter", () => {
         yield {
           partition: 7,
           fromNode: "a",
-          queued: Array.from({ length: 100 }, (_, j) => ({ host: "h", priority: 2, url: `http://h/${i}/${j}`, depth: 1, hops: 0 })),
+          queued: Array.from({ length: 100 }, (_, j) => ({
+            host: "h",
+            priority: 2,
+            url: `http://h/${i}/${j}`,
+            depth: 1,
+            hops: 0,
+            seq: BigInt(i * 100 + j + 1),
+          })),
           hosts: [],
           urls: [],
           done: i === 49,
+          scopeRoots: [],
         };
       }
     }

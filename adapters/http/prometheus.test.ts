@@ -35,4 +35,19 @@ describe("prometheus text", () => {
   test("prometheus - nothing to report is an empty document", () => {
     expect(prometheusText({})).toBe("");
   });
+
+  test("prometheus - a histogram is written with cumulative buckets ending at +Inf, then its sum and count", () => {
+    const h = { bounds: [0.5, 1], counts: [2, 1, 1], count: 4, sum: 3.25 };
+    expect(prometheusText({}, {}, { node: "f1" }, { "fetch.duration-seconds": h })).toBe(
+      [
+        "# TYPE crawler_fetch_duration_seconds histogram",
+        'crawler_fetch_duration_seconds_bucket{le="0.5",node="f1"} 2',
+        'crawler_fetch_duration_seconds_bucket{le="1",node="f1"} 3',
+        'crawler_fetch_duration_seconds_bucket{le="+Inf",node="f1"} 4',
+        'crawler_fetch_duration_seconds_sum{node="f1"} 3.25',
+        'crawler_fetch_duration_seconds_count{node="f1"} 4',
+        "",
+      ].join("\n"),
+    );
+  });
 });

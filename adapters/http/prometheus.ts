@@ -8,22 +8,28 @@
  *   - the name gets the prefix `crawler_`, and counters the suffix `_total`:
  *     `fetch.status.200` → `crawler_fetch_status_200_total`, gauge `queued` → `crawler_queued`;
  *   - `labels` (e.g. `{node: "f1", region: "eu"}`) are put on every sample;
- *   - two names that map to the same metric (`a.b` and `a-b`) are summed into it.
+ *   - two names that map to the same metric (`a.b` and `a-b`) are summed into it;
+ *   - histograms (core/stats) keep their name, which ends with its unit, and are written as Prometheus
+ *     histograms: cumulative `_bucket{le="..."}` samples ending with `le="+Inf"`, then `_sum` and `_count`
+ *     (`fetch.duration-seconds` → `crawler_fetch_duration_seconds_bucket`...).
  *
  * Flat names instead of labels (`code="200"`) keep the rule total and reversible enough to read; PromQL
  * can still aggregate them with `{__name__=~"crawler_fetch_status_5.._total"}`.
  */
 
+import type { HistogramSnapshot } from "../../core/stats/index.ts";
+
 export interface MetricsSnapshot {
   counters: Readonly<Record<string, number>>;
   gauges?: Readonly<Record<string, number>>;
   labels?: Readonly<Record<string, string>>;
+  histograms?: Readonly<Record<string, HistogramSnapshot>>;
 }
 
 export const METRIC_PREFIX = "crawler";
 
 /** The metric name for a counter or gauge name (see the module comment for the rule). */
-export function metricName(name: string, kind: "counter" | "gauge", prefix = METRIC_PREFIX): string {
+export function metricName(name: string, kind: "counter" | "gauge" | "histogram", prefix = METRIC_PREFIX): string {
   const base = name
     .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
     .toLowerCase()
@@ -33,11 +39,12 @@ export function metricName(name: string, kind: "counter" | "gauge", prefix = MET
   return kind === "counter" && !stem.endsWith("_total") ? `${stem}_total` : stem;
 }
 
-/** Prometheus text for the counters and gauges, with `labels` on every sample; ends with a newline. */
+/** Prometheus text for the counters, gauges and histograms, with `labels` on every sample; ends with a newline. */
 export function prometheusText(
   counters: Readonly<Record<string, number>>,
   gauges: Readonly<Record<string, number>> = {},
   labels: Readonly<Record<string, string>> = {},
+  histograms: Readonly<Record<string, HistogramSnapshot>> = {},
 ): string {
   const metrics = new Map<string, { type: "counter" | "gauge"; value: number }>();
   const add = (name: string, type: "counter" | "gauge", value: number) => {
@@ -49,11 +56,27 @@ export function prometheusText(
   for (const [name, value] of Object.entries(counters)) add(name, "counter", value);
   for (const [name, value] of Object.entries(gauges)) add(name, "gauge", value);
   const labelText = formatLabels(labels);
-  const lines: string[] = [];
-  for (const [name, m] of [...metrics].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    lines.push(`# TYPE ${name} ${m.type}`, `${name}${labelText} ${formatValue(m.value)}`);
+  const blocks = new Map<string, string[]>();
+  for (const [name, m] of metrics) blocks.set(name, [`# TYPE ${name} ${m.type}`, `${name}${labelText} ${formatValue(m.value)}`]);
+  for (const [name, h] of Object.entries(histograms)) {
+    const key = metricName(name, "histogram");
+    if (!blocks.has(key)) blocks.set(key, histogramLines(key, h, labels));
   }
+  const lines = [...blocks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, block]) => block);
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;
+}
+
+function histogramLines(name: string, h: HistogramSnapshot, labels: Readonly<Record<string, string>>): string[] {
+  const lines = [`# TYPE ${name} histogram`];
+  let cumulative = 0;
+  h.bounds.forEach((bound, i) => {
+    cumulative += h.counts[i] ?? 0;
+    lines.push(`${name}_bucket${formatLabels({ ...labels, le: formatValue(bound) })} ${cumulative}`);
+  });
+  lines.push(`${name}_bucket${formatLabels({ ...labels, le: "+Inf" })} ${h.count}`);
+  const labelText = formatLabels(labels);
+  lines.push(`${name}_sum${labelText} ${formatValue(h.sum)}`, `${name}_count${labelText} ${h.count}`);
+  return lines;
 }
 
 function formatLabels(labels: Readonly<Record<string, string>>): string {

@@ -7,3 +7,4 @@ export { MemoryBus } from "./memory-bus.ts";
 export { MemoryClusterState } from "./memory-cluster-state.ts";
 export { MemoryContentIndex } from "./memory-content-index.ts";
 export { LocalBloomSeenSet } from "./local-bloom-seen-set.ts";
+export { MemoryPartitionReplica } from "./memory-partition-replica.ts";

@@ -17,6 +17,8 @@ export class MemoryClusterState implements ClusterState {
   private revision = 0;
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
   private readonly watchers = new Set<Watcher>();
+  private readonly roots = new Set<string>();
+  private readonly rootWatchers = new Set<(hosts: string[]) => void>();
 
   async putNode(record: NodeRecord): Promise<void> {
     this.revision++;
@@ -75,9 +77,34 @@ export class MemoryClusterState implements ClusterState {
     return true;
   }
 
+  async addScopeRoots(hosts: readonly string[]): Promise<void> {
+    const added = hosts.filter((h) => !this.roots.has(h));
+    for (const h of added) this.roots.add(h);
+    if (added.length === 0) return;
+    // Watchers hear about the write after the writer's await resolves, as they would over the network.
+    queueMicrotask(() => {
+      for (const w of this.rootWatchers) w([...added]);
+    });
+  }
+
+  watchScopeRoots(onRoots: (hosts: string[]) => void): () => void {
+    let active = true;
+    const watcher = (hosts: string[]) => {
+      if (active) onRoots(hosts);
+    };
+    this.rootWatchers.add(watcher);
+    const current = [...this.roots];
+    if (current.length > 0) queueMicrotask(() => watcher(current));
+    return () => {
+      active = false;
+      this.rootWatchers.delete(watcher);
+    };
+  }
+
   async close(): Promise<void> {
     for (const w of this.watchers) w.active = false;
     this.watchers.clear();
+    this.rootWatchers.clear();
   }
 }
 

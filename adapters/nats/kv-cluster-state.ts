@@ -1,6 +1,6 @@
 /**
  * ClusterState over a NATS KV bucket (CLUSTER_BUCKET): node records under `nodes.<id>`, the ring under
- * `ring`, leases under `lease.<name>`, all JSON. Revisions are the bucket's stream sequences, so
+ * `ring`, leases under `lease.<name>`, the scope's roots under `scope.<host>` (one key each), all JSON. Revisions are the bucket's stream sequences, so
  * compare-and-set is JetStream's "expected last subject sequence": `kv.create` for revision 0 and
  * `kv.update(key, value, revision)` otherwise; a wrong-last-sequence answer means another writer won, and
  * is reported as undefined (ring) or false (lease), never as an error.
@@ -26,6 +26,11 @@ export interface NatsKvClusterStateOptions {
 interface Lease {
   holder: string;
   expiresAt: number;
+}
+
+/** A scope root's value: the host name, which the key holds only escaped. */
+interface ScopeRoot {
+  host: string;
 }
 
 const encoder = new TextEncoder();
@@ -110,6 +115,26 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void {
+    return this.watchKey(keys.ring, "ring", (e) => onRing(e.json<RingRecord>(), e.revision));
+  }
+
+  async addScopeRoots(hosts: readonly string[]): Promise<void> {
+    await Promise.all([...new Set(hosts)].map((host) => this.kv.put(keys.scopeRoot(host), json({ host } satisfies ScopeRoot))));
+  }
+
+  watchScopeRoots(onRoots: (hosts: string[]) => void): () => void {
+    return this.watchKey(`${keys.scopeRootPrefix}>`, "scope roots", (e) => {
+      const { host } = e.json<ScopeRoot>();
+      if (typeof host === "string") onRoots([host]);
+    });
+  }
+
+  /**
+   * Watches a key (or a `prefix.>` of keys): the current value first (LastValue), then every later write,
+   * each PUT once, in order. After a failure the watch restarts with a backoff, resuming after the last
+   * revision delivered, so nothing is skipped and nothing repeated.
+   */
+  private watchKey(key: string, what: string, onEntry: (e: KvEntry) => void): () => void {
     let stopped = false;
     let stopIterator: (() => void) | undefined;
     let wake: (() => void) | undefined;
@@ -122,9 +147,7 @@ export class NatsKvClusterState implements ClusterState {
     this.watchers.add(stop);
     let last = 0;
     const watchOnce = async () => {
-      // The current ring first (LastValue), then every later write. After a failure, resume after the last
-      // revision delivered, so nothing is skipped and nothing repeated.
-      const iter = await this.kv.watch(last > 0 ? { key: keys.ring, resumeFromRevision: last + 1 } : { key: keys.ring });
+      const iter = await this.kv.watch(last > 0 ? { key, resumeFromRevision: last + 1 } : { key });
       stopIterator = () => iter.stop();
       if (stopped) return iter.stop();
       for await (const e of iter) {
@@ -132,9 +155,9 @@ export class NatsKvClusterState implements ClusterState {
         if (e.operation !== "PUT" || e.revision <= last) continue;
         last = e.revision;
         try {
-          onRing(e.json<RingRecord>(), e.revision);
+          onEntry(e);
         } catch (err) {
-          this.onError(err, `ring watcher callback (revision ${e.revision})`);
+          this.onError(err, `${what} watcher callback (revision ${e.revision})`);
         }
       }
     };
@@ -144,10 +167,10 @@ export class NatsKvClusterState implements ClusterState {
         try {
           await watchOnce();
           if (stopped) return;
-          this.onError(new Error("watch ended"), `ring watch (restarting in ${retryMs} ms)`);
+          this.onError(new Error("watch ended"), `${what} watch (restarting in ${retryMs} ms)`);
         } catch (err) {
           if (stopped) return;
-          this.onError(err, `ring watch (restarting in ${retryMs} ms)`);
+          this.onError(err, `${what} watch (restarting in ${retryMs} ms)`);
         }
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, retryMs);

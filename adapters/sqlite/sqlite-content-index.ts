@@ -6,6 +6,8 @@
  * stored once more after the restart, nothing worse.
  */
 import { Database } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { checkSqliteStore, isDiskFull, isStoreDamage, StoreDamagedError } from "../../core/errors/index.ts";
 import type { ContentIndex } from "../../core/ports/index.ts";
 import { ContentClaims } from "../../core/content/index.ts";
 
@@ -26,7 +28,14 @@ export class SqliteContentIndex implements ContentIndex {
     for (const row of db.query("SELECT url, simhash FROM near").iterate() as Iterable<{ url: string; simhash: string }>) {
       this.memory.claimNear(BigInt(`0x${row.simhash}`), row.url);
     }
-    this.timer = setInterval(() => this.flush(), 200);
+    // A flush that fails for anything but a full disk is a damaged index: it surfaces at close().
+    this.timer = setInterval(() => {
+      try {
+        this.flush();
+      } catch {
+        clearInterval(this.timer);
+      }
+    }, 200);
     this.timer.unref?.();
   }
 
@@ -37,15 +46,34 @@ export class SqliteContentIndex implements ContentIndex {
     const near = this.nearLog;
     this.exactLog = [];
     this.nearLog = [];
-    this.db.transaction(() => {
-      for (const [fp, url] of exact) this.insertExact.run(fp, url);
-      for (const [url, hash] of near) this.insertNear.run(url, hash);
-    })();
+    try {
+      this.db.transaction(() => {
+        for (const [fp, url] of exact) this.insertExact.run(fp, url);
+        for (const [url, hash] of near) this.insertNear.run(url, hash);
+      })();
+    } catch (error) {
+      // A full disk: the claims stay in memory (they answer meanwhile) and go with the next flush.
+      this.exactLog = [...exact, ...this.exactLog];
+      this.nearLog = [...near, ...this.nearLog];
+      if (!isDiskFull(error)) throw error;
+    }
   }
 
+  /** Opens (creating when needed) the index at `path`; a damaged file is refused with StoreDamagedError. */
   static open(path: string): SqliteContentIndex {
-    const db = new Database(path, { create: true });
-    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+    let db: Database | undefined;
+    try {
+      db = new Database(path, { create: true });
+      db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+      const opened = db;
+      checkSqliteStore(path, statSync(path).size, (sql) => opened.query(sql).all() as Array<Record<string, unknown>>);
+    } catch (error) {
+      db?.close();
+      if (isStoreDamage(error) && !(error instanceof StoreDamagedError)) {
+        throw new StoreDamagedError(path, (error as Error).message, { cause: error });
+      }
+      throw error;
+    }
     db.exec("CREATE TABLE IF NOT EXISTS exact (fingerprint TEXT PRIMARY KEY, url TEXT NOT NULL) WITHOUT ROWID");
     db.exec("CREATE TABLE IF NOT EXISTS near (url TEXT PRIMARY KEY, simhash TEXT NOT NULL) WITHOUT ROWID");
     return new SqliteContentIndex(db);

@@ -256,6 +256,8 @@ function explainText(e: UrlExplanation | undefined): string {
   if (Number(e.lastFetchedAtMs)) rows.push(["fetched", new Date(Number(e.lastFetchedAtMs)).toISOString()]);
   if (Number(e.nextFetchAtMs)) rows.push(["next fetch", new Date(Number(e.nextFetchAtMs)).toISOString()]);
   if (e.addressRefusal) rows.push(["refused", e.addressRefusal]);
+  if (e.scopeRejection) rows.push(["scope", e.scopeRejection]);
+  if (e.sitemap) rows.push(["sitemap", e.sitemap]);
   if (e.trap) rows.push(["trap", e.trap]);
   if (e.note) rows.push(["note", e.note]);
   return `${e.input}\n${rows.map(([k, v]) => `  ${k.padEnd(10)} ${v}`).join("\n")}\n`;

@@ -9,6 +9,9 @@
  *   crawl.results.<region>.<p>    FetchResult for partition p's owner     stream CRAWL_RESULTS_<region>  consumer results-<p>
  *   crawl.forward.<region>.<to>.<p>  DiscoveredLinks for partition p of    stream CRAWL_FORWARD_<region>  consumer forwarders
  *                                 region <to>, kept in <region> until <to> takes them (its servers were unreachable)
+ *   crawl.state.<region>.<p>.batch    partition p's journal rows          stream CRAWL_STATE_<region>    (read from a sequence)
+ *   crawl.state.<region>.<p>.claim    who writes partition p from here on stream CRAWL_STATE_<region>
+ *   object p-<p> of object store crawl-state-<region>: partition p's latest snapshot
  *
  * Region names and node ids are restricted to `[a-z0-9-]` so they are valid in subjects, stream names and
  * KV keys alike.
@@ -31,6 +34,10 @@ export const subjects = {
   resultsWildcard: (region: string) => `crawl.results.${region}.*`,
   forward: (region: string, to: string, partition: number) => `crawl.forward.${region}.${to}.${partition}`,
   forwardWildcard: (region: string) => `crawl.forward.${region}.>`,
+  stateBatch: (region: string, partition: number) => `crawl.state.${region}.${partition}.batch`,
+  stateClaim: (region: string, partition: number) => `crawl.state.${region}.${partition}.claim`,
+  statePartition: (region: string, partition: number) => `crawl.state.${region}.${partition}.*`,
+  stateWildcard: (region: string) => `crawl.state.${region}.>`,
 };
 
 export const streams = {
@@ -38,6 +45,13 @@ export const streams = {
   fetch: (region: string) => `CRAWL_FETCH_${region.toUpperCase().replace(/-/g, "_")}`,
   results: (region: string) => `CRAWL_RESULTS_${region.toUpperCase().replace(/-/g, "_")}`,
   forward: (region: string) => `CRAWL_FORWARD_${region.toUpperCase().replace(/-/g, "_")}`,
+  state: (region: string) => `CRAWL_STATE_${region.toUpperCase().replace(/-/g, "_")}`,
+};
+
+/** JetStream object stores: each partition's latest state snapshot, as object `snapshotObject(p)`. */
+export const objectStores = {
+  state: (region: string) => `crawl-state-${region}`,
+  snapshotObject: (partition: number) => `p-${partition}`,
 };
 
 export const consumers = {
@@ -52,4 +66,7 @@ export const keys = {
   nodePrefix: "nodes.",
   ring: "ring",
   lease: (name: string) => `lease.${name}`,
+  /** A scope root (a seed's host name): characters a KV key cannot hold are written `_xx` (hex). */
+  scopeRoot: (host: string) => `scope.${host.replace(/[^a-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16).padStart(2, "0")}`)}`,
+  scopeRootPrefix: "scope.",
 };

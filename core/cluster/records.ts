@@ -2,6 +2,9 @@
  * The documents kept in the cluster-state bucket (NATS KV in a cluster, memory in tests): one record per
  * node, refreshed by its heartbeat, and the ring assignment. Plain JSON data.
  */
+import type { HostReport } from "../dashboard/index.ts";
+import type { HistogramSnapshot } from "../stats/index.ts";
+
 export type NodeRole = "coordinator" | "frontier" | "fetcher";
 export type NodeStatus = "active" | "draining" | "left";
 
@@ -23,6 +26,10 @@ export interface NodeRecord {
   /** The node's counters (namespaced names) and gauges (queued, inFlight...). */
   counters: Record<string, number>;
   gauges: Record<string, number>;
+  /** The node's histograms (frontier and fetch nodes), merged by the coordinator for the cluster view. */
+  histograms?: Record<string, HistogramSnapshot>;
+  /** A frontier node's host board and politeness figures (a few hosts per list), for the dashboard. */
+  hosts?: HostReport;
 }
 
 /** Which frontier node serves each partition of each region. */

@@ -57,3 +57,4 @@ export { readFields, readFlags, type ArgvShape, type Env, type FieldsRead, type 
 export { readConfig, type ConfigOptions, type ConfigRead } from "./read-config.ts";
 export { ConfigError } from "./config-error.ts";
 export { describePolicy, type PolicyRow } from "./describe-policy.ts";
+export { applyScopeFile, ScopeFileConfigError } from "./scope-file.ts";

@@ -5,8 +5,20 @@
  * whole config from flags, env and these defaults. The table is typed against `PolicyConfig`, so adding
  * a knob without a row (or a row with the wrong kind) fails to compile.
  */
+import { DEFAULT_DENIED_EXTENSIONS } from "../scope/index.ts";
 import { cidrListKind, hostListKind } from "./address-kinds.ts";
-import { decimalKind, durationKind, durationListKind, integerKind, sizeKind, switchKind, textKind } from "./field-kinds.ts";
+import {
+  decimalKind,
+  durationKind,
+  durationListKind,
+  integerKind,
+  oneOfKind,
+  sizeKind,
+  stringKind,
+  switchKind,
+  textKind,
+} from "./field-kinds.ts";
+import { extensionListKind, urlPatternListKind } from "./scope-kinds.ts";
 import { tableRows, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
 
 const SECOND = 1_000;
@@ -73,10 +85,27 @@ export interface PolicyConfig {
   /** Pages at most this deep (links from a seed) get priority 2; deeper ones 3. */
   readonly shallowDepth: number;
 
+  // Scope and filters (core/scope): which discovered URLs may be queued at all.
+  /** `host`: only the seeds' hosts; `domain`: their registrable domains; `any`: wherever links lead. */
+  readonly scope: "host" | "domain" | "any";
+  /** Links followed from a seed; a seed has depth 0. Deeper URLs are never queued. */
+  readonly maxDepth: number;
+  /** When not empty, only these hosts (and the names under them) are crawled. */
+  readonly allowHosts: readonly string[];
+  /** When not empty, only URLs matching one of these patterns are crawled. */
+  readonly allowUrls: readonly string[];
+  /** URLs matching one of these patterns are never crawled. */
+  readonly denyUrls: readonly string[];
+  /** Links whose path ends in one of these extensions are never crawled. */
+  readonly denyExtensions: readonly string[];
+  /** A file of further allow and deny entries (core/scope/scope-file.ts); "" for none. */
+  readonly scopeFile: string;
+
+  /** Sitemaps: `off`, `robots` (the Sitemap lines of robots.txt), `probe` (those, else /sitemap.xml). */
+  readonly sitemaps: "off" | "robots" | "probe";
+
   // Trap limits.
   readonly maxUrlLength: number;
-  /** Links followed from a seed; a seed has depth 0. */
-  readonly maxDepth: number;
   /** A path in which one segment occurs this many times or more is a trap (`/a/b/a/b/a`). */
   readonly maxRepeatedSegment: number;
   readonly maxQueuePerHost: number;
@@ -268,19 +297,78 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     description: "Pages at most this many links from a seed get priority 2, deeper ones 3",
     ...integerKind({ min: 0, max: 1000 }),
   },
+  scope: {
+    default: "any",
+    env: "CRAWL_SCOPE",
+    flag: "--scope",
+    description:
+      "Where links may lead: host (only the seeds' hosts), domain (the seeds' registrable domains, by the Public Suffix List), any",
+    ...oneOfKind(["host", "domain", "any"] as const),
+  },
+  maxDepth: {
+    default: 20,
+    env: "CRAWL_MAX_DEPTH",
+    flag: "--max-depth",
+    description:
+      "Most links followed from a seed: a seed has depth 0, a page it links 1...; a redirect keeps its source's depth, a sitemap entry is one deeper than the page that led to its host",
+    ...integerKind({ min: 0, max: 1000 }),
+  },
+  allowHosts: {
+    default: [],
+    defaultText: "none: every host",
+    env: "CRAWL_ALLOW_HOSTS",
+    flag: "--allow-hosts",
+    description: "Only these hosts are crawled, each with every name under it, comma-separated (example.com,docs.example.org)",
+    ...hostListKind(),
+  },
+  allowUrls: {
+    default: [],
+    defaultText: "none: every URL",
+    env: "CRAWL_ALLOW_URLS",
+    flag: "--allow-urls",
+    description:
+      "Only URLs matching one of these patterns are crawled, separated by blanks: globs on the whole URL (* any run, ? one character), or re:REGEX found anywhere in it",
+    ...urlPatternListKind(),
+  },
+  denyUrls: {
+    default: [],
+    defaultText: "none",
+    env: "CRAWL_DENY_URLS",
+    flag: "--deny-urls",
+    description: "URLs matching one of these patterns are never crawled (same syntax as --allow-urls)",
+    ...urlPatternListKind(),
+  },
+  denyExtensions: {
+    default: DEFAULT_DENIED_EXTENSIONS,
+    defaultText: "archives, images, video, audio, executables, fonts (README)",
+    env: "CRAWL_DENY_EXTENSIONS",
+    flag: "--deny-extensions",
+    description:
+      'Links whose path ends in one of these extensions are never crawled, comma-separated; "+pdf,doc" adds to the default list, "" allows all',
+    ...extensionListKind(DEFAULT_DENIED_EXTENSIONS),
+  },
+  scopeFile: {
+    default: "",
+    defaultText: "none",
+    env: "CRAWL_SCOPE_FILE",
+    flag: "--scope-file",
+    description: "A file of allow-host, deny-host, allow-url, deny-url and deny-extension lines, added to the lists above (README)",
+    ...stringKind("file"),
+  },
+  sitemaps: {
+    default: "robots",
+    env: "CRAWL_SITEMAPS",
+    flag: "--sitemaps",
+    description:
+      "Sitemaps read for URLs, lastmod and priority: off, robots (those robots.txt names), probe (those, else /sitemap.xml of every host crawled)",
+    ...oneOfKind(["off", "robots", "probe"] as const),
+  },
   maxUrlLength: {
     default: 2048,
     env: "CRAWL_MAX_URL_LENGTH",
     flag: "--max-url-length",
     description: "Longest normalized URL accepted, in characters",
     ...integerKind({ min: 32, max: 65536 }),
-  },
-  maxDepth: {
-    default: 20,
-    env: "CRAWL_MAX_DEPTH",
-    flag: "--max-depth",
-    description: "Most links followed from a seed (a seed has depth 0)",
-    ...integerKind({ min: 0, max: 1000 }),
   },
   maxRepeatedSegment: {
     default: 3,

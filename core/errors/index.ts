@@ -15,4 +15,5 @@ export {
   isApiError,
   type Reaction,
 } from "./api-errors.ts";
+export { checkSqliteStore, isDiskFull, isStoreDamage, QUICK_CHECK_MAX_BYTES, StoreDamagedError } from "./disk-errors.ts";
 export { errorFields, errorInfo, errorText, isErrorInfo, type ErrorInfo } from "./error-fields.ts";

@@ -9,8 +9,35 @@ import type { FetchErrorKind } from "./fetch-outcome.ts";
 /** Priority class of a queued URL: 1 first (home pages, changed pages), 3 last. */
 export type Priority = 1 | 2 | 3;
 
-/** What a task asks the fetch worker to do. */
-export type TaskKind = "page" | "robots";
+/** What a task asks the fetch worker to do: fetch a page, a host's robots.txt, or a sitemap to read. */
+export type TaskKind = "page" | "robots" | "sitemap";
+
+/**
+ * A sitemap to read (core/sitemap): where it may list URLs besides its own directory, and how it was
+ * found. Carried by the DiscoveredUrl that names it and by the task that fetches it.
+ */
+export interface SitemapRef {
+  /** Origins (`http://host/`) whose robots.txt named this sitemap, or the index that listed it: it may list their URLs. */
+  grants: string[];
+  /** Listed by a sitemap index; such a sitemap that is an index itself is not followed (no nesting). */
+  fromIndex?: boolean;
+}
+
+/** What reading a sitemap found, for the frontier's counters. */
+export interface SitemapSummary {
+  /** A list of pages (`urlset`, or a text file of URLs), a list of sitemaps (`index`), or neither. */
+  format: "urlset" | "index" | "text" | "not-a-sitemap";
+  /** Entries taken: page URLs of a list, sitemaps of an index. */
+  entries: number;
+  /** Entries the protocol does not let this sitemap list (another host, outside its directory). */
+  outOfLocation: number;
+  /** Entries whose location is not a usable URL. */
+  invalid: number;
+  /** The sitemap went past a protocol limit and was read only up to it: 50,000 entries, or 50 MB. */
+  limit?: "entries" | "bytes";
+  /** An index listed by an index: the protocol has no nesting, so its sitemaps were not taken. */
+  nestedIndex?: boolean;
+}
 
 export interface FetchTask {
   /** Unique per hand-out; also the message id used for de-duplication on the bus. */
@@ -31,6 +58,8 @@ export interface FetchTask {
   /** Gap the worker must leave between requests to this host inside one task (robots.txt redirects). */
   hostGapMs: number;
   issuedAt: number;
+  /** For a sitemap task: what the sitemap may list. */
+  sitemap?: SitemapRef;
 }
 
 /**
@@ -102,6 +131,8 @@ interface FetchResultFields {
   /** Bytes stored (after decompression); 0 when nothing was stored. */
   bytes: number;
   truncated?: boolean;
+  /** For a sitemap task that got a 2xx: what the sitemap held (its entries travel as links). */
+  sitemap?: SitemapSummary;
 }
 
 /** A response arrived (any status). */
@@ -140,4 +171,10 @@ export interface DiscoveredUrl {
   redirectHops: number;
   /** Operator seeds bypass the depth limit and are confirmed in the exact store. */
   isSeed?: boolean;
+  /** Set when the URL is a sitemap to read (from robots.txt or an index), not a page to fetch. */
+  sitemap?: SitemapRef;
+  /** A sitemap entry's `<lastmod>`, epoch milliseconds. */
+  lastmod?: number;
+  /** A sitemap entry's `<priority>`, 0 to 1. */
+  sitemapPriority?: number;
 }

@@ -92,3 +92,26 @@ export interface FetchError {
 }
 
 export type FetchOutcome = FetchResponse | FetchError;
+
+/** The head of a response whose body is read as a stream (`StreamingFetcher`): everything but the body. */
+export interface StreamedResponseHead {
+  url: string;
+  status: number;
+  /** Lower-case names; repeated headers joined by ', '. */
+  headers: Record<string, string>;
+  /** The Content-Encoding the server sent (other than identity); the stream is already decoded from it. */
+  contentEncoding?: string;
+  remoteAddress?: string;
+  startedAt: number;
+  requestHeaders: Record<string, string>;
+  httpVersion: string;
+}
+
+/** A response read as a stream: its head, when the reading ended, and what the reader made of the body. */
+export interface StreamedResponse<T> extends StreamedResponseHead {
+  kind: "response";
+  endedAt: number;
+  value: T;
+}
+
+export type StreamOutcome<T> = StreamedResponse<T> | FetchError;

@@ -1,6 +1,15 @@
 import { expect, test } from "bun:test";
 import { DEFAULT_POLICY } from "../config/index.ts";
-import { canFetch, HostNotReadyError, isFetchLost, newHostState, onFetchStart, releaseLostFetch, setPaused } from "./host-state.ts";
+import {
+  canFetch,
+  HostNotReadyError,
+  isFetchLost,
+  newHostState,
+  onFetchStart,
+  releaseAfterLoss,
+  releaseLostFetch,
+  setPaused,
+} from "./host-state.ts";
 
 const T0 = 1_700_000_000_000;
 
@@ -56,4 +65,21 @@ test("politeness - releasing a lost fetch frees the host after the min gap witho
   expect(released.consecutiveFailures).toBe(0);
   expect(released.nextAllowedAt).toBe(now + DEFAULT_POLICY.minGapMs + DEFAULT_POLICY.gapMarginMs);
   expect(releaseLostFetch(released, now, DEFAULT_POLICY)).toBe(released);
+});
+
+test("politeness - a host restored after its holder was lost waits until a fetch started before the loss must have ended, plus its gap and the margin", () => {
+  const lostAt = T0;
+  const fetchBound = DEFAULT_POLICY.connectTimeoutMs + DEFAULT_POLICY.responseTimeoutMs;
+  const state = { ...newHostState(), gapMs: 3_000 };
+  const margin = DEFAULT_POLICY.gapMarginMs;
+  // Restored soon after the loss: the bound of a fetch started at the loss decides.
+  expect(releaseAfterLoss(state, T0 + 1_000, lostAt, DEFAULT_POLICY).nextAllowedAt).toBe(T0 + fetchBound + 3_000 + margin);
+  // Restored long after: a gap from now.
+  const late = T0 + 10 * fetchBound;
+  expect(releaseAfterLoss(state, late, lostAt, DEFAULT_POLICY).nextAllowedAt).toBe(late + 3_000 + margin);
+  // A saved time further out is kept, and nothing is in flight any more.
+  const held = releaseAfterLoss({ ...state, inFlight: true, inFlightSince: T0, nextAllowedAt: late * 2 }, late, lostAt, DEFAULT_POLICY);
+  expect(held.nextAllowedAt).toBe(late * 2);
+  expect(held.inFlight).toBe(false);
+  expect(held.inFlightSince).toBeNull();
 });

@@ -111,6 +111,28 @@ export function releaseLostFetch(state: HostState, now: number, cfg: PolitenessC
   };
 }
 
+/**
+ * A host whose partition was rebuilt from its replica after the node holding it was lost at `lostAt`: a
+ * fetch that node had started may still be running (at most the connect and response timeouts after it
+ * started, which was before the loss), so the host waits until that fetch must have ended plus its gap
+ * and the margin, and at least that long from now.
+ */
+export function releaseAfterLoss(
+  state: HostState,
+  now: number,
+  lostAt: number,
+  cfg: PolitenessConfig & Pick<PolicyConfig, "connectTimeoutMs" | "responseTimeoutMs">,
+): HostState {
+  const wait = Math.min(cfg.maxGapMs, Math.max(state.gapMs, cfg.minGapMs, Math.min(state.crawlDelayMs, cfg.crawlDelayCapMs)));
+  const fetchEndedBy = lostAt + cfg.connectTimeoutMs + cfg.responseTimeoutMs;
+  return {
+    ...state,
+    inFlight: false,
+    inFlightSince: null,
+    nextAllowedAt: Math.max(state.nextAllowedAt, Math.max(now, fetchEndedBy) + wait + cfg.gapMarginMs),
+  };
+}
+
 /** Pauses or resumes a host (operator action). A fetch in flight is not affected. */
 export function setPaused(state: HostState, paused: boolean): HostState {
   return state.paused === paused ? state : { ...state, paused };

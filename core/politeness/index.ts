@@ -10,6 +10,7 @@ export {
   newHostState,
   onFetchStart,
   type PolitenessConfig,
+  releaseAfterLoss,
   releaseLostFetch,
   setPaused,
 } from "./host-state.ts";

@@ -19,6 +19,10 @@ import type { NodeRecord, RingRecord } from "../cluster/index.ts";
  *  - `watchRing` calls back with the current ring (if any) and then with every later write, in order.
  *  - `acquireLease(name, holder, ttlMs, now)` grants the lease when it is free, expired, or already held by
  *    `holder` (renewal), atomically; false otherwise.
+ *  - `addScopeRoots(hosts)` stores the host names of seeds (the roots `--scope host|domain` keeps a crawl
+ *    on), idempotently, and resolves once they are stored; roots are never removed.
+ *  - `watchScopeRoots` calls back with every root stored so far (in one or more calls), then with the roots
+ *    added later, each at least once, until the returned function is called.
  */
 export interface ClusterState {
   putNode(record: NodeRecord): Promise<void>;
@@ -29,6 +33,8 @@ export interface ClusterState {
   casRing(ring: RingRecord, revision: number): Promise<number | undefined>;
   watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void;
   acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
+  addScopeRoots(hosts: readonly string[]): Promise<void>;
+  watchScopeRoots(onRoots: (hosts: string[]) => void): () => void;
   close(): Promise<void>;
 }
 

@@ -6,7 +6,8 @@
  */
 export type { ClusterState, Delivery, MessageBus, Subscription } from "./cluster.ts";
 export type { ContentIndex } from "./content-index.ts";
-export type { Fetcher, PageStore, TaskRunner, WorkOutput } from "./fetch.ts";
+export type { Fetcher, PageStore, StreamingFetcher, TaskRunner, WorkOutput } from "./fetch.ts";
 export { silentLog, type Log, type LogFields } from "./log.ts";
 export type { AdmissionLog, SeenSet } from "./seen-set.ts";
 export type { ObjectStore, StoredObject } from "./object-store.ts";
+export type { BatchEntry, ClaimEntry, PartitionReplica, ReplicaEntry, ReplicaWriter, SnapshotInfo } from "./partition-replica.ts";

@@ -3,7 +3,7 @@ import { DEFAULT_POLICY } from "../config/index.ts";
 import { checkTrap, mostRepeatedSegment, type TrapContext } from "./check-trap.ts";
 
 const CFG = DEFAULT_POLICY;
-const CTX: TrapContext = { depth: 1, hostQueued: 0, hostPagesToday: 0 };
+const CTX: TrapContext = { hostQueued: 0, hostPagesToday: 0 };
 
 function reason(url: string, ctx: Partial<TrapContext> = {}): string {
   const verdict = checkTrap(url, { ...CTX, ...ctx }, CFG);
@@ -18,11 +18,6 @@ test("traps - rejects a URL longer than 2048 characters", () => {
   const base = "https://example.com/";
   expect(reason(base + "a".repeat(2048 - base.length))).toBe("ok");
   expect(reason(base + "a".repeat(2049 - base.length))).toBe("url-too-long");
-});
-
-test("traps - rejects a URL deeper than 20 links from its seed", () => {
-  expect(reason("https://example.com/p", { depth: 20 })).toBe("ok");
-  expect(reason("https://example.com/p", { depth: 21 })).toBe("too-deep");
 });
 
 test("traps - rejects a path where one segment occurs three times, in a row or not", () => {
@@ -54,13 +49,12 @@ test("traps - rejects a new URL once the host used up today's pages", () => {
 });
 
 test("traps - reports the cheapest broken rule first", () => {
-  expect(reason("https://example.com/" + "a/".repeat(2000), { depth: 99, hostQueued: 1e9 })).toBe("url-too-long");
-  expect(reason("https://example.com/a/a/a", { depth: 99 })).toBe("too-deep");
+  expect(reason("https://example.com/" + "a/".repeat(2000), { hostQueued: 1e9 })).toBe("url-too-long");
+  expect(reason("https://example.com/a/a/a", { hostQueued: 1e9 })).toBe("repeated-segment");
 });
 
 test("traps - limits come from the config", () => {
-  const strict = { ...CFG, maxUrlLength: 32, maxDepth: 2, maxRepeatedSegment: 2 };
+  const strict = { ...CFG, maxUrlLength: 32, maxRepeatedSegment: 2 };
   expect(checkTrap("https://example.com/a/b/a", CTX, strict)).toMatchObject({ ok: false, reason: "repeated-segment" });
-  expect(checkTrap("https://example.com/p", { ...CTX, depth: 3 }, strict)).toMatchObject({ ok: false, reason: "too-deep" });
   expect(checkTrap("https://example.com/a-rather-long-path", CTX, strict)).toMatchObject({ ok: false, reason: "url-too-long" });
 });

@@ -1,8 +1,8 @@
 /**
  * The crawler-trap limits applied to each discovered URL before it is queued (seeds 000-002): a
- * maximum URL length, a maximum depth from its seed, no path segment repeated too often, a cap on the
- * URLs queued for one host, and a cap on the pages fetched from one host per UTC day. Each refusal
- * names its reason, so it can be counted and explained.
+ * maximum URL length, no path segment repeated too often, a cap on the URLs queued for one host, and a
+ * cap on the pages fetched from one host per UTC day. Each refusal names its reason, so it can be counted
+ * and explained. The depth limit, a user's knob more than a trap rule, is core/scope's.
  *
  * Repeated segments: any segment is counted wherever it occurs in the path, not only in consecutive
  * runs, because the common trap is a relative link resolved again and again (`/a/b/` linking to
@@ -13,15 +13,13 @@
 import type { PolicyConfig } from "../config/index.ts";
 import { pathSegments } from "./url-parts.ts";
 
-export type TrapReason = "url-too-long" | "too-deep" | "repeated-segment" | "host-queue-full" | "host-daily-cap" | "url-pattern-flood";
+export type TrapReason = "url-too-long" | "repeated-segment" | "host-queue-full" | "host-daily-cap" | "url-pattern-flood";
 
 /** Accepted, or refused with a reason and a human-readable detail for `explain`. */
 export type TrapVerdict = { readonly ok: true } | { readonly ok: false; readonly reason: TrapReason; readonly detail: string };
 
 /** What the frontier knows about a URL's context when it is discovered. */
 export interface TrapContext {
-  /** Links followed from a seed to reach this URL; a seed has depth 0. */
-  readonly depth: number;
   /** URLs of the same host already queued. */
   readonly hostQueued: number;
   /** Pages of the same host fetched today (UTC), e.g. from a DailyCounter. */
@@ -29,10 +27,7 @@ export interface TrapContext {
 }
 
 /** The slice of the policy that the trap checks read. */
-export type TrapConfig = Pick<
-  PolicyConfig,
-  "maxUrlLength" | "maxDepth" | "maxRepeatedSegment" | "maxQueuePerHost" | "maxPagesPerHostPerDay"
->;
+export type TrapConfig = Pick<PolicyConfig, "maxUrlLength" | "maxRepeatedSegment" | "maxQueuePerHost" | "maxPagesPerHostPerDay">;
 
 const OK: TrapVerdict = Object.freeze({ ok: true });
 
@@ -56,9 +51,6 @@ export function mostRepeatedSegment(url: string): { readonly segment: string; re
 export function checkTrap(url: string, ctx: TrapContext, cfg: TrapConfig): TrapVerdict {
   if (url.length > cfg.maxUrlLength) {
     return { ok: false, reason: "url-too-long", detail: `${url.length} characters, the limit is ${cfg.maxUrlLength}` };
-  }
-  if (ctx.depth > cfg.maxDepth) {
-    return { ok: false, reason: "too-deep", detail: `depth ${ctx.depth}, the limit is ${cfg.maxDepth}` };
   }
   const repeated = mostRepeatedSegment(url);
   if (repeated && repeated.count >= cfg.maxRepeatedSegment) {

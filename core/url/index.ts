@@ -7,3 +7,4 @@ export { normalizeUrl, MAX_URL_LENGTH } from "./normalize.ts";
 export type { NormalizeResult } from "./normalize.ts";
 export { isHomePage } from "./home-page.ts";
 export { hostKeyOf, originOf } from "./host-key.ts";
+export { isNotAUrl } from "./not-a-url.ts";

@@ -59,6 +59,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
   });
   const worker = new FetchWorker({
     fetcher,
+    maxBodyBytes: opts.policy.maxBodyBytes,
     content: opts.content,
     store: warc,
     agentToken: productToken(opts.policy.userAgent),

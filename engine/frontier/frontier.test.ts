@@ -165,11 +165,11 @@ describe("frontier", () => {
     expect(frontier.explainUrl("http://a.test/deep", "a.test").state).toBe("dropped");
   });
 
-  test("frontier - rejects trap URLs with a counted reason", async () => {
+  test("frontier - rejects trap URLs, and URLs deeper than --max-depth, with a counted reason", async () => {
     const { frontier } = setup({ maxDepth: 3 });
     await frontier.admit([url("http://a.test/x", 4), url("http://a.test/a/b/a/b/a/", 1), url(`http://a.test/${"x".repeat(3000)}`, 1)]);
     expect(frontier.counters.toJSON()).toMatchObject({
-      "traps.rejected.too-deep": 1,
+      "admission.rejected.depth": 1,
       "traps.rejected.repeated-segment": 1,
       "traps.rejected.url-too-long": 1,
     });

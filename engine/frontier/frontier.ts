@@ -1,19 +1,35 @@
 /**
- * The frontier: which URL is fetched next, and when. It admits discovered URLs (the address policy, trap
- * limits, then the seen-set, then the durable queue), hands out fetch tasks only for hosts whose politeness gap has passed
- * (one task in flight per host, robots.txt first, front-queue priority when capacity is short), and applies
+ * The frontier: which URL is fetched next, and when. It admits discovered URLs (the address policy, the
+ * scope and filters, trap limits, then the seen-set, then the durable queue), keeps each host's sitemaps to
+ * read, hands out fetch tasks only for hosts whose politeness gap has passed (one task in flight per host,
+ * robots.txt first, then sitemaps, front-queue priority when capacity is short), and applies
  * each result: the host's next allowed time, the URL's retry or refetch schedule, redirect targets and the
  * links found. The same class runs inside `crawl` (embedded mode) and inside each frontier node of a
  * cluster; only the SeenSet and the transport around it differ. Host and URL inspection (`hostInfo`,
- * `listHosts`, `explainUrl`) is inspection.ts, over a read-only view of this class.
+ * `listHosts`, `explainUrl`) is inspection.ts, over a read-only view of this class; the host board of the
+ * dashboards (`hostReport`) is host-board.ts.
+ *
+ * Besides counters it records histograms (core/stats, buckets in histogram-buckets.ts):
+ *   - `fetch.duration-seconds`: each result's endedAt - startedAt (request to body complete), robots.txt
+ *     included, skipped tasks (never sent) not;
+ *   - `fetch.page-bytes`: each stored page body (after decompression), duplicates (not stored) not;
+ *   - `frontier.queue-wait-seconds`: for each page task handed out, the time since its URL was queued
+ *     here (admitted, due again for a retry or refetch, or received by a handoff through `admit`), to about
+ *     a second (seq-clock.ts); URLs queued before this process started are not observed;
+ *   - `politeness.gap-wait-seconds`: for each task handed out, how long it waited for its host's gap: the
+ *     host's next allowed time minus the moment the host had work to do (a URL queued and no fetch in
+ *     flight), when that is positive. A host that was allowed already when it got work is not observed, so
+ *     the histogram's count is the number of requests that waited for a gap.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
+import { isDiskFull } from "../../core/errors/index.ts";
 import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask } from "../../core/model/index.ts";
 import {
   isFetchLost,
   newHostState,
   onFetchEnd,
   onFetchStart,
+  releaseAfterLoss,
   releaseLostFetch,
   setPaused,
   WaitingHostHeap,
@@ -31,15 +47,23 @@ import {
   urlPathAndQuery,
 } from "../../core/traps/index.ts";
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
+import { hostnameOf, ScopeFilter, ScopeRoots, scopeCounterName } from "../../core/scope/index.ts";
+import { levelOfSitemapPriority } from "../../core/sitemap/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
 import type { SeenSet } from "../../core/ports/index.ts";
-import { Counters } from "../../core/stats/index.ts";
+import type { HostReport } from "../../core/dashboard/index.ts";
+import { Counters, Histograms } from "../../core/stats/index.ts";
+import { hostReport } from "./host-board.ts";
 import type { HostEntry } from "./host-entry.ts";
 import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier, type UrlView } from "./inspection.ts";
 import { ReadyQueues } from "./ready-queues.ts";
+import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
 import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
+import { countSitemapResult, robotsSitemapRefs, splitSitemapRefs } from "./sitemap-refs.ts";
+import type { SitemapRow } from "./store/sitemap-table.ts";
+import type { ScopeRootRow } from "./store/scope-root-table.ts";
 
 export interface FrontierOptions {
   store: FrontierStore;
@@ -55,6 +79,8 @@ export interface FrontierOptions {
   newTaskId: () => string;
   /** Where the frontier counts (default its own); a process passes the counters its other parts share. */
   counters?: Counters;
+  /** Where it records its histograms (default its own). */
+  histograms?: Histograms;
   /** Partitions this frontier serves; undefined serves every partition (embedded mode). */
   serving?: Iterable<number>;
   /**
@@ -63,6 +89,23 @@ export interface FrontierOptions {
    * every target is admitted here (embedded mode).
    */
   forward?: { owns(host: string): boolean; send(urls: DiscoveredUrl[]): Promise<void> };
+  /**
+   * Told when a write fails because the disk is full (`full` true: no task is handed out from then on) and
+   * when writes work again (false: tasks flow again). Nothing committed is lost either way.
+   */
+  onDisk?: (full: boolean, error?: unknown) => void;
+  /**
+   * While the disk is full, asked every few seconds whether there is room again; it must throw while there
+   * is not. Default: a small write to the store.
+   */
+  diskProbe?: () => void;
+  /**
+   * Cluster mode: where the seeds' hosts (the scope's roots) are shared with every other frontier node;
+   * `add` resolves once they are stored. This frontier adds the hosts of the seeds it admits before it
+   * queues them; the node feeds the hosts others add to `addScopeRoots`. Absent, this frontier's own store
+   * is the only place they are kept (embedded mode).
+   */
+  sharedRoots?: { add(hosts: readonly string[]): Promise<void> };
 }
 
 export interface FrontierSnapshot {
@@ -73,11 +116,21 @@ export interface FrontierSnapshot {
   hostsWaiting: number;
   inFlight: number;
   knownUrls: number;
+  /** Sitemaps waiting to be read. */
+  sitemapsPending: number;
   counters: Record<string, number>;
 }
 
 const HEAD_SKIP_LIMIT = 64;
+/** Weight of the newest fetch in a host's moving-average fetch duration. */
+const FETCH_MS_WEIGHT = 0.3;
+/** The host report is rebuilt at most this often (dashboards, heartbeats and /metrics all ask). */
+const HOST_REPORT_MAX_AGE_MS = 1_000;
 const KNOWN_HOME_PAGES_MAX = 500_000;
+
+const DISK_PROBE_EVERY_MS = 2_000;
+/** URLs whose result could not be committed, remembered so their links, found again, are confirmed in the store. */
+const RECOMMIT_MAX = 100_000;
 
 /** A result ready to apply: its host entry and the task it answers, with its links screened. */
 interface Prepared {
@@ -86,10 +139,18 @@ interface Prepared {
   flight: NonNullable<HostEntry["inFlight"]>;
   candidates: DiscoveredUrl[];
   redirect: DiscoveredUrl[];
+  /** Its links were found before by a fetch whose result was never committed: confirm them in the store. */
+  confirm: boolean;
+  /** Sitemaps its links or its robots.txt named, for hosts this frontier keeps. */
+  sitemaps: DiscoveredUrl[];
 }
 
 export class Frontier {
   readonly counters: Counters;
+  readonly histograms: Histograms;
+  /** When each queued seq was queued, for the queue-wait histogram. */
+  private readonly queuedAt = new SeqClock();
+  private report: { at: number; value: HostReport } | undefined;
   private readonly hosts = new Map<string, HostEntry>();
   /** Hosts not ready yet, each until its time (gap, daily cap, robots.txt retry). */
   private readonly waiting = new WaitingHostHeap();
@@ -97,8 +158,10 @@ export class Frontier {
   private readonly ready = new ReadyQueues();
   private readonly patterns: UrlPatternTracker;
   private readonly addresses: AddressPolicy;
+  private readonly scope: ScopeFilter;
   private inFlightCount = 0;
   private totalQueued: number;
+  private totalSitemaps: number;
   private lastDuePump = 0;
   private counts = { scheduled: 0, knownUrls: 0 };
   private readonly knownHomePages = new Set<string>();
@@ -113,13 +176,24 @@ export class Frontier {
    * perhaps not the last word on a request that was in flight (see loadHost).
    */
   private readonly run = crypto.randomUUID();
+  /** Partitions rebuilt from a replica, not loaded yet, with when their former holder was lost. */
+  private readonly restoredPartitions = new Map<number, number>();
   /** The read-only view host and URL inspection works on. */
   private readonly inspected: InspectedFrontier;
+  /** Since when writes fail for a full disk (undefined: they do not). */
+  private diskFullAt: number | undefined;
+  private lastDiskProbe = 0;
+  /** URLs whose result failed to commit (their links' seen-set bits may be set with nothing stored). */
+  private readonly recommit = new Set<string>();
 
   constructor(private readonly opts: FrontierOptions) {
     this.counters = opts.counters ?? new Counters();
+    this.histograms = opts.histograms ?? new Histograms();
     this.patterns = new UrlPatternTracker(opts.policy);
     this.addresses = AddressPolicy.of(opts.policy);
+    const roots = new ScopeRoots();
+    roots.add(opts.store.scopeRoots.list());
+    this.scope = new ScopeFilter(opts.policy, roots);
     this.inspected = {
       store: opts.store,
       policy: opts.policy,
@@ -130,8 +204,10 @@ export class Frontier {
       load: (host) => this.loadHost(host),
       robotsOf: (entry) => this.robotsOf(entry),
       addresses: this.addresses,
+      scope: this.scope,
     };
     this.totalQueued = opts.store.totalQueued();
+    this.totalSitemaps = opts.store.sitemaps.pendingTotal();
     this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);
     if (this.serving === undefined) this.loadActiveHosts(undefined);
     else for (const p of this.serving) this.loadActiveHosts(p);
@@ -175,15 +251,37 @@ export class Frontier {
   /** Recounts the queue after partitions were imported or deleted behind the frontier's back. */
   recount(): void {
     this.totalQueued = this.opts.store.totalQueued();
+    this.totalSitemaps = this.opts.store.sitemaps.pendingTotal();
+    // Scope roots may have come with the partition (a handoff, a rebuild from the replica).
+    this.scope.roots.add(this.opts.store.scopeRoots.list());
   }
 
-  /** Loads the hosts with queued URLs (of one partition, or all) into memory, waiting for their time. */
+  /**
+   * Partition p was rebuilt in the store from its replica after the node holding it was lost at `lostAt`;
+   * called before p is served. Its hosts may have had a fetch in flight there: when they are loaded they
+   * wait until such a fetch must have ended, plus their gap (core/politeness `releaseAfterLoss`).
+   */
+  restored(p: number, lostAt: number): void {
+    this.restoredPartitions.set(p, lostAt);
+    this.recount();
+  }
+
+  /** Loads the hosts with queued URLs or sitemaps to read (of one partition, or all) into memory, waiting for their time. */
   private loadActiveHosts(partition: number | undefined): void {
-    for (const [host, queued] of this.opts.store.queuedByHost(partition)) {
+    const now = this.opts.now();
+    const lostAt = partition === undefined ? undefined : this.restoredPartitions.get(partition);
+    if (partition !== undefined) this.restoredPartitions.delete(partition);
+    const queuedBy = this.opts.store.queuedByHost(partition);
+    const sitemapsBy = this.opts.store.sitemaps.pendingByHost(partition);
+    for (const host of new Set([...queuedBy.keys(), ...sitemapsBy.keys()])) {
       if (this.hosts.has(host)) continue;
-      // A host with work queued before this run may have had a request in flight, saved state or not.
+      // A host with work queued before this run (URLs or sitemaps) may have had a request in flight, saved
+      // state or not.
       const entry = this.loadHost(host, true);
-      entry.queued = queued;
+      entry.queued = queuedBy.get(host) ?? 0;
+      entry.sitemaps = sitemapsBy.get(host) ?? 0;
+      // Rebuilt from a replica: a fetch the lost holder started may still be running.
+      if (lostAt !== undefined) entry.state = releaseAfterLoss(entry.state, now, lostAt, this.opts.policy);
       this.hosts.set(host, entry);
       this.makeWaiting(entry);
     }
@@ -197,31 +295,156 @@ export class Frontier {
   /**
    * Admits discovered URLs: trap checks, seen-set, durable queue. Returns how many were new. Seeds and
    * home pages whose Bloom answer is "maybe seen" are confirmed in the exact store, so a false positive
-   * never costs a site's entry point.
+   * never costs a site's entry point. With `confirmSeen` every "maybe seen" is confirmed: for URLs that
+   * come a second time (a message redelivered after a crash), whose bits the first attempt may have set
+   * in the seen-set without the store ever committing them.
    */
-  async admit(urls: readonly DiscoveredUrl[]): Promise<number> {
-    const candidates = this.screen(urls);
-    if (candidates.length === 0) return 0;
+  async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
+    const { pages, refs } = splitSitemapRefs(urls);
+    const roots = await this.shareRoots(pages);
+    const sitemaps = this.screenSitemaps(refs);
+    const candidates = this.screen(pages);
+    if (candidates.length === 0 && sitemaps.length === 0 && roots.length === 0) return 0;
     const maybe = await this.checkSeen(candidates);
     let added = 0;
-    this.opts.store.tx(() => {
-      added = this.enqueueNew(candidates, maybe);
-    });
+    const now = this.opts.now();
+    try {
+      this.opts.store.tx(() => {
+        this.opts.store.scopeRoots.add(roots);
+        added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
+        this.offerSitemaps(sitemaps, now);
+      });
+    } catch (error) {
+      // Rolled back: what the admission changed in memory goes back to what the store holds.
+      this.resetHosts(new Set([...candidates, ...sitemaps].map((u) => u.host)), false);
+      this.writeFailed(error);
+      throw error;
+    }
     this.enforceSizeLimit();
     return added;
+  }
+
+  /** True while writes fail for a full disk: no task is handed out until a probe write succeeds. */
+  get diskFull(): boolean {
+    return this.diskFullAt !== undefined;
+  }
+
+  /**
+   * Notes a write that failed for a full disk somewhere else (a WARC file on the same disk): tasks stop
+   * until there is room again.
+   */
+  noteDiskFull(error: unknown): void {
+    if (this.diskFullAt !== undefined) return;
+    this.diskFullAt = this.opts.now();
+    this.lastDiskProbe = this.diskFullAt;
+    this.counters.add("frontier.disk-full");
+    this.opts.onDisk?.(true, error);
+  }
+
+  /** A store write failed: a full disk pauses the tasks. */
+  private writeFailed(error: unknown): void {
+    if (isDiskFull(error)) this.noteDiskFull(error);
+  }
+
+  /** While the disk is full: every few seconds, whether there is room again. */
+  private diskStillFull(now: number): boolean {
+    if (this.diskFullAt === undefined) return false;
+    if (now - this.lastDiskProbe < DISK_PROBE_EVERY_MS) return true;
+    this.lastDiskProbe = now;
+    try {
+      if (this.opts.diskProbe) this.opts.diskProbe();
+      else this.opts.store.tx(() => this.opts.store.setMeta("disk-probe", String(now)));
+    } catch {
+      return true;
+    }
+    this.diskFullAt = undefined;
+    this.opts.onDisk?.(false);
+    return false;
+  }
+
+  /**
+   * Rebuilds hosts in memory from the store after a transaction that touched them rolled back. A host with
+   * a fetch in flight keeps it unless `releaseFlights` (its result was the one that failed): then the fetch
+   * counts as done without a result, and the host waits a full gap from now, its URL still queued.
+   */
+  private resetHosts(keys: Iterable<string>, releaseFlights: boolean): void {
+    const now = this.opts.now();
+    this.knownHomePages.clear();
+    for (const key of keys) {
+      const old = this.hosts.get(key);
+      if (!old) continue;
+      if (old.inFlight && !releaseFlights) {
+        old.head = undefined;
+        old.queued = this.opts.store.queuedForHost(old.partition, key);
+        old.sitemaps = this.opts.store.sitemaps.pendingFor(old.partition, key);
+        continue;
+      }
+      if (old.inFlight) this.inFlightCount--;
+      this.waiting.remove(key);
+      this.ready.remove(key);
+      this.hosts.delete(key);
+      if (!this.serves(old.partition)) continue;
+      const fresh = this.loadHost(key);
+      fresh.queued = this.opts.store.queuedForHost(fresh.partition, key);
+      fresh.sitemaps = this.opts.store.sitemaps.pendingFor(fresh.partition, key);
+      if (releaseFlights) fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
+      if (fresh.queued === 0 && fresh.sitemaps === 0) continue;
+      this.hosts.set(key, fresh);
+      this.makeWaiting(fresh);
+    }
+    this.recount();
+  }
+
+  /**
+   * Adds hosts other frontiers recorded as roots of the scope (the cluster state's watch); returns those
+   * that were new here. They are kept in the store, not in this store's change journal: each root is
+   * replicated with the partition of the seed that made it, by that partition's writer.
+   */
+  addScopeRoots(hosts: Iterable<string>): string[] {
+    const added = this.scope.roots.add(hosts);
+    if (added.length > 0) {
+      const store = this.opts.store;
+      store.untracked(() => store.tx(() => store.scopeRoots.add(added.map((host) => ({ host, partition: -1 })))));
+    }
+    return added;
+  }
+
+  /**
+   * The seeds' hosts among `urls` become roots of the scope (in memory at once, shared first when a cluster
+   * shares them); returns every seed's root with its seed's partition, for the admission's transaction to
+   * keep in the store (journaled with that partition, so the partition's replica carries it).
+   */
+  private async shareRoots(urls: readonly DiscoveredUrl[]): Promise<ScopeRootRow[]> {
+    const seeds = urls.filter((u) => u.isSeed);
+    if (seeds.length === 0) return [];
+    const fresh = seeds.filter((u) => !this.scope.roots.hasHost(u.host)).map((u) => u.host);
+    // Shared before the seeds are queued: links found on their pages may reach any node, which must know them.
+    if (fresh.length > 0) await this.opts.sharedRoots?.add([...new Set(fresh)]);
+    this.scope.roots.add(fresh);
+    return seeds.map((u) => ({ host: hostnameOf(u.host), partition: partitionOf(u.host, this.opts.partitions) }));
   }
 
   /** Hands out up to `max` fetch tasks for hosts that may be fetched now. */
   nextTasks(max: number): FetchTask[] {
     if (this.draining) return [];
     const now = this.opts.now();
+    if (this.diskStillFull(now)) return [];
     this.pumpDue(now);
     for (let e = this.waiting.popReady(now); e; e = this.waiting.popReady(now)) this.promote(e.host);
     const tasks: FetchTask[] = [];
     while (tasks.length < max) {
       const host = this.ready.shift();
       if (host === undefined) break;
-      const task = this.taskFor(host, now);
+      let task: FetchTask | undefined;
+      try {
+        task = this.taskFor(host, now);
+      } catch (error) {
+        // A robots.txt-disallowed head could not be written off: the host tries again in a second.
+        this.waiting.push(host, now + 1_000);
+        if (!isDiskFull(error)) throw error;
+        this.noteDiskFull(error);
+        break;
+      }
       if (task) tasks.push(task);
     }
     return tasks;
@@ -258,15 +481,23 @@ export class Frontier {
     const prepared: Prepared[] = [];
     const late: DiscoveredUrl[] = [];
     const forwards: Promise<void>[] = [];
-    for (const { result, links } of items) {
+    const lateSitemaps: DiscoveredUrl[] = [];
+    for (const { result, links: found } of items) {
+      const { pages: links, refs } = splitSitemapRefs(found);
       const entry = this.hosts.get(result.host);
       const flight = entry?.inFlight;
       if (!entry || !flight || flight.task.taskId !== result.taskId) {
         // A redelivered or late result: its host has moved on. Its links are still worth admitting.
         this.counters.add("frontier.stale-results");
         late.push(...links);
+        lateSitemaps.push(...this.routeSitemaps(refs, forwards));
         continue;
       }
+      // robots.txt names the host's sitemaps; they are read only for a host the crawl has pages to fetch from.
+      if (flight.task.kind === "robots" && entry.queued > 0) {
+        refs.push(...robotsSitemapRefs(result, this.opts.policy.sitemaps, entry.head?.depth ?? 0));
+      }
+      const sitemaps = this.routeSitemaps(refs, forwards);
       const candidates = this.screen(links);
       const target = result.redirectTo
         ? {
@@ -282,29 +513,50 @@ export class Frontier {
       const foreign = admissible && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
       const redirect = admissible && !foreign ? this.screen([target]) : [];
-      prepared.push({ result, entry, flight, candidates, redirect });
+      prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirm: this.recommit.delete(result.url) });
     }
     await Promise.all(forwards);
     const lateCandidates = this.screen(late);
     const maybe = await this.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
     const now = this.opts.now();
     const touched: HostEntry[] = [];
-    this.opts.store.tx(() => {
-      let offset = 0;
-      for (const p of prepared) {
-        const mine = maybe.slice(offset, offset + p.candidates.length + p.redirect.length);
-        offset += mine.length;
-        if (p.entry.inFlight !== p.flight) {
-          // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
-          this.counters.add("frontier.stale-results");
-          this.enqueueNew([...p.candidates, ...p.redirect], mine);
-          continue;
+    try {
+      this.opts.store.tx(() => {
+        let offset = 0;
+        for (const p of prepared) {
+          const mine = maybe.slice(offset, offset + p.candidates.length + p.redirect.length);
+          offset += mine.length;
+          if (p.entry.inFlight !== p.flight) {
+            // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
+            this.counters.add("frontier.stale-results");
+            this.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirm);
+            this.offerSitemaps(p.sitemaps, now);
+            continue;
+          }
+          this.applyResult(p, mine, now);
+          this.offerSitemaps(p.sitemaps, now);
+          touched.push(p.entry);
         }
-        this.applyResult(p, mine, now);
-        touched.push(p.entry);
-      }
-      this.enqueueNew(lateCandidates, maybe.slice(offset));
-    });
+        this.enqueueNew(lateCandidates, maybe.slice(offset));
+        this.offerSitemaps(lateSitemaps, now);
+      });
+    } catch (error) {
+      // Nothing of the batch was committed: each page counts as fetched without a result (its URL stays
+      // queued, its host waits a full gap), and its links, found again next time, are confirmed in the store
+      // (their seen-set bits were set here).
+      if (this.recommit.size + prepared.length > RECOMMIT_MAX) this.recommit.clear();
+      for (const p of prepared) this.recommit.add(p.result.url);
+      // Hosts whose flight this batch answered; a host handed out again meanwhile keeps its new flight.
+      const fetched = new Set(prepared.filter((p) => !p.entry.inFlight || p.entry.inFlight === p.flight).map((p) => p.entry.key));
+      const linked = new Set([...lateCandidates, ...lateSitemaps].map((u) => u.host));
+      for (const p of prepared)
+        for (const u of [...p.candidates, ...p.redirect, ...p.sitemaps]) if (!fetched.has(u.host)) linked.add(u.host);
+      this.resetHosts(fetched, true);
+      this.resetHosts(linked, false);
+      this.counters.add("frontier.results-not-committed", prepared.length);
+      this.writeFailed(error);
+      throw error;
+    }
     // Hosts go back to waiting only after the commit: a host must not be handed out again on a result
     // that could still be lost.
     for (const entry of touched) this.settle(entry);
@@ -315,6 +567,11 @@ export class Frontier {
   private applyResult(p: Prepared, maybe: readonly boolean[], now: number): void {
     const { result, entry, flight } = p;
     this.countResult(result);
+    if (result.kind !== "skipped") {
+      const ms = Math.max(0, result.endedAt - result.startedAt);
+      this.histograms.observe("fetch.duration-seconds", ms / 1000);
+      entry.fetchMs = entry.fetchMs === undefined ? ms : entry.fetchMs + FETCH_MS_WEIGHT * (ms - entry.fetchMs);
+    }
     entry.inFlight = undefined;
     this.inFlightCount--;
     const robotsDelay = flight.task.kind === "robots" ? this.applyRobots(entry, result) : undefined;
@@ -336,6 +593,12 @@ export class Frontier {
     }
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
     // `start` read the URL's state when it handed the task out; none read means a first fetch.
+    if (flight.task.kind === "sitemap" && flight.sitemap) {
+      this.opts.store.sitemaps.finish(flight.sitemap, result.kind === "response" ? "read" : "failed", now);
+      entry.sitemaps = Math.max(0, entry.sitemaps - 1);
+      this.totalSitemaps = Math.max(0, this.totalSitemaps - 1);
+      countSitemapResult(this.counters, result);
+    }
     if (flight.task.kind === "page" && flight.item) {
       this.applyPageResult(
         entry,
@@ -347,7 +610,7 @@ export class Frontier {
         flight.prev ?? unfetchedRow(flight.item),
       );
     }
-    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length));
+    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length), p.confirm);
     this.saveHost(entry);
   }
 
@@ -362,7 +625,13 @@ export class Frontier {
     entry.inFlight = undefined;
     this.inFlightCount--;
     entry.state = releaseLostFetch(entry.state, this.opts.now(), this.opts.policy);
-    this.opts.store.tx(() => this.saveHost(entry));
+    try {
+      this.opts.store.tx(() => this.saveHost(entry));
+    } catch (error) {
+      // The host's wait holds in memory; the store keeps an older state, which a restart treats as unclean.
+      this.writeFailed(error);
+      if (!isDiskFull(error)) throw error;
+    }
     this.counters.add("frontier.abandoned");
     this.settle(entry);
   }
@@ -408,6 +677,14 @@ export class Frontier {
     return listHosts(this.inspected, limit);
   }
 
+  /** The host board and politeness figures of the active hosts (host-board.ts), at most a second old. */
+  hostReport(): HostReport {
+    const now = this.opts.now();
+    if (!this.report || now - this.report.at >= HOST_REPORT_MAX_AGE_MS || now < this.report.at)
+      this.report = { at: now, value: hostReport(this.hosts.values()) };
+    return this.report.value;
+  }
+
   /** Sets an operator override of a host's minimum gap (0 clears it). */
   setHostMinGap(host: string, minGapMs: number): void {
     const entry = this.hosts.get(host) ?? this.loadHost(host);
@@ -430,6 +707,11 @@ export class Frontier {
     return this.totalQueued;
   }
 
+  /** Sitemaps waiting to be read: work as much as queued URLs are (a crawl is not done while any wait). */
+  get sitemapsPending(): number {
+    return this.totalSitemaps;
+  }
+
   /** Totals and counters; `fresh` recounts the slow-moving totals now (for a final summary). */
   snapshot(fresh = false): FrontierSnapshot {
     // Counting rows of big tables costs milliseconds; progress lines and heartbeats ask often, so the two
@@ -449,6 +731,7 @@ export class Frontier {
       hostsWaiting: this.waiting.size,
       inFlight: this.inFlightCount,
       knownUrls: this.counts.knownUrls,
+      sitemapsPending: this.totalSitemaps,
       counters: this.counters.toJSON(),
     };
   }
@@ -456,9 +739,10 @@ export class Frontier {
   // ---- admission --------------------------------------------------------------------------------
 
   /**
-   * Applies the address policy and the trap limits; returns the URLs worth a seen check. Every URL that
-   * enters the frontier passes here (seeds, links, redirect targets), so no request is ever planned for an
-   * internal address, a local name or an empty host.
+   * Applies the address policy, the scope and filters (core/scope) and the trap limits; returns the URLs
+   * worth a seen check. Every page URL that enters the frontier passes here (seeds, links, redirect targets,
+   * sitemap entries), so no request is ever planned for an internal address, a local name or an empty host,
+   * nor for a URL the crawl's scope leaves out; each refusal is counted by its reason.
    */
   private screen(urls: readonly DiscoveredUrl[]): DiscoveredUrl[] {
     const out: DiscoveredUrl[] = [];
@@ -467,12 +751,13 @@ export class Frontier {
       if (batch.has(u.url)) continue;
       batch.add(u.url);
       if (this.refusedAddress(u)) continue;
+      const outside = this.scope.reject(u);
+      if (outside) {
+        this.counters.add(scopeCounterName(outside));
+        continue;
+      }
       const entry = this.hosts.get(u.host);
-      const verdict = checkTrap(
-        u.url,
-        { depth: u.isSeed ? 0 : u.depth, hostQueued: entry?.queued ?? 0, hostPagesToday: 0 },
-        this.opts.policy,
-      );
+      const verdict = checkTrap(u.url, { hostQueued: entry?.queued ?? 0, hostPagesToday: 0 }, this.opts.policy);
       if (!verdict.ok) {
         this.counters.add(trapCounterName(verdict.reason));
         continue;
@@ -494,6 +779,72 @@ export class Frontier {
     const refusal = this.addresses.checkHost(u.host);
     if (refusal) this.counters.add(`admission.refused.${refusal.reason}`);
     return refusal !== undefined;
+  }
+
+  /**
+   * The sitemaps worth keeping: those the address policy lets through (it also holds `--deny-hosts`) and
+   * whose redirect chain is not too long, none with `--sitemaps off`. The scope does not apply: a sitemap a
+   * host's robots.txt names speaks for that host wherever it lives, and its entries face the scope as links.
+   */
+  private screenSitemaps(refs: readonly DiscoveredUrl[]): DiscoveredUrl[] {
+    if (refs.length === 0) return [];
+    if (this.opts.policy.sitemaps === "off") {
+      this.counters.add("sitemap.ignored-off", refs.length);
+      return [];
+    }
+    return refs.filter((u) => {
+      if (this.refusedAddress(u)) return false;
+      if (u.redirectHops > this.opts.policy.maxRedirects) {
+        this.counters.add("sitemap.too-many-redirects");
+        return false;
+      }
+      return true;
+    });
+  }
+
+  /** Screens sitemap references and sends those of hosts other frontiers own to them; returns this frontier's. */
+  private routeSitemaps(refs: readonly DiscoveredUrl[], forwards: Promise<void>[]): DiscoveredUrl[] {
+    const kept = this.screenSitemaps(refs);
+    const forward = this.opts.forward;
+    if (!forward) return kept;
+    const foreign = kept.filter((u) => !forward.owns(u.host));
+    if (foreign.length > 0) forwards.push(forward.send(foreign));
+    return kept.filter((u) => forward.owns(u.host));
+  }
+
+  /**
+   * Records sitemaps to read; one that becomes pending makes its host active (it has work even with an
+   * empty queue). Runs inside a transaction. A sitemap offered again is read again when its lastmod is
+   * newer than its last read, else at most every half robots.txt lifetime (the next robots.txt fetch).
+   */
+  private offerSitemaps(refs: readonly DiscoveredUrl[], now: number): void {
+    for (const u of refs) {
+      const partition = partitionOf(u.host, this.opts.partitions);
+      const offer = {
+        partition,
+        host: u.host,
+        url: u.url,
+        grants: u.sitemap?.grants ?? [],
+        fromIndex: u.sitemap?.fromIndex === true,
+        depth: u.depth,
+        hops: u.redirectHops,
+        ...(u.lastmod !== undefined ? { lastmod: u.lastmod } : {}),
+      };
+      if (!this.opts.store.sitemaps.offer(offer, now, this.opts.policy.robotsMaxAgeMs / 2)) {
+        this.counters.add("sitemap.known");
+        continue;
+      }
+      this.counters.add("sitemap.queued");
+      this.totalSitemaps++;
+      if (!this.serves(partition)) continue;
+      let entry = this.hosts.get(u.host);
+      if (!entry) {
+        entry = this.loadHost(u.host);
+        this.hosts.set(u.host, entry);
+      }
+      entry.sitemaps++;
+      this.settle(entry);
+    }
   }
 
   private async checkSeen(urls: readonly DiscoveredUrl[]): Promise<boolean[]> {
@@ -519,14 +870,23 @@ export class Frontier {
   }
 
   /** Inserts the URLs that are new into the exact store and their host queues. Runs inside a transaction. */
-  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[]): number {
+  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll: boolean | undefined = false): number {
     const store = this.opts.store;
     let added = 0;
     urls.forEach((u, i) => {
       const home = isHomePage(u.url);
       const partition = partitionOf(u.host, this.opts.partitions);
-      if (maybeSeen[i]) {
-        if (!(u.isSeed || home || this.opts.confirmAllSeen) || this.knownHomePages.has(u.url)) {
+      if (maybeSeen[i] && u.lastmod !== undefined) {
+        // A sitemap entry with a lastmod: a page already fetched that changed since is due at once.
+        const row = store.getUrl(partition, u.url);
+        if (row || store.isQueued(partition, u.host, u.url)) {
+          if (row) this.dueIfChanged(row, u.lastmod);
+          this.counters.add("seen.skipped");
+          return;
+        }
+        this.counters.add("seen.bloom-false-positive-caught");
+      } else if (maybeSeen[i]) {
+        if (!(u.isSeed || home || this.opts.confirmAllSeen || confirmAll) || this.knownHomePages.has(u.url)) {
           this.counters.add("seen.skipped");
           return;
         }
@@ -539,7 +899,10 @@ export class Frontier {
       }
       store.logAdmitted(u.url);
       if (home) this.rememberHomePage(u.url);
-      const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
+      // A sitemap's priority places its entries (a home page stays first whatever it says).
+      const priority =
+        (home ? undefined : levelOfSitemapPriority(u.sitemapPriority)) ??
+        priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
       this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
       if (!u.isSeed) this.patterns.add(u.host, u.url);
       added++;
@@ -549,6 +912,21 @@ export class Frontier {
       this.counters.add("frontier.admitted", added);
     }
     return added;
+  }
+
+  /**
+   * A fetched page whose sitemap lastmod is newer than its last fetch is due now rather than at its
+   * planned refetch, at the first level (the site says it changed). Runs inside a transaction.
+   */
+  private dueIfChanged(row: UrlRow, lastmod: number): void {
+    if ((row.state !== "fetched" && row.state !== "duplicate") || row.lastFetchedAt <= 0 || lastmod <= row.lastFetchedAt) return;
+    const now = this.opts.now();
+    const due = this.opts.store.scheduledAt(row.partition, row.url);
+    if (due === undefined || due <= now) return;
+    this.opts.store.schedule({ dueAt: now, url: row.url, host: row.host, partition: row.partition, priority: 1, depth: row.depth });
+    this.dueReadAt = -Infinity;
+    this.lastDuePump = 0;
+    this.counters.add("sitemap.lastmod-due");
   }
 
   /**
@@ -564,6 +942,7 @@ export class Frontier {
   private pushToQueue(item: Omit<QueuedUrl, "seq">): void {
     const seq = this.opts.store.enqueue(item);
     if (seq === undefined) return;
+    this.queuedAt.mark(seq, this.opts.now());
     this.totalQueued++;
     // URLs of partitions this node does not serve (yet) wait in the store; their hosts stay out of memory.
     if (!this.serves(item.partition)) return;
@@ -601,14 +980,22 @@ export class Frontier {
     this.lastDuePump = now;
     const due = this.opts.store.nextDueAt();
     if (due === undefined || due > now) return;
-    this.opts.store.tx(() => {
-      for (const s of this.opts.store.takeDue(now, 10_000)) {
-        this.opts.store.setUrlState(s, "queued");
-        this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
-        this.counters.add("frontier.rescheduled");
-      }
-      this.opts.store.saveSeq();
-    });
+    const hosts = new Set<string>();
+    try {
+      this.opts.store.tx(() => {
+        for (const s of this.opts.store.takeDue(now, 10_000)) {
+          hosts.add(s.host);
+          this.opts.store.setUrlState(s, "queued");
+          this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
+          this.counters.add("frontier.rescheduled");
+        }
+        this.opts.store.saveSeq();
+      });
+    } catch (error) {
+      this.resetHosts(hosts, false);
+      if (!isDiskFull(error)) throw error;
+      this.noteDiskFull(error); // the due URLs stay scheduled: taken again once there is room
+    }
   }
 
   // ---- dispatch ---------------------------------------------------------------------------------
@@ -618,8 +1005,9 @@ export class Frontier {
     const entry = this.hosts.get(host);
     if (!entry) return;
     const head = this.headOf(entry);
-    if (!head) return this.settle(entry);
-    this.ready.push(host, head.priority);
+    if (!head && entry.sitemaps <= 0) return this.settle(entry);
+    // A host with a sitemap to read goes at least to level 2: its sitemap may hold its best pages.
+    this.ready.push(host, head && (entry.sitemaps <= 0 || head.priority === 1) ? head.priority : 2);
   }
 
   private taskFor(host: string, now: number): FetchTask | undefined {
@@ -631,15 +1019,30 @@ export class Frontier {
       return undefined;
     }
     let head = this.headOf(entry);
-    if (!head) return void this.settle(entry);
+    // Sitemaps are read before the host's pages, its home page aside (the way in, and often what names them).
+    let sitemap = head && isHomePage(head.url) ? undefined : this.nextSitemap(entry);
+    if (!head && !sitemap) return void this.settle(entry);
     const robots = this.robotsOf(entry);
-    if (!robots || robots.stored.expiresAt <= now) return this.start(entry, "robots", `${originOf(head.url)}/robots.txt`, now);
+    if (!robots || robots.stored.expiresAt <= now) {
+      return this.start(entry, "robots", `${originOf((head ?? sitemap)!.url)}/robots.txt`, now);
+    }
     if (robots.stored.verdict === "disallow-all") {
       // robots.txt was unavailable (5xx or unreachable): nothing may be fetched until it is read again.
       this.counters.add("robots.host-parked");
       this.waiting.push(host, robots.stored.expiresAt);
       return undefined;
     }
+    // A sitemap is a request like any other: robots.txt may forbid it, and then it is never read.
+    while (sitemap && robots.policy && !robots.policy.isAllowed(urlPathAndQuery(sitemap.url))) {
+      const forbidden = sitemap;
+      this.opts.store.tx(() => this.opts.store.sitemaps.finish(forbidden, "disallowed", now));
+      entry.sitemaps = Math.max(0, entry.sitemaps - 1);
+      this.totalSitemaps = Math.max(0, this.totalSitemaps - 1);
+      this.counters.add("robots.disallowed-sitemaps");
+      sitemap = this.nextSitemap(entry);
+    }
+    if (sitemap) return this.start(entry, "sitemap", sitemap.url, now, undefined, sitemap);
+    if (!head) return void this.settle(entry);
     for (let skipped = 0; head && robots.policy && skipped < HEAD_SKIP_LIMIT; skipped++) {
       if (robots.policy.isAllowed(urlPathAndQuery(head.url))) break;
       this.opts.store.tx(() => {
@@ -658,7 +1061,8 @@ export class Frontier {
     return this.start(entry, "page", head.url, now, head);
   }
 
-  private start(entry: HostEntry, kind: "page" | "robots", url: string, now: number, item?: QueuedUrl): FetchTask {
+  private start(entry: HostEntry, kind: FetchTask["kind"], url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask {
+    this.observeWaits(entry, now, item);
     entry.state = onFetchStart(entry.state, now);
     const prev = item ? this.opts.store.getUrl(item.partition, item.url) : undefined;
     const task: FetchTask = {
@@ -667,18 +1071,30 @@ export class Frontier {
       url,
       host: entry.key,
       partition: entry.partition,
-      depth: item?.depth ?? 0,
-      redirectHops: item?.hops ?? 0,
+      depth: item?.depth ?? sitemap?.depth ?? 0,
+      redirectHops: item?.hops ?? sitemap?.hops ?? 0,
       etag: prev?.etag ?? undefined,
       lastModified: prev?.lastModified ?? undefined,
       previousFingerprint: prev?.fingerprint ?? undefined,
       hostGapMs: Math.ceil(Math.max(this.opts.policy.minGapMs, entry.state.gapMs)) + this.opts.policy.gapMarginMs,
       issuedAt: now,
+      ...(sitemap ? { sitemap: { grants: sitemap.grants, ...(sitemap.fromIndex ? { fromIndex: true } : {}) } } : {}),
     };
-    entry.inFlight = { task, item, prev };
+    entry.inFlight = { task, item, prev, sitemap };
     this.inFlightCount++;
     this.counters.add(`frontier.tasks.${kind}`);
     return task;
+  }
+
+  /** The gap wait and queue wait of a task handed out now (see the module comment). */
+  private observeWaits(entry: HostEntry, now: number, item: QueuedUrl | undefined): void {
+    const since = entry.workSince;
+    entry.workSince = undefined;
+    if (since !== undefined && entry.state.nextAllowedAt > since)
+      this.histograms.observe("politeness.gap-wait-seconds", (entry.state.nextAllowedAt - since) / 1000);
+    if (item === undefined) return;
+    const queuedAt = this.queuedAt.queuedAt(item.seq);
+    if (queuedAt !== undefined) this.histograms.observe("frontier.queue-wait-seconds", Math.max(0, now - queuedAt) / 1000);
   }
 
   // ---- results ----------------------------------------------------------------------------------
@@ -733,6 +1149,10 @@ export class Frontier {
     if (result.kind === "response") {
       this.counters.add(`fetch.status.${result.status}`);
       if (result.taskKind === "page") this.counters.add("fetch.pages");
+      if (result.bytes > 0) {
+        this.counters.add("fetch.bytes", result.bytes);
+        if (result.taskKind === "page") this.histograms.observe("fetch.page-bytes", result.bytes);
+      }
       if (result.note) this.counters.add(`fetch.note.${noteKind(result.note)}`);
     } else {
       // A skip names the address rule that refused it: fetch.skipped.blocked-address.loopback.
@@ -756,7 +1176,7 @@ export class Frontier {
       return;
     }
     if (entry.state.paused) return;
-    if (entry.queued <= 0) {
+    if (entry.queued <= 0 && entry.sitemaps <= 0) {
       entry.queued = 0;
       this.waiting.remove(entry.key);
       this.ready.remove(entry.key);
@@ -768,6 +1188,7 @@ export class Frontier {
 
   private makeWaiting(entry: HostEntry): void {
     if (entry.state.paused) return;
+    if (entry.workSince === undefined) entry.workSince = this.opts.now();
     this.waiting.push(entry.key, entry.state.nextAllowedAt);
   }
 
@@ -775,6 +1196,14 @@ export class Frontier {
     if (!entry.head) entry.head = this.opts.store.head(entry.partition, entry.key);
     if (!entry.head) entry.queued = 0;
     return entry.head;
+  }
+
+  /** The host's next sitemap to read, if it has one pending (its count is put right when the store has none). */
+  private nextSitemap(entry: HostEntry): SitemapRow | undefined {
+    if (entry.sitemaps <= 0) return undefined;
+    const row = this.opts.store.sitemaps.next(entry.partition, entry.key);
+    if (!row) entry.sitemaps = 0;
+    return row;
   }
 
   private robotsOf(entry: HostEntry): HostEntry["robots"] {
@@ -789,7 +1218,7 @@ export class Frontier {
    * A host as the store has it. A state another run saved (this store before a restart, clean or kill -9;
    * another node before a partition handoff) waits its last gap from now: its times are on another clock,
    * and a request may have been in flight when it was saved, its result lost. So does a host with no saved
-   * state when `queuedBefore` (its URLs were queued before this run: its first request may have been in
+   * state when `queuedBefore` (its URLs or sitemaps were queued before this run: its first request may have been in
    * flight, robots.txt or a page, when the last run died). Every request another run made ended before now
    * (the process is gone, or the old owner had nothing of the partition in flight when it handed it over),
    * so a gap from now is a gap from each of them.
@@ -806,6 +1235,7 @@ export class Frontier {
       partition: partitionOf(host, this.opts.partitions),
       state,
       queued: 0,
+      sitemaps: 0,
       pagesToday: saved?.pagesToday ?? null,
       minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
     };

@@ -1,7 +1,8 @@
 /**
  * Moving one partition between frontier nodes: everything the old owner's store holds for it (queued URLs
- * in order, each host's politeness state and robots.txt, each URL's fetch state and schedule) is read out in
- * chunks and written into the new owner's store. The transport (gRPC streaming) is the frontier node's; this
+ * in order, each host's politeness state, robots.txt and sitemaps, each URL's fetch state and schedule, the
+ * scope roots its seeds made) is read out in chunks and written into the new owner's store. The same chunks
+ * are a replica's snapshot of the partition (frontier-node/replication). The transport (gRPC streaming) is the frontier node's; this
  * module only reads and writes stores. Import is idempotent, so a handoff retried after a broken stream
  * leaves one copy; a chunk with a malformed host state is refused whole (InvalidArgumentError).
  */
@@ -9,12 +10,15 @@ import type { Priority } from "../../core/model/index.ts";
 import { InvalidArgumentError } from "../../core/errors/index.ts";
 import type { FrontierStore, QueuedUrl, StoredRobots, UrlRow } from "./store/frontier-store.ts";
 import { parsePersistedHost, type PersistedHost } from "./store/persisted-host.ts";
+import { parseSitemapRows, type SitemapRow } from "./store/sitemap-table.ts";
 
 export interface HandoffChunk {
   partition: number;
   queued: QueuedUrl[];
-  hosts: Array<{ host: string; stateJson: string; robotsJson: string }>;
+  hosts: Array<{ host: string; stateJson: string; robotsJson: string; sitemapsJson: string }>;
   urls: Array<{ url: string; stateJson: string }>;
+  /** The scope roots the partition's seeds made (in the first chunk; absent or empty in the others). */
+  scopeRoots?: string[];
 }
 
 interface UrlDocument {
@@ -24,9 +28,17 @@ interface UrlDocument {
 
 /** Reads a partition out of a store, `chunkSize` rows of each kind at a time. */
 export function* exportPartition(store: FrontierStore, partition: number, chunkSize = 2_000): Generator<HandoffChunk> {
-  const hosts = store
-    .hostsInPartition(partition)
-    .map((h) => ({ host: h.host, stateJson: h.state, robotsJson: h.robots ? JSON.stringify(h.robots) : "" }));
+  const hosts = store.hostsInPartition(partition).map((h) => {
+    const sitemaps = store.sitemaps.forHost(partition, h.host);
+    return {
+      host: h.host,
+      stateJson: h.state,
+      robotsJson: h.robots ? JSON.stringify(h.robots) : "",
+      sitemapsJson: sitemaps.length > 0 ? JSON.stringify(sitemaps) : "",
+    };
+  });
+  const scopeRoots = store.scopeRoots.inPartition(partition);
+  if (scopeRoots.length > 0) yield { partition, queued: [], hosts: [], urls: [], scopeRoots };
   for (let i = 0; i < hosts.length; i += chunkSize) {
     yield { partition, queued: [], hosts: hosts.slice(i, i + chunkSize), urls: [] };
   }
@@ -50,35 +62,76 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
   }
 }
 
-/** Writes one chunk into a store (inside one transaction). */
-export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
-  store.tx(() => {
-    for (const h of chunk.hosts) {
-      if (h.stateJson) store.saveHost(h.host, chunk.partition, receivedHost(h.host, h.stateJson));
-      if (h.robotsJson) store.saveRobots(h.host, chunk.partition, JSON.parse(h.robotsJson) as StoredRobots);
+export interface ImportOptions {
+  /**
+   * Keep each queued URL's sequence number as the chunk has it (restoring a replica's snapshot, whose later
+   * changes name queue rows by it) instead of numbering them behind the store's own (a handoff).
+   */
+  verbatim?: boolean;
+}
+
+/**
+ * Writes one chunk into a store (inside one transaction). The rows are another store's, so they are not
+ * noted in this store's change journal: the partition's replica already has them (see docs/cluster.md).
+ */
+export function importChunk(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptions = {}): void {
+  store.untracked(() => store.tx(() => importRows(store, chunk, opts)));
+}
+
+function importRows(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptions): void {
+  for (const h of chunk.hosts) {
+    if (h.stateJson) store.saveHost(h.host, chunk.partition, receivedHost(h.host, h.stateJson));
+    if (h.robotsJson) store.saveRobots(h.host, chunk.partition, JSON.parse(h.robotsJson) as StoredRobots);
+    if (h.sitemapsJson) store.sitemaps.import(receivedSitemaps(h.host, chunk.partition, h.sitemapsJson));
+  }
+  if (chunk.scopeRoots) store.scopeRoots.add(receivedRoots(chunk.scopeRoots).map((host) => ({ host, partition: chunk.partition })));
+  for (const u of chunk.urls) {
+    const doc = JSON.parse(u.stateJson) as UrlDocument;
+    store.importUrl({ ...doc.row, partition: chunk.partition });
+    if (doc.scheduled) {
+      store.schedule({
+        dueAt: doc.scheduled.dueAt,
+        priority: doc.scheduled.priority,
+        url: doc.row.url,
+        host: doc.row.host,
+        partition: chunk.partition,
+        depth: doc.row.depth,
+      });
     }
-    for (const u of chunk.urls) {
-      const doc = JSON.parse(u.stateJson) as UrlDocument;
-      store.importUrl({ ...doc.row, partition: chunk.partition });
-      if (doc.scheduled) {
-        store.schedule({
-          dueAt: doc.scheduled.dueAt,
-          priority: doc.scheduled.priority,
-          url: doc.row.url,
-          host: doc.row.host,
-          partition: chunk.partition,
-          depth: doc.row.depth,
-        });
-      }
+  }
+  if (opts.verbatim) {
+    let maxSeq = 0;
+    for (const q of chunk.queued) {
+      store.putQueued({ ...q, partition: chunk.partition });
+      maxSeq = Math.max(maxSeq, q.seq);
     }
-    // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own. A chunk
-    // received twice (a retried stream) must not queue a URL twice.
+    store.reserveSeq(maxSeq);
+  } else {
+    // Queued URLs keep their relative order; they get fresh sequence numbers behind the store's own. A
+    // chunk received twice (a retried stream) must not queue a URL twice.
     for (const q of chunk.queued) {
       if (store.isQueued(chunk.partition, q.host, q.url)) continue;
       store.enqueue({ host: q.host, partition: chunk.partition, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops });
     }
-    store.saveSeq();
-  });
+  }
+  store.saveSeq();
+}
+
+/** The scope roots another node sent; InvalidArgumentError (the chunk is refused) if they are not host names. */
+function receivedRoots(roots: unknown): string[] {
+  if (!Array.isArray(roots) || !roots.every((r) => typeof r === "string" && r !== "")) {
+    throw new InvalidArgumentError("handoff: the scope roots are not a list of host names");
+  }
+  return roots as string[];
+}
+
+/** A host's sitemaps as another node sent them; InvalidArgumentError (the chunk is refused) if malformed. */
+function receivedSitemaps(host: string, partition: number, json: string): SitemapRow[] {
+  try {
+    return parseSitemapRows(json).map((row) => ({ ...row, host, partition }));
+  } catch (error) {
+    throw new InvalidArgumentError(`handoff: host ${host}: ${(error as Error).message}`, { cause: error });
+  }
 }
 
 /** A host's state as another node sent it; InvalidArgumentError (the chunk is refused, nothing written) if malformed. */

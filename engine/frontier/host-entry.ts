@@ -10,17 +10,24 @@ import type { HostState } from "../../core/politeness/index.ts";
 import type { RobotsPolicy } from "../../core/robots/index.ts";
 import type { DailyCounter } from "../../core/traps/index.ts";
 import type { QueuedUrl, StoredRobots, UrlRow } from "./store/frontier-store.ts";
+import type { SitemapRow } from "./store/sitemap-table.ts";
 
 export interface HostEntry {
   key: string;
   partition: number;
   state: HostState;
   queued: number;
+  /** Sitemaps waiting to be read (a host with one is active even with an empty queue). */
+  sitemaps: number;
   head?: QueuedUrl;
-  /** The task in flight, its queue row, and the URL's stored state when it was handed out. */
-  inFlight?: { task: FetchTask; item?: QueuedUrl; prev?: UrlRow };
+  /** The task in flight, its queue row or sitemap row, and the URL's stored state when it was handed out. */
+  inFlight?: { task: FetchTask; item?: QueuedUrl; prev?: UrlRow; sitemap?: SitemapRow };
   robots?: { stored: StoredRobots; policy?: RobotsPolicy };
   pagesToday: DailyCounter | null;
   /** Operator override of the minimum gap for this host (0: none). */
   minGapOverrideMs: number;
+  /** Recent fetch duration, a moving average (in memory only, for the host board); undefined before a fetch. */
+  fetchMs?: number;
+  /** Since when the host has had work while not ready: the start of a gap wait (see Frontier.start). */
+  workSince?: number;
 }

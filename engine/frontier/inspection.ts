@@ -2,11 +2,13 @@
  * Host and URL inspection: what `host show`, `host list` and `url explain` learn from a frontier. It reads
  * and never changes anything: a host's politeness state, queue length, robots.txt verdict and today's page
  * count, whether it is active (in memory) or only in the store; and for a URL its stored state, schedule,
- * the robots.txt rule that decides it, any trap limit it breaks and the address rule that refuses its host. The Frontier hands it a read-only view
+ * the robots.txt rule that decides it, any trap limit it breaks, the address rule that refuses its host,
+ * the scope or filter rule that leaves it out, and, for a sitemap, its state. The Frontier hands it a read-only view
  * of its internals (`InspectedFrontier`) and delegates its inspection methods here.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { describeRefusal, type AddressPolicy } from "../../core/net/index.ts";
+import type { ScopeFilter } from "../../core/scope/index.ts";
 import type { HostState } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { checkTrap, countToday, urlPathAndQuery } from "../../core/traps/index.ts";
@@ -40,6 +42,10 @@ export interface UrlView {
   trap: string;
   /** Why the address policy refuses the URL's host (`loopback: ...`), "" when it does not. */
   addressRefusal: string;
+  /** The scope or filter rule that leaves the URL out (`scope: host x is not ...`), "" when none does. */
+  scopeRejection: string;
+  /** For a sitemap the crawl knows: pending, read, failed or disallowed; "" for any other URL. */
+  sitemap: string;
 }
 
 /** What inspection reads of a frontier. */
@@ -57,6 +63,8 @@ export interface InspectedFrontier {
   robotsOf(entry: HostEntry): HostEntry["robots"];
   /** The address policy admission applies. */
   readonly addresses: AddressPolicy;
+  /** The scope and filters admission applies. */
+  readonly scope: ScopeFilter;
 }
 
 /** What the frontier knows about a host, whether active or not; undefined when it never saw it. */
@@ -96,8 +104,11 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
   const queued = row === undefined && f.store.isQueued(partition, host, url);
   const robots = f.robotsOf(f.active(host) ?? f.load(host));
   const decision = robots?.policy?.explain(urlPathAndQuery(url));
-  const trap = checkTrap(url, { depth: row?.depth ?? 0, hostQueued: 0, hostPagesToday: 0 }, f.policy);
+  const trap = checkTrap(url, { hostQueued: 0, hostPagesToday: 0 }, f.policy);
   const refusal = f.addresses.checkHost(host);
+  const sitemap = f.store.sitemaps.byUrl(partition, url);
+  // The depth rule is judged only for a URL whose depth the store knows; a sitemap faces no scope rule.
+  const outside = sitemap ? undefined : f.scope.explain({ url, host, depth: row?.depth ?? 0 });
   return {
     known: row !== undefined || queued,
     state: row?.state ?? (queued ? "queued" : "unknown"),
@@ -122,5 +133,7 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
         : "",
     trap: trap.ok ? "" : `${trap.reason}: ${trap.detail}`,
     addressRefusal: refusal ? `${refusal.reason}: ${describeRefusal(refusal)}` : "",
+    scopeRejection: outside ? `${outside.reason}: ${outside.detail}` : "",
+    sitemap: sitemap?.state ?? "",
   };
 }

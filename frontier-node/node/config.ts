@@ -55,6 +55,11 @@ export interface FrontierNodeConfig {
   stopGraceMs: number;
   lostSweepIntervalMs: number;
   logFormat: LogFormat | undefined;
+  /** Replicate each partition's state in JetStream (docs/cluster.md, "Replicated partition state"). */
+  replicateState: boolean;
+  /** Copies JetStream keeps of the replicated state (stream and object store this node creates). */
+  natsReplicas: number;
+  stateSnapshotIntervalMs: number;
 }
 
 const SECOND = 1_000;
@@ -189,6 +194,28 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     ...durationKind(between(10, 10 * 60 * SECOND)),
   },
   logFormat: LOG_FORMAT_FIELD,
+  replicateState: {
+    default: true,
+    env: "CRAWL_REPLICATE_STATE",
+    flag: "--replicate-state",
+    description:
+      "Replicate each partition's state (a journal of its changes, and snapshots) in JetStream, so a node lost with its disk loses at most its last moments; false: a partition lives on this node's disk only",
+    ...switchKind(),
+  },
+  natsReplicas: {
+    default: 1,
+    env: "CRAWL_NATS_REPLICAS",
+    flag: "--nats-replicas",
+    description: "Copies JetStream keeps of the replicated partition state (1 on a single server, 3 on a region's 3-server cluster)",
+    ...integerKind(between(1, 5)),
+  },
+  stateSnapshotIntervalMs: {
+    default: 10 * 60 * SECOND,
+    env: "CRAWL_STATE_SNAPSHOT_INTERVAL",
+    flag: "--state-snapshot-interval",
+    description: "How often a partition that changed gets a snapshot of its replicated state (sooner after 20,000 journal rows)",
+    ...durationKind(between(SECOND, 24 * 60 * 60 * SECOND)),
+  },
 };
 
 export const FRONTIER_NODE_FIELDS = tableRows(SPECS);

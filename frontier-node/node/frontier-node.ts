@@ -9,10 +9,13 @@
  *   gRPC              FrontierService, including the receiving side of handoffs; the standard health
  *                     service reports SERVING only while the node is settled (see `settled`)
  *   HTTP              /healthz, /readyz, /metrics
+ *   Replicator        (with a replica) the store's journal to the replica, snapshots, and each partition
+ *                     claimed or rebuilt from the replica before it is served (frontier-node/replication)
  *
  * The cluster state, bus, store and seen-set are borrowed: the caller builds and closes them. The servers,
  * loops and subscriptions are this node's and end with `stop()` (a clean stop: results of tasks in flight
- * are awaited for a bounded time, the rest given back, the store marked clean, the record deleted).
+ * are awaited for a bounded time, the rest given back, the replicator stopped with its unsent rows left in
+ * the store's journal, the record deleted).
  */
 import { addressOf, groupByOwner } from "../../core/addressing/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
@@ -26,9 +29,10 @@ import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/htt
 import { TokenSet } from "../../core/auth/index.ts";
 import { errorFields, silentLog, type Log } from "../../kit/log/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
-import { Frontier } from "../../engine/frontier/index.ts";
+import { Frontier, frontierGauges } from "../../engine/frontier/index.ts";
 import type { FrontierStore } from "../../engine/frontier/index.ts";
-import type { SeenSet } from "../../core/ports/index.ts";
+import type { PartitionReplica, SeenSet } from "../../core/ports/index.ts";
+import { Replicator } from "../replication/index.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { frontierService } from "./grpc-service.ts";
 import { HandoffReceiver } from "./handoff-receiver.ts";
@@ -64,6 +68,13 @@ export interface FrontierNodeOptions {
   seen: SeenSet;
   /** URLs imported by a handoff (a local Bloom seen-set learns them). */
   onImportedUrls?: (urls: string[]) => void;
+  /**
+   * Where each partition's state is replicated (docs/cluster.md, "Replicated partition state"); the store
+   * must keep a journal. Absent: a partition lives on this node's disk only.
+   */
+  replica?: PartitionReplica;
+  /** Snapshot policy of the replicated state. Defaults: every 10 min with changes, or every 20,000 journal rows. */
+  snapshots?: { intervalMs?: number; rows?: number };
   now?: () => number;
   /** The process's counters, shared with the bus (default the frontier's own). */
   counters?: Counters;
@@ -79,6 +90,7 @@ export class FrontierNode {
   private readonly dispatcher: Dispatcher;
   private readonly manager: PartitionManager;
   private readonly receiver: HandoffReceiver;
+  private readonly replicator: Replicator | undefined;
   private readonly log: Log;
   private readonly now: () => number;
   /** Built once the servers are bound: the record carries their addresses. */
@@ -88,6 +100,7 @@ export class FrontierNode {
   private sweeper: ReturnType<typeof setInterval> | undefined;
   private healthSync: ReturnType<typeof setInterval> | undefined;
   private stopping: Promise<void> | undefined;
+  private stopRootsWatch: (() => void) | undefined;
   private left = false;
   private addresses = { grpc: "", http: "" };
 
@@ -116,6 +129,13 @@ export class FrontierNode {
       newTaskId: () => `${nodeId}-${runId}-${(taskCounter++).toString(36)}`,
       counters: opts.counters,
       serving: [],
+      onDisk: (full, error) =>
+        full
+          ? log.error(
+              "the store's disk is full: no fetch task is handed out until there is room; URL and result messages wait in their streams",
+              errorFields(error),
+            )
+          : log.info("there is room on the store's disk again: dispatching goes on"),
       forward: {
         owns: (host) => {
           const address = addressOf(host, opts);
@@ -123,8 +143,25 @@ export class FrontierNode {
         },
         send: (urls) => this.forward(urls),
       },
+      // The seeds' hosts go to the cluster state, which every frontier node watches (run()).
+      sharedRoots: { add: (hosts) => state.addScopeRoots(hosts) },
     });
     this.frontier = frontier;
+    const replicator = (this.replicator = opts.replica
+      ? new Replicator({
+          nodeId,
+          region,
+          store,
+          replica: opts.replica,
+          snapshotIntervalMs: opts.snapshots?.intervalMs ?? 10 * 60_000,
+          rowsPerSnapshot: opts.snapshots?.rows ?? 20_000,
+          lastSeen: async (id) => (await state.listNodes()).find((n) => n.id === id)?.heartbeatAt,
+          log: log.child("replication"),
+          now,
+        })
+      : undefined);
+    /** Partitions received whole by handoff, with the ring epoch that marked them handed over. */
+    const handedIn = new Map<number, number>();
     this.dispatcher = new Dispatcher({ frontier, bus, region, credit: opts.credit, now, log: log.child("dispatcher") });
     const sender = new HandoffSender({
       nodeId,
@@ -136,6 +173,8 @@ export class FrontierNode {
       progress: (ms) => this.pulse.wait(ms),
       admitting: (p) => this.manager.isAdmitting(p),
       releaseResults: (p) => this.manager.releaseResults(p),
+      beforeExport: replicator && ((p, signal) => untilAborted(replicator.flushed(p), signal)),
+      afterHandover: replicator && ((p) => replicator.gaveAway(p)),
       chunkSize: opts.handoffChunkSize,
       log: log.child("handoff"),
     });
@@ -154,6 +193,25 @@ export class FrontierNode {
         this.syncHealth();
         void this.checkDrained();
       },
+      preparation: replicator && {
+        prepare: async (p) => {
+          const epoch = handedIn.get(p);
+          handedIn.delete(p);
+          const prep = await replicator.prepare(p, epoch !== undefined && epoch === this.manager.currentRing?.epoch);
+          if (prep.outcome === "restored") {
+            frontier.restored(p, prep.lostAt);
+            log.info("partition rebuilt from its replica", {
+              partition: p,
+              from: prep.from.writer.node,
+              lostAt: prep.lostAt,
+              ...prep.report,
+            });
+          }
+          replicator.serving(p);
+        },
+        released: (p) => replicator.released(p),
+        committed: (p) => replicator.whenStored(p, replicator.lastRow(p)),
+      },
       log: log.child("partitions"),
     });
     this.receiver = new HandoffReceiver({
@@ -165,6 +223,10 @@ export class FrontierNode {
       frontier,
       onImportedUrls: opts.onImportedUrls,
       reload: (p) => this.manager.reload(p),
+      replicated: replicator && {
+        preparing: (p) => this.manager.isPreparing(p),
+        onHandedIn: (p, epoch) => handedIn.set(p, epoch),
+      },
       log: log.child("handoff"),
     });
   }
@@ -194,7 +256,7 @@ export class FrontierNode {
           bus,
           receiver: this.receiver,
           ownerOf: (r, p) => manager.ownerOf(r, p),
-          serving: () => [...manager.currentRoles.serve],
+          serving: () => manager.served,
           drain: () => this.drain(),
           onAdmitted: () => dispatcher.wake(),
           logInternal: (error) => grpcLog.error("internal error in a gRPC handler", errorFields(error)),
@@ -211,7 +273,12 @@ export class FrontierNode {
         this.http = await serveHono(
           healthApp({
             ready: () => this.ready,
-            metrics: () => ({ counters: frontier.counters.toJSON(), gauges: this.gauges(), labels: { node: nodeId, region } }),
+            metrics: () => ({
+              counters: this.counters(),
+              gauges: this.gauges(),
+              histograms: frontier.histograms.toJSON(),
+              labels: { node: nodeId, region },
+            }),
             metricsTokens: new TokenSet(opts.metricsTokens ?? []),
           }),
           { hostname: listen.host, port: listen.port, onError: (error) => httpLog.error("health app failed", errorFields(error)) },
@@ -232,7 +299,13 @@ export class FrontierNode {
         },
         intervalMs: opts.heartbeatIntervalMs,
         now: () => Math.floor(now()),
-        report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
+        report: () => ({
+          partitions: manager.served,
+          counters: this.counters(),
+          gauges: this.gauges(),
+          histograms: frontier.histograms.toJSON(),
+          hosts: frontier.hostReport(),
+        }),
         onDrain: () => {
           frontier.drain();
           this.syncHealth();
@@ -246,6 +319,10 @@ export class FrontierNode {
       await this.http?.close();
       throw error;
     }
+    // Roots other nodes record (seeds they admitted) widen this node's scope too; a node keeps the ones it
+    // heard in its store, so after a restart it judges links by them before the watch catches up.
+    await this.replicator?.start();
+    this.stopRootsWatch = state.watchScopeRoots((hosts) => frontier.addScopeRoots(hosts));
     manager.start();
     dispatcher.start();
     this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
@@ -262,17 +339,25 @@ export class FrontierNode {
 
   /**
    * What the gRPC health service reports as SERVING (for every service name and ""): ready, not draining,
-   * holding at least one partition of the ring and waiting to receive none. A node that just joined turns
-   * SERVING once its handoffs in have landed, which is what a rolling upgrade waits for before it moves on.
+   * serving at least one partition of the ring and waiting to receive or prepare none (with a replica, a
+   * partition is served once claimed or rebuilt from it). A node that just joined turns SERVING once its
+   * handoffs in have landed, which is what a rolling upgrade waits for before it moves on.
    */
   get settled(): boolean {
     const roles = this.manager.currentRoles;
-    return this.ready && !this.frontier.isDraining && !this.membership.isDraining && roles.serve.length > 0 && roles.await.length === 0;
+    return (
+      this.ready &&
+      !this.frontier.isDraining &&
+      !this.membership.isDraining &&
+      this.manager.served.length > 0 &&
+      roles.await.length === 0 &&
+      this.manager.preparingPartitions.length === 0
+    );
   }
 
-  /** Partitions served now. */
+  /** Partitions served now (given by the ring and, with a replica, prepared). */
   get serving(): number[] {
-    return [...this.manager.currentRoles.serve];
+    return this.manager.served;
   }
 
   /** Partitions this node is waiting to receive, and partitions it is handing over. */
@@ -281,6 +366,11 @@ export class FrontierNode {
       await: [...this.manager.currentRoles.await],
       handOff: [...new Set([...this.manager.currentRoles.handOff, ...this.manager.handingOff])],
     };
+  }
+
+  /** Stores a snapshot of partition p's replicated state now (tests, benchmarks); nothing without a replica. */
+  async snapshot(p: number): Promise<void> {
+    await this.replicator?.snapshot(p);
   }
 
   /** Stops dispatching and marks the record draining; partitions leave as the coordinator moves them. */
@@ -305,11 +395,13 @@ export class FrontierNode {
     this.stopping ??= (async () => {
       if (this.sweeper) clearInterval(this.sweeper);
       if (this.healthSync) clearInterval(this.healthSync);
+      this.stopRootsWatch?.();
       this.membership.stop();
       await this.dispatcher.stop();
       await this.manager.stopIntake();
       await this.manager.abortHandoffs();
       await this.manager.stopResults();
+      await this.replicator?.stop(0);
       await this.grpc?.close(0);
       await this.http?.close();
     })();
@@ -320,6 +412,7 @@ export class FrontierNode {
     const { log } = this;
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.healthSync) clearInterval(this.healthSync);
+    this.stopRootsWatch?.();
     this.grpc?.health.set(false);
     await this.dispatcher.stop();
     await this.manager.stopIntake();
@@ -331,6 +424,8 @@ export class FrontierNode {
     const abandoned = this.dispatcher.abandonAll();
     if (abandoned > 0) log.info("gave back tasks whose results did not come in time; they are fetched again later", { abandoned });
     await this.manager.stopResults();
+    // Rows not sent by then stay in the store's journal and go at the next start.
+    await this.replicator?.stop();
     if (!this.left) {
       try {
         await this.membership.leave();
@@ -371,27 +466,48 @@ export class FrontierNode {
     void this.checkDrained();
   }
 
-  /** Redirect targets on hosts other nodes own go to their partitions' streams. */
+  /** Redirect targets and sitemaps on hosts other nodes own go to their partitions' streams. */
   private async forward(urls: DiscoveredUrl[]): Promise<void> {
     await Promise.all(groupByOwner(urls, this.opts).map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
-    this.frontier.counters.add("node.redirects.forwarded", urls.length);
+    const sitemaps = urls.filter((u) => u.sitemap).length;
+    if (urls.length > sitemaps) this.frontier.counters.add("node.redirects.forwarded", urls.length - sitemaps);
+    if (sitemaps > 0) this.frontier.counters.add("node.sitemaps.forwarded", sitemaps);
+  }
+
+  /** Replicated state's gauges and counters (none without a replica). */
+  private counters(): Record<string, number> {
+    return { ...this.frontier.counters.toJSON(), ...this.replicator?.counters() };
   }
 
   private gauges(): Record<string, number> {
-    const s = this.frontier.snapshot();
     return {
-      queued: s.queued,
-      scheduled: s.scheduled,
-      knownUrls: s.knownUrls,
-      activeHosts: s.activeHosts,
-      hostsReady: s.hostsReady,
-      hostsWaiting: s.hostsWaiting,
-      inFlight: s.inFlight,
+      ...frontierGauges(this.frontier),
+      ...this.replicator?.gauges(),
+      partitionsPreparing: this.manager.preparingPartitions.length,
       credit: this.opts.credit,
-      partitionsServed: this.manager.currentRoles.serve.length,
+      partitionsServed: this.manager.served.length,
       partitionsHandingOff: this.manager.handingOff.length,
       partitionsAwaited: this.manager.currentRoles.await.length,
       draining: this.frontier.isDraining ? 1 : 0,
     };
   }
+}
+
+/** Resolves with `promise`, or rejects when `signal` aborts first. */
+function untilAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<void>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -20,7 +20,7 @@ import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../core/errors/index.ts";
 import { toGrpcError, unary, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
-import { urlExplanation } from "../../proto/codec/index.ts";
+import { hostInfoOf, urlExplanation, urlExplanationOf } from "../../proto/codec/index.ts";
 import {
   FrontierServiceService,
   type FrontierServiceServer,
@@ -60,28 +60,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
 
   const hostInfo = (view: HostView): HostInfo => {
     const { region } = addressOf(view.host, deps);
-    const s = view.state;
-    return {
-      host: view.host,
-      partition: view.partition,
-      region,
-      owner: deps.ownerOf(region, view.partition),
-      queued: int64(view.queued),
-      inFlight: view.inFlight,
-      nextAllowedAtMs: int64(s.nextAllowedAt),
-      gapMs: int64(s.gapMs),
-      paused: s.paused,
-      robotsVerdict: view.robotsVerdict,
-      robotsExpiresAtMs: int64(view.robotsExpiresAt),
-      crawlDelayMs: uint32(s.crawlDelayMs),
-      fetches: int64(s.fetches),
-      failures: int64(s.failures),
-      throttles: int64(s.throttles),
-      lastStatus: uint32(s.lastStatus ?? 0),
-      lastError: s.lastError ?? "",
-      pagesToday: int64(view.pagesToday),
-      minGapOverrideMs: int64(view.minGapOverrideMs),
-    };
+    return hostInfoOf(view, { region, owner: deps.ownerOf(region, view.partition) });
   };
 
   /** The host key of a request's host argument, and where it lives. */
@@ -212,26 +191,12 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
     if (!n.ok) return { ...base, rejectedReason: n.reason };
     const host = hostKeyOf(n.url);
     const { region, partition } = addressOf(host, deps);
-    const view = frontier.explainUrl(n.url, host);
-    return {
-      ...base,
-      normalized: n.url,
-      host,
-      partition,
-      region,
-      owner: deps.ownerOf(region, partition),
-      seen: view.known,
-      robots: view.robots,
-      robotsRule: view.robotsRule,
-      state: view.state,
-      lastStatus: uint32(view.lastStatus),
-      lastFetchedAtMs: int64(view.lastFetchedAt),
-      nextFetchAtMs: int64(view.nextFetchAt),
-      failures: uint32(view.failures),
-      note: view.note,
-      trap: view.trap,
-      addressRefusal: view.addressRefusal,
-    };
+    return urlExplanationOf(
+      input,
+      n.url,
+      { host, partition, region, owner: deps.ownerOf(region, partition) },
+      frontier.explainUrl(n.url, host),
+    );
   }
 
   return { definition: FrontierServiceService, implementation };
@@ -239,8 +204,4 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
 
 function int64(n: number): bigint {
   return Number.isFinite(n) ? BigInt(Math.round(n)) : 0n;
-}
-
-function uint32(n: number): number {
-  return Number.isFinite(n) && n > 0 ? Math.min(0xffffffff, Math.round(n)) : 0;
 }

@@ -8,6 +8,14 @@
  *
  * A partition imported while already served (the coordinator gave it over at once, believing the giver
  * dead, and the giver turned out alive) is reloaded into the frontier, so the imported hosts are seen.
+ *
+ * With replicated partition state (`replicated`) the giver's rows are the partition, whole: the first chunk
+ * empties whatever this store still held of it (left from an earlier tenure), the sender must be exactly
+ * the ring's `previous`, and a partition this node serves or is rebuilding from the replica is refused
+ * (its rows come from the replica, and an import would mix two copies). Queued URLs keep the giver's
+ * sequence numbers (the replica's log names queue rows by them). A handoff received whole is reported
+ * (`onHandedIn`) before the ring is marked, so the partition is claimed from the imported rows instead of
+ * restored.
  */
 import { completeHandoff } from "../../core/cluster/index.ts";
 import { type ClusterState } from "../../core/ports/index.ts";
@@ -29,6 +37,13 @@ export interface HandoffReceiverOptions {
   onImportedUrls?: (urls: string[]) => void;
   /** Re-reads partition p into the frontier (it was served while the import ran). */
   reload: (p: number) => void;
+  /** Replicated partition state: see the module comment. */
+  replicated?: {
+    /** Whether p is being rebuilt from the replica now. */
+    preparing: (p: number) => boolean;
+    /** p was received whole, and the ring (of this epoch) marked it handed over. */
+    onHandedIn: (p: number, ringEpoch: number) => void;
+  };
   log: Log;
 }
 
@@ -43,16 +58,22 @@ export class HandoffReceiver {
     let queued = 0;
     let urls = 0;
     let done = false;
+    let first = true;
+    let ringEpoch = 0;
     for await (const req of stream) {
       if (partition === undefined) {
         partition = req.partition;
         from = req.fromNode;
-        await this.checkFirst(partition, from);
+        ringEpoch = await this.checkFirst(partition, from);
       } else if (req.partition !== partition) {
         throw new InvalidArgumentError(`a handoff stream carries one partition: got ${req.partition} after ${partition}`);
       }
       const chunk = toChunk(req);
-      importChunk(this.opts.store, chunk);
+      if (this.opts.replicated) this.prepareImport(partition, first);
+      first = false;
+      // With replicated state the rows keep the giver's sequence numbers: the partition's journal in the
+      // replica names queue rows by them, and this node's rows must be the same rows.
+      importChunk(this.opts.store, chunk, { verbatim: this.opts.replicated !== undefined && req.queued.every((q) => q.seq > 0n) });
       queued += chunk.queued.length;
       urls += chunk.urls.length;
       if (chunk.urls.length > 0) this.opts.onImportedUrls?.(chunk.urls.map((u) => u.url));
@@ -65,6 +86,9 @@ export class HandoffReceiver {
     if (!done)
       throw new InvalidArgumentError(`handoff stream of partition ${partition} ended without its done chunk; the sender must retry`);
     this.opts.frontier.recount();
+    // Told before the ring is marked: marking it makes this node serve p at once (its ring watch may run
+    // before complete() returns), and p must then be claimed from these rows, not restored.
+    this.opts.replicated?.onHandedIn(partition, ringEpoch);
     await this.complete(partition, from);
     if (this.opts.frontier.serves(partition)) this.opts.reload(partition);
     const c = this.opts.frontier.counters;
@@ -75,7 +99,8 @@ export class HandoffReceiver {
     return { partition, queuedReceived: BigInt(queued), urlsReceived: BigInt(urls) };
   }
 
-  private async checkFirst(p: number, from: string): Promise<void> {
+  /** Checks the first chunk against the ring as stored now; returns that ring's epoch. */
+  private async checkFirst(p: number, from: string): Promise<number> {
     if (!Number.isInteger(p) || p < 0 || p >= this.opts.partitions) {
       throw new InvalidArgumentError(`partition ${p} is out of range (this cluster has ${this.opts.partitions})`);
     }
@@ -89,9 +114,22 @@ export class HandoffReceiver {
         `partition ${p} of region ${this.opts.region} is owned by ${owner || "no node"}, not by ${this.opts.nodeId}`,
       );
     }
-    if (previous !== from && previous !== "") {
-      throw new FailedPreconditionError(`partition ${p} of region ${this.opts.region} is to be handed over by ${previous}, not by ${from}`);
+    if (previous !== from && (previous !== "" || this.opts.replicated)) {
+      throw new FailedPreconditionError(
+        `partition ${p} of region ${this.opts.region} is to be handed over by ${previous || "no node (it is rebuilt from its replica)"}, not by ${from}`,
+      );
     }
+    return ring.epoch;
+  }
+
+  /** Replicated state: refuses an import into a partition whose rows come from the replica; empties it first. */
+  private prepareImport(p: number, first: boolean): void {
+    if (this.opts.frontier.serves(p) || this.opts.replicated?.preparing(p)) {
+      throw new FailedPreconditionError(
+        `partition ${p} of region ${this.opts.region} is served here from its replica; a handoff of it is refused`,
+      );
+    }
+    if (first) this.opts.store.tx(() => this.opts.store.deletePartition(p));
   }
 
   /** Clears previous[p] (if it still names `from`) by compare-and-set, re-reading on conflict. */
@@ -124,10 +162,13 @@ function toChunk(req: HandoffRequest): HandoffChunk {
     queued: req.queued.map((q, i) => {
       if (q.priority < 1 || q.priority > 3)
         throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
-      // seq is assigned by the receiving store; the chunk's order is kept.
-      return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq: i, url: q.url, depth: q.depth, hops: q.hops };
+      // The giver's seq when sent (kept by a replicated receiver); otherwise the receiving store assigns one, in
+      // the chunk's order.
+      const seq = q.seq > 0n ? Number(q.seq) : i;
+      return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq, url: q.url, depth: q.depth, hops: q.hops };
     }),
-    hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson })),
+    hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson, sitemapsJson: h.sitemapsJson })),
     urls: req.urls.map((u) => ({ url: u.url, stateJson: u.stateJson })),
+    scopeRoots: req.scopeRoots,
   };
 }

@@ -5,9 +5,14 @@
  *
  *   1. waits until p has nothing in flight (p's results are still consumed meanwhile) and no admission of
  *      p is half done,
- *   2. streams p's store content (exportPartition: host states and robots, URL states, queued URLs) to the
- *      owner's FrontierService.Handoff, the owner's address taken from its NodeRecord,
+ *   2. streams p's store content (exportPartition: host states, robots.txt and sitemaps, URL states, queued
+ *      URLs, its seeds' scope roots) to the owner's FrontierService.Handoff, the owner's address taken from
+ *      its NodeRecord,
  *   3. once the owner has committed it (the call returns), deletes p from the local store.
+ *
+ * With replicated partition state, every row of p committed here is first stored in the replica
+ * (`beforeExport`), so the log the new owner continues from holds all of p's past; once p is deleted here,
+ * `afterHandover` forgets this store's claim of it.
  *
  * Every attempt re-reads the ring first, so a retry follows the ring: a new owner gets the partition, a
  * partition that came back to this node is kept, and one that is no longer this node's to give (the
@@ -43,6 +48,10 @@ export interface HandoffSenderOptions {
    * owner serves p, every result of p is the new owner's, and one consumed here would be lost to it.
    */
   releaseResults: (p: number) => Promise<void>;
+  /** Resolves once p's committed rows are in the replica (replicated partition state); absent: none. */
+  beforeExport?: (p: number, signal: AbortSignal) => Promise<void>;
+  /** p was deleted here after its handover (replicated partition state). */
+  afterHandover?: (p: number) => void;
   /** Rows of each kind per streamed chunk. */
   chunkSize?: number;
   /** Deadline of one whole handoff stream. */
@@ -63,6 +72,12 @@ export class HandoffSender {
     const { frontier, log } = this.opts;
     while (!signal.aborted && (frontier.inFlightIn(p) > 0 || this.opts.admitting(p))) await this.opts.progress(1_000);
     if (!signal.aborted) await this.opts.releaseResults(p);
+    try {
+      if (!signal.aborted) await this.opts.beforeExport?.(p, signal);
+    } catch (error) {
+      if (signal.aborted) return "stopped";
+      throw error;
+    }
     let sentTo: string | undefined;
     for (let attempt = 0; !signal.aborted; attempt++) {
       if (attempt > 0) await this.opts.progress(Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(attempt, 10)));
@@ -137,13 +152,21 @@ export class HandoffSender {
       yield {
         partition: p,
         fromNode,
-        queued: chunk.queued.map((q) => ({ host: q.host, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops })),
+        queued: chunk.queued.map((q) => ({
+          host: q.host,
+          priority: q.priority,
+          url: q.url,
+          depth: q.depth,
+          hops: q.hops,
+          seq: BigInt(q.seq),
+        })),
         hosts: chunk.hosts,
         urls: chunk.urls,
         done: false,
+        scopeRoots: chunk.scopeRoots ?? [],
       };
     }
-    yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true };
+    yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true, scopeRoots: [] };
   }
 
   private holdsNothing(p: number): boolean {
@@ -158,6 +181,7 @@ export class HandoffSender {
   private dropLocal(p: number): void {
     this.opts.store.tx(() => this.opts.store.deletePartition(p));
     this.opts.frontier.recount();
+    this.opts.afterHandover?.(p);
   }
 
   private async addressOf(id: string): Promise<string | undefined> {

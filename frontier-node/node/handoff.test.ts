@@ -12,6 +12,7 @@ const URLS = HOSTS.flatMap((h) => [`http://${h}/`, `http://${h}/p1`, `http://${h
 /** After its robots.txt, every host waits an hour: the queued URLs stay put while partitions move. */
 const SLOW = { "min-gap": "1h", "max-gap": "2h" };
 const moved = (p: number) => p % 2 === 1;
+const isHome = (url: string) => url.endsWith("/");
 
 let bed: TestBed;
 
@@ -55,7 +56,8 @@ async function crawlUntilQueued(storeA: FrontierStore, gate: Promise<void>) {
   const fetcher = bed.fetcher();
   const a = await bed.node("a", { store: storeA, policy: SLOW, dial: gatedDial(gate), handoffChunkSize: 7 });
   await waitFor(() => a.serving.length === P, "a to serve every partition");
-  await publishUrls(bed.bus, P, discovered(URLS));
+  // Home pages come as seeds: their hosts are the scope's roots, which move with their partitions.
+  await publishUrls(bed.bus, P, [...discovered(URLS.filter(isHome), true), ...discovered(URLS.filter((u) => !isHome(u)))]);
   await waitFor(
     () =>
       fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length &&
@@ -114,6 +116,12 @@ test("handoff - moves queued URLs and host state to the new owner, nothing lost 
   expect(stateAfter.state.nextAllowedAt).toBeGreaterThanOrEqual(stateBefore.state.nextAllowedAt);
   expect(stateAfter.queued).toBe(5);
   expect(a.frontier.hostInfo(movedHost)).toBeUndefined();
+  // The seeds' scope roots came with their partitions (b also heard them from the cluster state, as no
+  // partition's); a keeps them as roots, no longer its to replicate.
+  const movedRoots = HOSTS.filter((h) => moved(partitionOf(h, P))).sort();
+  expect([1, 3, 5, 7].flatMap((p) => storeB.scopeRoots.inPartition(p)).sort()).toEqual(movedRoots);
+  expect([1, 3, 5, 7].flatMap((p) => storeA.scopeRoots.inPartition(p))).toEqual([]);
+  expect(storeA.scopeRoots.list().sort()).toEqual([...HOSTS].sort());
   expect(b.frontier.explainUrl(`http://${movedHost}/p1`, movedHost).known).toBe(true);
   expect(a.frontier.snapshot().queued + b.frontier.snapshot().queued).toBe(URLS.length + 1);
   const ring = (await bed.state.getRing())!.ring;
@@ -206,7 +214,8 @@ test("handoff - a drained node hands every partition over and then deletes its r
   const a = await bed.node("a", { policy: SLOW });
   const b = await bed.node("b", { policy: SLOW });
   await waitFor(() => a.serving.length === P, "a to serve every partition");
-  await publishUrls(bed.bus, P, discovered(URLS));
+  // Home pages come as seeds: their hosts are the scope's roots, which move with their partitions.
+  await publishUrls(bed.bus, P, [...discovered(URLS.filter(isHome), true), ...discovered(URLS.filter((u) => !isHome(u)))]);
   await waitFor(() => a.frontier.snapshot().queued === URLS.length && a.frontier.inFlight === 0, "a to queue every URL");
 
   const client = new FrontierClient(a.grpcAddress);

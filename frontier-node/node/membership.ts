@@ -1,6 +1,7 @@
 /**
  * The node's presence in the cluster: its NodeRecord under `nodes.<id>`, written by the kit's heartbeat
- * (kit/node) at start and at every interval with the partitions it serves and its counters and gauges,
+ * (kit/node) at start and at every interval with the partitions it serves, its counters, gauges and
+ * histograms, and its host report (the dashboard's host board),
  * and deleted on a clean stop. What is the frontier node's own is the drain:
  *
  * Draining follows the coordinator's contract (coordinator/membership.ts): the coordinator writes
@@ -17,11 +18,11 @@ import { NodeHeartbeat } from "../../kit/node/index.ts";
 export interface MembershipOptions {
   state: Pick<ClusterState, "putNode" | "deleteNode" | "listNodes">;
   /** The record's fixed part; `status`, `heartbeatAt`, `partitions`, `counters`, `gauges` are filled in. */
-  identity: Omit<NodeRecord, "status" | "heartbeatAt" | "partitions" | "counters" | "gauges">;
+  identity: Omit<NodeRecord, "status" | "heartbeatAt" | "partitions" | "counters" | "gauges" | "histograms" | "hosts">;
   intervalMs: number;
   now: () => number;
   /** What the record reports at each heartbeat. */
-  report: () => { partitions: number[]; counters: Record<string, number>; gauges: Record<string, number> };
+  report: () => Pick<NodeRecord, "partitions" | "counters" | "gauges" | "histograms" | "hosts">;
   /** Called once when the stored record says `draining` (set by the coordinator). */
   onDrain: () => void;
   log: Log;
@@ -102,6 +103,8 @@ export class Membership {
       partitions: r.partitions,
       counters: r.counters,
       gauges: r.gauges,
+      ...(r.histograms ? { histograms: r.histograms } : {}),
+      ...(r.hosts ? { hosts: r.hosts } : {}),
     };
   }
 }

@@ -10,10 +10,18 @@
  *            flight, and the HandoffSender streams p to its owner and deletes it locally.
  *   await    p is this node's but its previous owner is still handing it over: nothing is pulled yet.
  *
+ * With replicated partition state, a partition the ring gives this node is prepared first (claimed, or
+ * rebuilt from the replica: frontier-node/replication) and served, pulled and dispatched only once that
+ * is done; preparations run a few at a time and are retried until they succeed or the partition leaves.
+ * A URL message is then acked only once the rows its admission wrote are in the replica, so an admitted
+ * URL is never lost with this node's disk; a message delivered again is admitted with every "maybe seen"
+ * confirmed in the store (its first attempt may have set seen-set bits without committing).
+ *
  * A results subscription outlives serving for as long as its partition has tasks in flight or a handoff
  * under way; it is released when neither holds. Ring updates are applied one at a time, in revision order.
  */
 import { partitionRoles, type RingRecord } from "../../core/cluster/index.ts";
+import { isStoreDamage } from "../../core/errors/index.ts";
 import { type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { receivedResult } from "../../core/politeness/index.ts";
@@ -39,7 +47,19 @@ export interface PartitionManagerOptions {
   now: () => number;
   /** After every change of roles and every finished handoff (the node checks whether a drain is over). */
   onChange?: () => void;
+  /** Replicated partition state; absent: a partition is served from the local store at once. */
+  preparation?: PartitionPreparation;
   log: Log;
+}
+
+/** What the manager needs of replicated partition state (the node wires it to its Replicator). */
+export interface PartitionPreparation {
+  /** Makes p servable (claim, or restore from the replica); rejects to be retried. */
+  prepare(p: number): Promise<void>;
+  /** p is no longer served here. */
+  released(p: number): void;
+  /** Resolves once everything committed so far for p is stored in the replica. */
+  committed(p: number): Promise<void>;
 }
 
 export interface Roles {
@@ -50,6 +70,9 @@ export interface Roles {
 
 const NAK_BASE_MS = 500;
 const NAK_MAX_MS = 30_000;
+/** Partitions prepared (restored) at once. */
+const PREPARE_CONCURRENCY = 4;
+const PREPARE_RETRY_MAX_MS = 10_000;
 
 export class PartitionManager {
   // Group commit: the URL and result messages of every partition arriving within a few tens of
@@ -71,6 +94,12 @@ export class PartitionManager {
   private chain: Promise<void> = Promise.resolve();
   private unwatch: (() => void) | undefined;
   private stopped = false;
+  /** Partitions of `roles.serve` ready to be served (prepared, or no preparation needed). */
+  private readonly prepared = new Set<number>();
+  private readonly preparing = new Set<number>();
+  private readonly prepareQueue: number[] = [];
+  private prepareRunning = 0;
+  private damageReported = false;
 
   constructor(private readonly opts: PartitionManagerOptions) {}
 
@@ -91,6 +120,21 @@ export class PartitionManager {
     return this.roles;
   }
 
+  /** Partitions served now: the ring's `serve` role, once prepared. */
+  get served(): number[] {
+    return [...this.serving].sort((a, b) => a - b);
+  }
+
+  /** Partitions the ring gives this node that are still being prepared (restored), not served yet. */
+  get preparingPartitions(): number[] {
+    return [...this.preparing].sort((a, b) => a - b);
+  }
+
+  /** Whether partition p is being prepared (a handoff import of it must not run meanwhile). */
+  isPreparing(p: number): boolean {
+    return this.preparing.has(p);
+  }
+
   /** Partitions with a handoff under way (giving side). */
   get handingOff(): number[] {
     return [...this.handoffs.keys()].sort((a, b) => a - b);
@@ -100,6 +144,7 @@ export class PartitionManager {
   get idle(): boolean {
     return (
       this.ring !== undefined &&
+      this.preparing.size === 0 &&
       this.roles.serve.length === 0 &&
       this.roles.await.length === 0 &&
       this.roles.handOff.length === 0 &&
@@ -163,14 +208,45 @@ export class PartitionManager {
     this.ring = ring;
     this.revision = revision;
     this.roles = partitionRoles(ring, region, nodeId);
-    this.serving = new Set(this.roles.serve);
-    frontier.setServing(this.roles.serve);
+    await this.sync();
+    if (!sameRoles(before, this.roles)) {
+      log.info("ring applied", {
+        epoch: ring.epoch,
+        revision,
+        serve: this.roles.serve.length,
+        handOff: this.roles.handOff,
+        await: this.roles.await,
+      });
+    }
+  }
+
+  /**
+   * Brings serving, subscriptions and handoffs in line with the current roles; partitions still being
+   * prepared wait (a finished preparation runs this again).
+   */
+  private async sync(): Promise<void> {
+    if (this.stopped) return;
+    const { frontier, region } = this.opts;
+    const preparation = this.opts.preparation;
+    const wanted = new Set(this.roles.serve);
+    for (const p of [...this.prepared]) {
+      if (wanted.has(p)) continue;
+      this.prepared.delete(p);
+      preparation?.released(p);
+    }
+    for (const p of this.roles.serve) {
+      if (!preparation) this.prepared.add(p);
+      else if (!this.prepared.has(p)) this.startPreparing(p);
+    }
+    const servable = this.roles.serve.filter((p) => this.prepared.has(p));
+    this.serving = new Set(servable);
+    frontier.setServing(servable);
     for (const [p, sub] of [...this.urlSubs]) {
       if (this.serving.has(p)) continue;
       this.urlSubs.delete(p);
       await sub.stop();
     }
-    for (const p of this.roles.serve) {
+    for (const p of servable) {
       if (!this.urlSubs.has(p))
         this.urlSubs.set(
           p,
@@ -182,20 +258,49 @@ export class PartitionManager {
           this.opts.bus.consumeResults(region, p, (d) => this.onResult(p, d)),
         );
     }
-    for (const [p, h] of this.handoffs) if (this.serving.has(p)) h.abort.abort(new Error("partition came back to this node"));
+    for (const [p, h] of this.handoffs) if (wanted.has(p)) h.abort.abort(new Error("partition came back to this node"));
     for (const p of this.roles.handOff) this.startHandoff(p);
     this.pruneResults();
-    if (!sameRoles(before, this.roles)) {
-      log.info("ring applied", {
-        epoch: ring.epoch,
-        revision,
-        serve: this.roles.serve.length,
-        handOff: this.roles.handOff,
-        await: this.roles.await,
-      });
-    }
     this.opts.dispatcher.wake();
     this.opts.onChange?.();
+  }
+
+  /** Queues p's preparation (a few run at once); when it is done, p is served if it is still this node's. */
+  private startPreparing(p: number): void {
+    if (this.preparing.has(p)) return;
+    this.preparing.add(p);
+    this.prepareQueue.push(p);
+    this.runPreparations();
+  }
+
+  private runPreparations(): void {
+    while (this.prepareRunning < PREPARE_CONCURRENCY && this.prepareQueue.length > 0) {
+      const p = this.prepareQueue.shift()!;
+      this.prepareRunning++;
+      void this.prepareUntilDone(p).finally(() => {
+        this.prepareRunning--;
+        this.preparing.delete(p);
+        this.runPreparations();
+        this.chain = this.chain
+          .then(() => this.sync())
+          .catch((error: unknown) => this.opts.log.error("serving a prepared partition failed", { error, partition: p }));
+        this.opts.pulse.notify();
+      });
+    }
+  }
+
+  private async prepareUntilDone(p: number): Promise<void> {
+    for (let attempt = 0; !this.stopped && this.roles.serve.includes(p); attempt++) {
+      try {
+        await this.opts.preparation!.prepare(p);
+        this.prepared.add(p);
+        return;
+      } catch (error) {
+        const delay = Math.min(PREPARE_RETRY_MAX_MS, 250 * 2 ** Math.min(attempt, 10));
+        this.opts.log.warn("preparing a partition failed; it is not served until this succeeds", { partition: p, retryInMs: delay, error });
+        await this.opts.pulse.wait(delay);
+      }
+    }
   }
 
   private startHandoff(p: number): void {
@@ -254,14 +359,28 @@ export class PartitionManager {
     this.opts.pulse.notify();
   }
 
+  /** A store found damaged while running: said once, loudly, with what to do (its messages keep coming back). */
+  private storeTrouble(error: unknown): void {
+    if (!isStoreDamage(error) || this.damageReported) return;
+    this.damageReported = true;
+    this.opts.log.error(
+      "the frontier store is damaged: restart this node; at start the store is checked and, with --replicate-state, moved aside and every partition rebuilt from the replica",
+      { error },
+    );
+  }
+
   private async onUrls(p: number, d: Delivery<DiscoveredUrl[]>): Promise<void> {
     const { frontier } = this.opts;
     const urls = d.data.filter((u) => partitionOf(u.host, this.opts.partitions) === p);
     if (urls.length < d.data.length) frontier.counters.add("node.urls.misrouted", d.data.length - urls.length);
     this.admitting.set(p, (this.admitting.get(p) ?? 0) + 1);
     try {
-      if (urls.length > 0) await this.admissions.submit(urls);
+      // A message delivered again may have had its URLs' seen-set bits set by an attempt that never
+      // committed (a crash, or a node lost with its disk): the store, not the Bloom filter, decides.
+      if (urls.length > 0 && d.deliveryCount > 1) await frontier.admit(urls, { confirmSeen: true });
+      else if (urls.length > 0) await this.admissions.submit(urls);
     } catch (error) {
+      this.storeTrouble(error);
       frontier.counters.add("node.urls.admit-failed");
       this.opts.log.warn(
         "admitting URLs failed; the message will be redelivered",
@@ -274,8 +393,15 @@ export class PartitionManager {
       this.opts.pulse.notify();
     }
     frontier.counters.add("node.urls.received", urls.length);
-    await d.ack();
     this.opts.dispatcher.wake();
+    const preparation = this.opts.preparation;
+    if (!preparation) return d.ack();
+    // Acked once the admission's rows are in the replica; the handler does not wait for it (the next
+    // message goes on), and the consumer's max ack pending bounds how many wait.
+    preparation.committed(p).then(
+      () => d.ack(),
+      () => d.nak(nakDelay(d.deliveryCount)),
+    );
   }
 
   private async onResult(p: number, d: Delivery<FetchResult>): Promise<void> {
@@ -284,6 +410,7 @@ export class PartitionManager {
       // The fetch node timed the fetch on its own clock; from here on the times are on the frontier's.
       await this.results.submit({ result: receivedResult(d.data, this.opts.now()), links: [] });
     } catch (error) {
+      this.storeTrouble(error);
       frontier.counters.add("node.results.apply-failed");
       this.opts.log.warn("applying a fetch result failed; the message will be redelivered", {
         partition: p,

@@ -139,12 +139,17 @@ export async function publishUrls(bus: MessageBus, partitions: number, urls: Dis
 
 export class TestBed {
   readonly state = new MemoryClusterState();
-  readonly bus = new MemoryBus({ onError: () => {} });
+  readonly bus: MemoryBus;
   private readonly nodes: FrontierNode[] = [];
   private readonly stores: FrontierStore[] = [];
   private readonly fetchers: FakeFetcher[] = [];
 
-  constructor(readonly partitions = 8) {}
+  constructor(
+    readonly partitions = 8,
+    busOptions: ConstructorParameters<typeof MemoryBus>[0] = {},
+  ) {
+    this.bus = new MemoryBus({ onError: () => {}, ...busOptions });
+  }
 
   async ensureRegion(): Promise<void> {
     await this.bus.ensureRegion(REGION, this.partitions);

@@ -219,3 +219,58 @@ test("codec - a failed result must name a known error kind, a skipped one a skip
   const oddNote = pb.FetchResult.encode({ ...fetchResultToProto(pageResult), note: "looks fine" }).finish();
   expect(() => decodeFetchResult(oddNote)).toThrow(CodecError);
 });
+
+test("codec - a sitemap task, its result's summary and sitemap references round-trip; bad grants, formats and priorities are refused", () => {
+  const task: FetchTask = {
+    ...minimalTask,
+    kind: "sitemap",
+    url: "http://maps.test/s.xml.gz",
+    sitemap: { grants: ["http://a.test/"], fromIndex: true },
+  };
+  expect(decodeFetchTask(encodeFetchTask(task, "r1"))).toEqual(task);
+  const plain: FetchTask = { ...task, sitemap: { grants: [] } };
+  expect(decodeFetchTask(encodeFetchTask(plain, "r1"))).toEqual(plain);
+
+  const result: FetchResult = {
+    ...pageResult,
+    taskKind: "sitemap",
+    fingerprint: undefined,
+    simhash: undefined,
+    changed: undefined,
+    nearDuplicateOf: undefined,
+    sitemap: { format: "index", entries: 3, outOfLocation: 1, invalid: 2, limit: "entries", nestedIndex: true },
+  };
+  for (const key of Object.keys(result) as (keyof FetchResult)[]) if (result[key] === undefined) delete result[key];
+  expect(decodeFetchResult(encodeFetchResult(result))).toEqual(result);
+
+  const urls: DiscoveredUrl[] = [
+    {
+      url: "http://a.test/p",
+      host: "a.test",
+      depth: 1,
+      sourceUrl: "http://a.test/s.xml",
+      redirectHops: 0,
+      lastmod: 1_700_000_000_000,
+      sitemapPriority: 0,
+    },
+    { url: "http://a.test/q", host: "a.test", depth: 1, redirectHops: 0, sitemapPriority: 1 },
+    { url: "http://a.test/s2.xml", host: "a.test", depth: 0, redirectHops: 1, sitemap: { grants: ["http://b.test:8080/"] } },
+  ];
+  expect(decodeDiscoveredLinks(encodeDiscoveredLinks(3, urls))).toEqual({ partition: 3, urls });
+
+  const badGrant = pb.FetchTask.encode({
+    ...pb.FetchTask.fromPartial({ taskId: "x", kind: pb.TaskKind.TASK_KIND_SITEMAP }),
+    sitemap: { grants: ["javascript:alert(1)"], fromIndex: false },
+  }).finish();
+  expect(() => decodeFetchTask(badGrant)).toThrow(CodecError);
+  const badFormat = pb.FetchResult.encode({
+    ...fetchResultToProto(result),
+    sitemap: { ...fetchResultToProto(result).sitemap!, format: "rss" },
+  }).finish();
+  expect(() => decodeFetchResult(badFormat)).toThrow(CodecError);
+  const badPriority = pb.DiscoveredLinks.encode({
+    partition: 0,
+    urls: [pb.DiscoveredUrl.fromPartial({ url: "http://a.test/", host: "a.test", sitemapPriority: 7, hasSitemapPriority: true })],
+  }).finish();
+  expect(() => decodeDiscoveredLinks(badPriority)).toThrow(CodecError);
+});

@@ -1,12 +1,16 @@
 /**
  * DiscoveredUrl[] (core/model) <-> crawler.fetch.v1.DiscoveredLinks, the batch of links for one
  * partition that travels on `crawl.urls.<region>.<p>`. `isSeed` is present only when true, `sourceUrl`
- * only when non-empty.
+ * only when non-empty, `sitemap` only when the URL names a sitemap, `lastmod` only when non-zero,
+ * `sitemapPriority` only when flagged present (proto3 has no presence for a double); a priority outside
+ * 0..1 is a CodecError.
  */
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { decodeOrThrow } from "./fetch-task.ts";
-import { optional, toUint32 } from "./numbers.ts";
+import { CodecError } from "./errors.ts";
+import { fromInt64, optional, toInt64, toUint32 } from "./numbers.ts";
+import { sitemapRefFromProto, sitemapRefToProto } from "./sitemap.ts";
 
 export function discoveredUrlToProto(u: DiscoveredUrl): pb.DiscoveredUrl {
   return {
@@ -16,6 +20,10 @@ export function discoveredUrlToProto(u: DiscoveredUrl): pb.DiscoveredUrl {
     sourceUrl: u.sourceUrl ?? "",
     redirectHops: toUint32("redirectHops", u.redirectHops),
     isSeed: u.isSeed ?? false,
+    sitemap: u.sitemap ? sitemapRefToProto(u.sitemap) : undefined,
+    lastmodMs: u.lastmod === undefined ? 0n : toInt64("lastmod", u.lastmod),
+    sitemapPriority: u.sitemapPriority ?? 0,
+    hasSitemapPriority: u.sitemapPriority !== undefined,
   };
 }
 
@@ -24,6 +32,13 @@ export function discoveredUrlFromProto(msg: pb.DiscoveredUrl): DiscoveredUrl {
   const sourceUrl = optional(msg.sourceUrl);
   if (sourceUrl !== undefined) u.sourceUrl = sourceUrl;
   if (msg.isSeed) u.isSeed = true;
+  if (msg.sitemap) u.sitemap = sitemapRefFromProto(msg.sitemap);
+  if (msg.lastmodMs !== 0n) u.lastmod = fromInt64("lastmodMs", msg.lastmodMs);
+  if (msg.hasSitemapPriority) {
+    if (!(msg.sitemapPriority >= 0 && msg.sitemapPriority <= 1))
+      throw new CodecError(`sitemap priority ${msg.sitemapPriority} is not in 0..1`);
+    u.sitemapPriority = msg.sitemapPriority;
+  }
   return u;
 }
 

@@ -14,6 +14,7 @@ import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { decodeOrThrow, taskKindFromProto, taskKindToProto } from "./fetch-task.ts";
 import { fromInt64, optional, toInt64, toUint32, toUint64 } from "./numbers.ts";
+import { sitemapSummaryFromProto, sitemapSummaryToProto } from "./sitemap.ts";
 
 type RobotsVerdictName = NonNullable<FetchResult["robots"]>["verdict"];
 
@@ -79,6 +80,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     startedAtUs: toInt64("startedAt", result.startedAt * 1000),
     endedAtUs: toInt64("endedAt", result.endedAt * 1000),
     sentAtUs: result.sentAt === undefined ? 0n : toInt64("sentAt", result.sentAt * 1000),
+    sitemap: result.sitemap ? sitemapSummaryToProto(result.sitemap) : undefined,
   };
 }
 
@@ -125,6 +127,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
     result.robots = { verdict };
     if (verdict === "parse" || msg.robotsText !== "") result.robots.text = msg.robotsText;
   }
+  if (msg.sitemap) result.sitemap = sitemapSummaryFromProto(msg.sitemap);
   return result;
 }
 

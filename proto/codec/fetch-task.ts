@@ -7,6 +7,7 @@ import type { FetchTask, TaskKind } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { fromInt64, optional, toInt64, toUint32 } from "./numbers.ts";
+import { sitemapRefFromProto, sitemapRefToProto } from "./sitemap.ts";
 
 export function taskKindToProto(kind: TaskKind): pb.TaskKind {
   switch (kind) {
@@ -14,6 +15,8 @@ export function taskKindToProto(kind: TaskKind): pb.TaskKind {
       return pb.TaskKind.TASK_KIND_PAGE;
     case "robots":
       return pb.TaskKind.TASK_KIND_ROBOTS;
+    case "sitemap":
+      return pb.TaskKind.TASK_KIND_SITEMAP;
     default:
       throw new CodecError(`unknown task kind ${JSON.stringify(kind)}`);
   }
@@ -25,6 +28,8 @@ export function taskKindFromProto(kind: pb.TaskKind): TaskKind {
       return "page";
     case pb.TaskKind.TASK_KIND_ROBOTS:
       return "robots";
+    case pb.TaskKind.TASK_KIND_SITEMAP:
+      return "sitemap";
     default:
       throw new CodecError(`task kind ${kind} is not a known kind`);
   }
@@ -45,6 +50,7 @@ export function fetchTaskToProto(task: FetchTask, region: string): pb.FetchTask 
     hostGapMs: toUint32("hostGapMs", task.hostGapMs, true),
     issuedAtMs: toInt64("issuedAt", task.issuedAt),
     region,
+    sitemap: task.sitemap ? sitemapRefToProto(task.sitemap) : undefined,
   };
 }
 
@@ -67,6 +73,7 @@ export function fetchTaskFromProto(msg: pb.FetchTask): FetchTask {
   if (lastModified !== undefined) task.lastModified = lastModified;
   const previousFingerprint = optional(msg.previousFingerprint);
   if (previousFingerprint !== undefined) task.previousFingerprint = previousFingerprint;
+  if (msg.sitemap) task.sitemap = sitemapRefFromProto(msg.sitemap);
   return task;
 }
 

@@ -26,6 +26,8 @@ export function urlExplanation(fields: Partial<UrlExplanation> = {}): UrlExplana
     note: "",
     trap: "",
     addressRefusal: "",
+    scopeRejection: "",
+    sitemap: "",
     ...fields,
   };
 }

@@ -170,8 +170,23 @@ export function parseUp(argv: readonly string[], env: Env = {}): UpOptions {
   if (problems.length === 0 && values.fetchers < values.regions)
     problems.push(`--fetchers must be at least --regions (${values.regions}): every region needs a fetch node`);
   if (problems.length === 0) problems.push(...regionRuleProblems(values.regionRules, values.regions));
+  problems.push(...frontierFlagProblems(read.rest));
   if (problems.length > 0) throw new UpConfigError(problems);
   return { ...values, frontierArgs: read.rest };
+}
+
+/**
+ * Frontier-node flags that cannot work on the servers `cluster up` runs: one nats-server per region keeps
+ * one copy of a stream, so replicated partition state asked to keep more (`--nats-replicas`) could never be
+ * set up, and the frontier nodes would be restarted in vain.
+ */
+function frontierFlagProblems(args: readonly string[]): string[] {
+  const replicas = args.flatMap((a, i) =>
+    a === "--nats-replicas" ? [args[i + 1] ?? ""] : a.startsWith("--nats-replicas=") ? [a.slice("--nats-replicas=".length)] : [],
+  );
+  return replicas
+    .filter((n) => n !== "1")
+    .map((n) => `--nats-replicas ${n} after "--": cluster up runs one nats-server per region, which keeps one copy; leave it at 1`);
 }
 
 /** Every region but the first needs a rule (or no host would ever be crawled there), and rules name only regions that run. */

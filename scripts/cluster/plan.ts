@@ -265,7 +265,8 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         ...input.frontierArgs,
       ],
       cwd: REPO_ROOT,
-      env: {},
+      // One nats-server per region keeps one copy of the replicated partition state, whatever the shell says.
+      env: { CRAWL_NATS_REPLICAS: "1" },
       ports: p,
       dataDir,
       dirs: [dataDir],

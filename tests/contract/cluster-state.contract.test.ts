@@ -192,6 +192,29 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
       }
     });
 
+    test(`${name} - scope roots: a watch hears the roots stored so far, then those added later by another handle; none after stop`, async () => {
+      await start();
+      await a.addScopeRoots(["www.example.com", "[::1]", "xn--bcher-kva.example"]);
+      const heard = new Set<string>();
+      const stop = b.watchScopeRoots((hosts) => {
+        for (const h of hosts) heard.add(h);
+      });
+      const stopped: string[] = [];
+      b.watchScopeRoots((hosts) => stopped.push(...hosts))();
+      try {
+        await waitFor(() => heard.size === 3, "the roots stored so far");
+        await a.addScopeRoots(["blog.example.org", "www.example.com"]);
+        await waitFor(() => heard.has("blog.example.org"), "a root added later");
+        expect([...heard].sort()).toEqual(["[::1]", "blog.example.org", "www.example.com", "xn--bcher-kva.example"]);
+        // Roots live beside nodes and the ring without disturbing them.
+        expect(await a.listNodes()).toEqual([]);
+        expect(await a.getRing()).toBeUndefined();
+        expect(stopped).toEqual([]);
+      } finally {
+        stop();
+      }
+    });
+
     test(`${name} - leases: granted when free, refused while another holds it, renewed by its holder, taken when expired`, async () => {
       await start();
       const t = 1_000_000;

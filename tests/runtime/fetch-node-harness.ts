@@ -10,6 +10,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { lookup } from "node:dns/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { gzipSync } from "node:zlib";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -137,6 +138,16 @@ async function startWeb(): Promise<Web> {
       res.end("User-agent: *\nDisallow: /private\n");
       return;
     }
+    if (req.url === "/sitemap.xml.gz") {
+      // A gzip file (read as a stream on every runtime): one entry it may list, one on another host it may not.
+      res.setHeader("content-type", "application/x-gzip");
+      res.end(
+        gzipSync(
+          `<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>http://127.0.0.1:${port}/from-sitemap</loc><priority>0.9</priority></url><url><loc>http://elsewhere.example/x</loc></url></urlset>`,
+        ),
+      );
+      return;
+    }
     res.setHeader("content-type", "text/html; charset=utf-8");
     res.end(`<!doctype html><title>runtime test</title><p>The same fetch node code on every runtime.</p>
       <a href="/next">next</a> <a href="http://127.0.0.1:${port}/other">other</a>
@@ -245,13 +256,19 @@ export function startNode(
   };
 }
 
-/** A robots task for the IP-literal host, or a page task for the page host (by name where possible). */
+/** A robots or sitemap task for the IP-literal host, or a page task for the page host (by name where possible). */
 export function pageTask(rig: Rig, id: string, kind: FetchTask["kind"] = "page"): FetchTask {
-  const host = kind === "robots" ? rig.web.host : rig.web.pageHost;
+  const host = kind === "page" ? rig.web.pageHost : rig.web.host;
+  const urls: Record<FetchTask["kind"], string> = {
+    robots: `${rig.web.origin}/robots.txt`,
+    sitemap: `${rig.web.origin}/sitemap.xml.gz`,
+    page: `${rig.web.pageOrigin}/`,
+  };
   return {
+    ...(kind === "sitemap" ? { sitemap: { grants: [] } } : {}),
     taskId: id,
     kind,
-    url: kind === "robots" ? `${rig.web.origin}/robots.txt` : `${rig.web.pageOrigin}/`,
+    url: urls[kind],
     host,
     partition: partitionOf(host, PARTITIONS),
     depth: 0,

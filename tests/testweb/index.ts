@@ -20,10 +20,16 @@ export {
   MALFORMED_LINKS,
   RATELIMIT_COUNT,
   RATELIMIT_RETRY_AFTER_S,
+  SCOPE_CHAIN,
+  SITEMAP_BIG_BEYOND,
+  SITEMAP_BIG_FILLERS,
+  SITEMAP_BIG_KEPT,
+  SITEMAP_HUGE_PADDING,
   SLOW_MS,
   UNAVAILABLE_COUNT,
   UNAVAILABLE_RETRY_AFTER_S,
   stableEtag,
+  urlsetXml,
 } from "./special/index.ts";
 export type {
   HostBehaviour,

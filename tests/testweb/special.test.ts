@@ -3,7 +3,16 @@ import { Agent } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { proxyGet, type Reply } from "./client.ts";
 import { startTestWeb, type TestWeb } from "./server.ts";
-import { BOMB_BYTES, HUGE_BYTES, MALFORMED_LINKS, stableEtag } from "./special/index.ts";
+import {
+  BOMB_BYTES,
+  HUGE_BYTES,
+  MALFORMED_LINKS,
+  SITEMAP_BIG_BEYOND,
+  SITEMAP_BIG_FILLERS,
+  SITEMAP_BIG_KEPT,
+  SITEMAP_HUGE_PADDING,
+  stableEtag,
+} from "./special/index.ts";
 import { DRIP_INTERVAL_MS, SLOW_MS } from "./special/timing.ts";
 
 let web: TestWeb;
@@ -137,10 +146,10 @@ describe("special hosts", () => {
   });
 
   test("binary.test and nonhtml.test label link-looking bodies with non-HTML types", async () => {
-    const png = await get("http://binary.test/image.png");
+    const png = await get("http://binary.test/image");
     expect(png.headers["content-type"]).toBe("image/png");
     expect(png.body.toString("latin1")).toContain('href="/trap-png"');
-    expect((await get("http://binary.test/data.bin")).headers["content-type"]).toBe("application/octet-stream");
+    expect((await get("http://binary.test/data")).headers["content-type"]).toBe("application/octet-stream");
     expect((await get("http://nonhtml.test/doc.pdf")).headers["content-type"]).toBe("application/pdf");
     expect((await get("http://nonhtml.test/notes.txt")).body.toString()).toContain("/trap-txt");
     expect((await get("http://nonhtml.test/page.xhtml")).headers["content-type"]).toBe("application/xhtml+xml");
@@ -185,6 +194,26 @@ describe("special hosts", () => {
       expect(near.filter((w, i) => w !== base[i]).length).toBe(1);
     }
     expect((await get("http://dup.test/other")).body.equals(a)).toBe(false);
+  });
+
+  test("sitemap hosts name their sitemaps in robots.txt and serve them as documented", async () => {
+    const robots = await text("http://sitemap-robots.test/robots.txt");
+    expect(robots).toContain("Sitemap: http://sitemap-robots.test/maps/index.xml");
+    expect(robots).toContain("Sitemap: http://sitemap-store.test/maps/for-robots.xml");
+    expect(await text("http://sitemap-robots.test/maps/index.xml")).toContain("<sitemapindex");
+    const gz = await get("http://sitemap-robots.test/maps/more.xml.gz");
+    expect(gz.headers["content-encoding"]).toBeUndefined();
+    expect(gunzipSync(gz.body).toString()).toContain("<loc>http://sitemap-robots.test/from-gzip/1</loc>");
+    const big = await text("http://sitemap-limits.test/big.xml");
+    expect(big.split("<url>").length - 1).toBe(SITEMAP_BIG_KEPT + SITEMAP_BIG_FILLERS + SITEMAP_BIG_BEYOND);
+    expect(SITEMAP_BIG_KEPT + SITEMAP_BIG_FILLERS).toBe(50_000);
+    const huge = await get("http://sitemap-huge.test/huge.xml.gz");
+    expect(huge.body.length).toBeLessThan(1024 * 1024);
+    const unpacked = gunzipSync(huge.body).toString();
+    expect(unpacked.length).toBeGreaterThan(SITEMAP_HUGE_PADDING);
+    expect(unpacked.indexOf("/huge/after")).toBeGreaterThan(52_428_800);
+    const lastmod = /<lastmod>([^<]+)<\/lastmod>/.exec(await text("http://sitemap-lastmod.test/sitemap.xml"))?.[1];
+    expect(Math.abs(Date.parse(lastmod ?? "") - Date.now())).toBeLessThan(60_000);
   });
 
   test("every mustFetch path of a host answers something other than 502", async () => {

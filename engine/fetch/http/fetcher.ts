@@ -11,14 +11,24 @@
  */
 import { preciseNow } from "../../../core/politeness/index.ts";
 import { readBody, normalizeEncoding } from "./body.ts";
+import { decodeStream, plainStream } from "./body-stream.ts";
+import { DECODERS, isDecodeError } from "./decoders.ts";
 import { Deadline } from "./deadline.ts";
 import { createDispatcher } from "./dispatcher.ts";
 import { DnsCache } from "./dns-cache.ts";
 import { AddressPolicy, describeRefusal } from "../../../core/net/index.ts";
-import { describe, errorKind, refusalIn } from "./errors.ts";
+import { BadEncodingError, describe, errorKind, refusalIn } from "./errors.ts";
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
 import { Slots } from "./slots.ts";
-import type { FetchError, FetchErrorKind, FetchOutcome, FetchRequest, HttpFetcherOptions } from "./types.ts";
+import type {
+  FetchError,
+  FetchErrorKind,
+  FetchOutcome,
+  FetchRequest,
+  HttpFetcherOptions,
+  StreamedResponseHead,
+  StreamOutcome,
+} from "./types.ts";
 import { assertRealUndici, request } from "./undici.ts";
 import type { Dispatcher } from "./undici.ts";
 
@@ -60,7 +70,27 @@ export class HttpFetcher {
   }
 
   /** Fetches `req.url` once. Never rejects for network, protocol or content problems. */
-  async fetch(req: FetchRequest): Promise<FetchOutcome> {
+  fetch(req: FetchRequest): Promise<FetchOutcome> {
+    return this.#withSlot(req, (url) => this.#fetchHoldingSlot(url, req));
+  }
+
+  /**
+   * Fetches `req.url` once and hands its body to `read` as a stream, decoded from its Content-Encoding,
+   * never gathered whole (StreamingFetcher). The response deadline covers `read`. Encoded bytes are capped
+   * at `maxBytes` plus a sixteenth, so a body that decodes to nothing cannot run on; decoded bytes are
+   * `read`'s to count. The same address policy and request slots as `fetch`. Never rejects for network,
+   * protocol or content problems.
+   */
+  stream<T>(
+    req: FetchRequest,
+    read: (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => Promise<T>,
+    maxBytes: number,
+  ): Promise<StreamOutcome<T>> {
+    return this.#withSlot(req, (url) => this.#streamHoldingSlot(url, req, read, maxBytes));
+  }
+
+  /** The checks before any request (a usable URL, the address policy), then `run` holding a request slot. */
+  async #withSlot<T>(req: FetchRequest, run: (url: URL) => Promise<T | FetchError>): Promise<T | FetchError> {
     const queuedAt = preciseNow();
     let url: URL;
     try {
@@ -85,7 +115,7 @@ export class HttpFetcher {
       return failure(req.url, "aborted", `aborted while waiting for a request slot: ${describe(error)}`, queuedAt);
     }
     try {
-      return await this.#fetchHoldingSlot(url, req);
+      return await run(url);
     } finally {
       this.#slots.release();
     }
@@ -137,9 +167,71 @@ export class HttpFetcher {
         httpVersion: "1.1",
       };
     } catch (error) {
-      const outcome = failure(req.url, classify(error, deadline), explain(error, deadline), startedAt);
-      const refusal = outcome.error === "blocked-address" ? refusalIn(error) : undefined;
-      return refusal ? { ...outcome, refusal: refusal.reason } : outcome;
+      return failed(req.url, error, deadline, startedAt);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  async #streamHoldingSlot<T>(
+    url: URL,
+    req: FetchRequest,
+    read: (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => Promise<T>,
+    maxBytes: number,
+  ): Promise<StreamOutcome<T>> {
+    // Politeness clock, as for fetch: a sitemap is a request to its host like any page.
+    const startedAt = preciseNow();
+    const requestHeaders = buildRequestHeaders(url, { userAgent: this.#userAgent, etag: req.etag, lastModified: req.lastModified });
+    const deadline = new Deadline(this.#responseTimeoutMs, req.signal);
+    const target = new URL(url);
+    target.hash = "";
+    try {
+      const response = await request(target, {
+        dispatcher: this.#dispatcher,
+        method: "GET",
+        headers: requestHeaders,
+        signal: deadline.signal,
+      });
+      const headers = flattenHeaders(response.headers);
+      const contentEncoding = normalizeEncoding(headers["content-encoding"]);
+      const decoder = contentEncoding === undefined ? undefined : DECODERS[contentEncoding];
+      if (contentEncoding !== undefined && decoder === undefined) {
+        response.body.destroy();
+        return failure(req.url, "bad-response", `unsupported Content-Encoding ${contentEncoding}`, startedAt);
+      }
+      // When the body's end came (not its last data chunk: a server may write its last bytes and end the
+      // response later, and the gap runs from that end), however long reading took after.
+      let sourceEndedAt = startedAt;
+      const source = (async function* () {
+        for await (const chunk of response.body as AsyncIterable<Uint8Array>) yield chunk;
+        sourceEndedAt = preciseNow();
+      })();
+      const body = decoder ? decodeStream(source, decoder, maxBytes + Math.floor(maxBytes / 16) + 65_536) : plainStream(source);
+      const remoteAddress = this.#proxied ? undefined : this.#addresses.get(url.origin);
+      const head: StreamedResponseHead = {
+        url: req.url,
+        status: response.statusCode,
+        headers,
+        ...(contentEncoding ? { contentEncoding } : {}),
+        ...(remoteAddress ? { remoteAddress } : {}),
+        startedAt,
+        requestHeaders,
+        httpVersion: "1.1",
+      };
+      let value: T;
+      try {
+        value = await read(head, body.chunks);
+      } catch (error) {
+        throw isDecodeError(error) ? new BadEncodingError(contentEncoding ?? "identity", error) : error;
+      } finally {
+        // A body not read to its end holds its connection: let it go.
+        if (!body.sourceEnded()) response.body.destroy();
+      }
+      // Read to its end, the response ended when its end came (the gap after it is not stretched by our
+      // own parsing after that); cut short, it ended when we hung up, which the server saw just now.
+      return { ...head, kind: "response", endedAt: body.sourceEnded() ? sourceEndedAt : preciseNow(), value };
+    } catch (error) {
+      return failed(req.url, error, deadline, startedAt);
     } finally {
       deadline.dispose();
     }
@@ -166,6 +258,13 @@ function explain(error: unknown, deadline: Deadline): string {
   if (deadline.callerAborted) return "aborted by the caller";
   if (deadline.timedOut) return `no complete response within ${deadline.timeoutMs} ms`;
   return describe(error);
+}
+
+/** The outcome of a request that threw: its kind, in words, and the address rule when one refused it. */
+function failed(url: string, error: unknown, deadline: Deadline, startedAt: number): FetchError {
+  const outcome = failure(url, classify(error, deadline), explain(error, deadline), startedAt);
+  const refusal = outcome.error === "blocked-address" ? refusalIn(error) : undefined;
+  return refusal ? { ...outcome, refusal: refusal.reason } : outcome;
 }
 
 function failure(url: string, error: FetchErrorKind, message: string, startedAt: number): FetchError {

@@ -6,6 +6,7 @@
  * and robots.txt alike. Everything else in this folder is its machinery.
  */
 export { HttpFetcher } from "./fetcher.ts";
+export { gunzipStream, type DecodedStream } from "./body-stream.ts";
 export type {
   FetchError,
   FetchErrorKind,
@@ -13,5 +14,7 @@ export type {
   FetchRequest,
   FetchResponse,
   HttpFetcherOptions,
+  StreamedResponseHead,
+  StreamOutcome,
 } from "./types.ts";
 export type { LookupFn, ResolvedAddress } from "./dns-cache.ts";

@@ -6,7 +6,15 @@
  */
 import type { AddressPolicy } from "../../../core/net/index.ts";
 import type { LookupFn } from "./dns-cache.ts";
-export type { FetchError, FetchErrorKind, FetchOutcome, FetchRequest, FetchResponse } from "../../../core/model/index.ts";
+export type {
+  FetchError,
+  FetchErrorKind,
+  FetchOutcome,
+  FetchRequest,
+  FetchResponse,
+  StreamedResponseHead,
+  StreamOutcome,
+} from "../../../core/model/index.ts";
 
 export interface HttpFetcherOptions {
   /** Sent as User-Agent on every request, robots.txt included. */

@@ -15,3 +15,4 @@ export {
 export { parseXRobotsTag, type RobotsDirectives } from "./robots-directives.ts";
 export { isHtmlContentType, mimeEssence } from "./content-type.ts";
 export { decodeBody, detectEncoding } from "./decode.ts";
+export { SitemapReader, type SitemapEntry, type SitemapFormat, type SitemapReaderLimits } from "./sitemap.ts";

@@ -3,10 +3,13 @@
  * (the HTTP fetcher, the content index, the page store) from its composition root, borrows them, and
  * closes none of them.
  */
-import type { ContentIndex, Fetcher, PageStore } from "../../../core/ports/index.ts";
+import type { ContentIndex, Fetcher, PageStore, StreamingFetcher } from "../../../core/ports/index.ts";
 
 export interface WorkerDeps {
-  fetcher: Fetcher;
+  /** The HTTP step; a streaming one reads sitemaps without holding them whole (else they are capped at `maxBodyBytes`). */
+  fetcher: Fetcher & Partial<StreamingFetcher>;
+  /** The body cap, which also caps the copy of a sitemap kept in the WARC file. Default 5 MiB. */
+  maxBodyBytes?: number;
   content: ContentIndex;
   store: PageStore;
   /** Our robots.txt product token, for agent-scoped meta robots and X-Robots-Tag. */

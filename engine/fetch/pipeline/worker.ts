@@ -7,6 +7,7 @@
 import type { FetchTask } from "../../../core/model/index.ts";
 import { runPageTask } from "./page-task.ts";
 import { runRobotsTask } from "./robots-task.ts";
+import { runSitemapTask } from "./sitemap-task.ts";
 import type { WorkOutput } from "../../../core/ports/index.ts";
 import type { WorkerDeps } from "./types.ts";
 
@@ -14,6 +15,13 @@ export class FetchWorker {
   constructor(private readonly deps: WorkerDeps) {}
 
   run(task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
-    return task.kind === "robots" ? runRobotsTask(this.deps, task, signal) : runPageTask(this.deps, task, signal);
+    switch (task.kind) {
+      case "robots":
+        return runRobotsTask(this.deps, task, signal);
+      case "sitemap":
+        return runSitemapTask(this.deps, task, signal);
+      default:
+        return runPageTask(this.deps, task, signal);
+    }
   }
 }

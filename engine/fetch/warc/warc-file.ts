@@ -4,7 +4,7 @@
  * to in whole gzip members. It tracks its own size, which is the offset of the next record.
  */
 
-import { open, type FileHandle } from "node:fs/promises";
+import { open, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { WARCSerializer } from "warcio";
 import { buildWarcinfo, newRecordId } from "./records.ts";
@@ -25,7 +25,9 @@ export class WarcFile {
     try {
       await file.append(await WARCSerializer.serialize(buildWarcinfo(name, software, atMs, id), { gzip: true }));
     } catch (err) {
+      // A file without its whole warcinfo record (a full disk) is not a WARC file: it goes.
       await fh.close().catch(() => {});
+      await unlink(join(dir, name)).catch(() => {});
       throw err;
     }
     return file;
@@ -38,11 +40,18 @@ export class WarcFile {
   async append(data: Uint8Array): Promise<void> {
     let done = 0;
     while (done < data.length) {
-      const { bytesWritten } = await this.fh.write(data, done, data.length - done);
+      // At an explicit position: after `truncate` the next record goes exactly where the cut was.
+      const { bytesWritten } = await this.fh.write(data, done, data.length - done, this.bytes);
       if (bytesWritten <= 0) throw new Error(`WarcFile ${this.name}: write made no progress`);
       done += bytesWritten;
       this.bytes += bytesWritten;
     }
+  }
+
+  /** Cuts the file back to `size` bytes (a record whose write failed part-way, e.g. on a full disk). */
+  async truncate(size: number): Promise<void> {
+    await this.fh.truncate(size);
+    this.bytes = size;
   }
 
   /** Flushes to disk and closes; errors on flush are reported but the handle is closed regardless. */

@@ -7,9 +7,11 @@
  *
  * Digests are computed by `digest.ts` rather than inside warcio, for speed; see there.
  *
- * Crash rules: every open starts a new file, and a write that fails part-way abandons its file, so a torn
- * record can only ever be the last thing in a file and every earlier record stays readable. The index line
- * is appended after its record, so the index never points at bytes that were not written.
+ * Crash rules: every open starts a new file, and a write that fails part-way (a full disk) is cut off
+ * again at once, so the file ends with a whole record and the writer goes on in it; if even that fails the
+ * file is abandoned, so a torn record can only ever be the last thing in a file and every earlier record
+ * stays readable. The index line is appended after its record, so the index never points at bytes that
+ * were not written.
  *
  * Rolling: a file is finished once it reaches `maxFileBytes`, or `maxFileAgeMs` after it was started (a
  * timer, so a quiet writer still finishes its file). With `finishedDir` (upload mode) each file has its
@@ -141,29 +143,50 @@ export class WarcWriter {
     try {
       await file.append(pair); // one write for the pair, so a crash rarely splits it
     } catch (err) {
-      // Never append after a possibly torn record: the next write starts a new file. The abandoned file
-      // stays where it is (in upload mode the spool repairs and ships it on the next start).
-      this.file = undefined;
-      this.stopAgeTimer();
-      await file.close().catch(() => {});
-      await this.fileIndex?.close().catch(() => {});
-      this.fileIndex = undefined;
+      await this.cutBack(file, offset);
       throw err;
     }
 
     const placed: WriteResult = { filename: file.name, offset, length: responseBytes.length };
-    await (this.fileIndex ?? this.index)!.append(
-      cdxjLine({
-        url: response.warcTargetURI ?? ex.url,
-        warcDate: response.warcDate ?? new Date(ex.fetchedAt).toISOString(),
-        method: ex.method ?? "GET",
-        contentType: headerValue(ex.responseHeaders, "content-type"),
-        status: ex.status,
-        payloadDigest: response.warcPayloadDigest ?? undefined,
-        ...placed,
-      }),
-    );
+    try {
+      await (this.fileIndex ?? this.index)!.append(
+        cdxjLine({
+          url: response.warcTargetURI ?? ex.url,
+          warcDate: response.warcDate ?? new Date(ex.fetchedAt).toISOString(),
+          method: ex.method ?? "GET",
+          contentType: headerValue(ex.responseHeaders, "content-type"),
+          status: ex.status,
+          payloadDigest: response.warcPayloadDigest ?? undefined,
+          ...placed,
+        }),
+      );
+    } catch (err) {
+      // The write is refused as a whole: the records go too (the index cuts its own torn line), so a retry
+      // does not leave them twice.
+      await this.cutBack(file, offset);
+      throw err;
+    }
     return placed;
+  }
+
+  /**
+   * A write failed part-way (a full disk): the file is cut back to the end of its last whole record, so no
+   * torn record is ever left in it, and the next write goes on in the same file. If even the cut fails the
+   * file is abandoned, as after a crash: a torn record can then only be the last thing in it (in upload mode
+   * the spool repairs it on the next start), and the next write starts a new file.
+   */
+  private async cutBack(file: WarcFile, offset: number): Promise<void> {
+    try {
+      await file.truncate(offset);
+      return;
+    } catch {
+      // abandoned below
+    }
+    this.file = undefined;
+    this.stopAgeTimer();
+    await file.close().catch(() => {});
+    await this.fileIndex?.close().catch(() => {});
+    this.fileIndex = undefined;
   }
 
   private async startFile(): Promise<WarcFile> {

@@ -4,11 +4,21 @@
  * the frontier asks (what is the head of this host's queue, is this URL known, what is due) with prepared
  * statements, and groups the writes of fetch results in one transaction via `tx`. Every key starts with the
  * host's partition (see schema.ts), so callers pass it along with the URL or host.
+ *
+ * With `journal: true` (a frontier node that replicates its partitions) every write to a partition's rows
+ * is also noted in the store's change journal (change-journal.ts), committed with the writes; writes made
+ * inside `untracked` (replays and imports of another store's rows) are not.
  */
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
+import { statSync } from "node:fs";
+import { checkSqliteStore, isStoreDamage, StoreDamagedError } from "../../../core/errors/index.ts";
 import type { Priority } from "../../../core/model/index.ts";
+import { ChangeJournal, JOURNAL_SCHEMA } from "./change-journal.ts";
+import { urlRowChange, type Change } from "./changes.ts";
 import { parsePersistedHost, type PersistedHost } from "./persisted-host.ts";
-import { SCHEMA, SCHEMA_VERSION } from "./schema.ts";
+import { OLDEST_SCHEMA_VERSION, SCHEMA, SCHEMA_VERSION, upgradeSchema } from "./schema.ts";
+import { ScopeRootTable } from "./scope-root-table.ts";
+import { SitemapTable } from "./sitemap-table.ts";
 
 export interface QueuedUrl {
   host: string;
@@ -80,6 +90,8 @@ export interface FrontierStoreOptions {
    * lives in a file). A cluster's seen-set is in Redis and needs no replay.
    */
   recentLog?: boolean;
+  /** Keep a change journal of every partition's writes (a frontier node replicating its state). */
+  journal?: boolean;
 }
 
 interface RawUrlRow {
@@ -133,10 +145,14 @@ function prepare(db: Database) {
     ),
     hostCount: db.query<Count, [partition: number, host: string]>("SELECT COUNT(*) AS n FROM queue WHERE partition = ? AND host = ?"),
     totalQueued: db.query<Count, []>("SELECT COUNT(*) AS n FROM queue"),
-    dropLowest: db.query<UrlKey & { depth: number }, [limit: number]>(
+    dropLowest: db.query<UrlKey & { depth: number; priority: Priority; seq: number }, [limit: number]>(
       `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
-       RETURNING partition, host, url, depth`,
+       RETURNING partition, host, url, depth, priority, seq`,
     ),
+    putQueued: db.query<
+      never,
+      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number]
+    >("INSERT OR REPLACE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)"),
     maxSeq: db.query<Count, []>("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
     getUrl: db.query<RawUrlRow, [partition: number, url: string]>("SELECT * FROM urls WHERE partition = ? AND url = ?"),
     hasUrl: db.query<{ x: 1 }, [partition: number, url: string]>("SELECT 1 AS x FROM urls WHERE partition = ? AND url = ?"),
@@ -223,23 +239,56 @@ interface Count {
 }
 
 export class FrontierStore {
+  /** Each host's sitemaps to read (sitemap-table.ts). */
+  readonly sitemaps: SitemapTable;
+  /** The hosts of the crawl's seeds (scope-root-table.ts). */
+  readonly scopeRoots: ScopeRootTable;
   private readonly db: Database;
   private nextSeq: number;
   private readonly recentLog: boolean;
   private readonly s: ReturnType<typeof prepare>;
+  /** The change journal, when kept (`journal: true`). */
+  readonly journal: ChangeJournal | undefined;
+  private txDepth = 0;
 
   private constructor(db: Database, options: FrontierStoreOptions) {
     this.db = db;
     this.recentLog = options.recentLog ?? false;
     this.s = prepare(db);
+    this.journal = options.journal ? new ChangeJournal(db) : undefined;
+    const note = (partition: number, change: Change) => this.note(partition, change);
+    this.sitemaps = new SitemapTable(db, note);
+    this.scopeRoots = new ScopeRootTable(db, note);
     const savedSeq = Number(this.getMeta("seq") ?? 0);
     const queuedSeq = this.count(this.s.maxSeq);
     this.nextSeq = Math.max(savedSeq, queuedSeq) + 1;
   }
 
-  /** Opens (creating when needed) the store at `path`; `:memory:` gives a throwaway store for tests. */
+  /**
+   * Opens (creating when needed) the store at `path`; `:memory:` gives a throwaway store for tests. A file
+   * that is damaged (corrupt, torn, not SQLite) is found here and refused with StoreDamagedError (core/errors:
+   * the schema is read, and `PRAGMA quick_check` runs over every page of a store up to 1 GiB).
+   */
   static open(path: string, options: FrontierStoreOptions = {}): FrontierStore {
-    const db = new Database(path, { create: true });
+    let db: Database;
+    try {
+      db = new Database(path, { create: true });
+    } catch (error) {
+      if (isStoreDamage(error)) throw new StoreDamagedError(path, (error as Error).message, { cause: error });
+      throw error;
+    }
+    try {
+      return FrontierStore.setUp(db, path, options);
+    } catch (error) {
+      db.close();
+      if (isStoreDamage(error) && !(error instanceof StoreDamagedError)) {
+        throw new StoreDamagedError(path, (error as Error).message, { cause: error });
+      }
+      throw error;
+    }
+  }
+
+  private static setUp(db: Database, path: string, options: FrontierStoreOptions): FrontierStore {
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
     db.exec("PRAGMA busy_timeout = 5000");
@@ -248,19 +297,71 @@ export class FrontierStore {
     // (host queues, URL rows) many times between checkpoints, so checkpointing every 64 MiB instead of
     // every 4 MiB writes each of them once instead of many times.
     db.exec("PRAGMA wal_autocheckpoint = 16384");
+    if (path !== ":memory:") checkSqliteStore(path, sizeOnDisk(path), (sql) => db.query(sql).all() as Array<Record<string, unknown>>);
     const version = storedVersion(db);
-    if (version !== undefined && version !== SCHEMA_VERSION) {
+    if (version !== undefined && (version > SCHEMA_VERSION || version < OLDEST_SCHEMA_VERSION)) {
       db.close();
-      throw new Error(`frontier store ${path} has schema version ${version}; this build reads ${SCHEMA_VERSION}: use a new directory`);
+      throw new Error(
+        `frontier store ${path} has schema version ${version}; this build reads ${OLDEST_SCHEMA_VERSION} to ${SCHEMA_VERSION}: use a new directory`,
+      );
     }
-    db.exec(SCHEMA);
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      db.exec(JOURNAL_SCHEMA);
+      if (version !== undefined) upgradeSchema(db, version);
+    })();
     db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
+    // The store's identity: a replica tells this store's writes from another's by it (a node that lost its
+    // disk comes back with the same node id and a new store).
+    db.query("INSERT OR IGNORE INTO meta (key, value) VALUES ('store-id', ?)").run(crypto.randomUUID());
     return new FrontierStore(db, options);
   }
 
-  /** Runs `fn` in one transaction: all of its writes commit together or not at all. */
+  /** This store's identity, made when it was created. */
+  get id(): string {
+    return this.getMeta("store-id") ?? "";
+  }
+
+  /**
+   * Runs `fn` in one transaction: all of its writes commit together or not at all. Nested calls join the
+   * outer transaction; the journal's row for it is written when the outermost one ends. A caller must not
+   * catch an error inside a transaction and go on (the journal would keep the failed part's changes).
+   */
   tx<T>(fn: () => T): T {
-    return this.db.transaction(fn)();
+    const journal = this.journal;
+    if (!journal) return this.db.transaction(fn)();
+    const outer = this.txDepth === 0;
+    this.txDepth++;
+    try {
+      const result = this.db.transaction(() => {
+        const r = fn();
+        if (outer) journal.flush();
+        return r;
+      })();
+      if (outer) journal.committed();
+      return result;
+    } catch (error) {
+      if (outer) journal.discard();
+      throw error;
+    } finally {
+      this.txDepth--;
+    }
+  }
+
+  /** Runs `fn` without noting its writes in the journal (replaying or importing another store's rows). */
+  untracked<T>(fn: () => T): T {
+    return this.journal ? this.journal.mute(fn) : fn();
+  }
+
+  /** Notes a change for the journal; a write outside any transaction is journaled on its own. */
+  private note(partition: number, change: Change): void {
+    const journal = this.journal;
+    if (!journal) return;
+    journal.note(partition, change);
+    if (this.txDepth === 0) {
+      journal.flush();
+      journal.committed();
+    }
   }
 
   // ---- queue --------------------------------------------------------------------------------------
@@ -276,11 +377,25 @@ export class FrontierStore {
   enqueue(item: Omit<QueuedUrl, "seq">): number | undefined {
     const seq = this.nextSeq++;
     const changes = this.s.enqueue.run(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops).changes;
-    return changes > 0 ? seq : undefined;
+    if (changes === 0) return undefined;
+    this.note(item.partition, ["q", item.host, item.priority, seq, item.url, item.depth, item.hops]);
+    return seq;
+  }
+
+  /** Writes a queue row with its own sequence number (a replayed or restored row, kept as its store wrote it). */
+  putQueued(item: QueuedUrl): void {
+    this.s.putQueued.run(item.partition, item.host, item.priority, item.seq, item.url, item.depth, item.hops);
+    this.note(item.partition, ["q", item.host, item.priority, item.seq, item.url, item.depth, item.hops]);
+  }
+
+  /** Makes the next sequence number larger than `seq` (after rows with another store's numbers came in). */
+  reserveSeq(seq: number): void {
+    if (seq >= this.nextSeq) this.nextSeq = seq + 1;
   }
 
   dequeue(item: Pick<QueuedUrl, "partition" | "host" | "priority" | "seq">): void {
     this.s.dequeue.run(item.partition, item.host, item.priority, item.seq);
+    this.note(item.partition, ["d", item.host, item.priority, item.seq]);
   }
 
   /** Whether a URL is in its host's queue (scans that host's queue: for handoff imports, not hot paths). */
@@ -307,7 +422,10 @@ export class FrontierStore {
   /** Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped. */
   dropLowestPriority(n: number): { partition: number; host: string; url: string }[] {
     const dropped = this.s.dropLowest.all(n);
-    for (const d of dropped) this.setUrlState(d, "dropped", "frontier size limit");
+    for (const d of dropped) {
+      this.note(d.partition, ["d", d.host, d.priority, d.seq]);
+      this.setUrlState(d, "dropped", "frontier size limit");
+    }
     return dropped;
   }
 
@@ -335,6 +453,7 @@ export class FrontierStore {
   /** Sets a URL's state (creating its row when it has none yet). */
   setUrlState(key: UrlKey & { depth: number }, state: UrlStatus, note?: string): void {
     this.s.setUrlState.run(key.partition, key.url, key.host, state, key.depth, note ?? null);
+    this.note(key.partition, ["us", key.url, key.host, state, key.depth, note ?? null]);
   }
 
   /** Writes a URL's whole state after a fetch (creating its row on its first result). */
@@ -372,13 +491,19 @@ export class FrontierStore {
   /** Schedules a URL's next visit, replacing any earlier schedule of it. */
   schedule(item: ScheduledUrl): void {
     this.s.schedule.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt);
+    this.note(item.partition, ["s", item.url, item.host, item.priority, item.depth, item.dueAt]);
   }
 
   /** Takes up to `limit` scheduled URLs whose time has come, removing them from the schedule. */
   takeDue(now: number, limit: number): ScheduledUrl[] {
     const rows = this.s.due.all(now, limit).map(toScheduled);
-    for (const r of rows) this.s.unschedule.run(r.partition, r.url);
+    for (const r of rows) this.unschedule(r.partition, r.url);
     return rows;
+  }
+
+  unschedule(partition: number, url: string): void {
+    this.s.unschedule.run(partition, url);
+    this.note(partition, ["x", url]);
   }
 
   scheduledAt(partition: number, url: string): number | undefined {
@@ -410,7 +535,9 @@ export class FrontierStore {
   }
 
   saveHost(host: string, partition: number, state: PersistedHost): void {
-    this.s.saveHost.run(host, partition, JSON.stringify(state));
+    const json = JSON.stringify(state);
+    this.s.saveHost.run(host, partition, json);
+    this.note(partition, ["h", host, json]);
   }
 
   loadRobots(host: string): StoredRobots | undefined {
@@ -420,6 +547,7 @@ export class FrontierStore {
 
   saveRobots(host: string, partition: number, robots: StoredRobots): void {
     this.s.saveRobots.run(host, partition, robots.verdict, robots.body ?? null, robots.fetchedAt, robots.expiresAt);
+    this.note(partition, ["r", host, robots.verdict, robots.body ?? null, robots.fetchedAt, robots.expiresAt]);
   }
 
   // ---- partition handoff --------------------------------------------------------------------------
@@ -447,6 +575,9 @@ export class FrontierStore {
       robots: robots.get(h.host),
     }));
     for (const [host, r] of robots) if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: r });
+    // A host known only by its sitemaps (one another host's robots.txt named) moves with the partition too.
+    for (const host of this.sitemaps.hostsInPartition(partition))
+      if (!out.some((h) => h.host === host)) out.push({ host, state: "", robots: undefined });
     return out;
   }
 
@@ -469,15 +600,23 @@ export class FrontierStore {
       row.changedLastVisit ? 1 : 0,
       row.note,
     );
+    this.note(row.partition, urlRowChange(row));
   }
 
-  /** Removes everything of a partition (after it was handed to its new owner). */
+  /**
+   * Removes everything of a partition (after it was handed to its new owner, or before its rows are
+   * rebuilt from a replica), its sitemaps included. Its seeds' scope roots stay (they are the crawl's),
+   * no longer marked as this store's to replicate. Not journaled: whoever holds the partition next claims
+   * it afresh.
+   */
   deletePartition(partition: number): void {
     this.s.deleteQueuePartition.run(partition);
     this.s.deleteUrlsPartition.run(partition);
     this.s.deleteScheduledPartition.run(partition);
     this.s.deleteHostsPartition.run(partition);
     this.s.deleteRobotsPartition.run(partition);
+    this.sitemaps.deletePartition(partition);
+    this.scopeRoots.releasePartition(partition);
   }
 
   // ---- bookkeeping --------------------------------------------------------------------------------
@@ -505,6 +644,19 @@ export class FrontierStore {
     this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     this.db.close();
   }
+}
+
+/** The database file and its WAL, in bytes. */
+function sizeOnDisk(path: string): number {
+  let bytes = 0;
+  for (const f of [path, `${path}-wal`]) {
+    try {
+      bytes += statSync(f).size;
+    } catch {
+      // no such file yet
+    }
+  }
+  return bytes;
 }
 
 function storedVersion(db: Database): number | undefined {

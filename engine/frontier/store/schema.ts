@@ -12,13 +12,29 @@
  *  - scheduled: URLs waiting for a retry or refetch time; moved into `queue` when due.
  *  - hosts: per-host politeness state and counters, as small JSON (rewritten after every fetch).
  *  - robots: each host's robots.txt verdict and text with its expiry (kept apart: the text can be 500 KiB).
+ *  - sitemaps: each host's sitemaps to read (from robots.txt, an index, a redirect), with what they may list
+ *    (grants), their state (pending, read, failed, disallowed) and when they were last read; a host with a
+ *    pending sitemap is active even with an empty queue (sitemap-table.ts).
+ *  - scope_roots: the hosts of the crawl's seeds, which `--scope host|domain` keeps the crawl on, each with
+ *    the partition of the seed that made it (-1: a seed admitted by another frontier node).
  *  - meta: counters and snapshots' bookkeeping.
+ * A store that replicates its partitions also has the change journal's tables (change-journal.ts).
  * Why these keys: each table is clustered on what its hot queries ask (WITHOUT ROWID primary keys starting
  * with the partition), so a partition can be handed over whole by key range, and an admitted URL costs one
  * random B-tree insert (its queue row) instead of one per table and secondary index: on a crawl admitting
  * ~30 links a page, B-tree pages written to the WAL were the largest single cost.
  */
-export const SCHEMA_VERSION = 3;
+import type { Database } from "bun:sqlite";
+
+export const SCHEMA_VERSION = 4;
+
+/**
+ * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
+ * one is refused. Every step only adds: the tables and columns it brings are created when missing.
+ *   3: queue, urls, recent_urls, scheduled, hosts, robots, meta.
+ *   4: sitemaps, scope_roots (scope and sitemaps); journal, journal_state (replicated partition state).
+ */
+export const OLDEST_SCHEMA_VERSION = 3;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue (
@@ -83,8 +99,40 @@ CREATE TABLE IF NOT EXISTS robots (
   expires_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 
+CREATE TABLE IF NOT EXISTS sitemaps (
+  partition INTEGER NOT NULL,
+  host TEXT NOT NULL,
+  url TEXT NOT NULL,
+  grants TEXT NOT NULL,
+  from_index INTEGER NOT NULL,
+  depth INTEGER NOT NULL,
+  hops INTEGER NOT NULL,
+  state TEXT NOT NULL,
+  offered_at INTEGER NOT NULL,
+  read_at INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (partition, host, url)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS sitemaps_pending ON sitemaps (state, partition, host);
+
+CREATE TABLE IF NOT EXISTS scope_roots (
+  host TEXT PRIMARY KEY,
+  partition INTEGER NOT NULL DEFAULT -1
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 `;
+
+/**
+ * Brings a store of version `from` (OLDEST_SCHEMA_VERSION or later) up to SCHEMA_VERSION, after SCHEMA
+ * (and the journal's schema) created the tables it lacked. A scope_roots table made before roots named
+ * their seed's partition gets the column, its roots marked as no partition's (-1): they stay roots, and
+ * their seeds' partitions carry them again once those seeds are admitted again.
+ */
+export function upgradeSchema(db: Database, from: number): void {
+  if (from >= SCHEMA_VERSION) return;
+  const columns = db.query<{ name: string }, []>("PRAGMA table_info(scope_roots)").all();
+  if (!columns.some((c) => c.name === "partition")) db.exec("ALTER TABLE scope_roots ADD COLUMN partition INTEGER NOT NULL DEFAULT -1");
+}

@@ -202,6 +202,8 @@ export interface Roles {
   procs(): Proc[];
   /** Starts frontier node `id` (again: same id, same data dir) and waits until it has joined. */
   startFrontier(id: string): Promise<Proc>;
+  /** The data directory of frontier node `id` (e.g. to delete it: a lost disk). */
+  dataDirOf(id: string): string | undefined;
   startFetcher(id: string, runtime?: "bun" | "deno"): Promise<Proc>;
 }
 
@@ -283,6 +285,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         frontiers,
         fetchers,
         procs: () => [coordinator.proc, ...frontiers.values(), ...fetchers.values()],
+        dataDirOf: (id) => dataDirs.get(id),
         async startFrontier(id) {
           if (!dataDirs.has(id)) dataDirs.set(id, tempDir());
           const since = Date.now();

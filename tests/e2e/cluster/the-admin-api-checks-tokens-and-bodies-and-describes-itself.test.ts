@@ -1,6 +1,7 @@
 /**
  * The admin API's edges on a running cluster: every route but the health app's (/healthz, /readyz and
- * /metrics, open without a metrics token) needs the bearer token (401 with WWW-Authenticate without it or
+ * /metrics, open without a metrics token) and the dashboard page's files (they hold no data) needs the
+ * bearer token (401 with WWW-Authenticate without it or
  * with a wrong one, before any body is read: a wrong token with a 10 MB body is 401, not 413; crawlctl with
  * a wrong token exits non-zero and says so); bad input is a 400 whose message names the problem and quotes
  * no more than a short prefix of it; every error is JSON with a stable code (404, 405, 413 too);
@@ -11,13 +12,16 @@ import { useCluster, type ClusterUp } from "./harness.ts";
 
 const cluster = useCluster("all");
 
+/** Open: the page asks for the token and keeps it in the tab; its data calls carry it. */
+const DASHBOARD_FILES = ["/dashboard", "/dashboard/app.js", "/dashboard/app.css", "/dashboard/config.json"];
+
 type OpenApi = { openapi: string; info: { title: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
 
 /** Every operation the served OpenAPI document lists but the health app's (probes and /metrics), as requests to make. */
 async function protectedOperations(c: ClusterUp): Promise<Array<{ method: string; path: string }>> {
   const doc = (await (await c.admin("/v1/openapi.json")).json()) as OpenApi;
   return Object.entries(doc.paths)
-    .filter(([path]) => path !== "/healthz" && path !== "/readyz" && path !== "/metrics")
+    .filter(([path]) => path !== "/healthz" && path !== "/readyz" && path !== "/metrics" && !DASHBOARD_FILES.includes(path))
     .flatMap(([path, ops]) =>
       Object.keys(ops).map((method) => ({
         method: method.toUpperCase(),
@@ -38,9 +42,9 @@ async function errorOf(res: Response): Promise<{ status: number; code: string; m
 }
 
 describe("cluster: the admin API's edges", () => {
-  test("every admin route but /healthz, /readyz and /metrics answers 401 without the token or with a wrong one", async () => {
+  test("every admin route but /healthz, /readyz, /metrics and the dashboard's files answers 401 without the token or with a wrong one", async () => {
     const c = await start();
-    for (const path of ["/healthz", "/readyz", "/metrics"])
+    for (const path of ["/healthz", "/readyz", "/metrics", ...DASHBOARD_FILES])
       expect({ path, status: (await c.admin(path, { auth: false })).status }).toEqual({ path, status: 200 });
     const operations = await protectedOperations(c);
     // The pause and resume routes change what the cluster does: they above all must be covered.
@@ -139,6 +143,8 @@ describe("cluster: the admin API's edges", () => {
         "GET /v1/ring",
         "GET /v1/nodes",
         "GET /v1/stats",
+        "GET /v1/dashboard",
+        ...DASHBOARD_FILES.map((path) => `GET ${path}`),
         "POST /v1/seeds",
         "GET /v1/hosts/{host}",
         "POST /v1/hosts/{host}/pause",
@@ -148,7 +154,7 @@ describe("cluster: the admin API's edges", () => {
     );
     // Every protected operation documents its 401; every operation that takes input documents its 400.
     for (const [path, ops] of Object.entries(doc.paths)) {
-      if (path === "/healthz" || path === "/readyz") continue;
+      if (path === "/healthz" || path === "/readyz" || DASHBOARD_FILES.includes(path)) continue;
       for (const [method, op] of Object.entries(ops))
         expect({ op: `${method} ${path}`, has401: "401" in op.responses }).toEqual({ op: `${method} ${path}`, has401: true });
     }

@@ -320,8 +320,8 @@ export function crawlArgs(web: TestWeb, seeds: readonly string[], out: string, e
 // ---- what a crawl leaves in --out ------------------------------------------------------------------------
 
 /**
- * URLs in the running crawl's queue (optionally only of `hosts`), read from its frontier store the way
- * `crawl stats` reports "queued", but read-only so it never disturbs the crawl. A URL handed to a fetcher
+ * URLs in the running crawl's queue and sitemaps waiting to be read (optionally only of `hosts`), read from
+ * its frontier store the way `crawl stats` reports "queued", but read-only so it never disturbs the crawl. A URL handed to a fetcher
  * stays queued until its result is committed, and the links a result brings are queued in the same
  * transaction, so 0 means the crawler has nothing to fetch and nothing in flight (retries and refetches
  * scheduled for later aside). Undefined before the store exists.
@@ -333,10 +333,15 @@ export function queuedUrls(out: string, hosts?: Iterable<string>): number | unde
   try {
     db = new Database(path, { readonly: true });
     const only = hosts ? [...hosts] : undefined;
-    const sql = only
-      ? `SELECT count(*) AS n FROM queue WHERE host IN (${only.map(() => "?").join(",")})`
-      : "SELECT count(*) AS n FROM queue";
-    return (db.query(sql).get(...(only ?? [])) as { n: number }).n;
+    const where = only ? ` WHERE host IN (${only.map(() => "?").join(",")})` : "";
+    const queued = (db.query(`SELECT count(*) AS n FROM queue${where}`).get(...(only ?? [])) as { n: number }).n;
+    // Sitemaps waiting to be read are work too: the crawler requests them.
+    const sitemaps = (
+      db.query(`SELECT count(*) AS n FROM sitemaps${where ? `${where} AND` : " WHERE"} state = 'pending'`).get(...(only ?? [])) as {
+        n: number;
+      }
+    ).n;
+    return queued + sitemaps;
   } catch {
     return undefined; // not created yet, or busy for a moment: not idle as far as we know
   } finally {

@@ -61,7 +61,7 @@ describe("crawl: links", () => {
     expect(stored.has(web.url("nofollow.test", "/header-nofollow"))).toBe(false);
     expect(stored.has(web.url("nofollow.test", "/followed"))).toBe(true);
     // Non-HTML bodies are stored as fetched, just not parsed.
-    expect(stored.has(web.url("binary.test", "/image.png"))).toBe(true);
+    expect(stored.has(web.url("binary.test", "/image"))).toBe(true);
     expect(stored.has(web.url("nonhtml.test", "/doc.pdf"))).toBe(true);
   }, 45_000);
 });

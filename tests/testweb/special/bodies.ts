@@ -58,21 +58,22 @@ export function bodyHosts(): Record<string, HostBehaviour> {
       mustFetch: ["/", "/bomb", "/huge", "/huge-chunked"],
     }),
     "binary.test": routedHost({
-      description: "`/image.png` (image/png) and `/data.bin` (octet-stream) whose bytes contain `<a href>`s that must not be followed",
+      description:
+        "`/image` (image/png) and `/data` (octet-stream) whose bytes contain `<a href>`s that must not be followed (no extension, so only their type can tell)",
       robots: PLAIN_ROBOTS,
       routes: {
-        "/": page("binary", linkList(["/image.png", "/data.bin"])),
-        "/image.png": (_q, res) =>
+        "/": page("binary", linkList(["/image", "/data"])),
+        "/image": (_q, res) =>
           send(
             res,
             200,
             Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from(trap("trap-png"))]),
             "image/png",
           ),
-        "/data.bin": (_q, res) => send(res, 200, `<html><body>${trap("trap-bin")}</body></html>`, "application/octet-stream"),
+        "/data": (_q, res) => send(res, 200, `<html><body>${trap("trap-bin")}</body></html>`, "application/octet-stream"),
       },
       fallback: (_q, res, ctx) => send(res, 200, page(`binary ${ctx.path}`, "<p>Should not be here.</p>\n")),
-      mustFetch: ["/", "/image.png", "/data.bin"],
+      mustFetch: ["/", "/image", "/data"],
       mustNotFetch: ["/trap-png", "/trap-bin"],
     }),
     "nonhtml.test": routedHost({

@@ -10,6 +10,8 @@ import { dupHosts } from "./dup.ts";
 import { nofollowHosts } from "./nofollow.ts";
 import { redirectHosts } from "./redirects.ts";
 import { robotsHosts } from "./robots-hosts.ts";
+import { scopeHosts } from "./scope.ts";
+import { sitemapHosts } from "./sitemaps.ts";
 import { throttleHosts } from "./throttle.ts";
 import { timingHosts } from "./timing.ts";
 import { trapHosts } from "./traps.ts";
@@ -26,6 +28,8 @@ export function specialHosts(seed: number): Record<string, HostBehaviour> {
     ...nofollowHosts(),
     ...conditionalHosts(),
     ...dupHosts(seed),
+    ...sitemapHosts(),
+    ...scopeHosts(),
   };
 }
 
@@ -33,5 +37,7 @@ export { MALFORMED_LINKS } from "./broken.ts";
 export { BOMB_BYTES, HUGE_BYTES } from "./bodies.ts";
 export { ETAG_LAST_MODIFIED, stableEtag } from "./conditional.ts";
 export { LONG_CHAIN } from "./redirects.ts";
+export { SCOPE_CHAIN } from "./scope.ts";
+export { SITEMAP_BIG_BEYOND, SITEMAP_BIG_FILLERS, SITEMAP_BIG_KEPT, SITEMAP_HUGE_PADDING, urlsetXml } from "./sitemaps.ts";
 export { RATELIMIT_COUNT, RATELIMIT_RETRY_AFTER_S, UNAVAILABLE_COUNT, UNAVAILABLE_RETRY_AFTER_S } from "./throttle.ts";
 export { DRIP_INTERVAL_MS, SLOW_MS } from "./timing.ts";

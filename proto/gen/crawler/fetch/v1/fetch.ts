@@ -23,6 +23,11 @@ export enum TaskKind {
   TASK_KIND_UNSPECIFIED = 0,
   TASK_KIND_PAGE = 1,
   TASK_KIND_ROBOTS = 2,
+  /**
+   * TASK_KIND_SITEMAP - A sitemap to read (sitemaps.org): its page entries come back as links, the sitemaps of an index as
+   * links marked as sitemaps.
+   */
+  TASK_KIND_SITEMAP = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -37,6 +42,9 @@ export function taskKindFromJSON(object: any): TaskKind {
     case 2:
     case "TASK_KIND_ROBOTS":
       return TaskKind.TASK_KIND_ROBOTS;
+    case 3:
+    case "TASK_KIND_SITEMAP":
+      return TaskKind.TASK_KIND_SITEMAP;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -52,6 +60,8 @@ export function taskKindToJSON(object: TaskKind): string {
       return "TASK_KIND_PAGE";
     case TaskKind.TASK_KIND_ROBOTS:
       return "TASK_KIND_ROBOTS";
+    case TaskKind.TASK_KIND_SITEMAP:
+      return "TASK_KIND_SITEMAP";
     case TaskKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -151,6 +161,17 @@ export function robotsVerdictToJSON(object: RobotsVerdict): string {
   }
 }
 
+/** A sitemap to read, and what it may list besides its own directory. */
+export interface SitemapRef {
+  /**
+   * Origins ("http://host/") whose robots.txt (or the index that listed it) vouched for it: it may list
+   * their URLs.
+   */
+  grants: string[];
+  /** Listed by a sitemap index: if it is an index itself, its sitemaps are not taken (no nesting). */
+  fromIndex: boolean;
+}
+
 /** One URL to fetch, handed out by the frontier node that owns the URL's host. */
 export interface FetchTask {
   /** Unique per hand-out; also the JetStream message id used for de-duplication. */
@@ -175,6 +196,24 @@ export interface FetchTask {
   issuedAtMs: bigint;
   /** Region of the frontier node that issued the task: results go back to it. */
   region: string;
+  /** For a sitemap task: what the sitemap may list. */
+  sitemap?: SitemapRef | undefined;
+}
+
+/** What reading a sitemap found (its entries travel as DiscoveredLinks). */
+export interface SitemapSummary {
+  /** "urlset", "index", "text" or "not-a-sitemap". */
+  format: string;
+  /** Entries taken: page URLs of a list, sitemaps of an index. */
+  entries: number;
+  /** Entries the protocol does not let this sitemap list (another host, outside its directory). */
+  outOfLocation: number;
+  /** Entries whose location is not a usable URL. */
+  invalid: number;
+  /** "entries" or "bytes" when the sitemap went past the protocol's 50,000 entries or 50 MB; else "". */
+  limit: string;
+  /** An index listed by an index: its sitemaps were not taken. */
+  nestedIndex: boolean;
 }
 
 /** What happened to one FetchTask; consumed by the owner of the URL's partition. */
@@ -237,6 +276,8 @@ export interface FetchResult {
    * times above onto its own clock by its receipt time minus this (core/politeness/clock.ts). 0: not set.
    */
   sentAtUs: bigint;
+  /** For a sitemap task answered 2xx: what the sitemap held. */
+  sitemap?: SitemapSummary | undefined;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -251,6 +292,18 @@ export interface DiscoveredUrl {
   redirectHops: number;
   /** True for seeds added by an operator: they bypass the depth limit. */
   isSeed: boolean;
+  /**
+   * Set when the URL is a sitemap to read (named by robots.txt, listed by an index, a sitemap's redirect
+   * target), not a page.
+   */
+  sitemap?:
+    | SitemapRef
+    | undefined;
+  /** A sitemap entry's <lastmod>, epoch milliseconds; 0 when it has none. */
+  lastmodMs: bigint;
+  /** A sitemap entry's <priority> (0 to 1), when has_sitemap_priority is true. */
+  sitemapPriority: number;
+  hasSitemapPriority: boolean;
 }
 
 /** A batch of discovered URLs, all for one partition. */
@@ -258,6 +311,95 @@ export interface DiscoveredLinks {
   partition: number;
   urls: DiscoveredUrl[];
 }
+
+function createBaseSitemapRef(): SitemapRef {
+  return { grants: [], fromIndex: false };
+}
+
+export const SitemapRef: MessageFns<SitemapRef> = {
+  encode(message: SitemapRef, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.grants) {
+      writer.uint32(10).string(v!);
+    }
+    if (message.fromIndex !== false) {
+      writer.uint32(16).bool(message.fromIndex);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SitemapRef {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSitemapRef();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.grants.push(reader.string());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.fromIndex = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SitemapRef {
+    return {
+      grants: globalThis.Array.isArray(object?.grants) ? object.grants.map((e: any) => globalThis.String(e)) : [],
+      fromIndex: isSet(object.fromIndex)
+        ? globalThis.Boolean(object.fromIndex)
+        : isSet(object.from_index)
+        ? globalThis.Boolean(object.from_index)
+        : false,
+    };
+  },
+
+  toJSON(message: SitemapRef): unknown {
+    const obj: any = {};
+    if (message.grants?.length) {
+      obj.grants = message.grants;
+    }
+    if (message.fromIndex !== false) {
+      obj.fromIndex = message.fromIndex;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SitemapRef>, I>>(base?: I): SitemapRef {
+    return SitemapRef.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SitemapRef>, I>>(object: I): SitemapRef {
+    const message = createBaseSitemapRef();
+    message.grants = object.grants?.map((e) => e) || [];
+    message.fromIndex = object.fromIndex ?? false;
+    return message;
+  },
+};
 
 function createBaseFetchTask(): FetchTask {
   return {
@@ -274,6 +416,7 @@ function createBaseFetchTask(): FetchTask {
     hostGapMs: 0,
     issuedAtMs: 0n,
     region: "",
+    sitemap: undefined,
   };
 }
 
@@ -320,6 +463,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     }
     if (message.region !== "") {
       writer.uint32(106).string(message.region);
+    }
+    if (message.sitemap !== undefined) {
+      SitemapRef.encode(message.sitemap, writer.uint32(114).fork()).join();
     }
     return writer;
   },
@@ -441,6 +587,14 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.region = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 114) {
+              break;
+            }
+
+            message.sitemap = SitemapRef.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -492,6 +646,7 @@ export const FetchTask: MessageFns<FetchTask> = {
         ? BigInt(object.issued_at_ms)
         : 0n,
       region: isSet(object.region) ? globalThis.String(object.region) : "",
+      sitemap: isSet(object.sitemap) ? SitemapRef.fromJSON(object.sitemap) : undefined,
     };
   },
 
@@ -536,6 +691,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.region !== "") {
       obj.region = message.region;
     }
+    if (message.sitemap !== undefined) {
+      obj.sitemap = SitemapRef.toJSON(message.sitemap);
+    }
     return obj;
   },
 
@@ -559,6 +717,166 @@ export const FetchTask: MessageFns<FetchTask> = {
       ? BigInt(object.issuedAtMs)
       : 0n;
     message.region = object.region ?? "";
+    message.sitemap = (object.sitemap !== undefined && object.sitemap !== null)
+      ? SitemapRef.fromPartial(object.sitemap)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseSitemapSummary(): SitemapSummary {
+  return { format: "", entries: 0, outOfLocation: 0, invalid: 0, limit: "", nestedIndex: false };
+}
+
+export const SitemapSummary: MessageFns<SitemapSummary> = {
+  encode(message: SitemapSummary, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.format !== "") {
+      writer.uint32(10).string(message.format);
+    }
+    if (message.entries !== 0) {
+      writer.uint32(16).uint32(message.entries);
+    }
+    if (message.outOfLocation !== 0) {
+      writer.uint32(24).uint32(message.outOfLocation);
+    }
+    if (message.invalid !== 0) {
+      writer.uint32(32).uint32(message.invalid);
+    }
+    if (message.limit !== "") {
+      writer.uint32(42).string(message.limit);
+    }
+    if (message.nestedIndex !== false) {
+      writer.uint32(48).bool(message.nestedIndex);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): SitemapSummary {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseSitemapSummary();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.format = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.entries = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.outOfLocation = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.invalid = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.limit = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.nestedIndex = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): SitemapSummary {
+    return {
+      format: isSet(object.format) ? globalThis.String(object.format) : "",
+      entries: isSet(object.entries) ? globalThis.Number(object.entries) : 0,
+      outOfLocation: isSet(object.outOfLocation)
+        ? globalThis.Number(object.outOfLocation)
+        : isSet(object.out_of_location)
+        ? globalThis.Number(object.out_of_location)
+        : 0,
+      invalid: isSet(object.invalid) ? globalThis.Number(object.invalid) : 0,
+      limit: isSet(object.limit) ? globalThis.String(object.limit) : "",
+      nestedIndex: isSet(object.nestedIndex)
+        ? globalThis.Boolean(object.nestedIndex)
+        : isSet(object.nested_index)
+        ? globalThis.Boolean(object.nested_index)
+        : false,
+    };
+  },
+
+  toJSON(message: SitemapSummary): unknown {
+    const obj: any = {};
+    if (message.format !== "") {
+      obj.format = message.format;
+    }
+    if (message.entries !== 0) {
+      obj.entries = Math.round(message.entries);
+    }
+    if (message.outOfLocation !== 0) {
+      obj.outOfLocation = Math.round(message.outOfLocation);
+    }
+    if (message.invalid !== 0) {
+      obj.invalid = Math.round(message.invalid);
+    }
+    if (message.limit !== "") {
+      obj.limit = message.limit;
+    }
+    if (message.nestedIndex !== false) {
+      obj.nestedIndex = message.nestedIndex;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<SitemapSummary>, I>>(base?: I): SitemapSummary {
+    return SitemapSummary.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<SitemapSummary>, I>>(object: I): SitemapSummary {
+    const message = createBaseSitemapSummary();
+    message.format = object.format ?? "";
+    message.entries = object.entries ?? 0;
+    message.outOfLocation = object.outOfLocation ?? 0;
+    message.invalid = object.invalid ?? 0;
+    message.limit = object.limit ?? "";
+    message.nestedIndex = object.nestedIndex ?? false;
     return message;
   },
 };
@@ -594,6 +912,7 @@ function createBaseFetchResult(): FetchResult {
     startedAtUs: 0n,
     endedAtUs: 0n,
     sentAtUs: 0n,
+    sitemap: undefined,
   };
 }
 
@@ -703,6 +1022,9 @@ export const FetchResult: MessageFns<FetchResult> = {
         throw new globalThis.Error("value provided for field message.sentAtUs of type int64 too large");
       }
       writer.uint32(232).int64(message.sentAtUs);
+    }
+    if (message.sitemap !== undefined) {
+      SitemapSummary.encode(message.sitemap, writer.uint32(242).fork()).join();
     }
     return writer;
   },
@@ -952,6 +1274,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.sentAtUs = reader.int64() as bigint;
             continue;
           }
+          case 30: {
+            if (tag !== 242) {
+              break;
+            }
+
+            message.sitemap = SitemapSummary.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1055,6 +1385,7 @@ export const FetchResult: MessageFns<FetchResult> = {
         : isSet(object.sent_at_us)
         ? BigInt(object.sent_at_us)
         : 0n,
+      sitemap: isSet(object.sitemap) ? SitemapSummary.fromJSON(object.sitemap) : undefined,
     };
   },
 
@@ -1147,6 +1478,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.sentAtUs !== 0n) {
       obj.sentAtUs = message.sentAtUs.toString();
     }
+    if (message.sitemap !== undefined) {
+      obj.sitemap = SitemapSummary.toJSON(message.sitemap);
+    }
     return obj;
   },
 
@@ -1188,12 +1522,26 @@ export const FetchResult: MessageFns<FetchResult> = {
       : 0n;
     message.endedAtUs = (object.endedAtUs !== undefined && object.endedAtUs !== null) ? BigInt(object.endedAtUs) : 0n;
     message.sentAtUs = (object.sentAtUs !== undefined && object.sentAtUs !== null) ? BigInt(object.sentAtUs) : 0n;
+    message.sitemap = (object.sitemap !== undefined && object.sitemap !== null)
+      ? SitemapSummary.fromPartial(object.sitemap)
+      : undefined;
     return message;
   },
 };
 
 function createBaseDiscoveredUrl(): DiscoveredUrl {
-  return { url: "", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: false };
+  return {
+    url: "",
+    host: "",
+    depth: 0,
+    sourceUrl: "",
+    redirectHops: 0,
+    isSeed: false,
+    sitemap: undefined,
+    lastmodMs: 0n,
+    sitemapPriority: 0,
+    hasSitemapPriority: false,
+  };
 }
 
 export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
@@ -1215,6 +1563,21 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     }
     if (message.isSeed !== false) {
       writer.uint32(48).bool(message.isSeed);
+    }
+    if (message.sitemap !== undefined) {
+      SitemapRef.encode(message.sitemap, writer.uint32(58).fork()).join();
+    }
+    if (message.lastmodMs !== 0n) {
+      if (BigInt.asIntN(64, message.lastmodMs) !== message.lastmodMs) {
+        throw new globalThis.Error("value provided for field message.lastmodMs of type int64 too large");
+      }
+      writer.uint32(64).int64(message.lastmodMs);
+    }
+    if (message.sitemapPriority !== 0) {
+      writer.uint32(73).double(message.sitemapPriority);
+    }
+    if (message.hasSitemapPriority !== false) {
+      writer.uint32(80).bool(message.hasSitemapPriority);
     }
     return writer;
   },
@@ -1280,6 +1643,38 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
             message.isSeed = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.sitemap = SitemapRef.decode(reader, reader.uint32());
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.lastmodMs = reader.int64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 73) {
+              break;
+            }
+
+            message.sitemapPriority = reader.double();
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.hasSitemapPriority = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1312,6 +1707,22 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
         : isSet(object.is_seed)
         ? globalThis.Boolean(object.is_seed)
         : false,
+      sitemap: isSet(object.sitemap) ? SitemapRef.fromJSON(object.sitemap) : undefined,
+      lastmodMs: isSet(object.lastmodMs)
+        ? BigInt(object.lastmodMs)
+        : isSet(object.lastmod_ms)
+        ? BigInt(object.lastmod_ms)
+        : 0n,
+      sitemapPriority: isSet(object.sitemapPriority)
+        ? globalThis.Number(object.sitemapPriority)
+        : isSet(object.sitemap_priority)
+        ? globalThis.Number(object.sitemap_priority)
+        : 0,
+      hasSitemapPriority: isSet(object.hasSitemapPriority)
+        ? globalThis.Boolean(object.hasSitemapPriority)
+        : isSet(object.has_sitemap_priority)
+        ? globalThis.Boolean(object.has_sitemap_priority)
+        : false,
     };
   },
 
@@ -1335,6 +1746,18 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     if (message.isSeed !== false) {
       obj.isSeed = message.isSeed;
     }
+    if (message.sitemap !== undefined) {
+      obj.sitemap = SitemapRef.toJSON(message.sitemap);
+    }
+    if (message.lastmodMs !== 0n) {
+      obj.lastmodMs = message.lastmodMs.toString();
+    }
+    if (message.sitemapPriority !== 0) {
+      obj.sitemapPriority = floatToJson(message.sitemapPriority);
+    }
+    if (message.hasSitemapPriority !== false) {
+      obj.hasSitemapPriority = message.hasSitemapPriority;
+    }
     return obj;
   },
 
@@ -1349,6 +1772,12 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     message.sourceUrl = object.sourceUrl ?? "";
     message.redirectHops = object.redirectHops ?? 0;
     message.isSeed = object.isSeed ?? false;
+    message.sitemap = (object.sitemap !== undefined && object.sitemap !== null)
+      ? SitemapRef.fromPartial(object.sitemap)
+      : undefined;
+    message.lastmodMs = (object.lastmodMs !== undefined && object.lastmodMs !== null) ? BigInt(object.lastmodMs) : 0n;
+    message.sitemapPriority = object.sitemapPriority ?? 0;
+    message.hasSitemapPriority = object.hasSitemapPriority ?? false;
     return message;
   },
 };
@@ -1437,6 +1866,10 @@ export const DiscoveredLinks: MessageFns<DiscoveredLinks> = {
     return message;
   },
 };
+
+function floatToJson(value: number | null | undefined): number | string | null | undefined {
+  return typeof value === "number" && !globalThis.Number.isFinite(value) ? globalThis.String(value) : value;
+}
 
 type Builtin = Date | Function | Uint8Array | string | number | boolean | bigint | undefined;
 

@@ -153,6 +153,14 @@ export interface UrlExplanation {
    * does: such a URL is never admitted and never fetched.
    */
   addressRefusal: string;
+  /**
+   * The scope or filter rule that leaves the URL out ("scope: host x is not the host of a seed (--scope
+   * host)", "extension: .zip is on the extension deny-list"...), if one does: such a URL is never queued.
+   * Empty for a sitemap the crawl knows: the scope applies to pages, not to the sitemaps that list them.
+   */
+  scopeRejection: string;
+  /** For a sitemap the crawl knows: "pending", "read", "failed" or "disallowed"; empty for any other URL. */
+  sitemap: string;
 }
 
 export interface ExplainUrlResponse {
@@ -173,13 +181,20 @@ export interface QueuedUrlRecord {
   url: string;
   depth: number;
   hops: number;
+  /**
+   * The giver's queue sequence number. A receiver with replicated partition state keeps it (the partition's
+   * replicated journal names queue rows by it); others number the rows behind their own. 0: not sent.
+   */
+  seq: bigint;
 }
 
-/** A host's persisted politeness state and robots.txt, as JSON documents of core's plain-data types. */
+/** A host's persisted politeness state, robots.txt and sitemaps, as JSON documents of core's plain-data types. */
 export interface HostRecord {
   host: string;
   stateJson: string;
   robotsJson: string;
+  /** The host's sitemaps (pending and read), a JSON list; empty when it has none. */
+  sitemapsJson: string;
 }
 
 /** One URL's stored fetch state, as a JSON document. */
@@ -195,6 +210,8 @@ export interface HandoffRequest {
   hosts: HostRecord[];
   urls: UrlStateRecord[];
   done: boolean;
+  /** Host names of the scope roots the partition's seeds made (sent once, in one chunk). */
+  scopeRoots: string[];
 }
 
 export interface HandoffResponse {
@@ -1898,6 +1915,8 @@ function createBaseUrlExplanation(): UrlExplanation {
     note: "",
     trap: "",
     addressRefusal: "",
+    scopeRejection: "",
+    sitemap: "",
   };
 }
 
@@ -1962,6 +1981,12 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     }
     if (message.addressRefusal !== "") {
       writer.uint32(146).string(message.addressRefusal);
+    }
+    if (message.scopeRejection !== "") {
+      writer.uint32(154).string(message.scopeRejection);
+    }
+    if (message.sitemap !== "") {
+      writer.uint32(162).string(message.sitemap);
     }
     return writer;
   },
@@ -2123,6 +2148,22 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
             message.addressRefusal = reader.string();
             continue;
           }
+          case 19: {
+            if (tag !== 154) {
+              break;
+            }
+
+            message.scopeRejection = reader.string();
+            continue;
+          }
+          case 20: {
+            if (tag !== 162) {
+              break;
+            }
+
+            message.sitemap = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2179,6 +2220,12 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
         : isSet(object.address_refusal)
         ? globalThis.String(object.address_refusal)
         : "",
+      scopeRejection: isSet(object.scopeRejection)
+        ? globalThis.String(object.scopeRejection)
+        : isSet(object.scope_rejection)
+        ? globalThis.String(object.scope_rejection)
+        : "",
+      sitemap: isSet(object.sitemap) ? globalThis.String(object.sitemap) : "",
     };
   },
 
@@ -2238,6 +2285,12 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     if (message.addressRefusal !== "") {
       obj.addressRefusal = message.addressRefusal;
     }
+    if (message.scopeRejection !== "") {
+      obj.scopeRejection = message.scopeRejection;
+    }
+    if (message.sitemap !== "") {
+      obj.sitemap = message.sitemap;
+    }
     return obj;
   },
 
@@ -2268,6 +2321,8 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     message.note = object.note ?? "";
     message.trap = object.trap ?? "";
     message.addressRefusal = object.addressRefusal ?? "";
+    message.scopeRejection = object.scopeRejection ?? "";
+    message.sitemap = object.sitemap ?? "";
     return message;
   },
 };
@@ -2467,7 +2522,7 @@ export const DrainResponse: MessageFns<DrainResponse> = {
 };
 
 function createBaseQueuedUrlRecord(): QueuedUrlRecord {
-  return { host: "", priority: 0, url: "", depth: 0, hops: 0 };
+  return { host: "", priority: 0, url: "", depth: 0, hops: 0, seq: 0n };
 }
 
 export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
@@ -2486,6 +2541,12 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     }
     if (message.hops !== 0) {
       writer.uint32(40).uint32(message.hops);
+    }
+    if (message.seq !== 0n) {
+      if (BigInt.asUintN(64, message.seq) !== message.seq) {
+        throw new globalThis.Error("value provided for field message.seq of type uint64 too large");
+      }
+      writer.uint32(48).uint64(message.seq);
     }
     return writer;
   },
@@ -2543,6 +2604,14 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
             message.hops = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.seq = reader.uint64() as bigint;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2562,6 +2631,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       depth: isSet(object.depth) ? globalThis.Number(object.depth) : 0,
       hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
+      seq: isSet(object.seq) ? BigInt(object.seq) : 0n,
     };
   },
 
@@ -2582,6 +2652,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     if (message.hops !== 0) {
       obj.hops = Math.round(message.hops);
     }
+    if (message.seq !== 0n) {
+      obj.seq = message.seq.toString();
+    }
     return obj;
   },
 
@@ -2595,12 +2668,13 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     message.url = object.url ?? "";
     message.depth = object.depth ?? 0;
     message.hops = object.hops ?? 0;
+    message.seq = (object.seq !== undefined && object.seq !== null) ? BigInt(object.seq) : 0n;
     return message;
   },
 };
 
 function createBaseHostRecord(): HostRecord {
-  return { host: "", stateJson: "", robotsJson: "" };
+  return { host: "", stateJson: "", robotsJson: "", sitemapsJson: "" };
 }
 
 export const HostRecord: MessageFns<HostRecord> = {
@@ -2613,6 +2687,9 @@ export const HostRecord: MessageFns<HostRecord> = {
     }
     if (message.robotsJson !== "") {
       writer.uint32(26).string(message.robotsJson);
+    }
+    if (message.sitemapsJson !== "") {
+      writer.uint32(34).string(message.sitemapsJson);
     }
     return writer;
   },
@@ -2654,6 +2731,14 @@ export const HostRecord: MessageFns<HostRecord> = {
             message.robotsJson = reader.string();
             continue;
           }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.sitemapsJson = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2679,6 +2764,11 @@ export const HostRecord: MessageFns<HostRecord> = {
         : isSet(object.robots_json)
         ? globalThis.String(object.robots_json)
         : "",
+      sitemapsJson: isSet(object.sitemapsJson)
+        ? globalThis.String(object.sitemapsJson)
+        : isSet(object.sitemaps_json)
+        ? globalThis.String(object.sitemaps_json)
+        : "",
     };
   },
 
@@ -2693,6 +2783,9 @@ export const HostRecord: MessageFns<HostRecord> = {
     if (message.robotsJson !== "") {
       obj.robotsJson = message.robotsJson;
     }
+    if (message.sitemapsJson !== "") {
+      obj.sitemapsJson = message.sitemapsJson;
+    }
     return obj;
   },
 
@@ -2704,6 +2797,7 @@ export const HostRecord: MessageFns<HostRecord> = {
     message.host = object.host ?? "";
     message.stateJson = object.stateJson ?? "";
     message.robotsJson = object.robotsJson ?? "";
+    message.sitemapsJson = object.sitemapsJson ?? "";
     return message;
   },
 };
@@ -2798,7 +2892,7 @@ export const UrlStateRecord: MessageFns<UrlStateRecord> = {
 };
 
 function createBaseHandoffRequest(): HandoffRequest {
-  return { partition: 0, fromNode: "", queued: [], hosts: [], urls: [], done: false };
+  return { partition: 0, fromNode: "", queued: [], hosts: [], urls: [], done: false, scopeRoots: [] };
 }
 
 export const HandoffRequest: MessageFns<HandoffRequest> = {
@@ -2820,6 +2914,9 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
     }
     if (message.done !== false) {
       writer.uint32(48).bool(message.done);
+    }
+    for (const v of message.scopeRoots) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -2885,6 +2982,14 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
             message.done = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.scopeRoots.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2911,6 +3016,11 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
       hosts: globalThis.Array.isArray(object?.hosts) ? object.hosts.map((e: any) => HostRecord.fromJSON(e)) : [],
       urls: globalThis.Array.isArray(object?.urls) ? object.urls.map((e: any) => UrlStateRecord.fromJSON(e)) : [],
       done: isSet(object.done) ? globalThis.Boolean(object.done) : false,
+      scopeRoots: globalThis.Array.isArray(object?.scopeRoots)
+        ? object.scopeRoots.map((e: any) => globalThis.String(e))
+        : globalThis.Array.isArray(object?.scope_roots)
+        ? object.scope_roots.map((e: any) => globalThis.String(e))
+        : [],
     };
   },
 
@@ -2934,6 +3044,9 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
     if (message.done !== false) {
       obj.done = message.done;
     }
+    if (message.scopeRoots?.length) {
+      obj.scopeRoots = message.scopeRoots;
+    }
     return obj;
   },
 
@@ -2948,6 +3061,7 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
     message.hosts = object.hosts?.map((e) => HostRecord.fromPartial(e)) || [];
     message.urls = object.urls?.map((e) => UrlStateRecord.fromPartial(e)) || [];
     message.done = object.done ?? false;
+    message.scopeRoots = object.scopeRoots?.map((e) => e) || [];
     return message;
   },
 };

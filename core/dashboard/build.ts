@@ -1,0 +1,175 @@
+/**
+ * The dashboard from node records: the one function behind `GET /v1/dashboard` of the coordinator (every
+ * node record of the cluster, its ring) and of `crawl --http` (one record describing its own frontier, no
+ * ring). The rules, the same as the coordinator's totals (coordinator/stats.ts) where they overlap:
+ *
+ *   - counters are summed over every record (a dead node's work was done); frontier counters are `fetch.*`,
+ *     fetch nodes' `fetcher.*`, so nothing is counted twice. Pages are `fetch.pages`, bytes `fetch.bytes`;
+ *   - queue gauges (queued, scheduled, in flight) and host boards come from frontier records that are
+ *     serving (live, draining, or the running crawl); a dead node's hosts are no longer anyone's;
+ *   - histograms are merged over every record (core/stats mergeHistograms) and summarized as p50/p90/p99;
+ *   - each host list is merged across nodes and cut to `rows`, worst first, each row naming its node.
+ */
+import type { NodeRecord, RingRecord } from "../cluster/index.ts";
+import { mergeHistograms, quantile, type HistogramSnapshot } from "../stats/index.ts";
+import { errorsOf, outcomesOf } from "./outcomes.ts";
+import type { Dashboard, HistogramSummary, HostBoard, HostRow, NodeRow, PolitenessSummary, RatePoint, RingRegion } from "./types.ts";
+
+export interface DashboardMember {
+  record: NodeRecord;
+  /** live, draining, dead, left (cluster); running (crawl). */
+  state: string;
+  heartbeatAgeMs: number;
+  /** The role shown, when not the record's (`crawl`). */
+  roleLabel?: string;
+}
+
+export interface DashboardInput {
+  source: Dashboard["source"];
+  at: number;
+  members: readonly DashboardMember[];
+  ring?: RingRecord;
+  rates: RatePoint[];
+  current: { pagesPerSecond: number; bytesPerSecond: number };
+  /** Rows per host list; default 10. */
+  rows?: number;
+}
+
+const SERVING = new Set(["live", "draining", "running"]);
+export const PAGES_COUNTER = "fetch.pages";
+export const BYTES_COUNTER = "fetch.bytes";
+export const GAP_WAIT_HISTOGRAM = "politeness.gap-wait-seconds";
+
+/** Pages fetched and bytes stored, summed over the records (for the rate history's samples). */
+export function runningTotals(records: Iterable<NodeRecord>): { pages: number; bytes: number } {
+  let pages = 0;
+  let bytes = 0;
+  for (const r of records) {
+    pages += r.counters?.[PAGES_COUNTER] ?? 0;
+    bytes += r.counters?.[BYTES_COUNTER] ?? 0;
+  }
+  return { pages, bytes };
+}
+
+export function buildDashboard(input: DashboardInput): Dashboard {
+  const rows = input.rows ?? 10;
+  const counters: Record<string, number> = {};
+  for (const { record } of input.members) {
+    for (const [name, value] of Object.entries(record.counters ?? {})) counters[name] = (counters[name] ?? 0) + value;
+  }
+  const frontiers = input.members.filter((m) => m.record.role === "frontier" && SERVING.has(m.state));
+  const gauge = (name: string) => frontiers.reduce((sum, m) => sum + (m.record.gauges?.[name] ?? 0), 0);
+  const merged = mergeHistograms(input.members.map((m) => m.record.histograms));
+  const { pages, bytes } = runningTotals(input.members.map((m) => m.record));
+  return {
+    source: input.source,
+    at: input.at,
+    totals: {
+      pages,
+      bytes,
+      queued: gauge("queued"),
+      scheduled: gauge("scheduled"),
+      inFlight: gauge("inFlight"),
+      errors: errorsOf(counters),
+      pagesPerSecond: input.current.pagesPerSecond,
+      bytesPerSecond: input.current.bytesPerSecond,
+    },
+    rates: input.rates,
+    outcomes: outcomesOf(counters),
+    nodes: input.members.map(nodeRow).sort(byRegionRoleId),
+    ring: input.ring ? ringView(input.ring) : null,
+    hosts: mergeBoards(frontiers, rows),
+    politeness: politeness(frontiers, merged[GAP_WAIT_HISTOGRAM]),
+    histograms: Object.fromEntries(Object.entries(merged).map(([name, h]) => [name, summarize(h)])),
+    distributions: merged,
+  };
+}
+
+function nodeRow(m: DashboardMember): NodeRow {
+  const r = m.record;
+  const g = r.gauges ?? {};
+  return {
+    id: r.id,
+    role: m.roleLabel ?? r.role,
+    region: r.region,
+    state: m.state,
+    runtime: r.runtime,
+    partitions: r.partitions?.length ?? 0,
+    inFlight: g.inFlight ?? 0,
+    queued: g.queued ?? 0,
+    scheduled: g.scheduled ?? 0,
+    activeHosts: g.activeHosts ?? 0,
+    heartbeatAgeMs: Math.max(0, m.heartbeatAgeMs),
+    pages: (r.counters?.[PAGES_COUNTER] ?? 0) + (r.counters?.["fetcher.pages"] ?? 0),
+  };
+}
+
+const ROLE_ORDER: Record<string, number> = { coordinator: 0, crawl: 1, frontier: 2, fetcher: 3 };
+
+function byRegionRoleId(a: NodeRow, b: NodeRow): number {
+  return (
+    a.region.localeCompare(b.region) || (ROLE_ORDER[a.role] ?? 9) - (ROLE_ORDER[b.role] ?? 9) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}
+
+function ringView(ring: RingRecord): NonNullable<Dashboard["ring"]> {
+  const regions: RingRegion[] = Object.entries(ring.regions)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([region, a]) => ({
+      region,
+      owners: [...a.owners],
+      moves: a.previous.flatMap((from, partition) =>
+        from && from !== a.owners[partition] ? [{ partition, from, to: a.owners[partition] ?? "" }] : [],
+      ),
+    }));
+  return { epoch: ring.epoch, partitions: ring.partitions, regions };
+}
+
+function mergeBoards(frontiers: readonly DashboardMember[], rows: number): HostBoard {
+  const all = (pick: (b: HostBoard) => HostRow[]) =>
+    frontiers.flatMap((m) =>
+      m.record.hosts ? pick(m.record.hosts.board).map((h) => ({ ...h, node: m.record.id, region: m.record.region })) : [],
+    );
+  return {
+    slowest: all((b) => b.slowest)
+      .sort((a, b) => b.fetchMs - a.fetchMs)
+      .slice(0, rows),
+    throttled: all((b) => b.throttled)
+      .sort((a, b) => b.throttleMs - a.throttleMs || b.throttles - a.throttles)
+      .slice(0, rows),
+    parked: all((b) => b.parked)
+      .sort((a, b) => a.robotsExpiresAt - b.robotsExpiresAt)
+      .slice(0, rows),
+  };
+}
+
+function politeness(frontiers: readonly DashboardMember[], gapWait: HistogramSnapshot | undefined): PolitenessSummary {
+  const out: PolitenessSummary = {
+    activeHosts: 0,
+    throttledHosts: 0,
+    parkedHosts: 0,
+    largestGapMs: 0,
+    largestGapHost: "",
+    waitedForGap: gapWait?.count ?? 0,
+  };
+  for (const m of frontiers) {
+    const p = m.record.hosts?.politeness;
+    if (!p) continue;
+    out.activeHosts += p.activeHosts;
+    out.throttledHosts += p.throttledHosts;
+    out.parkedHosts += p.parkedHosts;
+    if (p.largestGapMs > out.largestGapMs) {
+      out.largestGapMs = p.largestGapMs;
+      out.largestGapHost = p.largestGapHost;
+    }
+  }
+  return out;
+}
+
+function summarize(h: HistogramSnapshot): HistogramSummary {
+  const q = (p: number) => {
+    const v = quantile(h, p);
+    return Number.isNaN(v) ? 0 : Math.round(v * 1000) / 1000;
+  };
+  return { count: h.count, sum: Math.round(h.sum * 1000) / 1000, p50: q(0.5), p90: q(0.9), p99: q(0.99) };
+}

@@ -1,0 +1,136 @@
+/**
+ * `crawl --http` without a socket (crawlApp): the same routes and shapes as the coordinator's admin API and
+ * a frontier node's /metrics, over one frontier; tokens as in the cluster.
+ */
+import { describe, expect, test } from "bun:test";
+import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
+import { DEFAULT_POLICY } from "../core/config/index.ts";
+import type { FetchResult, FetchTask } from "../core/model/index.ts";
+import { hostKeyOf } from "../core/url/index.ts";
+import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
+import { silentLog } from "../kit/log/index.ts";
+import { ADMIN_OPENAPI } from "../coordinator/admin-openapi.ts";
+import { shapeProblems } from "../tests/support/schema-shape.ts";
+import { crawlApp } from "./http.ts";
+
+const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+const ADMIN = "crawl-admin-token-000001";
+const METRICS = "crawl-metrics-token-0001";
+
+async function crawled(opts: { admin?: string[]; metrics?: string[] } = {}) {
+  const clock = { now: T0 };
+  let n = 0;
+  const frontier = new Frontier({
+    store: FrontierStore.open(":memory:"),
+    seen: LocalBloomSeenSet.open(undefined, 10_000),
+    policy: { ...DEFAULT_POLICY, minGapMs: 0, gapFetchMultiplier: 0 },
+    partitions: 256,
+    maxQueued: 1_000_000,
+    now: () => clock.now,
+    newTaskId: () => `t${n++}`,
+  });
+  const seed = (u: string) => ({ url: u, host: hostKeyOf(u), depth: 0, redirectHops: 0 });
+  await frontier.addSeeds([seed("http://a.test/"), seed("http://a.test/x")]);
+  const answer = (t: FetchTask, status: number): FetchResult => ({
+    taskId: t.taskId,
+    kind: "response",
+    taskKind: t.kind,
+    url: t.url,
+    host: t.host,
+    partition: t.partition,
+    status,
+    startedAt: clock.now,
+    endedAt: clock.now + 50,
+    linksFound: 0,
+    bytes: t.kind === "page" ? 2048 : 0,
+    ...(t.kind === "robots" ? { robots: { verdict: "allow-all" as const } } : {}),
+  });
+  for (let i = 0; i < 3; i++) {
+    for (const t of frontier.nextTasks(10)) await frontier.complete(answer(t, 200), []);
+    clock.now += 100;
+  }
+  const app = crawlApp({
+    listen: { host: "127.0.0.1", port: 0 },
+    adminTokens: new TokenSet(opts.admin ?? []),
+    metricsTokens: new TokenSet(opts.metrics ?? []),
+    frontier,
+    partitions: 256,
+    running: () => true,
+    startedAt: T0,
+    now: () => clock.now,
+    log: silentLog,
+  });
+  return { app, frontier };
+}
+
+const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+describe("crawl --http", () => {
+  test("crawl http - /metrics carries the frontier's counters, gauges and histograms under the frontier node's names", async () => {
+    const { app } = await crawled();
+    const res = await app.request("/metrics");
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    for (const name of [
+      "crawler_fetch_pages_total",
+      "crawler_fetch_bytes_total",
+      "crawler_fetch_status_200_total",
+      "crawler_queued",
+      "crawler_in_flight",
+      "crawler_hosts_throttled",
+      "crawler_largest_gap_seconds",
+      "crawler_fetch_duration_seconds_bucket",
+      "crawler_fetch_page_bytes_count",
+      "crawler_frontier_queue_wait_seconds_sum",
+    ])
+      expect({ name, present: new RegExp(`^${name}[{ ]`, "m").test(text) }).toEqual({ name, present: true });
+    expect(text).toContain('crawler_fetch_pages_total{node="crawl",region="local"} 2');
+  });
+
+  test("crawl http - the dashboard data has the documented shape, as a cluster of one node without a ring", async () => {
+    const { app } = await crawled();
+    const d: any = await (await app.request("/v1/dashboard")).json();
+    expect(shapeProblems(d, ADMIN_OPENAPI.components.schemas.Dashboard, ADMIN_OPENAPI)).toEqual([]);
+    expect(d.source).toBe("crawl");
+    expect(d.ring).toBeNull();
+    expect(d.nodes).toHaveLength(1);
+    expect(d.nodes[0]).toMatchObject({ id: "crawl", role: "crawl", state: "running", pages: 2 });
+    expect(d.totals).toMatchObject({ pages: 2, bytes: 4096 });
+    expect(await (await app.request("/dashboard/config.json")).json()).toEqual({ tokenRequired: false, source: "crawl" });
+  });
+
+  test("crawl http - host show and url explain answer the coordinator's shapes", async () => {
+    const { app } = await crawled();
+    const host: any = await (await app.request("/v1/hosts/a.test")).json();
+    expect(Object.keys(host.host).sort()).toEqual(Object.keys(ADMIN_OPENAPI.components.schemas.HostInfo.properties).sort());
+    expect(host.host).toMatchObject({ host: "a.test", region: "local", owner: "crawl", fetches: 3, queued: 0 });
+    const url: any = await (await app.request(`/v1/urls/explain?url=${encodeURIComponent("http://a.test/x")}`)).json();
+    expect(Object.keys(url.explanation).sort()).toEqual(Object.keys(ADMIN_OPENAPI.components.schemas.UrlExplanation.properties).sort());
+    expect(url.explanation).toMatchObject({ normalized: "http://a.test/x", seen: true, state: "fetched", lastStatus: 200 });
+
+    const unknown = await app.request("/v1/hosts/never.test");
+    expect(unknown.status).toBe(404);
+    expect(((await unknown.json()) as any).error.code).toBe("not_found");
+    expect((await app.request("/v1/urls/explain?url=not%20a%20url")).status).toBe(400);
+    expect((await app.request("/v1/urls/explain")).status).toBe(400);
+  });
+
+  test("crawl http - with tokens: the API needs the admin token, /metrics the metrics token, the page and health stay open", async () => {
+    const { app } = await crawled({ admin: [ADMIN], metrics: [METRICS] });
+    expect((await app.request("/v1/dashboard")).status).toBe(401);
+    expect((await app.request("/v1/dashboard", bearer("wrong-token-000000000"))).status).toBe(401);
+    expect((await app.request("/v1/dashboard", bearer(METRICS))).status).toBe(401);
+    expect((await app.request("/v1/dashboard", bearer(ADMIN))).status).toBe(200);
+    expect((await app.request("/v1/hosts/a.test")).status).toBe(401);
+    expect((await app.request("/metrics")).status).toBe(401);
+    expect((await app.request("/metrics", bearer(ADMIN))).status).toBe(401);
+    expect((await app.request("/metrics", bearer(METRICS))).status).toBe(200);
+    for (const path of ["/dashboard", "/dashboard/app.js", "/healthz", "/readyz"])
+      expect({ path, status: (await app.request(path)).status }).toEqual({ path, status: 200 });
+    expect(await (await app.request("/dashboard/config.json")).json()).toEqual({ tokenRequired: true, source: "crawl" });
+    const root = await app.request("/");
+    expect(root.status).toBe(302);
+    expect(root.headers.get("location")).toBe("/dashboard");
+  });
+});

@@ -1,0 +1,183 @@
+/**
+ * `crawl --http`: what a person or Prometheus sees of a running crawl, on one listener (loopback unless
+ * told otherwise):
+ *
+ *   /healthz, /readyz, /metrics   the health app every cluster node serves (adapters/http): /metrics carries
+ *                                 the frontier's counters, gauges and histograms under the same names as a
+ *                                 frontier node's (engine/frontier frontierGauges), so one Grafana board reads
+ *                                 both; open unless --metrics-token is set
+ *   /dashboard, /v1/dashboard,    the dashboard (adapters/http dashboardRoutes, the coordinator's too), over
+ *   /v1/hosts/:host,              this crawl's one frontier: the crawl shows as a cluster of one node
+ *   /v1/urls/explain              ("crawl"), with no ring; open unless --admin-token is set, then the page
+ *                                 asks for the token like the coordinator's
+ *   /                             redirects to /dashboard
+ *
+ * Errors are the admin API's JSON errors (adapters/http json-api.ts). The rate chart is sampled every two
+ * seconds from the frontier's running totals while the server runs.
+ */
+import { Hono } from "hono";
+import { hostKeyOfArgument } from "../core/addressing/index.ts";
+import type { TokenSet } from "../core/auth/index.ts";
+import type { NodeRecord } from "../core/cluster/index.ts";
+import { buildDashboard, RateHistory, runningTotals, type Dashboard } from "../core/dashboard/index.ts";
+import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
+import { partitionOf } from "../core/ring/index.ts";
+import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
+import type { HostPort } from "../core/net/index.ts";
+import {
+  apiError,
+  clip,
+  dashboardRoutes,
+  healthApp,
+  isDashboardAsset,
+  requireBearer,
+  sendError,
+  serveHono,
+  type DashboardSource,
+  type RunningHttpServer,
+} from "../adapters/http/index.ts";
+import { frontierGauges, type Frontier } from "../engine/frontier/index.ts";
+import { hostInfoOf, jsonOf, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
+import { errorFields, type Log } from "../kit/log/index.ts";
+
+/** The node id, role and region the crawl shows under on its dashboard and in its metrics' labels. */
+export const CRAWL_NODE = { id: "crawl", region: "local" } as const;
+const SAMPLE_INTERVAL_MS = 2_000;
+const REALM = "crawl";
+const HEALTH_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
+export interface CrawlHttpOptions {
+  listen: HostPort;
+  adminTokens: TokenSet;
+  metricsTokens: TokenSet;
+  frontier: Frontier;
+  partitions: number;
+  /** True while the crawl loop runs (for /readyz). */
+  running: () => boolean;
+  startedAt: number;
+  now: () => number;
+  log: Log;
+}
+
+export interface CrawlHttp {
+  readonly server: RunningHttpServer;
+  close(): Promise<void>;
+}
+
+export async function startCrawlHttp(opts: CrawlHttpOptions): Promise<CrawlHttp> {
+  const dashboard = new CrawlDashboard(opts);
+  const app = crawlApp(opts, dashboard);
+  const server = await serveHono(app, {
+    hostname: opts.listen.host,
+    port: opts.listen.port,
+    onError: (error) => opts.log.error("HTTP app error", errorFields(error)),
+  });
+  dashboard.sample();
+  const sampler = setInterval(() => dashboard.sample(), SAMPLE_INTERVAL_MS);
+  sampler.unref?.();
+  return {
+    server,
+    async close() {
+      clearInterval(sampler);
+      await server.close();
+    },
+  };
+}
+
+/** The app alone (tests call it without a socket). */
+export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(opts)): Hono {
+  const app = new Hono();
+  app.onError((error, c) =>
+    apiError(c, error, REALM, (e) => opts.log.error("internal error in an HTTP call", errorFields(e, { path: clip(c.req.path) }))),
+  );
+  app.notFound((c) => sendError(c, 404, "not_found", `no route ${clip(c.req.method, 16)} ${clip(c.req.path)}`));
+  app.use(
+    "*",
+    requireBearer(opts.adminTokens, REALM, (path) => path === "/" || HEALTH_PATHS.has(path) || isDashboardAsset(path)),
+  );
+  app.get("/", (c) => c.redirect("/dashboard"));
+  app.route(
+    "/",
+    healthApp({
+      ready: opts.running,
+      metrics: () => ({
+        counters: opts.frontier.counters.toJSON(),
+        gauges: frontierGauges(opts.frontier),
+        histograms: opts.frontier.histograms.toJSON(),
+        labels: { node: CRAWL_NODE.id, region: CRAWL_NODE.region },
+      }),
+      metricsTokens: opts.metricsTokens,
+    }),
+  );
+  app.route("/", dashboardRoutes(crawlSource(opts, dashboard), { tokenRequired: opts.adminTokens.size > 0 }));
+  return app;
+}
+
+/** The dashboard of one crawl: its frontier as the one frontier record of a cluster of one. */
+export class CrawlDashboard {
+  private readonly history = new RateHistory();
+
+  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now">) {}
+
+  sample(): void {
+    const t = runningTotals([this.record()]);
+    this.history.sample(this.opts.now(), t.pages, t.bytes);
+  }
+
+  read(): Dashboard {
+    this.sample();
+    return buildDashboard({
+      source: "crawl",
+      at: this.opts.now(),
+      members: [{ record: this.record(), state: "running", heartbeatAgeMs: 0, roleLabel: "crawl" }],
+      rates: this.history.points(),
+      current: this.history.current(),
+    });
+  }
+
+  private record(): NodeRecord {
+    const { frontier } = this.opts;
+    return {
+      id: CRAWL_NODE.id,
+      role: "frontier",
+      region: CRAWL_NODE.region,
+      runtime: "bun",
+      status: "active",
+      grpcAddress: "",
+      httpAddress: "",
+      startedAt: this.opts.startedAt,
+      heartbeatAt: this.opts.now(),
+      partitions: [],
+      counters: frontier.counters.toJSON(),
+      gauges: frontierGauges(frontier),
+      histograms: frontier.histograms.toJSON(),
+      hosts: frontier.hostReport(),
+    };
+  }
+}
+
+/** Host and URL questions answered by this crawl's frontier, in the shapes the coordinator answers with. */
+function crawlSource(opts: CrawlHttpOptions, dashboard: CrawlDashboard): DashboardSource {
+  const where = { region: CRAWL_NODE.region, owner: CRAWL_NODE.id };
+  return {
+    kind: "crawl",
+    dashboard: async () => dashboard.read(),
+    async host(raw) {
+      const host = hostKeyOfArgument(raw);
+      const view = opts.frontier.hostInfo(host);
+      if (!view) throw new NotFoundError(`this crawl knows nothing about host ${clip(host)}`);
+      return jsonOf(hostInfoOf(view, where));
+    },
+    async explainUrl(input) {
+      if (input.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`url: longer than ${MAX_URL_LENGTH} characters`);
+      const n = normalizeUrl(input);
+      if (!n.ok) {
+        if (isNotAUrl(n.reason)) throw new InvalidArgumentError(`url: not an absolute http(s) URL (${clip(n.reason)})`);
+        return jsonOf(urlExplanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" }));
+      }
+      const host = hostKeyOf(n.url);
+      const partition = partitionOf(host, opts.partitions);
+      return jsonOf(urlExplanationOf(input, n.url, { ...where, host, partition }, opts.frontier.explainUrl(n.url, host)));
+    },
+  };
+}

@@ -1,0 +1,91 @@
+import { describe, expect, test } from "bun:test";
+import { SitemapReader, type SitemapEntry, type SitemapReaderLimits } from "./sitemap.ts";
+
+const enc = new TextEncoder();
+
+/** Feeds `body` in chunks of `size` bytes; returns the entries and the reader. */
+function read(body: string | Uint8Array, size = 7, limits: Partial<SitemapReaderLimits> = {}) {
+  const entries: SitemapEntry[] = [];
+  const reader = new SitemapReader((e) => entries.push(e), limits);
+  const bytes = typeof body === "string" ? enc.encode(body) : body;
+  for (let i = 0; i < bytes.length && !reader.done; i += size) reader.write(bytes.subarray(i, i + size));
+  reader.end();
+  return { entries, reader };
+}
+
+const URLSET = `\uFEFF<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">
+  <url><loc>http://www.example.com/</loc><lastmod>2005-01-01</lastmod><changefreq>monthly</changefreq><priority>0.8</priority></url>
+  <url>
+    <loc>
+      http://www.example.com/catalog?item=12&amp;desc=vacation_hawaii
+    </loc>
+    <image:image><image:loc>http://www.example.com/image.jpg</image:loc></image:image>
+  </url>
+  <url><loc><![CDATA[http://www.example.com/cdata?a=1&b=2]]></loc></url>
+  <url><lastmod>2004-12-23</lastmod></url>
+</urlset>`;
+
+describe("sitemap reader", () => {
+  test("reads a urlset in small chunks: entities, CDATA and blanks undone, extension elements ignored", () => {
+    const { entries, reader } = read(URLSET, 5);
+    expect(reader.format).toBe("urlset");
+    expect(entries).toEqual([
+      { loc: "http://www.example.com/", lastmod: "2005-01-01", priority: "0.8" },
+      { loc: "http://www.example.com/catalog?item=12&desc=vacation_hawaii" },
+      { loc: "http://www.example.com/cdata?a=1&b=2" },
+      { loc: "", lastmod: "2004-12-23" },
+    ]);
+    expect(reader.limit).toBeUndefined();
+  });
+
+  test("reads a sitemap index, and prefixed elements bound to the sitemaps namespace", () => {
+    const { entries, reader } = read(
+      `<sm:sitemapindex xmlns:sm="http://www.sitemaps.org/schemas/sitemap/0.9">
+         <sm:sitemap><sm:loc>http://a.test/s1.xml.gz</sm:loc><sm:lastmod>2004-10-01T18:23:17+00:00</sm:lastmod></sm:sitemap>
+         <sm:sitemap><sm:loc>http://a.test/s2.xml</sm:loc><sm:priority>0.9</sm:priority></sm:sitemap>
+       </sm:sitemapindex>`,
+    );
+    expect(reader.format).toBe("index");
+    expect(entries).toEqual([{ loc: "http://a.test/s1.xml.gz", lastmod: "2004-10-01T18:23:17+00:00" }, { loc: "http://a.test/s2.xml" }]);
+  });
+
+  test("reads a text sitemap line by line, CRLF and blank lines too; an over-long line is an empty entry", () => {
+    const { entries, reader } = read(`http://a.test/1\r\n\r\n  http://a.test/2  \nhttp://a.test/${"x".repeat(9000)}\nhttp://a.test/3`, 3);
+    expect(reader.format).toBe("text");
+    expect(entries.map((e) => e.loc)).toEqual(["http://a.test/1", "http://a.test/2", "", "http://a.test/3"]);
+  });
+
+  test("an HTML page or a feed is not a sitemap, and is not read on", () => {
+    const html = read("<!doctype html><html><body><a href='http://a.test/'>x</a><url><loc>http://a.test/x</loc></url></body></html>");
+    expect(html.reader.format).toBe("not-a-sitemap");
+    expect(html.entries).toEqual([]);
+    expect(read(`<?xml version="1.0"?><rss><channel><link>http://a.test/</link></channel></rss>`).reader.format).toBe("not-a-sitemap");
+    expect(read("").reader.format).toBe("not-a-sitemap");
+  });
+
+  test("stops after the entry limit, and says so", () => {
+    const body = `<urlset>${Array.from({ length: 12 }, (_, i) => `<url><loc>http://a.test/${i}</loc></url>`).join("")}</urlset>`;
+    const { entries, reader } = read(body, 64, { maxEntries: 10 });
+    expect(entries.length).toBe(10);
+    expect(entries.at(-1)?.loc).toBe("http://a.test/9");
+    expect(reader.limit).toBe("entries");
+    expect(
+      read(`<urlset>${"<url><loc>http://a.test/x</loc></url>".repeat(10)}</urlset>`, 64, { maxEntries: 10 }).reader.limit,
+    ).toBeUndefined();
+  });
+
+  test("stops at the byte limit: an entry cut by it is not taken", () => {
+    const head = "<urlset><url><loc>http://a.test/1</loc></url>";
+    const body = `${head}<url><loc>http://a.test/2</loc></url></urlset>`;
+    const { entries, reader } = read(body, 4, { maxBytes: head.length + 10 });
+    expect(entries.map((e) => e.loc)).toEqual(["http://a.test/1"]);
+    expect(reader.limit).toBe("bytes");
+    expect(reader.bytes).toBe(head.length + 10);
+  });
+
+  test("a multi-byte character split across chunks survives", () => {
+    const { entries } = read("<urlset><url><loc>http://a.test/caf\u00e9/\u65e5\u672c</loc></url></urlset>", 1);
+    expect(entries).toEqual([{ loc: "http://a.test/caf\u00e9/\u65e5\u672c" }]);
+  });
+});

@@ -1,0 +1,209 @@
+/**
+ * Reads a sitemap as it arrives, chunk by chunk, so a 50 MB sitemap is never held whole: XML (a
+ * `<urlset>` of `<url>` entries, or a `<sitemapindex>` of `<sitemap>` entries) through the bounded
+ * streaming tokenizer of xml-stream.ts, or a text sitemap (one URL per line). The format is told from the first
+ * character after a byte-order mark and blanks: `<` is XML, anything else text. An XML document whose root
+ * is neither `urlset` nor `sitemapindex` (an HTML error page, a feed) is not a sitemap and is not read on.
+ *
+ * The protocol's limits are counted here: bytes fed (the decoded, uncompressed bytes) up to 50 MB, and
+ * entries up to 50,000; past either, reading stops and `limit` says which. Only the sitemap's own
+ * elements count: `<loc>` must be a direct child of `<url>`/`<sitemap>`, so an extension's
+ * `<image:loc>` inside `<image:image>` is not an entry, and an element with a prefix counts only when
+ * the prefix is bound to the sitemaps namespace. A `<loc>` or text line longer than 8 KiB is skipped
+ * (counted as invalid by the caller: no crawler queues such a URL). Nothing here throws on bad input.
+ */
+import { decodeXmlText, XmlStream } from "./xml-stream.ts";
+import { SITEMAP_MAX_BYTES, SITEMAP_MAX_ENTRIES, SITEMAP_MAX_LOC_CHARS } from "../../../core/sitemap/index.ts";
+
+const SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9";
+
+/** One entry as written: `loc` trimmed ("" when missing or too long), `lastmod` and `priority` raw. */
+export interface SitemapEntry {
+  loc: string;
+  lastmod?: string;
+  priority?: string;
+}
+
+export type SitemapFormat = "urlset" | "index" | "text" | "not-a-sitemap";
+
+export interface SitemapReaderLimits {
+  maxBytes: number;
+  maxEntries: number;
+}
+
+type Field = "loc" | "lastmod" | "priority";
+
+export class SitemapReader {
+  /** Undefined until the first meaningful character has been read. */
+  format: SitemapFormat | undefined;
+  /** Set when reading stopped at a limit. */
+  limit: "entries" | "bytes" | undefined;
+  bytes = 0;
+  entries = 0;
+  private stopped = false;
+  private readonly decoder = new TextDecoder("utf-8");
+  private readonly limits: SitemapReaderLimits;
+  // XML state
+  private xml: XmlStream | undefined;
+  private level = 0;
+  private readonly prefixes = new Set<string>();
+  private entry: SitemapEntry | undefined;
+  private field: Field | undefined;
+  private text = "";
+  // text state
+  private line = "";
+  private lineTooLong = false;
+  private started = false;
+
+  constructor(
+    private readonly onEntry: (entry: SitemapEntry) => void,
+    limits: Partial<SitemapReaderLimits> = {},
+  ) {
+    this.limits = { maxBytes: limits.maxBytes ?? SITEMAP_MAX_BYTES, maxEntries: limits.maxEntries ?? SITEMAP_MAX_ENTRIES };
+  }
+
+  /** Whether reading is over (a limit, or not a sitemap): the caller stops feeding and hangs up. */
+  get done(): boolean {
+    return this.stopped;
+  }
+
+  /** Feeds the next decoded bytes. */
+  write(chunk: Uint8Array): void {
+    if (this.stopped) return;
+    const room = this.limits.maxBytes - this.bytes;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    this.bytes += part.length;
+    this.feed(this.decoder.decode(part, { stream: true }));
+    if (chunk.length > room && !this.stopped) {
+      this.limit = "bytes";
+      this.stop();
+    }
+  }
+
+  /** The body ended (or was cut): flushes a last text line. */
+  end(): void {
+    if (!this.stopped) this.feed(this.decoder.decode());
+    if (this.format === "text" && !this.stopped) this.endLine();
+    this.format ??= "not-a-sitemap";
+    this.stopped = true;
+  }
+
+  private stop(): void {
+    this.stopped = true;
+  }
+
+  private feed(text: string): void {
+    if (text === "" || this.stopped) return;
+    if (!this.started) {
+      const trimmed = text.replace(/^\uFEFF?\s*/, "");
+      if (trimmed === "") return;
+      this.started = true;
+      text = trimmed;
+      if (text.startsWith("<")) this.xml = this.newXmlParser();
+      else this.format = "text";
+    }
+    if (this.xml) {
+      this.xml.write(text);
+      if (this.xml.malformed) this.stop();
+    } else this.feedText(text);
+  }
+
+  // ---- text sitemaps ------------------------------------------------------------------------------
+
+  private feedText(text: string): void {
+    let start = 0;
+    for (;;) {
+      const nl = text.indexOf("\n", start);
+      const piece = text.slice(start, nl < 0 ? text.length : nl);
+      if (!this.lineTooLong) {
+        if (this.line.length + piece.length > SITEMAP_MAX_LOC_CHARS) {
+          this.lineTooLong = true;
+          this.line = "";
+        } else this.line += piece;
+      }
+      if (nl < 0) return;
+      this.endLine();
+      if (this.stopped) return;
+      start = nl + 1;
+    }
+  }
+
+  private endLine(): void {
+    const loc = this.lineTooLong ? "" : this.line.trim();
+    const skip = !this.lineTooLong && loc === "";
+    this.line = "";
+    this.lineTooLong = false;
+    if (!skip) this.emit({ loc });
+  }
+
+  // ---- XML sitemaps -------------------------------------------------------------------------------
+
+  private newXmlParser(): XmlStream {
+    return new XmlStream({
+      open: (name, attribs) => this.open(name, attribs),
+      text: (raw) => {
+        if (this.text.length <= SITEMAP_MAX_LOC_CHARS) this.text += raw;
+      },
+      wantsText: () => this.field !== undefined,
+      close: (name) => this.close(name),
+    });
+  }
+
+  private open(name: string, attribs: Readonly<Record<string, string>>): void {
+    this.level++;
+    if (this.stopped) return;
+    if (this.level === 1) {
+      for (const [key, value] of Object.entries(attribs)) {
+        if (key.startsWith("xmlns:") && value.trim() === SITEMAP_NS) this.prefixes.add(key.slice(6));
+      }
+      const root = this.ownName(name);
+      if (root === "urlset") this.format = "urlset";
+      else if (root === "sitemapindex") this.format = "index";
+      else {
+        this.format = "not-a-sitemap";
+        this.stop();
+      }
+      return;
+    }
+    const own = this.ownName(name);
+    if (this.level === 2 && own === (this.format === "index" ? "sitemap" : "url")) {
+      this.entry = { loc: "" };
+    } else if (this.level === 3 && this.entry && (own === "loc" || own === "lastmod" || (own === "priority" && this.format === "urlset"))) {
+      this.field = own;
+      this.text = "";
+    }
+  }
+
+  private close(name: string): void {
+    const level = this.level--;
+    if (this.stopped) return;
+    if (level === 3 && this.field !== undefined && this.entry) {
+      const value = this.text.length > SITEMAP_MAX_LOC_CHARS ? "x".repeat(SITEMAP_MAX_LOC_CHARS + 1) : decodeXmlText(this.text).trim();
+      if (this.field === "loc") this.entry.loc = value.length > SITEMAP_MAX_LOC_CHARS ? "" : value;
+      else this.entry[this.field] = value;
+      this.field = undefined;
+      this.text = "";
+    } else if (level === 2 && this.entry && this.ownName(name) !== undefined) {
+      const entry = this.entry;
+      this.entry = undefined;
+      this.emit(entry);
+    }
+  }
+
+  /** The local name of a sitemap element (lower-cased), or undefined for another namespace's element. */
+  private ownName(name: string): string | undefined {
+    const colon = name.indexOf(":");
+    if (colon < 0) return name.toLowerCase();
+    return this.prefixes.has(name.slice(0, colon)) ? name.slice(colon + 1).toLowerCase() : undefined;
+  }
+
+  private emit(entry: SitemapEntry): void {
+    if (this.entries >= this.limits.maxEntries) {
+      this.limit = "entries";
+      this.stop();
+      return;
+    }
+    this.entries++;
+    this.onEntry(entry);
+  }
+}

@@ -1,0 +1,232 @@
+/**
+ * Sends the store's change journal to the partition replica (docs/cluster.md, "Replicated partition
+ * state"). Each partition is its own ordered queue: at most one message of a partition is in flight at a
+ * time (so its rows reach the log in row order, and a row acknowledged before a snapshot began is stored
+ * before every later row), and up to `window` partitions send at once. A message packs the partition's
+ * waiting rows of one epoch, up to `maxBytes`. A row leaves the journal only once the replica has stored it
+ * (`acknowledge`, in the store); a failed send is retried with a growing delay, from the same row, so an
+ * outage or a crash re-sends and loses nothing that was committed locally. Memory stays bounded: rows are
+ * read from the store when their partition's turn comes, never queued in memory.
+ *
+ * `whenStored(p, n)` resolves once row n of p is stored: the node acks a URL message only then, so a URL it
+ * admitted is never lost with its disk.
+ */
+import type { PartitionReplica, ReplicaWriter } from "../../core/ports/index.ts";
+import type { Log } from "../../kit/log/index.ts";
+import type { ChangeJournal, FrontierStore } from "../../engine/frontier/index.ts";
+
+export interface PublisherOptions {
+  store: FrontierStore;
+  journal: ChangeJournal;
+  replica: Pick<PartitionReplica, "append">;
+  region: string;
+  writer: ReplicaWriter;
+  /** Partitions sending at once. Default 64. */
+  window?: number;
+  /** Bytes of rows per message (a larger single row goes alone). Default 256 KiB. */
+  maxBytes?: number;
+  /** Rows read per message at most. Default 512. */
+  maxRows?: number;
+  log: Log;
+  now: () => number;
+}
+
+const RETRY_MIN_MS = 200;
+const RETRY_MAX_MS = 5_000;
+
+interface Waiter {
+  n: number;
+  resolve: () => void;
+  reject: (error: Error) => void;
+}
+
+export class StatePublisher {
+  /** Partitions that may have rows to send. */
+  private readonly wanted = new Set<number>();
+  private readonly sending = new Map<number, Promise<void>>();
+  private readonly retryAt = new Map<number, { at: number; delayMs: number }>();
+  /** The last row of a send that failed: the retry sends the same rows (so a stored copy is recognized). */
+  private readonly failedLast = new Map<number, number>();
+  private readonly waiters = new Map<number, Waiter[]>();
+  /** The last row stored per partition (read from the journal on first use). */
+  private readonly stored = new Map<number, number>();
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  private stopped = false;
+  private lastFailureLog = 0;
+  readonly counts = { messages: 0, rows: 0, bytes: 0, failures: 0 };
+  private lastStoredAt = 0;
+
+  constructor(private readonly opts: PublisherOptions) {}
+
+  /** Starts with every partition that has rows left from before (a restart re-sends them). */
+  start(): void {
+    this.opts.journal.onCommit((partitions) => this.notify(partitions));
+    this.notify(this.opts.journal.partitions());
+  }
+
+  /** New rows were committed for these partitions. */
+  notify(partitions: Iterable<number>): void {
+    for (const p of partitions) this.wanted.add(p);
+    this.pump();
+  }
+
+  /** Resolves once row `n` of partition p (and every row before it) is stored in the replica. */
+  whenStored(p: number, n: number): Promise<void> {
+    if (n <= this.storedUpTo(p)) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      let list = this.waiters.get(p);
+      if (!list) this.waiters.set(p, (list = []));
+      list.push({ n, resolve, reject });
+    });
+  }
+
+  /** Resolves once every row of p committed so far is stored. */
+  flushed(p: number): Promise<void> {
+    return this.whenStored(p, this.opts.journal.last(p));
+  }
+
+  /**
+   * The partition's rows were dropped from the journal (its rows are being replaced, or it was given
+   * away): whoever waited for them is told they will never be stored (a URL message is then delivered
+   * again rather than acked), and the next rows are numbered on from the journal.
+   */
+  forget(p: number, why = "the partition's journal rows were dropped"): void {
+    this.stored.delete(p);
+    this.failedLast.delete(p);
+    const list = this.waiters.get(p) ?? [];
+    this.waiters.delete(p);
+    for (const w of list) w.reject(new Error(why));
+  }
+
+  /** Rows waiting in the journal and the age of the last stored message, for /metrics and the node record. */
+  gauges(): Record<string, number> {
+    const backlog = this.opts.journal.backlog();
+    return {
+      "replication.backlog.rows": backlog.rows,
+      "replication.backlog.bytes": backlog.bytes,
+      "replication.sending": this.sending.size,
+      "replication.last-stored-age-ms": this.lastStoredAt === 0 ? -1 : Math.max(0, this.opts.now() - this.lastStoredAt),
+    };
+  }
+
+  /** Stops sending; waits (at most `graceMs`) for messages in flight. Rows not sent stay in the journal. */
+  async stop(graceMs = 5_000): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.opts.journal.onCommit(undefined);
+    const inFlight = Promise.allSettled([...this.sending.values()]);
+    await Promise.race([inFlight, new Promise((r) => setTimeout(r, graceMs))]);
+    // Rows not sent stay in the journal; whoever waits for them is told no (a URL message is delivered again).
+    for (const p of [...this.waiters.keys()]) this.forget(p, "the node is stopping before these rows were replicated");
+  }
+
+  private storedUpTo(p: number): number {
+    let n = this.stored.get(p);
+    if (n === undefined) {
+      // Rows below the first one waiting are stored (a row leaves the journal only when stored).
+      const first = this.opts.journal.rows(p, 0, 1)[0]?.n;
+      n = first === undefined ? this.opts.journal.last(p) : first - 1;
+      this.stored.set(p, n);
+    }
+    return n;
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const now = this.opts.now();
+    let nextRetry = Infinity;
+    for (const p of this.wanted) {
+      if (this.sending.size >= (this.opts.window ?? 64)) break;
+      if (this.sending.has(p)) continue;
+      const retry = this.retryAt.get(p);
+      if (retry && retry.at > now) {
+        nextRetry = Math.min(nextRetry, retry.at);
+        continue;
+      }
+      this.wanted.delete(p);
+      const sending = this.send(p).finally(() => {
+        this.sending.delete(p);
+        this.pump();
+      });
+      this.sending.set(p, sending);
+    }
+    if (nextRetry < Infinity && !this.timer) {
+      this.timer = setTimeout(
+        () => {
+          this.timer = undefined;
+          this.pump();
+        },
+        Math.max(1, nextRetry - now),
+      );
+    }
+  }
+
+  private async send(p: number): Promise<void> {
+    const { journal, log } = this.opts;
+    const rows = journal.rows(p, 0, this.opts.maxRows ?? 512);
+    if (rows.length === 0) return;
+    const epoch = rows[0]!.epoch;
+    const maxBytes = this.opts.maxBytes ?? 256 * 1024;
+    const upTo = this.failedLast.get(p) ?? Infinity;
+    const parts: string[] = [];
+    let bytes = 0;
+    let last = rows[0]!.n - 1;
+    for (const row of rows) {
+      if (row.epoch !== epoch || row.n !== last + 1 || row.n > upTo || (parts.length > 0 && bytes + row.body.length > maxBytes)) break;
+      parts.push(`[${row.n},${row.body}]`);
+      bytes += row.body.length;
+      last = row.n;
+    }
+    const first = rows[0]!.n;
+    try {
+      const seq = await this.opts.replica.append(this.opts.region, p, {
+        writer: this.opts.writer,
+        epoch,
+        first,
+        last,
+        body: `[${parts.join(",")}]`,
+      });
+      this.opts.store.tx(() => journal.acknowledge(p, last, seq));
+      this.retryAt.delete(p);
+      this.failedLast.delete(p);
+      this.counts.messages++;
+      this.counts.rows += last - first + 1;
+      this.counts.bytes += bytes;
+      this.lastStoredAt = this.opts.now();
+      this.markStored(p, last);
+      // More rows than this message carried: go again.
+      if (rows.length > last - first + 1 || journal.waiting(p) > 0) this.wanted.add(p);
+    } catch (error) {
+      // It may have been stored all the same (a lost acknowledgement): the same rows go again, and the
+      // replica recognizes them; a batch with other rows would be another batch (the replay skips copies).
+      this.failedLast.set(p, last);
+      this.counts.failures++;
+      const prev = this.retryAt.get(p)?.delayMs ?? 0;
+      const delayMs = Math.min(RETRY_MAX_MS, Math.max(RETRY_MIN_MS, prev * 2));
+      this.retryAt.set(p, { at: this.opts.now() + delayMs, delayMs });
+      this.wanted.add(p);
+      if (this.opts.now() - this.lastFailureLog >= 10_000) {
+        this.lastFailureLog = this.opts.now();
+        log.warn("cannot store partition state in the replica; the rows wait in the journal and are sent again", {
+          partition: p,
+          rows: journal.waiting(p),
+          retryInMs: delayMs,
+          error,
+        });
+      }
+    }
+  }
+
+  private markStored(p: number, n: number): void {
+    this.stored.set(p, Math.max(n, this.stored.get(p) ?? 0));
+    const list = this.waiters.get(p);
+    if (!list) return;
+    const left = list.filter((w) => {
+      if (w.n > n) return true;
+      w.resolve();
+      return false;
+    });
+    if (left.length > 0) this.waiters.set(p, left);
+    else this.waiters.delete(p);
+  }
+}
