@@ -9,8 +9,14 @@ import type { FetchErrorKind } from "./fetch-outcome.ts";
 /** Priority class of a queued URL: 1 first (home pages, changed pages), 3 last. */
 export type Priority = 1 | 2 | 3;
 
-/** What a task asks the fetch worker to do. */
-export type TaskKind = "page" | "robots";
+/**
+ * What a task asks the fetch worker to do: a page (parsed for links and media), a host's robots.txt, or a
+ * media file a page named (an image, video or audio: stored, never parsed).
+ */
+export type TaskKind = "page" | "robots" | "media";
+
+/** The kinds of URL a frontier queues: pages, and (with --fetch-media) the media files pages name. */
+export type UrlKind = "page" | "media";
 
 export interface FetchTask {
   /** Unique per hand-out; also the message id used for de-duplication on the bus. */
@@ -31,6 +37,11 @@ export interface FetchTask {
   /** Gap the worker must leave between requests to this host inside one task (robots.txt redirects). */
   hostGapMs: number;
   issuedAt: number;
+  /**
+   * For a page: also return the media URLs it names as links of kind "media", to be fetched (the frontier
+   * sets it from its --fetch-media policy). Media are listed in the WARC either way.
+   */
+  fetchMedia?: boolean;
 }
 
 /**
@@ -84,9 +95,14 @@ interface FetchResultFields {
   changed?: boolean;
   /** The page is an exact duplicate of this already stored URL. */
   duplicateOf?: string;
-  /** The page is a near duplicate (SimHash within 3 bits) of this URL. */
+  /**
+   * The page is a near duplicate (SimHash within 3 bits) of this URL: it was stored as a revisit record
+   * naming it, and its links come at the lowest priority.
+   */
   nearDuplicateOf?: string;
   linksFound: number;
+  /** Media URLs (images, video, audio) the page names, listed in the WARC and the media list. */
+  mediaFound?: number;
   /** For a robots task: the final verdict and, when "parse", the robots.txt text. */
   robots?: { verdict: "allow-all" | "disallow-all" | "parse"; text?: string };
   /** Bytes stored (after decompression); 0 when nothing was stored. */
@@ -130,4 +146,8 @@ export interface DiscoveredUrl {
   redirectHops: number;
   /** Operator seeds bypass the depth limit and are confirmed in the exact store. */
   isSeed?: boolean;
+  /** "media": a media file a page named (--fetch-media), fetched as a media task; absent: a page. */
+  kind?: UrlKind;
+  /** Found on a page that was a near duplicate of another: queued at the lowest priority (3). */
+  foundOnNearDuplicate?: boolean;
 }

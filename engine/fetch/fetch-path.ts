@@ -20,6 +20,7 @@ export interface FetchPathOptions {
     | "connectTimeoutMs"
     | "responseTimeoutMs"
     | "maxBodyBytes"
+    | "maxMediaBodyBytes"
     | "allowPrivateAddresses"
     | "allowAddresses"
     | "denyAddresses"
@@ -60,6 +61,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     content: opts.content,
     store: warc,
     agentToken: productToken(opts.policy.userAgent),
+    maxMediaBodyBytes: opts.policy.maxMediaBodyBytes,
     now: () => Date.now(),
     sleep: sleepAbortable,
   });

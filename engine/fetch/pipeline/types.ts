@@ -11,6 +11,8 @@ export interface WorkerDeps {
   store: PageStore;
   /** Our robots.txt product token, for agent-scoped meta robots and X-Robots-Tag. */
   agentToken: string;
+  /** Body cap of a media task (--max-media-body); absent: the fetcher's own cap. */
+  maxMediaBodyBytes?: number;
   /** Waits, abortably; injected so tests need no real sleeps. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => number;

@@ -5,6 +5,7 @@
  * broken store, and the caller decides (the fetch node does not ack, so the task is redelivered).
  */
 import type { FetchTask } from "../../../core/model/index.ts";
+import { runMediaTask } from "./media-task.ts";
 import { runPageTask } from "./page-task.ts";
 import { runRobotsTask } from "./robots-task.ts";
 import type { WorkOutput } from "../../../core/ports/index.ts";
@@ -14,6 +15,13 @@ export class FetchWorker {
   constructor(private readonly deps: WorkerDeps) {}
 
   run(task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
-    return task.kind === "robots" ? runRobotsTask(this.deps, task, signal) : runPageTask(this.deps, task, signal);
+    switch (task.kind) {
+      case "robots":
+        return runRobotsTask(this.deps, task, signal);
+      case "media":
+        return runMediaTask(this.deps, task, signal);
+      default:
+        return runPageTask(this.deps, task, signal);
+    }
   }
 }
