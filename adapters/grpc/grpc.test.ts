@@ -147,7 +147,14 @@ describe("grpc adapter", () => {
         yield {
           partition: 7,
           fromNode: "a",
-          queued: Array.from({ length: 100 }, (_, j) => ({ host: "h", priority: 2, url: `http://h/${i}/${j}`, depth: 1, hops: 0 })),
+          queued: Array.from({ length: 100 }, (_, j) => ({
+            host: "h",
+            priority: 2,
+            url: `http://h/${i}/${j}`,
+            depth: 1,
+            hops: 0,
+            kind: "",
+          })),
           hosts: [],
           urls: [],
           done: i === 49,

@@ -8,7 +8,7 @@
  * `listHosts`, `explainUrl`) is inspection.ts, over a read-only view of this class.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
-import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask } from "../../core/model/index.ts";
+import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask, type TaskKind } from "../../core/model/index.ts";
 import {
   isFetchLost,
   newHostState,
@@ -20,7 +20,7 @@ import {
 } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, robotsExpiresAt } from "../../core/robots/index.ts";
-import { priorityFor } from "../../core/schedule/index.ts";
+import { admissionPriority } from "../../core/schedule/index.ts";
 import {
   bumpDaily,
   checkTrap,
@@ -277,6 +277,8 @@ export class Frontier {
             depth: flight.task.depth,
             redirectHops: flight.task.redirectHops + 1,
             sourceUrl: result.url,
+            // A media file that moved is still a media file.
+            ...(flight.task.kind === "media" ? { kind: "media" as const } : {}),
           }
         : undefined;
       // A target the address policy refuses is dropped here, before it could be forwarded to its owner.
@@ -338,7 +340,7 @@ export class Frontier {
     }
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
     // `start` read the URL's state when it handed the task out; none read means a first fetch.
-    if (flight.task.kind === "page" && flight.item) {
+    if (flight.task.kind !== "robots" && flight.item) {
       this.applyPageResult(
         entry,
         flight.item,
@@ -474,6 +476,11 @@ export class Frontier {
       if (batch.has(u.url)) continue;
       batch.add(u.url);
       if (this.refusedAddress(u)) continue;
+      if (u.kind === "media" && !this.opts.policy.fetchMedia) {
+        // Only a fetch node asked by an older task (or another policy) sends these: the policy here decides.
+        this.counters.add("admission.rejected.fetch-media-off");
+        continue;
+      }
       const entry = this.hosts.get(u.host);
       const verdict = checkTrap(
         u.url,
@@ -546,8 +553,12 @@ export class Frontier {
       }
       store.logAdmitted(u.url);
       if (home) this.rememberHomePage(u.url);
-      const priority = priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
-      this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
+      const kind = u.kind ?? "page";
+      const priority = admissionPriority(
+        { isHomePage: home, depth: u.depth, kind, foundOnNearDuplicate: u.foundOnNearDuplicate },
+        this.opts.policy,
+      );
+      this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops, kind });
       if (!u.isSeed) this.patterns.add(u.host, u.url);
       added++;
     });
@@ -611,7 +622,7 @@ export class Frontier {
     this.opts.store.tx(() => {
       for (const s of this.opts.store.takeDue(now, 10_000)) {
         this.opts.store.setUrlState(s, "queued");
-        this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
+        this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0, kind: s.kind });
         this.counters.add("frontier.rescheduled");
       }
       this.opts.store.saveSeq();
@@ -662,10 +673,10 @@ export class Frontier {
       this.ready.push(host, head.priority);
       return undefined;
     }
-    return this.start(entry, "page", head.url, now, head);
+    return this.start(entry, head.kind, head.url, now, head);
   }
 
-  private start(entry: HostEntry, kind: "page" | "robots", url: string, now: number, item?: QueuedUrl): FetchTask {
+  private start(entry: HostEntry, kind: TaskKind, url: string, now: number, item?: QueuedUrl): FetchTask {
     entry.state = onFetchStart(entry.state, now);
     const prev = item ? this.opts.store.getUrl(item.partition, item.url) : undefined;
     const task: FetchTask = {
@@ -682,6 +693,7 @@ export class Frontier {
       hostGapMs: Math.max(this.opts.policy.minGapMs, entry.state.gapMs),
       issuedAt: now,
     };
+    if (kind === "page" && this.opts.policy.fetchMedia) task.fetchMedia = true;
     entry.inFlight = { task, item, prev };
     this.inFlightCount++;
     this.counters.add(`frontier.tasks.${kind}`);
@@ -724,7 +736,14 @@ export class Frontier {
       this.afterDequeue(entry, item);
     }
     if (outcome.reschedule)
-      store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, partition: item.partition, depth: item.depth });
+      store.schedule({
+        ...outcome.reschedule,
+        url: item.url,
+        host: item.host,
+        partition: item.partition,
+        depth: item.depth,
+        kind: item.kind,
+      });
     if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
   }
@@ -740,6 +759,8 @@ export class Frontier {
     if (result.kind === "response") {
       this.counters.add(`fetch.status.${result.status}`);
       if (result.taskKind === "page") this.counters.add("fetch.pages");
+      if (result.taskKind === "media") this.counters.add("fetch.media");
+      if (result.mediaFound) this.counters.add("content.media-listed", result.mediaFound);
       if (result.note) this.counters.add(`fetch.note.${noteKind(result.note)}`);
     } else {
       // A skip names the address rule that refused it: fetch.skipped.blocked-address.loopback.

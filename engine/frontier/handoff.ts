@@ -5,7 +5,7 @@
  * module only reads and writes stores. Import is idempotent, so a handoff retried after a broken stream
  * leaves one copy; a chunk with a malformed host state is refused whole (InvalidArgumentError).
  */
-import type { Priority } from "../../core/model/index.ts";
+import type { Priority, UrlKind } from "../../core/model/index.ts";
 import { InvalidArgumentError } from "../../core/errors/index.ts";
 import type { FrontierStore, QueuedUrl, StoredRobots, UrlRow } from "./store/frontier-store.ts";
 import { parsePersistedHost, type PersistedHost } from "./store/persisted-host.ts";
@@ -19,7 +19,8 @@ export interface HandoffChunk {
 
 interface UrlDocument {
   row: UrlRow;
-  scheduled?: { dueAt: number; priority: Priority };
+  /** `kind` is absent in documents of nodes older than media fetching: a page. */
+  scheduled?: { dueAt: number; priority: Priority; kind?: UrlKind };
 }
 
 /** Reads a partition out of a store, `chunkSize` rows of each kind at a time. */
@@ -37,7 +38,7 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
     afterUrl = rows.at(-1)!.url;
     const urls = rows.map((row) => {
       const s = scheduled.get(row.url);
-      const doc: UrlDocument = { row, scheduled: s ? { dueAt: s.dueAt, priority: s.priority } : undefined };
+      const doc: UrlDocument = { row, scheduled: s ? { dueAt: s.dueAt, priority: s.priority, kind: s.kind } : undefined };
       return { url: row.url, stateJson: JSON.stringify(doc) };
     });
     yield { partition, queued: [], hosts: [], urls };
@@ -68,6 +69,7 @@ export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
           host: doc.row.host,
           partition: chunk.partition,
           depth: doc.row.depth,
+          kind: doc.scheduled.kind === "media" ? "media" : "page",
         });
       }
     }
@@ -75,7 +77,15 @@ export function importChunk(store: FrontierStore, chunk: HandoffChunk): void {
     // received twice (a retried stream) must not queue a URL twice.
     for (const q of chunk.queued) {
       if (store.isQueued(chunk.partition, q.host, q.url)) continue;
-      store.enqueue({ host: q.host, partition: chunk.partition, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops });
+      store.enqueue({
+        host: q.host,
+        partition: chunk.partition,
+        priority: q.priority,
+        url: q.url,
+        depth: q.depth,
+        hops: q.hops,
+        kind: q.kind,
+      });
     }
     store.saveSeq();
   });

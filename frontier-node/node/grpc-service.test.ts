@@ -100,22 +100,41 @@ test("grpc - Enqueue admits URLs of served partitions and forwards the others to
   const { client, fetcher } = await crawled();
   const response = await client.enqueue({
     urls: [
-      { url: "http://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true },
-      { url: "http://h1.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true },
+      { url: "http://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true, kind: 0, foundOnNearDuplicate: false },
+      { url: "http://h1.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true, kind: 0, foundOnNearDuplicate: false },
     ],
   });
   expect(response.admitted).toBe(2);
   expect(bed.bus.depth(`${REGION}/urls-${partitionOf("h1.test", P)}`)).toBe(1);
   await waitFor(() => fetcher.pages().includes("http://h2.test/"), "the admitted seed to be fetched");
   expect(
-    await failure(client.enqueue({ urls: [{ url: "ftp://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true }] })),
+    await failure(
+      client.enqueue({
+        urls: [
+          { url: "ftp://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true, kind: 0, foundOnNearDuplicate: false },
+        ],
+      }),
+    ),
   ).toBeInstanceOf(InvalidArgumentError);
 });
 
 test("grpc - GetStats and ListHosts report the node's gauges, counters and active hosts", async () => {
   const { client, node } = await crawled();
   node.frontier.setHostPaused("h0.test", true);
-  await client.enqueue({ urls: [{ url: "http://h0.test/later", host: "", depth: 1, sourceUrl: "", redirectHops: 0, isSeed: false }] });
+  await client.enqueue({
+    urls: [
+      {
+        url: "http://h0.test/later",
+        host: "",
+        depth: 1,
+        sourceUrl: "",
+        redirectHops: 0,
+        isSeed: false,
+        kind: 0,
+        foundOnNearDuplicate: false,
+      },
+    ],
+  });
   const stats = await client.getStats();
   expect(stats).toMatchObject({ nodeId: "n1", queued: 1n, inFlight: 0 });
   expect(stats.partitions).toEqual([0, 1, 2, 3, 5, 6, 7]);

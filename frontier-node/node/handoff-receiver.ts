@@ -125,7 +125,19 @@ function toChunk(req: HandoffRequest): HandoffChunk {
       if (q.priority < 1 || q.priority > 3)
         throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
       // seq is assigned by the receiving store; the chunk's order is kept.
-      return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq: i, url: q.url, depth: q.depth, hops: q.hops };
+      if (q.kind !== "" && q.kind !== "media")
+        throw new InvalidArgumentError(`queued URL ${q.url} has kind ${JSON.stringify(q.kind)}; expected "media" or none`);
+      const kind = q.kind === "media" ? ("media" as const) : ("page" as const);
+      return {
+        host: q.host,
+        partition: req.partition,
+        priority: q.priority as Priority,
+        seq: i,
+        url: q.url,
+        depth: q.depth,
+        hops: q.hops,
+        kind,
+      };
     }),
     hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson })),
     urls: req.urls.map((u) => ({ url: u.url, stateJson: u.stateJson })),

@@ -137,7 +137,14 @@ export class HandoffSender {
       yield {
         partition: p,
         fromNode,
-        queued: chunk.queued.map((q) => ({ host: q.host, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops })),
+        queued: chunk.queued.map((q) => ({
+          host: q.host,
+          priority: q.priority,
+          url: q.url,
+          depth: q.depth,
+          hops: q.hops,
+          kind: q.kind === "media" ? "media" : "",
+        })),
         hosts: chunk.hosts,
         urls: chunk.urls,
         done: false,

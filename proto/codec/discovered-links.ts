@@ -1,10 +1,12 @@
 /**
  * DiscoveredUrl[] (core/model) <-> crawler.fetch.v1.DiscoveredLinks, the batch of links for one
- * partition that travels on `crawl.urls.<region>.<p>`. `isSeed` is present only when true, `sourceUrl`
- * only when non-empty.
+ * partition that travels on `crawl.urls.<region>.<p>`. `isSeed` and `foundOnNearDuplicate` are present
+ * only when true, `sourceUrl` only when non-empty, `kind` only for a media file (a page is the default, and
+ * what senders older than the field mean). An unknown kind is a CodecError.
  */
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
+import { CodecError } from "./errors.ts";
 import { decodeOrThrow } from "./fetch-task.ts";
 import { optional, toUint32 } from "./numbers.ts";
 
@@ -16,6 +18,8 @@ export function discoveredUrlToProto(u: DiscoveredUrl): pb.DiscoveredUrl {
     sourceUrl: u.sourceUrl ?? "",
     redirectHops: toUint32("redirectHops", u.redirectHops),
     isSeed: u.isSeed ?? false,
+    kind: u.kind === "media" ? pb.UrlKind.URL_KIND_MEDIA : pb.UrlKind.URL_KIND_UNSPECIFIED,
+    foundOnNearDuplicate: u.foundOnNearDuplicate ?? false,
   };
 }
 
@@ -24,6 +28,17 @@ export function discoveredUrlFromProto(msg: pb.DiscoveredUrl): DiscoveredUrl {
   const sourceUrl = optional(msg.sourceUrl);
   if (sourceUrl !== undefined) u.sourceUrl = sourceUrl;
   if (msg.isSeed) u.isSeed = true;
+  if (msg.foundOnNearDuplicate) u.foundOnNearDuplicate = true;
+  switch (msg.kind) {
+    case pb.UrlKind.URL_KIND_UNSPECIFIED:
+    case pb.UrlKind.URL_KIND_PAGE:
+      break;
+    case pb.UrlKind.URL_KIND_MEDIA:
+      u.kind = "media";
+      break;
+    default:
+      throw new CodecError(`discovered URL kind ${msg.kind} is not a known kind`);
+  }
   return u;
 }
 

@@ -73,6 +73,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     robotsText: result.robots?.text ?? "",
     bytes: toUint64("bytes", result.bytes),
     truncated: result.truncated ?? false,
+    mediaFound: toUint32("mediaFound", result.mediaFound ?? 0),
   };
 }
 
@@ -108,6 +109,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   }
   if (msg.changed || msg.fingerprint !== "") result.changed = msg.changed;
   if (msg.truncated) result.truncated = true;
+  if (msg.mediaFound > 0) result.mediaFound = msg.mediaFound;
   const verdict = verdictFromProto(msg.robotsVerdict);
   if (verdict !== undefined) {
     result.robots = { verdict };

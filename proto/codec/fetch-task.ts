@@ -14,6 +14,8 @@ export function taskKindToProto(kind: TaskKind): pb.TaskKind {
       return pb.TaskKind.TASK_KIND_PAGE;
     case "robots":
       return pb.TaskKind.TASK_KIND_ROBOTS;
+    case "media":
+      return pb.TaskKind.TASK_KIND_MEDIA;
     default:
       throw new CodecError(`unknown task kind ${JSON.stringify(kind)}`);
   }
@@ -25,6 +27,8 @@ export function taskKindFromProto(kind: pb.TaskKind): TaskKind {
       return "page";
     case pb.TaskKind.TASK_KIND_ROBOTS:
       return "robots";
+    case pb.TaskKind.TASK_KIND_MEDIA:
+      return "media";
     default:
       throw new CodecError(`task kind ${kind} is not a known kind`);
   }
@@ -45,6 +49,7 @@ export function fetchTaskToProto(task: FetchTask, region: string): pb.FetchTask 
     hostGapMs: toUint32("hostGapMs", task.hostGapMs, true),
     issuedAtMs: toInt64("issuedAt", task.issuedAt),
     region,
+    fetchMedia: task.fetchMedia ?? false,
   };
 }
 
@@ -67,6 +72,7 @@ export function fetchTaskFromProto(msg: pb.FetchTask): FetchTask {
   if (lastModified !== undefined) task.lastModified = lastModified;
   const previousFingerprint = optional(msg.previousFingerprint);
   if (previousFingerprint !== undefined) task.previousFingerprint = previousFingerprint;
+  if (msg.fetchMedia) task.fetchMedia = true;
   return task;
 }
 

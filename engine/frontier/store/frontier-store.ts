@@ -6,9 +6,9 @@
  * host's partition (see schema.ts), so callers pass it along with the URL or host.
  */
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
-import type { Priority } from "../../../core/model/index.ts";
+import type { Priority, UrlKind } from "../../../core/model/index.ts";
 import { parsePersistedHost, type PersistedHost } from "./persisted-host.ts";
-import { SCHEMA, SCHEMA_VERSION } from "./schema.ts";
+import { MIGRATIONS, SCHEMA, SCHEMA_VERSION } from "./schema.ts";
 
 export interface QueuedUrl {
   host: string;
@@ -18,6 +18,8 @@ export interface QueuedUrl {
   url: string;
   depth: number;
   hops: number;
+  /** A page, or a media file a page named (--fetch-media). */
+  kind: UrlKind;
 }
 
 /** Fetch state of one URL. `state` is one of the UrlStatus values. */
@@ -72,6 +74,7 @@ export interface ScheduledUrl {
   partition: number;
   priority: Priority;
   depth: number;
+  kind: UrlKind;
 }
 
 export interface FrontierStoreOptions {
@@ -107,10 +110,18 @@ interface RawScheduled {
   partition: number;
   priority: Priority;
   depth: number;
+  kind: UrlKind;
 }
 
-const QUEUE_COLUMNS = "host, partition, priority, seq, url, depth, hops";
-const SCHEDULED_COLUMNS = "due_at, url, host, partition, priority, depth";
+/** The stored kind (0 page, 1 media: no bytes on disk either way) read back as the model's name. */
+const KIND_NAME = "CASE kind WHEN 1 THEN 'media' ELSE 'page' END AS kind";
+const QUEUE_COLUMNS = `host, partition, priority, seq, url, depth, hops, ${KIND_NAME}`;
+const SCHEDULED_COLUMNS = `due_at, url, host, partition, priority, depth, ${KIND_NAME}`;
+
+/** A URL kind as stored. */
+function kindCode(kind: UrlKind | undefined): 0 | 1 {
+  return kind === "media" ? 1 : 0;
+}
 
 /** Every statement the store runs, prepared once, each typed with its parameters and the rows it returns. */
 function prepare(db: Database) {
@@ -118,9 +129,10 @@ function prepare(db: Database) {
     head: db.query<QueuedUrl, [partition: number, host: string]>(
       `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`,
     ),
-    enqueue: db.query<never, [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number]>(
-      "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ),
+    enqueue: db.query<
+      never,
+      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: 0 | 1]
+    >("INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
     dequeue: db.query<never, [partition: number, host: string, priority: Priority, seq: number]>(
       "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
     ),
@@ -175,9 +187,10 @@ function prepare(db: Database) {
     trimRecent: db.query<never, [id: number]>("DELETE FROM recent_urls WHERE id <= ?"),
     urlCount: db.query<Count, []>("SELECT COUNT(*) AS n FROM urls"),
     stateCounts: db.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
-    schedule: db.query<never, [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number]>(
-      "INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
+    schedule: db.query<
+      never,
+      [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: 0 | 1]
+    >("INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at, kind) VALUES (?, ?, ?, ?, ?, ?, ?)"),
     due: db.query<RawScheduled, [now: number, limit: number]>(
       `SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
     ),
@@ -250,8 +263,10 @@ export class FrontierStore {
     db.exec("PRAGMA wal_autocheckpoint = 16384");
     const version = storedVersion(db);
     if (version !== undefined && version !== SCHEMA_VERSION) {
-      db.close();
-      throw new Error(`frontier store ${path} has schema version ${version}; this build reads ${SCHEMA_VERSION}: use a new directory`);
+      if (!migrate(db, version)) {
+        db.close();
+        throw new Error(`frontier store ${path} has schema version ${version}; this build reads ${SCHEMA_VERSION}: use a new directory`);
+      }
     }
     db.exec(SCHEMA);
     db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
@@ -275,7 +290,16 @@ export class FrontierStore {
    */
   enqueue(item: Omit<QueuedUrl, "seq">): number | undefined {
     const seq = this.nextSeq++;
-    const changes = this.s.enqueue.run(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops).changes;
+    const changes = this.s.enqueue.run(
+      item.partition,
+      item.host,
+      item.priority,
+      seq,
+      item.url,
+      item.depth,
+      item.hops,
+      kindCode(item.kind),
+    ).changes;
     return changes > 0 ? seq : undefined;
   }
 
@@ -371,7 +395,7 @@ export class FrontierStore {
 
   /** Schedules a URL's next visit, replacing any earlier schedule of it. */
   schedule(item: ScheduledUrl): void {
-    this.s.schedule.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt);
+    this.s.schedule.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt, kindCode(item.kind));
   }
 
   /** Takes up to `limit` scheduled URLs whose time has come, removing them from the schedule. */
@@ -507,6 +531,17 @@ export class FrontierStore {
   }
 }
 
+/** Brings a store of an older schema version up to this one in one transaction; false when it cannot. */
+function migrate(db: Database, from: number): boolean {
+  for (let v = from; v < SCHEMA_VERSION; v++) if (MIGRATIONS[v] === undefined) return false;
+  if (from > SCHEMA_VERSION) return false;
+  db.transaction(() => {
+    for (let v = from; v < SCHEMA_VERSION; v++) db.exec(MIGRATIONS[v]!);
+    db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
+  })();
+  return true;
+}
+
 function storedVersion(db: Database): number | undefined {
   try {
     const row = db.query("SELECT value FROM meta WHERE key = 'schema'").get() as { value: string } | null;
@@ -528,7 +563,7 @@ function toRobots(r: RawRobots): StoredRobots {
 }
 
 function toScheduled(r: RawScheduled): ScheduledUrl {
-  return { dueAt: r.due_at, url: r.url, host: r.host, partition: r.partition, priority: r.priority, depth: r.depth };
+  return { dueAt: r.due_at, url: r.url, host: r.host, partition: r.partition, priority: r.priority, depth: r.depth, kind: r.kind };
 }
 
 function toUrlRow(r: RawUrlRow): UrlRow {

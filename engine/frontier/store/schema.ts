@@ -2,7 +2,7 @@
  * The frontier's durable schema (SQLite, WAL). Every queued URL and every URL's state lives here, so a
  * killed process loses nothing it had committed. Tables:
  *  - queue: per-host back queues, ordered by (priority, seq) within (partition, host); the head of a host is
- *    its next URL. A head handed to a fetcher stays in the table until its result is committed, so a crash
+ *    its next URL. `kind` is 0 for a page, 1 for a media file (--fetch-media); SQLite stores both in no bytes. A head handed to a fetcher stays in the table until its result is committed, so a crash
  *    refetches it. `queue_drop_order` serves the size limit (lowest priority, newest first).
  *  - urls: the fetch state of each URL once it has a result (or was dropped or disallowed). A URL admitted
  *    and not yet fetched lives only in `queue`; urls and queue together are the exact seen-set behind the
@@ -18,7 +18,18 @@
  * random B-tree insert (its queue row) instead of one per table and secondary index: on a crawl admitting
  * ~30 links a page, B-tree pages written to the WAL were the largest single cost.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+
+/**
+ * How a store of an older version is brought up to this one, by the version it has: each step runs in
+ * order, in one transaction with the new version number. Version 4 added the URL kind (media files).
+ */
+export const MIGRATIONS: Record<number, string> = {
+  3: `
+ALTER TABLE queue ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE scheduled ADD COLUMN kind INTEGER NOT NULL DEFAULT 0;
+`,
+};
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue (
@@ -29,6 +40,7 @@ CREATE TABLE IF NOT EXISTS queue (
   url TEXT NOT NULL,
   depth INTEGER NOT NULL,
   hops INTEGER NOT NULL,
+  kind INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, host, priority, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS queue_drop_order ON queue (priority DESC, seq DESC);
@@ -64,6 +76,7 @@ CREATE TABLE IF NOT EXISTS scheduled (
   priority INTEGER NOT NULL,
   depth INTEGER NOT NULL,
   due_at INTEGER NOT NULL,
+  kind INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, url)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS scheduled_due ON scheduled (due_at);

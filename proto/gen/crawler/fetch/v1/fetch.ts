@@ -23,6 +23,8 @@ export enum TaskKind {
   TASK_KIND_UNSPECIFIED = 0,
   TASK_KIND_PAGE = 1,
   TASK_KIND_ROBOTS = 2,
+  /** TASK_KIND_MEDIA - A media file (image, video, audio) a page named, fetched with --fetch-media: stored, never parsed. */
+  TASK_KIND_MEDIA = 3,
   UNRECOGNIZED = -1,
 }
 
@@ -37,6 +39,9 @@ export function taskKindFromJSON(object: any): TaskKind {
     case 2:
     case "TASK_KIND_ROBOTS":
       return TaskKind.TASK_KIND_ROBOTS;
+    case 3:
+    case "TASK_KIND_MEDIA":
+      return TaskKind.TASK_KIND_MEDIA;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -52,6 +57,8 @@ export function taskKindToJSON(object: TaskKind): string {
       return "TASK_KIND_PAGE";
     case TaskKind.TASK_KIND_ROBOTS:
       return "TASK_KIND_ROBOTS";
+    case TaskKind.TASK_KIND_MEDIA:
+      return "TASK_KIND_MEDIA";
     case TaskKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -151,6 +158,46 @@ export function robotsVerdictToJSON(object: RobotsVerdict): string {
   }
 }
 
+/** What a discovered URL is: a page (the default, and what senders older than the field send) or a media file. */
+export enum UrlKind {
+  URL_KIND_UNSPECIFIED = 0,
+  URL_KIND_PAGE = 1,
+  URL_KIND_MEDIA = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function urlKindFromJSON(object: any): UrlKind {
+  switch (object) {
+    case 0:
+    case "URL_KIND_UNSPECIFIED":
+      return UrlKind.URL_KIND_UNSPECIFIED;
+    case 1:
+    case "URL_KIND_PAGE":
+      return UrlKind.URL_KIND_PAGE;
+    case 2:
+    case "URL_KIND_MEDIA":
+      return UrlKind.URL_KIND_MEDIA;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UrlKind.UNRECOGNIZED;
+  }
+}
+
+export function urlKindToJSON(object: UrlKind): string {
+  switch (object) {
+    case UrlKind.URL_KIND_UNSPECIFIED:
+      return "URL_KIND_UNSPECIFIED";
+    case UrlKind.URL_KIND_PAGE:
+      return "URL_KIND_PAGE";
+    case UrlKind.URL_KIND_MEDIA:
+      return "URL_KIND_MEDIA";
+    case UrlKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** One URL to fetch, handed out by the frontier node that owns the URL's host. */
 export interface FetchTask {
   /** Unique per hand-out; also the JetStream message id used for de-duplication. */
@@ -175,6 +222,8 @@ export interface FetchTask {
   issuedAtMs: bigint;
   /** Region of the frontier node that issued the task: results go back to it. */
   region: string;
+  /** For a page: also return the media URLs it names as discovered URLs of kind MEDIA (--fetch-media). */
+  fetchMedia: boolean;
 }
 
 /** What happened to one FetchTask; consumed by the owner of the URL's partition. */
@@ -225,6 +274,8 @@ export interface FetchResult {
    * "single-label"...). Empty otherwise.
    */
   refusal: string;
+  /** Media URLs (images, video, audio) the page names, listed in the WARC's metadata and the media list. */
+  mediaFound: number;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -239,6 +290,10 @@ export interface DiscoveredUrl {
   redirectHops: number;
   /** True for seeds added by an operator: they bypass the depth limit. */
   isSeed: boolean;
+  /** A page (UNSPECIFIED or PAGE) or a media file a page named (--fetch-media). */
+  kind: UrlKind;
+  /** Found on a page that was a near duplicate of a stored page: queued at the lowest priority. */
+  foundOnNearDuplicate: boolean;
 }
 
 /** A batch of discovered URLs, all for one partition. */
@@ -262,6 +317,7 @@ function createBaseFetchTask(): FetchTask {
     hostGapMs: 0,
     issuedAtMs: 0n,
     region: "",
+    fetchMedia: false,
   };
 }
 
@@ -308,6 +364,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     }
     if (message.region !== "") {
       writer.uint32(106).string(message.region);
+    }
+    if (message.fetchMedia !== false) {
+      writer.uint32(112).bool(message.fetchMedia);
     }
     return writer;
   },
@@ -429,6 +488,14 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.region = reader.string();
             continue;
           }
+          case 14: {
+            if (tag !== 112) {
+              break;
+            }
+
+            message.fetchMedia = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -480,6 +547,11 @@ export const FetchTask: MessageFns<FetchTask> = {
         ? BigInt(object.issued_at_ms)
         : 0n,
       region: isSet(object.region) ? globalThis.String(object.region) : "",
+      fetchMedia: isSet(object.fetchMedia)
+        ? globalThis.Boolean(object.fetchMedia)
+        : isSet(object.fetch_media)
+        ? globalThis.Boolean(object.fetch_media)
+        : false,
     };
   },
 
@@ -524,6 +596,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.region !== "") {
       obj.region = message.region;
     }
+    if (message.fetchMedia !== false) {
+      obj.fetchMedia = message.fetchMedia;
+    }
     return obj;
   },
 
@@ -547,6 +622,7 @@ export const FetchTask: MessageFns<FetchTask> = {
       ? BigInt(object.issuedAtMs)
       : 0n;
     message.region = object.region ?? "";
+    message.fetchMedia = object.fetchMedia ?? false;
     return message;
   },
 };
@@ -579,6 +655,7 @@ function createBaseFetchResult(): FetchResult {
     truncated: false,
     note: "",
     refusal: "",
+    mediaFound: 0,
   };
 }
 
@@ -670,6 +747,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.refusal !== "") {
       writer.uint32(210).string(message.refusal);
+    }
+    if (message.mediaFound !== 0) {
+      writer.uint32(216).uint32(message.mediaFound);
     }
     return writer;
   },
@@ -895,6 +975,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.refusal = reader.string();
             continue;
           }
+          case 27: {
+            if (tag !== 216) {
+              break;
+            }
+
+            message.mediaFound = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -983,6 +1071,11 @@ export const FetchResult: MessageFns<FetchResult> = {
       truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
       note: isSet(object.note) ? globalThis.String(object.note) : "",
       refusal: isSet(object.refusal) ? globalThis.String(object.refusal) : "",
+      mediaFound: isSet(object.mediaFound)
+        ? globalThis.Number(object.mediaFound)
+        : isSet(object.media_found)
+        ? globalThis.Number(object.media_found)
+        : 0,
     };
   },
 
@@ -1066,6 +1159,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.refusal !== "") {
       obj.refusal = message.refusal;
     }
+    if (message.mediaFound !== 0) {
+      obj.mediaFound = Math.round(message.mediaFound);
+    }
     return obj;
   },
 
@@ -1102,12 +1198,22 @@ export const FetchResult: MessageFns<FetchResult> = {
     message.truncated = object.truncated ?? false;
     message.note = object.note ?? "";
     message.refusal = object.refusal ?? "";
+    message.mediaFound = object.mediaFound ?? 0;
     return message;
   },
 };
 
 function createBaseDiscoveredUrl(): DiscoveredUrl {
-  return { url: "", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: false };
+  return {
+    url: "",
+    host: "",
+    depth: 0,
+    sourceUrl: "",
+    redirectHops: 0,
+    isSeed: false,
+    kind: 0,
+    foundOnNearDuplicate: false,
+  };
 }
 
 export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
@@ -1129,6 +1235,12 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     }
     if (message.isSeed !== false) {
       writer.uint32(48).bool(message.isSeed);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(56).int32(message.kind);
+    }
+    if (message.foundOnNearDuplicate !== false) {
+      writer.uint32(64).bool(message.foundOnNearDuplicate);
     }
     return writer;
   },
@@ -1194,6 +1306,22 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
             message.isSeed = reader.bool();
             continue;
           }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.foundOnNearDuplicate = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1226,6 +1354,12 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
         : isSet(object.is_seed)
         ? globalThis.Boolean(object.is_seed)
         : false,
+      kind: isSet(object.kind) ? urlKindFromJSON(object.kind) : 0,
+      foundOnNearDuplicate: isSet(object.foundOnNearDuplicate)
+        ? globalThis.Boolean(object.foundOnNearDuplicate)
+        : isSet(object.found_on_near_duplicate)
+        ? globalThis.Boolean(object.found_on_near_duplicate)
+        : false,
     };
   },
 
@@ -1249,6 +1383,12 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     if (message.isSeed !== false) {
       obj.isSeed = message.isSeed;
     }
+    if (message.kind !== 0) {
+      obj.kind = urlKindToJSON(message.kind);
+    }
+    if (message.foundOnNearDuplicate !== false) {
+      obj.foundOnNearDuplicate = message.foundOnNearDuplicate;
+    }
     return obj;
   },
 
@@ -1263,6 +1403,8 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     message.sourceUrl = object.sourceUrl ?? "";
     message.redirectHops = object.redirectHops ?? 0;
     message.isSeed = object.isSeed ?? false;
+    message.kind = object.kind ?? 0;
+    message.foundOnNearDuplicate = object.foundOnNearDuplicate ?? false;
     return message;
   },
 };

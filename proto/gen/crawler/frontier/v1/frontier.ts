@@ -173,6 +173,8 @@ export interface QueuedUrlRecord {
   url: string;
   depth: number;
   hops: number;
+  /** "media" for a media file (--fetch-media); empty for a page. */
+  kind: string;
 }
 
 /** A host's persisted politeness state and robots.txt, as JSON documents of core's plain-data types. */
@@ -2467,7 +2469,7 @@ export const DrainResponse: MessageFns<DrainResponse> = {
 };
 
 function createBaseQueuedUrlRecord(): QueuedUrlRecord {
-  return { host: "", priority: 0, url: "", depth: 0, hops: 0 };
+  return { host: "", priority: 0, url: "", depth: 0, hops: 0, kind: "" };
 }
 
 export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
@@ -2486,6 +2488,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     }
     if (message.hops !== 0) {
       writer.uint32(40).uint32(message.hops);
+    }
+    if (message.kind !== "") {
+      writer.uint32(50).string(message.kind);
     }
     return writer;
   },
@@ -2543,6 +2548,14 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
             message.hops = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2562,6 +2575,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
       url: isSet(object.url) ? globalThis.String(object.url) : "",
       depth: isSet(object.depth) ? globalThis.Number(object.depth) : 0,
       hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
     };
   },
 
@@ -2582,6 +2596,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     if (message.hops !== 0) {
       obj.hops = Math.round(message.hops);
     }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
     return obj;
   },
 
@@ -2595,6 +2612,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     message.url = object.url ?? "";
     message.depth = object.depth ?? 0;
     message.hops = object.hops ?? 0;
+    message.kind = object.kind ?? "";
     return message;
   },
 };
