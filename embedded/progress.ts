@@ -1,23 +1,30 @@
 /**
  * What a person watching `crawl` sees: on a terminal, one progress line rewritten in place (a
  * TerminalStatus); otherwise a `progress` log line every interval (for journald, CI logs, files), in the
- * process's log format. The final summary is printed by `summary`. Rates are measured over each interval,
- * not since the start, so they show the present.
+ * process's log format. While nothing is in flight and nothing was fetched since the last line, it says
+ * instead, in words, what the crawl waits for (leftover.ts: the next thing due, the hosts it could not
+ * reach), and in a log only when that changes, not every interval. The final summary is printed by
+ * `summary`. Rates are measured over each interval, not since the start, so they show the present.
  */
 import type { Log } from "../core/ports/index.ts";
-import type { FrontierSnapshot } from "../engine/frontier/index.ts";
+import type { FrontierSnapshot, PendingWork } from "../engine/frontier/index.ts";
+import { leftoverLines, waitingLine } from "./leftover.ts";
 import type { TerminalStatus } from "./terminal-status.ts";
 
 export interface ProgressSource {
   pages(): number;
   frontier(): FrontierSnapshot;
   inFlight(): number;
+  /** What is left and when (read only while nothing is in flight). */
+  pending(): PendingWork;
 }
 
 export class Progress {
   private timer: ReturnType<typeof setInterval> | undefined;
   private lastPages = 0;
   private lastAt: number;
+  /** The last waiting line logged, without its "(in ...)" parts, so a line is logged once per change. */
+  private lastWaiting: string | undefined;
   private readonly startedAt: number;
 
   /** `status` is the terminal's status line, or undefined when nobody watches (then `log` gets the lines). */
@@ -46,8 +53,11 @@ export class Progress {
     const now = this.now();
     const pages = this.source.pages();
     const rate = ((pages - this.lastPages) * 1000) / Math.max(1, now - this.lastAt);
+    const idle = pages === this.lastPages && this.source.inFlight() === 0;
     this.lastPages = pages;
     this.lastAt = now;
+    if (idle && this.showWaiting(now)) return;
+    this.lastWaiting = undefined;
     const f = this.source.frontier();
     const errors = errorsByKind(f.counters);
     if (this.status) {
@@ -68,6 +78,34 @@ export class Progress {
         errors,
       });
     }
+  }
+
+  /** Shows what an idle crawl waits for; false when it waits for nothing (the usual line is shown then). */
+  private showWaiting(now: number): boolean {
+    const pending = this.source.pending();
+    const line = waitingLine(pending, now);
+    if (line === undefined) return false;
+    if (this.status) {
+      this.status.draw(line);
+      return true;
+    }
+    const key = line.replace(/ \((in [^)]*|now)\)/g, "");
+    if (key !== this.lastWaiting) {
+      this.lastWaiting = key;
+      this.log.info(line, {
+        waiting: true,
+        queued: pending.queued.urls,
+        refetches: pending.refetches.count,
+        retries: pending.retries.count,
+        unreachableHosts: pending.unreachable.map((h) => ({
+          host: h.host,
+          robotsTxt: h.robotsTxt,
+          reason: h.reason,
+          nextTryAt: new Date(h.nextTryAt).toISOString(),
+        })),
+      });
+    }
+    return true;
   }
 
   elapsedMs(): number {
@@ -96,6 +134,9 @@ export function summary(opts: {
   frontier: FrontierSnapshot;
   out: string;
   resumeCommand: string;
+  /** What is left (the end-of-crawl report); absent: only the resume line when the crawl did not finish. */
+  pending?: PendingWork;
+  now?: number;
 }): string {
   const { frontier: f } = opts;
   const seconds = opts.elapsedMs / 1000;
@@ -112,6 +153,12 @@ export function summary(opts: {
   }
   for (const [group, items] of Object.entries(groups)) lines.push(`  ${group.padEnd(15)} ${items.join(", ")}`);
   lines.push(`  output          ${opts.out}`);
-  if (opts.reason !== "done") lines.push(`  resume with     ${opts.resumeCommand}`);
+  // A crawl that ended by itself says what it leaves and how to continue; one stopped early how to resume.
+  const ended = opts.reason === "done" || opts.reason === "nothing-due";
+  if (!ended) lines.push(`  resume with     ${opts.resumeCommand}`);
+  if (opts.pending) {
+    const now = opts.now ?? Date.now();
+    lines.push(...leftoverLines(opts.pending, now, { pagesFetched: opts.pages, continueCommand: ended ? opts.resumeCommand : undefined }));
+  }
   return `${lines.join("\n")}\n`;
 }

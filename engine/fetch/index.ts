@@ -11,6 +11,8 @@ export { extractPage } from "./parse/index.ts";
 export {
   WarcWriter,
   INDEX_FILE,
+  MEDIA_LIST_FILE,
+  REVISIT_PROFILES,
   readRecordAt,
   readWarc,
   type WarcRecordView,

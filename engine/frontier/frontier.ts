@@ -36,6 +36,7 @@ import type { SeenSet } from "../../core/ports/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import type { HostEntry } from "./host-entry.ts";
 import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier, type UrlView } from "./inspection.ts";
+import { pendingWork, type PendingWork } from "./pending.ts";
 import { ReadyQueues } from "./ready-queues.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
@@ -423,6 +424,37 @@ export class Frontier {
   /** Why a normalized URL is where it is: stored state, robots verdict, trap limits (inspection.ts). */
   explainUrl(url: string, host: string): UrlView {
     return explainUrl(this.inspected, url, host);
+  }
+
+  /**
+   * Whether anything may be fetched within `horizonMs` from now (`crawl` ends when not): a task in flight or
+   * a host ready; a host with queued URLs that waits only for its politeness gap, however long (its URLs are
+   * being crawled; the gap is part of that); a host whose robots.txt was unavailable or whose daily cap is
+   * reached, when it may be asked again within the horizon; a retry or refetch due within it.
+   */
+  hasWorkWithin(horizonMs: number): boolean {
+    const now = this.opts.now();
+    if (this.inFlightCount > 0 || this.ready.size > 0) return true;
+    const until = now + horizonMs;
+    const due = this.opts.store.nextDueAt();
+    if (due !== undefined && due <= until) return true;
+    for (const entry of this.hosts.values()) {
+      if (entry.queued <= 0 || entry.state.paused) continue;
+      const robots = this.robotsOf(entry);
+      if (robots?.stored.verdict === "disallow-all" && robots.stored.expiresAt > now) {
+        if (robots.stored.expiresAt <= until) return true;
+      } else if (countToday(entry.pagesToday, now) >= this.opts.policy.maxPagesPerHostPerDay) {
+        if (nextUtcDayStart(now) <= until) return true;
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** What is left to do and when: the schedule, hosts waiting, hosts that could not be reached (pending.ts). */
+  pending(limit = 10): PendingWork {
+    return pendingWork(this.inspected, limit);
   }
 
   get inFlight(): number {

@@ -3,11 +3,12 @@
  * durable queue), hands out tasks only for hosts whose gap has passed, and applies results; `FrontierStore`
  * is its durable working copy on local disk (SQLite, WAL); `GroupCommit` batches results into one
  * transaction; `exportPartition` / `importChunk` move a partition between frontier nodes; inspection.ts
- * answers `host show` and `url explain` for the Frontier. The same code runs in `crawl` and in every
+ * answers `host show` and `url explain` for the Frontier, pending.ts what is left to do and when. The same code runs in `crawl` and in every
  * frontier node; only the SeenSet and the transport around it differ.
  */
 export { Frontier, type FrontierOptions, type FrontierSnapshot } from "./frontier.ts";
 export type { HostView, UrlView } from "./inspection.ts";
+export type { Due, PendingWork, UnreachableHost } from "./pending.ts";
 export {
   FrontierStore,
   type FrontierStoreOptions,

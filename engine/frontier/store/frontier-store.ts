@@ -199,6 +199,15 @@ function prepare(db: Database) {
       "SELECT due_at FROM scheduled WHERE partition = ? AND url = ?",
     ),
     nextDue: db.query<{ t: number | null }, []>("SELECT MIN(due_at) AS t FROM scheduled"),
+    scheduledByState: db.query<{ state: string | null; n: number; first: number }, []>(
+      `SELECT u.state AS state, COUNT(*) AS n, MIN(s.due_at) AS first FROM scheduled s
+       LEFT JOIN urls u ON u.partition = s.partition AND u.url = s.url GROUP BY u.state`,
+    ),
+    failingByHost: db.query<{ host: string; n: number; first: number; note: string | null }, [limit: number]>(
+      `SELECT s.host AS host, COUNT(*) AS n, MIN(s.due_at) AS first, MAX(u.note) AS note FROM scheduled s
+       JOIN urls u ON u.partition = s.partition AND u.url = s.url WHERE u.state IN ('retry-wait', 'dead')
+       GROUP BY s.host ORDER BY n DESC, host LIMIT ?`,
+    ),
     scheduledCount: db.query<Count, []>("SELECT COUNT(*) AS n FROM scheduled"),
     loadHost: db.query<{ state: string }, [host: string]>("SELECT state FROM hosts WHERE host = ?"),
     saveHost: db.query<never, [host: string, partition: number, state: string]>(
@@ -415,6 +424,23 @@ export class FrontierStore {
 
   scheduledCount(): number {
     return this.count(this.s.scheduledCount);
+  }
+
+  /**
+   * Scheduled URLs by the state of their URL (`fetched` and the other finished states: refetches;
+   * `retry-wait`: retries; `dead`: resting after too many failures), each with how many and the first due.
+   * Reads the whole schedule: for a summary, not a hot path.
+   */
+  scheduledByState(): Array<{ state: UrlStatus | null; count: number; firstDueAt: number }> {
+    return this.s.scheduledByState.all().map((r) => ({ state: r.state as UrlStatus | null, count: r.n, firstDueAt: r.first }));
+  }
+
+  /**
+   * The hosts with the most URLs whose fetches failed (waiting for a retry, or resting after too many
+   * failures), with when the first is tried again and a failure note.
+   */
+  failingByHost(limit: number): Array<{ host: string; count: number; firstDueAt: number; note: string | null }> {
+    return this.s.failingByHost.all(limit).map((r) => ({ host: r.host, count: r.n, firstDueAt: r.first, note: r.note }));
   }
 
   // ---- hosts and robots.txt -----------------------------------------------------------------------

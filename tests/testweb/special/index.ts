@@ -7,6 +7,8 @@ import { bodyHosts } from "./bodies.ts";
 import { brokenHosts } from "./broken.ts";
 import { conditionalHosts } from "./conditional.ts";
 import { dupHosts } from "./dup.ts";
+import { mediaHosts } from "./media.ts";
+import { nearDupHosts } from "./neardup.ts";
 import { nofollowHosts } from "./nofollow.ts";
 import { redirectHosts } from "./redirects.ts";
 import { robotsHosts } from "./robots-hosts.ts";
@@ -26,12 +28,15 @@ export function specialHosts(seed: number): Record<string, HostBehaviour> {
     ...nofollowHosts(),
     ...conditionalHosts(),
     ...dupHosts(seed),
+    ...nearDupHosts(seed),
+    ...mediaHosts(),
   };
 }
 
 export { MALFORMED_LINKS } from "./broken.ts";
 export { BOMB_BYTES, HUGE_BYTES } from "./bodies.ts";
 export { ETAG_LAST_MODIFIED, stableEtag } from "./conditional.ts";
+export { MEDIA_HUGE_BYTES, MEDIA_ON_PAGE } from "./media.ts";
 export { LONG_CHAIN } from "./redirects.ts";
 export { RATELIMIT_COUNT, RATELIMIT_RETRY_AFTER_S, UNAVAILABLE_COUNT, UNAVAILABLE_RETRY_AFTER_S } from "./throttle.ts";
 export { DRIP_INTERVAL_MS, SLOW_MS } from "./timing.ts";
