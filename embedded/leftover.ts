@@ -113,15 +113,21 @@ export function leftoverLines(p: PendingWork, now: number, opts: { pagesFetched:
   return lines;
 }
 
+/** When the first thing left falls due (a queued host, a retry, a refetch, a resting URL); undefined: nothing is left. */
+export function nextDueAt(p: PendingWork): number | undefined {
+  const next = [p.queued.urls > 0 ? p.queued.firstReadyAt : undefined, p.retries.firstDueAt, p.refetches.firstDueAt, p.resting.firstDueAt]
+    .filter((t): t is number => t !== undefined)
+    .reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
+  return Number.isFinite(next) ? next : undefined;
+}
+
 /**
  * What a crawl with nothing in flight waits for, in one line, or undefined when it waits for nothing (it is
  * about to end or to fetch). Hosts it could not reach come first: they are what a person can act on.
  */
 export function waitingLine(p: PendingWork, now: number): string | undefined {
-  const next = [p.queued.urls > 0 ? p.queued.firstReadyAt : undefined, p.retries.firstDueAt, p.refetches.firstDueAt, p.resting.firstDueAt]
-    .filter((t): t is number => t !== undefined)
-    .reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
-  if (!Number.isFinite(next)) return undefined;
+  const next = nextDueAt(p);
+  if (next === undefined) return undefined;
   const parts = [`nothing to fetch until ${when(next, now)}`];
   if (p.unreachableTotal > 0) {
     const hosts = p.unreachable

@@ -8,7 +8,7 @@
  */
 import type { Log } from "../core/ports/index.ts";
 import type { FrontierSnapshot, PendingWork } from "../engine/frontier/index.ts";
-import { leftoverLines, waitingLine } from "./leftover.ts";
+import { leftoverLines, nextDueAt, waitingLine } from "./leftover.ts";
 import type { TerminalStatus } from "./terminal-status.ts";
 
 export interface ProgressSource {
@@ -19,12 +19,21 @@ export interface ProgressSource {
   pending(): PendingWork;
 }
 
+/** How long an idle crawl's reading of what is left is reused (unless a page was fetched or something fell due). */
+const PENDING_MAX_AGE_MS = 30_000;
+
 export class Progress {
   private timer: ReturnType<typeof setInterval> | undefined;
   private lastPages = 0;
   private lastAt: number;
   /** The last waiting line logged, without its "(in ...)" parts, so a line is logged once per change. */
   private lastWaiting: string | undefined;
+  /**
+   * What is left, read at most every PENDING_MAX_AGE_MS while idle: it reads the whole schedule, which on a
+   * large crawl takes a while, and an idle crawl's schedule does not change. Read again sooner when a page
+   * was fetched or when the first thing it waited for fell due (a retry that failed fetches no page).
+   */
+  private pendingRead: { at: number; pages: number; work: PendingWork; nextDueAt: number | undefined } | undefined;
   private readonly startedAt: number;
 
   /** `status` is the terminal's status line, or undefined when nobody watches (then `log` gets the lines). */
@@ -82,7 +91,15 @@ export class Progress {
 
   /** Shows what an idle crawl waits for; false when it waits for nothing (the usual line is shown then). */
   private showWaiting(now: number): boolean {
-    const pending = this.source.pending();
+    const pages = this.source.pages();
+    const cached = this.pendingRead;
+    const fresh =
+      cached !== undefined &&
+      cached.pages === pages &&
+      now - cached.at < PENDING_MAX_AGE_MS &&
+      (cached.nextDueAt === undefined || now < cached.nextDueAt);
+    const pending = fresh ? cached.work : this.source.pending();
+    if (!fresh) this.pendingRead = { at: now, pages, work: pending, nextDueAt: nextDueAt(pending) };
     const line = waitingLine(pending, now);
     if (line === undefined) return false;
     if (this.status) {
