@@ -18,6 +18,8 @@ const BASES = [
   "http://EXAMPLE.com:8080/a/b/",
   "https://xn--nxasmq6b.example/",
   "ftp://files.example/x",
+  "http://user:pw@example.com/a/",
+  "https://user@example.com:8443/",
 ];
 const HREFS = [
   "/img/a-480.jpg",

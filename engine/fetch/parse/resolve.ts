@@ -15,7 +15,7 @@
 /** A page's base URL, parsed once for all its links, with its origin for the fast path. */
 export interface BaseUrl {
   url: URL;
-  /** `scheme://host[:port]` of an http(s) base; undefined for other schemes (no fast path). */
+  /** `scheme://host[:port]` of an http(s) base without userinfo; undefined otherwise (no fast path). */
   origin: string | undefined;
 }
 
@@ -27,7 +27,8 @@ export function parseBase(base: string): BaseUrl | undefined {
   } catch {
     return undefined;
   }
-  const http = url.protocol === "http:" || url.protocol === "https:";
+  // The origin leaves out userinfo, which the parser keeps in a resolved URL: such a base takes the parser.
+  const http = (url.protocol === "http:" || url.protocol === "https:") && url.username === "" && url.password === "";
   return { url, origin: http ? url.origin : undefined };
 }
 
