@@ -24,7 +24,7 @@ export enum TaskKind {
   TASK_KIND_PAGE = 1,
   TASK_KIND_ROBOTS = 2,
   /** TASK_KIND_MEDIA - A media file (image, video, audio) a page named, fetched with --fetch-media: stored, never parsed. */
-  TASK_KIND_MEDIA = 3,
+  TASK_KIND_MEDIA = 4,
   UNRECOGNIZED = -1,
 }
 
@@ -39,7 +39,7 @@ export function taskKindFromJSON(object: any): TaskKind {
     case 2:
     case "TASK_KIND_ROBOTS":
       return TaskKind.TASK_KIND_ROBOTS;
-    case 3:
+    case 4:
     case "TASK_KIND_MEDIA":
       return TaskKind.TASK_KIND_MEDIA;
     case -1:
@@ -366,7 +366,7 @@ export const FetchTask: MessageFns<FetchTask> = {
       writer.uint32(106).string(message.region);
     }
     if (message.fetchMedia !== false) {
-      writer.uint32(112).bool(message.fetchMedia);
+      writer.uint32(120).bool(message.fetchMedia);
     }
     return writer;
   },
@@ -488,8 +488,8 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.region = reader.string();
             continue;
           }
-          case 14: {
-            if (tag !== 112) {
+          case 15: {
+            if (tag !== 120) {
               break;
             }
 
@@ -749,7 +749,7 @@ export const FetchResult: MessageFns<FetchResult> = {
       writer.uint32(210).string(message.refusal);
     }
     if (message.mediaFound !== 0) {
-      writer.uint32(216).uint32(message.mediaFound);
+      writer.uint32(240).uint32(message.mediaFound);
     }
     return writer;
   },
@@ -975,8 +975,8 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.refusal = reader.string();
             continue;
           }
-          case 27: {
-            if (tag !== 216) {
+          case 30: {
+            if (tag !== 240) {
               break;
             }
 
@@ -1237,10 +1237,10 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
       writer.uint32(48).bool(message.isSeed);
     }
     if (message.kind !== 0) {
-      writer.uint32(56).int32(message.kind);
+      writer.uint32(88).int32(message.kind);
     }
     if (message.foundOnNearDuplicate !== false) {
-      writer.uint32(64).bool(message.foundOnNearDuplicate);
+      writer.uint32(96).bool(message.foundOnNearDuplicate);
     }
     return writer;
   },
@@ -1306,16 +1306,16 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
             message.isSeed = reader.bool();
             continue;
           }
-          case 7: {
-            if (tag !== 56) {
+          case 11: {
+            if (tag !== 88) {
               break;
             }
 
             message.kind = reader.int32() as any;
             continue;
           }
-          case 8: {
-            if (tag !== 64) {
+          case 12: {
+            if (tag !== 96) {
               break;
             }
 

@@ -2490,7 +2490,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
       writer.uint32(40).uint32(message.hops);
     }
     if (message.kind !== "") {
-      writer.uint32(50).string(message.kind);
+      writer.uint32(58).string(message.kind);
     }
     return writer;
   },
@@ -2548,8 +2548,8 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
             message.hops = reader.uint32();
             continue;
           }
-          case 6: {
-            if (tag !== 50) {
+          case 7: {
+            if (tag !== 58) {
               break;
             }
 
