@@ -21,7 +21,15 @@ function fileStore(): { path: string; open: () => FrontierStore } {
   return { path, open: () => FrontierStore.open(path, { journal: true }) };
 }
 
-const q = (partition: number, url: string) => ({ partition, host: new URL(url).host, priority: 2 as const, url, depth: 1, hops: 0 });
+const q = (partition: number, url: string) => ({
+  partition,
+  host: new URL(url).host,
+  priority: 2 as const,
+  url,
+  depth: 1,
+  hops: 0,
+  kind: "page" as const,
+});
 
 test("journal - each transaction writes one row per partition it touched, numbered per partition, with the partition's epoch", () => {
   const store = FrontierStore.open(":memory:", { journal: true });
@@ -129,7 +137,7 @@ test("journal - replaying a store's rows onto another store rebuilds the partiti
     const head = source.head(p, "a.test")!;
     source.dequeue(head);
     source.setUrlState({ ...head, depth: 1 }, "fetched");
-    source.schedule({ partition: p, url: head.url, host: head.host, priority: 2, depth: 1, dueAt: 99 });
+    source.schedule({ partition: p, url: head.url, host: head.host, priority: 2, depth: 1, dueAt: 99, kind: "page" });
   });
   source.tx(() => source.takeDue(100, 10));
   const rows = source.journal!.rows(p, 0, 10);

@@ -24,7 +24,7 @@ function storePath(): string {
 /** A store as a version-3 build left it: a queued URL, and none of the tables version 4 brought. */
 function version3Store(path: string, scopeRootsWithoutPartition = false): void {
   const store = FrontierStore.open(path);
-  store.tx(() => store.enqueue({ partition: 3, host: "a.test", priority: 2, url: "http://a.test/", depth: 0, hops: 0 }));
+  store.tx(() => store.enqueue({ partition: 3, host: "a.test", priority: 2, url: "http://a.test/", depth: 0, hops: 0, kind: "page" }));
   store.close();
   const db = new Database(path);
   db.exec("DROP TABLE sitemaps; DROP TABLE scope_roots; DROP TABLE journal; DROP TABLE journal_state");
