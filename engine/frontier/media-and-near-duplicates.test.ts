@@ -17,6 +17,7 @@ import { hostKeyOf } from "../../core/url/index.ts";
 import { Frontier } from "./frontier.ts";
 import { exportPartition, importChunk } from "./handoff.ts";
 import { FrontierStore } from "./store/frontier-store.ts";
+import { SCHEMA_VERSION } from "./store/schema.ts";
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
 
@@ -235,7 +236,7 @@ describe("frontier store: URL kinds", () => {
       store.enqueue({ partition: 1, host: "a.test", priority: 1, url: "http://a.test/x.jpg", depth: 1, hops: 0, kind: "media" });
       expect(store.head(1, "a.test")).toMatchObject({ url: "http://a.test/x.jpg", kind: "media" });
       store.close();
-      expect(FrontierStore.open(path).getMeta("schema")).toBe("4");
+      expect(FrontierStore.open(path).getMeta("schema")).toBe(String(SCHEMA_VERSION));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

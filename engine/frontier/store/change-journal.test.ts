@@ -252,3 +252,35 @@ test("journal - sitemap and scope root changes are checked like the others", () 
   expect(store.sitemaps.pendingTotal()).toBe(0);
   expect(store.scopeRoots.list()).toEqual([]);
 });
+
+test("journal - a media file's queue and schedule rows are journaled with their kind: a copy rebuilt from the rows keeps them media", () => {
+  const source = FrontierStore.open(":memory:", { journal: true });
+  const p = 6;
+  source.tx(() => {
+    source.enqueue(q(p, "http://a.test/page"));
+    source.enqueue({ ...q(p, "http://a.test/q.jpg"), priority: 3, kind: "media" });
+    source.schedule({ partition: p, url: "http://a.test/s.mp4", host: "a.test", priority: 3, depth: 1, dueAt: 50, kind: "media" });
+    source.schedule({ partition: p, url: "http://a.test/later", host: "a.test", priority: 2, depth: 1, dueAt: 60, kind: "page" });
+  });
+  const changes = source.journal!.rows(p, 0, 10).flatMap((r) => JSON.parse(r.body) as unknown[][]);
+  // A page's change keeps the shape journals had before URL kinds; a media file's ends with its kind.
+  expect(changes.map((c) => c.length)).toEqual([7, 8, 7, 6]);
+  const copy = FrontierStore.open(":memory:");
+  applyChanges(copy, p, changes);
+  expect(copy.queuedInPartition(p, undefined, 10).map((x) => [x.url, x.kind])).toEqual([
+    ["http://a.test/page", "page"],
+    ["http://a.test/q.jpg", "media"],
+  ]);
+  expect(copy.takeDue(100, 10).map((s) => [s.url, s.kind])).toEqual([
+    ["http://a.test/s.mp4", "media"],
+    ["http://a.test/later", "page"],
+  ]);
+});
+
+test("journal - a queue or schedule change with a kind other than media is refused", () => {
+  const store = FrontierStore.open(":memory:");
+  expect(() => applyChanges(store, 1, [["q", "a.test", 2, 1, "http://a.test/", 0, 0, "video"]])).toThrow(BadChangeBatchError);
+  expect(() => applyChanges(store, 1, [["s", "http://a.test/", "a.test", 2, 0, 5, 1]])).toThrow(BadChangeBatchError);
+  expect(() => applyChanges(store, 1, [["q", "a.test", 2, 1, "http://a.test/", 0, 0, "media", "x"]])).toThrow(BadChangeBatchError);
+  expect(store.totalQueued()).toBe(0);
+});
