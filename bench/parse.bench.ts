@@ -1,7 +1,8 @@
 /**
  * Measures link extraction on one core: pages per second for a synthetic 25 KB page with ~40 links, a
  * realistic mix of head metadata, inline script and style, navigation, prose and footer. Rows:
- * `extractPage` as shipped (links, base, meta robots, title, canonical, visible text); a bare htmlparser2
+ * `extractPage` as shipped (links, media, base, meta robots, title, canonical, visible text), on that page
+ * and on the same page with 12 images carrying a two-candidate srcset (36 media URLs); a bare htmlparser2
  * links-only pass as a floor; and, on Bun only, HTMLRewriter doing links only and doing the same work as
  * `extractPage`. HTMLRewriter never enters production code (the fetch node must run on Deno), it is here
  * to know what the runtime-neutral choice costs. Run: `bun bench/parse.bench.ts [seconds-per-row]`.
@@ -12,7 +13,7 @@ import { extractPage } from "../engine/fetch/index.ts";
 
 const PAGE_URL = "https://www.example.com/section/article-1234.html";
 
-function buildPage(targetBytes: number): string {
+function buildPage(targetBytes: number, images = false): string {
   const words = "the quick brown fox jumps over lazy dog while crawler reads every page of web".split(" ");
   let seed = 1;
   const word = () => {
@@ -39,6 +40,9 @@ function buildPage(targetBytes: number): string {
   while (head.length + nav.length + body.length + footer.length < targetBytes) {
     body += `<p class="para">${sentence(40)} `;
     if (links < 20) body += `<a href="../other/article-${links}.html?utm=x#frag">${sentence(3)}</a> `;
+    if (images && links < 12) {
+      body += `<img src="/img/${links}.jpg" srcset="/img/${links}-480.jpg 480w, /img/${links}-960.jpg 960w" alt="${sentence(2)}"> `;
+    }
     links++;
     body += `<em>${sentence(8)}</em></p>\n`;
   }
@@ -170,6 +174,8 @@ console.log(
     `text ${sample.text.length} chars, title "${sample.title}"`,
 );
 measure("extractPage (htmlparser2, full)", seconds, () => extractPage(html, PAGE_URL).links.length);
+const withImages = buildPage(25_000, true);
+measure("extractPage, page with 36 media URLs", seconds, () => extractPage(withImages, PAGE_URL).links.length);
 measure("htmlparser2 bare, a/area links only", seconds, () => htmlparser2LinksOnly(html));
 if (typeof HTMLRewriter !== "undefined") {
   measure("HTMLRewriter, a/area links only (Bun only)", seconds, () => rewriterLinksOnly(html));

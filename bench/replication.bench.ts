@@ -60,7 +60,7 @@ function commitPages(store: FrontierStore, from: number, batch: number): void {
       const h = host(i);
       const p = i % PARTITIONS;
       const url = `http://${h}/page/${i}`;
-      const seq = store.enqueue({ partition: p, host: h, priority: 2, url, depth: 1, hops: 0 })!;
+      const seq = store.enqueue({ partition: p, host: h, priority: 2, url, depth: 1, hops: 0, kind: "page" })!;
       store.dequeue({ partition: p, host: h, priority: 2, seq });
       store.recordFetch({
         partition: p,
@@ -79,10 +79,10 @@ function commitPages(store: FrontierStore, from: number, batch: number): void {
         changedLastVisit: false,
         note: null,
       });
-      store.schedule({ partition: p, url, host: h, priority: 2, depth: 1, dueAt: Date.now() + 86_400_000 });
+      store.schedule({ partition: p, url, host: h, priority: 2, depth: 1, dueAt: Date.now() + 86_400_000, kind: "page" });
       store.saveHost(h, p, HOST_STATE);
       for (let k = 0; k < 5; k++)
-        store.enqueue({ partition: p, host: h, priority: 3, url: `http://${h}/page/${i}/link/${k}`, depth: 2, hops: 0 });
+        store.enqueue({ partition: p, host: h, priority: 3, url: `http://${h}/page/${i}/link/${k}`, depth: 2, hops: 0, kind: "page" });
     }
     store.saveSeq();
   });
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
       source.tx(() => {
         for (let k = i; k < i + 500; k++) {
           const h = host(k);
-          source.enqueue({ partition: 0, host: h, priority: 2, url: `http://${h}/q/${k}`, depth: 1, hops: 0 });
+          source.enqueue({ partition: 0, host: h, priority: 2, url: `http://${h}/q/${k}`, depth: 1, hops: 0, kind: "page" });
           if (k % 2 === 0) source.setUrlState({ partition: 0, url: `http://${h}/done/${k}`, host: h, depth: 1 }, "fetched");
         }
       });

@@ -35,6 +35,8 @@ export interface CrawlSettings {
   out: string | undefined;
   maxPages: number | undefined;
   maxDurationMs: number | undefined;
+  continuous: boolean;
+  waitHorizonMs: number;
   proxyUrl: string | undefined;
   maxInFlight: number;
   maxQueued: number;
@@ -94,6 +96,22 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     flag: "--max-duration",
     description: "Stop cleanly after this long (90s, 2h)",
     ...durationKind({ min: 1 }),
+  },
+  continuous: {
+    default: false,
+    env: "CRAWL_CONTINUOUS",
+    flag: "--continuous",
+    description:
+      "Keep running when nothing is due, for refetches (conditional GET) and retries as they fall due; stop with Ctrl-C, --max-duration or --max-pages",
+    ...switchKind(),
+  },
+  waitHorizonMs: {
+    default: 60_000,
+    env: "CRAWL_WAIT_HORIZON",
+    flag: "--wait-horizon",
+    description:
+      "Without --continuous: end once nothing can be fetched within this long (a retry, a refetch, a host whose robots.txt was unavailable; a host's politeness gap is always waited for), saying what is left and how to continue",
+    ...durationKind({ min: 0, max: 7 * 24 * 3_600_000 }),
   },
   proxyUrl: PROXY_URL_FIELD,
   maxInFlight: {

@@ -1,11 +1,15 @@
 /**
  * The embedded crawl loop: asks the frontier for tasks whose hosts may be fetched now, runs each on the
  * fetch worker (many at once, one per host), and hands every result back to the frontier. It sleeps
- * until the next host is due or a fetch finishes, never on a fixed tick. It stops when the frontier has
- * nothing left, when a page or time limit is reached, or when asked to; on a stop it aborts the fetches
- * in flight after a short grace period and gives their tasks back, so a resumed crawl refetches exactly
- * those pages. A full disk does not stop it: a page that could not be written is given back, and the
- * frontier hands out nothing until there is room again.
+ * until the next host is due, the next retry or refetch falls due, or a fetch finishes, never on a fixed
+ * tick. It stops when a page or time limit is reached, when asked to, or (unless `continuous`) when nothing
+ * may be fetched within `horizonMs` (Frontier.hasWorkWithin: a host waiting only for its politeness gap
+ * always counts, and so does a sitemap waiting to be read): "done" when no URL or sitemap is left queued,
+ * "nothing-due" when some wait behind hosts that cannot be asked that soon (robots.txt unavailable, daily
+ * cap reached). What is scheduled later stays in the store for the next run. On a stop it aborts the
+ * fetches in flight after a short grace period and gives their tasks back, so a resumed crawl refetches
+ * exactly those pages. A full disk does not stop it: a page that could not be written is given back, and
+ * the frontier hands out nothing until there is room again.
  */
 import type { FetchTask, DiscoveredUrl, FetchResult } from "../core/model/index.ts";
 import type { Frontier } from "../engine/frontier/index.ts";
@@ -23,12 +27,16 @@ export interface CrawlLoopOptions {
   deadline?: number;
   /** How long fetches in flight may finish after a stop before they are aborted. */
   stopGraceMs: number;
+  /** Keep running while nothing is due, for refetches and retries as they fall due (`crawl --continuous`). */
+  continuous?: boolean;
+  /** Without `continuous`: end once nothing is in flight and nothing falls due within this long. */
+  horizonMs: number;
   now: () => number;
   /** Called for every error that is a bug or a broken store, not a web problem. */
   onError: (error: unknown, task: FetchTask) => void;
 }
 
-export type StopReason = "done" | "max-pages" | "max-duration" | "interrupted" | "error";
+export type StopReason = "done" | "nothing-due" | "max-pages" | "max-duration" | "interrupted" | "error";
 
 export class CrawlLoop {
   pages = 0;
@@ -67,10 +75,11 @@ export class CrawlLoop {
         this.stop("max-pages");
         break;
       }
-      // Done when nothing is queued (URLs or sitemaps to read) or running. Retries and refetches scheduled
-      // for later stay in the store: the next run of the same command picks up the ones that are due by then.
-      if (this.running.size === 0 && frontier.queued === 0 && frontier.sitemapsPending === 0) {
-        this.stop("done");
+      // Without --continuous, done when nothing runs and nothing falls due within the horizon (URLs or
+      // sitemaps to read). Retries and refetches scheduled for later stay in the store: the next run of the
+      // same command (or this one with --continuous) picks them up.
+      if (this.running.size === 0 && !this.opts.continuous && this.nothingDueSoon()) {
+        this.stop(frontier.queued === 0 && frontier.sitemapsPending === 0 ? "done" : "nothing-due");
         break;
       }
       const wakeAt = frontier.nextWakeAt();
@@ -82,6 +91,10 @@ export class CrawlLoop {
     }
     await this.drain();
     return this.stopReason ?? "done";
+  }
+
+  private nothingDueSoon(): boolean {
+    return !this.opts.frontier.hasWorkWithin(this.opts.horizonMs);
   }
 
   private pagesInFlight(): number {

@@ -122,6 +122,8 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     maxPages: args.maxPages,
     deadline: args.maxDurationMs === undefined ? undefined : startedAt + args.maxDurationMs,
     stopGraceMs: STOP_GRACE_MS,
+    continuous: args.continuous,
+    horizonMs: args.waitHorizonMs,
     now,
     onError: (error, task) =>
       isStoreDamage(error)
@@ -132,7 +134,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
   ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
-    { pages: () => loop.pages, frontier: () => frontier.snapshot(), inFlight: () => loop.inFlight },
+    { pages: () => loop.pages, frontier: () => frontier.snapshot(), inFlight: () => loop.inFlight, pending: () => frontier.pending() },
     status,
     log,
     now,
@@ -169,6 +171,8 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
       frontier: final,
       out,
       resumeCommand: resumeCommand(ctx.runtime.argv()),
+      pending: frontier.pending(),
+      now: now(),
     }),
   );
   return reason === "error" ? 1 : 0;

@@ -154,6 +154,7 @@ describe("grpc adapter", () => {
             depth: 1,
             hops: 0,
             seq: BigInt(i * 100 + j + 1),
+            kind: "",
           })),
           hosts: [],
           urls: [],

@@ -70,3 +70,15 @@ test("policy table - describes each knob with values written the way the parsers
   expect(rows.find((row) => row.field === "retryDelaysMs")?.value).toBe("1h,6h,1d");
   expect(rows.find((row) => row.field === "maxBodyBytes")?.value).toBe("5MiB");
 });
+
+test("policy table - a refetch interval below a minute needs --allow-short-refetch", () => {
+  const short = { ...DEFAULT_POLICY, refetchInitialMs: 10_000, refetchMinMs: 5_000 };
+  expect(validatePolicy(short).map((p) => p.field)).toEqual(["refetchInitialMs", "refetchMinMs"]);
+  expect(validatePolicy(short)[0]?.message).toContain("--allow-short-refetch");
+  expect(validatePolicy({ ...short, allowShortRefetch: true })).toEqual([]);
+});
+
+test("policy table - media are not fetched by default, and have their own body cap", () => {
+  expect(DEFAULT_POLICY.fetchMedia).toBe(false);
+  expect(DEFAULT_POLICY.maxMediaBodyBytes).toBe(20 * 1024 * 1024);
+});

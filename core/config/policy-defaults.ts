@@ -70,6 +70,11 @@ export interface PolicyConfig {
   readonly denyAddresses: readonly string[];
   /** Host names refused with every name under them. */
   readonly denyHosts: readonly string[];
+  // Media (images, video, audio named by a page): always listed; fetched only when asked for.
+  /** Admit the media URLs pages name as URLs of their own kind, fetched under the same politeness. */
+  readonly fetchMedia: boolean;
+  /** Body cap of a media fetch, counted after decompression (pages keep maxBodyBytes). */
+  readonly maxMediaBodyBytes: number;
 
   // Retries: the n-th consecutive failure waits retryDelaysMs[n-1] (last one repeats); failing more
   // than maxFailures times in a row makes the URL dead for deadForMs.
@@ -81,6 +86,8 @@ export interface PolicyConfig {
   readonly refetchInitialMs: number;
   readonly refetchMinMs: number;
   readonly refetchMaxMs: number;
+  /** Lets the refetch bounds go below one minute (tests, small sites of one's own). */
+  readonly allowShortRefetch: boolean;
 
   /** Pages at most this deep (links from a seed) get priority 2; deeper ones 3. */
   readonly shallowDepth: number;
@@ -248,6 +255,21 @@ const SPECS: FieldSpecs<PolicyConfig> = {
       "Host names never fetched, each with every name under it, comma-separated (corp.example.com,.nip.io); with or without a proxy",
     ...hostListKind(),
   },
+  fetchMedia: {
+    default: false,
+    env: "CRAWL_FETCH_MEDIA",
+    flag: "--fetch-media",
+    description:
+      "Also fetch the images, video and audio pages name (listed in the WARC and media.jsonl either way), under the same politeness, stored as WARC responses, never parsed",
+    ...switchKind(),
+  },
+  maxMediaBodyBytes: {
+    default: 20 * MIB,
+    env: "CRAWL_MAX_MEDIA_BODY",
+    flag: "--max-media-body",
+    description: "Body size cap of a media fetch (--fetch-media), counted after decompression; longer bodies are cut",
+    ...sizeKind({ min: 1024, max: 4096 * MIB }),
+  },
   retryDelaysMs: {
     default: [1 * HOUR, 6 * HOUR, 24 * HOUR],
     env: "CRAWL_RETRY_DELAYS",
@@ -274,21 +296,29 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     env: "CRAWL_REFETCH_INITIAL",
     flag: "--refetch-initial",
     description: "Refetch interval after a page's first fetch",
-    ...durationKind({ min: MINUTE, max: 365 * DAY }),
+    ...durationKind({ min: SECOND, max: 365 * DAY }),
   },
   refetchMinMs: {
     default: 1 * HOUR,
     env: "CRAWL_REFETCH_MIN",
     flag: "--refetch-min",
-    description: "Shortest refetch interval, reached by pages that keep changing",
-    ...durationKind({ min: MINUTE, max: 365 * DAY }),
+    description: "Shortest refetch interval, reached by pages that keep changing (below 1m only with --allow-short-refetch)",
+    ...durationKind({ min: SECOND, max: 365 * DAY }),
   },
   refetchMaxMs: {
     default: 30 * DAY,
     env: "CRAWL_REFETCH_MAX",
     flag: "--refetch-max",
     description: "Longest refetch interval, reached by pages that never change",
-    ...durationKind({ min: MINUTE, max: 365 * DAY }),
+    ...durationKind({ min: SECOND, max: 365 * DAY }),
+  },
+  allowShortRefetch: {
+    default: false,
+    env: "CRAWL_ALLOW_SHORT_REFETCH",
+    flag: "--allow-short-refetch",
+    description:
+      "Allow refetch intervals below one minute (--refetch-initial/-min/-max down to 1s): meant for tests and small sites of your own, never for the web at large",
+    ...switchKind(),
   },
   shallowDepth: {
     default: 3,

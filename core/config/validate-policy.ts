@@ -6,6 +6,9 @@
 import { type PolicyConfig, POLICY_FIELDS } from "./policy-defaults.ts";
 import { formatDuration } from "./parse-values.ts";
 
+/** The shortest refetch interval allowed without `allowShortRefetch`. */
+export const SHORT_REFETCH_FLOOR_MS = 60_000;
+
 /** One field-level complaint. */
 export interface PolicyProblem {
   readonly field: keyof PolicyConfig;
@@ -34,6 +37,18 @@ export function validatePolicy(cfg: PolicyConfig): PolicyProblem[] {
   notAbove("refetchMinMs", "refetchInitialMs");
   notAbove("refetchInitialMs", "refetchMaxMs");
   notAbove("connectTimeoutMs", "responseTimeoutMs");
+  // Refetching a page every few seconds is right for a test or one's own small site and rude anywhere
+  // else, so going below a minute takes an explicit switch.
+  if (!cfg.allowShortRefetch) {
+    for (const field of ["refetchInitialMs", "refetchMinMs", "refetchMaxMs"] as const) {
+      if (cfg[field] < SHORT_REFETCH_FLOOR_MS) {
+        problems.push({
+          field,
+          message: `is below ${formatDuration(SHORT_REFETCH_FLOOR_MS)} (${formatDuration(cfg[field])}); add --allow-short-refetch (meant for tests and small sites of your own)`,
+        });
+      }
+    }
+  }
   // A lease shorter than a legitimate fetch would release a host while its fetch is still running,
   // allowing a second connection to it.
   if (cfg.fetchLeaseMs <= cfg.responseTimeoutMs) {

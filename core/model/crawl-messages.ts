@@ -9,9 +9,6 @@ import type { FetchErrorKind } from "./fetch-outcome.ts";
 /** Priority class of a queued URL: 1 first (home pages, changed pages), 3 last. */
 export type Priority = 1 | 2 | 3;
 
-/** What a task asks the fetch worker to do: fetch a page, a host's robots.txt, or a sitemap to read. */
-export type TaskKind = "page" | "robots" | "sitemap";
-
 /**
  * A sitemap to read (core/sitemap): where it may list URLs besides its own directory, and how it was
  * found. Carried by the DiscoveredUrl that names it and by the task that fetches it.
@@ -38,6 +35,14 @@ export interface SitemapSummary {
   /** An index listed by an index: the protocol has no nesting, so its sitemaps were not taken. */
   nestedIndex?: boolean;
 }
+/**
+ * What a task asks the fetch worker to do: a page (parsed for links and media), a host's robots.txt, a
+ * sitemap to read, or a media file a page named (an image, video or audio: stored, never parsed).
+ */
+export type TaskKind = "page" | "robots" | "sitemap" | "media";
+
+/** The kinds of URL a frontier queues: pages, and (with --fetch-media) the media files pages name. */
+export type UrlKind = "page" | "media";
 
 export interface FetchTask {
   /** Unique per hand-out; also the message id used for de-duplication on the bus. */
@@ -60,6 +65,11 @@ export interface FetchTask {
   issuedAt: number;
   /** For a sitemap task: what the sitemap may list. */
   sitemap?: SitemapRef;
+  /**
+   * For a page: also return the media URLs it names as links of kind "media", to be fetched (the frontier
+   * sets it from its --fetch-media policy). Media are listed in the WARC either way.
+   */
+  fetchMedia?: boolean;
 }
 
 /**
@@ -123,9 +133,14 @@ interface FetchResultFields {
   changed?: boolean;
   /** The page is an exact duplicate of this already stored URL. */
   duplicateOf?: string;
-  /** The page is a near duplicate (SimHash within 3 bits) of this URL. */
+  /**
+   * The page is a near duplicate (SimHash within 3 bits) of this URL: it was stored as a revisit record
+   * naming it, and its links come at the lowest priority.
+   */
   nearDuplicateOf?: string;
   linksFound: number;
+  /** Media URLs (images, video, audio) the page names, listed in the WARC and the media list. */
+  mediaFound?: number;
   /** For a robots task: the final verdict and, when "parse", the robots.txt text. */
   robots?: { verdict: "allow-all" | "disallow-all" | "parse"; text?: string };
   /** Bytes stored (after decompression); 0 when nothing was stored. */
@@ -177,4 +192,8 @@ export interface DiscoveredUrl {
   lastmod?: number;
   /** A sitemap entry's `<priority>`, 0 to 1. */
   sitemapPriority?: number;
+  /** "media": a media file a page named (--fetch-media), fetched as a media task; absent: a page. */
+  kind?: UrlKind;
+  /** Found on a page that was a near duplicate of another: queued at the lowest priority (3). */
+  foundOnNearDuplicate?: boolean;
 }

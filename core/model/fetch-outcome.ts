@@ -13,6 +13,8 @@ export interface FetchRequest {
   lastModified?: string;
   /** Aborting it ends the fetch with an `aborted` outcome. */
   signal?: AbortSignal;
+  /** Body cap of this request, in place of the fetcher's own (a media fetch has its own cap). */
+  maxBodyBytes?: number;
 }
 
 /**

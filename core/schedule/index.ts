@@ -5,4 +5,4 @@
 export { newUrlState, type ScheduleConfig, type UrlState, type UrlStatus } from "./url-state.ts";
 export { nextRetry, recordFailure, type RetryDecision, retryDelay } from "./retry.ts";
 export { type Change, nextRefetchInterval, type PageVisit, recordFetch } from "./refetch.ts";
-export { type Priority, priorityFor } from "./priority.ts";
+export { admissionPriority, type Priority, priorityFor } from "./priority.ts";

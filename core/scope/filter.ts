@@ -3,7 +3,8 @@
  * node alike. A URL is admitted only when it passes every rule, cheapest first:
  *
  *   depth             at most `--max-depth` links from a seed (a seed has depth 0; seeds always pass)
- *   extension         its path's extension is not on `--deny-extensions`
+ *   extension         its path's extension is not on `--deny-extensions` (a link; a media file a page
+ *                     named, admitted with `--fetch-media`, is asked for by its kind and skips this rule)
  *   scope             `--scope host`: its host is a seed's host; `domain`: its registrable domain is a
  *                     seed's; `any`: no condition
  *   host-not-allowed  with `--allow-hosts`, its host is one of them or under one
@@ -14,6 +15,7 @@
  * names its rule, counted as `admission.rejected.<rule>`, and `explain` says why in words.
  */
 import type { PolicyConfig } from "../config/index.ts";
+import type { UrlKind } from "../model/index.ts";
 import { extensionOf } from "./extensions.ts";
 import { HostNameSet } from "./host-names.ts";
 import { ScopeRoots } from "./roots.ts";
@@ -35,6 +37,8 @@ export interface ScopeCandidate {
   /** Links from a seed. */
   readonly depth: number;
   readonly isSeed?: boolean;
+  /** "media": a media file a page named (--fetch-media); absent: a page. */
+  readonly kind?: UrlKind;
 }
 
 export interface ScopeRejection {
@@ -71,7 +75,7 @@ export class ScopeFilter {
   /** The first rule the URL breaks, or undefined when it passes them all. On the path of every link. */
   reject(u: ScopeCandidate): ScopeReason | undefined {
     if (!u.isSeed && u.depth > this.maxDepth) return "depth";
-    if (this.extensions.size > 0) {
+    if (this.extensions.size > 0 && u.kind !== "media") {
       const ext = extensionOf(u.url);
       if (ext !== undefined && this.extensions.has(ext)) return "extension";
     }

@@ -20,6 +20,7 @@ export interface FetchPathOptions {
     | "connectTimeoutMs"
     | "responseTimeoutMs"
     | "maxBodyBytes"
+    | "maxMediaBodyBytes"
     | "allowPrivateAddresses"
     | "allowAddresses"
     | "denyAddresses"
@@ -64,6 +65,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     store: warc,
     agentToken: productToken(opts.policy.userAgent),
     gap: { multiplier: opts.policy.gapFetchMultiplier, marginMs: opts.policy.gapMarginMs },
+    maxMediaBodyBytes: opts.policy.maxMediaBodyBytes,
     now: () => Date.now(),
     sleep: sleepAbortable,
   });

@@ -1,7 +1,7 @@
 /**
  * The fetch path: one task end to end. `openFetchPath` builds it (the HTTP fetcher with its timeouts, body
  * cap and address policy; the WARC writer; the `FetchWorker` that runs a task as an ordered list of steps:
- * request, redirect, fingerprint, parse, near-duplicate check, store). The same code runs in `crawl` (on
+ * request, redirect, fingerprint, parse, near-duplicate check, store; pages, robots.txt and media files). The same code runs in `crawl` (on
  * fetch threads) and in every fetch node, on Bun and on Deno; it imports no Bun-only module.
  */
 export { openFetchPath, type FetchPath, type FetchPathOptions } from "./fetch-path.ts";
@@ -11,6 +11,8 @@ export { extractPage } from "./parse/index.ts";
 export {
   WarcWriter,
   INDEX_FILE,
+  MEDIA_LIST_FILE,
+  REVISIT_PROFILES,
   readRecordAt,
   readWarc,
   type WarcRecordView,

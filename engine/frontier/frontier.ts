@@ -23,7 +23,7 @@
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { isDiskFull } from "../../core/errors/index.ts";
-import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask } from "../../core/model/index.ts";
+import { noteKind, type DiscoveredUrl, type FetchResult, type FetchTask, type TaskKind } from "../../core/model/index.ts";
 import {
   isFetchLost,
   newHostState,
@@ -36,7 +36,7 @@ import {
 } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, robotsExpiresAt } from "../../core/robots/index.ts";
-import { priorityFor } from "../../core/schedule/index.ts";
+import { admissionPriority } from "../../core/schedule/index.ts";
 import {
   bumpDaily,
   checkTrap,
@@ -56,6 +56,7 @@ import { Counters, Histograms } from "../../core/stats/index.ts";
 import { hostReport } from "./host-board.ts";
 import type { HostEntry } from "./host-entry.ts";
 import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier, type UrlView } from "./inspection.ts";
+import { pendingWork, type PendingWork } from "./pending.ts";
 import { ReadyQueues } from "./ready-queues.ts";
 import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
@@ -483,9 +484,12 @@ export class Frontier {
     const forwards: Promise<void>[] = [];
     const lateSitemaps: DiscoveredUrl[] = [];
     for (const { result, links: found } of items) {
-      const { pages: links, refs } = splitSitemapRefs(found);
+      const { pages, refs } = splitSitemapRefs(found);
       const entry = this.hosts.get(result.host);
       const flight = entry?.inFlight;
+      // A sitemap lists pages: its entries are queued as pages whatever kind they came marked with.
+      const links =
+        flight?.task.kind === "sitemap" ? pages.map((u) => (u.kind === undefined ? u : { ...u, kind: "page" as const })) : pages;
       if (!entry || !flight || flight.task.taskId !== result.taskId) {
         // A redelivered or late result: its host has moved on. Its links are still worth admitting.
         this.counters.add("frontier.stale-results");
@@ -506,6 +510,8 @@ export class Frontier {
             depth: flight.task.depth,
             redirectHops: flight.task.redirectHops + 1,
             sourceUrl: result.url,
+            // A media file that moved is still a media file.
+            ...(flight.task.kind === "media" ? { kind: "media" as const } : {}),
           }
         : undefined;
       // A target the address policy refuses is dropped here, before it could be forwarded to its owner.
@@ -599,7 +605,8 @@ export class Frontier {
       this.totalSitemaps = Math.max(0, this.totalSitemaps - 1);
       countSitemapResult(this.counters, result);
     }
-    if (flight.task.kind === "page" && flight.item) {
+    // A page or a media file: both are queued URLs with a state and a schedule.
+    if ((flight.task.kind === "page" || flight.task.kind === "media") && flight.item) {
       this.applyPageResult(
         entry,
         flight.item,
@@ -698,6 +705,37 @@ export class Frontier {
     return explainUrl(this.inspected, url, host);
   }
 
+  /**
+   * Whether anything may be fetched within `horizonMs` from now (`crawl` ends when not): a task in flight or
+   * a host ready; a host with queued URLs that waits only for its politeness gap, however long (its URLs are
+   * being crawled; the gap is part of that); a host whose robots.txt was unavailable or whose daily cap is
+   * reached, when it may be asked again within the horizon; a retry or refetch due within it.
+   */
+  hasWorkWithin(horizonMs: number): boolean {
+    const now = this.opts.now();
+    if (this.inFlightCount > 0 || this.ready.size > 0) return true;
+    const until = now + horizonMs;
+    const due = this.opts.store.nextDueAt();
+    if (due !== undefined && due <= until) return true;
+    for (const entry of this.hosts.values()) {
+      if ((entry.queued <= 0 && entry.sitemaps <= 0) || entry.state.paused) continue;
+      const robots = this.robotsOf(entry);
+      if (robots?.stored.verdict === "disallow-all" && robots.stored.expiresAt > now) {
+        if (robots.stored.expiresAt <= until) return true;
+      } else if (countToday(entry.pagesToday, now) >= this.opts.policy.maxPagesPerHostPerDay) {
+        if (nextUtcDayStart(now) <= until) return true;
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** What is left to do and when: the schedule, hosts waiting, hosts that could not be reached (pending.ts). */
+  pending(limit = 10): PendingWork {
+    return pendingWork(this.inspected, limit);
+  }
+
   get inFlight(): number {
     return this.inFlightCount;
   }
@@ -751,6 +789,12 @@ export class Frontier {
       if (batch.has(u.url)) continue;
       batch.add(u.url);
       if (this.refusedAddress(u)) continue;
+      if (u.kind === "media" && !this.opts.policy.fetchMedia) {
+        // Only a fetch node asked by an older task (or another policy) sends these: the policy here decides.
+        this.counters.add("admission.rejected.fetch-media-off");
+        continue;
+      }
+      // Media files face the scope and filters as links do, except the extension deny-list (ScopeFilter).
       const outside = this.scope.reject(u);
       if (outside) {
         this.counters.add(scopeCounterName(outside));
@@ -899,11 +943,13 @@ export class Frontier {
       }
       store.logAdmitted(u.url);
       if (home) this.rememberHomePage(u.url);
-      // A sitemap's priority places its entries (a home page stays first whatever it says).
+      const kind = u.kind === "media" ? "media" : "page";
+      // A sitemap's priority places its entries (a home page stays first whatever it says; sitemap entries
+      // are pages, so a media file never has one).
       const priority =
-        (home ? undefined : levelOfSitemapPriority(u.sitemapPriority)) ??
-        priorityFor({ isHomePage: home, changedLastVisit: false, depth: u.depth }, this.opts.policy);
-      this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops });
+        (home || kind === "media" ? undefined : levelOfSitemapPriority(u.sitemapPriority)) ??
+        admissionPriority({ isHomePage: home, depth: u.depth, kind, foundOnNearDuplicate: u.foundOnNearDuplicate }, this.opts.policy);
+      this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops, kind });
       if (!u.isSeed) this.patterns.add(u.host, u.url);
       added++;
     });
@@ -923,7 +969,16 @@ export class Frontier {
     const now = this.opts.now();
     const due = this.opts.store.scheduledAt(row.partition, row.url);
     if (due === undefined || due <= now) return;
-    this.opts.store.schedule({ dueAt: now, url: row.url, host: row.host, partition: row.partition, priority: 1, depth: row.depth });
+    // A sitemap lists pages: what it names is due again as a page.
+    this.opts.store.schedule({
+      dueAt: now,
+      url: row.url,
+      host: row.host,
+      partition: row.partition,
+      priority: 1,
+      depth: row.depth,
+      kind: "page",
+    });
     this.dueReadAt = -Infinity;
     this.lastDuePump = 0;
     this.counters.add("sitemap.lastmod-due");
@@ -986,7 +1041,15 @@ export class Frontier {
         for (const s of this.opts.store.takeDue(now, 10_000)) {
           hosts.add(s.host);
           this.opts.store.setUrlState(s, "queued");
-          this.pushToQueue({ host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0 });
+          this.pushToQueue({
+            host: s.host,
+            partition: s.partition,
+            priority: s.priority,
+            url: s.url,
+            depth: s.depth,
+            hops: 0,
+            kind: s.kind,
+          });
           this.counters.add("frontier.rescheduled");
         }
         this.opts.store.saveSeq();
@@ -1058,10 +1121,10 @@ export class Frontier {
       this.ready.push(host, head.priority);
       return undefined;
     }
-    return this.start(entry, "page", head.url, now, head);
+    return this.start(entry, head.kind, head.url, now, head);
   }
 
-  private start(entry: HostEntry, kind: FetchTask["kind"], url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask {
+  private start(entry: HostEntry, kind: TaskKind, url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask {
     this.observeWaits(entry, now, item);
     entry.state = onFetchStart(entry.state, now);
     const prev = item ? this.opts.store.getUrl(item.partition, item.url) : undefined;
@@ -1080,6 +1143,7 @@ export class Frontier {
       issuedAt: now,
       ...(sitemap ? { sitemap: { grants: sitemap.grants, ...(sitemap.fromIndex ? { fromIndex: true } : {}) } } : {}),
     };
+    if (kind === "page" && this.opts.policy.fetchMedia) task.fetchMedia = true;
     entry.inFlight = { task, item, prev, sitemap };
     this.inFlightCount++;
     this.counters.add(`frontier.tasks.${kind}`);
@@ -1133,7 +1197,14 @@ export class Frontier {
       this.afterDequeue(entry, item);
     }
     if (outcome.reschedule)
-      store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, partition: item.partition, depth: item.depth });
+      store.schedule({
+        ...outcome.reschedule,
+        url: item.url,
+        host: item.host,
+        partition: item.partition,
+        depth: item.depth,
+        kind: item.kind,
+      });
     if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
   }
@@ -1153,6 +1224,8 @@ export class Frontier {
         this.counters.add("fetch.bytes", result.bytes);
         if (result.taskKind === "page") this.histograms.observe("fetch.page-bytes", result.bytes);
       }
+      if (result.taskKind === "media") this.counters.add("fetch.media");
+      if (result.mediaFound) this.counters.add("content.media-listed", result.mediaFound);
       if (result.note) this.counters.add(`fetch.note.${noteKind(result.note)}`);
     } else {
       // A skip names the address rule that refused it: fetch.skipped.blocked-address.loopback.

@@ -2,11 +2,12 @@
  * Moving one partition between frontier nodes: everything the old owner's store holds for it (queued URLs
  * in order, each host's politeness state, robots.txt and sitemaps, each URL's fetch state and schedule, the
  * scope roots its seeds made) is read out in chunks and written into the new owner's store. The same chunks
- * are a replica's snapshot of the partition (frontier-node/replication). The transport (gRPC streaming) is the frontier node's; this
- * module only reads and writes stores. Import is idempotent, so a handoff retried after a broken stream
+ * are a replica's snapshot of the partition (frontier-node/replication). A queued or scheduled URL keeps its
+ * kind (page or media file) either way. The transport (gRPC streaming) is the frontier node's; this module
+ * only reads and writes stores. Import is idempotent, so a handoff retried after a broken stream
  * leaves one copy; a chunk with a malformed host state is refused whole (InvalidArgumentError).
  */
-import type { Priority } from "../../core/model/index.ts";
+import type { Priority, UrlKind } from "../../core/model/index.ts";
 import { InvalidArgumentError } from "../../core/errors/index.ts";
 import type { FrontierStore, QueuedUrl, StoredRobots, UrlRow } from "./store/frontier-store.ts";
 import { parsePersistedHost, type PersistedHost } from "./store/persisted-host.ts";
@@ -23,7 +24,8 @@ export interface HandoffChunk {
 
 interface UrlDocument {
   row: UrlRow;
-  scheduled?: { dueAt: number; priority: Priority };
+  /** `kind` is absent in documents of nodes older than media fetching: a page. */
+  scheduled?: { dueAt: number; priority: Priority; kind?: UrlKind };
 }
 
 /** Reads a partition out of a store, `chunkSize` rows of each kind at a time. */
@@ -49,7 +51,7 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
     afterUrl = rows.at(-1)!.url;
     const urls = rows.map((row) => {
       const s = scheduled.get(row.url);
-      const doc: UrlDocument = { row, scheduled: s ? { dueAt: s.dueAt, priority: s.priority } : undefined };
+      const doc: UrlDocument = { row, scheduled: s ? { dueAt: s.dueAt, priority: s.priority, kind: s.kind } : undefined };
       return { url: row.url, stateJson: JSON.stringify(doc) };
     });
     yield { partition, queued: [], hosts: [], urls };
@@ -96,13 +98,14 @@ function importRows(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptio
         host: doc.row.host,
         partition: chunk.partition,
         depth: doc.row.depth,
+        kind: doc.scheduled.kind === "media" ? "media" : "page",
       });
     }
   }
   if (opts.verbatim) {
     let maxSeq = 0;
     for (const q of chunk.queued) {
-      store.putQueued({ ...q, partition: chunk.partition });
+      store.putQueued({ ...q, partition: chunk.partition, kind: q.kind === "media" ? "media" : "page" });
       maxSeq = Math.max(maxSeq, q.seq);
     }
     store.reserveSeq(maxSeq);
@@ -111,7 +114,15 @@ function importRows(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptio
     // chunk received twice (a retried stream) must not queue a URL twice.
     for (const q of chunk.queued) {
       if (store.isQueued(chunk.partition, q.host, q.url)) continue;
-      store.enqueue({ host: q.host, partition: chunk.partition, priority: q.priority, url: q.url, depth: q.depth, hops: q.hops });
+      store.enqueue({
+        host: q.host,
+        partition: chunk.partition,
+        priority: q.priority,
+        url: q.url,
+        depth: q.depth,
+        hops: q.hops,
+        kind: q.kind,
+      });
     }
   }
   store.saveSeq();

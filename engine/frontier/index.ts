@@ -5,14 +5,15 @@
  * transaction; `exportPartition` / `importChunk` move a partition between frontier nodes (and make and
  * restore its snapshots); the store's change journal and `applyChanges` replay (store/changes.ts) are what a
  * replica of a partition is made of; inspection.ts answers `host show` and `url explain` for the Frontier,
- * host-board.ts the dashboards' host board, and `frontierGauges` the gauges `crawl` and frontier nodes export
- * alike. The same code runs in `crawl` and in every
+ * pending.ts what is left to do and when, host-board.ts the dashboards' host board, and `frontierGauges` the
+ * gauges `crawl` and frontier nodes export alike. The same code runs in `crawl` and in every
  * frontier node; only the SeenSet and the transport around it differ.
  */
 export { Frontier, type FrontierOptions, type FrontierSnapshot } from "./frontier.ts";
 export { frontierGauges } from "./metrics.ts";
 export { BOARD_ROWS } from "./host-board.ts";
 export type { HostView, UrlView } from "./inspection.ts";
+export type { Due, PendingWork, UnreachableHost } from "./pending.ts";
 export {
   FrontierStore,
   type FrontierStoreOptions,

@@ -103,8 +103,28 @@ test("grpc - Enqueue admits URLs of served partitions and forwards the others to
   const { client, fetcher } = await crawled();
   const response = await client.enqueue({
     urls: [
-      { url: "http://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true, ...NO_SITEMAP },
-      { url: "http://h1.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true, ...NO_SITEMAP },
+      {
+        url: "http://h2.test/",
+        host: "",
+        depth: 0,
+        sourceUrl: "",
+        redirectHops: 0,
+        isSeed: true,
+        ...NO_SITEMAP,
+        kind: 0,
+        foundOnNearDuplicate: false,
+      },
+      {
+        url: "http://h1.test/",
+        host: "",
+        depth: 0,
+        sourceUrl: "",
+        redirectHops: 0,
+        isSeed: true,
+        ...NO_SITEMAP,
+        kind: 0,
+        foundOnNearDuplicate: false,
+      },
     ],
   });
   expect(response.admitted).toBe(2);
@@ -113,7 +133,19 @@ test("grpc - Enqueue admits URLs of served partitions and forwards the others to
   expect(
     await failure(
       client.enqueue({
-        urls: [{ url: "ftp://h2.test/", host: "", depth: 0, sourceUrl: "", redirectHops: 0, isSeed: true, ...NO_SITEMAP }],
+        urls: [
+          {
+            url: "ftp://h2.test/",
+            host: "",
+            depth: 0,
+            sourceUrl: "",
+            redirectHops: 0,
+            isSeed: true,
+            ...NO_SITEMAP,
+            kind: 0,
+            foundOnNearDuplicate: false,
+          },
+        ],
       }),
     ),
   ).toBeInstanceOf(InvalidArgumentError);
@@ -123,7 +155,19 @@ test("grpc - GetStats and ListHosts report the node's gauges, counters and activ
   const { client, node } = await crawled();
   node.frontier.setHostPaused("h0.test", true);
   await client.enqueue({
-    urls: [{ url: "http://h0.test/later", host: "", depth: 1, sourceUrl: "", redirectHops: 0, isSeed: false, ...NO_SITEMAP }],
+    urls: [
+      {
+        url: "http://h0.test/later",
+        host: "",
+        depth: 1,
+        sourceUrl: "",
+        redirectHops: 0,
+        isSeed: false,
+        ...NO_SITEMAP,
+        kind: 0,
+        foundOnNearDuplicate: false,
+      },
+    ],
   });
   const stats = await client.getStats();
   expect(stats).toMatchObject({ nodeId: "n1", queued: 1n, inFlight: 0 });

@@ -162,10 +162,22 @@ function toChunk(req: HandoffRequest): HandoffChunk {
     queued: req.queued.map((q, i) => {
       if (q.priority < 1 || q.priority > 3)
         throw new InvalidArgumentError(`queued URL ${q.url} has priority ${q.priority}; expected 1, 2 or 3`);
+      if (q.kind !== "" && q.kind !== "media")
+        throw new InvalidArgumentError(`queued URL ${q.url} has kind ${JSON.stringify(q.kind)}; expected "media" or none`);
+      const kind = q.kind === "media" ? ("media" as const) : ("page" as const);
       // The giver's seq when sent (kept by a replicated receiver); otherwise the receiving store assigns one, in
       // the chunk's order.
       const seq = q.seq > 0n ? Number(q.seq) : i;
-      return { host: q.host, partition: req.partition, priority: q.priority as Priority, seq, url: q.url, depth: q.depth, hops: q.hops };
+      return {
+        host: q.host,
+        partition: req.partition,
+        priority: q.priority as Priority,
+        seq,
+        url: q.url,
+        depth: q.depth,
+        hops: q.hops,
+        kind,
+      };
     }),
     hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson, sitemapsJson: h.sitemapsJson })),
     urls: req.urls.map((u) => ({ url: u.url, stateJson: u.stateJson })),

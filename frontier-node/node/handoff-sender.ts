@@ -159,6 +159,7 @@ export class HandoffSender {
           depth: q.depth,
           hops: q.hops,
           seq: BigInt(q.seq),
+          kind: q.kind === "media" ? "media" : "",
         })),
         hosts: chunk.hosts,
         urls: chunk.urls,

@@ -26,7 +26,7 @@ async function setup() {
 }
 
 function commit(store: FrontierStore, i: number): void {
-  store.tx(() => store.enqueue({ partition: 0, host: "a.test", priority: 2, url: `http://a.test/${i}`, depth: 1, hops: 0 }));
+  store.tx(() => store.enqueue({ partition: 0, host: "a.test", priority: 2, url: `http://a.test/${i}`, depth: 1, hops: 0, kind: "page" }));
 }
 
 /** Every row of partition 0 the replica holds, through the replay rules (copies skipped, gaps counted). */

@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBloomSeenSet, MemoryPartitionReplica } from "../../adapters/memory/index.ts";
-import type { FetchTask } from "../../core/model/index.ts";
+import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
 import { exportPartition, FrontierStore } from "../../engine/frontier/index.ts";
 import type { FrontierNode } from "../node/frontier-node.ts";
 import { discovered, type FakeFetcher, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "../node/testing.ts";
@@ -357,4 +357,71 @@ test("replication - a partition's pending sitemaps and its seeds' scope roots su
       .sort(),
   ).toEqual(hosts.flatMap(sitemapsOf).sort());
   expect(fetcher.tasks.filter((t) => t.kind === "robots").length).toBe(hosts.length);
+}, 30_000);
+
+test("replication - a media URL queued on a node lost with its disk is still a media URL after the rebuild from the replica (snapshot and log)", async () => {
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  const replica = new MemoryPartitionReplica();
+  const seen = LocalBloomSeenSet.open(undefined, 10_000);
+  const hosts = HOSTS.slice(0, 4);
+  const mediaOf = (h: string) => [`http://${h}/a.jpg`, `http://${h}/b.mp4`];
+  let open!: () => void;
+  const gate = new Promise<void>((r) => (open = r));
+  openGate = open;
+  // Media tasks of a wait at the gate: each host's first media file is in flight when a is lost, its second queued.
+  const fetcher = bed.fetcher({ hold: (task) => (task.kind === "media" && task.taskId.startsWith("a-") ? gate : undefined) });
+  const policy = { ...POLICY, "fetch-media": "true" };
+  const storeA = FrontierStore.open(":memory:", { journal: true });
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "a"),
+  );
+  const a = await bed.node("a", { store: storeA, replica, seen, policy });
+  await waitFor(() => a.serving.length === P, "a to serve every partition");
+  const media = hosts.flatMap((h) =>
+    mediaOf(h).map((url): DiscoveredUrl => ({ url, host: h, depth: 1, redirectHops: 0, sourceUrl: home(h), kind: "media" })),
+  );
+  await publishUrls(bed.bus, P, [...discovered(hosts.map(home), true), ...media]);
+  const tasksOf = (node: string, kind: FetchTask["kind"]) =>
+    fetcher.tasks.filter((t) => t.kind === kind && t.taskId.startsWith(`${node}-`));
+  await waitFor(
+    () => tasksOf("a", "media").length === hosts.length && tasksOf("a", "page").length === hosts.length,
+    "each host's home page fetched and its first media file in flight",
+  );
+  // One partition goes through a snapshot (with later rows in the log), the others through the log alone.
+  const snapshotted = tasksOf("a", "media")[0]!.partition;
+  await drained(storeA);
+  await a.snapshot(snapshotted);
+  expect(await replica.getSnapshot(REGION, snapshotted)).toBeDefined();
+  await drained(storeA);
+  await a.crash();
+
+  const storeB = FrontierStore.open(":memory:", { journal: true });
+  const b = await bed.node("b", { store: storeB, replica, seen, policy });
+  await writeRing(
+    bed.state,
+    ringOf(
+      P,
+      () => "b",
+      () => "",
+      2,
+    ),
+  );
+  await waitFor(() => b.serving.length === P, "b to serve every partition, rebuilt from the replica");
+  for (const h of hosts) {
+    const p = tasksOf("a", "media").find((t) => t.host === h)!.partition;
+    const queued = storeB.queuedInPartition(p, undefined, 100).filter((q) => q.host === h);
+    expect(queued.map((q) => [q.url, q.kind])).toEqual(mediaOf(h).map((url) => [url, "media"]));
+  }
+  open();
+  await waitFor(() => tasksOf("b", "media").length === media.length && b.frontier.inFlight === 0, "b to fetch every media file");
+  // b fetched both media files of every host as media tasks (the one a had in flight again, the queued one
+  // for the first time), and no page: the home pages a fetched are not asked again, the media not as pages.
+  expect(
+    tasksOf("b", "media")
+      .map((t) => t.url)
+      .sort(),
+  ).toEqual(media.map((u) => u.url).sort());
+  expect(tasksOf("b", "page")).toEqual([]);
 }, 30_000);

@@ -274,3 +274,27 @@ test("codec - a sitemap task, its result's summary and sitemap references round-
   }).finish();
   expect(() => decodeDiscoveredLinks(badPriority)).toThrow(CodecError);
 });
+
+test("codec - a media task, a page task asking for media, and a page's media count survive the round trip", () => {
+  const media: FetchTask = { ...minimalTask, kind: "media", url: "https://example.org/a.jpg" };
+  expect(decodeFetchTask(encodeFetchTask(media, "eu"))).toStrictEqual(media);
+  const page: FetchTask = { ...fullTask, fetchMedia: true };
+  expect(decodeFetchTask(encodeFetchTask(page, "eu"))).toStrictEqual(page);
+  const result: FetchResult = { ...pageResult, mediaFound: 12 };
+  expect(decodeFetchResult(encodeFetchResult(result))).toStrictEqual(result);
+  const mediaResult: FetchResult = { ...pageResult, taskKind: "media" };
+  expect(decodeFetchResult(encodeFetchResult(mediaResult)).taskKind).toBe("media");
+});
+
+test("codec - a discovered media URL and a link found on a near duplicate keep their marks; an unknown kind is refused", () => {
+  const urls: DiscoveredUrl[] = [
+    { url: "https://example.com/a.jpg", host: "example.com", depth: 3, sourceUrl: "https://example.com/", redirectHops: 0, kind: "media" },
+    { url: "https://example.com/n", host: "example.com", depth: 2, redirectHops: 0, foundOnNearDuplicate: true },
+  ];
+  expect(decodeDiscoveredLinks(encodeDiscoveredLinks(9, urls)).urls).toStrictEqual(urls);
+  const odd = pb.DiscoveredLinks.encode({
+    partition: 1,
+    urls: [pb.DiscoveredUrl.fromPartial({ url: "https://x/", kind: 99 as pb.UrlKind })],
+  }).finish();
+  expect(() => decodeDiscoveredLinks(odd)).toThrow(CodecError);
+});

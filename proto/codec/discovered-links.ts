@@ -1,9 +1,10 @@
 /**
  * DiscoveredUrl[] (core/model) <-> crawler.fetch.v1.DiscoveredLinks, the batch of links for one
- * partition that travels on `crawl.urls.<region>.<p>`. `isSeed` is present only when true, `sourceUrl`
- * only when non-empty, `sitemap` only when the URL names a sitemap, `lastmod` only when non-zero,
- * `sitemapPriority` only when flagged present (proto3 has no presence for a double); a priority outside
- * 0..1 is a CodecError.
+ * partition that travels on `crawl.urls.<region>.<p>`. `isSeed` and `foundOnNearDuplicate` are present
+ * only when true, `sourceUrl` only when non-empty, `sitemap` only when the URL names a sitemap, `lastmod`
+ * only when non-zero, `sitemapPriority` only when flagged present (proto3 has no presence for a double),
+ * `kind` only for a media file (a page is the default, and what senders older than the field mean). A
+ * priority outside 0..1 or an unknown kind is a CodecError.
  */
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
@@ -24,6 +25,8 @@ export function discoveredUrlToProto(u: DiscoveredUrl): pb.DiscoveredUrl {
     lastmodMs: u.lastmod === undefined ? 0n : toInt64("lastmod", u.lastmod),
     sitemapPriority: u.sitemapPriority ?? 0,
     hasSitemapPriority: u.sitemapPriority !== undefined,
+    kind: u.kind === "media" ? pb.UrlKind.URL_KIND_MEDIA : pb.UrlKind.URL_KIND_UNSPECIFIED,
+    foundOnNearDuplicate: u.foundOnNearDuplicate ?? false,
   };
 }
 
@@ -38,6 +41,17 @@ export function discoveredUrlFromProto(msg: pb.DiscoveredUrl): DiscoveredUrl {
     if (!(msg.sitemapPriority >= 0 && msg.sitemapPriority <= 1))
       throw new CodecError(`sitemap priority ${msg.sitemapPriority} is not in 0..1`);
     u.sitemapPriority = msg.sitemapPriority;
+  }
+  if (msg.foundOnNearDuplicate) u.foundOnNearDuplicate = true;
+  switch (msg.kind) {
+    case pb.UrlKind.URL_KIND_UNSPECIFIED:
+    case pb.UrlKind.URL_KIND_PAGE:
+      break;
+    case pb.UrlKind.URL_KIND_MEDIA:
+      u.kind = "media";
+      break;
+    default:
+      throw new CodecError(`discovered URL kind ${msg.kind} is not a known kind`);
   }
   return u;
 }

@@ -81,6 +81,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     endedAtUs: toInt64("endedAt", result.endedAt * 1000),
     sentAtUs: result.sentAt === undefined ? 0n : toInt64("sentAt", result.sentAt * 1000),
     sitemap: result.sitemap ? sitemapSummaryToProto(result.sitemap) : undefined,
+    mediaFound: toUint32("mediaFound", result.mediaFound ?? 0),
   };
 }
 
@@ -122,6 +123,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   if (msg.changed || msg.fingerprint !== "") result.changed = msg.changed;
   if (msg.truncated) result.truncated = true;
   if (msg.sentAtUs !== 0n) result.sentAt = fromInt64("sentAtUs", msg.sentAtUs) / 1000;
+  if (msg.mediaFound > 0) result.mediaFound = msg.mediaFound;
   const verdict = verdictFromProto(msg.robotsVerdict);
   if (verdict !== undefined) {
     result.robots = { verdict };

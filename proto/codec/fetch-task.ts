@@ -17,6 +17,8 @@ export function taskKindToProto(kind: TaskKind): pb.TaskKind {
       return pb.TaskKind.TASK_KIND_ROBOTS;
     case "sitemap":
       return pb.TaskKind.TASK_KIND_SITEMAP;
+    case "media":
+      return pb.TaskKind.TASK_KIND_MEDIA;
     default:
       throw new CodecError(`unknown task kind ${JSON.stringify(kind)}`);
   }
@@ -30,6 +32,8 @@ export function taskKindFromProto(kind: pb.TaskKind): TaskKind {
       return "robots";
     case pb.TaskKind.TASK_KIND_SITEMAP:
       return "sitemap";
+    case pb.TaskKind.TASK_KIND_MEDIA:
+      return "media";
     default:
       throw new CodecError(`task kind ${kind} is not a known kind`);
   }
@@ -51,6 +55,7 @@ export function fetchTaskToProto(task: FetchTask, region: string): pb.FetchTask 
     issuedAtMs: toInt64("issuedAt", task.issuedAt),
     region,
     sitemap: task.sitemap ? sitemapRefToProto(task.sitemap) : undefined,
+    fetchMedia: task.fetchMedia ?? false,
   };
 }
 
@@ -74,6 +79,7 @@ export function fetchTaskFromProto(msg: pb.FetchTask): FetchTask {
   const previousFingerprint = optional(msg.previousFingerprint);
   if (previousFingerprint !== undefined) task.previousFingerprint = previousFingerprint;
   if (msg.sitemap) task.sitemap = sitemapRefFromProto(msg.sitemap);
+  if (msg.fetchMedia) task.fetchMedia = true;
   return task;
 }
 

@@ -263,6 +263,7 @@ export function pageTask(rig: Rig, id: string, kind: FetchTask["kind"] = "page")
     robots: `${rig.web.origin}/robots.txt`,
     sitemap: `${rig.web.origin}/sitemap.xml.gz`,
     page: `${rig.web.pageOrigin}/`,
+    media: `${rig.web.pageOrigin}/`,
   };
   return {
     ...(kind === "sitemap" ? { sitemap: { grants: [] } } : {}),

@@ -3,10 +3,14 @@ import { Agent } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { proxyGet, type Reply } from "./client.ts";
 import { startTestWeb, type TestWeb } from "./server.ts";
+import { hammingDistance, simhash64 } from "../../core/content/index.ts";
+import { extractPage } from "../../engine/fetch/index.ts";
 import {
   BOMB_BYTES,
   HUGE_BYTES,
   MALFORMED_LINKS,
+  MEDIA_HUGE_BYTES,
+  MEDIA_ON_PAGE,
   SITEMAP_BIG_BEYOND,
   SITEMAP_BIG_FILLERS,
   SITEMAP_BIG_KEPT,
@@ -214,6 +218,29 @@ describe("special hosts", () => {
     expect(unpacked.indexOf("/huge/after")).toBeGreaterThan(52_428_800);
     const lastmod = /<lastmod>([^<]+)<\/lastmod>/.exec(await text("http://sitemap-lastmod.test/sitemap.xml"))?.[1];
     expect(Math.abs(Date.parse(lastmod ?? "") - Date.now())).toBeLessThan(60_000);
+  });
+
+  test("neardup.test: /near is within 3 bits of /orig by the SimHash of its text, /later is not", async () => {
+    const hash = async (p: string) => simhash64(extractPage(await text(`http://neardup.test${p}`), `http://neardup.test${p}`).text);
+    const orig = await hash("/orig");
+    expect(hammingDistance(orig, await hash("/near"))).toBeLessThanOrEqual(3);
+    expect(hammingDistance(orig, await hash("/later"))).toBeGreaterThan(3);
+    expect(await text("http://neardup.test/near")).not.toBe(await text("http://neardup.test/orig"));
+  });
+
+  test("media.test: each page names exactly the media of MEDIA_ON_PAGE; media answer with their type and a link inside", async () => {
+    for (const [url, media] of Object.entries(MEDIA_ON_PAGE)) {
+      const found = extractPage(await text(url), url)
+        .media.map((m) => m.resolved)
+        .filter((m): m is string => m !== undefined);
+      expect([...new Set(found)]).toEqual(media);
+    }
+    const jpg = await get("http://media.test/img/a.jpg");
+    expect(jpg.headers["content-type"]).toBe("image/jpeg");
+    expect(jpg.body.toString("latin1")).toContain('href="/trap-media"');
+    expect((await get("http://media.test/img/huge.jpg")).body.length).toBe(MEDIA_HUGE_BYTES);
+    expect((await get("http://media.test/media/sound.ogg")).headers["content-type"]).toBe("audio/ogg");
+    expect((await get("http://media-cdn.test/shared/banner.jpg")).status).toBe(200);
   });
 
   test("every mustFetch path of a host answers something other than 502", async () => {

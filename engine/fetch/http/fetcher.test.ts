@@ -174,6 +174,18 @@ test("fetcher - cuts an identity body at maxBodyBytes", async () => {
   expect(out.truncated).toBe(true);
 });
 
+test("fetcher - a request's own body cap wins over the fetcher's (a media fetch)", async () => {
+  const s = await server((_req, res) => {
+    endless(res, Buffer.alloc(64 * 1024, 120), { "Content-Type": "image/jpeg" });
+  });
+  const f = fetcher({ maxBodyBytes: 100_000 });
+  const larger = response(await f.fetch({ url: `${s.origin}/big.jpg`, maxBodyBytes: 300_000 }));
+  expect(larger.body.length).toBe(300_000);
+  expect(larger.truncated).toBe(true);
+  const smaller = response(await f.fetch({ url: `${s.origin}/small.jpg`, maxBodyBytes: 2_000 }));
+  expect(smaller.body.length).toBe(2_000);
+});
+
 test("fetcher - keeps a body in an unknown encoding raw and flags it", async () => {
   const s = await server((_req, res) => {
     res.writeHead(200, { "Content-Encoding": "zstd" });

@@ -148,7 +148,8 @@ export class HttpFetcher {
       });
       const headers = flattenHeaders(response.headers);
       const contentEncoding = normalizeEncoding(headers["content-encoding"]);
-      const { body, truncated, unsupportedEncoding } = await readBody(response.body, contentEncoding, this.#maxBodyBytes);
+      const cap = req.maxBodyBytes !== undefined && req.maxBodyBytes > 0 ? req.maxBodyBytes : this.#maxBodyBytes;
+      const { body, truncated, unsupportedEncoding } = await readBody(response.body, contentEncoding, cap);
       const remoteAddress = this.#proxied ? undefined : this.#addresses.get(url.origin);
       return {
         kind: "response",

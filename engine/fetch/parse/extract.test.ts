@@ -348,3 +348,65 @@ describe("createPageExtractor", () => {
     expect(() => ex.end()).toThrow();
   });
 });
+
+describe("extractPage media", () => {
+  const media = (html: string) => extractPage(html, PAGE).media.map((m) => [m.kind, m.via, m.resolved]);
+
+  test("extract - takes img src and every srcset candidate, resolved against the page", () => {
+    expect(media(`<img src="a.png" srcset="b.png 2x, /c.png 3x" alt="x">`)).toEqual([
+      ["image", "img/@src", "https://example.com/dir/a.png"],
+      ["image", "img/@srcset", "https://example.com/dir/b.png"],
+      ["image", "img/@srcset", "https://example.com/c.png"],
+    ]);
+  });
+
+  test("extract - takes picture sources, video and audio with their sources, and a video's poster as an image", () => {
+    const html =
+      `<picture><source srcset="/p.webp 1x, /p2.webp 2x" type="image/webp"><img src="/p.jpg"></picture>` +
+      `<video src="/v.mp4" poster="/poster.jpg"><source src="/v.webm" type="video/webm"></video>` +
+      `<audio><source src="/a.ogg"><source src="/a.mp3"></audio>`;
+    expect(media(html)).toEqual([
+      ["image", "source/@srcset", "https://example.com/p.webp"],
+      ["image", "source/@srcset", "https://example.com/p2.webp"],
+      ["image", "img/@src", "https://example.com/p.jpg"],
+      ["video", "video/@src", "https://example.com/v.mp4"],
+      ["image", "video/@poster", "https://example.com/poster.jpg"],
+      ["video", "source/@src", "https://example.com/v.webm"],
+      ["audio", "source/@src", "https://example.com/a.ogg"],
+      ["audio", "source/@src", "https://example.com/a.mp3"],
+    ]);
+  });
+
+  test("extract - media are not links, and links are not media", () => {
+    const page = extractPage(`<a href="/page"><img src="/i.png"></a><iframe src="/f"></iframe>`, PAGE);
+    expect(page.links.map((l) => l.resolved)).toEqual(["https://example.com/page", "https://example.com/f"]);
+    expect(page.media.map((m) => m.resolved)).toEqual(["https://example.com/i.png"]);
+  });
+
+  test("extract - resolves media against a <base href> that comes after them", () => {
+    const page = extractPage(`<img src="i.png"><base href="https://cdn.example.net/static/">`, PAGE);
+    expect(page.media[0]?.resolved).toBe("https://cdn.example.net/static/i.png");
+  });
+
+  test("extract - keeps data: and javascript: media unresolved, and ignores a source src outside video or audio", () => {
+    const page = extractPage(`<img src="data:image/png;base64,AAAA"><source src="/lonely.mp4"><img src="javascript:x">`, PAGE);
+    expect(page.media.map((m) => [m.src.slice(0, 10), m.resolved])).toEqual([
+      ["data:image", undefined],
+      ["javascript", undefined],
+    ]);
+  });
+
+  test("extract - counts media inside noscript, decodes entities, reads upper-case tags", () => {
+    const page = extractPage(`<noscript><IMG SRC="/lazy.jpg?a=1&amp;b=2"></noscript>`, PAGE);
+    expect(page.media.map((m) => m.resolved)).toEqual(["https://example.com/lazy.jpg?a=1&b=2"]);
+  });
+
+  test("extract - caps the media kept per page", () => {
+    const html = Array.from({ length: 50 }, (_, i) => `<img src="/i${i}.png">`).join("");
+    expect(extractPage(html, PAGE, { maxMedia: 10 }).media).toHaveLength(10);
+  });
+
+  test("extract - a closed video does not make a later source a video", () => {
+    expect(media(`<video src="/v.mp4"></video><source src="/stray.mp4">`)).toEqual([["video", "video/@src", "https://example.com/v.mp4"]]);
+  });
+});

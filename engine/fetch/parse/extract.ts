@@ -1,15 +1,19 @@
 /**
  * Pulls what the crawler needs out of one HTML page in a single streaming pass with htmlparser2's
- * callback `Parser` (no DOM is built): the outgoing links, the document base URL, meta robots, title,
- * canonical, and the visible text for SimHash. Links are collected raw during the pass and resolved only
- * at the end, because HTML resolves every URL in the document against the first `<base href>` wherever
- * it appears, even after the link. The parser is forgiving by design: any byte soup yields a result and
+ * callback `Parser` (no DOM is built): the outgoing links, the media the page shows (images, video,
+ * audio), the document base URL, meta robots, title, canonical, and the visible text for SimHash. Links and
+ * media are collected raw during the pass and resolved only at the end, because HTML resolves every URL in
+ * the document against the first `<base href>` wherever it appears, even after the link. The parser is forgiving by design: any byte soup yields a result and
  * nothing here throws.
  *
  * What htmlparser2 does that this relies on (each pinned by a test): tag and attribute names arrive
  * lower-cased, attribute entities arrive decoded, `<script>`, `<style>`, `<title>`, `<textarea>` and
  * `<iframe>` content arrives as raw text (so markup inside them is never mistaken for links), while
  * `<noscript>` and `<template>` content is parsed as markup.
+ *
+ * Media: `img` src and srcset, `picture`'s `source` srcset, `video` and `audio` src and their `source`
+ * src, and `video` poster (an image). A `source src` outside video or audio names nothing a browser loads,
+ * so it is skipped. Media inside `<noscript>` count (lazy-loading pages put the real `<img>` there).
  *
  * Choices: links inside `<noscript>` count (we are the client without scripts, and sites put real
  * navigation there for us), and so does its text. Links inside `<template>` count too, since they are the
@@ -18,6 +22,7 @@
 
 import { Parser } from "htmlparser2";
 import { parseBase, resolveHttpUrl } from "./resolve.ts";
+import { srcsetUrls } from "./srcset.ts";
 import { applyRobotsDirectives, type RobotsDirectives } from "./robots-directives.ts";
 import { TextCollector, collapseWhitespace, isInlineTag } from "./text.ts";
 
@@ -37,8 +42,23 @@ export interface ExtractedLink {
   nofollow: boolean;
 }
 
+/** What kind of media a URL names: the element decides (a video's poster is an image). */
+export type MediaKind = "image" | "video" | "audio";
+
+export interface ExtractedMedia {
+  /** The URL as written (one srcset candidate, or the attribute value), entity-decoded. */
+  src: string;
+  /** Resolved like a link's (http(s) only, fragment removed); undefined for data:, blob: and garbage. */
+  resolved?: string;
+  kind: MediaKind;
+  /** `element/@attribute` it came from: `img/@src`, `img/@srcset`, `source/@srcset`, `video/@poster`... */
+  via: string;
+}
+
 export interface ExtractedPage {
   links: ExtractedLink[];
+  /** Media the page names, in document order, repeats included (the caller normalizes and de-duplicates). */
+  media: ExtractedMedia[];
   /** The page URL, or the first `<base href>` resolved against it when that is a valid http(s) URL. */
   baseUrl: string;
   metaRobots: RobotsDirectives;
@@ -56,10 +76,13 @@ export interface ExtractOptions {
   maxTextChars?: number;
   /** Cap on links kept per page, so a hostile page cannot flood the frontier. Default 10,000. */
   maxLinks?: number;
+  /** Cap on media URLs kept per page, srcset candidates included. Default 2,000. */
+  maxMedia?: number;
 }
 
 const DEFAULT_MAX_TEXT = 200_000;
 const DEFAULT_MAX_LINKS = 10_000;
+const DEFAULT_MAX_MEDIA = 2_000;
 const MAX_TITLE = 1_000;
 
 /**
@@ -87,6 +110,10 @@ export function createPageExtractor(pageUrl: string, options: ExtractOptions = {
   const maxLinks = options.maxLinks ?? DEFAULT_MAX_LINKS;
   const text = new TextCollector(options.maxTextChars ?? DEFAULT_MAX_TEXT);
   const raw: ExtractedLink[] = [];
+  const maxMedia = options.maxMedia ?? DEFAULT_MAX_MEDIA;
+  const media: ExtractedMedia[] = [];
+  /** The `picture`, `video` or `audio` element a `source` belongs to. */
+  let mediaParent: "picture" | "video" | "audio" | undefined;
   const metaRobots: RobotsDirectives = { noindex: false, nofollow: false };
   let baseHref: string | undefined;
   let canonicalHref: string | undefined;
@@ -102,10 +129,37 @@ export function createPageExtractor(pageUrl: string, options: ExtractOptions = {
     raw.push(link);
   }
 
+  function addMedia(src: string, kind: MediaKind, via: string): void {
+    if (media.length < maxMedia) media.push({ src, kind, via });
+  }
+
+  function addSrcset(srcset: string, via: string): void {
+    for (const src of srcsetUrls(srcset)) addMedia(src, "image", via);
+  }
+
   const parser = new Parser(
     {
       onopentag(name, attrs) {
         switch (name) {
+          case "img":
+            if (attrs.src !== undefined) addMedia(attrs.src, "image", "img/@src");
+            if (attrs.srcset !== undefined) addSrcset(attrs.srcset, "img/@srcset");
+            break;
+          case "picture":
+            mediaParent = "picture";
+            break;
+          case "video":
+          case "audio":
+            mediaParent = name;
+            if (attrs.src !== undefined) addMedia(attrs.src, name, `${name}/@src`);
+            if (name === "video" && attrs.poster !== undefined) addMedia(attrs.poster, "image", "video/@poster");
+            break;
+          case "source":
+            if (attrs.srcset !== undefined) addSrcset(attrs.srcset, "source/@srcset");
+            if (attrs.src !== undefined && (mediaParent === "video" || mediaParent === "audio")) {
+              addMedia(attrs.src, mediaParent, "source/@src");
+            }
+            break;
           case "a":
           case "area": {
             // SVG 1.1 anchors still use xlink:href; SVG 2 and HTML use href.
@@ -154,6 +208,7 @@ export function createPageExtractor(pageUrl: string, options: ExtractOptions = {
         // Implied closes can arrive for tags never opened (`<div x="` at EOF), hence the guards.
         if (INVISIBLE.has(name) && invisibleDepth > 0) invisibleDepth--;
         if (name === "svg" && svgDepth > 0) svgDepth--;
+        if (name === mediaParent) mediaParent = undefined;
         if (name === "title" && titleParts !== undefined) {
           title = collapseWhitespace(titleParts.join("")).slice(0, MAX_TITLE);
           titleParts = undefined;
@@ -196,8 +251,12 @@ export function createPageExtractor(pageUrl: string, options: ExtractOptions = {
         const resolved = resolveHttpUrl(link.href, base);
         if (resolved !== undefined) link.resolved = resolved;
       }
+      for (const m of media) {
+        const resolved = resolveHttpUrl(m.src, base);
+        if (resolved !== undefined) m.resolved = resolved;
+      }
 
-      const page: ExtractedPage = { links: raw, baseUrl, metaRobots, text: text.toString() };
+      const page: ExtractedPage = { links: raw, media, baseUrl, metaRobots, text: text.toString() };
       if (title !== undefined) page.title = title;
       if (canonicalHref !== undefined) {
         const canonical = resolveHttpUrl(canonicalHref, base);

@@ -1,6 +1,6 @@
 /**
  * The parse step of the fetch path: decide whether a body is HTML, decode it to text, and extract links,
- * base URL, robots directives, title, canonical and visible text. Runtime-neutral (htmlparser2 and web
+ * media, base URL, robots directives, title, canonical and visible text. Runtime-neutral (htmlparser2 and web
  * standard APIs only), so it runs the same on Bun and Deno.
  */
 
@@ -9,6 +9,8 @@ export {
   extractPage,
   type ExtractOptions,
   type ExtractedLink,
+  type ExtractedMedia,
+  type MediaKind,
   type ExtractedPage,
   type PageExtractor,
 } from "./extract.ts";

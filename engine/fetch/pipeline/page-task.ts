@@ -1,60 +1,50 @@
 /**
  * The fetch path of one page, as an ordered list of small steps:
  *
- *   request (conditional GET, capped decompression)  -> http/
- *   redirect? -> normalize the Location; the frontier admits it as a new URL (never followed inline)
- *   fingerprint -> an exact duplicate of another URL is neither stored nor parsed
- *   parse (HTML only) -> meta robots / X-Robots-Tag, links, text
- *   near-duplicate check (SimHash) -> recorded, the frontier down-ranks
- *   store (WARC) -> unless noindex
+ *   request (conditional GET, capped decompression)   -> http/
+ *   redirect or other non-2xx -> stored as it came; a redirect's target is a new URL (status-step.ts)
+ *   exact duplicate -> of another URL: a revisit record, not parsed; of this URL's last visit: a revisit
+ *                      record, parsed (duplicate-step.ts)
+ *   parse (HTML only) -> meta robots / X-Robots-Tag, links, media, text
+ *   near-duplicate check (SimHash) -> on a first visit, a page within 3 bits of a stored page is kept as a
+ *                      revisit record naming it, and its links are marked so the frontier queues them at
+ *                      the lowest priority (docs/warc.md)
+ *   store (WARC) -> unless noindex; with a metadata record listing the page's media
+ *   media -> listed always; returned as URLs of kind "media" when the task asks for them (media-step.ts)
  *
  * Politeness and robots.txt are not steps here: the frontier that owns the host checked both before it
  * issued the task.
  */
-import { exactFingerprint, simhash64 } from "../../../core/content/index.ts";
-import type { FetchTask, ResponseResult } from "../../../core/model/index.ts";
-import { normalizeUrl } from "../../../core/url/index.ts";
+import { simhash64 } from "../../../core/content/index.ts";
+import type { FetchTask, ResponseResult, Revisit } from "../../../core/model/index.ts";
+import type { WorkOutput } from "../../../core/ports/index.ts";
 import type { FetchResponse } from "../http/index.ts";
 import { decodeBody, extractPage, isHtmlContentType, parseXRobotsTag } from "../parse/index.ts";
+import { duplicateStep } from "./duplicate-step.ts";
 import { selectLinks } from "./links-step.ts";
+import { selectMedia } from "./media-step.ts";
 import { resultFor } from "./result-base.ts";
+import { nonContentOutput } from "./status-step.ts";
 import { storeResponse } from "./store-step.ts";
-import type { WorkOutput } from "../../../core/ports/index.ts";
 import type { WorkerDeps } from "./types.ts";
 
 export async function runPageTask(deps: WorkerDeps, task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
   const outcome = await deps.fetcher.fetch({ url: task.url, etag: task.etag, lastModified: task.lastModified, signal });
   if (outcome.kind === "error") return { result: resultFor(task, outcome), links: [] };
   const result = resultFor(task, outcome);
-
-  if (outcome.status >= 300 && outcome.status < 400 && outcome.status !== 304) {
-    const location = outcome.headers["location"];
-    const target = location ? normalizeUrl(location, task.url) : undefined;
-    if (target?.ok) result.redirectTo = target.url;
-    else if (location) result.note = `bad-location: ${target && !target.ok ? target.reason : "missing"}`;
-    result.bytes = await storeResponse(deps.store, outcome);
-    return { result, links: [] };
-  }
-  if (outcome.status < 200 || outcome.status >= 300) {
-    result.bytes = await storeResponse(deps.store, outcome);
-    return { result, links: [] };
-  }
-  return handleContent(deps, task, outcome, result);
+  return (await nonContentOutput(deps, task, outcome, result)) ?? handleContent(deps, task, outcome, result);
 }
 
 async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchResponse, result: ResponseResult): Promise<WorkOutput> {
-  const fingerprint = exactFingerprint(response.body);
-  result.fingerprint = fingerprint;
-  result.changed = task.previousFingerprint !== undefined && task.previousFingerprint !== fingerprint;
-  const duplicateOf = await deps.content.claimExact(fingerprint, task.url);
-  if (duplicateOf) {
-    result.duplicateOf = duplicateOf;
+  const duplicate = await duplicateStep(deps, task, response, result);
+  if (duplicate.ofAnother) {
+    result.bytes = await storeResponse(deps.store, response, { revisit: duplicate.revisit });
     return { result, links: [] };
   }
 
   const contentType = response.headers["content-type"];
   if (response.unsupportedEncoding || !isHtmlContentType(contentType, response.body.subarray(0, 512))) {
-    result.bytes = await storeResponse(deps.store, response);
+    result.bytes = await storeResponse(deps.store, response, { revisit: duplicate.revisit });
     return { result, links: [] };
   }
 
@@ -63,15 +53,23 @@ async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchR
   const noindex = header.noindex || page.metaRobots.noindex;
   const nofollow = header.nofollow || page.metaRobots.nofollow;
   const links = selectLinks(task, page, nofollow);
+  const media = selectMedia(task, page, nofollow);
   result.linksFound = links.length;
+  if (media.refs.length > 0) result.mediaFound = media.refs.length;
 
+  let revisit: Revisit | undefined = duplicate.revisit;
   if (page.text.length > 0) {
     const hash = simhash64(page.text);
     result.simhash = hash.toString(16).padStart(16, "0");
     const near = await deps.content.claimNear(hash, task.url);
-    if (near) result.nearDuplicateOf = near;
+    // Only a first visit is judged a near duplicate: a refetched page is compared with its own last visit.
+    if (near && task.previousFingerprint === undefined) {
+      result.nearDuplicateOf = near;
+      revisit = { profile: "near-duplicate", refersToUri: near, simhash: result.simhash };
+      for (const link of links) link.foundOnNearDuplicate = true;
+    }
   }
   if (noindex) result.note = "noindex";
-  else result.bytes = await storeResponse(deps.store, response);
-  return { result, links };
+  else result.bytes = await storeResponse(deps.store, response, { revisit, media: media.refs });
+  return { result, links: media.urls.length > 0 ? [...links, ...media.urls] : links };
 }

@@ -1,11 +1,19 @@
 /**
  * The store step: turns an HTTP response into the exchange the WARC writer records (request and response,
- * body decoded, the removed Content-Encoding noted) and writes it.
+ * body decoded, the removed Content-Encoding noted) and writes it. `extra` makes it a revisit record (the
+ * payload duplicates stored content) and lists the page's media. Returns the payload bytes stored: 0 for a
+ * revisit, which stores none.
  */
+import type { MediaRef, Revisit } from "../../../core/model/index.ts";
 import type { FetchResponse } from "../http/index.ts";
 import type { PageStore } from "../../../core/ports/index.ts";
 
-export async function storeResponse(store: PageStore, response: FetchResponse): Promise<number> {
+export interface StoreExtras {
+  revisit?: Revisit;
+  media?: readonly MediaRef[];
+}
+
+export async function storeResponse(store: PageStore, response: FetchResponse, extra: StoreExtras = {}): Promise<number> {
   await store.write({
     url: response.url,
     fetchedAt: response.endedAt,
@@ -17,6 +25,8 @@ export async function storeResponse(store: PageStore, response: FetchResponse): 
     body: response.body,
     truncated: response.truncated,
     contentEncodingRemoved: response.unsupportedEncoding ? undefined : response.contentEncoding,
+    ...(extra.revisit ? { revisit: extra.revisit } : {}),
+    ...(extra.media && extra.media.length > 0 ? { media: extra.media } : {}),
   });
-  return response.body.byteLength;
+  return extra.revisit ? 0 : response.body.byteLength;
 }

@@ -19,6 +19,8 @@ export interface WorkerDeps {
    * redirect on the same host: gap >= multiplier x the hop's fetch time, plus the margin.
    */
   gap: { multiplier: number; marginMs: number };
+  /** Body cap of a media task (--max-media-body); absent: the fetcher's own cap. */
+  maxMediaBodyBytes?: number;
   /** Waits, abortably; injected so tests need no real sleeps. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => number;

@@ -5,6 +5,7 @@
  * broken store, and the caller decides (the fetch node does not ack, so the task is redelivered).
  */
 import type { FetchTask } from "../../../core/model/index.ts";
+import { runMediaTask } from "./media-task.ts";
 import { runPageTask } from "./page-task.ts";
 import { runRobotsTask } from "./robots-task.ts";
 import { runSitemapTask } from "./sitemap-task.ts";
@@ -20,6 +21,8 @@ export class FetchWorker {
         return runRobotsTask(this.deps, task, signal);
       case "sitemap":
         return runSitemapTask(this.deps, task, signal);
+      case "media":
+        return runMediaTask(this.deps, task, signal);
       default:
         return runPageTask(this.deps, task, signal);
     }

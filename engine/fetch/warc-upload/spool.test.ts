@@ -148,3 +148,17 @@ test("spool - lists each WARC before its own index and reports sizes", async () 
     ["b.cdxj", 3],
   ]);
 });
+
+test("spool - a media list travels with its WARC: recovered with it, listed after it and its index", async () => {
+  const { name } = await fileLeftOpen(2);
+  const media = name.replace(".warc.gz", ".media.jsonl");
+  await writeFile(join(dir, media), '{"page":"https://example.com/0","url":"https://example.com/a.jpg"}\n');
+  // The shared lists of a run without upload are not a file's companions: they stay.
+  await writeFile(join(dir, "media.jsonl"), "");
+  await writeFile(join(dir, INDEX_FILE), "");
+  const spool = new WarcSpool(dir);
+  const report = await spool.recover();
+  expect(report.moved.sort()).toEqual([name, name.replace(".warc.gz", ".cdxj"), media].sort());
+  expect((await readdir(dir)).filter((n) => n.endsWith(".jsonl") || n.endsWith(".cdxj")).sort()).toEqual([INDEX_FILE, "media.jsonl"]);
+  expect((await spool.list()).map((e) => e.name)).toEqual([name, name.replace(".warc.gz", ".cdxj"), media]);
+});

@@ -9,16 +9,29 @@
  * The writer moves a file into finished/ when it rolls it (warc/writer.ts, `finishedDir`). `recover()`,
  * run before any writer opens the directory, does the same for what a crash left behind: each WARC is
  * repaired first (a torn last record cut off, repair.ts, starting at its last indexed record), then moved
- * with its index. Nothing is renamed on the way, so a file's name, which is its object key, never
+ * with its index and media list (`x.media.jsonl`, when its pages named media; both are the WARC's
+ * companions). Nothing is renamed on the way, so a file's name, which is its object key, never
  * changes: an upload repeated after a kill replaces the same object.
  */
 import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { CdxjLog, INDEX_FILE, indexFileOf } from "../warc/index.ts";
+import { CdxjLog, INDEX_FILE, indexFileOf, MEDIA_LIST_FILE } from "../warc/index.ts";
 import { repairWarcTail } from "./repair.ts";
 
 /** Subdirectory of the WARC directory holding finished files. */
 export const FINISHED_DIR = "finished";
+
+/** The files that travel with a WARC file `x.warc.gz`: its index `x.cdxj` and its media list `x.media.jsonl`. */
+const COMPANIONS = [".cdxj", ".media.jsonl"] as const;
+
+/** The WARC base name (`x`) a companion file belongs to, or undefined when `name` is not a companion. */
+export function companionBase(name: string): string | undefined {
+  for (const suffix of COMPANIONS) {
+    // No suffix is the end of another (".media.jsonl" does not end in ".cdxj"), so the order does not matter.
+    if (name.endsWith(suffix)) return name.slice(0, -suffix.length);
+  }
+  return undefined;
+}
 
 export interface SpoolEntry {
   /** File name, which is also the object name in the store. */
@@ -58,19 +71,23 @@ export class WarcSpool {
       await rename(join(this.warcDir, name), join(this.finishedDir, name));
       report.moved.push(name);
     }
-    for (const name of names.filter((n) => n.endsWith(".cdxj") && n !== INDEX_FILE)) {
+    // The shared index.cdxj and media.jsonl of a run without upload stay where they are.
+    for (const name of names.filter((n) => companionBase(n) !== undefined && n !== INDEX_FILE && n !== MEDIA_LIST_FILE)) {
       await rename(join(this.warcDir, name), join(this.finishedDir, name));
       report.moved.push(name);
     }
     return report;
   }
 
-  /** Finished files in upload order: by name, each WARC before its index (an index never lands before its WARC). */
+  /**
+   * Finished files in upload order: by name, each WARC before its companions (an index or media list never
+   * lands before its WARC).
+   */
   async list(): Promise<SpoolEntry[]> {
     const names = await readdir(this.finishedDir).catch(() => [] as string[]);
     const entries: SpoolEntry[] = [];
     for (const name of names) {
-      if (!name.endsWith(".warc.gz") && !name.endsWith(".cdxj")) continue;
+      if (!name.endsWith(".warc.gz") && companionBase(name) === undefined) continue;
       const path = join(this.finishedDir, name);
       const size = await stat(path).then(
         (s) => s.size,
@@ -78,8 +95,7 @@ export class WarcSpool {
       );
       if (size !== undefined) entries.push({ name, path, size });
     }
-    const key = (n: string) =>
-      n.endsWith(".warc.gz") ? `${n.slice(0, -".warc.gz".length)}\u0000` : `${n.slice(0, -".cdxj".length)}\u0001`;
+    const key = (n: string) => (n.endsWith(".warc.gz") ? `${n.slice(0, -".warc.gz".length)}\u0000` : `${companionBase(n)}\u0001${n}`);
     return entries.sort((a, b) => (key(a.name) < key(b.name) ? -1 : 1));
   }
 

@@ -19,7 +19,7 @@
 import { errorFields } from "../../../core/errors/index.ts";
 import type { Log, ObjectStore } from "../../../core/ports/index.ts";
 import type { Counters } from "../../../core/stats/index.ts";
-import type { WarcSpool } from "./spool.ts";
+import { companionBase, type WarcSpool } from "./spool.ts";
 
 export interface WarcUploaderOptions {
   spool: WarcSpool;
@@ -114,8 +114,9 @@ export class WarcUploader {
       const failedWarcs = new Set<string>();
       for (const entry of entries) {
         if (this.stopping) break;
-        // An index goes up only after its WARC: skip it when the WARC failed this round.
-        if (entry.name.endsWith(".cdxj") && failedWarcs.has(entry.name.slice(0, -".cdxj".length))) continue;
+        // An index or media list goes up only after its WARC: skip it when the WARC failed this round.
+        const base = companionBase(entry.name);
+        if (base !== undefined && failedWarcs.has(base)) continue;
         try {
           await this.ship(entry.name, entry.path, entry.size);
           counters.add("warc.upload.files");

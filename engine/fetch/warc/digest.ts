@@ -21,3 +21,15 @@ export function presetDigests(record: WARCRecord, payload: Uint8Array): void {
   record.warcHeaders.headers.set("WARC-Payload-Digest", `sha256:${payloadDigest}`);
   record.warcHeaders.headers.set("WARC-Block-Digest", `sha256:${block.digest("hex")}`);
 }
+
+/**
+ * The digests of a `revisit` record: WARC-Payload-Digest of the payload received (not stored: the profile
+ * says where the content is), WARC-Block-Digest of what the block holds, the HTTP headers alone.
+ */
+export function presetRevisitDigests(record: WARCRecord, payload: Uint8Array): void {
+  const payloadDigest = createHash("sha256").update(payload).digest("hex");
+  const block = createHash("sha256");
+  if (record.httpHeaders) block.update(encoder.encode(record.httpHeaders.toString() + "\r\n"));
+  record.warcHeaders.headers.set("WARC-Payload-Digest", `sha256:${payloadDigest}`);
+  record.warcHeaders.headers.set("WARC-Block-Digest", `sha256:${block.digest("hex")}`);
+}

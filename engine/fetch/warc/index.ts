@@ -1,6 +1,7 @@
 /**
- * The store step of the fetch path: WARC 1.1 files (request + response records, each its own gzip
- * member, via warcio) with a CDXJ index beside them, plus readers for tests and export. Runtime-neutral:
+ * The store step of the fetch path: WARC 1.1 files (request + response or revisit records, and a metadata
+ * record listing a page's media, each its own gzip member, via warcio) with a CDXJ index and a media list
+ * beside them, plus readers for tests and export. Runtime-neutral:
  * node: built-ins and warcio only, so it runs the same on Bun and Deno.
  */
 
@@ -10,3 +11,5 @@ export { readRecordAt, readWarc, type WarcRecordView } from "./read.ts";
 export { surt } from "./surt.ts";
 export { cdxjLine, CdxjLog, type CdxjEntry } from "./cdxj.ts";
 export { indexFileOf } from "./file-naming.ts";
+export { MEDIA_LIST_FILE, mediaListOf } from "./media-list.ts";
+export { REVISIT_PROFILES } from "./records.ts";

@@ -11,7 +11,7 @@ import { WARCParser, type WARCRecord } from "warcio";
 export interface WarcRecordView {
   type: string;
   url?: string;
-  /** HTTP status, for response records. */
+  /** HTTP status, for response and revisit records. */
   status?: number;
   /** The record block after any HTTP headers. */
   payload: Uint8Array;
@@ -68,7 +68,7 @@ function view(record: WARCRecord, payload: Uint8Array, offset: number, length: n
     out.httpHeaders = Object.fromEntries(record.httpHeaders.headers);
     // warcio types the code as number | string ("" when the status line has none).
     const status = Number(record.httpHeaders.statusCode);
-    if (record.warcType === "response" && status > 0) out.status = status;
+    if ((record.warcType === "response" || record.warcType === "revisit") && status > 0) out.status = status;
   }
   return out;
 }

@@ -3,7 +3,7 @@
  * response as the fetch step saw them, with the body already decompressed; the writer turns it into a
  * request record and a response record.
  */
-export type { CapturedExchange } from "../../../core/model/index.ts";
+export type { CapturedExchange, MediaRef, Revisit } from "../../../core/model/index.ts";
 
 export interface WarcWriterOptions {
   /** Directory for the .warc.gz files and index.cdxj; created if missing. */
@@ -27,7 +27,7 @@ export interface WarcWriterOptions {
   clock?: () => number;
 }
 
-/** Where a response record landed: enough to read it back with one seek. */
+/** Where a response (or revisit) record landed: enough to read it back with one seek. */
 export interface WriteResult {
   /** File name relative to the writer's directory, as in index.cdxj. */
   filename: string;

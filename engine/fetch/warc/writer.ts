@@ -1,6 +1,7 @@
 /**
- * Writes captured exchanges as WARC 1.1, one gzip member per record, rotating files by size, and logs each
- * response record to index.cdxj. Writes are queued and applied one at a time, so concurrent callers never
+ * Writes captured exchanges as WARC 1.1, one gzip member per record, rotating files by size, logs each
+ * response (or revisit) record to index.cdxj, and each media URL a page names to the media list
+ * (media-list.ts). Writes are queued and applied one at a time, so concurrent callers never
  * interleave bytes and offsets are exact. A write resolves only after the record bytes and the index line
  * are handed to the OS; files are fsynced when they are rotated or closed, not per write ("durable-ish":
  * a power cut can lose the last records, a process crash cannot).
@@ -15,7 +16,8 @@
  *
  * Rolling: a file is finished once it reaches `maxFileBytes`, or `maxFileAgeMs` after it was started (a
  * timer, so a quiet writer still finishes its file). With `finishedDir` (upload mode) each file has its
- * own index (`x.warc.gz` + `x.cdxj`) instead of the shared index.cdxj, and a finished pair is moved into
+ * own index and media list (`x.warc.gz` + `x.cdxj` + `x.media.jsonl`, the last only when the file's pages
+ * name media) instead of the shared index.cdxj and media.jsonl, and a finished set is moved into
  * `finishedDir`, where the upload spool (engine/fetch/warc-upload) takes it; the file itself is never
  * touched again. What a crash leaves in `dir` is the spool's to repair and move on the next start.
  */
@@ -25,8 +27,9 @@ import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { WARCSerializer } from "warcio";
 import { CdxjLog, cdxjLine } from "./cdxj.ts";
-import { presetDigests } from "./digest.ts";
+import { presetDigests, presetRevisitDigests } from "./digest.ts";
 import { indexFileOf, nextSequence, recordSequence, warcFileName } from "./file-naming.ts";
+import { MEDIA_LIST_FILE, mediaLines, mediaListOf } from "./media-list.ts";
 import { buildExchangeRecords } from "./records.ts";
 import { WarcFile } from "./warc-file.ts";
 import type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
@@ -54,6 +57,8 @@ export class WarcWriter {
   private file: WarcFile | undefined;
   /** The current file's own index (upload mode); the shared `index` otherwise. */
   private fileIndex: CdxjLog | undefined;
+  /** The current file's own media list (upload mode), opened on the first media line. */
+  private fileMedia: CdxjLog | undefined;
   private fileStartedAt = 0;
   private ageTimer: ReturnType<typeof setTimeout> | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -67,6 +72,7 @@ export class WarcWriter {
     private readonly clock: () => number,
     private seq: number,
     private readonly index: CdxjLog | undefined,
+    private readonly media: CdxjLog | undefined,
     private readonly compressionLevel: number,
     private readonly maxFileAgeMs: number | undefined,
     private readonly finishedDir: string | undefined,
@@ -80,6 +86,7 @@ export class WarcWriter {
     if (opts.finishedDir) await mkdir(opts.finishedDir, { recursive: true });
     const seq = await nextSequence(opts.dir, prefix, opts.finishedDir ? [opts.finishedDir] : []);
     const index = opts.finishedDir ? undefined : await CdxjLog.open(join(opts.dir, INDEX_FILE));
+    const media = opts.finishedDir ? undefined : await CdxjLog.open(join(opts.dir, MEDIA_LIST_FILE));
     return new WarcWriter(
       opts.dir,
       prefix,
@@ -88,6 +95,7 @@ export class WarcWriter {
       opts.clock ?? Date.now,
       seq,
       index,
+      media,
       opts.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
       opts.maxFileAgeMs,
       opts.finishedDir,
@@ -100,8 +108,8 @@ export class WarcWriter {
   }
 
   /**
-   * Appends the response and request records for `ex` and indexes the response. Resolves with where the
-   * response record lies. Rejects (and moves on to a new file) if the disk write fails; rejects at once
+   * Appends the response (or revisit) and request records for `ex`, and its media's metadata record, indexes
+   * the response and lists the media. Resolves with where the response record lies. Rejects (and moves on to a new file) if the disk write fails; rejects at once
    * after close().
    */
   write(ex: CapturedExchange): Promise<WriteResult> {
@@ -119,6 +127,7 @@ export class WarcWriter {
         await this.finishFile();
       } finally {
         await this.index?.close();
+        await this.media?.close();
       }
     })();
     return this.closing;
@@ -130,18 +139,25 @@ export class WarcWriter {
     if (this.file && (this.file.size >= this.maxFileBytes || this.tooOld())) await this.finishFile();
     const file = (this.file ??= await this.startFile());
 
-    const { response, request } = buildExchangeRecords(ex, file.warcinfoId);
-    presetDigests(response, ex.body);
+    const { response, request, metadata } = buildExchangeRecords(ex, file.warcinfoId);
+    if (ex.revisit) presetRevisitDigests(response, ex.body);
+    else presetDigests(response, ex.body);
     presetDigests(request, EMPTY);
-    const responseBytes = gzipMember(await WARCSerializer.serialize(response, { gzip: false }), this.compressionLevel);
-    const requestBytes = gzipMember(await WARCSerializer.serialize(request, { gzip: false }), this.compressionLevel);
-    const pair = new Uint8Array(responseBytes.length + requestBytes.length);
-    pair.set(responseBytes, 0);
-    pair.set(requestBytes, responseBytes.length);
+    if (metadata) presetDigests(metadata.record, metadata.block);
+    const members = [response, request, ...(metadata ? [metadata.record] : [])];
+    const gzipped: Uint8Array[] = [];
+    for (const record of members) gzipped.push(gzipMember(await WARCSerializer.serialize(record, { gzip: false }), this.compressionLevel));
+    const responseBytes = gzipped[0]!;
+    const capture = new Uint8Array(gzipped.reduce((n, g) => n + g.length, 0));
+    let at = 0;
+    for (const g of gzipped) {
+      capture.set(g, at);
+      at += g.length;
+    }
 
     const offset = file.size;
     try {
-      await file.append(pair); // one write for the pair, so a crash rarely splits it
+      await file.append(capture); // one write for the capture's records, so a crash rarely splits them
     } catch (err) {
       await this.cutBack(file, offset);
       throw err;
@@ -149,12 +165,17 @@ export class WarcWriter {
 
     const placed: WriteResult = { filename: file.name, offset, length: responseBytes.length };
     try {
+      // The media list first: should the index then fail, the records go and a media line may name a record
+      // that is not there, never the index (what readers go by).
+      const lines = mediaLines(ex, file.name);
+      if (lines) await (await this.mediaLog(file))!.append(lines);
       await (this.fileIndex ?? this.index)!.append(
         cdxjLine({
           url: response.warcTargetURI ?? ex.url,
           warcDate: response.warcDate ?? new Date(ex.fetchedAt).toISOString(),
           method: ex.method ?? "GET",
-          contentType: headerValue(ex.responseHeaders, "content-type"),
+          // A revisit's content type is warc/revisit, as warcio and pywb index it.
+          contentType: ex.revisit ? "warc/revisit" : headerValue(ex.responseHeaders, "content-type"),
           status: ex.status,
           payloadDigest: response.warcPayloadDigest ?? undefined,
           ...placed,
@@ -167,6 +188,13 @@ export class WarcWriter {
       throw err;
     }
     return placed;
+  }
+
+  /** Where the media lines of `file` go: the shared list, or the file's own (opened on first use). */
+  private async mediaLog(file: WarcFile): Promise<CdxjLog | undefined> {
+    if (!this.finishedDir) return this.media;
+    this.fileMedia ??= await CdxjLog.open(join(this.dir, mediaListOf(file.name)));
+    return this.fileMedia;
   }
 
   /**
@@ -187,6 +215,8 @@ export class WarcWriter {
     await file.close().catch(() => {});
     await this.fileIndex?.close().catch(() => {});
     this.fileIndex = undefined;
+    await this.fileMedia?.close().catch(() => {});
+    this.fileMedia = undefined;
   }
 
   private async startFile(): Promise<WarcFile> {
@@ -212,19 +242,23 @@ export class WarcWriter {
   private async finishFile(): Promise<void> {
     const file = this.file;
     const fileIndex = this.fileIndex;
+    const fileMedia = this.fileMedia;
     this.file = undefined;
     this.fileIndex = undefined;
+    this.fileMedia = undefined;
     this.stopAgeTimer();
     if (!file) return;
     try {
       await file.close();
     } finally {
       await fileIndex?.close();
+      await fileMedia?.close();
     }
     if (this.finishedDir) {
-      // The WARC first, then its index: an index in finishedDir always has its WARC there or uploaded.
+      // The WARC first, then its index and media list: those in finishedDir always have their WARC there or uploaded.
       await rename(join(this.dir, file.name), join(this.finishedDir, file.name));
       if (fileIndex) await rename(join(this.dir, indexFileOf(file.name)), join(this.finishedDir, indexFileOf(file.name)));
+      if (fileMedia) await rename(join(this.dir, mediaListOf(file.name)), join(this.finishedDir, mediaListOf(file.name)));
     }
   }
 

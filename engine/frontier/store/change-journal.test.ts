@@ -21,7 +21,15 @@ function fileStore(): { path: string; open: () => FrontierStore } {
   return { path, open: () => FrontierStore.open(path, { journal: true }) };
 }
 
-const q = (partition: number, url: string) => ({ partition, host: new URL(url).host, priority: 2 as const, url, depth: 1, hops: 0 });
+const q = (partition: number, url: string) => ({
+  partition,
+  host: new URL(url).host,
+  priority: 2 as const,
+  url,
+  depth: 1,
+  hops: 0,
+  kind: "page" as const,
+});
 
 test("journal - each transaction writes one row per partition it touched, numbered per partition, with the partition's epoch", () => {
   const store = FrontierStore.open(":memory:", { journal: true });
@@ -129,7 +137,7 @@ test("journal - replaying a store's rows onto another store rebuilds the partiti
     const head = source.head(p, "a.test")!;
     source.dequeue(head);
     source.setUrlState({ ...head, depth: 1 }, "fetched");
-    source.schedule({ partition: p, url: head.url, host: head.host, priority: 2, depth: 1, dueAt: 99 });
+    source.schedule({ partition: p, url: head.url, host: head.host, priority: 2, depth: 1, dueAt: 99, kind: "page" });
   });
   source.tx(() => source.takeDue(100, 10));
   const rows = source.journal!.rows(p, 0, 10);
@@ -243,4 +251,36 @@ test("journal - sitemap and scope root changes are checked like the others", () 
   expect(() => applyChanges(store, 1, [["sr", 7]])).toThrow(BadChangeBatchError);
   expect(store.sitemaps.pendingTotal()).toBe(0);
   expect(store.scopeRoots.list()).toEqual([]);
+});
+
+test("journal - a media file's queue and schedule rows are journaled with their kind: a copy rebuilt from the rows keeps them media", () => {
+  const source = FrontierStore.open(":memory:", { journal: true });
+  const p = 6;
+  source.tx(() => {
+    source.enqueue(q(p, "http://a.test/page"));
+    source.enqueue({ ...q(p, "http://a.test/q.jpg"), priority: 3, kind: "media" });
+    source.schedule({ partition: p, url: "http://a.test/s.mp4", host: "a.test", priority: 3, depth: 1, dueAt: 50, kind: "media" });
+    source.schedule({ partition: p, url: "http://a.test/later", host: "a.test", priority: 2, depth: 1, dueAt: 60, kind: "page" });
+  });
+  const changes = source.journal!.rows(p, 0, 10).flatMap((r) => JSON.parse(r.body) as unknown[][]);
+  // A page's change keeps the shape journals had before URL kinds; a media file's ends with its kind.
+  expect(changes.map((c) => c.length)).toEqual([7, 8, 7, 6]);
+  const copy = FrontierStore.open(":memory:");
+  applyChanges(copy, p, changes);
+  expect(copy.queuedInPartition(p, undefined, 10).map((x) => [x.url, x.kind])).toEqual([
+    ["http://a.test/page", "page"],
+    ["http://a.test/q.jpg", "media"],
+  ]);
+  expect(copy.takeDue(100, 10).map((s) => [s.url, s.kind])).toEqual([
+    ["http://a.test/s.mp4", "media"],
+    ["http://a.test/later", "page"],
+  ]);
+});
+
+test("journal - a queue or schedule change with a kind other than media is refused", () => {
+  const store = FrontierStore.open(":memory:");
+  expect(() => applyChanges(store, 1, [["q", "a.test", 2, 1, "http://a.test/", 0, 0, "video"]])).toThrow(BadChangeBatchError);
+  expect(() => applyChanges(store, 1, [["s", "http://a.test/", "a.test", 2, 0, 5, 1]])).toThrow(BadChangeBatchError);
+  expect(() => applyChanges(store, 1, [["q", "a.test", 2, 1, "http://a.test/", 0, 0, "media", "x"]])).toThrow(BadChangeBatchError);
+  expect(store.totalQueued()).toBe(0);
 });

@@ -7,14 +7,18 @@
  * it refuses a batch it cannot read, whole, before writing anything.
  */
 import type { Priority } from "../../../core/model/index.ts";
-import type { FrontierStore, StoredRobots, UrlRow, UrlStatus } from "./frontier-store.ts";
+import type { FrontierStore, QueuedUrl, ScheduledUrl, StoredRobots, UrlRow, UrlStatus } from "./frontier-store.ts";
 import { parsePersistedHost } from "./persisted-host.ts";
 import type { SitemapState } from "./sitemap-table.ts";
 
 /** One write to a partition's rows. The partition itself is the batch's. */
 export type Change =
-  /** queued: a URL appended to its host's queue, with the store's sequence number. */
+  /**
+   * queued: a URL appended to its host's queue, with the store's sequence number; a media file
+   * (--fetch-media) ends with "media", a page with nothing (the shape of journals written before media).
+   */
   | ["q", host: string, priority: Priority, seq: number, url: string, depth: number, hops: number]
+  | ["q", host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: "media"]
   /** dequeued: a queue row removed by its key. */
   | ["d", host: string, priority: Priority, seq: number]
   /** a URL's whole state row. */
@@ -37,8 +41,9 @@ export type Change =
     ]
   /** a URL's state (and note) set, its row created when missing. */
   | ["us", url: string, host: string, state: UrlStatus, depth: number, note: string | null]
-  /** a URL scheduled for a retry or refetch. */
+  /** a URL scheduled for a retry or refetch; a media file's ends with "media", as a queued one's. */
   | ["s", url: string, host: string, priority: Priority, depth: number, dueAt: number]
+  | ["s", url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: "media"]
   /** a URL taken off the schedule. */
   | ["x", url: string]
   /** a host's politeness state (the hosts table's JSON). */
@@ -60,6 +65,18 @@ export type Change =
     ]
   /** a scope root made by a seed of the partition (scope-root-table.ts). */
   | ["sr", host: string];
+
+/** The change that says a queue row: its URL kind is part of it (a media URL stays media on a replica). */
+export function queuedChange(q: QueuedUrl): Change {
+  const c: Change = ["q", q.host, q.priority, q.seq, q.url, q.depth, q.hops];
+  return q.kind === "media" ? [...c, "media"] : c;
+}
+
+/** The change that says a schedule row, its URL kind with it. */
+export function scheduledChange(s: ScheduledUrl): Change {
+  const c: Change = ["s", s.url, s.host, s.priority, s.depth, s.dueAt];
+  return s.kind === "media" ? [...c, "media"] : c;
+}
 
 export function urlRowChange(row: UrlRow): Change {
   return [
@@ -100,7 +117,16 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
       for (const c of checked) {
         switch (c[0]) {
           case "q":
-            store.putQueued({ partition, host: c[1], priority: c[2], seq: c[3], url: c[4], depth: c[5], hops: c[6] });
+            store.putQueued({
+              partition,
+              host: c[1],
+              priority: c[2],
+              seq: c[3],
+              url: c[4],
+              depth: c[5],
+              hops: c[6],
+              kind: c[7] === "media" ? "media" : "page",
+            });
             maxSeq = Math.max(maxSeq, c[3]);
             break;
           case "d":
@@ -129,7 +155,15 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
             store.setUrlState({ partition, url: c[1], host: c[2], depth: c[4] }, c[3], c[5] ?? undefined);
             break;
           case "s":
-            store.schedule({ partition, url: c[1], host: c[2], priority: c[3], depth: c[4], dueAt: c[5] });
+            store.schedule({
+              partition,
+              url: c[1],
+              host: c[2],
+              priority: c[3],
+              depth: c[4],
+              dueAt: c[5],
+              kind: c[6] === "media" ? "media" : "page",
+            });
             break;
           case "x":
             store.unschedule(partition, c[1]);
@@ -178,7 +212,10 @@ const VERDICTS = new Set(["allow-all", "disallow-all", "parse"]);
 const SITEMAP_STATES = new Set(["pending", "read", "failed", "disallowed"]);
 const strings = (v: unknown) => Array.isArray(v) && v.every(str);
 
-/** The shape of each kind: its arity and a check per field after the kind. */
+/**
+ * The shape of each kind: its arity and a check per field after the kind. A kind in OPTIONAL_LAST may also
+ * carry one more field, checked by its entry there (the URL kind of queue and schedule rows).
+ */
 const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
   q: [str, priority, num, str, num, num],
   d: [str, priority, num],
@@ -203,12 +240,19 @@ const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
   sr: [str],
 };
 
+const OPTIONAL_LAST: Partial<Record<Change[0], (v: unknown) => boolean>> = {
+  q: (v) => v === "media",
+  s: (v) => v === "media",
+};
+
 function checkChange(c: unknown, i: number): Change {
   if (!Array.isArray(c) || typeof c[0] !== "string" || !(c[0] in SHAPES)) {
     throw new BadChangeBatchError(`change ${i} is not a known change: ${JSON.stringify(c)?.slice(0, 120)}`);
   }
   const shape = SHAPES[c[0] as Change[0]];
-  if (c.length !== shape.length + 1 || !shape.every((ok, j) => ok(c[j + 1]))) {
+  const last = OPTIONAL_LAST[c[0] as Change[0]];
+  const withLast = last !== undefined && c.length === shape.length + 2 && last(c[shape.length + 1]);
+  if ((c.length !== shape.length + 1 && !withLast) || !shape.every((ok, j) => ok(c[j + 1]))) {
     throw new BadChangeBatchError(`change ${i} (${c[0]}) is malformed: ${JSON.stringify(c).slice(0, 200)}`);
   }
   return c as Change;

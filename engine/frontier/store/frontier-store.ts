@@ -12,9 +12,9 @@
 import { Database, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { checkSqliteStore, isStoreDamage, StoreDamagedError } from "../../../core/errors/index.ts";
-import type { Priority } from "../../../core/model/index.ts";
+import type { Priority, UrlKind } from "../../../core/model/index.ts";
 import { ChangeJournal, JOURNAL_SCHEMA } from "./change-journal.ts";
-import { urlRowChange, type Change } from "./changes.ts";
+import { queuedChange, scheduledChange, urlRowChange, type Change } from "./changes.ts";
 import { parsePersistedHost, type PersistedHost } from "./persisted-host.ts";
 import { OLDEST_SCHEMA_VERSION, SCHEMA, SCHEMA_VERSION, upgradeSchema } from "./schema.ts";
 import { ScopeRootTable } from "./scope-root-table.ts";
@@ -28,6 +28,8 @@ export interface QueuedUrl {
   url: string;
   depth: number;
   hops: number;
+  /** A page, or a media file a page named (--fetch-media). */
+  kind: UrlKind;
 }
 
 /** Fetch state of one URL. `state` is one of the UrlStatus values. */
@@ -82,6 +84,7 @@ export interface ScheduledUrl {
   partition: number;
   priority: Priority;
   depth: number;
+  kind: UrlKind;
 }
 
 export interface FrontierStoreOptions {
@@ -119,10 +122,18 @@ interface RawScheduled {
   partition: number;
   priority: Priority;
   depth: number;
+  kind: UrlKind;
 }
 
-const QUEUE_COLUMNS = "host, partition, priority, seq, url, depth, hops";
-const SCHEDULED_COLUMNS = "due_at, url, host, partition, priority, depth";
+/** The stored kind (0 page, 1 media: no bytes on disk either way) read back as the model's name. */
+const KIND_NAME = "CASE kind WHEN 1 THEN 'media' ELSE 'page' END AS kind";
+const QUEUE_COLUMNS = `host, partition, priority, seq, url, depth, hops, ${KIND_NAME}`;
+const SCHEDULED_COLUMNS = `due_at, url, host, partition, priority, depth, ${KIND_NAME}`;
+
+/** A URL kind as stored. */
+function kindCode(kind: UrlKind | undefined): 0 | 1 {
+  return kind === "media" ? 1 : 0;
+}
 
 /** Every statement the store runs, prepared once, each typed with its parameters and the rows it returns. */
 function prepare(db: Database) {
@@ -130,9 +141,10 @@ function prepare(db: Database) {
     head: db.query<QueuedUrl, [partition: number, host: string]>(
       `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`,
     ),
-    enqueue: db.query<never, [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number]>(
-      "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ),
+    enqueue: db.query<
+      never,
+      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: 0 | 1]
+    >("INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
     dequeue: db.query<never, [partition: number, host: string, priority: Priority, seq: number]>(
       "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
     ),
@@ -151,8 +163,8 @@ function prepare(db: Database) {
     ),
     putQueued: db.query<
       never,
-      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number]
-    >("INSERT OR REPLACE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: 0 | 1]
+    >("INSERT OR REPLACE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
     maxSeq: db.query<Count, []>("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
     getUrl: db.query<RawUrlRow, [partition: number, url: string]>("SELECT * FROM urls WHERE partition = ? AND url = ?"),
     hasUrl: db.query<{ x: 1 }, [partition: number, url: string]>("SELECT 1 AS x FROM urls WHERE partition = ? AND url = ?"),
@@ -191,9 +203,10 @@ function prepare(db: Database) {
     trimRecent: db.query<never, [id: number]>("DELETE FROM recent_urls WHERE id <= ?"),
     urlCount: db.query<Count, []>("SELECT COUNT(*) AS n FROM urls"),
     stateCounts: db.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
-    schedule: db.query<never, [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number]>(
-      "INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at) VALUES (?, ?, ?, ?, ?, ?)",
-    ),
+    schedule: db.query<
+      never,
+      [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: 0 | 1]
+    >("INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at, kind) VALUES (?, ?, ?, ?, ?, ?, ?)"),
     due: db.query<RawScheduled, [now: number, limit: number]>(
       `SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
     ),
@@ -202,6 +215,15 @@ function prepare(db: Database) {
       "SELECT due_at FROM scheduled WHERE partition = ? AND url = ?",
     ),
     nextDue: db.query<{ t: number | null }, []>("SELECT MIN(due_at) AS t FROM scheduled"),
+    scheduledByState: db.query<{ state: string | null; n: number; first: number }, []>(
+      `SELECT u.state AS state, COUNT(*) AS n, MIN(s.due_at) AS first FROM scheduled s
+       LEFT JOIN urls u ON u.partition = s.partition AND u.url = s.url GROUP BY u.state`,
+    ),
+    failingByHost: db.query<{ host: string; n: number; first: number; note: string | null }, [limit: number]>(
+      `SELECT s.host AS host, COUNT(*) AS n, MIN(s.due_at) AS first, MAX(u.note) AS note FROM scheduled s
+       JOIN urls u ON u.partition = s.partition AND u.url = s.url WHERE u.state IN ('retry-wait', 'dead')
+       GROUP BY s.host ORDER BY n DESC, host LIMIT ?`,
+    ),
     scheduledCount: db.query<Count, []>("SELECT COUNT(*) AS n FROM scheduled"),
     loadHost: db.query<{ state: string }, [host: string]>("SELECT state FROM hosts WHERE host = ?"),
     saveHost: db.query<never, [host: string, partition: number, state: string]>(
@@ -376,16 +398,25 @@ export class FrontierStore {
    */
   enqueue(item: Omit<QueuedUrl, "seq">): number | undefined {
     const seq = this.nextSeq++;
-    const changes = this.s.enqueue.run(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops).changes;
+    const changes = this.s.enqueue.run(
+      item.partition,
+      item.host,
+      item.priority,
+      seq,
+      item.url,
+      item.depth,
+      item.hops,
+      kindCode(item.kind),
+    ).changes;
     if (changes === 0) return undefined;
-    this.note(item.partition, ["q", item.host, item.priority, seq, item.url, item.depth, item.hops]);
+    this.note(item.partition, queuedChange({ ...item, seq }));
     return seq;
   }
 
   /** Writes a queue row with its own sequence number (a replayed or restored row, kept as its store wrote it). */
   putQueued(item: QueuedUrl): void {
-    this.s.putQueued.run(item.partition, item.host, item.priority, item.seq, item.url, item.depth, item.hops);
-    this.note(item.partition, ["q", item.host, item.priority, item.seq, item.url, item.depth, item.hops]);
+    this.s.putQueued.run(item.partition, item.host, item.priority, item.seq, item.url, item.depth, item.hops, kindCode(item.kind));
+    this.note(item.partition, queuedChange(item));
   }
 
   /** Makes the next sequence number larger than `seq` (after rows with another store's numbers came in). */
@@ -490,8 +521,8 @@ export class FrontierStore {
 
   /** Schedules a URL's next visit, replacing any earlier schedule of it. */
   schedule(item: ScheduledUrl): void {
-    this.s.schedule.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt);
-    this.note(item.partition, ["s", item.url, item.host, item.priority, item.depth, item.dueAt]);
+    this.s.schedule.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt, kindCode(item.kind));
+    this.note(item.partition, scheduledChange(item));
   }
 
   /** Takes up to `limit` scheduled URLs whose time has come, removing them from the schedule. */
@@ -516,6 +547,23 @@ export class FrontierStore {
 
   scheduledCount(): number {
     return this.count(this.s.scheduledCount);
+  }
+
+  /**
+   * Scheduled URLs by the state of their URL (`fetched` and the other finished states: refetches;
+   * `retry-wait`: retries; `dead`: resting after too many failures), each with how many and the first due.
+   * Reads the whole schedule: for a summary, not a hot path.
+   */
+  scheduledByState(): Array<{ state: UrlStatus | null; count: number; firstDueAt: number }> {
+    return this.s.scheduledByState.all().map((r) => ({ state: r.state as UrlStatus | null, count: r.n, firstDueAt: r.first }));
+  }
+
+  /**
+   * The hosts with the most URLs whose fetches failed (waiting for a retry, or resting after too many
+   * failures), with when the first is tried again and a failure note.
+   */
+  failingByHost(limit: number): Array<{ host: string; count: number; firstDueAt: number; note: string | null }> {
+    return this.s.failingByHost.all(limit).map((r) => ({ host: r.host, count: r.n, firstDueAt: r.first, note: r.note }));
   }
 
   // ---- hosts and robots.txt -----------------------------------------------------------------------
@@ -680,7 +728,7 @@ function toRobots(r: RawRobots): StoredRobots {
 }
 
 function toScheduled(r: RawScheduled): ScheduledUrl {
-  return { dueAt: r.due_at, url: r.url, host: r.host, partition: r.partition, priority: r.priority, depth: r.depth };
+  return { dueAt: r.due_at, url: r.url, host: r.host, partition: r.partition, priority: r.priority, depth: r.depth, kind: r.kind };
 }
 
 function toUrlRow(r: RawUrlRow): UrlRow {

@@ -68,7 +68,9 @@ test("persisted host - a handoff chunk with a malformed host state is refused wh
   const store = FrontierStore.open(":memory:");
   const good = { host: "a.test", stateJson: JSON.stringify(fetchedHost()), robotsJson: "", sitemapsJson: "" };
   const bad = { host: "b.test", stateJson: JSON.stringify({ state: { gapMs: 1 } }), robotsJson: "", sitemapsJson: "" };
-  const queued = [{ host: "a.test", partition: 1, priority: 2 as const, seq: 1, url: "http://a.test/", depth: 0, hops: 0 }];
+  const queued = [
+    { host: "a.test", partition: 1, priority: 2 as const, seq: 1, url: "http://a.test/", depth: 0, hops: 0, kind: "page" as const },
+  ];
   expect(() => importChunk(store, { partition: 1, queued, hosts: [good, bad], urls: [] })).toThrow(InvalidArgumentError);
   expect(() => importChunk(store, { partition: 1, queued, hosts: [good, bad], urls: [] })).toThrow(/handoff: host b\.test: host state/);
   expect(store.loadHost("a.test")).toBeUndefined();

@@ -2,8 +2,9 @@
  * The frontier's durable schema (SQLite, WAL). Every queued URL and every URL's state lives here, so a
  * killed process loses nothing it had committed. Tables:
  *  - queue: per-host back queues, ordered by (priority, seq) within (partition, host); the head of a host is
- *    its next URL. A head handed to a fetcher stays in the table until its result is committed, so a crash
- *    refetches it. `queue_drop_order` serves the size limit (lowest priority, newest first).
+ *    its next URL. `kind` is 0 for a page, 1 for a media file (--fetch-media);
+ *    SQLite stores both in no bytes. A head handed to a fetcher stays in the table until its result is
+ *    committed, so a crash refetches it. `queue_drop_order` serves the size limit (lowest priority, newest first).
  *  - urls: the fetch state of each URL once it has a result (or was dropped or disallowed). A URL admitted
  *    and not yet fetched lives only in `queue`; urls and queue together are the exact seen-set behind the
  *    Bloom filter.
@@ -26,13 +27,14 @@
  */
 import type { Database } from "bun:sqlite";
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /**
  * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
  * one is refused. Every step only adds: the tables and columns it brings are created when missing.
  *   3: queue, urls, recent_urls, scheduled, hosts, robots, meta.
  *   4: sitemaps, scope_roots (scope and sitemaps); journal, journal_state (replicated partition state).
+ *   5: the URL kind of queue and scheduled rows (media files, --fetch-media); 0 (a page) for older rows.
  */
 export const OLDEST_SCHEMA_VERSION = 3;
 
@@ -45,6 +47,7 @@ CREATE TABLE IF NOT EXISTS queue (
   url TEXT NOT NULL,
   depth INTEGER NOT NULL,
   hops INTEGER NOT NULL,
+  kind INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, host, priority, seq)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS queue_drop_order ON queue (priority DESC, seq DESC);
@@ -80,6 +83,7 @@ CREATE TABLE IF NOT EXISTS scheduled (
   priority INTEGER NOT NULL,
   depth INTEGER NOT NULL,
   due_at INTEGER NOT NULL,
+  kind INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, url)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS scheduled_due ON scheduled (due_at);
@@ -129,10 +133,18 @@ CREATE TABLE IF NOT EXISTS meta (
  * Brings a store of version `from` (OLDEST_SCHEMA_VERSION or later) up to SCHEMA_VERSION, after SCHEMA
  * (and the journal's schema) created the tables it lacked. A scope_roots table made before roots named
  * their seed's partition gets the column, its roots marked as no partition's (-1): they stay roots, and
- * their seeds' partitions carry them again once those seeds are admitted again.
+ * their seeds' partitions carry them again once those seeds are admitted again. Queue and schedule rows made
+ * before URL kinds get the column, as pages.
  */
 export function upgradeSchema(db: Database, from: number): void {
   if (from >= SCHEMA_VERSION) return;
-  const columns = db.query<{ name: string }, []>("PRAGMA table_info(scope_roots)").all();
-  if (!columns.some((c) => c.name === "partition")) db.exec("ALTER TABLE scope_roots ADD COLUMN partition INTEGER NOT NULL DEFAULT -1");
+  addColumnIfMissing(db, "scope_roots", "partition", "INTEGER NOT NULL DEFAULT -1");
+  // Version 5: the rows of a store of 3 or 4 are all pages.
+  addColumnIfMissing(db, "queue", "kind", "INTEGER NOT NULL DEFAULT 0");
+  addColumnIfMissing(db, "scheduled", "kind", "INTEGER NOT NULL DEFAULT 0");
+}
+
+function addColumnIfMissing(db: Database, table: string, column: string, type: string): void {
+  const columns = db.query<{ name: string }, []>(`PRAGMA table_info(${table})`).all();
+  if (!columns.some((c) => c.name === column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
 }

@@ -28,6 +28,7 @@ function filledStore(path: string): void {
         url: `http://h${i % 50}.test/${"p".repeat(80)}/${i}`,
         depth: 1,
         hops: 0,
+        kind: "page",
       });
     }
   });

@@ -74,7 +74,7 @@ export interface CrawlSummary {
   scheduled: number;
   /** Counters by full name, e.g. `fetch.status.200`, `robots.verdict.parse`. */
   counters: Record<string, number>;
-  /** The command the summary says resumes the crawl, if it printed one. */
+  /** The command the summary says resumes (stopped early) or continues (ended with work left) the crawl, if it printed one. */
   resumeCommand?: string;
 }
 
@@ -254,7 +254,7 @@ export function parseSummary(stdout: string, run?: CrawlRun): CrawlSummary {
   const counters: Record<string, number> = {};
   for (const line of stdout.split("\n")) {
     const m = /^ {2}(\S+)\s{2,}(.*)$/.exec(line);
-    if (!m || /^(pages|queued|output|resume)$/.test(m[1]!)) continue;
+    if (!m || /^(pages|queued|output|resume|continue)$/.test(m[1]!)) continue;
     for (const item of m[2]!.split(", ")) {
       const kv = /^(\S+) (\d+)$/.exec(item);
       if (kv) counters[`${m[1]}.${kv[1]}`] = Number(kv[2]);
@@ -266,7 +266,7 @@ export function parseSummary(stdout: string, run?: CrawlRun): CrawlSummary {
     queued: num(/queued\s+(\d+) URLs/),
     scheduled: num(/(\d+) scheduled for retry or refetch/),
     counters,
-    resumeCommand: /resume with\s+(.+)$/m.exec(stdout)?.[1],
+    resumeCommand: /(?:resume|continue) with\s+(.+)$/m.exec(stdout)?.[1],
   };
 }
 

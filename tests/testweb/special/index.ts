@@ -7,6 +7,8 @@ import { bodyHosts } from "./bodies.ts";
 import { brokenHosts } from "./broken.ts";
 import { conditionalHosts } from "./conditional.ts";
 import { dupHosts } from "./dup.ts";
+import { mediaHosts } from "./media.ts";
+import { nearDupHosts } from "./neardup.ts";
 import { nofollowHosts } from "./nofollow.ts";
 import { redirectHosts } from "./redirects.ts";
 import { robotsHosts } from "./robots-hosts.ts";
@@ -30,12 +32,15 @@ export function specialHosts(seed: number): Record<string, HostBehaviour> {
     ...dupHosts(seed),
     ...sitemapHosts(),
     ...scopeHosts(),
+    ...nearDupHosts(seed),
+    ...mediaHosts(),
   };
 }
 
 export { MALFORMED_LINKS } from "./broken.ts";
 export { BOMB_BYTES, HUGE_BYTES } from "./bodies.ts";
 export { ETAG_LAST_MODIFIED, stableEtag } from "./conditional.ts";
+export { MEDIA_HUGE_BYTES, MEDIA_ON_PAGE } from "./media.ts";
 export { LONG_CHAIN } from "./redirects.ts";
 export { SCOPE_CHAIN } from "./scope.ts";
 export { SITEMAP_BIG_BEYOND, SITEMAP_BIG_FILLERS, SITEMAP_BIG_KEPT, SITEMAP_HUGE_PADDING, urlsetXml } from "./sitemaps.ts";

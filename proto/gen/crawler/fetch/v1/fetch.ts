@@ -28,6 +28,8 @@ export enum TaskKind {
    * links marked as sitemaps.
    */
   TASK_KIND_SITEMAP = 3,
+  /** TASK_KIND_MEDIA - A media file (image, video, audio) a page named, fetched with --fetch-media: stored, never parsed. */
+  TASK_KIND_MEDIA = 4,
   UNRECOGNIZED = -1,
 }
 
@@ -45,6 +47,9 @@ export function taskKindFromJSON(object: any): TaskKind {
     case 3:
     case "TASK_KIND_SITEMAP":
       return TaskKind.TASK_KIND_SITEMAP;
+    case 4:
+    case "TASK_KIND_MEDIA":
+      return TaskKind.TASK_KIND_MEDIA;
     case -1:
     case "UNRECOGNIZED":
     default:
@@ -62,6 +67,8 @@ export function taskKindToJSON(object: TaskKind): string {
       return "TASK_KIND_ROBOTS";
     case TaskKind.TASK_KIND_SITEMAP:
       return "TASK_KIND_SITEMAP";
+    case TaskKind.TASK_KIND_MEDIA:
+      return "TASK_KIND_MEDIA";
     case TaskKind.UNRECOGNIZED:
     default:
       return "UNRECOGNIZED";
@@ -161,6 +168,46 @@ export function robotsVerdictToJSON(object: RobotsVerdict): string {
   }
 }
 
+/** What a discovered URL is: a page (the default, and what senders older than the field send) or a media file. */
+export enum UrlKind {
+  URL_KIND_UNSPECIFIED = 0,
+  URL_KIND_PAGE = 1,
+  URL_KIND_MEDIA = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function urlKindFromJSON(object: any): UrlKind {
+  switch (object) {
+    case 0:
+    case "URL_KIND_UNSPECIFIED":
+      return UrlKind.URL_KIND_UNSPECIFIED;
+    case 1:
+    case "URL_KIND_PAGE":
+      return UrlKind.URL_KIND_PAGE;
+    case 2:
+    case "URL_KIND_MEDIA":
+      return UrlKind.URL_KIND_MEDIA;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return UrlKind.UNRECOGNIZED;
+  }
+}
+
+export function urlKindToJSON(object: UrlKind): string {
+  switch (object) {
+    case UrlKind.URL_KIND_UNSPECIFIED:
+      return "URL_KIND_UNSPECIFIED";
+    case UrlKind.URL_KIND_PAGE:
+      return "URL_KIND_PAGE";
+    case UrlKind.URL_KIND_MEDIA:
+      return "URL_KIND_MEDIA";
+    case UrlKind.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 /** A sitemap to read, and what it may list besides its own directory. */
 export interface SitemapRef {
   /**
@@ -197,7 +244,11 @@ export interface FetchTask {
   /** Region of the frontier node that issued the task: results go back to it. */
   region: string;
   /** For a sitemap task: what the sitemap may list. */
-  sitemap?: SitemapRef | undefined;
+  sitemap?:
+    | SitemapRef
+    | undefined;
+  /** For a page: also return the media URLs it names as discovered URLs of kind MEDIA (--fetch-media). */
+  fetchMedia: boolean;
 }
 
 /** What reading a sitemap found (its entries travel as DiscoveredLinks). */
@@ -277,7 +328,11 @@ export interface FetchResult {
    */
   sentAtUs: bigint;
   /** For a sitemap task answered 2xx: what the sitemap held. */
-  sitemap?: SitemapSummary | undefined;
+  sitemap?:
+    | SitemapSummary
+    | undefined;
+  /** Media URLs (images, video, audio) the page names, listed in the WARC's metadata and the media list. */
+  mediaFound: number;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -304,6 +359,10 @@ export interface DiscoveredUrl {
   /** A sitemap entry's <priority> (0 to 1), when has_sitemap_priority is true. */
   sitemapPriority: number;
   hasSitemapPriority: boolean;
+  /** A page (UNSPECIFIED or PAGE) or a media file a page named (--fetch-media). */
+  kind: UrlKind;
+  /** Found on a page that was a near duplicate of a stored page: queued at the lowest priority. */
+  foundOnNearDuplicate: boolean;
 }
 
 /** A batch of discovered URLs, all for one partition. */
@@ -417,6 +476,7 @@ function createBaseFetchTask(): FetchTask {
     issuedAtMs: 0n,
     region: "",
     sitemap: undefined,
+    fetchMedia: false,
   };
 }
 
@@ -466,6 +526,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     }
     if (message.sitemap !== undefined) {
       SitemapRef.encode(message.sitemap, writer.uint32(114).fork()).join();
+    }
+    if (message.fetchMedia !== false) {
+      writer.uint32(120).bool(message.fetchMedia);
     }
     return writer;
   },
@@ -595,6 +658,14 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.sitemap = SitemapRef.decode(reader, reader.uint32());
             continue;
           }
+          case 15: {
+            if (tag !== 120) {
+              break;
+            }
+
+            message.fetchMedia = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -647,6 +718,11 @@ export const FetchTask: MessageFns<FetchTask> = {
         : 0n,
       region: isSet(object.region) ? globalThis.String(object.region) : "",
       sitemap: isSet(object.sitemap) ? SitemapRef.fromJSON(object.sitemap) : undefined,
+      fetchMedia: isSet(object.fetchMedia)
+        ? globalThis.Boolean(object.fetchMedia)
+        : isSet(object.fetch_media)
+        ? globalThis.Boolean(object.fetch_media)
+        : false,
     };
   },
 
@@ -694,6 +770,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.sitemap !== undefined) {
       obj.sitemap = SitemapRef.toJSON(message.sitemap);
     }
+    if (message.fetchMedia !== false) {
+      obj.fetchMedia = message.fetchMedia;
+    }
     return obj;
   },
 
@@ -720,6 +799,7 @@ export const FetchTask: MessageFns<FetchTask> = {
     message.sitemap = (object.sitemap !== undefined && object.sitemap !== null)
       ? SitemapRef.fromPartial(object.sitemap)
       : undefined;
+    message.fetchMedia = object.fetchMedia ?? false;
     return message;
   },
 };
@@ -913,6 +993,7 @@ function createBaseFetchResult(): FetchResult {
     endedAtUs: 0n,
     sentAtUs: 0n,
     sitemap: undefined,
+    mediaFound: 0,
   };
 }
 
@@ -1025,6 +1106,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.sitemap !== undefined) {
       SitemapSummary.encode(message.sitemap, writer.uint32(242).fork()).join();
+    }
+    if (message.mediaFound !== 0) {
+      writer.uint32(248).uint32(message.mediaFound);
     }
     return writer;
   },
@@ -1282,6 +1366,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.sitemap = SitemapSummary.decode(reader, reader.uint32());
             continue;
           }
+          case 31: {
+            if (tag !== 248) {
+              break;
+            }
+
+            message.mediaFound = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1386,6 +1478,11 @@ export const FetchResult: MessageFns<FetchResult> = {
         ? BigInt(object.sent_at_us)
         : 0n,
       sitemap: isSet(object.sitemap) ? SitemapSummary.fromJSON(object.sitemap) : undefined,
+      mediaFound: isSet(object.mediaFound)
+        ? globalThis.Number(object.mediaFound)
+        : isSet(object.media_found)
+        ? globalThis.Number(object.media_found)
+        : 0,
     };
   },
 
@@ -1481,6 +1578,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.sitemap !== undefined) {
       obj.sitemap = SitemapSummary.toJSON(message.sitemap);
     }
+    if (message.mediaFound !== 0) {
+      obj.mediaFound = Math.round(message.mediaFound);
+    }
     return obj;
   },
 
@@ -1525,6 +1625,7 @@ export const FetchResult: MessageFns<FetchResult> = {
     message.sitemap = (object.sitemap !== undefined && object.sitemap !== null)
       ? SitemapSummary.fromPartial(object.sitemap)
       : undefined;
+    message.mediaFound = object.mediaFound ?? 0;
     return message;
   },
 };
@@ -1541,6 +1642,8 @@ function createBaseDiscoveredUrl(): DiscoveredUrl {
     lastmodMs: 0n,
     sitemapPriority: 0,
     hasSitemapPriority: false,
+    kind: 0,
+    foundOnNearDuplicate: false,
   };
 }
 
@@ -1578,6 +1681,12 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     }
     if (message.hasSitemapPriority !== false) {
       writer.uint32(80).bool(message.hasSitemapPriority);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(88).int32(message.kind);
+    }
+    if (message.foundOnNearDuplicate !== false) {
+      writer.uint32(96).bool(message.foundOnNearDuplicate);
     }
     return writer;
   },
@@ -1675,6 +1784,22 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
             message.hasSitemapPriority = reader.bool();
             continue;
           }
+          case 11: {
+            if (tag !== 88) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.foundOnNearDuplicate = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1723,6 +1848,12 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
         : isSet(object.has_sitemap_priority)
         ? globalThis.Boolean(object.has_sitemap_priority)
         : false,
+      kind: isSet(object.kind) ? urlKindFromJSON(object.kind) : 0,
+      foundOnNearDuplicate: isSet(object.foundOnNearDuplicate)
+        ? globalThis.Boolean(object.foundOnNearDuplicate)
+        : isSet(object.found_on_near_duplicate)
+        ? globalThis.Boolean(object.found_on_near_duplicate)
+        : false,
     };
   },
 
@@ -1758,6 +1889,12 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     if (message.hasSitemapPriority !== false) {
       obj.hasSitemapPriority = message.hasSitemapPriority;
     }
+    if (message.kind !== 0) {
+      obj.kind = urlKindToJSON(message.kind);
+    }
+    if (message.foundOnNearDuplicate !== false) {
+      obj.foundOnNearDuplicate = message.foundOnNearDuplicate;
+    }
     return obj;
   },
 
@@ -1778,6 +1915,8 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     message.lastmodMs = (object.lastmodMs !== undefined && object.lastmodMs !== null) ? BigInt(object.lastmodMs) : 0n;
     message.sitemapPriority = object.sitemapPriority ?? 0;
     message.hasSitemapPriority = object.hasSitemapPriority ?? false;
+    message.kind = object.kind ?? 0;
+    message.foundOnNearDuplicate = object.foundOnNearDuplicate ?? false;
     return message;
   },
 };

@@ -186,6 +186,8 @@ export interface QueuedUrlRecord {
    * replicated journal names queue rows by it); others number the rows behind their own. 0: not sent.
    */
   seq: bigint;
+  /** "media" for a media file (--fetch-media); empty for a page. */
+  kind: string;
 }
 
 /** A host's persisted politeness state, robots.txt and sitemaps, as JSON documents of core's plain-data types. */
@@ -2522,7 +2524,7 @@ export const DrainResponse: MessageFns<DrainResponse> = {
 };
 
 function createBaseQueuedUrlRecord(): QueuedUrlRecord {
-  return { host: "", priority: 0, url: "", depth: 0, hops: 0, seq: 0n };
+  return { host: "", priority: 0, url: "", depth: 0, hops: 0, seq: 0n, kind: "" };
 }
 
 export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
@@ -2547,6 +2549,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
         throw new globalThis.Error("value provided for field message.seq of type uint64 too large");
       }
       writer.uint32(48).uint64(message.seq);
+    }
+    if (message.kind !== "") {
+      writer.uint32(58).string(message.kind);
     }
     return writer;
   },
@@ -2612,6 +2617,14 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
             message.seq = reader.uint64() as bigint;
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.kind = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2632,6 +2645,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
       depth: isSet(object.depth) ? globalThis.Number(object.depth) : 0,
       hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
       seq: isSet(object.seq) ? BigInt(object.seq) : 0n,
+      kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
     };
   },
 
@@ -2655,6 +2669,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     if (message.seq !== 0n) {
       obj.seq = message.seq.toString();
     }
+    if (message.kind !== "") {
+      obj.kind = message.kind;
+    }
     return obj;
   },
 
@@ -2669,6 +2686,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     message.depth = object.depth ?? 0;
     message.hops = object.hops ?? 0;
     message.seq = (object.seq !== undefined && object.seq !== null) ? BigInt(object.seq) : 0n;
+    message.kind = object.kind ?? "";
     return message;
   },
 };

@@ -1,0 +1,71 @@
+import { expect, test } from "bun:test";
+import type { PendingWork } from "../engine/frontier/index.ts";
+import { failureWords, leftoverLines, waitingLine, when } from "./leftover.ts";
+
+const NOW = Date.UTC(2026, 0, 5, 9, 0, 0);
+const MIN = 60_000;
+
+function work(extra: Partial<PendingWork> = {}): PendingWork {
+  return {
+    refetches: { count: 0 },
+    retries: { count: 0 },
+    resting: { count: 0 },
+    queued: { urls: 0, hosts: 0 },
+    unreachable: [],
+    unreachableTotal: 0,
+    ...extra,
+  };
+}
+
+test("leftover - times are written in UTC with how far away they are", () => {
+  expect(when(NOW + 59 * MIN, NOW)).toBe("2026-01-05 09:59:00 UTC (in 59 min)");
+  expect(when(NOW + 60 * MIN - 1_000, NOW)).toBe("2026-01-05 09:59:59 UTC (in 1 h)");
+  expect(when(NOW + 25 * 60 * MIN + 30 * MIN, NOW)).toBe("2026-01-06 10:30:00 UTC (in 25 h 30 min)");
+  expect(when(NOW + 7 * 24 * 60 * MIN, NOW)).toBe("2026-01-12 09:00:00 UTC (in 7 days)");
+  expect(when(NOW + 45_000, NOW)).toBe("2026-01-05 09:00:45 UTC (in 45 s)");
+  expect(when(NOW - 5_000, NOW)).toBe("2026-01-05 08:59:55 UTC (now)");
+});
+
+test("leftover - fetch failures are named the way a person would say them", () => {
+  expect(failureWords("dns")).toBe("its name does not resolve (DNS)");
+  expect(failureWords("refused")).toBe("the connection was refused");
+  expect(failureWords("status 503")).toBe("it answered 503");
+  expect(failureWords("throttled 429 4 times")).toBe("throttled 429 4 times");
+});
+
+test("leftover - nothing left, nothing said", () => {
+  expect(leftoverLines(work(), NOW, { pagesFetched: 10, continueCommand: "bun run crawl x" })).toEqual([]);
+  expect(waitingLine(work(), NOW)).toBeUndefined();
+});
+
+test("leftover - refetches and retries with their first due time, and the command that continues the crawl", () => {
+  const lines = leftoverLines(
+    work({ refetches: { count: 12, firstDueAt: NOW + 24 * 60 * MIN }, retries: { count: 1, firstDueAt: NOW + 59 * MIN } }),
+    NOW,
+    {
+      pagesFetched: 13,
+      continueCommand: "bun run crawl https://a.test/ --out o",
+    },
+  );
+  expect(lines).toEqual([
+    "left for the next run:",
+    "    12 refetches, the first due 2026-01-06 09:00:00 UTC (in 24 h)",
+    "    1 retry, the first due 2026-01-05 09:59:00 UTC (in 59 min)",
+    "continue with   bun run crawl https://a.test/ --out o",
+    "    it picks up what is due by then (the first 2026-01-05 09:59:00 UTC (in 59 min)); add --continuous to keep running until then",
+  ]);
+});
+
+test("leftover - when no page could be fetched it says every host was unreachable, host by host", () => {
+  const unreachable = [{ host: "example.com", robotsTxt: true, reason: "dns", waiting: 1, nextTryAt: NOW + 60 * MIN }];
+  const p = work({ queued: { urls: 1, hosts: 1, firstReadyAt: NOW + 60 * MIN }, unreachable, unreachableTotal: 1 });
+  const lines = leftoverLines(p, NOW, { pagesFetched: 0 });
+  expect(lines).toContain("every host of this crawl was unreachable, nothing was fetched (1 host):");
+  expect(lines).toContain(
+    "    example.com: robots.txt could not be read (its name does not resolve (DNS)), so nothing else is fetched from it; 1 URL waits; tried again 2026-01-05 10:00:00 UTC (in 1 h)",
+  );
+  expect(lines.some((l) => l.startsWith("continue with"))).toBe(false);
+  expect(waitingLine(p, NOW)).toBe(
+    "waiting: nothing to fetch until 2026-01-05 10:00:00 UTC (in 1 h); unreachable: example.com (robots.txt: its name does not resolve (DNS), tried again 2026-01-05 10:00:00 UTC (in 1 h))",
+  );
+});
