@@ -100,7 +100,7 @@ export function wordHashes(text: string): Uint32Array {
   return out.subarray(0, count);
 }
 
-function grown(out: Uint32Array): Uint32Array {
+function grown(out: Uint32Array<ArrayBuffer>): Uint32Array<ArrayBuffer> {
   const bigger = new Uint32Array(out.length * 2);
   bigger.set(out);
   return bigger;
