@@ -12,7 +12,7 @@
  * with its index. Nothing is renamed on the way, so a file's name, which is its object key, never
  * changes: an upload repeated after a kill replaces the same object.
  */
-import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CdxjLog, INDEX_FILE, indexFileOf } from "../warc/index.ts";
 import { repairWarcTail } from "./repair.ts";
@@ -57,6 +57,10 @@ export class WarcSpool {
       report.droppedBytes += droppedBytes;
       await rename(join(this.warcDir, name), join(this.finishedDir, name));
       report.moved.push(name);
+      // A kill between creating a WARC file and its index leaves a file with no index, which then holds
+      // nothing but its warcinfo record (the index is opened before the first response is written): it
+      // gets the empty index it would have had, so every shipped WARC file has its index beside it.
+      if (!index) await writeFile(join(this.finishedDir, indexFileOf(name)), "", { flag: "wx" }).catch(ignoreExisting);
     }
     for (const name of names.filter((n) => n.endsWith(".cdxj") && n !== INDEX_FILE)) {
       await rename(join(this.warcDir, name), join(this.finishedDir, name));
@@ -127,4 +131,9 @@ async function endOfLastIndexedRecord(indexPath: string): Promise<number> {
   } finally {
     await fh.close();
   }
+}
+
+/** An index file created meanwhile is the one to keep. */
+function ignoreExisting(error: NodeJS.ErrnoException): void {
+  if (error.code !== "EEXIST") throw error;
 }
