@@ -110,6 +110,10 @@ interface RawScheduled {
 }
 
 const QUEUE_COLUMNS = "host, partition, priority, seq, url, depth, hops";
+/** Rows per multi-row INSERT (7 parameters each, well under SQLite's limit on parameters). */
+const ENQUEUE_CHUNK = 64;
+const ENQUEUE_INTO = "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops) VALUES ";
+const ENQUEUE_ROW = "(?, ?, ?, ?, ?, ?, ?)";
 const SCHEDULED_COLUMNS = "due_at, url, host, partition, priority, depth";
 
 /** Every statement the store runs, prepared once, each typed with its parameters and the rows it returns. */
@@ -227,6 +231,9 @@ export class FrontierStore {
   private nextSeq: number;
   private readonly recentLog: boolean;
   private readonly s: ReturnType<typeof prepare>;
+  /** Multi-row statements by row count (enqueueMany, logAdmittedMany). */
+  private readonly enqueueChunks = new Map<number, Statement>();
+  private readonly logChunks = new Map<number, Statement>();
 
   private constructor(db: Database, options: FrontierStoreOptions) {
     this.db = db;
@@ -277,6 +284,34 @@ export class FrontierStore {
     const seq = this.nextSeq++;
     const changes = this.s.enqueue.run(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops).changes;
     return changes > 0 ? seq : undefined;
+  }
+
+  /**
+   * `enqueue` for many URLs, in order, with one multi-row INSERT per up to ENQUEUE_CHUNK of them: each
+   * statement run has a fixed cost (binding, stepping, the crossing into SQLite) that was most of an
+   * admitted link's. Returns each URL's sequence number, or undefined for one that was not added (which a
+   * fresh sequence number never collides into; were it to happen, the rows are looked up one by one).
+   */
+  enqueueMany(items: ReadonlyArray<Omit<QueuedUrl, "seq">>): Array<number | undefined> {
+    const seqs: Array<number | undefined> = [];
+    for (let from = 0; from < items.length; from += ENQUEUE_CHUNK) {
+      const chunk = items.slice(from, from + ENQUEUE_CHUNK);
+      const params: Array<string | number> = [];
+      const chunkSeqs: number[] = [];
+      for (const item of chunk) {
+        const seq = this.nextSeq++;
+        chunkSeqs.push(seq);
+        params.push(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops);
+      }
+      const changes = this.manyStatement(this.enqueueChunks, chunk.length, ENQUEUE_ROW, ENQUEUE_INTO).run(...params).changes;
+      if (changes === chunk.length) seqs.push(...chunkSeqs);
+      else
+        chunk.forEach((item, i) => {
+          const row = this.s.queuedUrl.get(item.partition, item.host, item.url);
+          seqs.push(row ? chunkSeqs[i] : undefined);
+        });
+    }
+    return seqs;
   }
 
   dequeue(item: Pick<QueuedUrl, "partition" | "host" | "priority" | "seq">): void {
@@ -330,6 +365,25 @@ export class FrontierStore {
   /** Notes an admission in the recent log (embedded mode's seen-set replay), when the store keeps one. */
   logAdmitted(url: string): void {
     if (this.recentLog) this.s.logRecent.run(url);
+  }
+
+  /** `logAdmitted` for many URLs, with one multi-row INSERT per up to ENQUEUE_CHUNK of them. */
+  logAdmittedMany(urls: readonly string[]): void {
+    if (!this.recentLog) return;
+    for (let from = 0; from < urls.length; from += ENQUEUE_CHUNK) {
+      const chunk = urls.slice(from, from + ENQUEUE_CHUNK);
+      this.manyStatement(this.logChunks, chunk.length, "(?)", "INSERT INTO recent_urls (url) VALUES ").run(...chunk);
+    }
+  }
+
+  /** The prepared `INTO ... VALUES row, row, ...` statement for `n` rows, prepared on first use. */
+  private manyStatement(cache: Map<number, Statement>, n: number, row: string, into: string): Statement {
+    let statement = cache.get(n);
+    if (!statement) {
+      statement = this.db.prepare(into + Array.from({ length: n }, () => row).join(", "));
+      cache.set(n, statement);
+    }
+    return statement;
   }
 
   /** Sets a URL's state (creating its row when it has none yet). */
