@@ -9,8 +9,9 @@
  * 2-core box that also runs the test web. Exits 1 when our crawler broke politeness (a correctness
  * failure), 0 otherwise (throughput depends on the box; see the JSON).
  *
- * --cluster adds our local cluster (issue 4): `bun run cluster up` with N frontier and M fetch nodes on this
- * box, seeded with `crawlctl seed add --file`, measured over its whole process tree (cluster.ts); its row
+ * Between the two runs our local cluster (issues 4 and 8; --skip-cluster leaves it out): `bun run cluster
+ * up` with N frontier and M fetch nodes on this box, seeded with `crawlctl seed add --file`, measured over
+ * its whole process tree (cluster.ts); its row
  * sits between ours and Crawlee's, with its rate as a ratio of the embedded one (target ≥ 0.6). Exits 1 too
  * when the cluster broke politeness or left a process running.
  *
@@ -18,7 +19,7 @@
  *     [--pages-per-host 1000] [--links 30] [--bytes 25000] [--gap-ms 1000]
  *     [--skip-ours] [--crawlee-storage disk|memory] [--crawlee-max-concurrency N] [--keep]
  *     [--profile DIR] [--crawl-arg ARG]...
- *     [--cluster [--frontiers 2] [--fetchers 2] [--no-deno] [--frontier-arg ARG]...]
+ *     [--skip-cluster] [--frontiers 2] [--fetchers 2] [--no-deno] [--frontier-arg ARG]...
  *
  * --profile DIR runs our crawler under `bun --cpu-prof` (writing DIR/*.cpuprofile) and prints where its CPU
  * went by component (profile.ts); sampling costs some throughput, so use it to find costs, not to score.
@@ -61,7 +62,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     crawleeStorage: "disk",
     keep: false,
     crawlArgs: [],
-    cluster: false,
+    cluster: true,
     frontiers: 2,
     fetchers: 2,
     noDeno: false,
@@ -90,7 +91,9 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     } else if (a === "--keep") args.keep = true;
     else if (a === "--profile") args.profileDir = argv[++i];
     else if (a === "--crawl-arg") args.crawlArgs.push(argv[++i]!);
-    else if (a === "--cluster") args.cluster = true;
+    else if (a === "--cluster")
+      args.cluster = true; // the default; kept for older command lines
+    else if (a === "--skip-cluster") args.cluster = false;
     else if (a === "--frontiers") args.frontiers = num(i++);
     else if (a === "--fetchers") args.fetchers = num(i++);
     else if (a === "--no-deno") args.noDeno = true;
