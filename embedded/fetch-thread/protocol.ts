@@ -3,8 +3,8 @@
  * (HTTP, parse, fingerprints, WARC) so its CPU cost lands on another core, while the main thread keeps the
  * frontier with its SQLite store and the one content index all fetch threads share: a thread asks the main
  * thread for content-index claims, answered in kind. Everything travels in batches: tasks one message per
- * loop turn, outputs and claims together one message per few milliseconds, answers one message per batch
- * of claims, since each message has a fixed cost on both sides. A page's links travel packed (links.ts
+ * loop turn, claims one message per turn of the fetch thread, outputs one message per few milliseconds,
+ * answers one message per batch of claims, since each message has a fixed cost on both sides. A page's links travel packed (links.ts
  * below): cloning thirty small objects per page cost more than the rest of the message.
  */
 import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
@@ -41,7 +41,7 @@ export interface PackedOutput {
 
 export type FromThread =
   | { type: "ready" }
-  /** Finished outputs and content-index claims, gathered over a few milliseconds; either may be empty. */
+  /** Finished outputs (gathered over a few milliseconds) and content-index claims (of one turn); either may be empty. */
   | { type: "done"; outputs: PackedOutput[]; claims: Claim[] }
   | { type: "failed"; taskId: string; message: string; aborted: boolean }
   | { type: "closed" }

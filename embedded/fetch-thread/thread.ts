@@ -25,14 +25,24 @@ const content: ContentIndex = {
   close: async () => {},
 };
 
-/** Claims go out with the next batch (flushSoon), like outputs. */
+/**
+ * Claims go out at the end of the current turn, all those asked in it in one message (a page waits for
+ * its answer, so no timer), or with outputs that leave first.
+ */
 function ask(kind: "exact" | "near", key: string, url: string): Promise<string | undefined> {
   const id = claimIds++;
   return new Promise((resolve) => {
     claims.set(id, resolve);
     claimBox.push({ id, kind, key, url });
-    flushSoon();
+    if (claimBox.length === 1) queueMicrotask(flushClaims);
   });
+}
+
+function flushClaims(): void {
+  if (claimBox.length === 0) return;
+  const asked = claimBox;
+  claimBox = [];
+  self.postMessage({ type: "done", outputs: [], claims: asked });
 }
 let controller = new AbortController();
 let outbox: Array<{ taskId: string; output: WorkOutput }> = [];
@@ -40,9 +50,9 @@ let claimBox: Claim[] = [];
 let flushTimer: ReturnType<typeof setTimeout> | undefined;
 
 /**
- * Sends finished outputs and claims together, a few milliseconds after the first of them, each output
- * stamped with this thread's clock as it leaves: the main thread moves the result's times onto its own
- * clock from there.
+ * Sends finished outputs together (with any claims not sent yet), a few milliseconds after the first of
+ * them, each stamped with this thread's clock as it leaves: the main thread moves the result's times onto
+ * its own clock from there.
  */
 function flushSoon(): void {
   flushTimer ??= setTimeout(() => {
