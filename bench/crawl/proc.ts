@@ -33,6 +33,18 @@ export function cpuSeconds(pid: number, ticksPerSecond: number): number | undefi
   return ticks / ticksPerSecond;
 }
 
+/** CPU seconds (user + sys) of the process's main thread (tid = pid) so far, or undefined once it has gone. */
+export function mainThreadCpuSeconds(pid: number, ticksPerSecond: number): number | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(rest[11]) + Number(rest[12])) / ticksPerSecond;
+}
+
 export interface MemorySample {
   /** VmRSS: resident now. */
   rssBytes: number;

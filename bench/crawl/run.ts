@@ -1,7 +1,8 @@
 /**
  * One measured crawl: a fresh test web in this process, the crawler under test as a child process (so
- * their CPU is apart and each can be read from /proc), a window of `seconds` that opens at the first
- * request the test web sees (start-up is not counted), then SIGTERM. Pages are counted from the test
+ * their CPU is apart and each can be read from /proc), a window of `seconds` that opens when the command
+ * is spawned (start-up, seeding and the robots.txt burst count, as a user's run would), then SIGTERM. The
+ * window's second half is also reported on its own, as the steady state. Pages are counted from the test
  * web's log, not from what the crawler says, so every crawler is counted the same way; politeness is
  * judged from the same log, over the whole run including the shutdown.
  *
@@ -19,7 +20,8 @@ import {
   type TestWeb,
   type Violation,
 } from "../../tests/testweb/index.ts";
-import { cpuSeconds, ioBytes, machineBusySeconds, memory } from "./proc.ts";
+import { cpuSeconds, ioBytes, machineBusySeconds, mainThreadCpuSeconds, memory } from "./proc.ts";
+import { now as webNow } from "../../tests/testweb/recorder.ts";
 import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
 
 export interface Scenario {
@@ -82,13 +84,18 @@ export interface CrawlResult {
   seconds: number;
   /** Completed 200 responses to page requests (robots.txt not counted) started inside the window. */
   pages: number;
+  /** Pages over the whole window, which opens at the spawn. */
   pagesPerSecond: number;
+  /** The window's second half alone (the steady state, after start-up and the robots.txt burst). */
+  steady: { pages: number; pagesPerSecond: number; cpuSeconds: number; cpuMsPerPage: number };
+  /** CPU of the crawler's main thread (tid = pid) inside the window; for Bun the JavaScript event loop. */
+  mainThreadCpuSeconds?: number;
   /** Distinct pages among them (host + path, query ignored: on the test web a query never changes a page). */
   uniquePages: number;
   robotsRequests: number;
   /** Page requests in the window that did not end in a completed 200. */
   otherResponses: number;
-  /** Crawler process CPU (user + sys) inside the window. */
+  /** Crawler process CPU (user + sys, every thread) inside the window. */
   cpuSeconds: number;
   cpuMsPerPage: number;
   /** Highest resident memory of the crawler process (VmHWM), start-up included. */
@@ -113,7 +120,7 @@ export interface CrawlResult {
    * process). Near zero on a quiet box; large means the run competed with other work.
    */
   otherLoadCpuSeconds: number;
-  /** From spawning the crawler to its first request. */
+  /** From spawning the crawler to the first request the test web saw. */
   startupSeconds: number;
   /** From SIGTERM to exit. */
   stopSeconds: number;
@@ -159,6 +166,10 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const logFile = join(dir, "crawler.log");
     const logFd = openSync(logFile, "w");
     const spawnedAt = performance.now();
+    // The window opens here, on the test web's clock (its log's times), and its CPU readings start from zero.
+    const windowStart = webNow();
+    const busyStart = machineBusySeconds(ticks);
+    const webCpuStart = process.cpuUsage();
     const proc = Bun.spawn(spec.cmd, {
       cwd: spec.cwd,
       env: { ...process.env, ...spec.env },
@@ -172,6 +183,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const exited = () => proc.exitCode !== null || proc.signalCode !== null;
     const processTree = crawler.processTree ? new ProcessTree(proc.pid, ticks) : undefined;
     tree = processTree;
+    processTree?.openWindow();
     if (processTree) {
       // The tree has a process group of its own, so a Ctrl-C here does not reach it: stop it ourselves.
       onSignal = (signal) => {
@@ -200,25 +212,25 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     }
     const firstAt = await firstRequest(web, exited);
     if (firstAt === undefined) throw new Error(`${crawler.name} made no request (exit ${proc.exitCode}); log:\n${tail(logFile)}`);
-    const startupSeconds = (performance.now() - spawnedAt) / 1000;
-    const cpuStart = cpuSeconds(proc.pid, ticks) ?? 0;
-    const writtenStart = ioBytes(proc.pid)?.written ?? 0;
-    processTree?.openWindow();
-    const busyStart = machineBusySeconds(ticks);
-    const webCpuStart = process.cpuUsage();
+    const startupSeconds = (firstAt - windowStart) / 1000;
     let peakRssBytes = memory(proc.pid)?.peakRssBytes ?? 0;
     const sampler = processTree
       ? undefined
       : setInterval(() => {
           peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
         }, SAMPLE_MS);
-    const windowEnd = firstAt + scenario.seconds * 1000;
-    await Bun.sleep(Math.max(0, windowEnd - Date.now()));
+    const windowEnd = windowStart + scenario.seconds * 1000;
+    const windowMid = windowStart + (scenario.seconds * 1000) / 2;
+    const cpuNow = (): number | undefined => (processTree ? processTree.cpuSecondsSoFar() : cpuSeconds(proc.pid, ticks));
+    await Bun.sleep(Math.max(0, windowMid - webNow()));
+    const cpuMid = cpuNow() ?? 0;
+    await Bun.sleep(Math.max(0, windowEnd - webNow()));
     clearInterval(sampler);
     clearInterval(treeSampler);
     treeSampler = undefined;
-    const cpuEnd = cpuSeconds(proc.pid, ticks);
-    const writtenEnd = ioBytes(proc.pid)?.written ?? writtenStart;
+    const cpuEnd = cpuNow();
+    const mainThreadEnd = processTree ? undefined : mainThreadCpuSeconds(proc.pid, ticks);
+    const writtenEnd = ioBytes(proc.pid)?.written ?? 0;
     processTree?.closeWindow();
     const busy = machineBusySeconds(ticks) - busyStart;
     peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
@@ -249,12 +261,14 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     }
     const stopSeconds = (performance.now() - stopAt) / 1000;
 
-    const counts = countWindow(web.requests, firstAt, windowEnd);
+    const counts = countWindow(web.requests, windowStart, windowEnd);
+    const steadyPages = countWindow(web.requests, windowMid, windowEnd).pages;
+    const steadyCpu = cpuEnd - cpuMid;
     const found = web.violations({ minGapMs: scenario.minGapMs, gapMultiplier: 0 });
     const ownFound = crawler.ownPolicy ? web.violations({ minGapMs: scenario.minGapMs, ...crawler.ownPolicy }) : undefined;
     const own = ownFound?.length;
-    const cpu = usage ? usage.reduce((sum, p) => sum + p.cpuSeconds, 0) : cpuEnd - cpuStart;
-    const written = usage ? usage.reduce((sum, p) => sum + p.writtenBytes, 0) : writtenEnd - writtenStart;
+    const cpu = usage ? usage.reduce((sum, p) => sum + p.cpuSeconds, 0) : cpuEnd;
+    const written = usage ? usage.reduce((sum, p) => sum + p.writtenBytes, 0) : writtenEnd;
     if (usage) peakRssBytes = usage.reduce((sum, p) => sum + p.peakRssBytes, 0);
     const webCpuSeconds = (webCpu.user + webCpu.system) / 1e6;
     return {
@@ -263,6 +277,13 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       seconds: scenario.seconds,
       ...counts,
       pagesPerSecond: counts.pages / scenario.seconds,
+      steady: {
+        pages: steadyPages,
+        pagesPerSecond: steadyPages / (scenario.seconds / 2),
+        cpuSeconds: steadyCpu,
+        cpuMsPerPage: steadyPages > 0 ? (steadyCpu * 1000) / steadyPages : 0,
+      },
+      mainThreadCpuSeconds: mainThreadEnd,
       cpuSeconds: cpu,
       cpuMsPerPage: counts.pages > 0 ? (cpu * 1000) / counts.pages : 0,
       peakRssBytes,
@@ -359,7 +380,7 @@ function leftovers(rootPid: number, tree: ProcessTree): string[] {
   return left.map((p) => `${p.name} [${p.pid}]`);
 }
 
-/** Resolves with the start time of the first request the web sees, or undefined if the crawler died first. */
+/** Resolves with the arrival time of the first request the web sees, or undefined if the crawler died first. */
 async function firstRequest(web: TestWeb, exited: () => boolean): Promise<number | undefined> {
   const giveUpAt = performance.now() + STARTUP_LIMIT_MS;
   while (web.requests.length === 0) {

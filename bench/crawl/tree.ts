@@ -265,6 +265,14 @@ export class ProcessTree {
     this.windowClosed = true;
   }
 
+  /** Samples, and sums the CPU every process of the tree has used since the window opened (born later: all of it). */
+  cpuSecondsSoFar(): number {
+    this.sample();
+    let ticks = 0;
+    for (const k of this.known.values()) ticks += (k.last?.cpuTicks ?? 0) - (k.atStart?.cpuTicks ?? 0);
+    return ticks / this.ticksPerSecond;
+  }
+
   /** Every process seen so far. */
   processes(): TreeProcess[] {
     return [...this.known.values()].map(({ pid, startTicks, name, command }) => ({ pid, startTicks, name, command }));

@@ -17,18 +17,24 @@ const SEED_HI = 0xa54ff53a;
 const C1 = 0xcc9e2d51;
 const C2 = 0x1b873593;
 
-function mixStep(h: number, k: number): number {
+/** The word's half of a murmur3 mix step, the same under every seed: computed once per word, not per shingle. */
+function scrambled(k: number): number {
   k = Math.imul(k, C1);
   k = (k << 15) | (k >>> 17);
-  h ^= Math.imul(k, C2);
+  return Math.imul(k, C2);
+}
+
+/** The state's half of a murmur3 mix step, given the word's scrambled half. */
+function mixScrambled(h: number, k: number): number {
+  h ^= k;
   h = (h << 13) | (h >>> 19);
   return (Math.imul(h, 5) + 0xe6546b64) | 0;
 }
 
-/** Feature hash of words[i .. i+width) under `seed`. */
-function shingleHash(words: Uint32Array, i: number, width: number, seed: number): number {
+/** Feature hash of words[i .. i+width) under `seed`, from the words' scrambled halves. */
+function shingleHash(scr: Int32Array, i: number, width: number, seed: number): number {
   let h = seed;
-  for (let j = 0; j < width; j++) h = mixStep(h, words[i + j]!);
+  for (let j = 0; j < width; j++) h = mixScrambled(h, scr[i + j]!);
   return fmix32(h ^ (width * 4));
 }
 
@@ -41,6 +47,8 @@ export function simhash64Parts(text: string): [number, number] {
   if (words.length === 0) return [0, 0];
   const width = Math.min(SHINGLE, words.length);
   const features = words.length - width + 1;
+  const scr = new Int32Array(words.length);
+  for (let i = 0; i < words.length; i++) scr[i] = scrambled(words[i]!);
   // Bit counts are kept eight bits at a time in byte lanes: acc[b] holds, in its four bytes, the counts
   // for bits b, b+8, b+16 and b+24. Four times fewer additions than one counter per bit; flushed to
   // full counters before any byte can overflow (at 255 features).
@@ -48,8 +56,18 @@ export function simhash64Parts(text: string): [number, number] {
   const acc = new Uint32Array(16);
   let pending = 0;
   for (let i = 0; i < features; i++) {
-    const lo = shingleHash(words, i, width, SEED_LO);
-    const hi = shingleHash(words, i, width, SEED_HI);
+    let lo: number;
+    let hi: number;
+    if (width === SHINGLE) {
+      const a = scr[i]!;
+      const b = scr[i + 1]!;
+      const c = scr[i + 2]!;
+      lo = fmix32(mixScrambled(mixScrambled(mixScrambled(SEED_LO, a), b), c) ^ (SHINGLE * 4));
+      hi = fmix32(mixScrambled(mixScrambled(mixScrambled(SEED_HI, a), b), c) ^ (SHINGLE * 4));
+    } else {
+      lo = shingleHash(scr, i, width, SEED_LO);
+      hi = shingleHash(scr, i, width, SEED_HI);
+    }
     for (let b = 0; b < 8; b++) {
       acc[b]! += (lo >>> b) & 0x01010101;
       acc[b + 8]! += (hi >>> b) & 0x01010101;

@@ -58,3 +58,20 @@ test("traps - limits come from the config", () => {
   expect(checkTrap("https://example.com/a/b/a", CTX, strict)).toMatchObject({ ok: false, reason: "repeated-segment" });
   expect(checkTrap("https://example.com/a-rather-long-path", CTX, strict)).toMatchObject({ ok: false, reason: "url-too-long" });
 });
+
+test("traps - the repeated-segment limit refuses exactly the paths whose most repeated segment reaches it", () => {
+  const segments = ["a", "b", "", "a%2F", "b?x=/a/a/a", "c#/a/a"];
+  let seed = 5;
+  const pick = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+    return segments[seed % segments.length]!;
+  };
+  for (const limit of [1, 2, 3, 4]) {
+    for (let i = 0; i < 2_000; i++) {
+      const url = `https://example.com/${Array.from({ length: i % 7 }, pick).join("/")}`;
+      const verdict = checkTrap(url, CTX, { ...CFG, maxRepeatedSegment: limit });
+      const repeated = mostRepeatedSegment(url);
+      expect(verdict.ok ? "ok" : verdict.reason).toBe(repeated && repeated.count >= limit ? "repeated-segment" : "ok");
+    }
+  }
+});

@@ -11,7 +11,7 @@
  * paths such as `/en/docs/en/` are legitimate. Empty segments and the query are ignored.
  */
 import type { PolicyConfig } from "../config/index.ts";
-import { pathSegments } from "./url-parts.ts";
+import { pathSegments, pathSlashes } from "./url-parts.ts";
 
 export type TrapReason = "url-too-long" | "repeated-segment" | "host-queue-full" | "host-daily-cap" | "url-pattern-flood";
 
@@ -52,7 +52,8 @@ export function checkTrap(url: string, ctx: TrapContext, cfg: TrapConfig): TrapV
   if (url.length > cfg.maxUrlLength) {
     return { ok: false, reason: "url-too-long", detail: `${url.length} characters, the limit is ${cfg.maxUrlLength}` };
   }
-  const repeated = mostRepeatedSegment(url);
+  // A path with fewer slashes than the limit cannot repeat a segment that often: most URLs stop here.
+  const repeated = pathSlashes(url) < cfg.maxRepeatedSegment ? undefined : mostRepeatedSegment(url);
   if (repeated && repeated.count >= cfg.maxRepeatedSegment) {
     return {
       ok: false,

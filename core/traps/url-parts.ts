@@ -13,9 +13,14 @@ function pathStart(url: string): number {
   return slash >= 0 && (query < 0 || slash < query) ? slash : -1;
 }
 
+/** Index of the first of the `stops` characters at or after `from`, else the URL's length. */
 function endOf(url: string, from: number, stops: string): number {
-  for (let i = from; i < url.length; i++) if (stops.includes(url[i] as string)) return i;
-  return url.length;
+  let end = url.length;
+  for (let s = 0; s < stops.length; s++) {
+    const i = url.indexOf(stops[s]!, from);
+    if (i >= 0 && i < end) end = i;
+  }
+  return end;
 }
 
 /** The path (`/a/b`), `/` when the URL has none; query and fragment excluded. */
@@ -30,6 +35,14 @@ export function urlPathAndQuery(url: string): string {
   if (start >= 0) return url.slice(start, endOf(url, start, "#"));
   const query = url.indexOf("?");
   return query < 0 ? "/" : `/${url.slice(query, endOf(url, query, "#"))}`;
+}
+
+/** How many `/` the path has: no path has more non-empty segments than that. */
+export function pathSlashes(url: string): number {
+  const path = urlPath(url);
+  let n = 0;
+  for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) n++;
+  return n;
 }
 
 /** The non-empty segments of the path: `/a//b/` gives `a`, `b`. */

@@ -64,3 +64,21 @@ test("url pattern - a snapshot is plain data and restores to the same counts", (
   restored.forgetHost("a.test");
   expect(restored.count("a.test", "https://a.test/cal/1/1")).toBe(0);
 });
+
+test("url pattern - the tracker counts exactly the trap-prone families urlFamily names, over many generated URLs", () => {
+  const parts = ["a", "7", "20261129", "2026", "11", "x1y", "123456789", "?p=", "&q=", "/", "#f", "-"];
+  let seed = 11;
+  const pick = () => {
+    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
+    return parts[seed % parts.length]!;
+  };
+  const tracker = new UrlPatternTracker({ maxQueuedPerPattern: 1_000_000 });
+  const expected = new Map<string, number>();
+  for (let i = 0; i < 5_000; i++) {
+    const url = `https://example.com/${Array.from({ length: 1 + (i % 6) }, pick).join("")}`;
+    const { family, trapProne } = urlFamily(url);
+    tracker.add("example.com", url);
+    if (trapProne) expected.set(family, (expected.get(family) ?? 0) + 1);
+    expect(tracker.count("example.com", url)).toBe(trapProne ? expected.get(family)! : 0);
+  }
+});

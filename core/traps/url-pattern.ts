@@ -42,6 +42,33 @@ export function urlFamily(url: string): UrlFamily {
   return { family, numbers, trapProne: numbers >= 2 || compactDate };
 }
 
+/**
+ * The family of a URL when it is trap-prone, else undefined: what the tracker needs, found without
+ * building the family string for the common URL with one plain number or none (a first pass counts the
+ * digit runs and spots an eight-digit one). Agrees with `urlFamily` on every URL.
+ */
+function trapFamily(url: string): string | undefined {
+  const path = urlPathAndQuery(url);
+  let runs = 0;
+  let run = 0;
+  let eightDigitRun = false;
+  for (let i = 0; i <= path.length; i++) {
+    const c = i < path.length ? path.charCodeAt(i) : 0;
+    if (c >= 0x30 && c <= 0x39) {
+      run++;
+      continue;
+    }
+    if (run > 0) {
+      runs++;
+      if (run === 8) eightDigitRun = true;
+      run = 0;
+    }
+  }
+  if (runs < 2 && !eightDigitRun) return undefined;
+  const { family, trapProne } = urlFamily(url);
+  return trapProne ? family : undefined;
+}
+
 /** Per-host family counts, as plain data. */
 export type UrlPatternSnapshot = Record<string, Record<string, number>>;
 
@@ -68,14 +95,14 @@ export class UrlPatternTracker {
 
   /** Queued URLs of `host` in the family of `url`; 0 for families not tracked. */
   count(host: string, url: string): number {
-    const { family, trapProne } = urlFamily(url);
-    return trapProne ? (this.#hosts.get(host)?.get(family) ?? 0) : 0;
+    const family = trapFamily(url);
+    return family !== undefined ? (this.#hosts.get(host)?.get(family) ?? 0) : 0;
   }
 
   /** Whether one more URL of this family may be queued for `host`, without recording it. */
   check(host: string, url: string): TrapVerdict {
-    const { family, trapProne } = urlFamily(url);
-    if (!trapProne) return { ok: true };
+    const family = trapFamily(url);
+    if (family === undefined) return { ok: true };
     const count = this.#hosts.get(host)?.get(family) ?? 0;
     if (count < this.#cfg.maxQueuedPerPattern) return { ok: true };
     return {
@@ -87,8 +114,8 @@ export class UrlPatternTracker {
 
   /** Records a URL queued for `host`. */
   add(host: string, url: string): void {
-    const { family, trapProne } = urlFamily(url);
-    if (!trapProne) return;
+    const family = trapFamily(url);
+    if (family === undefined) return;
     let families = this.#hosts.get(host);
     if (!families) {
       families = new Map();
@@ -108,8 +135,8 @@ export class UrlPatternTracker {
 
   /** Records that a URL of `host` left the queue (fetched or dropped). */
   remove(host: string, url: string): void {
-    const { family, trapProne } = urlFamily(url);
-    if (!trapProne) return;
+    const family = trapFamily(url);
+    if (family === undefined) return;
     const families = this.#hosts.get(host);
     const count = families?.get(family);
     if (!families || count === undefined) return;

@@ -2,10 +2,12 @@
  * The messages between the crawl loop's thread and the fetch threads. A fetch thread runs the fetch path
  * (HTTP, parse, fingerprints, WARC) so its CPU cost lands on another core, while the main thread keeps the
  * frontier with its SQLite store and the one content index all fetch threads share: a thread asks the main
- * thread for each content-index claim (`claim`, answered by `claimed`). Tasks and outputs travel in batches:
- * one message per loop turn or per few milliseconds, since each message has a fixed cost on both sides.
+ * thread for content-index claims, answered in kind. Everything travels in batches: tasks one message per
+ * loop turn, claims one message per turn of the fetch thread, outputs one message per few milliseconds,
+ * answers one message per batch of claims, since each message has a fixed cost on both sides. A page's links travel packed (links.ts
+ * below): cloning thirty small objects per page cost more than the rest of the message.
  */
-import type { FetchTask } from "../../core/model/index.ts";
+import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
 import type { FetchPathOptions } from "../../engine/fetch/index.ts";
 import type { WorkOutput } from "../../core/ports/index.ts";
 
@@ -15,18 +17,84 @@ import type { WorkOutput } from "../../core/ports/index.ts";
  */
 export type FetchThreadInit = Omit<FetchPathOptions, "content">;
 
+/** A content-index claim asked by a fetch thread. */
+export interface Claim {
+  id: number;
+  kind: "exact" | "near";
+  key: string;
+  url: string;
+}
+
 export type ToThread =
   | { type: "init"; init: FetchThreadInit }
   | { type: "tasks"; tasks: FetchTask[] }
   | { type: "abort" }
   | { type: "close" }
-  | { type: "claimed"; id: number; owner?: string };
+  | { type: "claimed"; answers: Array<{ id: number; owner?: string }> };
+
+/** A task's output as it crosses threads: the links packed. */
+export interface PackedOutput {
+  taskId: string;
+  result: WorkOutput["result"];
+  links: PackedLinks;
+}
 
 export type FromThread =
   | { type: "ready" }
-  | { type: "done"; outputs: Array<{ taskId: string; output: WorkOutput }> }
+  /** Finished outputs (gathered over a few milliseconds) and content-index claims (of one turn); either may be empty. */
+  | { type: "done"; outputs: PackedOutput[]; claims: Claim[] }
   | { type: "failed"; taskId: string; message: string; aborted: boolean }
   | { type: "closed" }
-  | { type: "fatal"; message: string }
-  /** A content-index claim, answered by the main thread, which holds the one index every thread shares. */
-  | { type: "claim"; id: number; kind: "exact" | "near"; key: string; url: string };
+  | { type: "fatal"; message: string };
+
+/**
+ * A page's links as one message carries them. The usual case (every link found on one page: same depth,
+ * same source, no redirect hops, no seed) is two newline-joined strings and the shared fields once;
+ * anything else goes as the plain array. Normalized URLs and host keys never contain a newline, and a
+ * list where one does is sent plain.
+ */
+export type PackedLinks =
+  | { shared: { depth: number; sourceUrl?: string; redirectHops: number }; urls: string; hosts: string }
+  | { plain: DiscoveredUrl[] };
+
+export function packLinks(links: readonly DiscoveredUrl[]): PackedLinks {
+  const first = links[0];
+  if (first === undefined) return { plain: [] };
+  const urls: string[] = [];
+  const hosts: string[] = [];
+  for (const l of links) {
+    if (
+      l.depth !== first.depth ||
+      l.sourceUrl !== first.sourceUrl ||
+      l.redirectHops !== first.redirectHops ||
+      l.isSeed !== undefined ||
+      l.url.includes("\n") ||
+      l.host.includes("\n")
+    ) {
+      return { plain: [...links] };
+    }
+    urls.push(l.url);
+    hosts.push(l.host);
+  }
+  const shared = {
+    depth: first.depth,
+    redirectHops: first.redirectHops,
+    ...(first.sourceUrl !== undefined ? { sourceUrl: first.sourceUrl } : {}),
+  };
+  return { shared, urls: urls.join("\n"), hosts: hosts.join("\n") };
+}
+
+export function unpackLinks(packed: PackedLinks): DiscoveredUrl[] {
+  if ("plain" in packed) return packed.plain;
+  const urls = packed.urls.split("\n");
+  const hosts = packed.hosts.split("\n");
+  const { depth, sourceUrl, redirectHops } = packed.shared;
+  const out = new Array<DiscoveredUrl>(urls.length);
+  for (let i = 0; i < urls.length; i++) {
+    out[i] =
+      sourceUrl === undefined
+        ? { url: urls[i]!, host: hosts[i]!, depth, redirectHops }
+        : { url: urls[i]!, host: hosts[i]!, depth, sourceUrl, redirectHops };
+  }
+  return out;
+}

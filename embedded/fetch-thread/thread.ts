@@ -7,7 +7,7 @@ import type { FetchTask } from "../../core/model/index.ts";
 import { preciseNow } from "../../core/politeness/index.ts";
 import { openFetchPath, type FetchPath } from "../../engine/fetch/index.ts";
 import type { WorkOutput, ContentIndex } from "../../core/ports/index.ts";
-import type { FromThread, ToThread } from "./protocol.ts";
+import { packLinks, type Claim, type FromThread, type PackedOutput, type ToThread } from "./protocol.ts";
 
 declare const self: { onmessage: ((e: MessageEvent<ToThread>) => void) | null; postMessage(m: FromThread): void };
 
@@ -25,29 +25,47 @@ const content: ContentIndex = {
   close: async () => {},
 };
 
+/**
+ * Claims go out at the end of the current turn, all those asked in it in one message (a page waits for
+ * its answer, so no timer), or with outputs that leave first.
+ */
 function ask(kind: "exact" | "near", key: string, url: string): Promise<string | undefined> {
   const id = claimIds++;
   return new Promise((resolve) => {
     claims.set(id, resolve);
-    self.postMessage({ type: "claim", id, kind, key, url });
+    claimBox.push({ id, kind, key, url });
+    if (claimBox.length === 1) queueMicrotask(flushClaims);
   });
+}
+
+function flushClaims(): void {
+  if (claimBox.length === 0) return;
+  const asked = claimBox;
+  claimBox = [];
+  self.postMessage({ type: "done", outputs: [], claims: asked });
 }
 let controller = new AbortController();
 let outbox: Array<{ taskId: string; output: WorkOutput }> = [];
+let claimBox: Claim[] = [];
 let flushTimer: ReturnType<typeof setTimeout> | undefined;
 
 /**
- * Sends finished outputs together, a few milliseconds after the first of them, each stamped with this
- * thread's clock as it leaves: the main thread moves the result's times onto its own clock from there.
+ * Sends finished outputs together (with any claims not sent yet), a few milliseconds after the first of
+ * them, each stamped with this thread's clock as it leaves: the main thread moves the result's times onto
+ * its own clock from there.
  */
 function flushSoon(): void {
   flushTimer ??= setTimeout(() => {
     flushTimer = undefined;
-    const outputs = outbox;
-    outbox = [];
     const sentAt = preciseNow();
-    for (const o of outputs) o.output.result.sentAt = sentAt;
-    self.postMessage({ type: "done", outputs });
+    const outputs: PackedOutput[] = outbox.map(({ taskId, output }) => {
+      output.result.sentAt = sentAt;
+      return { taskId, result: output.result, links: packLinks(output.links) };
+    });
+    const asked = claimBox;
+    outbox = [];
+    claimBox = [];
+    self.postMessage({ type: "done", outputs, claims: asked });
   }, 2);
 }
 
@@ -68,8 +86,10 @@ self.onmessage = (event) => {
       void close();
       break;
     case "claimed":
-      claims.get(msg.id)?.(msg.owner);
-      claims.delete(msg.id);
+      for (const { id, owner } of msg.answers) {
+        claims.get(id)?.(owner);
+        claims.delete(id);
+      }
       break;
   }
 };

@@ -8,7 +8,7 @@ import type { FetchTask } from "../../core/model/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
 import { preciseNow, receivedResult } from "../../core/politeness/index.ts";
 import type { ContentIndex, WorkOutput } from "../../core/ports/index.ts";
-import type { FetchThreadInit, FromThread, ToThread } from "./protocol.ts";
+import { unpackLinks, type Claim, type FetchThreadInit, type FromThread, type ToThread } from "./protocol.ts";
 
 class FetchThread {
   private readonly waiting = new Map<string, { resolve: (o: WorkOutput) => void; reject: (e: Error) => void }>();
@@ -72,16 +72,15 @@ class FetchThread {
         this.ready?.resolve();
         break;
       case "done": {
+        if (msg.claims.length > 0) void this.answer(msg.claims);
         // The results' times were taken on the fetch thread's clock: move them onto this thread's.
         const at = preciseNow();
-        for (const { taskId, output } of msg.outputs) this.take(taskId)?.resolve({ ...output, result: receivedResult(output.result, at) });
+        for (const { taskId, result, links } of msg.outputs)
+          this.take(taskId)?.resolve({ result: receivedResult(result, at), links: unpackLinks(links) });
         break;
       }
       case "failed":
         this.take(msg.taskId)?.reject(new Error(msg.aborted ? "aborted: crawl stopping" : msg.message));
-        break;
-      case "claim":
-        void this.answer(msg);
         break;
       case "closed":
         this.closed?.();
@@ -92,12 +91,15 @@ class FetchThread {
     }
   }
 
-  private async answer(msg: Extract<FromThread, { type: "claim" }>): Promise<void> {
-    const owner =
-      msg.kind === "exact"
-        ? await this.content.claimExact(msg.key, msg.url)
-        : await this.content.claimNear(BigInt(`0x${msg.key}`), msg.url);
-    this.post({ type: "claimed", id: msg.id, owner });
+  /** Answers a batch of claims in one message, in the order they were asked. */
+  private async answer(claims: readonly Claim[]): Promise<void> {
+    const answers: Array<{ id: number; owner?: string }> = [];
+    for (const c of claims) {
+      const owner =
+        c.kind === "exact" ? await this.content.claimExact(c.key, c.url) : await this.content.claimNear(BigInt(`0x${c.key}`), c.url);
+      answers.push(owner === undefined ? { id: c.id } : { id: c.id, owner });
+    }
+    this.post({ type: "claimed", answers });
   }
 
   private take(taskId: string) {

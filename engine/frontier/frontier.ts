@@ -913,10 +913,13 @@ export class Frontier {
     return out;
   }
 
-  /** Inserts the URLs that are new into the exact store and their host queues. Runs inside a transaction. */
+  /**
+   * Inserts the URLs that are new into the exact store and their host queues, all of them in one batch
+   * of statements (enqueueMany). Runs inside a transaction.
+   */
   private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll: boolean | undefined = false): number {
     const store = this.opts.store;
-    let added = 0;
+    const fresh: Array<{ u: DiscoveredUrl; home: boolean; item: Omit<QueuedUrl, "seq"> }> = [];
     urls.forEach((u, i) => {
       const home = isHomePage(u.url);
       const partition = partitionOf(u.host, this.opts.partitions);
@@ -941,23 +944,25 @@ export class Frontier {
         }
         this.counters.add("seen.bloom-false-positive-caught");
       }
-      store.logAdmitted(u.url);
-      if (home) this.rememberHomePage(u.url);
       const kind = u.kind === "media" ? "media" : "page";
       // A sitemap's priority places its entries (a home page stays first whatever it says; sitemap entries
       // are pages, so a media file never has one).
       const priority =
         (home || kind === "media" ? undefined : levelOfSitemapPriority(u.sitemapPriority)) ??
         admissionPriority({ isHomePage: home, depth: u.depth, kind, foundOnNearDuplicate: u.foundOnNearDuplicate }, this.opts.policy);
-      this.pushToQueue({ host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops, kind });
-      if (!u.isSeed) this.patterns.add(u.host, u.url);
-      added++;
+      fresh.push({ u, home, item: { host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops, kind } });
     });
-    if (added > 0) {
-      store.saveSeq();
-      this.counters.add("frontier.admitted", added);
-    }
-    return added;
+    if (fresh.length === 0) return 0;
+    store.logAdmittedMany(fresh.map((f) => f.u.url));
+    const seqs = store.enqueueMany(fresh.map((f) => f.item));
+    fresh.forEach(({ u, home, item }, i) => {
+      if (home) this.rememberHomePage(u.url);
+      this.afterEnqueue(item, seqs[i]);
+      if (!u.isSeed) this.patterns.add(u.host, u.url);
+    });
+    store.saveSeq();
+    this.counters.add("frontier.admitted", fresh.length);
+    return fresh.length;
   }
 
   /**
@@ -995,7 +1000,11 @@ export class Frontier {
   }
 
   private pushToQueue(item: Omit<QueuedUrl, "seq">): void {
-    const seq = this.opts.store.enqueue(item);
+    this.afterEnqueue(item, this.opts.store.enqueue(item));
+  }
+
+  /** A URL's place in memory once the store has queued it (`seq` undefined: it was not added). */
+  private afterEnqueue(item: Omit<QueuedUrl, "seq">, seq: number | undefined): void {
     if (seq === undefined) return;
     this.queuedAt.mark(seq, this.opts.now());
     this.totalQueued++;

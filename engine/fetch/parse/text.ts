@@ -40,6 +40,13 @@ export function isInlineTag(name: string): boolean {
   return INLINE_TAGS.has(name);
 }
 
+/**
+ * What collapses to one space: a run of two or more whitespace characters, or one that is not a plain
+ * space. Replacing it gives what `/\s+/g` gives, without rewriting every single space between two words
+ * (half the cost of a 25 KB page's text).
+ */
+const COLLAPSIBLE = /\s{2,}|[^\S ]/g;
+
 export class TextCollector {
   private parts: string[] = [];
   private rawLength = 0;
@@ -66,7 +73,7 @@ export class TextCollector {
 
   private compact(): void {
     // No trim here: a trailing space is the separator from text still to come.
-    let text = this.parts.join("").replace(/\s+/g, " ");
+    let text = this.parts.join("").replace(COLLAPSIBLE, " ");
     if (text === " ") text = "";
     if (text.length >= this.maxChars) {
       text = text.slice(0, this.maxChars);
@@ -78,5 +85,5 @@ export class TextCollector {
 }
 
 export function collapseWhitespace(s: string): string {
-  return s.replace(/\s+/g, " ").trim();
+  return s.replace(COLLAPSIBLE, " ").trim();
 }

@@ -116,6 +116,19 @@ test("spool recovery - a finish interrupted between its two moves is completed; 
   expect((await spool.list()).map((e) => e.name)).toEqual([name, name.replace(".warc.gz", ".cdxj")]);
 });
 
+test("spool recovery - a WARC file killed before its index was created gets an empty index, so it ships with one", async () => {
+  // What the kill leaves: the new file with its warcinfo record and nothing else, no index beside it.
+  const { name, placed } = await fileLeftOpen(1);
+  await truncate(join(dir, name), placed[0]!.offset);
+  await rm(join(dir, name.replace(".warc.gz", ".cdxj")));
+  const report = await new WarcSpool(dir).recover();
+  expect(report.moved).toEqual([name]);
+  expect((await new WarcSpool(dir).list()).map((e) => [e.name, e.size > 0])).toEqual([
+    [name, true],
+    [name.replace(".warc.gz", ".cdxj"), false],
+  ]);
+});
+
 test("spool recovery - garbage at the end (not a gzip member) is cut; a file of nothing but a torn header becomes empty", async () => {
   const { name, placed } = await fileLeftOpen(1);
   const size = (await stat(join(dir, name))).size;

@@ -13,7 +13,7 @@
  * companions). Nothing is renamed on the way, so a file's name, which is its object key, never
  * changes: an upload repeated after a kill replaces the same object.
  */
-import { mkdir, open, readdir, rename, stat, unlink } from "node:fs/promises";
+import { mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CdxjLog, INDEX_FILE, indexFileOf, MEDIA_LIST_FILE } from "../warc/index.ts";
 import { repairWarcTail } from "./repair.ts";
@@ -70,6 +70,10 @@ export class WarcSpool {
       report.droppedBytes += droppedBytes;
       await rename(join(this.warcDir, name), join(this.finishedDir, name));
       report.moved.push(name);
+      // A kill between creating a WARC file and its index leaves a file with no index, which then holds
+      // nothing but its warcinfo record (the index is opened before the first response is written): it
+      // gets the empty index it would have had, so every shipped WARC file has its index beside it.
+      if (!index) await writeFile(join(this.finishedDir, indexFileOf(name)), "", { flag: "wx" }).catch(ignoreExisting);
     }
     // The shared index.cdxj and media.jsonl of a run without upload stay where they are.
     for (const name of names.filter((n) => companionBase(n) !== undefined && n !== INDEX_FILE && n !== MEDIA_LIST_FILE)) {
@@ -143,4 +147,9 @@ async function endOfLastIndexedRecord(indexPath: string): Promise<number> {
   } finally {
     await fh.close();
   }
+}
+
+/** An index file created meanwhile is the one to keep. */
+function ignoreExisting(error: NodeJS.ErrnoException): void {
+  if (error.code !== "EEXIST") throw error;
 }

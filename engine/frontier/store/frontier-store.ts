@@ -128,6 +128,10 @@ interface RawScheduled {
 /** The stored kind (0 page, 1 media: no bytes on disk either way) read back as the model's name. */
 const KIND_NAME = "CASE kind WHEN 1 THEN 'media' ELSE 'page' END AS kind";
 const QUEUE_COLUMNS = `host, partition, priority, seq, url, depth, hops, ${KIND_NAME}`;
+/** Rows per multi-row INSERT (8 parameters each, well under SQLite's limit on parameters). */
+const ENQUEUE_CHUNK = 64;
+const ENQUEUE_INTO = "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES ";
+const ENQUEUE_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)";
 const SCHEDULED_COLUMNS = `due_at, url, host, partition, priority, depth, ${KIND_NAME}`;
 
 /** A URL kind as stored. */
@@ -147,6 +151,9 @@ function prepare(db: Database) {
     >("INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
     dequeue: db.query<never, [partition: number, host: string, priority: Priority, seq: number]>(
       "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
+    ),
+    queuedAt: db.query<{ url: string }, [partition: number, host: string, priority: Priority, seq: number]>(
+      "SELECT url FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
     ),
     queuedUrl: db.query<{ x: 1 }, [partition: number, host: string, url: string]>(
       "SELECT 1 AS x FROM queue WHERE partition = ? AND host = ? AND url = ? LIMIT 1",
@@ -272,6 +279,9 @@ export class FrontierStore {
   /** The change journal, when kept (`journal: true`). */
   readonly journal: ChangeJournal | undefined;
   private txDepth = 0;
+  /** Multi-row statements by row count (enqueueMany, logAdmittedMany). */
+  private readonly enqueueChunks = new Map<number, Statement>();
+  private readonly logChunks = new Map<number, Statement>();
 
   private constructor(db: Database, options: FrontierStoreOptions) {
     this.db = db;
@@ -424,6 +434,39 @@ export class FrontierStore {
     if (seq >= this.nextSeq) this.nextSeq = seq + 1;
   }
 
+  /**
+   * `enqueue` for many URLs, in order, with one multi-row INSERT per up to ENQUEUE_CHUNK of them: each
+   * statement run has a fixed cost (binding, stepping, the crossing into SQLite) that was most of an
+   * admitted link's. Returns each URL's sequence number, or undefined for one that was not added (which a
+   * fresh sequence number never collides into; were it to happen, the rows are looked up one by one).
+   */
+  enqueueMany(items: ReadonlyArray<Omit<QueuedUrl, "seq">>): Array<number | undefined> {
+    const seqs: Array<number | undefined> = [];
+    for (let from = 0; from < items.length; from += ENQUEUE_CHUNK) {
+      const chunk = items.slice(from, from + ENQUEUE_CHUNK);
+      const params: Array<string | number> = [];
+      const chunkSeqs: number[] = [];
+      for (const item of chunk) {
+        const seq = this.nextSeq++;
+        chunkSeqs.push(seq);
+        params.push(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops, kindCode(item.kind));
+      }
+      const changes = this.manyStatement(this.enqueueChunks, chunk.length, ENQUEUE_ROW, ENQUEUE_INTO).run(...params).changes;
+      chunk.forEach((item, i) => {
+        const seq = chunkSeqs[i]!;
+        // All rows went in, or this one did if the row at its key is its own (an ignored row left another's).
+        const added = changes === chunk.length || this.s.queuedAt.get(item.partition, item.host, item.priority, seq)?.url === item.url;
+        if (!added) {
+          seqs.push(undefined);
+          return;
+        }
+        seqs.push(seq);
+        this.note(item.partition, queuedChange({ ...item, seq }));
+      });
+    }
+    return seqs;
+  }
+
   dequeue(item: Pick<QueuedUrl, "partition" | "host" | "priority" | "seq">): void {
     this.s.dequeue.run(item.partition, item.host, item.priority, item.seq);
     this.note(item.partition, ["d", item.host, item.priority, item.seq]);
@@ -479,6 +522,25 @@ export class FrontierStore {
   /** Notes an admission in the recent log (embedded mode's seen-set replay), when the store keeps one. */
   logAdmitted(url: string): void {
     if (this.recentLog) this.s.logRecent.run(url);
+  }
+
+  /** `logAdmitted` for many URLs, with one multi-row INSERT per up to ENQUEUE_CHUNK of them. */
+  logAdmittedMany(urls: readonly string[]): void {
+    if (!this.recentLog) return;
+    for (let from = 0; from < urls.length; from += ENQUEUE_CHUNK) {
+      const chunk = urls.slice(from, from + ENQUEUE_CHUNK);
+      this.manyStatement(this.logChunks, chunk.length, "(?)", "INSERT INTO recent_urls (url) VALUES ").run(...chunk);
+    }
+  }
+
+  /** The prepared `INTO ... VALUES row, row, ...` statement for `n` rows, prepared on first use. */
+  private manyStatement(cache: Map<number, Statement>, n: number, row: string, into: string): Statement {
+    let statement = cache.get(n);
+    if (!statement) {
+      statement = this.db.prepare(into + Array.from({ length: n }, () => row).join(", "));
+      cache.set(n, statement);
+    }
+    return statement;
   }
 
   /** Sets a URL's state (creating its row when it has none yet). */
