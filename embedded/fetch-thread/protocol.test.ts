@@ -15,12 +15,27 @@ test("fetch thread links - a page's links are packed as two strings and come bac
   expect(unpackLinks(structuredClone(packed))).toEqual(found);
 });
 
+test("fetch thread links - media links and a near duplicate's links are packed with their kinds and flag, and come back as they were", () => {
+  const withKinds: DiscoveredUrl[] = [
+    { ...found[0]!, foundOnNearDuplicate: true },
+    { ...found[1]!, kind: "media", foundOnNearDuplicate: true },
+    { ...found[2]!, kind: "page", foundOnNearDuplicate: true },
+  ];
+  const packed = packLinks(withKinds);
+  expect("urls" in packed).toBe(true);
+  expect(unpackLinks(structuredClone(packed))).toEqual(withKinds);
+  expect(unpackLinks(structuredClone(packLinks([{ ...found[0]!, kind: "media" }])))).toEqual([{ ...found[0]!, kind: "media" }]);
+});
+
 test("fetch thread links - links that do not share depth, source and hops, or are seeds, or hold a newline, go plain", () => {
   const mixed: DiscoveredUrl[][] = [
     [found[0]!, { ...found[1]!, depth: 3 }],
     [found[0]!, { ...found[1]!, sourceUrl: undefined }],
     [found[0]!, { ...found[1]!, redirectHops: 1 }],
     [{ ...found[0]!, isSeed: true }],
+    [found[0]!, { ...found[1]!, foundOnNearDuplicate: true }],
+    [found[0]!, { ...found[1]!, lastmod: 1_700_000_000_000, sitemapPriority: 0.8 }],
+    [found[0]!, { ...found[1]!, sitemap: { grants: ["http://b.test/"] } }],
     [found[0]!, { ...found[1]!, url: "http://b.test/\nx" }],
   ];
   for (const links of mixed) {

@@ -49,12 +49,18 @@ export type FromThread =
 
 /**
  * A page's links as one message carries them. The usual case (every link found on one page: same depth,
- * same source, no redirect hops, no seed) is two newline-joined strings and the shared fields once;
- * anything else goes as the plain array. Normalized URLs and host keys never contain a newline, and a
- * list where one does is sent plain.
+ * same source, no redirect hops, no seed) is two newline-joined strings and the shared fields once, with a
+ * string of one letter per link (m media, p page, - none) when any link has a kind (--fetch-media); anything
+ * else (seeds, sitemap references and entries, mixed depths...) goes as the plain array. Normalized URLs
+ * and host keys never contain a newline, and a list where one does is sent plain.
  */
 export type PackedLinks =
-  | { shared: { depth: number; sourceUrl?: string; redirectHops: number }; urls: string; hosts: string }
+  | {
+      shared: { depth: number; sourceUrl?: string; redirectHops: number; foundOnNearDuplicate?: boolean };
+      urls: string;
+      hosts: string;
+      kinds?: string;
+    }
   | { plain: DiscoveredUrl[] };
 
 export function packLinks(links: readonly DiscoveredUrl[]): PackedLinks {
@@ -62,12 +68,18 @@ export function packLinks(links: readonly DiscoveredUrl[]): PackedLinks {
   if (first === undefined) return { plain: [] };
   const urls: string[] = [];
   const hosts: string[] = [];
+  let kinds = "";
+  let anyKind = false;
   for (const l of links) {
     if (
       l.depth !== first.depth ||
       l.sourceUrl !== first.sourceUrl ||
       l.redirectHops !== first.redirectHops ||
+      l.foundOnNearDuplicate !== first.foundOnNearDuplicate ||
       l.isSeed !== undefined ||
+      l.sitemap !== undefined ||
+      l.lastmod !== undefined ||
+      l.sitemapPriority !== undefined ||
       l.url.includes("\n") ||
       l.host.includes("\n")
     ) {
@@ -75,26 +87,30 @@ export function packLinks(links: readonly DiscoveredUrl[]): PackedLinks {
     }
     urls.push(l.url);
     hosts.push(l.host);
+    if (l.kind !== undefined) anyKind = true;
+    kinds += l.kind === "media" ? "m" : l.kind === "page" ? "p" : "-";
   }
   const shared = {
     depth: first.depth,
     redirectHops: first.redirectHops,
     ...(first.sourceUrl !== undefined ? { sourceUrl: first.sourceUrl } : {}),
+    ...(first.foundOnNearDuplicate !== undefined ? { foundOnNearDuplicate: first.foundOnNearDuplicate } : {}),
   };
-  return { shared, urls: urls.join("\n"), hosts: hosts.join("\n") };
+  return { shared, urls: urls.join("\n"), hosts: hosts.join("\n"), ...(anyKind ? { kinds } : {}) };
 }
 
 export function unpackLinks(packed: PackedLinks): DiscoveredUrl[] {
   if ("plain" in packed) return packed.plain;
   const urls = packed.urls.split("\n");
   const hosts = packed.hosts.split("\n");
-  const { depth, sourceUrl, redirectHops } = packed.shared;
+  const { kinds } = packed;
   const out = new Array<DiscoveredUrl>(urls.length);
   for (let i = 0; i < urls.length; i++) {
-    out[i] =
-      sourceUrl === undefined
-        ? { url: urls[i]!, host: hosts[i]!, depth, redirectHops }
-        : { url: urls[i]!, host: hosts[i]!, depth, sourceUrl, redirectHops };
+    const link: DiscoveredUrl = { url: urls[i]!, host: hosts[i]!, ...packed.shared };
+    const kind = kinds?.[i];
+    if (kind === "m") link.kind = "media";
+    else if (kind === "p") link.kind = "page";
+    out[i] = link;
   }
   return out;
 }
