@@ -1,15 +1,18 @@
 /**
  * The flags every cluster command shares, as a configuration table like every process's: where the
  * coordinator is (`--coordinator ADDR` or CRAWLCTL_COORDINATOR), its token (`--token` or CRAWLCTL_TOKEN),
+ * the CA of its certificate when its gRPC is TLS (`--tls-ca-file` or CRAWLCTL_TLS_CA_FILE),
  * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` where a command takes one
  * (seed add). The other arguments (hosts, URLs, node ids) come back in `rest`.
  */
 import { decimalKind, readConfig, stringKind, switchKind, tableRows, type Env, type FieldSpecs } from "../../core/config/index.ts";
+import { readPemFile } from "../../kit/tls/index.ts";
 import { UsageError } from "../io.ts";
 
 export interface ClusterFlags {
   coordinator: string;
   token: string;
+  tlsCaFile: string;
   json: boolean;
   watch: boolean;
   intervalSeconds: number;
@@ -19,6 +22,8 @@ export interface ClusterFlags {
 export interface ClusterOptions {
   coordinator: string;
   token?: string;
+  /** PEM of the CA of the coordinator's certificate: the link is TLS. */
+  tlsCa?: string;
   json: boolean;
   watch: boolean;
   /** Seconds between refreshes with --watch. */
@@ -42,6 +47,14 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     flag: "--token",
     description: "The coordinator's admin token",
     ...stringKind("token"),
+  },
+  tlsCaFile: {
+    default: "",
+    defaultText: "none: plain-text gRPC",
+    env: "CRAWLCTL_TLS_CA_FILE",
+    flag: "--tls-ca-file",
+    description: "PEM file of the CA of the coordinator's certificate, when its gRPC is TLS (cluster up --secure prints it)",
+    ...stringKind("file"),
   },
   json: {
     default: false,
@@ -85,9 +98,18 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
   if (!values.coordinator) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
   const flags = new Map<string, string>();
   if (values.file) flags.set("--file", values.file);
+  let tlsCa: string | undefined;
+  if (values.tlsCaFile) {
+    try {
+      tlsCa = readPemFile("CRAWLCTL_TLS_CA_FILE", values.tlsCaFile);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
   return {
     coordinator: values.coordinator,
     token: values.token || undefined,
+    tlsCa,
     json: values.json,
     watch: values.watch,
     intervalS: values.intervalSeconds,

@@ -16,6 +16,7 @@ export {
   type RedisTlsSettings,
 } from "./settings.ts";
 export {
+  describeSecurity,
   loadGrpcTls,
   loadHttpTls,
   loadNatsAccess,

@@ -135,3 +135,18 @@ export function loadRedisCa(s: RedisTlsSettings): string | undefined {
   bundle("CRAWL_REDIS_TLS_CA_FILE", s.redisTlsCaFile, caPem);
   return caPem;
 }
+
+/** What a process's links run on, for its start-up log line (never a secret). */
+export function describeSecurity(s: {
+  nats: NatsAccess;
+  grpc?: GrpcTlsMaterial | undefined;
+  http?: HttpTlsMaterial | undefined;
+  redis?: { url: string; caPem: string | undefined };
+}): Record<string, string> {
+  return {
+    nats: `${s.nats.caPem ? "TLS" : "plain"}, ${s.nats.user ? `user ${s.nats.user}` : "no user"}`,
+    ...("grpc" in s ? { grpc: s.grpc ? `TLS, certificate of crawler://${s.grpc.identity.role}/${s.grpc.identity.id}` : "plain" } : {}),
+    http: s.http ? "HTTPS" : "plain HTTP",
+    ...(s.redis ? { redis: s.redis.url.startsWith("rediss:") ? `TLS${s.redis.caPem ? " (given CA)" : ""}` : "plain" } : {}),
+  };
+}
