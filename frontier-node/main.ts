@@ -48,6 +48,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
       grpc: loadGrpcTls(security, "frontier"),
       http: loadHttpTls(security),
     }));
+    log.info("security", describeSecurity({ ...tls, redis: config.redisUrl ? { url: config.redisUrl, caPem: tls.redisCa } : undefined }));
     const dataDir = resolve(config.dataDir);
     mkdirSync(dataDir, { recursive: true });
     const lock = lockDir(dataDir);
@@ -146,7 +147,6 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     ctx.out(
       `${JSON.stringify({ nodeId, region: config.region, grpcAddress: node.grpcAddress, httpAddress: node.httpAddress, partitions })}\n`,
     );
-    log.info("security", describeSecurity({ ...tls, redis: config.redisUrl ? { url: config.redisUrl, caPem: tls.redisCa } : undefined }));
 
     await ctx.stopRequested;
     try {
