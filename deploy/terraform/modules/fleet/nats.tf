@@ -6,7 +6,8 @@
 # live in the region's cluster.
 #
 # Per-role users (account CRAWL) may publish only what the role publishes and use only the JetStream API
-# of the streams it works on (core/cluster/names.ts, adapters/nats/):
+# of the streams it works on. The table is core/cluster/nats-permissions.ts's, written again here in HCL;
+# tests/deploy/fleet-permissions-match-core.test.ts requires the rendered lists to equal it:
 #   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
 #                bucket read and write (node records, ring, lease)
 #   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
@@ -83,12 +84,6 @@ locals {
     )
   } }
 
-  nats_tls_block = local.tls_on ? {
-    cert_file = local.tls.cert_file
-    key_file  = local.tls.key_file
-    ca_file   = local.tls.ca_file
-  } : null
-
   nats_conf = { for id, m in local.machines : id => templatefile("${path.module}/templates/nats-server.conf.tftpl", {
     id          = id
     region      = m.region
@@ -100,7 +95,7 @@ locals {
       name = r
       urls = [for s in local.nats_of[r] : "nats://${s.host}:${s.ports.gateway}"]
     } if r != m.region]
-    tls        = local.nats_tls_block
+    tls        = local.tls_on ? local.tls_files[id] : null
     auth       = local.nats_auth
     publish    = local.nats_publish[m.region]
     subscribe  = ["_INBOX.>"]
