@@ -10,7 +10,8 @@
  * token). Every error is `{"error": {"code", "message"}}` with a stable code, mapped in one place
  * (`errorResponse`): 400 `invalid_argument`, 401 `unauthenticated`, 404 `not_found` (unknown route too),
  * 405 `method_not_allowed` (with Allow), 409 `failed_precondition`, 413 `payload_too_large`, 503
- * `unavailable`, 500 `internal` (a generic message). Messages quote at most a short prefix of any input.
+ * `unavailable` (503 `not_leader` on a standby coordinator, see `leaderOnly`), 500 `internal` (a generic
+ * message). Messages quote at most a short prefix of any input.
  *
  *   GET  /v1/ring                 the ring and its revision
  *   GET  /v1/nodes                every node with its state
@@ -30,10 +31,11 @@ import {
   InvalidArgumentError,
   NotFoundError,
   UnauthenticatedError,
+  NotLeaderError,
   UnavailableError,
 } from "../core/errors/index.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
-import type { CoordinatorServices } from "./services.ts";
+import { requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
 import { clip, parseJsonBody, requiredQuery, seedsRequest } from "./validate.ts";
 
@@ -70,12 +72,13 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
   app.onError((error, c) => errorResponse(c, error, services));
   app.notFound((c) => sendError(c, 404, "not_found", `no route ${clip(c.req.method, 16)} ${clip(c.req.path)}`));
   app.use("*", bearerAuth(opts.tokens));
+  app.use("/v1/*", leaderOnly(services));
 
   app.route(
     "/",
     healthApp({
       ready: services.ready,
-      metrics: async () => clusterMetrics(await services.stats.read()),
+      metrics: async () => clusterMetrics(await services.stats.read(), services.isLeader()),
       metricsTokens: opts.metricsTokens,
     }),
   );
@@ -123,6 +126,20 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
   return app;
 }
 
+/**
+ * Only the lease holder serves `/v1/` (services.ts, `requireLeader`); a standby answers 503 with code
+ * `not_leader` and the leader's id when known, so a client with several base URLs asks the next one.
+ * The health probes and /metrics stay open on a standby: it is alive, not ready, and its totals are the
+ * same numbers (the gauge `coordinator.leader` tells the two apart). The OpenAPI document is served too.
+ */
+function leaderOnly(services: CoordinatorServices): MiddlewareHandler {
+  return async function requireLease(c, next) {
+    if (c.req.path === "/v1/openapi.json") return next();
+    await requireLeader(services);
+    return next();
+  };
+}
+
 /** Bearer-token check before anything else, on every path except the health app's (it has its own rule). */
 function bearerAuth(tokens: TokenSet): MiddlewareHandler {
   return async function requireBearerToken(c, next) {
@@ -155,13 +172,14 @@ function errorResponse(c: Context, error: unknown, services: CoordinatorServices
   if (error instanceof NotFoundError) return sendError(c, 404, "not_found", error.message);
   if (error instanceof FailedPreconditionError) return sendError(c, 409, "failed_precondition", error.message);
   if (error instanceof BodyTooLargeError) return sendError(c, 413, "payload_too_large", `${error.message}; send fewer URLs per request`);
+  if (error instanceof NotLeaderError) return c.json({ error: { code: "not_leader", message: error.message, leader: error.leader } }, 503);
   if (error instanceof UnavailableError) return sendError(c, 503, "unavailable", error.message);
   services.log.error("internal error in an admin API call", errorFields(error, { method: c.req.method, path: clip(c.req.path) }));
   return sendError(c, 500, "internal", "internal error");
 }
 
 /** The coordinator's /metrics: cluster totals, named crawler_cluster_* so they never mix with per-node series. */
-function clusterMetrics(t: ClusterTotals): { counters: Record<string, number>; gauges: Record<string, number> } {
+function clusterMetrics(t: ClusterTotals, leader: boolean): { counters: Record<string, number>; gauges: Record<string, number> } {
   const counters: Record<string, number> = {};
   for (const [name, value] of Object.entries(t.counters)) counters[`cluster.${name}`] = value;
   counters["cluster.pages.fetched"] = t.pagesFetched;
@@ -173,6 +191,7 @@ function clusterMetrics(t: ClusterTotals): { counters: Record<string, number>; g
     "cluster.frontierNodes": t.frontierNodes,
     "cluster.fetchNodes": t.fetchNodes,
     "cluster.deadNodes": t.deadNodes,
+    "coordinator.leader": leader ? 1 : 0,
   };
   return { counters, gauges };
 }

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { TokenSet } from "../core/auth/index.ts";
 import { CoordinatorClient } from "../adapters/grpc/clients.ts";
-import { InvalidArgumentError, NotFoundError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
+import { InvalidArgumentError, NotFoundError, NotLeaderError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
 import { startGrpcServer, type RunningGrpcServer } from "../adapters/grpc/server.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { NodeRole, NodeState } from "../proto/gen/crawler/coordinator/v1/coordinator.ts";
@@ -51,6 +51,40 @@ afterEach(async () => {
 });
 
 describe("coordinator gRPC service", () => {
+  test("grpc - a standby refuses every call with NotLeaderError naming the leader and where to reach it", async () => {
+    await h.state.putNode(
+      nodeRecord({
+        id: "coord-2",
+        role: "coordinator",
+        heartbeatAt: h.clock.now,
+        grpcAddress: "127.0.0.1:7400",
+        httpAddress: "http://127.0.0.1:7480",
+        gauges: { leader: 1 },
+      }),
+    );
+    h.leadership.leader = false;
+    for (const call of [client.getStatus(), client.listNodes(), client.addSeeds(["http://a.com/"]), client.drainNode("f1")]) {
+      const error = await failure(call);
+      expect(error).toBeInstanceOf(NotLeaderError);
+      expect((error as NotLeaderError).leader).toBe("coord-2");
+      expect((error as Error).message).toContain("coord-1 is a standby, not the leader; the leader is coord-2 (gRPC 127.0.0.1:7400");
+    }
+    // Nothing was done: the drain was refused before it touched the record.
+    expect((await h.state.listNodes()).find((n) => n.id === "f1")!.status).toBe("active");
+    // Authentication still comes first.
+    const anonymous = new CoordinatorClient(server.address, { deadlineMs: 3_000 });
+    expect(await failure(anonymous.getStatus())).toBeInstanceOf(UnauthenticatedError);
+    anonymous.close();
+  });
+
+  test("grpc - a dead node is listed as dead with no partitions", async () => {
+    h.clock.now += 11_000;
+    await h.state.putNode(nodeRecord({ id: "f9", region: "us", heartbeatAt: h.clock.now }));
+    const { nodes } = await client.listNodes();
+    const f1 = nodes.find((n) => n.id === "f1")!;
+    expect([f1.state, f1.partitions]).toEqual([NodeState.NODE_STATE_DEAD, []]);
+  });
+
   test("grpc - GetRing returns every partition of every region with its owner", async () => {
     const ring = await client.getRing();
     expect(ring.partitions).toBe(P);

@@ -4,7 +4,9 @@
  * throws becomes a status in adapters/grpc (`unary` → `toGrpcError`), so the project's errors keep their
  * meaning (NOT_FOUND, INVALID_ARGUMENT, UNAVAILABLE...) and anything else is INTERNAL without details.
  * When tokens are configured every call must carry `authorization: Bearer <token>` metadata with one of
- * them (UNAUTHENTICATED otherwise): the same tokens as the admin HTTP API, compared in constant time.
+ * them (UNAUTHENTICATED otherwise): the same tokens as the admin HTTP API, compared in constant time. A
+ * standby (a coordinator without the lease) answers every authenticated call with UNAVAILABLE and a
+ * NotLeaderError (services.ts, `requireLeader`): clients given several addresses ask the next one.
  */
 import { errorFields } from "../kit/log/index.ts";
 import { unary, type GrpcServiceBinding } from "../adapters/grpc/index.ts";
@@ -22,7 +24,7 @@ import {
 } from "../proto/gen/crawler/coordinator/v1/coordinator.ts";
 import { bearerToken, type TokenSet } from "../core/auth/index.ts";
 import type { Member, MemberState } from "./membership.ts";
-import { drainNode, type CoordinatorServices } from "./services.ts";
+import { drainNode, requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
 
 export interface GrpcServiceOptions {
@@ -39,6 +41,7 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
   const handle = <Req, Res>(fn: (request: Req) => Promise<Res>) =>
     unary<Req, Res>(async (request, call) => {
       authorize(call as CallWithMetadata, opts.tokens);
+      await requireLeader(services);
       return fn(request);
     }, logInternal);
 

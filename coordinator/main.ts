@@ -82,7 +82,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       },
     );
 
-    const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs });
+    const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
     const stats = new ClusterStats({ membership, now });
     const seeds = new SeedPublisher({
       bus,
@@ -95,6 +95,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       state,
       membership,
       nodeId: config.nodeId,
+      incarnation: crypto.randomUUID(),
+      startedAt: now(),
       leaseTtlMs: config.leaseTtlMs,
       partitions: config.partitions,
       vnodes: config.vnodes,
@@ -104,6 +106,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     });
     ctx.onClose("lease", () => rebalancer.release());
     let httpUrl = "";
+    let grpcAddress = "";
     const startedAt = now();
     const heartbeat = new NodeHeartbeat({
       state,
@@ -113,7 +116,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
         region: rules.defaultRegion,
         runtime: runtime.name,
         status: "active",
-        grpcAddress: "",
+        // Where crawlctl and services reach this coordinator: a standby's refusal names the leader's.
+        grpcAddress,
         httpAddress: httpUrl,
         startedAt,
         heartbeatAt: now(),
@@ -148,6 +152,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       routing,
       rules,
       ready: () => rebalancer.isLeader && rebalancer.hasRing,
+      isLeader: () => rebalancer.isLeader,
       log,
     };
 
@@ -155,6 +160,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       startGrpcServer([coordinatorGrpcService(services, { tokens: adminTokens })], config.grpcListen, { tls: tls.grpc }),
     );
     ctx.onClose("grpc", () => grpc.close());
+    grpcAddress = grpc.address;
     const listen = parseHostPort(config.httpListen)!; // checked by the table's listen kind
     const http = await startStep(`serve the admin API on ${config.httpListen}`, "give a free address with --http-listen", () =>
       serveHono(

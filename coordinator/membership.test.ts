@@ -75,4 +75,40 @@ describe("membership", () => {
     await expect(membership.drain("c1")).rejects.toBeInstanceOf(FailedPreconditionError);
     await expect(membership.drain("f1")).rejects.toBeInstanceOf(FailedPreconditionError);
   });
+
+  test("membership - a dead node is listed with no partitions, whatever its last record claimed", async () => {
+    const state = new MemoryClusterState();
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 99_000, partitions: [0, 1] }));
+    await state.putNode(nodeRecord({ id: "f2", heartbeatAt: 1_000, partitions: [2, 3] }));
+    const view = await new Membership({ state, now: () => 100_000, deathTimeoutMs: DEATH }).view();
+    expect(view.members.map((m) => [m.record.id, m.state, m.record.partitions])).toEqual([
+      ["f1", "live", [0, 1]],
+      ["f2", "dead", []],
+    ]);
+  });
+
+  test("membership - silence the coordinator could not see does not count: after its start, and after a failed read", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 100_000 };
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 50_000 }));
+    // Started at 100 s: f1's silence before that is not judged until 110 s.
+    const membership = new Membership({ state, now: () => clock.now, deathTimeoutMs: DEATH, observedSince: clock.now });
+    expect((await membership.view()).members[0]!.state).toBe("live");
+    clock.now = 110_001;
+    expect((await membership.view()).members[0]!.state).toBe("dead");
+
+    // The state cannot be read for a while (NATS down): f2's beats fail meanwhile too.
+    await state.putNode(nodeRecord({ id: "f2", heartbeatAt: clock.now }));
+    const listNodes = state.listNodes.bind(state);
+    state.listNodes = () => Promise.reject(new Error("nats down"));
+    clock.now += 30_000;
+    await expect(membership.view()).rejects.toThrow("nats down");
+    state.listNodes = listNodes;
+    const back = clock.now;
+    expect((await membership.view()).members.find((m) => m.record.id === "f2")!.state).toBe("live");
+    clock.now = back + DEATH;
+    expect((await membership.view()).members.find((m) => m.record.id === "f2")!.state).toBe("live");
+    clock.now = back + DEATH + 1;
+    expect((await membership.view()).members.find((m) => m.record.id === "f2")!.state).toBe("dead");
+  });
 });

@@ -8,6 +8,14 @@
  *   - `dead`      when its heartbeat is older than the death timeout, whatever its record says;
  *   - `left`      when its record says it stopped cleanly (it normally deletes its record instead).
  *
+ * The coordinator judges only silence it could have seen: after its start, and after a failed read of the
+ * cluster state (NATS down, or a JetStream without its meta leader), a node is dead only once it has been
+ * silent for the death timeout since the coordinator could read again. A short outage of the cluster
+ * state therefore never makes every node look dead at once and moves no partition.
+ *
+ * A dead or left node is shown with no partitions (its last record may still list some): what `crawlctl
+ * nodes` and `/v1/nodes` show is what serves now.
+ *
  * Draining: `drain(id)` writes the node's record with `status: "draining"` and remembers the id here. A
  * node rewrites its own record at every heartbeat, so the record alone could be flipped back to `active`
  * by a node that has not noticed yet; the remembered id keeps the node draining for the rebalancer in the
@@ -40,10 +48,14 @@ export interface MembershipView {
   reachableFrontiers: Set<string>;
 }
 
-/** The state of one node record at `now`. */
-export function classifyNode(record: NodeRecord, now: number, deathTimeoutMs: number): MemberState {
+/**
+ * The state of one node record at `now`. Silence before `observedSince` (when the observer could not see
+ * the cluster state) does not count: the node is dead only once it has been silent for the death timeout
+ * while the observer was watching.
+ */
+export function classifyNode(record: NodeRecord, now: number, deathTimeoutMs: number, observedSince = -Infinity): MemberState {
   if (record.status === "left") return "left";
-  if (now - record.heartbeatAt > deathTimeoutMs) return "dead";
+  if (now - Math.max(record.heartbeatAt, observedSince) > deathTimeoutMs) return "dead";
   return record.status === "draining" ? "draining" : "live";
 }
 
@@ -51,27 +63,54 @@ export interface MembershipOptions {
   state: ClusterState;
   now: () => number;
   deathTimeoutMs: number;
+  /**
+   * Since when this observer has been watching (the coordinator's start): a node silent only since
+   * before it is not judged until the death timeout has passed after it. Default: since always.
+   */
+  observedSince?: number;
 }
 
 export class Membership {
   private readonly drained = new Set<string>();
+  /** See MembershipOptions.observedSince; undefined after a failed read, until the next one succeeds. */
+  private observedSince: number | undefined;
 
-  constructor(private readonly opts: MembershipOptions) {}
+  constructor(private readonly opts: MembershipOptions) {
+    this.observedSince = opts.observedSince ?? -Infinity;
+  }
 
   get deathTimeoutMs(): number {
     return this.opts.deathTimeoutMs;
   }
 
+  /** The node's last few records, oldest first (ClusterState.nodeHistory). */
+  history(id: string): Promise<NodeRecord[]> {
+    return this.opts.state.nodeHistory(id);
+  }
+
   async view(): Promise<MembershipView> {
     const at = this.opts.now();
-    const records = await this.opts.state.listNodes();
+    let records: NodeRecord[];
+    try {
+      records = await this.opts.state.listNodes();
+    } catch (error) {
+      // Blind from now on: the nodes' heartbeats may be failing for the same reason (NATS down), so their
+      // silence until the next good read is not theirs to pay for.
+      this.observedSince = undefined;
+      throw error;
+    }
+    this.observedSince ??= at;
+    const observedSince = this.observedSince;
     const present = new Set(records.map((r) => r.id));
     for (const id of this.drained) if (!present.has(id)) this.drained.delete(id);
     const members = records
       .map((record): Member => {
-        let state = classifyNode(record, at, this.opts.deathTimeoutMs);
+        let state = classifyNode(record, at, this.opts.deathTimeoutMs, observedSince);
         if (state === "live" && this.drained.has(record.id)) state = "draining";
-        return { record, state, heartbeatAgeMs: at - record.heartbeatAt };
+        // A dead node serves nothing, whatever its last record claimed: its partitions have moved (or
+        // move at the next rebalance), and listing them under it would send an operator the wrong way.
+        const shown = state === "dead" || state === "left" ? { ...record, partitions: [] } : record;
+        return { record: shown, state, heartbeatAgeMs: at - record.heartbeatAt };
       })
       .sort((a, b) => (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
     const liveFrontiers: Record<string, string[]> = {};

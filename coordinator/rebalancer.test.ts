@@ -138,6 +138,77 @@ describe("rebalancer", () => {
     expect(await first.tick()).toEqual({ leader: false, wrote: false });
   });
 
+  test("rebalancer - after the leader dies the warm standby takes the lease, not the leader's own restart", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 1_000_000 };
+    const now = () => clock.now;
+    const coordinator = (id: string, startedAt: number) =>
+      new Rebalancer({
+        state,
+        membership: new Membership({ state, now, deathTimeoutMs: DEATH }),
+        nodeId: id,
+        incarnation: `${id}-${startedAt}`,
+        startedAt,
+        leaseTtlMs: TTL,
+        partitions: P,
+        vnodes: 64,
+        regions: ["us"],
+        now,
+        log: silentLog,
+      });
+    const record = (id: string, startedAt: number) =>
+      state.putNode(nodeRecord({ id, role: "coordinator", startedAt, heartbeatAt: clock.now }));
+    await state.putNode(nodeRecord({ id: "a", heartbeatAt: clock.now }));
+    const leader = coordinator("c1", clock.now - 60_000);
+    const standby = coordinator("c2", clock.now - 50_000);
+    await record("c1", clock.now - 60_000);
+    await record("c2", clock.now - 50_000);
+    expect(await leader.tick()).toMatchObject({ leader: true });
+    expect(await standby.tick()).toMatchObject({ leader: false });
+
+    // c1 is killed; the supervisor starts it again at once, under the same id.
+    clock.now += 1_000;
+    const restarted = coordinator("c1", clock.now);
+    await record("c1", clock.now);
+    await record("c2", clock.now - 50_000);
+    expect(await restarted.tick()).toMatchObject({ leader: false }); // not its predecessor's lease to renew
+    clock.now += TTL;
+    await record("c1", clock.now - TTL);
+    expect(await restarted.tick()).toMatchObject({ leader: false }); // the lease expired, but c2 is older: left to it
+    expect(await standby.tick()).toMatchObject({ leader: true });
+    clock.now += TTL / 2;
+    await record("c2", clock.now - 50_000);
+    expect(await standby.tick()).toMatchObject({ leader: true });
+    clock.now += TTL / 2;
+    expect(await restarted.tick()).toMatchObject({ leader: false }); // warm now, but c2 renews its lease
+  });
+
+  test("rebalancer - a coordinator alone takes the lease of its dead predecessor once it expires", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 1_000_000 };
+    const now = () => clock.now;
+    const coordinator = (startedAt: number) =>
+      new Rebalancer({
+        state,
+        membership: new Membership({ state, now, deathTimeoutMs: DEATH }),
+        nodeId: "c1",
+        incarnation: String(startedAt),
+        startedAt,
+        leaseTtlMs: TTL,
+        partitions: P,
+        vnodes: 64,
+        regions: ["us"],
+        now,
+        log: silentLog,
+      });
+    expect(await coordinator(clock.now).tick()).toMatchObject({ leader: true });
+    clock.now += 1_000;
+    const restarted = coordinator(clock.now);
+    expect(await restarted.tick()).toMatchObject({ leader: false });
+    clock.now += TTL; // expired, and no older coordinator to leave it to
+    expect(await restarted.tick()).toMatchObject({ leader: true });
+  });
+
   test("rebalancer - releasing the lease lets a standby take over before the TTL", async () => {
     const { clock, make, beat } = setup();
     const first = make("c1");

@@ -7,6 +7,12 @@
  * stored ring, so ticks are idempotent and cheap. A conflicting write (a frontier node completing a
  * handoff, a coordinator that lost the lease a moment ago) fails the compare-and-set; the tick re-reads and
  * recomputes. `main.ts` runs `tick` every heartbeat interval.
+ *
+ * Who takes the lease after a leader dies: the lease is held by one process (`nodeId#incarnation`), so a
+ * coordinator started again under the same id cannot "renew" its predecessor's lease, and a coordinator
+ * that started less than two lease TTLs ago does not contend while an older live coordinator exists (the
+ * lease it left expires within one TTL, and the standby asks at every tick after that). So a warm standby (a full membership view, full rate samples) takes over, and the restarted one stands by;
+ * a coordinator alone takes the lease once it has expired.
  */
 import { computeRing, type RingRecord } from "../core/cluster/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
@@ -18,8 +24,12 @@ export const COORDINATOR_LEASE = "coordinator";
 export interface RebalancerOptions {
   state: ClusterState;
   membership: Membership;
-  /** This coordinator's id: the lease holder name. */
+  /** This coordinator's id. */
   nodeId: string;
+  /** This process among those that ran under `nodeId` (a random id per start): the lease holder is `nodeId#incarnation`. Default: none. */
+  incarnation?: string;
+  /** When this process started; default: long ago (no warm-up). */
+  startedAt?: number;
   leaseTtlMs: number;
   partitions: number;
   vnodes: number;
@@ -62,13 +72,30 @@ export class Rebalancer {
   async release(): Promise<void> {
     if (!this.leader) return;
     this.leader = false;
-    await this.opts.state.acquireLease(COORDINATOR_LEASE, this.opts.nodeId, 0, this.opts.now());
+    await this.opts.state.acquireLease(COORDINATOR_LEASE, this.holder, 0, this.opts.now());
+  }
+
+  private get holder(): string {
+    return this.opts.incarnation ? `${this.opts.nodeId}#${this.opts.incarnation}` : this.opts.nodeId;
+  }
+
+  /** A coordinator younger than two lease TTLs leaves an expired lease to an older live coordinator. */
+  private async warmingUp(): Promise<boolean> {
+    const { startedAt, leaseTtlMs, nodeId } = this.opts;
+    if (startedAt === undefined || this.opts.now() - startedAt >= 2 * leaseTtlMs) return false;
+    const view = await this.opts.membership.view();
+    return view.members.some(
+      (m) => m.record.role === "coordinator" && m.state === "live" && m.record.id !== nodeId && m.record.startedAt < startedAt,
+    );
   }
 
   async tick(): Promise<TickOutcome> {
     const { state, nodeId, leaseTtlMs } = this.opts;
     const wasLeader = this.leader;
-    this.leader = await state.acquireLease(COORDINATOR_LEASE, nodeId, leaseTtlMs, this.opts.now());
+    this.leader =
+      !wasLeader && (await this.warmingUp())
+        ? false
+        : await state.acquireLease(COORDINATOR_LEASE, this.holder, leaseTtlMs, this.opts.now());
     if (this.leader !== wasLeader)
       this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
     if (!this.leader) {

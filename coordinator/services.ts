@@ -4,8 +4,9 @@
  * host questions the same way; neither holds state of its own. `drainNode` is the one operation that
  * spans two parts (the record and the node itself), so it lives here.
  */
-import type { RegionRules } from "../core/cluster/index.ts";
+import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState } from "../core/ports/index.ts";
+import { NotLeaderError } from "../core/errors/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
 import type { Member, Membership } from "./membership.ts";
 import type { Routing } from "./routing.ts";
@@ -22,7 +23,35 @@ export interface CoordinatorServices {
   rules: RegionRules;
   /** Readiness: true while this coordinator holds the lease and a ring exists. */
   ready: () => boolean;
+  /** Whether this coordinator held the lease at its last tick: only then does it serve the APIs. */
+  isLeader: () => boolean;
   log: Log;
+}
+
+/**
+ * Refuses a call on a standby with NotLeaderError, before anything is read or done, naming the leader
+ * when its record says who it is (gauge `leader` 1) and where its APIs are. Clients that know several
+ * coordinators ask the next one (adapters/grpc's CoordinatorLeaderClient, adapters/http's AdminClient).
+ * Only the leader serves: it alone writes the ring and remembers drains, and its totals are the ones
+ * whose rate window is full, so every client sees one coordinator's answers.
+ */
+export async function requireLeader(services: Pick<CoordinatorServices, "isLeader" | "membership" | "nodeId">): Promise<void> {
+  if (services.isLeader()) return;
+  let leader: NodeRecord | undefined;
+  try {
+    leader = (await services.membership.view()).members.find(
+      (m) => m.record.role === "coordinator" && m.state === "live" && m.record.gauges?.["leader"] === 1 && m.record.id !== services.nodeId,
+    )?.record;
+  } catch {
+    // The refusal matters, not the hint.
+  }
+  const where = leader
+    ? `the leader is ${leader.id}${leader.grpcAddress ? ` (gRPC ${leader.grpcAddress}, admin API ${leader.httpAddress})` : ""}`
+    : "no coordinator holds the lease right now (one takes it within the lease TTL)";
+  throw new NotLeaderError(
+    `coordinator ${services.nodeId} is a standby, not the leader; ${where}; ask another coordinator`,
+    leader?.id ?? "",
+  );
 }
 
 /**

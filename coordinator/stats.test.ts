@@ -60,29 +60,59 @@ describe("cluster stats", () => {
     expect(t).toMatchObject({ frontierNodes: 2, fetchNodes: 1, deadNodes: 1 });
   });
 
-  test("stats - pages per second comes from the growth between reads", async () => {
+  test("stats - pages per second is each node's growth between its heartbeats, however often the coordinator reads", async () => {
     const { clock, state, stats } = setup();
-    const beat = (pages: number, startedAt = 0) =>
-      state.putNode(nodeRecord({ id: "f1", startedAt, heartbeatAt: clock.now, counters: { "fetch.pages": pages } }));
-    await beat(1_000);
+    const beat = (id: string, pages: number) =>
+      state.putNode(nodeRecord({ id, startedAt: 1, heartbeatAt: clock.now, counters: { "fetch.pages": pages } }));
+    await beat("f1", 1_000);
+    await beat("f2", 0);
     expect((await stats.read()).pagesPerSecond).toBe(0);
     clock.now += 2_000;
-    await beat(1_200);
-    expect((await stats.read()).pagesPerSecond).toBe(100);
-    clock.now += 2_000;
-    await beat(1_600);
-    expect((await stats.read()).pagesPerSecond).toBe(150);
+    await beat("f1", 1_200);
+    await beat("f2", 50);
+    expect((await stats.read()).pagesPerSecond).toBe(100 + 25);
+    // Reads between beats see the same records: the same rate, not a dip.
+    clock.now += 1_000;
+    expect((await stats.read()).pagesPerSecond).toBe(125);
+    clock.now += 1_000;
+    await beat("f1", 1_600);
+    await beat("f2", 100);
+    expect((await stats.read()).pagesPerSecond).toBe(150 + 25);
   });
 
-  test("stats - a node restarting with its counters at zero does not make the rate negative", async () => {
+  test("stats - a coordinator that has just started reports the true rate at its first read, from the records' history", async () => {
+    const { clock, state } = setup();
+    for (let beat = 0; beat < 4; beat++) {
+      await state.putNode(nodeRecord({ id: "f1", startedAt: 1, heartbeatAt: clock.now, counters: { "fetch.pages": 5_000 + beat * 400 } }));
+      clock.now += 2_000;
+    }
+    clock.now -= 1_500;
+    const membership = new Membership({ state, now: () => clock.now, deathTimeoutMs: 10_000, observedSince: clock.now });
+    const fresh = new ClusterStats({ membership, now: () => clock.now, cacheMs: 0 });
+    const t = await fresh.read();
+    expect(t.pagesPerSecond).toBe(200);
+    expect(t.pagesFetched).toBe(6_200);
+  });
+
+  test("stats - a restarted node's rate counts from its start, never negative, and a dead node adds nothing", async () => {
     const { clock, state, stats } = setup();
-    await state.putNode(nodeRecord({ id: "f1", startedAt: 0, heartbeatAt: clock.now, counters: { "fetch.pages": 1_000 } }));
+    await state.putNode(nodeRecord({ id: "f1", startedAt: 1, heartbeatAt: clock.now, counters: { "fetch.pages": 1_000 } }));
+    await state.putNode(nodeRecord({ id: "f2", startedAt: 1, heartbeatAt: clock.now, counters: { "fetch.pages": 10 } }));
     await stats.read();
     clock.now += 2_000;
     await state.putNode(nodeRecord({ id: "f1", startedAt: clock.now - 1_000, heartbeatAt: clock.now, counters: { "fetch.pages": 40 } }));
-    const t = await stats.read();
-    expect(t.pagesPerSecond).toBe(20);
-    expect(t.pagesFetched).toBe(40);
+    await state.putNode(nodeRecord({ id: "f2", startedAt: 1, heartbeatAt: clock.now, counters: { "fetch.pages": 30 } }));
+    let t = await stats.read();
+    expect(t.pagesPerSecond).toBe(40 + 10);
+    expect(t.pagesFetched).toBe(40 + 30);
+    // f2 falls silent: once dead it counts for its pages, not for the rate.
+    clock.now += 11_000;
+    await state.putNode(
+      nodeRecord({ id: "f1", startedAt: clock.now - 12_000, heartbeatAt: clock.now, counters: { "fetch.pages": 40 + 440 } }),
+    );
+    t = await stats.read();
+    expect(t.deadNodes).toBe(1);
+    expect(t.pagesPerSecond).toBe(40);
   });
 
   test("stats - reads within the cache time return the same snapshot", async () => {

@@ -10,9 +10,14 @@
  *     counted twice.
  *   - `errors`: frontier `fetch.network-error.*` counters plus `fetch.status.5xx`.
  *   - `queued`, `inFlight`: the gauges of the same names summed over live and draining frontier nodes.
- *   - `pagesPerSecond`: from deltas between calls over the last `rateWindowMs`: each read adds, per node
- *     (keyed by id and start time, so a restart is a new series), how much its pages grew since the last
- *     read; the rate is that growth over the window. `main.ts` reads every heartbeat so the window stays full.
+ *   - `pagesPerSecond`: the sum over live and draining frontier nodes of each node's own rate: how much
+ *     its `fetch.pages` grew between its heartbeats within the last `rateWindowMs`, over the time between
+ *     them on the node's clock (so how often the coordinator reads does not matter). A node's series is
+ *     keyed by id and start time: a restarted node starts a new one from zero at its `startedAt`. A series
+ *     seen for the first time is filled from the record history the cluster state keeps
+ *     (`nodeHistory`), so a coordinator that has just started, or a standby that just took over, reports
+ *     the true rate at its first read: no zero, no spike. A dead node adds nothing. `main.ts` reads every
+ *     heartbeat, on standbys too, so the samples are there when the lease moves.
  *
  * A read within `cacheMs` of the previous one returns the same snapshot, so two APIs asked together agree
  * to the digit.
@@ -47,16 +52,11 @@ export const PAGE_COUNTER = "fetch.pages";
 export const NETWORK_ERROR_PREFIX = "fetch.network-error.";
 
 export class ClusterStats {
-  private readonly startedAt: number;
-  private readonly lastPages = new Map<string, number>();
-  /** Pages observed since this tracker started, growing only. */
-  private observed = 0;
-  private samples: Array<{ at: number; observed: number }> = [];
+  /** Samples of each frontier node's pages, per series (`id@startedAt`), oldest first. */
+  private readonly series = new Map<string, Sample[]>();
   private cached: ClusterTotals | undefined;
 
-  constructor(private readonly opts: ClusterStatsOptions) {
-    this.startedAt = opts.now();
-  }
+  constructor(private readonly opts: ClusterStatsOptions) {}
 
   async read(): Promise<ClusterTotals> {
     const now = this.opts.now();
@@ -69,6 +69,7 @@ export class ClusterStats {
     let frontierNodes = 0;
     let fetchNodes = 0;
     let deadNodes = 0;
+    let pagesPerSecond = 0;
     const seen = new Set<string>();
     for (const { record, state } of view.members) {
       const alive = state === "live" || state === "draining";
@@ -78,22 +79,20 @@ export class ClusterStats {
       if (record.role === "fetcher" && alive) fetchNodes++;
       if (record.role !== "frontier") continue;
       if (alive) frontierNodes++;
-      const pages = pagesOf(record);
-      pagesFetched += pages;
+      pagesFetched += pagesOf(record);
       errors += errorsOf(record);
-      const key = `${record.id}@${record.startedAt}`;
+      const key = seriesKey(record);
       seen.add(key);
-      const last = this.lastPages.get(key) ?? (record.startedAt >= this.startedAt ? 0 : pages);
-      this.observed += Math.max(0, pages - last);
-      this.lastPages.set(key, pages);
+      const samples = await this.samplesOf(key, record);
+      if (alive) pagesPerSecond += rateOf(samples);
     }
-    for (const key of this.lastPages.keys()) if (!seen.has(key)) this.lastPages.delete(key);
+    for (const key of this.series.keys()) if (!seen.has(key)) this.series.delete(key);
     const totals: ClusterTotals = {
       atMs: now,
       counters: sortKeys(counters),
       gauges: sortKeys(gauges),
       pagesFetched,
-      pagesPerSecond: this.rate(now),
+      pagesPerSecond: Math.round(pagesPerSecond * 10) / 10,
       queued: frontierGauge(view.members, "queued"),
       inFlight: frontierGauge(view.members, "inFlight"),
       errors,
@@ -105,15 +104,59 @@ export class ClusterStats {
     return totals;
   }
 
-  private rate(now: number): number {
-    const window = this.opts.rateWindowMs ?? 10_000;
-    this.samples.push({ at: now, observed: this.observed });
-    // Keep the newest sample at or beyond the window's start as the baseline.
-    while (this.samples.length > 2 && this.samples[1]!.at <= now - window) this.samples.shift();
-    const first = this.samples[0]!;
-    const dt = now - first.at;
-    return dt > 0 ? Math.round(((this.observed - first.observed) * 1000 * 10) / dt) / 10 : 0;
+  /** The series of `record` with its current sample added, trimmed to the window (and one sample before). */
+  private async samplesOf(key: string, record: NodeRecord): Promise<Sample[]> {
+    let samples = this.series.get(key);
+    if (!samples) {
+      samples = await this.firstSamples(record);
+      this.series.set(key, samples);
+    }
+    const last = samples.at(-1);
+    if (!last || record.heartbeatAt > last.at) samples.push({ at: record.heartbeatAt, pages: pagesOf(record) });
+    const from = samples.at(-1)!.at - (this.opts.rateWindowMs ?? 10_000);
+    while (samples.length > 2 && samples[1]!.at <= from) samples.shift();
+    return samples;
   }
+
+  /**
+   * A series seen for the first time: the node's earlier records of the same life from the cluster state,
+   * and, for a node that started within the window, its start (its counters start at zero there).
+   */
+  private async firstSamples(record: NodeRecord): Promise<Sample[]> {
+    let history: NodeRecord[] = [];
+    try {
+      history = (await this.opts.membership.history(record.id)).filter((r) => r.startedAt === record.startedAt);
+    } catch {
+      // No history (the state cannot be read that way now): the rate starts at the next beat.
+    }
+    const samples: Sample[] = [];
+    const window = this.opts.rateWindowMs ?? 10_000;
+    if (record.startedAt > 0 && record.heartbeatAt - record.startedAt <= window) samples.push({ at: record.startedAt, pages: 0 });
+    for (const r of history) {
+      if (r.heartbeatAt < record.heartbeatAt && (samples.length === 0 || r.heartbeatAt > samples.at(-1)!.at))
+        samples.push({ at: r.heartbeatAt, pages: pagesOf(r) });
+    }
+    return samples;
+  }
+}
+
+interface Sample {
+  /** The node's heartbeatAt (its clock). */
+  at: number;
+  pages: number;
+}
+
+function seriesKey(record: NodeRecord): string {
+  return `${record.id}@${record.startedAt}`;
+}
+
+/** Pages per second over a series' samples; 0 with fewer than two, never negative. */
+function rateOf(samples: readonly Sample[]): number {
+  if (samples.length < 2) return 0;
+  const first = samples[0]!;
+  const last = samples.at(-1)!;
+  const dt = last.at - first.at;
+  return dt > 0 ? (Math.max(0, last.pages - first.pages) * 1000) / dt : 0;
 }
 
 function pagesOf(record: NodeRecord): number {

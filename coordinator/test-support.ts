@@ -42,6 +42,8 @@ export interface Harness {
   rules: RegionRules;
   rebalancer: Rebalancer;
   services: CoordinatorServices;
+  /** Whether the services act as the lease holder (default true). */
+  leadership: { leader: boolean };
   close(): Promise<void>;
 }
 
@@ -61,6 +63,7 @@ export async function harness(): Promise<Harness> {
     partitions: P,
     connect: (address, peerName) => new FrontierClient(address, { deadlineMs: 2_000, peerName }),
   });
+  const leadership = { leader: true };
   const rebalancer = new Rebalancer({
     state,
     membership,
@@ -81,6 +84,9 @@ export async function harness(): Promise<Harness> {
     routing,
     rules,
     ready: () => rebalancer.isLeader && rebalancer.hasRing,
+    // The edges' tests run as the leader unless they say otherwise (`h.leadership.leader = false`), with
+    // or without a rebalancer tick; the lease itself is the rebalancer's tests' subject.
+    isLeader: () => leadership.leader,
     log: silentLog,
   };
   return {
@@ -90,6 +96,7 @@ export async function harness(): Promise<Harness> {
     rules,
     rebalancer,
     services,
+    leadership,
     async close() {
       routing.close();
       await bus.close();

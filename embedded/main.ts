@@ -12,6 +12,7 @@ import { join, resolve } from "node:path";
 import { ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { Log, TaskRunner } from "../core/ports/index.ts";
+import { preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
@@ -58,7 +59,8 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   ctx.onClose("output dir lock", () => lock.release());
   // Before the writers open the WARC directory; closed after them and the store, before the lock.
   const upload = await startUpload(ctx, out);
-  const now = () => Date.now();
+  // The politeness clock: results from the fetch threads are moved onto it, and the frontier decides by it.
+  const now = preciseNow;
   const store = FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true });
   ctx.onClose("store", () => store.close());
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
@@ -71,7 +73,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   );
   ctx.onClose("fetch path", () => runner.close());
   let taskCounter = 0;
-  const runId = now().toString(36);
+  const runId = Math.floor(now()).toString(36);
   const frontier = new Frontier({
     store,
     seen,
@@ -122,7 +124,6 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const reason = await loop.run();
   clearInterval(saver);
   progress.stop();
-  frontier.markCleanStop();
   const final = frontier.snapshot(true);
   ctx.out(
     summary({

@@ -1,7 +1,8 @@
 /**
  * The fetch node process: the composition root. It reads the configuration (flags > env > defaults,
  * config.ts), connects to the region's NATS (JetStream bus and cluster-state KV) and, when given, its
- * Redis (the shared content index; else an in-memory one), builds the same fetch path as the embedded
+ * Redis (the shared content index; else an in-memory one; links for another region whose servers do not
+ * answer wait in this region's forward stream, and this node moves them on later), builds the same fetch path as the embedded
  * crawler (engine/fetch), with --warc-upload ships finished WARC files to object storage, serves
  * /healthz, /readyz and /metrics, and runs a FetchNode until SIGINT or SIGTERM. Start, stop and exit are
  * the process kit's (kit/main `runMain`): each part registers its close as it opens, a second signal exits
@@ -14,6 +15,7 @@ import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } fr
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
 import { RedisContentIndex } from "../adapters/redis/index.ts";
+import { regionsOf } from "../core/cluster/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
@@ -66,7 +68,8 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   ctx.onClose("nats", () => nc.close());
   const connected = watchConnection(nc, log.child("nats"));
   const counters = new Counters();
-  const bus = new JetStreamBus(nc, { onError: onError("bus"), counters });
+  // Connected to its own region's servers: links for a region whose servers do not answer wait here.
+  const bus = new JetStreamBus(nc, { onError: onError("bus"), counters, localRegion: config.region });
   ctx.onClose("bus", () => bus.close());
   const state = await startStep("open the cluster state (NATS KV)", "check that nats-server runs with JetStream enabled (-js)", () =>
     NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
@@ -143,6 +146,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     concurrency: config.concurrency,
     heartbeatMs: config.heartbeatMs,
     nakDelayMs: config.nakDelayMs,
+    gapFetchMultiplier: config.policy.gapFetchMultiplier,
     bus,
     state,
     worker: path.worker,
@@ -152,6 +156,9 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   });
   const started = node;
   await startStep(`start pulling the fetch tasks of region ${config.region}`, "check that NATS JetStream answers", () => started.start());
+  // With other regions, the links that waited here for one of them are moved there once it answers
+  // (stopped with the bus, after the node).
+  if (regionsOf(config.regionRules).length > 1) bus.forwardLinks();
   log.info("ready", { http: http.url, region: config.region });
   return node;
 }

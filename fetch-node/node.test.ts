@@ -22,6 +22,8 @@ class RecordingBus implements MessageBus {
   readonly urls: Array<{ region: string; partition: number; urls: DiscoveredUrl[] }> = [];
   readonly results: Array<{ region: string; result: FetchResult }> = [];
   failPublishes = 0;
+  /** Every result the node tried to publish, refused ones included. */
+  readonly attempted: FetchResult[] = [];
   private handler: ((d: Delivery<FetchTask>) => Promise<void>) | undefined;
   consumed: { region: string; concurrency: number } | undefined;
   ensured: string[] = [];
@@ -34,6 +36,7 @@ class RecordingBus implements MessageBus {
     throw new Error("a fetch node never publishes tasks");
   }
   async publishResult(region: string, result: FetchResult): Promise<void> {
+    this.attempted.push(result);
     if (this.failPublishes > 0) {
       this.failPublishes--;
       throw new Error("bus down");
@@ -82,7 +85,7 @@ class RecordingBus implements MessageBus {
   }
 }
 
-function pageTask(url: string, id = "t1"): FetchTask {
+function pageTask(url: string, id = "t1", hostGapMs = 0): FetchTask {
   const host = new URL(url).host;
   return {
     taskId: id,
@@ -92,10 +95,20 @@ function pageTask(url: string, id = "t1"): FetchTask {
     partition: partitionOf(host, P),
     depth: 0,
     redirectHops: 0,
-    hostGapMs: 0,
+    hostGapMs,
     issuedAt: Date.now(),
   };
 }
+
+/** The delay of a `nak N` outcome. */
+function nakDelay(outcome: string | undefined): number {
+  const m = /^nak (\d+)$/.exec(outcome ?? "");
+  if (!m) throw new Error(`expected a nak, got ${outcome}`);
+  return Number(m[1]);
+}
+
+/** What the slow page of the test server went through: answered after 3 s, or closed by the client first. */
+const slowPage = { answered: false, closedEarly: false };
 
 describe("fetch node", () => {
   let server: TestServer;
@@ -107,7 +120,18 @@ describe("fetch node", () => {
 
   beforeEach(async () => {
     server = await startHttpServer((req, res) => {
-      if (req.url === "/slow") return void setTimeout(() => res.end("late"), 3_000);
+      if (req.url === "/slow") {
+        Object.assign(slowPage, { answered: false, closedEarly: false });
+        const timer = setTimeout(() => {
+          slowPage.answered = true;
+          res.end("late");
+        }, 3_000);
+        res.on("close", () => {
+          clearTimeout(timer);
+          slowPage.closedEarly = !slowPage.answered;
+        });
+        return;
+      }
       res.setHeader("content-type", "text/html");
       res.end(`<html><body><p>hello there, a page with words</p>
         <a href="/a">a</a> <a href="/b">b</a>
@@ -198,7 +222,9 @@ describe("fetch node", () => {
     bus.failPublishes = 1;
     const first = bus.deliver(pageTask(`${server.origin}/`));
     await first.done;
-    expect(first.outcome()).toBe("nak 1000");
+    // At least the nak delay, and never sooner than 10 x the fetch it made (the host's gap).
+    const [refused] = bus.attempted;
+    expect(nakDelay(first.outcome())).toBeGreaterThanOrEqual(Math.max(1000, 10 * (refused!.endedAt - refused!.startedAt)));
     expect(bus.events.some((e) => e.startsWith("ack"))).toBe(false);
 
     const again = bus.deliver(pageTask(`${server.origin}/`), 2);
@@ -207,6 +233,22 @@ describe("fetch node", () => {
     expect(bus.results).toHaveLength(1);
     expect(node!.counters.get("fetcher.tasks.failed")).toBe(1);
     expect(node!.counters.get("fetcher.tasks.redelivered")).toBe(1);
+  });
+
+  test("fetch node - a task delivered again after another node's attempt first waits its host's gap, then is done", async () => {
+    let asked = 0;
+    const counting: TaskRunner = { run: (task, signal) => (asked++, path.worker.run(task, signal)) };
+    await startNode(counting);
+    // Another node took this task and died mid-fetch: its request to the host ended as it died, just now.
+    const first = bus.deliver(pageTask(`${server.origin}/`, "t9", 1_500), 2);
+    await first.done;
+    expect(first.outcome()).toBe("nak 1500");
+    expect(asked).toBe(0);
+    const again = bus.deliver(pageTask(`${server.origin}/`, "t9", 1_500), 3);
+    await again.done;
+    expect(again.outcome()).toBe("ack");
+    expect(asked).toBe(1);
+    expect(node!.counters.get("fetcher.tasks.redelivered-spaced")).toBe(1);
   });
 
   test("fetch node - a worker that throws gets the task redelivered, later at each delivery", async () => {
@@ -267,17 +309,32 @@ describe("fetch node", () => {
     expect(bus.results.map((r) => r.result.taskId)).toEqual(["t1"]);
   });
 
-  test("fetch node - past the grace period a task in flight is aborted and handed back at once, with nothing published", async () => {
+  test("fetch node - past the grace period a task in flight is aborted and handed back after its host's gap, with nothing published", async () => {
     await startNode();
-    const d = bus.deliver(pageTask(`${server.origin}/slow`));
+    const d = bus.deliver(pageTask(`${server.origin}/slow`, "t1", 1_500));
     await waitFor(() => node!.tasksInFlight === 1);
-    const startedStop = Date.now();
     await node!.stop(100);
-    expect(Date.now() - startedStop).toBeLessThan(2_000);
+    // The stop did not wait for the answer: the node hung up on the request before the server answered.
+    expect(slowPage.answered).toBe(false);
+    await waitFor(() => slowPage.closedEarly);
     await d.done;
-    expect(d.outcome()).toBe("nak 0");
+    // Another node may fetch it again, but the host saw a request end just now: not before its gap, and
+    // 10 x the attempt's time (about 100 ms here) on top, in case a response had come in full.
+    expect(nakDelay(d.outcome())).toBeGreaterThanOrEqual(1500 + 10 * 100);
     expect(bus.results).toHaveLength(0);
     expect(node!.counters.get("fetcher.tasks.abandoned")).toBe(1);
+  });
+
+  test("fetch node - a result leaves stamped with the node's clock, so the frontier can move its times onto its own", async () => {
+    await startNode();
+    const before = performance.timeOrigin + performance.now();
+    await bus.deliver(pageTask(`${server.origin}/`)).done;
+    const after = performance.timeOrigin + performance.now();
+    const result = bus.results[0]!.result;
+    expect(result.sentAt).toBeGreaterThanOrEqual(result.endedAt);
+    expect(result.endedAt).toBeGreaterThan(result.startedAt);
+    expect(result.startedAt).toBeGreaterThanOrEqual(before);
+    expect(result.sentAt).toBeLessThanOrEqual(after);
   });
 });
 

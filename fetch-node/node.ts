@@ -9,14 +9,18 @@
  *
  * If anything throws (a broken store, the bus refusing a publish) the task is nak'ed with a delay that
  * doubles per delivery and is done again later, here or on another node; a task is never acked with an
- * output missing. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
+ * output missing. A task done again is a second request to its host, which the frontier (still waiting for
+ * the first result) does not see: so a nak after a request never comes back sooner than the host's gap
+ * (the task's `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch),
+ * and a task delivered again for a reason this node does not know (another node died mid-fetch) is first
+ * handed back for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
  * died mid-task) is simply done again: the frontier's handling of links and results is idempotent. The
  * WARC may then hold the page twice (once per attempt, possibly on two nodes); the CDXJ index lists both
  * and readers take either.
  *
  * Stopping (SIGINT/SIGTERM): stop pulling, let tasks in flight finish for up to the grace period, then
- * abort the rest and nak them at once so another node takes them (their fetch ended early: nothing of
- * theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
+ * abort the rest and nak them so another node takes them once the host's gap has passed (their fetch ended
+ * early: nothing of theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
  * composition root closes them.
  */
 import { groupByOwner } from "../core/addressing/index.ts";
@@ -24,6 +28,8 @@ import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
 import { Counters } from "../core/stats/index.ts";
+import { DEFAULT_POLICY } from "../core/config/index.ts";
+import { preciseNow } from "../core/politeness/index.ts";
 import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
@@ -41,6 +47,8 @@ export interface FetchNodeOptions {
   heartbeatMs: number;
   /** First redelivery delay after a failure here; doubles per delivery, capped at 64x. */
   nakDelayMs: number;
+  /** The policy's gap multiplier (gap >= this x fetch time), for naks after a request. Default: the policy default. */
+  gapFetchMultiplier?: number;
   bus: MessageBus;
   state: ClusterState;
   worker: TaskRunner;
@@ -52,6 +60,9 @@ export interface FetchNodeOptions {
 }
 
 type Phase = "new" | "running" | "stopping" | "stopped";
+
+/** Redelivered task ids remembered (a few hundred KB at most). */
+const SPACED_MAX = 10_000;
 
 export class FetchNode {
   readonly counters: Counters;
@@ -65,6 +76,8 @@ export class FetchNode {
   private phase: Phase = "new";
   private stopped: Promise<void> | undefined;
   private readonly links: LinkBatcher;
+  /** Tasks whose redelivery here needs no further wait: their last attempt's gap is already in its delay. */
+  private readonly spaced = new Set<string>();
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -178,30 +191,43 @@ export class FetchNode {
       d.nak(0);
       return;
     }
-    if (d.deliveryCount > 1) this.counters.add("fetcher.tasks.redelivered");
+    if (d.deliveryCount > 1) {
+      this.counters.add("fetcher.tasks.redelivered");
+      // Delivered again: an earlier attempt may have reached the host and ended without a word to the
+      // frontier (a node that died mid-fetch, whose connection closed as it died). That request ended by
+      // now at the latest, so the host's gap runs from now: the first time this node sees the task, it hands
+      // it back for that long (a delayed nak, so no slot is held), unless it timed that gap itself.
+      if (!this.spaced.has(task.taskId)) {
+        this.remember(task.taskId);
+        this.counters.add("fetcher.tasks.redelivered-spaced");
+        d.nak(task.hostGapMs);
+        return;
+      }
+    }
+    const startedAt = preciseNow();
     let output: WorkOutput;
     try {
       output = await this.opts.worker.run(task, this.abort.signal);
       if (this.abort.signal.aborted) {
         // Cut short by our own stop: the outcome says "aborted", which is not the host's fault.
         this.counters.add("fetcher.tasks.abandoned");
-        d.nak(0);
+        this.nakPolitely(d, this.politeDelay(task, startedAt, 0));
         return;
       }
       await this.publish(output);
     } catch (error) {
       if (this.abort.signal.aborted) {
         this.counters.add("fetcher.tasks.abandoned");
-        d.nak(0);
+        this.nakPolitely(d, this.politeDelay(task, startedAt, 0));
         return;
       }
-      const delayMs = this.nakDelay(d.deliveryCount);
+      const delayMs = this.politeDelay(task, startedAt, this.nakDelay(d.deliveryCount));
       this.counters.add("fetcher.tasks.failed");
       this.log.warn(
         "task failed; redelivering later",
         errorFields(error, { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs }),
       );
-      d.nak(delayMs);
+      this.nakPolitely(d, delayMs);
       return;
     }
     this.count(output);
@@ -217,7 +243,31 @@ export class FetchNode {
   /** Links first, each group to its partition's subject, then the result to the host's owner. */
   private async publish(output: WorkOutput): Promise<void> {
     await this.links.add(groupByOwner(output.links, { rules: this.opts.regionRules, partitions: this.opts.partitions }));
-    await this.opts.bus.publishResult(this.opts.region, output.result);
+    // Stamped as it leaves: the frontier moves the fetch's times from this clock onto its own.
+    await this.opts.bus.publishResult(this.opts.region, { ...output.result, sentAt: preciseNow() });
+  }
+
+  /** A nak whose delay already spaces the redelivery from this attempt by the host's gap. */
+  private nakPolitely(d: Delivery<FetchTask>, delayMs: number): void {
+    this.remember(d.data.taskId);
+    d.nak(delayMs);
+  }
+
+  /** Notes a task whose next attempt is spaced by its host's gap; the oldest are forgotten past a bound. */
+  private remember(taskId: string): void {
+    this.spaced.add(taskId);
+    if (this.spaced.size > SPACED_MAX) this.spaced.delete(this.spaced.values().next().value!);
+  }
+
+  /**
+   * The delay of a nak after this attempt may have reached the host: at least `atLeastMs`, and no redo
+   * before the host's gap after this attempt, taken as if its whole time (which holds the fetch, whether it
+   * finished or was cut short) were the fetch's duration.
+   */
+  private politeDelay(task: FetchTask, startedAt: number, atLeastMs: number): number {
+    const multiplier = this.opts.gapFetchMultiplier ?? DEFAULT_POLICY.gapFetchMultiplier;
+    const elapsed = preciseNow() - startedAt;
+    return Math.ceil(Math.max(atLeastMs, task.hostGapMs + multiplier * elapsed));
   }
 
   private count(output: WorkOutput): void {

@@ -117,11 +117,11 @@ describe("grpc adapter", () => {
     const s = await server();
     const address = s.address;
     await s.close(10);
-    const started = Date.now();
     const error = await failure(client(address).getHost("example.com"));
     expect(error).toBeInstanceOf(UnavailableError);
     expect((error as Error).message).toStartWith("frontier node f1 is unavailable:");
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // At once: refused, not left waiting for the peer until the call's deadline.
+    expect((error as Error).message).not.toContain("did not answer in time");
   });
 
   test("grpc - a call past its deadline is unavailable, saying it did not answer in time", async () => {

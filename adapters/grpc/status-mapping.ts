@@ -5,15 +5,25 @@
  * path or address leaks to a caller. A client turns a failed call back into an ApiError with
  * `fromGrpcError`, so code above the facade never sees grpc-js types.
  */
-import { status, type ServiceError as GrpcServiceError, type StatusObject } from "@grpc/grpc-js";
+import { Metadata, status, type ServiceError as GrpcServiceError, type StatusObject } from "@grpc/grpc-js";
 import {
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
+  NotLeaderError,
   UnauthenticatedError,
   UnavailableError,
+  UnreachableError,
   type ApiError,
 } from "../../core/errors/index.ts";
+
+/**
+ * Trailing metadata of every status a handler sent: `crawler-error` names the error class, which tells a
+ * client that the server answered (an UNAVAILABLE without it came from the transport: the peer was not
+ * reached), and `crawler-leader` comes with a NotLeaderError.
+ */
+const ERROR_KEY = "crawler-error";
+const LEADER_KEY = "crawler-leader";
 
 /** Receives the errors that were hidden from the caller as INTERNAL. */
 export type InternalErrorLog = (error: unknown) => void;
@@ -28,14 +38,23 @@ export const logInternalToStderr: InternalErrorLog = (error) => {
 };
 
 /** The status a server sends for `error`; unknown errors are logged with `log` and sent as INTERNAL. */
-export function toGrpcError(error: unknown, log: InternalErrorLog = logInternalToStderr): Pick<StatusObject, "code" | "details"> {
-  if (error instanceof InvalidArgumentError) return { code: status.INVALID_ARGUMENT, details: error.message };
-  if (error instanceof UnauthenticatedError) return { code: status.UNAUTHENTICATED, details: error.message };
-  if (error instanceof NotFoundError) return { code: status.NOT_FOUND, details: error.message };
-  if (error instanceof FailedPreconditionError) return { code: status.FAILED_PRECONDITION, details: error.message };
-  if (error instanceof UnavailableError) return { code: status.UNAVAILABLE, details: error.message };
+export function toGrpcError(
+  error: unknown,
+  log: InternalErrorLog = logInternalToStderr,
+): Pick<StatusObject, "code" | "details" | "metadata"> {
+  const answer = (code: status, e: ApiError) => {
+    const metadata = new Metadata();
+    metadata.set(ERROR_KEY, e.name);
+    if (e instanceof NotLeaderError) metadata.set(LEADER_KEY, e.leader);
+    return { code, details: e.message, metadata };
+  };
+  if (error instanceof InvalidArgumentError) return answer(status.INVALID_ARGUMENT, error);
+  if (error instanceof UnauthenticatedError) return answer(status.UNAUTHENTICATED, error);
+  if (error instanceof NotFoundError) return answer(status.NOT_FOUND, error);
+  if (error instanceof FailedPreconditionError) return answer(status.FAILED_PRECONDITION, error);
+  if (error instanceof UnavailableError) return answer(status.UNAVAILABLE, error);
   log(error);
-  return { code: status.INTERNAL, details: INTERNAL_MESSAGE };
+  return { code: status.INTERNAL, details: INTERNAL_MESSAGE, metadata: new Metadata() };
 }
 
 /** True for an error a grpc-js client call failed with. */
@@ -46,8 +65,10 @@ function isGrpcStatusError(error: unknown): error is GrpcServiceError {
 /**
  * The ApiError for a failed client call, with `what` (e.g. `frontier node f1 at 127.0.0.1:5000`) naming
  * the peer in the message. Transport failures (UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED,
- * RESOURCE_EXHAUSTED, ABORTED) become UnavailableError; errors that are not gRPC statuses and codes with no
- * project meaning become a plain Error, which a server in turn hides as INTERNAL.
+ * RESOURCE_EXHAUSTED, ABORTED) become UnavailableError: an UnreachableError when the peer never answered
+ * (no `crawler-error` in the trailers, or the deadline passed), a NotLeaderError when a standby
+ * coordinator refused; errors that are not gRPC statuses and codes with no project meaning become a plain
+ * Error, which a server in turn hides as INTERNAL.
  */
 export function fromGrpcError(error: unknown, what: string): Error {
   if (!isGrpcStatusError(error)) return new Error(`${what}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -63,14 +84,26 @@ export function fromGrpcError(error: unknown, what: string): Error {
       return withCause(new NotFoundError(details));
     case status.FAILED_PRECONDITION:
       return withCause(new FailedPreconditionError(details));
-    case status.UNAVAILABLE:
+    case status.UNAVAILABLE: {
+      const sent = metadataText(error, ERROR_KEY);
+      if (sent === "NotLeaderError") return withCause(new NotLeaderError(`${what}: ${details}`, metadataText(error, LEADER_KEY)));
+      if (sent === undefined) return withCause(new UnreachableError(`${what} is unavailable: ${details}`));
+      return withCause(new UnavailableError(`${what} is unavailable: ${details}`));
+    }
     case status.CANCELLED:
     case status.RESOURCE_EXHAUSTED:
     case status.ABORTED:
       return withCause(new UnavailableError(`${what} is unavailable: ${details}`));
     case status.DEADLINE_EXCEEDED:
-      return withCause(new UnavailableError(`${what} did not answer in time: ${details}`));
+      return withCause(new UnreachableError(`${what} did not answer in time: ${details}`));
     default:
       return new Error(`${what} failed with ${status[error.code] ?? error.code}: ${details}`, { cause: error });
   }
+}
+
+/** One text value of the call's trailing metadata, if the server sent it. */
+function metadataText(error: GrpcServiceError, key: string): string | undefined {
+  const value = error.metadata?.get(key)[0];
+  if (value === undefined) return undefined;
+  return typeof value === "string" ? value : new TextDecoder().decode(value);
 }

@@ -1,10 +1,12 @@
 /**
  * The HTTP edge shared by every role: `serveHono` runs a fetch-style app over node:http (Bun, Node and
  * Deno alike), `healthApp` is the /healthz, /readyz, /metrics app every node serves, and `prometheusText`
- * formats counters and gauges for /metrics. Imports no gRPC and no runtime globals, so the fetch node can
+ * formats counters and gauges for /metrics; `AdminClient` asks the coordinator's admin API at several
+ * base URLs (the leader answers). Imports no gRPC and no runtime globals, so the fetch node can
  * use it on Deno.
  */
 export { BodyTooLargeError } from "./request-body.ts";
 export { serveHono, DEFAULT_MAX_BODY_BYTES, type FetchApp, type RunningHttpServer, type ServeOptions } from "./serve.ts";
 export { metricName, prometheusText, METRIC_PREFIX, type MetricsSnapshot } from "./prometheus.ts";
 export { healthApp, PROMETHEUS_CONTENT_TYPE, type HealthSources } from "./health.ts";
+export { AdminClient, parseBaseUrls, type AdminClientOptions } from "./admin-client.ts";

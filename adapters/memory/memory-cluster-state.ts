@@ -6,8 +6,13 @@
 import type { NodeRecord, RingRecord } from "../../core/cluster/index.ts";
 import type { ClusterState } from "../../core/ports/index.ts";
 
+/** Records kept per node, as the NATS bucket's default history. */
+const HISTORY = 5;
+
 export class MemoryClusterState implements ClusterState {
   private readonly nodes = new Map<string, NodeRecord>();
+  /** The last HISTORY records of each node, oldest first. */
+  private readonly history = new Map<string, NodeRecord[]>();
   private ring: { ring: RingRecord; revision: number } | undefined;
   private revision = 0;
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
@@ -16,15 +21,23 @@ export class MemoryClusterState implements ClusterState {
   async putNode(record: NodeRecord): Promise<void> {
     this.revision++;
     this.nodes.set(record.id, structuredClone(record));
+    const past = this.history.get(record.id) ?? [];
+    past.push(structuredClone(record));
+    this.history.set(record.id, past.slice(-HISTORY));
   }
 
   async deleteNode(id: string): Promise<void> {
     this.revision++;
     this.nodes.delete(id);
+    this.history.delete(id);
   }
 
   async listNodes(): Promise<NodeRecord[]> {
     return [...this.nodes.values()].map((n) => structuredClone(n));
+  }
+
+  async nodeHistory(id: string): Promise<NodeRecord[]> {
+    return (this.history.get(id) ?? []).map((n) => structuredClone(n));
   }
 
   async getRing(): Promise<{ ring: RingRecord; revision: number } | undefined> {

@@ -11,6 +11,14 @@
  * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
  * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
+ * Links for another region (`publishUrls`) go to that region's stream through the gateway. With
+ * `localRegion` set, a publish there that fails (the other region's servers do not answer: frozen, down,
+ * cut off) is stored instead in this region's forward stream (`crawl.forward.<local>.<to>.<p>`), and that
+ * region is sent straight there for `unreachableForMs`; `forwardLinks` (run by the fetch nodes) moves what
+ * waits there to its region once it answers again. So a region losing its servers neither stalls the
+ * other regions' fetches nor makes them fetch again (a failed link publish would fail the task), and no
+ * link is lost: it waits, durably, in the region that found it.
+ *
  * The connection is borrowed: close() stops this bus's subscriptions and waits for its publishes, and
  * leaves the connection to its owner.
  */
@@ -69,6 +77,14 @@ export interface JetStreamBusOptions {
    * named otherwise) JetStream puts them in the cluster of the connection. Default: none.
    */
   regions?: readonly string[];
+  /**
+   * The region of the servers this bus is connected to: links for another region that cannot be published
+   * there go to this region's forward stream (see the module comment). Default: none (a failed publish
+   * rejects).
+   */
+  localRegion?: string;
+  /** After a failed publish to another region, how long its links go straight to the forward stream. Default 10 s. */
+  unreachableForMs?: number;
   /** Errors with no caller to return to (consume loops, undecodable or refused messages). Default: console.error. */
   onError?: (err: unknown, where: string) => void;
   /** Where refused messages are counted (`bus.refused.encoding`): the process's counters. */
@@ -88,6 +104,8 @@ const defaults = {
   errorNakDelayMs: 1_000,
   confirmAcks: false,
   regions: [] as readonly string[],
+  localRegion: "",
+  unreachableForMs: 10_000,
 } satisfies Required<Omit<JetStreamBusOptions, "onError" | "counters">>;
 
 export class JetStreamBus implements MessageBus {
@@ -98,6 +116,8 @@ export class JetStreamBus implements MessageBus {
   private readonly subscriptions = new Set<Subscription>();
   private readonly publishes = new Set<Promise<unknown>>();
   private closed = false;
+  /** Other regions whose last publish failed, until when they are sent straight to the forward stream. */
+  private readonly unreachableUntil = new Map<string, number>();
 
   constructor(
     private readonly nc: NatsConnection,
@@ -144,8 +164,64 @@ export class JetStreamBus implements MessageBus {
     return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result));
   }
 
-  publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
-    return this.publish(subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
+  async publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
+    const local = this.opts.localRegion;
+    const direct = () => this.publish(subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
+    if (!local || region === local) return direct();
+    const forward = () => this.publish(subjects.forward(local, region, partition), () => encodeDiscoveredLinks(partition, urls));
+    if (this.unreachable(region) > 0) return forward();
+    try {
+      await direct();
+    } catch (err) {
+      this.markUnreachable(region, err);
+      await forward();
+    }
+  }
+
+  /**
+   * Moves the links waiting in the local region's forward stream to their regions (the shared durable
+   * consumer `forwarders`): each message is published to its region's URL stream and acked; one for a
+   * region that still does not answer is given back for when it may. Needs `localRegion`.
+   */
+  forwardLinks(opts: { concurrency?: number } = {}): Subscription {
+    const local = this.opts.localRegion;
+    if (!local) throw new Error("jetstream-bus: forwardLinks needs the localRegion option");
+    const prefix = subjects.forwardWildcard(local).slice(0, -1);
+    const decode = (bytes: Uint8Array, subject: string) => ({
+      to: subject.slice(prefix.length).split(".")[0]!,
+      links: decodeDiscoveredLinks(bytes),
+    });
+    return this.subscribe(
+      streams.forward(local),
+      consumers.forwarders,
+      decode,
+      async (d) => {
+        const { to, links } = d.data;
+        const wait = this.unreachable(to);
+        if (wait > 0) return d.nak(wait);
+        try {
+          await this.publish(subjects.urls(to, links.partition), () => encodeDiscoveredLinks(links.partition, links.urls));
+        } catch (err) {
+          this.markUnreachable(to, err);
+          return d.nak(this.opts.unreachableForMs);
+        }
+        this.opts.counters?.add("bus.forwarded");
+        await d.ack();
+      },
+      "fetch",
+      Math.max(1, Math.floor(opts.concurrency ?? 16)),
+    );
+  }
+
+  /** Milliseconds `region` is still taken as unreachable (0: try it). */
+  private unreachable(region: string): number {
+    return Math.max(0, (this.unreachableUntil.get(region) ?? 0) - Date.now());
+  }
+
+  private markUnreachable(region: string, err: unknown): void {
+    if (this.unreachable(region) === 0)
+      this.opts.onError(err, `region ${region} does not take links; they wait in ${this.opts.localRegion}'s forward stream`);
+    this.unreachableUntil.set(region, Date.now() + this.opts.unreachableForMs);
   }
 
   consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription {
@@ -195,7 +271,7 @@ export class JetStreamBus implements MessageBus {
   private subscribe<T>(
     stream: string,
     consumer: string,
-    decode: (bytes: Uint8Array) => T,
+    decode: (bytes: Uint8Array, subject: string) => T,
     handler: (d: Delivery<T>) => Promise<void>,
     mode: "consume" | "fetch",
     concurrency: number,

@@ -9,6 +9,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
+import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { CLUSTER_BUCKET, keys, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
 import { type ClusterState } from "../../core/ports/index.ts";
 import { isWrongLastSequence } from "./errors.ts";
@@ -35,13 +36,17 @@ export class NatsKvClusterState implements ClusterState {
 
   private constructor(
     private readonly kv: KV,
+    private readonly jsm: JetStreamManager,
+    private readonly bucket: string,
     private readonly onError: (err: unknown, where: string) => void,
   ) {}
 
   /** Opens the bucket, creating it (file storage) when missing. */
   static async open(nc: NatsConnection, opts: NatsKvClusterStateOptions = {}): Promise<NatsKvClusterState> {
-    const kv = await new Kvm(nc).create(opts.bucket ?? CLUSTER_BUCKET, { history: opts.history ?? 5 });
-    return new NatsKvClusterState(kv, opts.onError ?? ((err, where) => console.error(`cluster-state: ${where}:`, err)));
+    const bucket = opts.bucket ?? CLUSTER_BUCKET;
+    const kv = await new Kvm(nc).create(bucket, { history: opts.history ?? 5 });
+    const jsm = await jetstreamManager(nc);
+    return new NatsKvClusterState(kv, jsm, bucket, opts.onError ?? ((err, where) => console.error(`cluster-state: ${where}:`, err)));
   }
 
   async putNode(record: NodeRecord): Promise<void> {
@@ -53,11 +58,14 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async listNodes(): Promise<NodeRecord[]> {
-    // keys() reads an ordered consumer until nothing is pending, so a record rewritten meanwhile (every
-    // heartbeat) comes by twice: one name per key.
-    const names = new Set<string>();
-    for await (const key of await this.kv.keys(`${keys.nodePrefix}>`)) names.add(key);
-    const entries = await Promise.all([...names].map((k) => this.kv.get(k)));
+    // The key names come from the bucket stream's subject list (stream info with a subject filter) and
+    // each record from a direct get: both are answered by the stream itself, while kv.keys() would create
+    // a consumer, which a clustered JetStream cannot do without its meta leader (in a supercluster of
+    // regions, while one region's server is down), so membership stays readable through such an outage.
+    const prefix = `$KV.${this.bucket}.`;
+    const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
+    const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+    const entries = await Promise.all(names.map((k) => this.kv.get(k)));
     const nodes: NodeRecord[] = [];
     for (const e of entries) {
       if (!isLive(e)) continue; // deleted between keys() and get()
@@ -69,6 +77,22 @@ export class NatsKvClusterState implements ClusterState {
       }
     }
     return nodes;
+  }
+
+  async nodeHistory(id: string): Promise<NodeRecord[]> {
+    const records: NodeRecord[] = [];
+    for await (const e of await this.kv.history({ key: keys.node(id) })) {
+      if (!isLive(e)) {
+        records.length = 0; // deleted: what came before belongs to an earlier life of the id
+        continue;
+      }
+      try {
+        records.push(e.json<NodeRecord>());
+      } catch (err) {
+        this.onError(err, `node record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
+      }
+    }
+    return records;
   }
 
   async getRing(): Promise<{ ring: RingRecord; revision: number } | undefined> {

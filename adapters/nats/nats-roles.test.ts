@@ -7,11 +7,12 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { jetstreamManager } from "@nats-io/jetstream";
-import { streams } from "../../core/cluster/index.ts";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { streams, subjects } from "../../core/cluster/index.ts";
 import type { NodeRecord } from "../../core/cluster/index.ts";
 import type { Delivery } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import { encodeDiscoveredLinks } from "../../proto/codec/index.ts";
 import { makePki, startSecureNats, type Pki, type SecureNats } from "../../tests/support/secure-servers.ts";
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsAccess, type NatsConnection } from "./index.ts";
 
@@ -128,6 +129,25 @@ test("nats roles - each role does its whole job over its own user and TLS", asyn
   expect(revision).toBeGreaterThan(0);
   const got = await frontier.state.getRing();
   expect(await frontier.state.casRing(got!.ring, got!.revision)).toBeGreaterThan(revision!);
+}, 60_000);
+
+test("nats roles - a fetch node parks links for a region in its forward stream and moves them on over its own user", async () => {
+  const coordinator = await as("coordinator");
+  for (const region of [R1, R2]) await coordinator.bus.ensureRegion(region, PARTITIONS);
+  const nc = await connectNats(nats.url, "fetch forwarder test", {}, access("fetch"));
+  conns.push(nc);
+  const forwarder = new JetStreamBus(nc, { onError: () => {}, publishTimeoutMs: 3_000, localRegion: R1 });
+  buses.push(forwarder);
+  const jsm = await jetstreamManager(coordinator.nc);
+  const before = (await jsm.streams.info(streams.urls(R2))).state.messages;
+  await jetstream(nc).publish(subjects.forward(R1, R2, 3), encodeDiscoveredLinks(3, [url("parked")]));
+  const sub = forwarder.forwardLinks({ concurrency: 1 });
+  const deadline = Date.now() + 10_000;
+  while ((await jsm.streams.info(streams.urls(R2))).state.messages === before && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await sub.stop();
+  expect((await jsm.streams.info(streams.urls(R2))).state.messages).toBe(before + 1);
 }, 60_000);
 
 test("nats roles - a fetch node cannot hand out fetch tasks, answer for another region, take the lease or rewrite the ring", async () => {

@@ -25,7 +25,8 @@ import { Semaphore } from "./semaphore.ts";
 export interface PullSubscriptionOptions<T> {
   stream: string;
   consumer: string;
-  decode: (bytes: Uint8Array) => T;
+  /** The message's data (and subject) as the handler's T; a throw terminates the message. */
+  decode: (bytes: Uint8Array, subject: string) => T;
   handler: (d: Delivery<T>) => Promise<void>;
   mode: "consume" | "fetch";
   /** Handlers running at once. */
@@ -160,7 +161,7 @@ export class PullSubscription<T> implements Subscription {
     }
     let data: T;
     try {
-      data = this.opts.decode(m.data);
+      data = this.opts.decode(m.data, m.subject);
     } catch (err) {
       const delivery = new JsDelivery(m, undefined, this.opts);
       delivery.term(`undecodable: ${err instanceof Error ? err.message : String(err)}`.slice(0, 200));

@@ -1,5 +1,6 @@
 /**
- * Creates a region's three work-queue streams and their durable pull consumers (docs/cluster.md,
+ * Creates a region's four work-queue streams (URLs, fetch tasks, results, and links waiting to be forwarded
+ * to another region) and their durable pull consumers (docs/cluster.md,
  * core/cluster/names.ts), idempotently: what exists with the wanted configuration is left alone, settings
  * that can change in place (subjects, duplicate window, ack wait, max ack pending, max deliver) are
  * updated, and a setting that cannot (retention, storage, filter subject, ack policy, push delivery) stops
@@ -69,6 +70,7 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
     ensureStream(jsm, stream(streams.urls(region), subjects.urlsWildcard(region))),
     ensureStream(jsm, stream(streams.fetch(region), subjects.fetch(region))),
     ensureStream(jsm, stream(streams.results(region), subjects.resultsWildcard(region))),
+    ensureStream(jsm, stream(streams.forward(region), subjects.forwardWildcard(region))),
   ]);
 
   const consumer = (name: string, filter: string, ackWaitMs: number): WantedConsumer => ({
@@ -83,6 +85,7 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
   });
   const wanted: [string, WantedConsumer][] = [
     [streams.fetch(region), consumer(consumers.fetchers, subjects.fetch(region), s.fetchAckWaitMs)],
+    [streams.forward(region), consumer(consumers.forwarders, subjects.forwardWildcard(region), s.ackWaitMs)],
   ];
   for (let p = 0; p < partitions; p++) {
     wanted.push([streams.urls(region), consumer(consumers.urls(p), subjects.urls(region, p), s.ackWaitMs)]);

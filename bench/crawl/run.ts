@@ -11,7 +11,14 @@
  */
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startTestWeb, type PolitenessPolicy, type RequestRecord, type TestWeb, type Violation } from "../../tests/testweb/index.ts";
+import {
+  startTestWeb,
+  type FaultShares,
+  type PolitenessPolicy,
+  type RequestRecord,
+  type TestWeb,
+  type Violation,
+} from "../../tests/testweb/index.ts";
 import { cpuSeconds, ioBytes, machineBusySeconds, memory } from "./proc.ts";
 import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
 
@@ -23,6 +30,8 @@ export interface Scenario {
   /** The per-host gap every crawler is configured with, and the rule its log is checked against. */
   minGapMs: number;
   seconds: number;
+  /** Normal hosts that misbehave (slow, failing, robots.txt 503...); none by default. */
+  faults?: FaultShares;
 }
 
 export interface LaunchContext {
@@ -91,6 +100,10 @@ export interface CrawlResult {
   violationExamples: string[];
   /** Violations of `ownPolicy`, when the crawler has one. */
   ownPolicyViolations?: number;
+  /** Every request the test web logged, robots.txt and shutdown included (what the violations are counted over). */
+  requests: number;
+  /** The largest shortfall of any gap, Crawl-delay or Retry-After violation (of `ownPolicy` when there is one), ms. */
+  maxShortByMs: number;
   /** Bytes the crawler wrote (files, WAL, sockets: /proc/<pid>/io wchar) inside the window. */
   writtenBytes: number;
   /** CPU of this process (the test web) inside the window. */
@@ -132,6 +145,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     pagesPerHost: scenario.pagesPerHost,
     linksPerPage: scenario.linksPerPage,
     pageBytes: scenario.pageBytes,
+    faults: scenario.faults,
   });
   let child: Bun.Subprocess | undefined; // killed on the way out if anything below throws
   let tree: ProcessTree | undefined; // likewise, the whole tree (SIGTERM, then SIGKILL by pid)
@@ -236,8 +250,9 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const stopSeconds = (performance.now() - stopAt) / 1000;
 
     const counts = countWindow(web.requests, firstAt, windowEnd);
-    const found = web.violations({ minGapMs: scenario.minGapMs });
-    const own = crawler.ownPolicy ? web.violations({ minGapMs: scenario.minGapMs, ...crawler.ownPolicy }).length : undefined;
+    const found = web.violations({ minGapMs: scenario.minGapMs, gapMultiplier: 0 });
+    const ownFound = crawler.ownPolicy ? web.violations({ minGapMs: scenario.minGapMs, ...crawler.ownPolicy }) : undefined;
+    const own = ownFound?.length;
     const cpu = usage ? usage.reduce((sum, p) => sum + p.cpuSeconds, 0) : cpuEnd - cpuStart;
     const written = usage ? usage.reduce((sum, p) => sum + p.writtenBytes, 0) : writtenEnd - writtenStart;
     if (usage) peakRssBytes = usage.reduce((sum, p) => sum + p.peakRssBytes, 0);
@@ -255,6 +270,8 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       violationsByKind: byKind(found),
       violationExamples: found.slice(0, 3).map((v) => `${v.kind} ${v.host}${v.path}: ${v.message}`),
       ownPolicyViolations: own,
+      requests: web.requests.length,
+      maxShortByMs: Math.max(0, ...(ownFound ?? found).map((v) => v.shortByMs ?? 0)),
       writtenBytes: written,
       testWebCpuSeconds: webCpuSeconds,
       otherLoadCpuSeconds: Math.max(0, busy - cpu - webCpuSeconds),

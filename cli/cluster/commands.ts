@@ -1,11 +1,11 @@
 /**
  * The cluster commands of crawlctl. Each talks to the coordinator over gRPC only (adapters/grpc's
- * CoordinatorClient), prints a table by default or JSON with --json, and turns an unreachable or refusing
- * coordinator into one clear line.
+ * CoordinatorLeaderClient: given several addresses, the one holding the lease answers), prints a table by
+ * default or JSON with --json, and turns an unreachable or refusing coordinator into one clear line.
  */
-import { CoordinatorClient } from "../../adapters/grpc/index.ts";
-import { isApiError } from "../../core/errors/index.ts";
-import { NodeRole, NodeState } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
+import { CoordinatorLeaderClient } from "../../adapters/grpc/index.ts";
+import { isApiError, UnavailableError } from "../../core/errors/index.ts";
+import { NodeRole, NodeState, type NodeInfo } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
 import type { HostInfo, UrlExplanation } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { type CliIo, UsageError } from "../io.ts";
 import { ago, ranges, table, toJson, until } from "./format.ts";
@@ -13,8 +13,8 @@ import { parseClusterOptions, type ClusterOptions } from "./options.ts";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-async function withClient(opts: ClusterOptions, io: CliIo, fn: (c: CoordinatorClient) => Promise<number>): Promise<number> {
-  const client = new CoordinatorClient(opts.coordinator, {
+async function withClient(opts: ClusterOptions, io: CliIo, fn: (c: CoordinatorLeaderClient) => Promise<number>): Promise<number> {
+  const client = new CoordinatorLeaderClient(opts.coordinators, {
     token: opts.token,
     deadlineMs: 10_000,
     tls: opts.tlsCa ? { ca: opts.tlsCa } : undefined,
@@ -24,7 +24,7 @@ async function withClient(opts: ClusterOptions, io: CliIo, fn: (c: CoordinatorCl
   } catch (error) {
     if (isApiError(error)) {
       io.err(`crawlctl: ${error.message}\n`);
-      return error.name === "UnavailableError" ? 3 : 1;
+      return error instanceof UnavailableError ? 3 : 1;
     }
     throw error;
   } finally {
@@ -89,7 +89,7 @@ export function nodesCommand(env: Env) {
             n.region,
             n.runtime,
             stateName(n.state),
-            n.role === NodeRole.NODE_ROLE_FRONTIER ? `${n.partitions.length} (${ranges(n.partitions)})` : "-",
+            partitionsCell(n),
             n.grpcAddress || n.httpAddress || "-",
             ago(n.lastHeartbeatMs, now),
           ]),
@@ -212,6 +212,12 @@ export function nodeDrainCommand(env: Env) {
       return 0;
     });
   };
+}
+
+/** A frontier node's partitions as `count (ranges)`; "-" for other roles and for a dead or departed node, which serves none. */
+function partitionsCell(n: NodeInfo): string {
+  if (n.role !== NodeRole.NODE_ROLE_FRONTIER || n.state === NodeState.NODE_STATE_DEAD || n.state === NodeState.NODE_STATE_LEFT) return "-";
+  return n.partitions.length > 0 ? `${n.partitions.length} (${ranges(n.partitions)})` : "0";
 }
 
 function single(rest: string[], what: string): string {

@@ -1,11 +1,13 @@
 /**
  * The flags every cluster command shares, as a configuration table like every process's: where the
- * coordinator is (`--coordinator ADDR` or CRAWLCTL_COORDINATOR), its token (`--token` or CRAWLCTL_TOKEN),
- * the CA of its certificate when its gRPC is TLS (`--tls-ca-file` or CRAWLCTL_TLS_CA_FILE),
+ * coordinator is (`--coordinator ADDR[,ADDR...]` or CRAWLCTL_COORDINATOR: a leader and its standbys, in any
+ * order; the one holding the lease answers), its token (`--token` or CRAWLCTL_TOKEN), the CA of its
+ * certificate when its gRPC is TLS (`--tls-ca-file` or CRAWLCTL_TLS_CA_FILE),
  * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` where a command takes one
  * (seed add). The other arguments (hosts, URLs, node ids) come back in `rest`.
  */
 import { decimalKind, readConfig, stringKind, switchKind, tableRows, type Env, type FieldSpecs } from "../../core/config/index.ts";
+import { parseHostPort } from "../../core/net/index.ts";
 import { readPemFile } from "../../kit/tls/index.ts";
 import { UsageError } from "../io.ts";
 
@@ -20,7 +22,8 @@ export interface ClusterFlags {
 }
 
 export interface ClusterOptions {
-  coordinator: string;
+  /** host:port of each coordinator, as given. */
+  coordinators: string[];
   token?: string;
   /** PEM of the CA of the coordinator's certificate: the link is TLS. */
   tlsCa?: string;
@@ -38,8 +41,11 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     default: "",
     env: "CRAWLCTL_COORDINATOR",
     flag: "--coordinator",
-    description: "host:port of the coordinator's gRPC API (cluster up prints it)",
-    ...stringKind("host:port"),
+    description: "host:port of the coordinator's gRPC API, or several comma-separated (a leader and its standbys; cluster up prints them)",
+    ...stringKind("host:port[,host:port...]", (value) => {
+      const bad = splitAddresses(value).filter((a) => !parseHostPort(a));
+      return bad.length > 0 ? `not host:port: ${bad.join(", ")}` : undefined;
+    }),
   },
   token: {
     default: "",
@@ -95,7 +101,8 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
   const read = readConfig(argv, env, rows, { positionals: true, unknown: (_arg, name) => `unknown option ${name}` });
   if (read.problems.length > 0) throw new UsageError(read.problems.join("; "), read.problems);
   const { values } = read;
-  if (!values.coordinator) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
+  const coordinators = splitAddresses(values.coordinator);
+  if (coordinators.length === 0) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
   const flags = new Map<string, string>();
   if (values.file) flags.set("--file", values.file);
   let tlsCa: string | undefined;
@@ -107,7 +114,7 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
     }
   }
   return {
-    coordinator: values.coordinator,
+    coordinators,
     token: values.token || undefined,
     tlsCa,
     json: values.json,
@@ -116,4 +123,12 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
     rest: read.positionals,
     flags,
   };
+}
+
+/** `a:1, b:2` as `["a:1", "b:2"]`: a comma-separated list, blanks dropped. */
+function splitAddresses(value: string): string[] {
+  return value
+    .split(",")
+    .map((a) => a.trim())
+    .filter(Boolean);
 }

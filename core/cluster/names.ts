@@ -7,6 +7,8 @@
  *   crawl.urls.<region>.<p>       DiscoveredLinks for partition p        stream CRAWL_URLS_<region>     consumer urls-<p>
  *   crawl.fetch.<region>          FetchTask for the region's fetchers    stream CRAWL_FETCH_<region>    consumer fetchers
  *   crawl.results.<region>.<p>    FetchResult for partition p's owner     stream CRAWL_RESULTS_<region>  consumer results-<p>
+ *   crawl.forward.<region>.<to>.<p>  DiscoveredLinks for partition p of    stream CRAWL_FORWARD_<region>  consumer forwarders
+ *                                 region <to>, kept in <region> until <to> takes them (its servers were unreachable)
  *
  * Region names and node ids are restricted to `[a-z0-9-]` so they are valid in subjects, stream names and
  * KV keys alike.
@@ -27,18 +29,22 @@ export const subjects = {
   fetch: (region: string) => `crawl.fetch.${region}`,
   results: (region: string, partition: number) => `crawl.results.${region}.${partition}`,
   resultsWildcard: (region: string) => `crawl.results.${region}.*`,
+  forward: (region: string, to: string, partition: number) => `crawl.forward.${region}.${to}.${partition}`,
+  forwardWildcard: (region: string) => `crawl.forward.${region}.>`,
 };
 
 export const streams = {
   urls: (region: string) => `CRAWL_URLS_${region.toUpperCase().replace(/-/g, "_")}`,
   fetch: (region: string) => `CRAWL_FETCH_${region.toUpperCase().replace(/-/g, "_")}`,
   results: (region: string) => `CRAWL_RESULTS_${region.toUpperCase().replace(/-/g, "_")}`,
+  forward: (region: string) => `CRAWL_FORWARD_${region.toUpperCase().replace(/-/g, "_")}`,
 };
 
 export const consumers = {
   urls: (partition: number) => `urls-${partition}`,
   results: (partition: number) => `results-${partition}`,
   fetchers: "fetchers",
+  forwarders: "forwarders",
 };
 
 export const keys = {

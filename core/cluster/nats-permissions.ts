@@ -8,16 +8,19 @@
  *                cluster-state bucket, read and write (node records, ring, lease)
  *   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
  *                up its region's streams; pulls and acks urls-<p> and results-<p> of its region; writes
- *                node records and the ring (the end of a handoff)
+ *                node records and the ring (the end of a handoff); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
+ *                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
  *   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; sets up its region's
- *                streams; pulls and acks its region's `fetchers`; writes node records
+ *                streams; pulls and acks its region's `fetchers`; writes node records; links for a region
+ *                that does not answer to crawl.forward.<R>.<to>.<p>, and pulls and acks its region's
+ *                `forwarders` to move them on
  *
  * Every role subscribes to _INBOX.> only: JetStream API answers, pulled messages and publish acks all
  * arrive on the client's inbox. So a fetch node, the process that reads what strangers publish, cannot
  * hand out fetch tasks, forge results of another region, take the coordinator's lease or rewrite the ring.
  * The subjects are those of names.ts and of what adapters/nats asks JetStream (nats.js v3, nats-server 2.9).
  */
-import { CLUSTER_BUCKET, streams, subjects } from "./names.ts";
+import { CLUSTER_BUCKET, consumers, streams, subjects } from "./names.ts";
 
 export const NATS_ROLES = ["coordinator", "frontier", "fetch"] as const;
 export type NatsRole = (typeof NATS_ROLES)[number];
@@ -32,7 +35,7 @@ const KV_PREFIX = `$KV.${CLUSTER_BUCKET}`;
 
 /** Create (idempotently), read and update a region's streams and their durable consumers; no delete, no purge. */
 function manageStreams(region: string): string[] {
-  return [streams.urls(region), streams.fetch(region), streams.results(region)].flatMap((s) => [
+  return [streams.urls(region), streams.fetch(region), streams.results(region), streams.forward(region)].flatMap((s) => [
     `$JS.API.STREAM.INFO.${s}`,
     `$JS.API.STREAM.CREATE.${s}`,
     `$JS.API.STREAM.UPDATE.${s}`,
@@ -57,6 +60,38 @@ const USE_BUCKET = [
   `$JS.API.CONSUMER.DELETE.${KV_STREAM}.*`,
   `$JS.FC.${KV_STREAM}.>`,
 ];
+
+/**
+ * A frontier node's replicated partition state: the journal and claims stream and the snapshots' object
+ * store (written, read back from a sequence by a consumer it deletes after, purged below a snapshot). The
+ * names are those the replicated-state adapter uses (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
+ * object store crawl-state-<R>, whose stream is OBJ_crawl-state-<R> and subjects $O.crawl-state-<R>.>).
+ */
+function partitionState(region: string): string[] {
+  const stream = `CRAWL_STATE_${region.toUpperCase().replace(/-/g, "_")}`;
+  const bucket = `crawl-state-${region}`;
+  return [`crawl.state.${region}.>`, `$O.${bucket}.>`, ...[stream, `OBJ_${bucket}`].flatMap(readWriteStream)];
+}
+
+/** Create, read (by sequence, by subject, by consumer), purge; what the state stream and object store need. */
+function readWriteStream(s: string): string[] {
+  return [
+    `$JS.API.STREAM.INFO.${s}`,
+    `$JS.API.STREAM.CREATE.${s}`,
+    `$JS.API.STREAM.UPDATE.${s}`,
+    `$JS.API.STREAM.PURGE.${s}`,
+    `$JS.API.STREAM.MSG.GET.${s}`,
+    `$JS.API.DIRECT.GET.${s}`,
+    `$JS.API.DIRECT.GET.${s}.>`,
+    `$JS.API.CONSUMER.CREATE.${s}`,
+    `$JS.API.CONSUMER.CREATE.${s}.>`,
+    `$JS.API.CONSUMER.INFO.${s}.*`,
+    `$JS.API.CONSUMER.DELETE.${s}.*`,
+    `$JS.API.CONSUMER.MSG.NEXT.${s}.*`,
+    `$JS.ACK.${s}.>`,
+    `$JS.FC.${s}.>`,
+  ];
+}
 
 /** Any region's partition subjects: links and seeds go to the owner of their host, wherever it is. */
 const ANY_URLS = "crawl.urls.*.*";
@@ -83,6 +118,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           `$JS.API.CONSUMER.MSG.NEXT.${streams.results(region)}.*`,
           `$JS.ACK.${streams.urls(region)}.>`,
           `$JS.ACK.${streams.results(region)}.>`,
+          ...partitionState(region),
         ],
         subscribe,
       };
@@ -91,11 +127,14 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
         publish: [
           ANY_URLS,
           subjects.resultsWildcard(region),
+          `crawl.forward.${region}.*.*`,
           `${KV_PREFIX}.nodes.*`,
           ...USE_BUCKET,
           ...manageStreams(region),
           `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.fetchers`,
           `$JS.ACK.${streams.fetch(region)}.>`,
+          `$JS.API.CONSUMER.MSG.NEXT.${streams.forward(region)}.${consumers.forwarders}`,
+          `$JS.ACK.${streams.forward(region)}.>`,
         ],
         subscribe,
       };

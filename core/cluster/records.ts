@@ -11,7 +11,7 @@ export interface NodeRecord {
   region: string;
   runtime: "bun" | "deno";
   status: NodeStatus;
-  /** gRPC address of a frontier node (host:port); empty for other roles. */
+  /** gRPC address of a frontier node or a coordinator (host:port); empty for fetch nodes. */
   grpcAddress: string;
   /** Health and metrics endpoint (http://host:port). */
   httpAddress: string;

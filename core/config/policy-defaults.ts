@@ -23,6 +23,12 @@ export interface PolicyConfig {
   // Politeness: the gap after each fetch is max(minGap, multiplier x fetch time, Crawl-delay).
   readonly minGapMs: number;
   readonly gapFetchMultiplier: number;
+  /**
+   * Added to every wait between two requests to a host: the crawler learns a response has ended a little
+   * after the server finished sending it (an aborted one, a little before the server sees it close), so
+   * the policy holds as the server counts it, not only as the crawler does.
+   */
+  readonly gapMarginMs: number;
   /** Ceiling on any gap, including throttling after 429/503 and Retry-After. */
   readonly maxGapMs: number;
   /** Ceiling on a robots.txt Crawl-delay, so `Crawl-delay: 86400` cannot park a host for a day. */
@@ -106,6 +112,14 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     flag: "--gap-fetch-multiplier",
     description: "The gap is at least this many times the duration of the host's last fetch",
     ...decimalKind({ min: 0, max: 1000 }),
+  },
+  gapMarginMs: {
+    default: 5,
+    env: "CRAWL_GAP_MARGIN",
+    flag: "--gap-margin",
+    description:
+      "Added to every per-host wait (gap, Crawl-delay, Retry-After), so the wait holds as the server measures it: from the end of its response to the arrival of the next request",
+    ...durationKind({ min: 0, max: SECOND }),
   },
   maxGapMs: {
     default: 1 * DAY,

@@ -46,6 +46,29 @@ export class UnavailableError extends ApiError {
   readonly reaction = "retry-later";
 }
 
+/**
+ * The peer itself did not answer (refused, reset, timed out): raised by clients, never sent by a server.
+ * A client that knows other addresses of the same service tries the next one.
+ */
+export class UnreachableError extends UnavailableError {
+  override name = "UnreachableError";
+}
+
+/**
+ * This coordinator is a standby: another one holds the lease, and only the lease holder serves the APIs.
+ * Nothing was done; ask another address (`leader` names the holder when it is known).
+ */
+export class NotLeaderError extends UnavailableError {
+  override name = "NotLeaderError";
+
+  constructor(
+    message: string,
+    readonly leader = "",
+  ) {
+    super(message);
+  }
+}
+
 export function isApiError(error: unknown): error is ApiError {
   return error instanceof ApiError;
 }

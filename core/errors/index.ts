@@ -8,8 +8,10 @@ export {
   FailedPreconditionError,
   InvalidArgumentError,
   NotFoundError,
+  NotLeaderError,
   UnauthenticatedError,
   UnavailableError,
+  UnreachableError,
   isApiError,
   type Reaction,
 } from "./api-errors.ts";

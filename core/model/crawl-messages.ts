@@ -70,8 +70,18 @@ interface FetchResultFields {
   partition: number;
   /** HTTP status for a response; 0 otherwise. */
   status: number;
+  /**
+   * When the request started and when the response (or the error) was complete: epoch milliseconds with
+   * sub-millisecond resolution, on the clock of whoever fetched, until the frontier moves them onto its
+   * own (core/politeness/clock.ts).
+   */
   startedAt: number;
   endedAt: number;
+  /**
+   * The fetching side's clock when it handed the result over (to another thread or to the bus); the
+   * receiver shifts startedAt and endedAt by its receipt time minus this, then drops it.
+   */
+  sentAt?: number;
   fingerprint?: string;
   /** 64-bit SimHash of the page text as 16 hex digits. */
   simhash?: string;

@@ -12,16 +12,27 @@ function fetchOnce(state: HostState, outcome: Omit<FetchEnd, "startedAt" | "ende
   return onFetchEnd(onFetchStart(state, startedAt), { ...outcome, startedAt, endedAt: startedAt + durationMs }, cfg);
 }
 
+/** The wait the policy asked for after a fetch: from the end of the response, less the margin on top. */
 function waitAfter(before: HostState, after: HostState, durationMs = 50): number {
-  return after.nextAllowedAt - (Math.max(T0, before.nextAllowedAt) + durationMs);
+  return after.nextAllowedAt - (Math.max(T0, before.nextAllowedAt) + durationMs) - CFG.gapMarginMs;
 }
 
 test("politeness - a fast fetch waits the min gap from the end of the response", () => {
   const after = fetchOnce(newHostState(), { status: 200 }, 50);
-  expect(after.nextAllowedAt).toBe(T0 + 50 + 1_000);
+  expect(after.nextAllowedAt).toBe(T0 + 50 + 1_000 + CFG.gapMarginMs);
   expect(after.inFlight).toBe(false);
   expect(after.gapMs).toBe(1_000);
   expect(after.fetches).toBe(1);
+});
+
+test("politeness - the margin comes on top of every wait, and a fractional wait is rounded up", () => {
+  const cfg = { ...CFG, minGapMs: 0, gapMarginMs: 7 };
+  const state = onFetchEnd(newHostState(), { startedAt: T0, endedAt: T0 + 100.04, status: 200 }, cfg);
+  // 10 x 100.04 ms = 1,000.4 ms, rounded up to 1,001, then the margin.
+  expect(state.gapMs).toBe(1001);
+  expect(state.nextAllowedAt).toBe(T0 + 100.04 + 1001 + 7);
+  const throttled = onFetchEnd(newHostState(), { startedAt: T0, endedAt: T0 + 1, status: 429, retryAfter: "3" }, cfg);
+  expect(throttled.nextAllowedAt).toBe(T0 + 1 + 3000 + 7);
 });
 
 test("politeness - a slow fetch waits ten times its duration", () => {
@@ -75,7 +86,7 @@ test("politeness - a Retry-After date is read against the end of the response", 
     { startedAt: endedAt - 50, endedAt, status: 429, retryAfter: "Sun, 29 Nov 2026 12:10:00 GMT" },
     CFG,
   );
-  expect(state.nextAllowedAt).toBe(endedAt + 600_000);
+  expect(state.nextAllowedAt).toBe(endedAt + 600_000 + CFG.gapMarginMs);
 });
 
 test("politeness - a hostile Retry-After is capped at the max gap, and garbage is ignored", () => {
@@ -147,9 +158,10 @@ test("politeness - a host failing half the time waits about three to four times 
     waits.push(waitAfter(state, next));
     state = next;
   }
-  // The rate settles between 0.47 and 0.53: 1 + 4 x 0.47 after a success, 1 + 1 + 4 x 0.53 after a failure.
+  // The rate settles between 0.47 and 0.53: 1 + 4 x 0.47 after a success, 1 + 1 + 4 x 0.53 after a failure
+  // (rounded up to the next millisecond).
   expect(waits.at(-1)).toBe(2_895);
-  expect(waits.at(-2)).toBe(4_105);
+  expect(waits.at(-2)).toBe(4_106);
 });
 
 test("politeness - every gap is capped at the max gap", () => {

@@ -7,7 +7,12 @@
  *     penalty  = 1 + consecutiveFailures + hostFailurePenalty x failureRate
  *     gap      = min(maxGap, max(base x penalty, throttle))
  *     wait     = max(gap, min(Retry-After, maxGap))         (Retry-After only on 429/503)
- *     nextAllowedAt = endedAt + wait
+ *     nextAllowedAt = endedAt + wait + gapMargin
+ *
+ * The margin (a few ms) is the distance between what the crawler can measure and what the server sees:
+ * the crawler learns that a response ended a little after the server finished it, and the next request
+ * arrives a little after it was sent, but an aborted response ends for the server a little after the
+ * crawler hung up. The wait is rounded up, never down, so no rounding shortens it.
  *
  * So a slow host is visited less often (the multiplier). A host that keeps failing, or fails often,
  * is visited less often (the penalty: with the default penalty of 4 a host waits about 5x its base gap
@@ -90,11 +95,11 @@ export function onFetchEnd(state: HostState, outcome: FetchEnd, cfg: PolitenessC
   const penalty = 1 + consecutiveFailures + cfg.hostFailurePenalty * failureRate;
   const gap = Math.min(cfg.maxGapMs, Math.max(base * penalty, throttleMs));
   const retryAfterMs = kind === "throttled" ? parseRetryAfter(outcome.retryAfter, outcome.endedAt) : undefined;
-  const wait = Math.round(Math.max(gap, Math.min(retryAfterMs ?? 0, cfg.maxGapMs)));
+  const wait = Math.ceil(Math.max(gap, Math.min(retryAfterMs ?? 0, cfg.maxGapMs)));
 
   return {
     ...state,
-    nextAllowedAt: Math.max(state.nextAllowedAt, outcome.endedAt + wait),
+    nextAllowedAt: Math.max(state.nextAllowedAt, outcome.endedAt + wait + cfg.gapMarginMs),
     gapMs: wait,
     inFlight: false,
     inFlightSince: null,

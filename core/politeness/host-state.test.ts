@@ -54,6 +54,6 @@ test("politeness - releasing a lost fetch frees the host after the min gap witho
   expect(released.inFlight).toBe(false);
   expect(released.inFlightSince).toBeNull();
   expect(released.consecutiveFailures).toBe(0);
-  expect(released.nextAllowedAt).toBe(now + DEFAULT_POLICY.minGapMs);
+  expect(released.nextAllowedAt).toBe(now + DEFAULT_POLICY.minGapMs + DEFAULT_POLICY.gapMarginMs);
   expect(releaseLostFetch(released, now, DEFAULT_POLICY)).toBe(released);
 });

@@ -40,7 +40,7 @@ export interface HostState {
 /** The slice of the policy that politeness reads. */
 export type PolitenessConfig = Pick<
   PolicyConfig,
-  "minGapMs" | "gapFetchMultiplier" | "maxGapMs" | "crawlDelayCapMs" | "hostFailurePenalty" | "fetchLeaseMs"
+  "minGapMs" | "gapFetchMultiplier" | "gapMarginMs" | "maxGapMs" | "crawlDelayCapMs" | "hostFailurePenalty" | "fetchLeaseMs"
 >;
 
 /** The state of a host never fetched: ready at once (or at `readyAt`), not throttled, no failures. */
@@ -97,7 +97,8 @@ export function isFetchLost(state: HostState, now: number, cfg: Pick<PolitenessC
 /**
  * Releases a host whose fetch result never came (a crashed fetch node, a frontier restart). Whether
  * the host was even contacted is unknown, so it is not counted as the host's failure; the next fetch
- * still waits the last gap (at least the min gap and Crawl-delay) from `now`, in case it was.
+ * still waits the last gap (at least the min gap and Crawl-delay) and the margin from `now`, in case it
+ * was. `now` must be no earlier than the end of any request the lost fetch made.
  */
 export function releaseLostFetch(state: HostState, now: number, cfg: PolitenessConfig): HostState {
   if (!state.inFlight) return state;
@@ -106,7 +107,7 @@ export function releaseLostFetch(state: HostState, now: number, cfg: PolitenessC
     ...state,
     inFlight: false,
     inFlightSince: null,
-    nextAllowedAt: Math.max(state.nextAllowedAt, now + wait),
+    nextAllowedAt: Math.max(state.nextAllowedAt, now + wait + cfg.gapMarginMs),
   };
 }
 

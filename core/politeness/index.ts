@@ -15,4 +15,5 @@ export {
 } from "./host-state.ts";
 export { baseGap, classifyOutcome, type FetchEnd, onFetchEnd, type OutcomeClass } from "./fetch-end.ts";
 export { parseHttpDate, parseRetryAfter } from "./retry-after.ts";
+export { preciseNow, receivedResult } from "./clock.ts";
 export { WaitingHostHeap, type WaitingHost } from "./waiting-host-heap.ts";

@@ -10,6 +10,9 @@ import type { NodeRecord, RingRecord } from "../cluster/index.ts";
  * Membership and ring, revisioned. Contract:
  *  - `putNode` overwrites the node's record; `listNodes` returns every record not deleted, whatever its age
  *    (deciding death from `heartbeatAt` is the reader's job).
+ *  - `nodeHistory(id)` returns the node's last few records since it was last deleted, oldest first, ending
+ *    with the current one (at least the last 5 writes are kept); [] for a node with no record. A reader
+ *    that starts late (a coordinator just started) gets rates from it without waiting for new beats.
  *  - `getRing` returns the ring and its revision, or undefined before the first write.
  *  - `casRing(ring, revision)` writes only if the stored revision still equals `revision` (0: only if no ring
  *    exists yet) and returns the new revision; it returns undefined on a conflict and writes nothing.
@@ -21,6 +24,7 @@ export interface ClusterState {
   putNode(record: NodeRecord): Promise<void>;
   deleteNode(id: string): Promise<void>;
   listNodes(): Promise<NodeRecord[]>;
+  nodeHistory(id: string): Promise<NodeRecord[]>;
   getRing(): Promise<{ ring: RingRecord; revision: number } | undefined>;
   casRing(ring: RingRecord, revision: number): Promise<number | undefined>;
   watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void;

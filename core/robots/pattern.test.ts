@@ -52,12 +52,13 @@ describe("robots pattern matcher", () => {
     expect(m.matches("/abb")).toBe(true);
   });
 
-  test("stays fast on a pattern with many wildcards and a failing tail", () => {
+  // A backtracking matcher tries about C(5000, 30) ways to place the wildcards here and never finishes;
+  // the matcher's time is measured in bench/robots.bench.ts, not here.
+  test("answers a pattern with many wildcards and a failing tail (no exponential backtracking)", () => {
     const m = new PatternMatcher("/" + "*a".repeat(30) + "*b$");
     const path = "/" + "a".repeat(5000);
-    const started = performance.now();
     for (let i = 0; i < 100; i++) expect(m.matches(path)).toBe(false);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(m.matches(`${path}b`)).toBe(true);
   });
 
   test("agrees with a reference matcher on random patterns and paths (property)", () => {

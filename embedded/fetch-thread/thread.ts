@@ -4,6 +4,7 @@
  * them when told to; content-index claims go to the main thread.
  */
 import type { FetchTask } from "../../core/model/index.ts";
+import { preciseNow } from "../../core/politeness/index.ts";
 import { openFetchPath, type FetchPath } from "../../engine/fetch/index.ts";
 import type { WorkOutput, ContentIndex } from "../../core/ports/index.ts";
 import type { FromThread, ToThread } from "./protocol.ts";
@@ -35,12 +36,17 @@ let controller = new AbortController();
 let outbox: Array<{ taskId: string; output: WorkOutput }> = [];
 let flushTimer: ReturnType<typeof setTimeout> | undefined;
 
-/** Sends finished outputs together, a few milliseconds after the first of them. */
+/**
+ * Sends finished outputs together, a few milliseconds after the first of them, each stamped with this
+ * thread's clock as it leaves: the main thread moves the result's times onto its own clock from there.
+ */
 function flushSoon(): void {
   flushTimer ??= setTimeout(() => {
     flushTimer = undefined;
     const outputs = outbox;
     outbox = [];
+    const sentAt = preciseNow();
+    for (const o of outputs) o.output.result.sentAt = sentAt;
     self.postMessage({ type: "done", outputs });
   }, 2);
 }

@@ -6,6 +6,7 @@
  */
 import type { FetchTask } from "../../core/model/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
+import { preciseNow, receivedResult } from "../../core/politeness/index.ts";
 import type { ContentIndex, WorkOutput } from "../../core/ports/index.ts";
 import type { FetchThreadInit, FromThread, ToThread } from "./protocol.ts";
 
@@ -70,9 +71,12 @@ class FetchThread {
       case "ready":
         this.ready?.resolve();
         break;
-      case "done":
-        for (const { taskId, output } of msg.outputs) this.take(taskId)?.resolve(output);
+      case "done": {
+        // The results' times were taken on the fetch thread's clock: move them onto this thread's.
+        const at = preciseNow();
+        for (const { taskId, output } of msg.outputs) this.take(taskId)?.resolve({ ...output, result: receivedResult(output.result, at) });
         break;
+      }
       case "failed":
         this.take(msg.taskId)?.reject(new Error(msg.aborted ? "aborted: crawl stopping" : msg.message));
         break;

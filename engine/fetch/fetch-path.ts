@@ -24,6 +24,8 @@ export interface FetchPathOptions {
     | "allowAddresses"
     | "denyAddresses"
     | "denyHosts"
+    | "gapFetchMultiplier"
+    | "gapMarginMs"
   >;
   warcDir: string;
   /** WARC file name prefix; the node id, so files of several nodes never collide. */
@@ -60,6 +62,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     content: opts.content,
     store: warc,
     agentToken: productToken(opts.policy.userAgent),
+    gap: { multiplier: opts.policy.gapFetchMultiplier, marginMs: opts.policy.gapMarginMs },
     now: () => Date.now(),
     sleep: sleepAbortable,
   });

@@ -58,21 +58,21 @@ describe("frontier", () => {
     expect(frontier.nextTasks(10)).toEqual([]);
   });
 
-  test("frontier - waits max(min gap, 10 x fetch time) after the end of each response", async () => {
-    const { frontier, clock } = setup({ minGapMs: 1000 });
+  test("frontier - waits max(min gap, 10 x fetch time) plus the margin after the end of each response", async () => {
+    const { frontier, clock } = setup({ minGapMs: 1000, gapMarginMs: 5 });
     await frontier.addSeeds([url("http://a.test/", 0), url("http://a.test/x", 0)]);
     const [r] = frontier.nextTasks(10);
-    await frontier.complete(robots(r!, clock.now), []);
-    clock.now += 999;
+    await frontier.complete(robots(r!, clock.now), []); // ends 10 ms later
+    clock.now += 10 + 1000 + 5 - 0.01;
     expect(frontier.nextTasks(10)).toEqual([]);
-    clock.now += 10 + 1;
+    clock.now += 0.01;
     const [page] = frontier.nextTasks(10);
     expect(page!.url).toBe("http://a.test/");
-    // This fetch took 300 ms, so the gap is 3 s, not 1 s.
-    await frontier.complete(response(page!, clock.now, clock.now + 300), []);
-    clock.now += 300 + 2999;
+    // This fetch took 300.04 ms, so the gap is 3,000.4 ms (rounded up to 3,001), not 1 s.
+    await frontier.complete(response(page!, clock.now, clock.now + 300.04), []);
+    clock.now += 300.04 + 3001 + 5 - 0.01;
     expect(frontier.nextTasks(10)).toEqual([]);
-    clock.now += 1;
+    clock.now += 0.01;
     expect(frontier.nextTasks(10).map((t) => t.url)).toEqual(["http://a.test/x"]);
   });
 
@@ -176,17 +176,51 @@ describe("frontier", () => {
     expect(frontier.snapshot().queued).toBe(0);
   });
 
-  test("frontier - after an unclean stop every host waits a full gap, after a clean one its saved time holds", async () => {
+  test("frontier - a restarted frontier waits a full gap from its start before each host it loads", async () => {
     const path = `${process.env.TMPDIR ?? "/tmp"}/frontier-test-${process.pid}-${Math.random()}.sqlite`;
     const a = setup({ minGapMs: 5000 }, FrontierStore.open(path));
-    await a.frontier.addSeeds([url("http://a.test/", 0)]);
-    a.store.close(); // no markCleanStop: as after kill -9
+    await a.frontier.addSeeds([url("http://a.test/", 0), url("http://b.test/", 0), url("http://c.test/", 0)]);
+    const [ra, rb, rc] = a.frontier.nextTasks(10);
+    // b.test and c.test answered (c.test long ago by this clock); a.test's robots.txt was still in flight
+    // when the process died (kill -9), and nothing of it was saved.
+    await a.frontier.complete(robots(rb!, a.clock.now), []);
+    await a.frontier.complete(robots(rc!, a.clock.now - 60_000), []);
+    a.store.close();
+    // The new process starts with its clock at T0 (which need not agree with the old one's).
     const b = setup({ minGapMs: 5000 }, FrontierStore.open(path));
-    b.clock.now = T0 + 1000;
+    const ready = T0 + 5000 + DEFAULT_POLICY.gapMarginMs;
+    b.clock.now = ready - 0.01;
     expect(b.frontier.nextTasks(10)).toEqual([]);
-    b.clock.now += 5000;
-    expect(b.frontier.nextTasks(10).map((t) => t.kind)).toEqual(["robots"]);
+    b.clock.now = ready;
+    expect(
+      b.frontier
+        .nextTasks(10)
+        .map((t) => t.url)
+        .sort(),
+    ).toEqual([ra!.url, "http://c.test/"]);
+    // A later time the old run saved still holds: b.test's gap ran from its end, T0 + 10.
+    b.clock.now = ready + 10 - 0.01;
+    expect(b.frontier.nextTasks(10)).toEqual([]);
+    b.clock.now = ready + 10;
+    expect(b.frontier.nextTasks(10).map((t) => t.url)).toEqual(["http://b.test/"]);
     b.store.close();
+  });
+
+  test("frontier - a host this frontier saved and forgot keeps its time when it comes back", async () => {
+    const { frontier, clock } = setup({ minGapMs: 5000, gapMarginMs: 0 });
+    await frontier.addSeeds([url("http://a.test/", 0)]);
+    const [r] = frontier.nextTasks(10);
+    await frontier.complete(robots(r!, clock.now), []);
+    clock.now += 5010;
+    const [page] = frontier.nextTasks(10);
+    await frontier.complete(response(page!, clock.now, clock.now + 10), []);
+    expect(frontier.snapshot().activeHosts).toBe(0); // nothing queued: saved and forgotten
+    clock.now += 3000;
+    await frontier.admit([url("http://a.test/more")]);
+    clock.now += 2009;
+    expect(frontier.nextTasks(10)).toEqual([]);
+    clock.now += 1;
+    expect(frontier.nextTasks(10).map((t) => t.url)).toEqual(["http://a.test/more"]);
   });
 
   test("frontier - a task given back on stop leaves its URL queued for the next run", async () => {
@@ -199,6 +233,32 @@ describe("frontier", () => {
     frontier.abandon(page!);
     expect(frontier.inFlight).toBe(0);
     expect(frontier.snapshot().queued).toBe(1);
+  });
+
+  test("handoff - a host handed over waits a full gap from when its new owner loads it, whatever the old owner's clock said", async () => {
+    const from = setup({ minGapMs: 1000 });
+    await from.frontier.admit([url("http://h.test/a"), url("http://h.test/b")]);
+    const [r] = from.frontier.nextTasks(1);
+    await from.frontier.complete(robots(r!, from.clock.now), []); // the old owner allows h.test from T0 + 1,015
+    const to = FrontierStore.open(":memory:");
+    for (const chunk of exportPartition(from.store, r!.partition)) importChunk(to, chunk);
+    from.store.deletePartition(r!.partition);
+    // The new owner's clock reads T0 + 500 when it takes the partition: 500 ms ahead of the old owner's.
+    const clock = { now: T0 + 500 };
+    const owner = new Frontier({
+      store: to,
+      seen: LocalBloomSeenSet.open(undefined, 10_000),
+      policy: { ...DEFAULT_POLICY, minGapMs: 1000 },
+      partitions: 16,
+      maxQueued: 1_000_000,
+      now: () => clock.now,
+      newTaskId: () => "n0",
+      serving: [r!.partition],
+    });
+    clock.now = T0 + 500 + 1000 + DEFAULT_POLICY.gapMarginMs - 0.01;
+    expect(owner.nextTasks(10)).toEqual([]);
+    clock.now += 0.01;
+    expect(owner.nextTasks(10).map((t) => t.url)).toEqual(["http://h.test/a"]);
   });
 
   test("handoff - moves a partition's queue, URL states and host state to another store, nothing lost or doubled", async () => {

@@ -107,8 +107,12 @@ export class Frontier {
   private countsAt = -Infinity;
   private serving: Set<number> | undefined;
   private draining = false;
-  /** Hosts loaded after an unclean stop may have had a request in flight: they wait a full gap. */
-  private readonly uncleanSince: number | undefined;
+  /**
+   * This frontier's run: saved with every host state, so a state saved by another run (this store before
+   * a restart, another node before a handoff) is known for what it is: times from another clock, and
+   * perhaps not the last word on a request that was in flight (see loadHost).
+   */
+  private readonly run = crypto.randomUUID();
   /** The read-only view host and URL inspection works on. */
   private readonly inspected: InspectedFrontier;
 
@@ -127,9 +131,6 @@ export class Frontier {
       robotsOf: (entry) => this.robotsOf(entry),
       addresses: this.addresses,
     };
-    const cleanStop = opts.store.getMeta("clean-stop") === "1";
-    opts.store.setMeta("clean-stop", "0");
-    this.uncleanSince = cleanStop ? undefined : opts.now();
     this.totalQueued = opts.store.totalQueued();
     this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);
     if (this.serving === undefined) this.loadActiveHosts(undefined);
@@ -178,14 +179,11 @@ export class Frontier {
 
   /** Loads the hosts with queued URLs (of one partition, or all) into memory, waiting for their time. */
   private loadActiveHosts(partition: number | undefined): void {
-    const now = this.opts.now();
     for (const [host, queued] of this.opts.store.queuedByHost(partition)) {
       if (this.hosts.has(host)) continue;
-      const entry = this.loadHost(host);
+      // A host with work queued before this run may have had a request in flight, saved state or not.
+      const entry = this.loadHost(host, true);
       entry.queued = queued;
-      if (this.uncleanSince !== undefined) {
-        entry.state = releaseLostFetch({ ...entry.state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
-      }
       this.hosts.set(host, entry);
       this.makeWaiting(entry);
     }
@@ -333,7 +331,7 @@ export class Frontier {
       this.opts.policy,
     );
     if (entry.minGapOverrideMs > 0) {
-      const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs;
+      const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs + this.opts.policy.gapMarginMs;
       entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
     }
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
@@ -453,11 +451,6 @@ export class Frontier {
       knownUrls: this.counts.knownUrls,
       counters: this.counters.toJSON(),
     };
-  }
-
-  /** Records a clean stop: nothing is in flight, so a restart may keep every host's saved next time. */
-  markCleanStop(): void {
-    if (this.inFlightCount === 0) this.opts.store.setMeta("clean-stop", "1");
   }
 
   // ---- admission --------------------------------------------------------------------------------
@@ -679,7 +672,7 @@ export class Frontier {
       etag: prev?.etag ?? undefined,
       lastModified: prev?.lastModified ?? undefined,
       previousFingerprint: prev?.fingerprint ?? undefined,
-      hostGapMs: Math.max(this.opts.policy.minGapMs, entry.state.gapMs),
+      hostGapMs: Math.ceil(Math.max(this.opts.policy.minGapMs, entry.state.gapMs)) + this.opts.policy.gapMarginMs,
       issuedAt: now,
     };
     entry.inFlight = { task, item, prev };
@@ -792,12 +785,26 @@ export class Frontier {
     return entry.robots;
   }
 
-  private loadHost(host: string): HostEntry {
+  /**
+   * A host as the store has it. A state another run saved (this store before a restart, clean or kill -9;
+   * another node before a partition handoff) waits its last gap from now: its times are on another clock,
+   * and a request may have been in flight when it was saved, its result lost. So does a host with no saved
+   * state when `queuedBefore` (its URLs were queued before this run: its first request may have been in
+   * flight, robots.txt or a page, when the last run died). Every request another run made ended before now
+   * (the process is gone, or the old owner had nothing of the partition in flight when it handed it over),
+   * so a gap from now is a gap from each of them.
+   */
+  private loadHost(host: string, queuedBefore = false): HostEntry {
     const saved = this.opts.store.loadHost(host);
+    let state = saved?.state ?? newHostState();
+    if (saved ? saved.run !== this.run : queuedBefore) {
+      const now = this.opts.now();
+      state = releaseLostFetch({ ...state, inFlight: true, inFlightSince: now }, now, this.opts.policy);
+    }
     return {
       key: host,
       partition: partitionOf(host, this.opts.partitions),
-      state: saved?.state ?? newHostState(),
+      state,
       queued: 0,
       pagesToday: saved?.pagesToday ?? null,
       minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
@@ -805,7 +812,12 @@ export class Frontier {
   }
 
   private saveHost(entry: HostEntry): void {
-    const persisted: PersistedHost = { state: entry.state, pagesToday: entry.pagesToday, minGapOverrideMs: entry.minGapOverrideMs };
+    const persisted: PersistedHost = {
+      state: entry.state,
+      pagesToday: entry.pagesToday,
+      minGapOverrideMs: entry.minGapOverrideMs,
+      run: this.run,
+    };
     this.opts.store.saveHost(entry.key, entry.partition, persisted);
   }
 }

@@ -114,7 +114,7 @@ test("frontier node - releases a host whose fetch result never comes once the fe
   expect(node.frontier.explainUrl("http://h0.test/", "h0.test").state).toBe("fetched");
 });
 
-test("frontier node - a clean stop gives back unanswered tasks, marks the store clean and deletes the node record", async () => {
+test("frontier node - a clean stop gives back unanswered tasks, keeps their URLs queued and deletes the node record", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();
   await writeRing(
@@ -132,7 +132,6 @@ test("frontier node - a clean stop gives back unanswered tasks, marks the store 
 
   expect(node.frontier.inFlight).toBe(0);
   expect(node.frontier.counters.get("frontier.abandoned")).toBe(1);
-  expect(store.getMeta("clean-stop")).toBe("1");
   expect(store.head(partitionOf("h0.test", P), "h0.test")?.url).toBe("http://h0.test/");
   expect(await bed.state.listNodes()).toEqual([]);
 });

@@ -20,6 +20,7 @@ import { addressOf, groupByOwner } from "../../core/addressing/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
 import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
+import { preciseNow } from "../../core/politeness/index.ts";
 import type { Counters } from "../../core/stats/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
@@ -105,10 +106,11 @@ export class FrontierNode {
 
   private constructor(private readonly opts: FrontierNodeOptions) {
     const log = (this.log = opts.log ?? silentLog);
-    const now = (this.now = opts.now ?? (() => Date.now()));
+    // The politeness clock: results from fetch nodes are moved onto it when they arrive (partitions.ts).
+    const now = (this.now = opts.now ?? preciseNow);
     const { nodeId, region, partitions, bus, state, store } = opts;
     let taskCounter = 0;
-    const runId = now().toString(36);
+    const runId = Math.floor(now()).toString(36);
     const frontier: Frontier = new Frontier({
       store,
       seen: opts.seen,
@@ -155,6 +157,7 @@ export class FrontierNode {
       dispatcher: this.dispatcher,
       sender,
       pulse: this.pulse,
+      now,
       onChange: () => {
         this.syncHealth();
         void this.checkDrained();
@@ -234,6 +237,7 @@ export class FrontierNode {
       }
       this.membership = new Membership({
         state,
+        // Node records carry whole milliseconds, as every other role's do.
         identity: {
           id: nodeId,
           role: "frontier",
@@ -241,10 +245,10 @@ export class FrontierNode {
           runtime: "bun",
           grpcAddress: this.grpcAddress,
           httpAddress: this.httpAddress,
-          startedAt: now(),
+          startedAt: Math.floor(now()),
         },
         intervalMs: opts.heartbeatIntervalMs,
-        now,
+        now: () => Math.floor(now()),
         report: () => ({ partitions: [...manager.currentRoles.serve], counters: frontier.counters.toJSON(), gauges: this.gauges() }),
         onDrain: () => {
           frontier.drain();
@@ -344,7 +348,6 @@ export class FrontierNode {
     const abandoned = this.dispatcher.abandonAll();
     if (abandoned > 0) log.info("gave back tasks whose results did not come in time; they are fetched again later", { abandoned });
     await this.manager.stopResults();
-    this.frontier.markCleanStop();
     if (!this.left) {
       try {
         await this.membership.leave();

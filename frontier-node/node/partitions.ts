@@ -16,6 +16,7 @@
 import { partitionRoles, type RingRecord } from "../../core/cluster/index.ts";
 import { type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
+import { receivedResult } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { errorFields, type Log } from "../../kit/log/index.ts";
 import { GroupCommit } from "../../engine/frontier/index.ts";
@@ -34,6 +35,8 @@ export interface PartitionManagerOptions {
   dispatcher: Pick<Dispatcher, "wake" | "settled">;
   sender: Pick<HandoffSender, "give">;
   pulse: Pulse;
+  /** The frontier's clock: a result's times are moved onto it when the result arrives. */
+  now: () => number;
   /** After every change of roles and every finished handoff (the node checks whether a drain is over). */
   onChange?: () => void;
   log: Log;
@@ -278,7 +281,8 @@ export class PartitionManager {
   private async onResult(p: number, d: Delivery<FetchResult>): Promise<void> {
     const { frontier } = this.opts;
     try {
-      await this.results.submit({ result: d.data, links: [] });
+      // The fetch node timed the fetch on its own clock; from here on the times are on the frontier's.
+      await this.results.submit({ result: receivedResult(d.data, this.opts.now()), links: [] });
     } catch (error) {
       frontier.counters.add("node.results.apply-failed");
       this.opts.log.warn("applying a fetch result failed; the message will be redelivered", {

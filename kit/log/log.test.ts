@@ -37,6 +37,33 @@ test("log - a text line is time, level, component and message, then key=value wi
   expect(lines).toEqual(['2026-01-02T03:04:05.006Z info fetch-node[f1].heartbeat: stopped tasks=4 error="connection refused" ok=true\n']);
 });
 
-test("log - the silent log drops everything, children included", () => {
-  expect(() => silentLog.child("x").error("nothing", { a: 1 })).not.toThrow();
+/** What `fn` writes to stderr, stdout and the console while it runs. */
+function outputOf(fn: () => void): string[] {
+  const written: string[] = [];
+  const streams = [process.stderr, process.stdout] as const;
+  const writes = streams.map((s) => s.write);
+  const consoles = { log: console.log, info: console.info, warn: console.warn, error: console.error };
+  for (const s of streams) s.write = ((chunk: unknown) => (written.push(String(chunk)), true)) as typeof s.write;
+  for (const k of Object.keys(consoles) as Array<keyof typeof consoles>)
+    console[k] = (...args: unknown[]) => void written.push(args.join(" "));
+  try {
+    fn();
+  } finally {
+    streams.forEach((s, i) => (s.write = writes[i]!));
+    Object.assign(console, consoles);
+  }
+  return written;
+}
+
+test("log - the silent log drops everything, children included, where the default sink would write", () => {
+  const everyLevel = (log: typeof silentLog) => {
+    for (const l of [log, log.child("x"), log.child("x").child("y")]) {
+      l.info("info", { a: 1 });
+      l.warn("warn", { error: new Error("boom") });
+      l.error("error");
+    }
+  };
+  expect(outputOf(() => everyLevel(silentLog))).toEqual([]);
+  // The same calls on a logger with the default sink do reach stderr: the check above can see a write.
+  expect(outputOf(() => everyLevel(textLog("control"))).length).toBe(9);
 });

@@ -116,6 +116,28 @@ test("codec - a page result survives the round trip, including changed=false and
   expect(decodeFetchResult(encodeFetchResult(changed))).toStrictEqual(changed);
 });
 
+test("codec - a result's times keep their microseconds, and the time it was sent travels with them", () => {
+  const precise: FetchResult = {
+    ...pageResult,
+    startedAt: 1_732_900_000_123.456,
+    endedAt: 1_732_900_000_223.457,
+    sentAt: 1_732_900_000_230.001,
+  };
+  const back = decodeFetchResult(encodeFetchResult(precise));
+  expect(back.startedAt).toBeCloseTo(precise.startedAt, 3);
+  expect(back.endedAt).toBeCloseTo(precise.endedAt, 3);
+  expect(back.sentAt).toBeCloseTo(precise.sentAt!, 3);
+  // The duration, which politeness multiplies by ten, survives to the microsecond.
+  expect(back.endedAt - back.startedAt).toBeCloseTo(100.001, 3);
+  // An older fetch node sends whole milliseconds only: those are used, and no send time.
+  const old = pb.FetchResult.decode(encodeFetchResult(precise));
+  old.startedAtUs = 0n;
+  old.endedAtUs = 0n;
+  old.sentAtUs = 0n;
+  const fromOld = decodeFetchResult(pb.FetchResult.encode(old).finish());
+  expect([fromOld.startedAt, fromOld.endedAt, fromOld.sentAt]).toEqual([1_732_900_000_123, 1_732_900_000_223, undefined]);
+});
+
 test("codec - error and robots results keep exactly the fields the worker sets", () => {
   const networkError: FetchResult = {
     taskId: "t-3",

@@ -5,6 +5,9 @@
  * is present only when true. A robots verdict of "parse" always carries its text (possibly ""); other
  * verdicts carry text only when it is non-empty. A network-error or skipped result must name a known error
  * kind or skip reason, and a note must be a known note: anything else is a CodecError, like an unknown kind.
+ * Times travel twice: in whole milliseconds (`*_ms`) and in microseconds (`*_us`), which the decoder
+ * prefers, since politeness multiplies a fetch's duration by ten and a rounded millisecond would come back
+ * as ten; `sentAt` travels in microseconds only.
  */
 import { isFetchErrorKind, isResultNote, isSkipReason, type FetchResult, type ResultKind } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
@@ -73,7 +76,15 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     robotsText: result.robots?.text ?? "",
     bytes: toUint64("bytes", result.bytes),
     truncated: result.truncated ?? false,
+    startedAtUs: toInt64("startedAt", result.startedAt * 1000),
+    endedAtUs: toInt64("endedAt", result.endedAt * 1000),
+    sentAtUs: result.sentAt === undefined ? 0n : toInt64("sentAt", result.sentAt * 1000),
   };
+}
+
+/** A time sent twice: microseconds when set (0 means an older sender), else whole milliseconds. */
+function preciseTime(field: string, us: bigint, ms: bigint): number {
+  return us !== 0n ? fromInt64(`${field}Us`, us) / 1000 : fromInt64(`${field}Ms`, ms);
 }
 
 const optionalStrings = [
@@ -96,8 +107,8 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
     host: msg.host,
     partition: msg.partition,
     status: msg.status,
-    startedAt: fromInt64("startedAtMs", msg.startedAtMs),
-    endedAt: fromInt64("endedAtMs", msg.endedAtMs),
+    startedAt: preciseTime("startedAt", msg.startedAtUs, msg.startedAtMs),
+    endedAt: preciseTime("endedAt", msg.endedAtUs, msg.endedAtMs),
     linksFound: msg.linksFound,
     bytes: fromInt64("bytes", msg.bytes),
   };
@@ -108,6 +119,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   }
   if (msg.changed || msg.fingerprint !== "") result.changed = msg.changed;
   if (msg.truncated) result.truncated = true;
+  if (msg.sentAtUs !== 0n) result.sentAt = fromInt64("sentAtUs", msg.sentAtUs) / 1000;
   const verdict = verdictFromProto(msg.robotsVerdict);
   if (verdict !== undefined) {
     result.robots = { verdict };

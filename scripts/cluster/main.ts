@@ -1,14 +1,21 @@
 /**
- * `bun run cluster up`: a whole cluster on this machine, in the foreground. Per region a nats-server with
- * JetStream (joined by gateways when there are several regions) and a redis-server; one coordinator; N
- * frontier nodes; M fetch nodes (the first on Deno when Deno is installed). When the cluster is ready it
- * prints the admin URL, the gRPC address and the token, and writes them to DIR/cluster.json; Ctrl-C or
- * SIGTERM stops everything. Each process logs to DIR/logs/<name>.log.
+ * `bun run cluster up`: a whole cluster on this machine, in the foreground, kept running like a process
+ * manager keeps its services. Per region a nats-server with JetStream (one JetStream cluster per region,
+ * joined by gateways, when there are several) and a redis-server with an append-only file; one
+ * coordinator or more (`--coordinators 2`: a leader and a standby, by lease); N frontier nodes; M fetch
+ * nodes (the first on Deno when Deno is installed). Every process has fixed ports, chosen once and kept
+ * in DIR/layout.json with the token, and its data under DIR, so a process that dies is started again by
+ * the supervisor (supervisor.ts) with the same id, data and ports, and a later `cluster up` on the same
+ * DIR resumes the same cluster. When every process is up and registered (readiness.ts) it prints where
+ * the APIs are and writes DIR/cluster.json (cluster-file.ts), kept current as processes restart. Only the
+ * operator stops it: Ctrl-C or SIGTERM stops the frontier nodes, then the fetch nodes, then the
+ * coordinators, then NATS and Redis. Each process logs to DIR/logs/<id>.log.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { AdminClient } from "../../adapters/http/index.ts";
+import { parseRegionRules, regionsOf } from "../../core/cluster/index.ts";
 import {
   between,
   ConfigError,
@@ -26,12 +33,17 @@ import {
 import { LOG_FORMAT_FIELD, type LogFormat } from "../../kit/log/index.ts";
 import { PROXY_URL_FIELD } from "../../kit/net/index.ts";
 import { runMain, startStep, StartupError, type ProcessContext, type ProcessSpec } from "../../kit/main/index.ts";
-import { startNats, startNatsSupercluster, type NatsServer } from "../../tests/support/nats.ts";
-import { startRedis, type RedisServer } from "../../tests/support/redis.ts";
-import { Children } from "./children.ts";
+import { lockDir } from "../../kit/fs/index.ts";
+import { clusterFile, removeClusterFile, writeClusterFile, type Endpoints } from "./cluster-file.ts";
+import { assignPorts, LayoutError, portsInUse, readLayout, writeLayout } from "./layout.ts";
+import { coordinatorAddresses, planProcesses, portNames, START_ORDER, STOP_ORDER, type ProcessPlan } from "./plan.ts";
+import { waitForProbe } from "./probes.ts";
+import { checkReady } from "./readiness.ts";
+import { Supervisor } from "./supervisor.ts";
 
 /** The `cluster up` table; the flags it shares with the nodes (`--partitions`, `--proxy`...) share their env vars too. */
 export interface UpSettings {
+  coordinators: number;
   frontiers: number;
   fetchers: number;
   regions: number;
@@ -51,6 +63,13 @@ export interface UpOptions extends UpSettings {
 }
 
 const SPECS: FieldSpecs<UpSettings> = {
+  coordinators: {
+    default: 1,
+    env: "CRAWL_CLUSTER_COORDINATORS",
+    flag: "--coordinators",
+    description: "Coordinators: the one holding the lease serves, the others stand by and take over when it dies",
+    ...integerKind(between(1, 9)),
+  },
   frontiers: {
     default: 2,
     env: "CRAWL_CLUSTER_FRONTIERS",
@@ -81,7 +100,8 @@ const SPECS: FieldSpecs<UpSettings> = {
     default: ".cluster",
     env: "CRAWL_CLUSTER_DIR",
     flag: "--dir",
-    description: "State, WARC files and logs (DIR/logs/<process>.log); cluster.json is written there once ready",
+    description:
+      "Data of every process, fixed ports and token (layout.json), logs (DIR/logs/<id>.log); cluster.json is written there once ready. The same DIR resumes the same cluster",
     ...dirKind(),
   },
   partitions: {
@@ -114,7 +134,8 @@ const SPECS: FieldSpecs<UpSettings> = {
     default: 60,
     env: "CRAWL_CLUSTER_READY_TIMEOUT",
     flag: "--ready-timeout",
-    description: "Seconds the cluster has to become ready (coordinator ready, every node joined)",
+    description:
+      "Seconds the cluster has to become ready (servers up, a coordinator leading, every node joined and serving its partitions)",
     ...integerKind({ min: 1 }),
   },
   logFormat: LOG_FORMAT_FIELD,
@@ -126,9 +147,10 @@ function clusterUsage(): string {
   return usageText(
     ["usage: bun run cluster up [options] [-- FRONTIER-NODE FLAGS...]"],
     [
-      "Starts nats-server and redis-server per region, a coordinator, the frontier nodes and the fetch nodes,",
-      "prints the admin URL, gRPC address and token, writes them to DIR/cluster.json, and stops everything on",
-      'Ctrl-C or SIGTERM. Flags after "--" go to every frontier node (policy flags such as --min-gap 200ms).',
+      "Starts nats-server and redis-server per region, the coordinators, the frontier nodes and the fetch nodes,",
+      "restarts any of them that dies (same id, data and ports), prints the admin URL, gRPC address and token",
+      "and writes them with every process to DIR/cluster.json, and stops everything on Ctrl-C or SIGTERM.",
+      'Flags after "--" go to every frontier node (policy flags such as --min-gap 200ms).',
     ],
     [{ title: "options (flag > env > default)", rows: CLUSTER_UP_FIELDS }],
   );
@@ -147,8 +169,31 @@ export function parseUp(argv: readonly string[], env: Env = {}): UpOptions {
     problems.push(`--frontiers must be at least --regions (${values.regions}): every region needs a frontier node`);
   if (problems.length === 0 && values.fetchers < values.regions)
     problems.push(`--fetchers must be at least --regions (${values.regions}): every region needs a fetch node`);
+  if (problems.length === 0) problems.push(...regionRuleProblems(values.regionRules, values.regions));
   if (problems.length > 0) throw new UpConfigError(problems);
   return { ...values, frontierArgs: read.rest };
+}
+
+/** Every region but the first needs a rule (or no host would ever be crawled there), and rules name only regions that run. */
+function regionRuleProblems(text: string, regions: number): string[] {
+  const names = regionNames(regions);
+  let named: string[];
+  try {
+    named = regionsOf(parseRegionRules(text, names[0]!));
+  } catch (error) {
+    return [`--region-rules: ${(error as Error).message}`];
+  }
+  const problems: string[] = [];
+  const unknown = named.filter((r) => !names.includes(r));
+  if (unknown.length > 0) problems.push(`--region-rules names ${unknown.join(", ")}, but the regions are ${names.join(", ")}`);
+  const idle = names.slice(1).filter((r) => !named.includes(r));
+  if (idle.length > 0) problems.push(`--region-rules gives no host suffix to ${idle.join(", ")}: e.g. --region-rules "${idle[0]}=.de,.fr"`);
+  return problems;
+}
+
+/** `region-1` ... `region-R`: the first is the default region. */
+function regionNames(regions: number): string[] {
+  return Array.from({ length: regions }, (_, i) => `region-${i + 1}`);
 }
 
 function resolveInvocation(argv: readonly string[], env: Env): Invocation {
@@ -163,8 +208,9 @@ export const clusterProcess: ProcessSpec<Invocation> = {
   usage: clusterUsage,
   configure: resolveInvocation,
   logFormat: (invocation) => (invocation.help ? undefined : invocation.options.logFormat),
-  stopNote: () => "stopping every process it started, frontier nodes first",
-  abruptStopCost: "processes it started that did not get the signal too keep running; stop them by hand",
+  stopNote: () => "stopping every process it started: frontier nodes, fetch nodes, coordinators, then NATS and Redis",
+  abruptStopCost:
+    "every process it started is killed at once (kill -9): frontier nodes resume from their stores at the next cluster up, tasks in flight are redelivered",
   async run(ctx) {
     if (ctx.config.help) {
       ctx.out(clusterUsage());
@@ -175,193 +221,138 @@ export const clusterProcess: ProcessSpec<Invocation> = {
 };
 
 async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number> {
-  const say = (text: string) => ctx.runtime.stderr(`cluster: ${text}\n`);
+  const { log } = ctx;
   const dir = resolve(o.dir);
   mkdirSync(dir, { recursive: true });
-  rmSync(join(dir, "cluster.json"), { force: true });
-  const regions = Array.from({ length: o.regions }, (_, i) => `region-${i + 1}`);
-  const token = crypto.randomUUID().replace(/-/g, "");
-  const nats: Record<string, NatsServer> = {};
-  const redis: Record<string, RedisServer> = {};
-  // Close steps run last registered first: the processes, then the services, then cluster.json, then the word.
-  ctx.onClose("report", () => say("stopped"));
-  ctx.onClose("cluster.json", () => rmSync(join(dir, "cluster.json"), { force: true }));
-  ctx.onClose("services", async () => {
-    for (const r of Object.values(redis)) await r.stop();
-    for (const n of Object.values(nats)) await n.stop();
-  });
-  let childFailed!: () => void;
-  const failed = new Promise<void>((resolveFailed) => (childFailed = resolveFailed));
-  let hasFailed = false;
-  const children = new Children(join(dir, "logs"), (child, code) => {
-    hasFailed = true;
-    say(`${child.name} exited unexpectedly (code ${code}); see ${join(dir, "logs", `${child.name}.log`)}`);
-    childFailed();
-  });
-  ctx.onClose("processes", async () => {
-    say("stopping...");
-    await children.stopAll(15_000);
-  });
+  const lock = lockDir(dir);
+  if (!lock.ok) throw new StartupError(`another cluster up (pid ${lock.holder}) runs on ${dir}; stop it first, or give another --dir`);
+  ctx.onClose("lock", () => lock.release());
+  removeClusterFile(dir); // a previous run's, if it was killed: it points at nothing yet
+  const regions = regionNames(o.regions);
 
-  await startStep(
-    "start nats-server and redis-server",
-    "check that both are installed (apt-get install nats-server redis-server)",
-    async () => {
-      if (regions.length === 1) nats[regions[0]!] = await startNats({ jetstream: true, storeDir: join(dir, "nats") });
-      else Object.assign(nats, (await startNatsSupercluster(regions)).regions);
-      for (const r of regions) redis[r] = await startRedis();
+  // Fixed ports and the token: the layout's when this DIR has run before, new ones for what it has not.
+  const wanted = portNames({ regions, coordinators: o.coordinators, frontiers: o.frontiers, fetchers: o.fetchers });
+  let layout;
+  try {
+    layout = await assignPorts(readLayout(dir, randomToken), wanted);
+  } catch (error) {
+    if (error instanceof LayoutError) throw new StartupError(error.message);
+    throw error;
+  }
+  writeLayout(dir, layout);
+  const ours = Object.fromEntries(Object.keys(wanted).map((id) => [id, layout.ports[id]!]));
+  const busy = await portsInUse(ours);
+  if (busy.length > 0) {
+    throw new StartupError(
+      `ports of this cluster are in use: ${busy.map((b) => `${b.port} (${b.name} of ${b.id})`).join(", ")}. ` +
+        `Another program holds them; a cluster up killed with kill -9 leaves its processes running (their pids are in the old ` +
+        `logs and cluster.json): stop them, or delete ${join(dir, "layout.json")} to choose new ports (and a new token)`,
+    );
+  }
+
+  const deno = !o.noDeno && spawnSync("deno", ["--version"], { stdio: "ignore" }).status === 0;
+  const plans = planProcesses({
+    dir,
+    regions,
+    coordinators: o.coordinators,
+    frontiers: o.frontiers,
+    fetchers: o.fetchers,
+    partitions: o.partitions,
+    regionRules: o.regionRules,
+    proxyUrl: o.proxyUrl,
+    allowPrivateAddresses: o.allowPrivateAddresses,
+    deno,
+    token: layout.token,
+    frontierArgs: o.frontierArgs,
+    ports: layout.ports,
+  });
+  const coordinators = coordinatorAddresses(layout.ports, o.coordinators);
+  const endpoints: Endpoints = {
+    adminUrls: coordinators.map((p) => `http://127.0.0.1:${p["http"]}`),
+    grpcAddresses: coordinators.map((p) => `127.0.0.1:${p["grpc"]}`),
+    token: layout.token,
+    regions,
+  };
+  const logDir = join(dir, "logs");
+
+  // Before the cluster is ready, a process exiting 2 has a configuration error (a bad flag after --):
+  // restarting it cannot help, so cluster up stops and says which.
+  let ready = false;
+  let fatal: string | undefined;
+  const supervisor = new Supervisor({
+    logDir,
+    log: log.child("supervisor"),
+    onChange: () => {
+      if (ready) writeClusterFile(dir, clusterFile(endpoints, supervisor.status(), logDir));
     },
-  );
-
-  /** A node's id, region and that region's servers. */
-  const nodeArgs = (id: string, region: string) => [
-    "--node-id",
-    id,
-    "--region",
-    region,
-    "--nats-url",
-    nats[region]!.url,
-    "--redis-url",
-    redis[region]!.url,
-  ];
-  const common = [
-    "--partitions",
-    String(o.partitions),
-    "--default-region",
-    regions[0]!,
-    ...(o.regionRules ? ["--region-rules", o.regionRules] : []),
-    // Every role applies the address policy (seeds, admission, fetch), so every role gets the switch.
-    ...(o.allowPrivateAddresses ? ["--allow-private-addresses"] : []),
-  ];
-  const grpcPort = await freePort();
-  const httpPort = await freePort();
-  children.start("coordinator", "bun", [
-    "coordinator/main.ts",
-    "--node-id",
-    "coordinator-1",
-    "--nats-url",
-    Object.values(nats)
-      .map((n) => n.url)
-      .join(","),
-    "--grpc-listen",
-    `127.0.0.1:${grpcPort}`,
-    "--http-listen",
-    `127.0.0.1:${httpPort}`,
-    "--admin-token",
-    token,
-    ...common,
-  ]);
-  const hasDeno = !o.noDeno && spawnSync("deno", ["--version"], { stdio: "ignore" }).status === 0;
-  for (let i = 0; i < o.fetchers; i++) {
-    const region = regions[i % regions.length]!;
-    const warc = join(dir, `fetch-${i + 1}`, "warc");
-    mkdirSync(warc, { recursive: true });
-    const args = [
-      "fetch-node/main.ts",
-      ...nodeArgs(`fetch-${i + 1}`, region),
-      "--warc-dir",
-      warc,
-      ...common,
-      ...(o.proxyUrl ? ["--proxy", o.proxyUrl] : []),
-    ];
-    if (i === 0 && hasDeno) {
-      children.start(`fetch-${i + 1}`, "deno", [
-        "run",
-        "--node-modules-dir=manual",
-        "--no-lock",
-        "--allow-net",
-        "--allow-env",
-        `--allow-read=${warc}`,
-        `--allow-write=${warc}`,
-        ...args,
-      ]);
-    } else {
-      children.start(`fetch-${i + 1}`, "bun", args);
-    }
-  }
-
-  // Frontier nodes start last so they stop first (children stop in reverse): a frontier node stopping
-  // waits for the results of its tasks in flight, which need the fetch nodes still running.
-  for (let i = 0; i < o.frontiers; i++) {
-    const region = regions[i % regions.length]!;
-    children.start(`frontier-${i + 1}`, "bun", [
-      "frontier-node/main.ts",
-      ...nodeArgs(`frontier-${i + 1}`, region),
-      "--data-dir",
-      join(dir, `frontier-${i + 1}`),
-      ...common,
-      ...o.frontierArgs,
-    ]);
-  }
-  const adminUrl = `http://127.0.0.1:${httpPort}`;
-  const ready = await waitReady(adminUrl, token, o, () => hasFailed || ctx.stopSignal.aborted);
-  if (ctx.stopSignal.aborted) return 0;
-  if (hasFailed) return 1;
-  if (!ready.ok) {
-    throw new StartupError(`the cluster was not ready after ${o.readyTimeoutSeconds}s: ${ready.why}; see the logs in ${join(dir, "logs")}`);
-  }
-  const info = { adminUrl, grpcAddress: `127.0.0.1:${grpcPort}`, token };
-  writeFileSync(join(dir, "cluster.json"), `${JSON.stringify(info, null, 2)}\n`);
-  ctx.out(
-    `cluster ready: ${o.frontiers} frontier node(s), ${o.fetchers} fetch node(s)${hasDeno ? " (fetch-1 on Deno)" : ""}, ${regions.length} region(s)\n` +
-      `  admin API     ${adminUrl}  (Authorization: Bearer ${token})\n` +
-      `  gRPC          ${info.grpcAddress}\n` +
-      `  token         ${token}\n` +
-      `  crawlctl      CRAWLCTL_COORDINATOR=${info.grpcAddress} CRAWLCTL_TOKEN=${token} bun run crawlctl status\n` +
-      `  state, logs   ${dir}\n` +
-      "Ctrl-C stops the cluster.\n",
-  );
-  // Until Ctrl-C or SIGTERM (exit 0), or until a process dies (exit 1); the close steps stop the rest.
-  return Promise.race([ctx.stopRequested.then(() => 0), failed.then(() => 1)]);
-}
-
-/**
- * Ready when the coordinator is ready, every node has joined, and the coordinator's totals (what
- * `crawlctl status` and /v1/stats show, refreshed every heartbeat) count every node too.
- */
-async function waitReady(
-  adminUrl: string,
-  token: string,
-  o: UpOptions,
-  failed: () => boolean,
-): Promise<{ ok: true } | { ok: false; why: string }> {
-  const deadline = Date.now() + o.readyTimeoutSeconds * 1000;
-  const get = async <T>(path: string) =>
-    (await (await fetch(`${adminUrl}${path}`, { headers: { authorization: `Bearer ${token}` } })).json()) as T;
-  let why = "coordinator not answering";
-  while (Date.now() < deadline) {
-    if (failed()) return { ok: false, why: "a process exited or the launcher was stopped" };
-    try {
-      const readyz = await fetch(`${adminUrl}/readyz`);
-      if (readyz.ok) {
-        const nodes = (await get<{ nodes?: Array<{ role: string; state?: string }> }>("/v1/nodes")).nodes ?? [];
-        const live = nodes.filter((n) => n.state !== "dead");
-        const frontiers = live.filter((n) => n.role === "frontier").length;
-        const fetchers = live.filter((n) => n.role === "fetcher").length;
-        why = `${frontiers}/${o.frontiers} frontier and ${fetchers}/${o.fetchers} fetch nodes joined`;
-        if (frontiers >= o.frontiers && fetchers >= o.fetchers) {
-          const totals = await get<{ frontierNodes: number; fetchNodes: number }>("/v1/stats");
-          why = `the coordinator's totals count ${totals.frontierNodes}/${o.frontiers} frontier and ${totals.fetchNodes}/${o.fetchers} fetch nodes`;
-          if (totals.frontierNodes >= o.frontiers && totals.fetchNodes >= o.fetchers) return { ok: true };
-        }
-      } else why = `coordinator /readyz answered ${readyz.status}`;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return { ok: false, why };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as { port: number }).port;
-      server.close(() => resolvePort(port));
-    });
+    onExit: (status, exit) => {
+      if (!ready && exit.code === 2)
+        fatal = `${status.plan.id} refused its configuration (exit 2); see ${join(logDir, `${status.plan.id}.log`)}`;
+    },
   });
+  // Close steps run last registered first: the processes (in order), then cluster.json, then the word.
+  ctx.onClose("report", () => log.info("stopped"));
+  ctx.onClose("cluster.json", () => removeClusterFile(dir));
+  ctx.onClose("processes", () => supervisor.stop(STOP_ORDER));
+
+  const deadline = Date.now() + o.readyTimeoutSeconds * 1000;
+  const abandoned = () => fatal ?? (ctx.stopSignal.aborted ? "stopped by the operator" : undefined);
+  for (const roles of START_ORDER) {
+    const group = plans.filter((p) => roles.includes(p.role));
+    for (const plan of group) supervisor.start(plan);
+    await startStep(
+      `start ${group.map((p) => p.id).join(", ")}`,
+      `see their logs in ${logDir}${roles.includes("nats") ? " (nats-server and redis-server must be installed: apt-get install nats-server redis-server)" : ""}`,
+      () => Promise.all(group.filter((p) => p.probe).map((p) => waitForProbe(p.id, p.probe!, { deadline, abandoned }))),
+    ).catch((error: unknown) => {
+      if (ctx.stopSignal.aborted) return;
+      throw error;
+    });
+    if (ctx.stopSignal.aborted) return 0;
+  }
+
+  const admin = new AdminClient(endpoints.adminUrls, { token: layout.token, failoverMs: 0, timeoutMs: 5_000 });
+  let why = "not asked yet";
+  while (!ready) {
+    if (ctx.stopSignal.aborted) return 0;
+    if (fatal) throw new StartupError(fatal);
+    if (Date.now() > deadline) {
+      throw new StartupError(`the cluster was not ready after ${o.readyTimeoutSeconds}s: ${why}; see the logs in ${logDir}`);
+    }
+    const look = await checkReady(admin, plans).catch((error: unknown) => ({ ready: false as const, why: (error as Error).message }));
+    if (look.ready) ready = true;
+    else {
+      why = look.why;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+  writeClusterFile(dir, clusterFile(endpoints, supervisor.status(), logDir));
+  ctx.out(readyText(o, plans, endpoints, deno, dir));
+  log.info("ready", { dir, adminUrl: endpoints.adminUrls.join(","), grpcAddress: endpoints.grpcAddresses.join(",") });
+  // Until Ctrl-C or SIGTERM; whatever dies meanwhile is started again.
+  await ctx.stopRequested;
+  return 0;
+}
+
+function readyText(o: UpOptions, plans: readonly ProcessPlan[], e: Endpoints, deno: boolean, dir: string): string {
+  const grpc = e.grpcAddresses.join(",");
+  const count = (role: ProcessPlan["role"]) => plans.filter((p) => p.role === role).length;
+  return (
+    `cluster ready: ${count("coordinator")} coordinator(s), ${count("frontier")} frontier node(s), ${count("fetch")} fetch node(s)` +
+    `${deno ? " (fetch-1 on Deno)" : ""}, ${o.regions} region(s)\n` +
+    `  admin API     ${e.adminUrls.join(",")}  (Authorization: Bearer ${e.token})\n` +
+    `  gRPC          ${grpc}\n` +
+    `  token         ${e.token}\n` +
+    `  crawlctl      CRAWLCTL_COORDINATOR=${grpc} CRAWLCTL_TOKEN=${e.token} bun run crawlctl status\n` +
+    `  processes     ${join(dir, "cluster.json")} (pids, ports, data), logs in ${join(dir, "logs")}\n` +
+    "A process that dies is started again; Ctrl-C stops the cluster.\n"
+  );
+}
+
+/** 32 random bytes as base64url: a token that fits the bearer-token syntax. */
+function randomToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  return Buffer.from(bytes).toString("base64url");
 }
 
 if (import.meta.main) await runMain(clusterProcess);

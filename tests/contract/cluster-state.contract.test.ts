@@ -51,6 +51,23 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
       expect(await a.listNodes()).toEqual([node("n2")]);
     });
 
+    test(`${name} - a node's history: its last records oldest first, ending with the current one, none after a delete`, async () => {
+      await start();
+      expect(await a.nodeHistory("n1")).toEqual([]);
+      for (let beat = 1; beat <= 3; beat++) await a.putNode(node("n1", { heartbeatAt: beat }));
+      await a.putNode(node("n2"));
+      expect((await b.nodeHistory("n1")).map((r) => r.heartbeatAt)).toEqual([1, 2, 3]);
+      for (let beat = 4; beat <= 9; beat++) await a.putNode(node("n1", { heartbeatAt: beat }));
+      const kept = (await b.nodeHistory("n1")).map((r) => r.heartbeatAt);
+      expect(kept.length).toBeGreaterThanOrEqual(5);
+      expect(kept).toEqual(kept.toSorted((x, y) => x - y));
+      expect(kept.at(-1)).toBe(9);
+      await a.deleteNode("n1");
+      expect(await b.nodeHistory("n1")).toEqual([]);
+      await a.putNode(node("n1", { heartbeatAt: 100 }));
+      expect((await b.nodeHistory("n1")).map((r) => r.heartbeatAt)).toEqual([100]);
+    });
+
     test(`${name} - a listed record is a copy: changing it changes nothing stored`, async () => {
       await start();
       await a.putNode(node("n1"));

@@ -77,7 +77,21 @@ function messageBusContract(name: string, fixture: BusFixture): void {
         bus.publishResult(region, result("t1", 2)),
         bus.publishUrls(region, 3, links(3)),
       ]);
-      await waitFor(() => tasks.got.length === 1 && results.got.length === 1 && urls.got.length === 1, "all three delivered");
+      await waitFor(() => tasks.got.length >= 1 && results.got.length >= 1 && urls.got.length >= 1, "all three delivered");
+      // Markers published after them, and two ack waits: a second delivery of any would have come by then.
+      const markerAt = performance.now();
+      await Promise.all([
+        bus.publishTask(region, task("marker")),
+        bus.publishResult(region, result("marker", 2)),
+        bus.publishUrls(region, 3, links(3, "marker")),
+      ]);
+      await waitFor(
+        () => tasks.got.length >= 2 && results.got.length >= 2 && urls.got.length >= 2 && performance.now() - markerAt > 2 * ACK_WAIT_MS,
+        "the markers, and two ack waits",
+      );
+      expect(tasks.got.map((g) => g.data.taskId)).toEqual(["t1", "marker"]);
+      expect(results.got.map((g) => g.data.taskId)).toEqual(["t1", "marker"]);
+      expect(urls.got).toHaveLength(2);
       expect(tasks.got[0]).toMatchObject({ data: task("t1"), deliveryCount: 1 });
       expect(results.got[0]).toMatchObject({ data: result("t1", 2), deliveryCount: 1 });
       expect(urls.got[0]).toMatchObject({ data: links(3), deliveryCount: 1 });
@@ -93,16 +107,21 @@ function messageBusContract(name: string, fixture: BusFixture): void {
     test(`${name} - many publishes in flight at once all resolve, and every message arrives once`, async () => {
       await start();
       const n = 500;
-      const seen = new Set<string>();
-      record<FetchResult>(
-        (h) => other.consumeResults(region, 1, h),
-        (d) => {
-          seen.add(d.data.taskId);
-          return d.ack();
-        },
-      );
+      const got = record<FetchResult>((h) => other.consumeResults(region, 1, h));
       await Promise.all(Array.from({ length: n }, (_, i) => bus.publishResult(region, result(`m${i}`, 1))));
-      await waitFor(() => seen.size === n, `${n} results delivered`);
+      const deliveries = () => {
+        const count = new Map<string, number>();
+        for (const g of got.got) count.set(g.data.taskId, (count.get(g.data.taskId) ?? 0) + 1);
+        return count;
+      };
+      await waitFor(() => deliveries().size === n, `${n} results delivered`);
+      // A second delivery would come by now: a marker published after them, and three ack waits.
+      const markerAt = performance.now();
+      await bus.publishResult(region, result("marker", 1));
+      await waitFor(() => deliveries().has("marker") && performance.now() - markerAt > 3 * ACK_WAIT_MS, "the marker, and three ack waits");
+      const count = deliveries();
+      expect(got.got.length).toBe(n + 1);
+      expect([...count].filter(([, times]) => times !== 1)).toEqual([]);
     });
 
     test(`${name} - an acked message is gone: no other subscriber ever gets it`, async () => {

@@ -128,7 +128,9 @@ test("fleet TLS - the NATS servers verify each other on routes and gateways, and
     tls: { caFile: coordinator.env["CRAWL_NATS_TLS_CA_FILE"] },
   });
   connections.push(nc);
-  const jsm = await jetstreamManager(nc);
+  // No API check here: the loop below waits for JetStream (a metadata leader is still being elected
+  // when the gateways are up, and the check would time out once instead of waiting).
+  const jsm = await jetstreamManager(nc, { checkAPI: false });
   const deadline = Date.now() + 60_000;
   let ok = false;
   while (!ok && Date.now() < deadline) {

@@ -145,6 +145,7 @@ describe.each(modes)("hostile URLs, $name", (mode) => {
       content: new MemoryContentIndex(),
       store: { write: async () => undefined },
       agentToken: "hostilebot",
+      gap: { multiplier: 10, marginMs: 5 },
       now: () => Date.now(),
       sleep: async () => undefined,
     });
@@ -172,6 +173,7 @@ describe.each(modes)("hostile URLs, $name", (mode) => {
       content: new MemoryContentIndex(),
       store: { write: async () => undefined },
       agentToken: "hostilebot",
+      gap: { multiplier: 10, marginMs: 5 },
       now: () => Date.now(),
       sleep: async () => undefined,
     });

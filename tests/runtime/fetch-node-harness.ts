@@ -30,10 +30,16 @@ export const REGION_RULES = "eu=.de";
 
 export type Runtime = "bun" | "deno";
 
-/** True when `deno` runs here; the Deno test is skipped (with a message) otherwise. */
-export function denoAvailable(): boolean {
+/**
+ * Throws, saying how to install it, unless `deno` runs here. CI installs Deno, and the fetch node must run
+ * on it: a missing Deno fails the tests that need it, it never changes or skips them.
+ */
+export function requireDeno(): void {
   const probe = spawnSync("deno", ["--version"], { stdio: "ignore" });
-  return probe.status === 0;
+  if (probe.status !== 0)
+    throw new Error(
+      "`deno` is not on PATH: these tests run the fetch node on Deno (install it: npm install -g deno@2.9.6, or run .ci/run)",
+    );
 }
 
 /**

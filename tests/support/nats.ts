@@ -105,7 +105,8 @@ export async function startNatsSupercluster(regions: readonly string[], opts: { 
     }
     const gatewaysUp = (region: string) => (log: string) =>
       regions.every((other) => other === region || new RegExp(`Outbound gateway connection to "${other}"[^\\n]*registered`).test(log));
-    const metaLeader = (log: string) => /(Self is new JetStream cluster metadata leader|JetStream cluster new metadata leader)/.test(log);
+    const metaLeader = (log: string) =>
+      /(Self is new JetStream cluster metadata leader|JetStream cluster new (remote )?metadata leader)/.test(log);
     await Promise.all(
       regions.map((region) =>
         waitForLog(started[region]!, (log) => gatewaysUp(region)(log) && metaLeader(log), timeout, `gateways and JetStream of ${region}`),

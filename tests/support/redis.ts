@@ -86,7 +86,7 @@ async function stop(child: ChildProcess, port: number, dir: string): Promise<voi
 }
 
 /** One inline command on a fresh connection; resolves with whatever arrived when the server closes or replies. */
-function sendInline(port: number, line: string): Promise<string> {
+export function sendInline(port: number, line: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host: "127.0.0.1", port });
     let reply = "";

@@ -5,7 +5,8 @@
  */
 export { startTestWeb, resolveShape, webUrl, type TestWeb } from "./server.ts";
 export { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
-export { findViolations, retryAfterMs, DEFAULT_TOLERANCE_MS } from "./violations.ts";
+export { findViolations, retryAfterMs } from "./violations.ts";
+export { FAULT_RETRY_AFTER_S, FAULT_SLOW_MS, faultyHosts, type FaultKind, type FaultShares } from "./faults.ts";
 export { refusedPort, type RefusedPort } from "./refused.ts";
 export { isAllowed, parseRobots, verdictFor } from "./robots.ts";
 export { SITE_ROBOTS, siteHost, siteLinks, sitePage, type SiteLink } from "./site.ts";

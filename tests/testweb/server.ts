@@ -7,6 +7,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
+import { faultBehaviour, faultyHosts, type FaultKind } from "./faults.ts";
 import { record } from "./recorder.ts";
 import { siteHost, siteIndex } from "./site.ts";
 import { siteBehaviour } from "./site-host.ts";
@@ -27,6 +28,8 @@ export interface TestWeb {
   shape: SiteShape;
   /** Every host served: normal, special (if enabled) and extra. */
   hosts: string[];
+  /** The normal hosts that misbehave (`faults` option), by kind. */
+  faulty: ReadonlyMap<string, FaultKind>;
   /** `http://host/path` (path defaults to `/`). */
   url(host: string, path?: string): string;
   /** The live request log, in arrival order. */
@@ -63,7 +66,15 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
   const named = new Map<string, HostBehaviour>(
     Object.entries({ ...(opts.special ? specialHosts(shape.seed) : {}), ...(opts.extraHosts ?? {}) }),
   );
-  const lookup = (host: string): HostBehaviour | undefined => named.get(host) ?? (siteIndex(shape, host) >= 0 ? site : undefined);
+  const faults = faultyHosts(shape, opts.faults ?? {});
+  const faultKinds = new Map<FaultKind, HostBehaviour>();
+  for (const kind of new Set(faults.values())) faultKinds.set(kind, faultBehaviour(kind, site, shape, opts.faults ?? {}));
+  const normalHost = (host: string): HostBehaviour | undefined => {
+    if (siteIndex(shape, host) < 0) return undefined;
+    const kind = faults.get(host);
+    return kind ? faultKinds.get(kind) : site;
+  };
+  const lookup = (host: string): HostBehaviour | undefined => named.get(host) ?? normalHost(host);
   const log: RequestRecord[] = [];
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
@@ -118,6 +129,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     proxyUrl: `http://${opts.hostname ?? "127.0.0.1"}:${port}`,
     shape,
     hosts,
+    faulty: faults,
     url: webUrl,
     requests: log,
     get connections() {

@@ -5,6 +5,7 @@
  * `node:http` machinery.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { FaultShares } from "./faults.ts";
 
 export interface TestWebOptions {
   /** Normal hosts `site0.test` … `site{hosts-1}.test`. Default 10. */
@@ -19,6 +20,11 @@ export interface TestWebOptions {
   seed?: number;
   /** Also serve the special hosts (see README.md). Default false. */
   special?: boolean;
+  /**
+   * Make some normal hosts misbehave (slow, failing, throttling, redirecting, robots.txt 503): shares of
+   * the normal hosts, see faults.ts. Default: none.
+   */
+  faults?: FaultShares;
   /** More virtual hosts, e.g. one a test needs for itself; they win over special hosts of the same name. */
   extraHosts?: Record<string, HostBehaviour>;
   /** Loopback port to listen on; 0 (the default) picks a free one. */
@@ -106,19 +112,18 @@ export interface RequestRecord {
   headers: Record<string, string>;
 }
 
-/** Politeness rules the checker applies. */
+/**
+ * Politeness rules the checker applies, with no tolerance: what the crawler was told, as the server sees
+ * it. Every field that shapes the gap is required, so a test states the policy it checks in full.
+ */
 export interface PolitenessPolicy {
-  /** Minimum gap between the end of one response and the start of the next request to one host. */
+  /** Minimum gap between the end of one response and the arrival of the next request to one host. */
   minGapMs: number;
-  /** Also require gap ≥ multiplier × the previous (completed) request's server-side duration. */
-  gapMultiplier?: number;
-  /** Slack for timer and clock jitter on gap, Crawl-delay and Retry-After checks. Default 50 ms. */
-  toleranceMs?: number;
   /**
-   * Also require the gap after a robots.txt fetch. Default false: the fetch path fetches robots.txt
-   * right before the page it guards (ARCHITECTURE: robots → politeness → request).
+   * The gap is also at least this many times the previous (completed) request's duration as the server
+   * saw it (the crawler's default is 10); 0 checks no multiplier (a peer crawler without that rule).
    */
-  gapAfterRobots?: boolean;
+  gapMultiplier: number;
   /** Product token whose robots.txt group applies; default: only the `*` group. */
   userAgent?: string;
 }
@@ -141,4 +146,6 @@ export interface Violation {
   request: RequestRecord;
   /** The earlier request the offending one is measured against, for timing violations. */
   previous?: RequestRecord;
+  /** For gap, Crawl-delay and Retry-After violations: how much sooner than allowed it arrived (ms). */
+  shortByMs?: number;
 }

@@ -31,33 +31,35 @@ function rec(host: string, path: string, start: number, end: number, extra: Part
   };
 }
 
-function kinds(log: RequestRecord[], policy = { minGapMs: 1000 } as Parameters<typeof findViolations>[2]): string[] {
+const STRICT = { minGapMs: 1000, gapMultiplier: 0 };
+
+function kinds(log: RequestRecord[], policy: Parameters<typeof findViolations>[2] = STRICT): string[] {
   return findViolations(log, (h) => POLICIES[h], policy).map((v) => `${v.kind} ${v.host}${v.path}`);
 }
 
 describe("violation checker on crafted logs", () => {
-  test("finds nothing in a polite crawl of two interleaved hosts", () => {
+  test("finds nothing in a polite crawl of two interleaved hosts, gaps of exactly the minimum included", () => {
     const log = [
       rec("a.test", "/robots.txt", 0, 5),
       rec("b.test", "/robots.txt", 2, 6),
-      rec("a.test", "/", 6, 10), // right after robots.txt: allowed by default
-      rec("b.test", "/", 7, 9),
-      rec("a.test", "/page/1", 1010, 1020),
-      rec("b.test", "/page/2", 1009, 1015),
-      rec("a.test", "/private/public-notes", 2020, 2030),
-      rec("a.test", "/page/2", 3000, 3001), // 970 ms: within the 50 ms tolerance
+      rec("a.test", "/", 1005, 1010), // robots.txt is a request like any other: the gap runs after it too
+      rec("b.test", "/", 1007, 1009),
+      rec("a.test", "/page/1", 2010, 2020),
+      rec("b.test", "/page/2", 2009, 2015),
+      rec("a.test", "/private/public-notes", 3020, 3030),
+      rec("a.test", "/page/2", 4030, 4031),
     ];
-    expect(findViolations(log, (h) => POLICIES[h], { minGapMs: 1000 })).toEqual([]);
+    expect(findViolations(log, (h) => POLICIES[h], STRICT)).toEqual([]);
   });
 
   test("flags two requests in flight to one host at once", () => {
-    const log = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/page/1", 10, 50), rec("a.test", "/page/2", 30, 60)];
+    const log = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/page/1", 1001, 1050), rec("a.test", "/page/2", 1030, 1060)];
     expect(kinds(log)).toEqual(["concurrent a.test/page/2"]);
   });
 
   test("flags a request made while an earlier one never finished", () => {
-    const log = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/page/1", 10, Infinity), rec("a.test", "/page/2", 5000, 5001)];
-    const [v] = findViolations(log, (h) => POLICIES[h], { minGapMs: 1000 });
+    const log = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/page/1", 1010, Infinity), rec("a.test", "/page/2", 5000, 5001)];
+    const [v] = findViolations(log, (h) => POLICIES[h], STRICT);
     expect(v?.kind).toBe("concurrent");
     expect(v?.message).toContain("never finished");
     expect(v?.previous?.path).toBe("/page/1");
@@ -66,80 +68,85 @@ describe("violation checker on crafted logs", () => {
   test("measures the gap from the request that ended last, not the one that started last", () => {
     const log = [
       rec("a.test", "/robots.txt", 0, 1),
-      rec("a.test", "/page/1", 10, 900), // long
-      rec("a.test", "/page/2", 20, 30), // overlaps: concurrent
-      rec("a.test", "/page/3", 1200, 1210), // 300 ms after /page/1 ended
+      rec("a.test", "/page/1", 1010, 1900), // long
+      rec("a.test", "/page/2", 1020, 1030), // overlaps: concurrent
+      rec("a.test", "/page/3", 2200, 2210), // 300 ms after /page/1 ended
     ];
     expect(kinds(log)).toEqual(["concurrent a.test/page/2", "gap a.test/page/3"]);
   });
 
-  test("flags a gap below minGapMs beyond the tolerance, with a readable message", () => {
-    const log = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 2, 100), rec("a.test", "/page/1", 600, 610)];
-    const [v] = findViolations(log, (h) => POLICIES[h], { minGapMs: 1000 });
+  test("flags a gap short by any amount, with a readable message and the shortfall", () => {
+    const log = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 1001, 1100), rec("a.test", "/page/1", 1600, 1610)];
+    const [v] = findViolations(log, (h) => POLICIES[h], STRICT);
     expect(v?.kind).toBe("gap");
-    expect(v?.message).toBe("a.test: GET /page/1 started 500 ms after / ended; needs ≥ 1000 ms (minGapMs, tolerance 50 ms)");
-    expect(kinds(log, { minGapMs: 1000, toleranceMs: 600 })).toEqual([]);
+    expect(v?.message).toBe("a.test: GET /page/1 started 500 ms after / ended; needs ≥ 1000 ms (minGapMs), 500 ms short");
+    expect(v?.shortByMs).toBe(500);
+    // No tolerance: a hundredth of a millisecond short is short, and says so.
+    const hair = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 1000.99, 1002)];
+    const [h] = findViolations(hair, (x) => POLICIES[x], STRICT);
+    expect(h?.message).toBe("a.test: GET / started 999.99 ms after /robots.txt ended; needs ≥ 1000 ms (minGapMs), 0.01 ms short");
+    expect(h?.shortByMs).toBeCloseTo(0.01, 4);
   });
 
   test("applies gapMultiplier to the previous completed fetch only", () => {
-    const slow = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 100, 300), rec("a.test", "/page/1", 1500, 1501)];
-    expect(kinds(slow, { minGapMs: 1000 })).toEqual([]);
+    const slow = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 1100, 1300), rec("a.test", "/page/1", 2500, 2501)];
+    expect(kinds(slow, { minGapMs: 1000, gapMultiplier: 0 })).toEqual([]);
     expect(kinds(slow, { minGapMs: 1000, gapMultiplier: 10 })).toEqual(["gap a.test/page/1"]);
+    expect(kinds([...slow.slice(0, 2), rec("a.test", "/page/1", 3300, 3301)], { minGapMs: 1000, gapMultiplier: 10 })).toEqual([]);
     const aborted = [
       rec("a.test", "/robots.txt", 0, 1),
-      rec("a.test", "/", 100, 300, { completed: false }),
-      rec("a.test", "/page/1", 1500, 1501),
+      rec("a.test", "/", 1100, 1300, { completed: false }),
+      rec("a.test", "/page/1", 2500, 2501),
     ];
     expect(kinds(aborted, { minGapMs: 1000, gapMultiplier: 10 })).toEqual([]);
   });
 
-  test("exempts the request right after robots.txt from the gap unless asked not to", () => {
+  test("counts robots.txt as a request: the page right after it keeps the gap", () => {
     const log = [rec("a.test", "/robots.txt", 0, 1), rec("a.test", "/", 2, 3)];
-    expect(kinds(log)).toEqual([]);
-    expect(kinds(log, { minGapMs: 1000, gapAfterRobots: true })).toEqual(["gap a.test/"]);
+    expect(kinds(log)).toEqual(["gap a.test/"]);
   });
 
   test("enforces the host's Crawl-delay", () => {
-    const log = [rec("delay.test", "/robots.txt", 0, 1), rec("delay.test", "/", 2, 3), rec("delay.test", "/a", 1503, 1504)];
+    const log = [rec("delay.test", "/robots.txt", 0, 1), rec("delay.test", "/", 2001, 2002), rec("delay.test", "/a", 3502, 3503)];
     expect(kinds(log)).toEqual(["crawl-delay delay.test/a"]);
   });
 
   test("enforces Retry-After in seconds and as an HTTP date", () => {
     const secs = [
       rec("a.test", "/robots.txt", 0, 1),
-      rec("a.test", "/", 2, 3, { status: 429, retryAfter: "3" }),
-      rec("a.test", "/", 2003, 2004),
+      rec("a.test", "/", 1001, 1002, { status: 429, retryAfter: "3" }),
+      rec("a.test", "/", 3002, 3003),
     ];
     expect(kinds(secs)).toEqual(["retry-after a.test/"]);
-    const date = new Date(T0 + 6000).toUTCString();
+    const date = new Date(T0 + 7000).toUTCString();
     const dated = [
       rec("a.test", "/robots.txt", 0, 1),
-      rec("a.test", "/", 2, 3, { status: 503, retryAfter: date }),
-      rec("a.test", "/", 4000, 4001),
+      rec("a.test", "/", 1001, 1002, { status: 503, retryAfter: date }),
+      rec("a.test", "/", 5000, 5001),
       rec("a.test", "/", 10_000, 10_001),
     ];
     expect(kinds(dated)).toEqual(["retry-after a.test/"]);
-    expect(retryAfterMs(date, T0 + 1000)).toBe(5000);
+    expect(retryAfterMs(date, T0 + 1000)).toBe(6000);
     expect(retryAfterMs("soon", T0)).toBeUndefined();
   });
 
   test("flags paths robots.txt disallows, for the * group or the given agent", () => {
     const log = [
       rec("a.test", "/robots.txt", 0, 1),
-      rec("a.test", "/private/3", 2, 3),
-      rec("a.test", "/docs/1.pdf", 2000, 2001),
+      rec("a.test", "/private/3", 1001, 1002),
+      rec("a.test", "/docs/1.pdf", 2002, 2003),
       rec("a.test", "/page/1", 4000, 4001),
     ];
     expect(kinds(log)).toEqual(["disallowed a.test/private/3", "disallowed a.test/docs/1.pdf"]);
-    expect(kinds(log, { minGapMs: 1000, userAgent: "evilbot" })).toHaveLength(3);
+    expect(kinds(log, { ...STRICT, userAgent: "evilbot" })).toHaveLength(3);
   });
 
   test("flags pages requested before robots.txt was fetched or finished", () => {
     const never = [rec("a.test", "/", 0, 1)];
     expect(kinds(never)).toEqual(["before-robots a.test/"]);
-    const early = [rec("a.test", "/robots.txt", 0, Infinity), rec("b.test", "/robots.txt", 0, 1), rec("b.test", "/", 2, 3)];
+    const early = [rec("a.test", "/robots.txt", 0, Infinity), rec("b.test", "/robots.txt", 0, 1), rec("b.test", "/", 1001, 1002)];
     expect(kinds(early)).toEqual([]);
-    const racing = [rec("moved.test", "/robots.txt", 0, 1), rec("moved.test", "/", 2, 3)];
+    const racing = [rec("moved.test", "/robots.txt", 0, 1), rec("moved.test", "/", 1001, 1002)];
     expect(kinds(racing)).toEqual(["before-robots moved.test/"]);
   });
 
@@ -147,8 +154,8 @@ describe("violation checker on crafted logs", () => {
     const log = [
       rec("moved.test", "/robots.txt", 0, 1, { status: 301 }),
       rec("moved.test", "/robots-real.txt", 1001, 1002),
-      rec("moved.test", "/", 1003, 1004),
-      rec("moved.test", "/secret/1", 2004, 2005),
+      rec("moved.test", "/", 2002, 2004),
+      rec("moved.test", "/secret/1", 3004, 3005),
     ];
     expect(kinds(log)).toEqual(["disallowed moved.test/secret/1"]);
   });
@@ -187,7 +194,7 @@ describe("violation checker on the server's own log", () => {
     },
   };
   const get = (url: string) => proxyGet(web.proxyUrl, url, { agent });
-  const found = (kind: ViolationKind, minGapMs = 1000) => web.violations({ minGapMs }).filter((v) => v.kind === kind);
+  const found = (kind: ViolationKind, minGapMs = 1000) => web.violations({ minGapMs, gapMultiplier: 0 }).filter((v) => v.kind === kind);
 
   beforeAll(async () => {
     web = await startTestWeb({ hosts: 2, special: true, extraHosts: { "gate.test": gate } });
@@ -198,14 +205,15 @@ describe("violation checker on the server's own log", () => {
     await web.close();
   });
 
-  test("flags nothing for a polite client", async () => {
+  test("flags nothing for a client that waits the gap after each response it received, plus a margin", async () => {
     web.clearRequests();
-    await get("http://site0.test/robots.txt");
-    await get("http://site0.test/");
-    // The client's own politeness gap, the behaviour under test, not a wait for readiness.
-    await Bun.sleep(60);
-    await get("http://site0.test/page/1");
-    expect(web.violations({ minGapMs: 40, toleranceMs: 10 })).toEqual([]);
+    // The client's own politeness gap, the behaviour under test, not a wait for readiness: 60 ms from the
+    // end it saw, and 5 ms on top, the margin the crawler keeps for the server finishing a little earlier.
+    for (const path of ["/robots.txt", "/", "/page/1"]) {
+      await get(`http://site0.test${path}`);
+      await Bun.sleep(65);
+    }
+    expect(web.violations({ minGapMs: 60, gapMultiplier: 10 })).toEqual([]);
   });
 
   test("flags a too-short gap and a page before robots.txt", async () => {
@@ -215,8 +223,9 @@ describe("violation checker on the server's own log", () => {
     await get("http://site1.test/page/1");
     await get("http://site1.test/page/2");
     expect(found("before-robots").map((v) => v.path)).toEqual(["/"]);
-    // robots.txt is a request like any other: it too must keep its distance from the page before it.
-    expect(found("gap").map((v) => v.path)).toEqual(["/robots.txt", "/page/2"]);
+    // robots.txt is a request like any other: it keeps its distance from the page before it, and the
+    // page after it from it.
+    expect(found("gap").map((v) => v.path)).toEqual(["/robots.txt", "/page/1", "/page/2"]);
   });
 
   test("flags two requests in flight to one host", async () => {
@@ -238,7 +247,8 @@ describe("violation checker on the server's own log", () => {
     await get("http://site0.test/private/1");
     await get("http://robots-500.test/robots.txt");
     await get("http://robots-500.test/");
-    await proxyGet(web.proxyUrl, "http://robots-unreachable.test/robots.txt").catch(() => undefined);
+    // This host resets the connection on robots.txt: the request fails, and the log still has it.
+    await expect(proxyGet(web.proxyUrl, "http://robots-unreachable.test/robots.txt")).rejects.toThrow();
     await get("http://robots-unreachable.test/a");
     expect(found("disallowed").map((v) => `${v.host}${v.path}`)).toEqual(["site0.test/private/1"]);
     expect(found("robots-unavailable").map((v) => v.host)).toEqual(["robots-500.test", "robots-unreachable.test"]);
@@ -252,7 +262,7 @@ describe("violation checker on the server's own log", () => {
     await get("http://ratelimit.test/robots.txt");
     expect((await get("http://ratelimit.test/")).status).toBe(429);
     await get("http://ratelimit.test/");
-    expect(found("crawl-delay", 0).map((v) => v.host)).toEqual(["robots-delay.test"]);
+    expect(found("crawl-delay", 0).map((v) => v.path)).toEqual(["/", "/page/1"]);
     expect(found("retry-after", 0).map((v) => v.host)).toEqual(["ratelimit.test"]);
   });
 });

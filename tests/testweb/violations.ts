@@ -1,15 +1,15 @@
 /**
  * The politeness checker: reads a request log and lists every rule a crawler broke, per host. Timing is
- * judged on server-side times: a request must not start while another to the same host is still open,
- * and must start no sooner than the previous response's end plus the largest of minGapMs, the optional
- * gapMultiplier × that request's duration, the host's Crawl-delay and any Retry-After it sent (minus a
- * tolerance for timer jitter). robots.txt must have been fetched before any page of its host, the pages
- * must be allowed by it, and a host whose robots.txt failed may get no other request at all.
+ * judged on the server's own instants, with no tolerance: a request must not arrive while another to the
+ * same host is still open, and must arrive no sooner than the end of the previous response (the instant
+ * the server finished sending it, or saw the connection close) plus the largest of minGapMs,
+ * gapMultiplier × that request's duration as the server saw it, the host's Crawl-delay and any
+ * Retry-After it sent. robots.txt is a request like any other: the gap runs after it too. robots.txt must
+ * have been fetched before any page of its host, the pages must be allowed by it, and a host whose
+ * robots.txt failed may get no other request at all.
  */
 import { robotsPaths, verdictFor, type RobotsVerdict } from "./robots.ts";
 import type { PolitenessPolicy, RequestRecord, RobotsPolicy, Violation } from "./types.ts";
-
-export const DEFAULT_TOLERANCE_MS = 50;
 
 /** Checks `log` against `policy`; `robotsOf` gives each host's robots policy (undefined: unknown host). */
 export function findViolations(
@@ -29,7 +29,7 @@ export function findViolations(
     const robots = robotsOf(host);
     const verdict = robots && verdictFor(robots, policy.userAgent);
     const own = new Set(robots ? robotsPaths(robots) : []);
-    checkTiming(host, list, own, verdict, policy, out);
+    checkTiming(host, list, verdict, policy, out);
     if (robots && verdict) checkRobots(host, list, own, verdict, out);
   }
   return out.sort((a, b) => a.request.startedAt - b.request.startedAt);
@@ -38,12 +38,10 @@ export function findViolations(
 function checkTiming(
   host: string,
   list: readonly RequestRecord[],
-  robotsOwn: ReadonlySet<string>,
   verdict: RobotsVerdict | undefined,
   policy: PolitenessPolicy,
   out: Violation[],
 ): void {
-  const tolerance = policy.toleranceMs ?? DEFAULT_TOLERANCE_MS;
   // `prev` is the earlier request that ended last: the one the next request must keep its distance from.
   let prev: RequestRecord | undefined;
   for (const r of list) {
@@ -57,17 +55,18 @@ function checkTiming(
           request: r,
           previous: prev,
         });
-      } else if (policy.gapAfterRobots || !robotsOwn.has(prev.path)) {
+      } else {
         const need = required(prev, verdict, policy);
         const gap = r.startedAt - prev.endedAt;
-        if (gap < need.ms - tolerance) {
+        if (gap < need.ms) {
           out.push({
             kind: need.kind,
             host,
             path: r.path,
-            message: `${host}: ${r.method} ${r.path} started ${ms(gap)} after ${prev.path} ended; needs ≥ ${ms(need.ms)} (${need.why}, tolerance ${tolerance} ms)`,
+            message: `${host}: ${r.method} ${r.path} started ${ms(gap)} after ${prev.path} ended; needs ≥ ${ms(need.ms)} (${need.why}), ${ms(need.ms - gap)} short`,
             request: r,
             previous: prev,
+            shortByMs: need.ms - gap,
           });
         }
       }
@@ -89,7 +88,7 @@ function required(prev: RequestRecord, verdict: RobotsVerdict | undefined, polic
     if (ms > need.ms) need = { ms, kind, why };
   };
   // Only a finished response has a duration the crawler could measure; an abandoned one is a timeout.
-  if (policy.gapMultiplier && prev.completed) {
+  if (policy.gapMultiplier > 0 && prev.completed) {
     const d = prev.endedAt - prev.startedAt;
     consider(policy.gapMultiplier * d, "gap", `${policy.gapMultiplier} × ${ms(d)} fetch time`);
   }
@@ -157,6 +156,7 @@ function open(prev: RequestRecord, r: RequestRecord): string {
   return prev.endedAt === Number.POSITIVE_INFINITY ? "never finished" : `it ended ${ms(prev.endedAt - r.startedAt)} later`;
 }
 
+/** Milliseconds as logged: to the hundredth unless whole, so that 999.99 never reads as 1000. */
 function ms(x: number): string {
-  return `${Math.round(x)} ms`;
+  return Number.isInteger(x) ? `${x} ms` : `${x.toFixed(2)} ms`;
 }

@@ -158,11 +158,10 @@ test("fetcher - stops a gzip bomb at maxBodyBytes and hangs up on it", async () 
     });
     endless(res, member, { "Content-Encoding": "gzip" });
   });
-  const started = performance.now();
+  // The server never stops sending: the fetch returns only because the fetcher stops reading at the cap.
   const out = response(await fetcher({ maxBodyBytes: 1 << 20 }).fetch({ url: `${s.origin}/bomb` }));
   expect(out.body.length).toBe(1 << 20);
   expect(out.truncated).toBe(true);
-  expect(performance.now() - started).toBeLessThan(1500);
   await waitFor(() => closed);
 });
 

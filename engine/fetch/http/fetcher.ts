@@ -9,6 +9,7 @@
  * robots.txt; nothing here knows the difference. It owns its undici dispatcher and DNS cache, so
  * `close()` ends every connection it opened.
  */
+import { preciseNow } from "../../../core/politeness/index.ts";
 import { readBody, normalizeEncoding } from "./body.ts";
 import { Deadline } from "./deadline.ts";
 import { createDispatcher } from "./dispatcher.ts";
@@ -60,7 +61,7 @@ export class HttpFetcher {
 
   /** Fetches `req.url` once. Never rejects for network, protocol or content problems. */
   async fetch(req: FetchRequest): Promise<FetchOutcome> {
-    const queuedAt = Date.now();
+    const queuedAt = preciseNow();
     let url: URL;
     try {
       url = new URL(req.url);
@@ -102,7 +103,8 @@ export class HttpFetcher {
   }
 
   async #fetchHoldingSlot(url: URL, req: FetchRequest): Promise<FetchOutcome> {
-    const startedAt = Date.now();
+    // Politeness clock (sub-millisecond, monotonic): the frontier's gap is 10 × endedAt − startedAt.
+    const startedAt = preciseNow();
     const requestHeaders = buildRequestHeaders(url, { userAgent: this.#userAgent, etag: req.etag, lastModified: req.lastModified });
     const deadline = new Deadline(this.#responseTimeoutMs, req.signal);
     const target = new URL(url);
@@ -129,7 +131,8 @@ export class HttpFetcher {
         ...(unsupportedEncoding ? { unsupportedEncoding } : {}),
         ...(remoteAddress ? { remoteAddress } : {}),
         startedAt,
-        endedAt: Date.now(),
+        // The body has been read to its end (or cut at the cap and the connection let go): the host is free.
+        endedAt: preciseNow(),
         requestHeaders,
         httpVersion: "1.1",
       };
@@ -166,7 +169,7 @@ function explain(error: unknown, deadline: Deadline): string {
 }
 
 function failure(url: string, error: FetchErrorKind, message: string, startedAt: number): FetchError {
-  return { kind: "error", url, error, message, startedAt, endedAt: Date.now() };
+  return { kind: "error", url, error, message, startedAt, endedAt: preciseNow() };
 }
 
 function validate(options: HttpFetcherOptions): void {

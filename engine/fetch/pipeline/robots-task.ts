@@ -22,12 +22,16 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
   let url = task.url;
   let outcome: FetchOutcome | undefined;
   let first: FetchOutcome | undefined;
+  /** The hop before the current one: the last request made when the current one is refused. */
+  let asked: FetchOutcome | undefined;
   let bytes = 0;
   for (let hop = 0; hop <= ROBOTS_MAX_REDIRECTS; hop++) {
     if (hop > 0 && hostKeyOf(url) === task.host && outcome) {
-      await deps.sleep(Math.max(task.hostGapMs, 10 * (outcome.endedAt - outcome.startedAt)), signal);
+      const byDuration = Math.ceil(deps.gap.multiplier * (outcome.endedAt - outcome.startedAt)) + deps.gap.marginMs;
+      await deps.sleep(Math.max(task.hostGapMs, byDuration), signal);
     }
     visited.add(url);
+    asked = outcome;
     outcome = await deps.fetcher.fetch({ url, signal });
     first ??= outcome;
     if (outcome.kind === "error") {
@@ -50,6 +54,9 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
   // read where it points, so the chain ends "unreachable" and the result is the host's own answer.
   const refusedHop = outcome!.kind === "error" && outcome!.error === "blocked-address" && chain.length > 1;
   const result = resultFor(task, refusedHop ? first! : outcome!);
+  // The host is free from the end of the last hop that was asked (the refused one asked nothing), not
+  // from the first's: the gap runs from the last request made.
+  if (refusedHop) result.endedAt = asked!.endedAt;
   // A refused address of the host itself is not the host's answer: no verdict, and the frontier skips the
   // host's pages one by one (each is refused the same way) instead of parking them behind robots.txt.
   if (result.kind === "skipped") return { result, links: [] };

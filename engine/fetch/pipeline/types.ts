@@ -11,6 +11,11 @@ export interface WorkerDeps {
   store: PageStore;
   /** Our robots.txt product token, for agent-scoped meta robots and X-Robots-Tag. */
   agentToken: string;
+  /**
+   * The policy's gap rule for the one case the worker waits itself, between two hops of a robots.txt
+   * redirect on the same host: gap >= multiplier x the hop's fetch time, plus the margin.
+   */
+  gap: { multiplier: number; marginMs: number };
   /** Waits, abortably; injected so tests need no real sleeps. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   now: () => number;

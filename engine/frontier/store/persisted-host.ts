@@ -1,6 +1,6 @@
 /**
- * What the hosts table keeps of one host (its politeness state, today's page count and the operator's gap
- * override), as JSON small enough to rewrite after every fetch, and the check that turns a stored or
+ * What the hosts table keeps of one host (its politeness state, today's page count, the operator's gap
+ * override and the frontier run that saved it), as JSON small enough to rewrite after every fetch, and the check that turns a stored or
  * received JSON text back into that shape. The same text travels in a partition handoff, so the check also
  * guards what another node sends. A text that is not the shape is refused with the field at fault: a host's
  * politeness state is never guessed.
@@ -14,6 +14,8 @@ export interface PersistedHost {
   pagesToday: DailyCounter | null;
   /** Operator override of the host's minimum gap; absent in rows written before overrides existed. */
   minGapOverrideMs?: number;
+  /** The frontier run that saved it (see Frontier.loadHost); absent in rows written before runs were kept. */
+  run?: string;
 }
 
 const NUMBERS = [
@@ -55,8 +57,11 @@ export function parsePersistedHost(json: string): PersistedHost {
   }
   const override = value.minGapOverrideMs;
   if (override !== undefined && !isNumber(override)) throw new Error("host state: minGapOverrideMs must be a number");
+  const run = value.run;
+  if (run !== undefined && typeof run !== "string") throw new Error("host state: run must be a string");
   const host: PersistedHost = { state: state as unknown as HostState, pagesToday: pagesToday as DailyCounter | null };
   if (override !== undefined) host.minGapOverrideMs = override;
+  if (run !== undefined) host.run = run;
   return host;
 }
 

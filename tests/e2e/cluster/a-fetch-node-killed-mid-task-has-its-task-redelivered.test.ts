@@ -56,7 +56,6 @@ describe("cluster: a fetch node crashes", () => {
     const [first, second] = pageRequests();
     expect(first!.completed).toBe(false); // the killed node's request, cut off by its death
     expect(second!.startedAt).toBeGreaterThan(killedAt);
-    expect(second!.startedAt - killedAt).toBeLessThan(ACK_WAIT_MS + 10_000);
 
     // fetch-2 counts the task as a redelivery; the frontier applies exactly one page result.
     await waitUntil(

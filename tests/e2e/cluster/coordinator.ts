@@ -4,12 +4,14 @@
  * what they report (a node joined, the ring settled). Also the shapes of the admin API's answers the
  * tests read, and small readers of the ring.
  */
+import { AdminClient, parseBaseUrls } from "../../../adapters/http/index.ts";
 import { partitionOf } from "../../../core/ring/index.ts";
 import { hermeticEnv, REPO_ROOT, waitUntil, type Proc } from "./processes.ts";
 
 /** The one region of the test clusters (`cluster up` names its first region so). */
 export const REGION = "region-1";
 
+/** Where the coordinators are: `adminUrl` and `grpcAddress` are comma-separated lists with standbys. */
 export interface ClusterInfo {
   adminUrl: string;
   grpcAddress: string;
@@ -61,13 +63,15 @@ export interface CliResult {
 
 /** What a test needs of a running coordinator, however the cluster was started. */
 export class Coordinator {
-  constructor(readonly info: ClusterInfo) {}
+  private readonly client: AdminClient;
 
-  /** An admin API request; `auth: false` leaves the token out. */
+  constructor(readonly info: ClusterInfo) {
+    this.client = new AdminClient(parseBaseUrls(info.adminUrl), { token: info.token });
+  }
+
+  /** An admin API request to the coordinator holding the lease; `auth: false` leaves the token out. */
   admin(path: string, init: RequestInit & { auth?: boolean } = {}): Promise<Response> {
-    const headers = new Headers(init.headers);
-    if (init.auth !== false) headers.set("authorization", `Bearer ${this.info.token}`);
-    return fetch(`${this.info.adminUrl}${path}`, { ...init, headers, signal: AbortSignal.timeout(10_000) });
+    return this.client.request(path, init);
   }
 
   async adminJson<T>(path: string): Promise<T> {

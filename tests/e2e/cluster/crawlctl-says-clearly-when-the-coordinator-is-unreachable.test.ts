@@ -25,14 +25,14 @@ describe("crawlctl: an unreachable coordinator", () => {
     const { port } = await refusedPort();
     const address = `127.0.0.1:${port}`;
     for (const cmd of COMMANDS) {
-      const started = Date.now();
       const r = await runCrawlctl([...cmd, "--json", "--coordinator", address, "--token", "0123456789abcdef0123"]);
       const what = cmd.join(" ");
       expect({ what, code: r.code, stdout: r.stdout }).toEqual({ what, code: 3, stdout: "" });
       expect(r.stderr).toContain(`coordinator at ${address} is unavailable`);
       expect(r.stderr).toMatch(/ECONNREFUSED/);
       expect(r.stderr.trim().split("\n").length).toBe(1);
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // Refused at once: not left to wait for the call's deadline.
+      expect(r.stderr).not.toContain("did not answer in time");
     }
   }, 60_000);
 
@@ -56,12 +56,11 @@ describe("crawlctl: an unreachable coordinator", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const address = `127.0.0.1:${(server.address() as { port: number }).port}`;
-      const started = Date.now();
       const r = await runCrawlctl(["status", "--coordinator", address, "--token", "0123456789abcdef0123"], 30_000);
       expect(r.code).toBe(3);
       expect(r.stdout).toBe("");
+      // Its own deadline ended the wait (runCrawlctl would otherwise have killed it, with another exit).
       expect(r.stderr).toContain(`crawlctl: coordinator at ${address} did not answer in time`);
-      expect(Date.now() - started).toBeLessThan(20_000);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise((resolve) => server.close(resolve));

@@ -27,13 +27,16 @@ import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../../support/nats.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
+import type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
-import { Coordinator, REGION, type ClusterInfo, type Stats } from "./coordinator.ts";
+import { assertPolite, gapPolicyOf, type GapPolicy } from "../politeness.ts";
+import { Coordinator, REGION, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
 export { fetchCounts, missing, pageRequests, repeated, urlOf } from "../embedded/harness.ts";
 export * from "./coordinator.ts";
 export * from "./processes.ts";
+export type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
 
 /** The per-host gap every test crawls with: seconds per test, and long enough to tell from timer noise. */
 export const MIN_GAP_MS = 200;
@@ -127,9 +130,14 @@ export async function waitForPages(
 
 export interface UpOptions {
   web: TestWeb;
+  coordinators?: number;
   frontiers?: number;
   fetchers?: number;
+  regions?: number;
+  regionRules?: string;
   noDeno?: boolean;
+  /** Run in this directory (a second cluster up on the same one resumes it); default a fresh one. */
+  dir?: string;
   /** Frontier-node policy flags (after `--`); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   env?: Record<string, string>;
@@ -138,6 +146,14 @@ export interface UpOptions {
 export interface ClusterUp extends Coordinator {
   readonly proc: Proc;
   readonly dir: string;
+  /** DIR/cluster.json as it was when it appeared. */
+  readonly file: ClusterFile;
+  /** DIR/cluster.json now (it is rewritten as processes restart). */
+  readFile(): ClusterFile;
+  /** SIGKILL to process `id` of cluster.json; resolves with the pid killed and when. */
+  kill(id: string): { pid: number; at: number };
+  /** Waits until cluster.json lists `id` running again under another pid than `oldPid` (the supervisor's restart). */
+  waitRestarted(id: string, oldPid: number, timeoutMs?: number): Promise<ProcessEntry>;
 }
 
 export interface RoleOptions {
@@ -207,16 +223,23 @@ export interface ClusterHarness {
   /** A fetch node (not waited for: use `waitForNode`). */
   fetcher(opts: FetcherOptions): Proc;
   /** Sets the ack wait of the region's `fetchers` consumer (see the note in fetch-node-redelivery test). */
-  setFetchAckWait(s: RoleOptions, ms: number): Promise<void>;
+  setFetchAckWait(s: { nats: { url: string } }, ms: number, region?: string): Promise<void>;
 }
 
 /**
  * Registers teardown in the calling test file (after each test, or with "all" after the file) and returns
- * the factory for its resources.
+ * the factory for its resources. Once everything is stopped, every test web a cluster crawled is judged
+ * for politeness (../politeness.ts) with the gap rule its frontier nodes were given, and a violation fails
+ * the test.
  */
 export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
   const teardown: Array<() => Promise<unknown>> = [];
   const register = (fn: () => Promise<unknown>) => teardown.push(fn);
+  const crawled = new Map<TestWeb, GapPolicy[]>();
+  const crawls = (web: TestWeb, frontierArgs: readonly string[]) => {
+    const args = frontierArgs.includes("--min-gap") ? frontierArgs : [...frontierArgs, "--min-gap", `${MIN_GAP_MS}ms`];
+    crawled.set(web, [...(crawled.get(web) ?? []), gapPolicyOf(args)]);
+  };
   (scope === "each" ? afterEach : afterAll)(
     async () => {
       for (const fn of teardown.splice(0).reverse()) {
@@ -226,6 +249,9 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
           console.error("cluster harness teardown:", error);
         }
       }
+      const judged = [...crawled];
+      crawled.clear();
+      for (const [web, policies] of judged) assertPolite(web, policies);
     },
     // A cluster stopped mid-crawl lets tasks in flight finish first (each role has a stop grace).
     { timeout: TEARDOWN_TIMEOUT_MS },
@@ -245,6 +271,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
 
   const harness: ClusterHarness = {
     async roles(opts) {
+      crawls(opts.web, opts.frontierArgs ?? []);
       const services = await harness.services();
       const coordinator = await harness.coordinator(services, opts.coordinatorArgs);
       const frontiers = new Map<string, Proc>();
@@ -285,11 +312,15 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     tempDir,
 
     async up(opts) {
-      const dir = tempDir();
+      crawls(opts.web, opts.frontierArgs ?? []);
+      const dir = opts.dir ?? tempDir();
       // No --allow-private-addresses: the test web's hosts are public names behind its proxy, as in production.
       const args = ["--dir", dir, "--proxy", opts.web.proxyUrl];
+      if (opts.coordinators) args.push("--coordinators", String(opts.coordinators));
       if (opts.frontiers) args.push("--frontiers", String(opts.frontiers));
       if (opts.fetchers) args.push("--fetchers", String(opts.fetchers));
+      if (opts.regions) args.push("--regions", String(opts.regions));
+      if (opts.regionRules) args.push("--region-rules", opts.regionRules);
       if (opts.noDeno) args.push("--no-deno");
       const policy = [...(opts.frontierArgs ?? [])];
       if (!policy.includes("--min-gap")) policy.push("--min-gap", `${MIN_GAP_MS}ms`);
@@ -306,18 +337,35 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         for (const [pid, cmd] of known) if (isRunning(pid) && commandOf(pid) === cmd) process.kill(pid, "SIGKILL");
       });
       const file = join(dir, "cluster.json");
-      await waitUntil(() => existsSync(file), { timeoutMs: 60_000, what: `${file} to be written`, procs: [p] });
+      await waitUntil(() => existsSync(file), { timeoutMs: 90_000, what: `${file} to be written`, procs: [p] });
       remember();
-      // The launcher writes the file in one call; read it once it parses.
-      let info: ClusterInfo | undefined;
-      await waitUntil(
-        () => {
-          info = JSON.parse(readFileSync(file, "utf8")) as ClusterInfo;
-          return true;
-        },
-        { timeoutMs: 5_000, what: "cluster.json to parse" },
-      );
-      return Object.assign(new Coordinator(info!), { proc: p, dir });
+      // The launcher writes the file atomically (temp file + rename): it parses as soon as it exists.
+      const readFile = () => JSON.parse(readFileSync(file, "utf8")) as ClusterFile;
+      const info = readFile();
+      const entry = (id: string) => {
+        const found = readFile().processes.find((x) => x.id === id);
+        if (!found) throw new Error(`cluster.json lists no process ${id}`);
+        return found;
+      };
+      const kill = (id: string) => {
+        const { pid } = entry(id);
+        if (pid === null) throw new Error(`${id} is not running now`);
+        process.kill(pid, "SIGKILL");
+        return { pid, at: Date.now() };
+      };
+      const waitRestarted = async (id: string, oldPid: number, timeoutMs = 60_000) => {
+        let now: ProcessEntry | undefined;
+        await waitUntil(
+          () => {
+            now = entry(id);
+            return now.state === "running" && now.pid !== null && now.pid !== oldPid && isRunning(now.pid);
+          },
+          { timeoutMs, what: `${id} to be started again`, procs: [p], detail: () => JSON.stringify(now) },
+        );
+        remember();
+        return now!;
+      };
+      return Object.assign(new Coordinator(info), { proc: p, dir, file: info, readFile, kill, waitRestarted });
     },
 
     async services() {
@@ -424,13 +472,13 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       return proc(spawnProc(opts.id, cmd, { env: roleEnv }));
     },
 
-    async setFetchAckWait(s, ms) {
+    async setFetchAckWait(s, ms, region = REGION) {
       const nc = await connectNats([s.nats.url], "cluster-e2e");
       try {
         // The bus's own region setup, as every role runs it at start, with another ack wait: it updates the
         // existing `fetchers` consumer in place (pending deliveries included).
         const bus = new JetStreamBus(nc, { fetchAckWaitMs: ms, onError: () => {} });
-        await bus.ensureRegion(REGION, PARTITIONS);
+        await bus.ensureRegion(region, PARTITIONS);
         await bus.close();
       } finally {
         await nc.close();

@@ -7,14 +7,22 @@
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { resolve } from "node:path";
+import { BELOW_THE_JUDGE } from "../politeness.ts";
 
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
 
 /** Env vars that would change a child's behaviour behind the test's back (a proxy, a CRAWL_* default). */
 const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*|CRAWLCTL_.*)$/i;
 
-export function denoAvailable(): boolean {
-  return Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+/**
+ * Throws, saying how to install it, unless `deno` runs here. `cluster up` runs a fetch node on Deno when
+ * it is present, and CI installs it: a missing Deno fails the tests that expect that node, it never
+ * changes what they expect.
+ */
+export function requireDeno(): void {
+  if (Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0) {
+    throw new Error("`deno` is not on PATH: the cluster runs a fetch node on Deno (install it: npm install -g deno@2.9.6, or run .ci/run)");
+  }
 }
 
 export interface ExitInfo {
@@ -46,7 +54,14 @@ export function hermeticEnv(extra: Record<string, string> = {}): Record<string, 
 }
 
 export function spawnProc(name: string, cmd: readonly string[], opts: { env?: Record<string, string> } = {}): Proc {
-  const proc = Bun.spawn([...cmd], { cwd: REPO_ROOT, env: hermeticEnv(opts.env), stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  // Below the test web's priority, and so is everything it starts (see ../politeness.ts).
+  const proc = Bun.spawn([...BELOW_THE_JUDGE, ...cmd], {
+    cwd: REPO_ROOT,
+    env: hermeticEnv(opts.env),
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
   let out = "";
   const drain = async (stream: ReadableStream<Uint8Array>) => {
     const decoder = new TextDecoder();

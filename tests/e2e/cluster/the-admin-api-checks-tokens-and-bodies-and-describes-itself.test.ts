@@ -11,14 +11,20 @@ import { useCluster, type ClusterUp } from "./harness.ts";
 
 const cluster = useCluster("all");
 
-const PROTECTED = [
-  "/v1/openapi.json",
-  "/v1/ring",
-  "/v1/nodes",
-  "/v1/stats",
-  "/v1/hosts/site0.test",
-  "/v1/urls/explain?url=http%3A%2F%2Fsite0.test%2F",
-];
+type OpenApi = { openapi: string; info: { title: string }; paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+
+/** Every operation the served OpenAPI document lists but the health app's (probes and /metrics), as requests to make. */
+async function protectedOperations(c: ClusterUp): Promise<Array<{ method: string; path: string }>> {
+  const doc = (await (await c.admin("/v1/openapi.json")).json()) as OpenApi;
+  return Object.entries(doc.paths)
+    .filter(([path]) => path !== "/healthz" && path !== "/readyz" && path !== "/metrics")
+    .flatMap(([path, ops]) =>
+      Object.keys(ops).map((method) => ({
+        method: method.toUpperCase(),
+        path: path.replace("{host}", "site0.test") + (path === "/v1/urls/explain" ? "?url=http%3A%2F%2Fsite0.test%2F" : ""),
+      })),
+    );
+}
 
 let c: ClusterUp;
 const start = async () => {
@@ -36,22 +42,30 @@ describe("cluster: the admin API's edges", () => {
     const c = await start();
     for (const path of ["/healthz", "/readyz", "/metrics"])
       expect({ path, status: (await c.admin(path, { auth: false })).status }).toEqual({ path, status: 200 });
-    for (const path of PROTECTED) {
-      const none = await c.admin(path, { auth: false });
-      expect({ path, status: none.status }).toEqual({ path, status: 401 });
+    const operations = await protectedOperations(c);
+    // The pause and resume routes change what the cluster does: they above all must be covered.
+    expect(operations.map((o) => `${o.method} ${o.path}`)).toEqual(
+      expect.arrayContaining(["POST /v1/hosts/site0.test/pause", "POST /v1/hosts/site0.test/resume", "POST /v1/seeds"]),
+    );
+    for (const { method, path } of operations) {
+      const op = `${method} ${path}`;
+      const init = {
+        method,
+        headers: { "content-type": "application/json" },
+        body: method === "POST" ? '{"urls":["http://site0.test/"]}' : undefined,
+      };
+      const none = await c.admin(path, { ...init, auth: false });
+      expect({ op, status: none.status }).toEqual({ op, status: 401 });
       expect(none.headers.get("www-authenticate")).toMatch(/^Bearer realm=/);
       expect(await errorOf(none)).toMatchObject({ code: "unauthenticated" });
-      const wrong = await c.admin(path, { auth: false, headers: { authorization: "Bearer not-the-token-0123456789" } });
-      expect({ path, status: wrong.status }).toEqual({ path, status: 401 });
+      const wrong = await c.admin(path, {
+        ...init,
+        auth: false,
+        headers: { ...init.headers, authorization: "Bearer not-the-token-0123456789" },
+      });
+      expect({ op, status: wrong.status }).toEqual({ op, status: 401 });
       expect((await errorOf(wrong)).message).toContain("invalid bearer token");
     }
-    const seeds = await c.admin("/v1/seeds", {
-      auth: false,
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: '{"urls":["http://site0.test/"]}',
-    });
-    expect(seeds.status).toBe(401);
     // Authentication comes before the body: a wrong token with 10 MB is 401, the right one 413, both JSON.
     const big = new Uint8Array(10 * 1024 * 1024).fill(0x20);
     const wrongBig = await c.admin("/v1/seeds", {
@@ -112,11 +126,7 @@ describe("cluster: the admin API's edges", () => {
     const res = await c.admin("/v1/openapi.json");
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^application\/json/);
-    const doc = (await res.json()) as {
-      openapi: string;
-      info: { title: string };
-      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
-    };
+    const doc = (await res.json()) as OpenApi;
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.title).toBeTruthy();
     const operations = Object.entries(doc.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${path}`));

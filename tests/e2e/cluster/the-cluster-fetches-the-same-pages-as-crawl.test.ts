@@ -6,6 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { crawlArgs, interrupt, useHarness, waitUntilIdle } from "../embedded/harness.ts";
+import { assertPolite, gapPolicyOf } from "../politeness.ts";
 import { fetchCounts, MIN_GAP_MS, missing, pageRequests, repeated, useCluster, waitForIdle } from "./harness.ts";
 
 const embedded = useHarness();
@@ -29,6 +30,8 @@ describe("cluster: the pages it fetches", () => {
     });
     await interrupt(run);
     const byCrawl = [...fetchCounts(pageRequests(web)).keys()].sort();
+    // The web is the cluster harness's, judged after the test for the cluster's part alone: judge crawl's now.
+    assertPolite(web, [gapPolicyOf(run.argv)]);
     web.clearRequests();
 
     const c = await cluster.up({ web });

@@ -16,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readWarc, type WarcRecordView } from "../../../engine/fetch/index.ts";
 import { startTestWeb, type RequestRecord, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
+import { assertPolite, BELOW_THE_JUDGE, gapPolicyOf } from "../politeness.ts";
 
 /** The repository root: the crawler runs from here, as a user's `bun run crawl` would. */
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
@@ -36,6 +37,8 @@ export interface CrawlRun {
   readonly pid: number;
   readonly out: string;
   readonly argv: readonly string[];
+  /** The proxy it reaches the web through (`--proxy`, else HTTP_PROXY), if any. */
+  readonly proxy: string | undefined;
   readonly startedAt: number;
   /** Everything the child wrote so far. */
   stdout(): string;
@@ -87,18 +90,34 @@ export interface Harness {
   crawl(argv: readonly string[], opts?: { out?: string; env?: Record<string, string> }): CrawlRun;
 }
 
-/** Registers the per-test cleanup in the calling test file and returns the factory for its resources. */
+/**
+ * Registers the per-test cleanup in the calling test file and returns the factory for its resources. The
+ * cleanup also judges every crawl for politeness (../politeness.ts): once its crawls are stopped, each test
+ * web's whole log must keep the gap rule its crawls were told, or the test fails.
+ */
 export function useHarness(): Harness {
   const runs: CrawlRun[] = [];
   const webs: TestWeb[] = [];
   const dirs: string[] = [];
   afterEach(async () => {
-    for (const run of runs.splice(0)) {
+    const crawled = runs.splice(0);
+    for (const run of crawled) {
       if (!run.exit()) run.signal("SIGKILL");
       await run.exited;
     }
-    await Promise.all(webs.splice(0).map((w) => w.close()));
-    for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    try {
+      // A crawl through a proxy reaches only that web; one without a proxy may reach any of them by address.
+      for (const web of webs) {
+        const reached = crawled.filter((run) => run.proxy === undefined || run.proxy === web.proxyUrl);
+        assertPolite(
+          web,
+          reached.map((run) => gapPolicyOf(run.argv)),
+        );
+      }
+    } finally {
+      await Promise.all(webs.splice(0).map((w) => w.close()));
+      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+    }
   });
   const tempDir = (): string => {
     const dir = mkdtempSync(join(tmpdir(), "crawl-e2e-"));
@@ -124,7 +143,7 @@ function spawnCrawl(argv: readonly string[], out: string, extraEnv: Record<strin
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !HERMETIC_DROP.test(k)) env[k] = v;
   Object.assign(env, extraEnv);
-  const proc = Bun.spawn([process.execPath, "embedded/main.ts", ...argv], {
+  const proc = Bun.spawn([...BELOW_THE_JUDGE, process.execPath, "embedded/main.ts", ...argv], {
     cwd: REPO_ROOT,
     env,
     stdin: "ignore",
@@ -153,10 +172,12 @@ function spawnCrawl(argv: readonly string[], out: string, extraEnv: Record<strin
     info = done;
     return done;
   })();
+  const proxyAt = argv.indexOf("--proxy");
   const run: CrawlRun = {
     pid: proc.pid,
     out,
     argv,
+    proxy: proxyAt >= 0 ? argv[proxyAt + 1] : (env.HTTP_PROXY ?? env.http_proxy),
     startedAt: Date.now(),
     stdout: () => stdout,
     stderr: () => stderr,

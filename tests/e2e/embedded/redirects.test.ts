@@ -42,7 +42,7 @@ describe("crawl: redirects", () => {
     // The cross-host hop: landing.test's robots.txt first, then the target (whose link home follows).
     expect(pathsOf(web, "landing.test").slice(0, 2)).toEqual(["/robots.txt", "/from-redirects"]);
     expect(summary.counters["frontier.redirect-limit"]).toBe(1);
-    expect(web.violations({ minGapMs: 100 }).map((v) => v.message)).toEqual([]);
+    expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
   }, 45_000);
 
   test("a redirect into a path robots.txt disallows is not followed", async () => {
@@ -75,6 +75,6 @@ describe("crawl: redirects", () => {
     const { summary } = await interrupt(run);
     expect(pathsOf(web, host)).not.toContain("/private/secret");
     expect(summary.counters["robots.disallowed"]).toBe(1);
-    expect(web.violations({ minGapMs: 100 }).map((v) => v.message)).toEqual([]);
+    expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
   }, 30_000);
 });

@@ -11,9 +11,12 @@
 #   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
 #                bucket read and write (node records, ring, lease)
 #   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
-#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff)
+#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff);
+#                its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
+#                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
-#                region's `fetchers`; writes node records
+#                region's `fetchers`; writes node records; links for a region that does not answer to
+#                crawl.forward.<R>.<to>.<p>, and pulls and acks the region's `forwarders` to move them on
 # Every role subscribes to _INBOX.> only: JetStream answers, pulled messages and publish acks all arrive
 # on the client's inbox. Passwords come from the server's environment ($NATS_PASSWORD_<ROLE>), written at
 # boot from the secret store; the configuration holds no secret.
@@ -26,6 +29,7 @@ locals {
     urls    = "CRAWL_URLS_${upper(replace(r, "-", "_"))}"
     fetch   = "CRAWL_FETCH_${upper(replace(r, "-", "_"))}"
     results = "CRAWL_RESULTS_${upper(replace(r, "-", "_"))}"
+    forward = "CRAWL_FORWARD_${upper(replace(r, "-", "_"))}"
   } }
 
   # Create (idempotently), read and update a stream and its durable consumers: what ensureRegionStreams
@@ -39,6 +43,28 @@ locals {
     "$JS.API.CONSUMER.CREATE.${s}.>",
     "$JS.API.CONSUMER.DURABLE.CREATE.${s}.*",
   ]]) }
+
+  # A frontier node's replicated partition state: the journal and claims stream and the snapshots' object
+  # store (its stream OBJ_crawl-state-<R>, subjects $O.crawl-state-<R>.>), created, read and purged.
+  js_state = { for r in local.region_names : r => concat(
+    ["crawl.state.${r}.>", "$O.crawl-state-${r}.>"],
+    flatten([for s in ["CRAWL_STATE_${upper(replace(r, "-", "_"))}", "OBJ_crawl-state-${r}"] : [
+      "$JS.API.STREAM.INFO.${s}",
+      "$JS.API.STREAM.CREATE.${s}",
+      "$JS.API.STREAM.UPDATE.${s}",
+      "$JS.API.STREAM.PURGE.${s}",
+      "$JS.API.STREAM.MSG.GET.${s}",
+      "$JS.API.DIRECT.GET.${s}",
+      "$JS.API.DIRECT.GET.${s}.>",
+      "$JS.API.CONSUMER.CREATE.${s}",
+      "$JS.API.CONSUMER.CREATE.${s}.>",
+      "$JS.API.CONSUMER.INFO.${s}.*",
+      "$JS.API.CONSUMER.DELETE.${s}.*",
+      "$JS.API.CONSUMER.MSG.NEXT.${s}.*",
+      "$JS.ACK.${s}.>",
+      "$JS.FC.${s}.>",
+    ]]),
+  ) }
 
   # The cluster-state bucket: opened (created when missing), read, watched (ordered consumers answer
   # flow control), and written under the keys given per role.
@@ -72,14 +98,17 @@ locals {
         "$JS.ACK.${local.streams_of[r].urls}.>",
         "$JS.ACK.${local.streams_of[r].results}.>",
       ],
+      local.js_state[r],
     )
     fetch = concat(
-      ["crawl.urls.*.*", "crawl.results.${r}.*", "${local.kv_prefix}.nodes.*"],
+      ["crawl.urls.*.*", "crawl.results.${r}.*", "crawl.forward.${r}.*.*", "${local.kv_prefix}.nodes.*"],
       local.js_kv,
       local.js_manage[r],
       [
         "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].fetch}.fetchers",
         "$JS.ACK.${local.streams_of[r].fetch}.>",
+        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].forward}.forwarders",
+        "$JS.ACK.${local.streams_of[r].forward}.>",
       ],
     )
   } }

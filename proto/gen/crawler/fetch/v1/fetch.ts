@@ -225,6 +225,18 @@ export interface FetchResult {
    * "single-label"...). Empty otherwise.
    */
   refusal: string;
+  /**
+   * started_at_ms and ended_at_ms again, in microseconds: politeness needs the fractions (a gap is
+   * 10 x the fetch's duration), the millisecond fields stay for readers that only want the instants.
+   * 0 means not sent (an older fetch node): the millisecond fields are used.
+   */
+  startedAtUs: bigint;
+  endedAtUs: bigint;
+  /**
+   * The fetch node's clock, in microseconds, when it published this result; the frontier moves the
+   * times above onto its own clock by its receipt time minus this (core/politeness/clock.ts). 0: not set.
+   */
+  sentAtUs: bigint;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -579,6 +591,9 @@ function createBaseFetchResult(): FetchResult {
     truncated: false,
     note: "",
     refusal: "",
+    startedAtUs: 0n,
+    endedAtUs: 0n,
+    sentAtUs: 0n,
   };
 }
 
@@ -670,6 +685,24 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.refusal !== "") {
       writer.uint32(210).string(message.refusal);
+    }
+    if (message.startedAtUs !== 0n) {
+      if (BigInt.asIntN(64, message.startedAtUs) !== message.startedAtUs) {
+        throw new globalThis.Error("value provided for field message.startedAtUs of type int64 too large");
+      }
+      writer.uint32(216).int64(message.startedAtUs);
+    }
+    if (message.endedAtUs !== 0n) {
+      if (BigInt.asIntN(64, message.endedAtUs) !== message.endedAtUs) {
+        throw new globalThis.Error("value provided for field message.endedAtUs of type int64 too large");
+      }
+      writer.uint32(224).int64(message.endedAtUs);
+    }
+    if (message.sentAtUs !== 0n) {
+      if (BigInt.asIntN(64, message.sentAtUs) !== message.sentAtUs) {
+        throw new globalThis.Error("value provided for field message.sentAtUs of type int64 too large");
+      }
+      writer.uint32(232).int64(message.sentAtUs);
     }
     return writer;
   },
@@ -895,6 +928,30 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.refusal = reader.string();
             continue;
           }
+          case 27: {
+            if (tag !== 216) {
+              break;
+            }
+
+            message.startedAtUs = reader.int64() as bigint;
+            continue;
+          }
+          case 28: {
+            if (tag !== 224) {
+              break;
+            }
+
+            message.endedAtUs = reader.int64() as bigint;
+            continue;
+          }
+          case 29: {
+            if (tag !== 232) {
+              break;
+            }
+
+            message.sentAtUs = reader.int64() as bigint;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -983,6 +1040,21 @@ export const FetchResult: MessageFns<FetchResult> = {
       truncated: isSet(object.truncated) ? globalThis.Boolean(object.truncated) : false,
       note: isSet(object.note) ? globalThis.String(object.note) : "",
       refusal: isSet(object.refusal) ? globalThis.String(object.refusal) : "",
+      startedAtUs: isSet(object.startedAtUs)
+        ? BigInt(object.startedAtUs)
+        : isSet(object.started_at_us)
+        ? BigInt(object.started_at_us)
+        : 0n,
+      endedAtUs: isSet(object.endedAtUs)
+        ? BigInt(object.endedAtUs)
+        : isSet(object.ended_at_us)
+        ? BigInt(object.ended_at_us)
+        : 0n,
+      sentAtUs: isSet(object.sentAtUs)
+        ? BigInt(object.sentAtUs)
+        : isSet(object.sent_at_us)
+        ? BigInt(object.sent_at_us)
+        : 0n,
     };
   },
 
@@ -1066,6 +1138,15 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.refusal !== "") {
       obj.refusal = message.refusal;
     }
+    if (message.startedAtUs !== 0n) {
+      obj.startedAtUs = message.startedAtUs.toString();
+    }
+    if (message.endedAtUs !== 0n) {
+      obj.endedAtUs = message.endedAtUs.toString();
+    }
+    if (message.sentAtUs !== 0n) {
+      obj.sentAtUs = message.sentAtUs.toString();
+    }
     return obj;
   },
 
@@ -1102,6 +1183,11 @@ export const FetchResult: MessageFns<FetchResult> = {
     message.truncated = object.truncated ?? false;
     message.note = object.note ?? "";
     message.refusal = object.refusal ?? "";
+    message.startedAtUs = (object.startedAtUs !== undefined && object.startedAtUs !== null)
+      ? BigInt(object.startedAtUs)
+      : 0n;
+    message.endedAtUs = (object.endedAtUs !== undefined && object.endedAtUs !== null) ? BigInt(object.endedAtUs) : 0n;
+    message.sentAtUs = (object.sentAtUs !== undefined && object.sentAtUs !== null) ? BigInt(object.sentAtUs) : 0n;
     return message;
   },
 };

@@ -1,0 +1,119 @@
+/**
+ * What a local cluster keeps across restarts of `cluster up` in DIR/layout.json: the admin token and the
+ * ports of every process, chosen once. A second `cluster up --dir DIR` reads them back, so nats-server
+ * and redis-server come back on the same addresses over the same data, the nodes rejoin under the same
+ * ids and addresses, and a script holding the token or a port keeps working. A process the layout does
+ * not know yet (`--frontiers 3` after 2) gets new free ports, appended; ports of processes no longer
+ * started stay reserved in the file, so a later run that starts them again reuses them too.
+ *
+ * The file holds the token, so it is written with mode 0600, atomically (temp file + rename).
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { join } from "node:path";
+import { writeFileAtomic } from "./atomic-file.ts";
+
+/** Named ports of one process, e.g. `{ client: 4222, monitor: 8222 }`. */
+export type PortMap = Record<string, number>;
+
+export interface Layout {
+  token: string;
+  /** Process id to its ports. */
+  ports: Record<string, PortMap>;
+}
+
+export const LAYOUT_FILE = "layout.json";
+
+/** A layout file that cannot be read back: say which file and what to do, never start on half of it. */
+export class LayoutError extends Error {
+  override name = "LayoutError";
+}
+
+/** The layout stored in `dir`, or a fresh one with `newToken()` when there is none. */
+export function readLayout(dir: string, newToken: () => string): Layout {
+  const path = join(dir, LAYOUT_FILE);
+  if (!existsSync(path)) return { token: newToken(), ports: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, "utf8"));
+  } catch (error) {
+    throw new LayoutError(`${path} is not JSON (${(error as Error).message}); fix it or delete it (new ports and a new token are chosen)`);
+  }
+  const problem = layoutProblem(parsed);
+  if (problem) throw new LayoutError(`${path}: ${problem}; fix it or delete it (new ports and a new token are chosen)`);
+  return parsed as Layout;
+}
+
+export function writeLayout(dir: string, layout: Layout): void {
+  writeFileAtomic(join(dir, LAYOUT_FILE), `${JSON.stringify(layout, null, 2)}\n`, 0o600);
+}
+
+function layoutProblem(value: unknown): string | undefined {
+  if (typeof value !== "object" || value === null) return "not an object";
+  const { token, ports } = value as Partial<Layout>;
+  if (typeof token !== "string" || token.length < 16) return "token missing or shorter than 16 characters";
+  if (typeof ports !== "object" || ports === null) return "ports missing";
+  for (const [id, map] of Object.entries(ports)) {
+    if (typeof map !== "object" || map === null) return `ports of ${id} are not an object`;
+    for (const [name, port] of Object.entries(map)) {
+      if (!Number.isInteger(port) || port < 1 || port > 65535) return `port ${name} of ${id} is not a port number: ${JSON.stringify(port)}`;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Gives every process in `wanted` (id to the names of the ports it needs) its ports: the layout's when it
+ * has them, otherwise new free ones. New ports are found by holding a listener on each until all are
+ * chosen, so no two are the same; they are free when chosen, and another program could still take one
+ * before the process binds it (the process then fails to start and says so in its log).
+ */
+export async function assignPorts(layout: Layout, wanted: Record<string, readonly string[]>): Promise<Layout> {
+  const ports: Record<string, PortMap> = structuredClone(layout.ports);
+  const held: Server[] = [];
+  const taken = new Set(Object.values(ports).flatMap((m) => Object.values(m)));
+  try {
+    for (const [id, names] of Object.entries(wanted)) {
+      const map = (ports[id] ??= {});
+      for (const name of names) {
+        if (map[name] !== undefined) continue;
+        let port: number;
+        do {
+          const server = await listenAnywhere();
+          held.push(server);
+          port = (server.address() as { port: number }).port;
+        } while (taken.has(port));
+        taken.add(port);
+        map[name] = port;
+      }
+    }
+  } finally {
+    await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  }
+  return { token: layout.token, ports };
+}
+
+/** The ports in `ports` that something else listens on now (each probed by binding it). */
+export async function portsInUse(ports: Record<string, PortMap>): Promise<Array<{ id: string; name: string; port: number }>> {
+  const busy: Array<{ id: string; name: string; port: number }> = [];
+  for (const [id, map] of Object.entries(ports)) {
+    for (const [name, port] of Object.entries(map)) {
+      const server = await listenOn(port).catch(() => undefined);
+      if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+      else busy.push({ id, name, port });
+    }
+  }
+  return busy;
+}
+
+function listenAnywhere(): Promise<Server> {
+  return listenOn(0);
+}
+
+function listenOn(port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen({ port, host: "127.0.0.1", exclusive: true }, () => resolve(server));
+  });
+}

@@ -1,0 +1,59 @@
+/**
+ * Whether a freshly started server serves yet: an HTTP endpoint that answers 200 (nats-server's
+ * monitoring `/healthz`, which waits for JetStream's meta leader; a coordinator's `/healthz`), or a
+ * redis-server that answers PING with PONG (not LOADING: it has replayed its append-only file).
+ * `waitForProbe` polls one until it holds, the deadline passes, or the caller gives up.
+ */
+import { connect } from "node:net";
+import type { Probe } from "./plan.ts";
+
+export async function probeOnce(probe: Probe): Promise<boolean> {
+  try {
+    if (probe.kind === "http") return (await fetch(probe.url, { signal: AbortSignal.timeout(2_000) })).ok;
+    return (await redisPing(probe.port)).startsWith("+PONG");
+  } catch {
+    return false;
+  }
+}
+
+export interface ProbeWait {
+  deadline: number;
+  /** Checked between attempts: a reason to stop waiting (the operator stopped, a fatal exit). */
+  abandoned: () => string | undefined;
+}
+
+/** Resolves once the probe holds; rejects with why not (timed out, abandoned). */
+export async function waitForProbe(what: string, probe: Probe, w: ProbeWait): Promise<void> {
+  for (;;) {
+    const reason = w.abandoned();
+    if (reason) throw new Error(`${what}: ${reason}`);
+    if (await probeOnce(probe)) return;
+    if (Date.now() > w.deadline) throw new Error(`${what} did not answer ${describe(probe)} in time`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+function describe(probe: Probe): string {
+  return probe.kind === "http" ? `${probe.url} with 200` : `PING on port ${probe.port} with PONG`;
+}
+
+/** One inline PING on a fresh connection; resolves with the raw reply. */
+function redisPing(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: "127.0.0.1", port });
+    let reply = "";
+    const done = (error?: Error) => {
+      socket.destroy();
+      if (error) reject(error);
+      else resolve(reply);
+    };
+    socket.setTimeout(2_000, () => done(new Error("no reply")));
+    socket.on("connect", () => socket.write("PING\r\n"));
+    socket.on("data", (chunk) => {
+      reply += chunk.toString();
+      if (reply.endsWith("\r\n")) done();
+    });
+    socket.on("error", (error) => done(error));
+    socket.on("end", () => done());
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Every end-to-end crawl is judged for politeness, whatever else its test checks: the harnesses note the
+ * gap rule each crawl was told (its `--min-gap` and `--gap-fetch-multiplier`, else the policy defaults),
+ * and after the test they run the test web's strict checker (no tolerance, robots.txt counted as a
+ * request) over the web's whole log, shutdown included, and fail the test on any violation. A web crawled
+ * by several runs with different rules is judged by the loosest of them.
+ *
+ * The judge is the test web's log, and it is only as exact as the test process's clock readings: a test
+ * process kept off the CPU between writing a response and reading the clock logs that response's end late
+ * (and a gap after it short) by as long as it waited. So the processes under test start with a lower CPU
+ * priority (`BELOW_THE_JUDGE`): when the crawler and the test web both want a core, the test web gets it.
+ * This cannot hide impoliteness: on an idle core the crawler runs as before, and whatever delays it can
+ * only make its gaps longer (it reads the end of a response, receives a result or dispatches a task later).
+ */
+import { DEFAULT_POLICY, parseDecimal, parseDuration } from "../../core/config/index.ts";
+import type { TestWeb } from "../testweb/index.ts";
+
+/** The command prefix that starts a process under test below the test process's CPU priority. */
+export const BELOW_THE_JUDGE = ["nice", "-n", "10"] as const;
+
+/** The part of the policy the checker needs: gap >= max(minGapMs, gapMultiplier x fetch time). */
+export interface GapPolicy {
+  minGapMs: number;
+  gapMultiplier: number;
+}
+
+/** The gap rule a role was started with, read from its flags (`--flag value` or `--flag=value`). */
+export function gapPolicyOf(args: readonly string[]): GapPolicy {
+  const flag = (name: string): string | undefined => {
+    let value: string | undefined;
+    args.forEach((a, i) => {
+      if (a === name) value = args[i + 1];
+      else if (a.startsWith(`${name}=`)) value = a.slice(name.length + 1);
+    });
+    return value;
+  };
+  const minGap = flag("--min-gap");
+  const multiplier = flag("--gap-fetch-multiplier");
+  return {
+    minGapMs: minGap === undefined ? DEFAULT_POLICY.minGapMs : parseDuration(minGap),
+    gapMultiplier: multiplier === undefined ? DEFAULT_POLICY.gapFetchMultiplier : parseDecimal(multiplier),
+  };
+}
+
+/**
+ * Throws, listing every violation, when `web`'s log breaks the loosest of `policies`; does nothing when
+ * no crawl was pointed at it.
+ */
+export function assertPolite(web: TestWeb, policies: readonly GapPolicy[]): void {
+  if (policies.length === 0) return;
+  const policy = {
+    minGapMs: Math.min(...policies.map((p) => p.minGapMs)),
+    gapMultiplier: Math.min(...policies.map((p) => p.gapMultiplier)),
+  };
+  const found = web.violations(policy);
+  if (found.length === 0) return;
+  const shown = found.slice(0, 20).map((v) => `  ${v.message}`);
+  throw new Error(
+    `the crawl was impolite (${found.length} violation(s) of min gap ${policy.minGapMs} ms, multiplier ${policy.gapMultiplier}, ` +
+      `in ${web.requests.length} requests):\n${shown.join("\n")}${found.length > shown.length ? "\n  ..." : ""}`,
+  );
+}
