@@ -19,8 +19,13 @@ export const REPO_ROOT = resolve(import.meta.dir, "../..");
 
 export type Role = "nats" | "redis" | "coordinator" | "frontier" | "fetch";
 
-/** How the supervisor tells, at start, that a process serves. */
-export type Probe = { kind: "http"; url: string } | { kind: "redis"; port: number };
+/**
+ * How the supervisor tells, at start, that a process serves; with `ca` (PEM) the link is TLS checked
+ * against it, and a secure Redis is asked as the crawler's user.
+ */
+export type Probe =
+  | { kind: "http"; url: string; ca?: string }
+  | { kind: "redis"; port: number; secure?: { ca: string; user: string; password: string } };
 
 export interface ProcessPlan {
   role: Role;

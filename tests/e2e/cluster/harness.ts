@@ -141,6 +141,8 @@ export interface UpOptions {
   /** Frontier-node policy flags (after `--`); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   env?: Record<string, string>;
+  /** `cluster up --secure`: TLS and authentication on every link (the Coordinator view takes the CA from cluster.json). */
+  secure?: boolean;
 }
 
 export interface ClusterUp extends Coordinator {
@@ -322,6 +324,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       if (opts.regions) args.push("--regions", String(opts.regions));
       if (opts.regionRules) args.push("--region-rules", opts.regionRules);
       if (opts.noDeno) args.push("--no-deno");
+      if (opts.secure) args.push("--secure");
       const policy = [...(opts.frontierArgs ?? [])];
       if (!policy.includes("--min-gap")) policy.push("--min-gap", `${MIN_GAP_MS}ms`);
       const p = spawnProc("cluster up", ["bun", "run", "cluster", "up", ...args, "--", ...policy], { env: { ...roleEnv, ...opts.env } });
