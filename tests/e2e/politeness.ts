@@ -12,8 +12,23 @@
  * This cannot hide impoliteness: on an idle core the crawler runs as before, and whatever delays it can
  * only make its gaps longer (it reads the end of a response, receives a result or dispatches a task later).
  */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DEFAULT_POLICY, parseDecimal, parseDuration } from "../../core/config/index.ts";
 import type { TestWeb } from "../testweb/index.ts";
+
+/**
+ * Set `E2E_KEEP=1` to look into a failure afterwards: the harnesses leave their temp dirs (the nodes' logs
+ * and data, a crawl's output) in place and say where, and a politeness verdict that fails writes the test
+ * web's whole request log there too. It changes nothing a test checks.
+ */
+export const KEEP_FOR_DEBUGGING = process.env.E2E_KEEP === "1";
+
+/** Under E2E_KEEP, notes a temp dir left in place (on stderr, where bun test shows it). */
+export function keptDir(what: string, dir: string): void {
+  console.error(`E2E_KEEP: ${what} kept in ${dir}`);
+}
 
 /** The command prefix that starts a process under test below the test process's CPU priority. */
 export const BELOW_THE_JUDGE = ["nice", "-n", "10"] as const;
@@ -55,6 +70,11 @@ export function assertPolite(web: TestWeb, policies: readonly GapPolicy[]): void
   const found = web.violations(policy);
   if (found.length === 0) return;
   const shown = found.slice(0, 20).map((v) => `  ${v.message}`);
+  if (KEEP_FOR_DEBUGGING) {
+    const file = join(mkdtempSync(join(tmpdir(), "e2e-impolite-")), "requests.json");
+    writeFileSync(file, JSON.stringify(web.requests, null, 1));
+    keptDir("the request log of an impolite crawl", file);
+  }
   throw new Error(
     `the crawl was impolite (${found.length} violation(s) of min gap ${policy.minGapMs} ms, multiplier ${policy.gapMultiplier}, ` +
       `in ${web.requests.length} requests):\n${shown.join("\n")}${found.length > shown.length ? "\n  ..." : ""}`,
