@@ -5,9 +5,10 @@
  * request) over the web's whole log, shutdown included, and fail the test on any violation. A web crawled
  * by several runs with different rules is judged by the loosest of them.
  *
- * The judge is the test web's log, and it is only as exact as the test process's clock readings: a test
- * process kept off the CPU between writing a response and reading the clock logs that response's end late
- * (and a gap after it short) by as long as it waited. So the processes under test start with a lower CPU
+ * The judge is the test web's log, and it is only as exact as the test process's clock readings. The end
+ * of a response is read just before the call that writes it (a reading after the write is late whenever
+ * the write hands the CPU to the client: see tests/testweb/recorder.ts); a test process kept off the CPU
+ * before its handler runs logs an arrival late (a gap longer). So the processes under test start with a lower CPU
  * priority (`BELOW_THE_JUDGE`): when the crawler and the test web both want a core, the test web gets it.
  * This cannot hide impoliteness: on an idle core the crawler runs as before, and whatever delays it can
  * only make its gaps longer (it reads the end of a response, receives a result or dispatches a task later).
