@@ -5,7 +5,9 @@
  * policy flag so a fleet can pass one set to every role; it uses the fetch slice). `loadFetchNodeConfig` layers flags over env
  * over defaults and collects every bad value into one FetchNodeConfigError (fatal: nothing is started).
  * Env vars share the `CRAWL_` prefix with the other roles. Region rules and the partition count must be
- * the coordinator's: they decide where each discovered link is published.
+ * the coordinator's: they decide where each discovered link is published. Its security rows are kit/tls's:
+ * its NATS user and the servers' CA, the Redis CA (with a rediss:// URL carrying the ACL user), and the
+ * HTTPS certificate of /healthz, /readyz and /metrics. A fetch node has no gRPC.
  */
 import { listenKind, natsUrlsKind, parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
@@ -31,6 +33,15 @@ import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
 import { newNodeId } from "../kit/node/index.ts";
 import { describeS3Target, resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettings } from "../adapters/s3/index.ts";
 import { WARC_ROLL_SETTINGS, type WarcRollSettings } from "../engine/fetch/index.ts";
+import {
+  checkSecuritySettings,
+  HTTP_TLS_SETTINGS,
+  NATS_ACCESS_SETTINGS,
+  REDIS_TLS_SETTINGS,
+  type HttpTlsSettings,
+  type NatsAccessSettings,
+  type RedisTlsSettings,
+} from "../kit/tls/index.ts";
 
 /** The table's values: a default left undefined is worked out in `loadFetchNodeConfig` (its `defaultText` says how). */
 export interface FetchNodeSettings {
@@ -74,7 +85,12 @@ export interface FetchNodeConfig {
   partitions: number;
   policy: PolicyConfig;
   logFormat: LogFormat | undefined;
+  /** NATS user and CA, Redis CA, HTTPS files; empty values mean off. */
+  security: FetchNodeSecurity;
 }
+
+/** NATS user and CA, Redis CA, HTTPS files; empty values mean off. */
+export type FetchNodeSecurity = NatsAccessSettings & RedisTlsSettings & HttpTlsSettings;
 
 const SECOND = 1_000;
 
@@ -191,8 +207,15 @@ export const FETCH_NODE_FIELDS = tableRows(SPECS);
 /** WARC rolling and upload: the rows `crawl` reads too, with the same flags and env vars. */
 const WARC_FIELDS = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS];
 
-/** Every row the node reads besides the policy: its own table, then the WARC rolling and upload rows. */
-const ALL_FIELDS: readonly FieldRow<FetchNodeSettings & WarcRollSettings & S3UploadSettings>[] = [...FETCH_NODE_FIELDS, ...WARC_FIELDS];
+/** The security rows a fetch node reads besides its own (kit/tls). */
+export const FETCH_NODE_SECURITY_FIELDS = [...NATS_ACCESS_SETTINGS, ...REDIS_TLS_SETTINGS, ...HTTP_TLS_SETTINGS];
+
+/** Every row the node reads besides the policy: its own table, the WARC rolling and upload rows, the security rows. */
+const ALL_FIELDS: readonly FieldRow<FetchNodeSettings & WarcRollSettings & S3UploadSettings & FetchNodeSecurity>[] = [
+  ...FETCH_NODE_FIELDS,
+  ...WARC_FIELDS,
+  ...FETCH_NODE_SECURITY_FIELDS,
+];
 
 /** The node cannot start with this configuration (fatal, never retry): fix the listed values. */
 export class FetchNodeConfigError extends ConfigError.titled("invalid fetch node configuration, the node cannot start") {}
@@ -220,6 +243,15 @@ export function loadFetchNodeConfig(
   if (regionRules && !regionsOf(regionRules).includes(region)) {
     problems.push(`region: "${region}" is neither the default region nor named by the region rules, so no host is ever crawled there`);
   }
+  const security: FetchNodeSecurity = {
+    natsUser: values.natsUser,
+    natsPassword: values.natsPassword,
+    natsTlsCaFile: values.natsTlsCaFile,
+    redisTlsCaFile: values.redisTlsCaFile,
+    httpTlsCertFile: values.httpTlsCertFile,
+    httpTlsKeyFile: values.httpTlsKeyFile,
+  };
+  problems.push(...checkSecuritySettings(security, values.redisUrl));
   const listen = parseHostPort(values.httpListen);
   if (problems.length > 0 || !policy || !regionRules || !listen) throw new FetchNodeConfigError(problems);
 
@@ -242,6 +274,7 @@ export function loadFetchNodeConfig(
     partitions: values.partitions,
     policy,
     logFormat: values.logFormat,
+    security,
   };
 }
 
@@ -268,6 +301,7 @@ export function fetchNodeUsage(): string {
     [
       { title: "options", rows: FETCH_NODE_FIELDS },
       { title: "WARC files and their upload to object storage", rows: WARC_FIELDS },
+      { title: "TLS and authentication (empty: off)", rows: FETCH_NODE_SECURITY_FIELDS },
       {
         title: "crawl policy used here (every other policy flag of core/config is accepted and ignored)",
         rows: POLICY_FIELDS.filter((f) => POLICY_USED.has(f.field)),

@@ -7,7 +7,9 @@
  * /healthz, /readyz and /metrics, and runs a FetchNode until SIGINT or SIGTERM. Start, stop and exit are
  * the process kit's (kit/main `runMain`): each part registers its close as it opens, a second signal exits
  * at once (unacked tasks are redelivered). The same file runs on Bun and on Deno (fetch-node/README.md has
- * both commands); the runtime is reached only through kit/runtime.ts.
+ * both commands); the runtime is reached only through kit/runtime.ts. With the TLS settings (kit/tls),
+ * checked before anything starts, it logs in to NATS as the fetch user over TLS, reaches Redis over TLS as
+ * the ACL user of its URL, and serves /healthz and /metrics over HTTPS.
  */
 import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
 import { healthApp, serveHono } from "../adapters/http/index.ts";
@@ -26,6 +28,7 @@ import { formatHostPort } from "../core/net/index.ts";
 import { formatDuration } from "../core/config/index.ts";
 import { FetchNode } from "./node.ts";
 import { probeDisk } from "./disk-probe.ts";
+import { describeSecurity, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
 
 export const fetchNodeProcess: ProcessSpec<FetchNodeConfig> = {
   name: "fetch-node",
@@ -52,10 +55,16 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   const onError = (component: string) => (error: unknown, where?: string) =>
     log.child(component).warn(where ?? "error", errorFields(error));
 
+  const tls = await startStep(
+    "read the TLS files",
+    "fix or replace the file named (on Deno: --allow-read on it; crawlctl certs makes them)",
+    () => ({ nats: loadNatsAccess(config.security), redisCa: loadRedisCa(config.security), http: loadHttpTls(config.security) }),
+  );
+  log.info("security", describeSecurity({ ...tls, redis: config.redisUrl ? { url: config.redisUrl, caPem: tls.redisCa } : undefined }));
   const nc = await startStep(
     `connect to NATS at ${config.natsServers.join(", ")}`,
     "check that nats-server runs there with JetStream (-js), or give --nats-url",
-    () => connectNats(config.natsServers, config.nodeId),
+    () => connectNats(config.natsServers, config.nodeId, {}, tls.nats),
   );
   ctx.onClose("nats", () => nc.close());
   const connected = watchConnection(nc, log.child("nats"));
@@ -73,7 +82,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     const onRedisError = onError("redis");
     const url = config.redisUrl;
     content = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
-      RedisContentIndex.connect(url, {}, { name: config.nodeId, onError: (e) => onRedisError(e) }),
+      RedisContentIndex.connect(url, {}, { name: config.nodeId, tlsCaPem: tls.redisCa, onError: (e) => onRedisError(e) }),
     );
   } else {
     log.warn("no --redis-url: duplicates are detected within this node only");
@@ -123,7 +132,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
         metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, histograms: node?.histograms.toJSON(), labels }),
         metricsTokens: new TokenSet(config.metricsTokens),
       }),
-      { hostname: config.http.hostname, port: config.http.port, onError: onError("http") },
+      { hostname: config.http.hostname, port: config.http.port, tls: tls.http, onError: onError("http") },
     ),
   );
   ctx.onClose("http", () => http.close());

@@ -9,6 +9,10 @@
  * Commands issued while the socket is down wait in node-redis's offline queue and fail after the command
  * timeout, so callers see an error they can retry rather than a hang.
  *
+ * TLS: a `rediss://` URL speaks TLS, checking the server's certificate against `tlsCaPem` when given (else
+ * the system's CAs); the ACL user and password go in the URL (`rediss://crawler:<password>@host:port`). A
+ * refused login or certificate fails at once, saying which, rather than being retried until the timeout.
+ *
  * Runtime-neutral: the `redis` package and nothing else, so it runs on Bun and Deno.
  */
 import { createClient } from "redis";
@@ -27,6 +31,8 @@ export interface RedisConnectOptions {
   maxReconnectDelayMs?: number;
   /** `CLIENT SETNAME`, e.g. the node id, so `CLIENT LIST` shows who is connected. */
   name?: string;
+  /** PEM of the CA that signs the server's certificate (with a `rediss://` URL). */
+  tlsCaPem?: string;
   /**
    * Hears every socket error, including the ones a reconnect will repair (default: ignored here; they
    * reach callers as failed commands). Wire it to the component's logger.
@@ -51,14 +57,17 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
     maxReconnectDelayMs = 2_000,
     name,
     onError,
+    tlsCaPem,
   } = options;
   const where = redactUrl(url);
   const startedAt = Date.now();
   let everReady = false;
   let lastError: unknown;
 
-  const client = createConfiguredClient(url, name, connectTimeoutMs, commandTimeoutMs, (retries, cause) => {
+  const client = createConfiguredClient(url, name, connectTimeoutMs, commandTimeoutMs, tlsCaPem, (retries, cause) => {
     lastError = cause;
+    // Credentials and certificates do not get better by retrying: fail at once, before the first success.
+    if (!everReady && refusal(cause)) return new RedisUnavailableError(refusal(cause)!, { cause });
     if (!everReady && Date.now() - startedAt >= initialTimeoutMs) {
       return new RedisUnavailableError(
         `Redis at ${where} is unreachable after ${((Date.now() - startedAt) / 1000).toFixed(1)} s (${describe(cause)}); check the address and that redis-server runs`,
@@ -84,6 +93,8 @@ export async function connectRedis(url: string, options: RedisConnectOptions = {
     // node-redis wraps the strategy's verdict in a ReconnectStrategyError (`originalError`).
     const verdict = (cause as { originalError?: unknown } | undefined)?.originalError ?? cause;
     if (verdict instanceof RedisUnavailableError) throw verdict;
+    const refused = refusal(cause) ?? refusal(lastError);
+    if (refused) throw new RedisUnavailableError(refused, { cause });
     throw new RedisUnavailableError(`cannot connect to Redis at ${where}: ${describe(cause ?? lastError)}`, { cause });
   }
   return client;
@@ -94,16 +105,30 @@ function createConfiguredClient(
   name: string | undefined,
   connectTimeoutMs: number,
   commandTimeoutMs: number,
+  tlsCaPem: string | undefined,
   reconnectStrategy: (retries: number, cause: Error) => number | Error,
 ) {
+  const tls = url.startsWith("rediss:");
   return createClient({
     url,
     name,
     // Enterprise maintenance notifications do not exist on a plain redis-server; skip the handshake.
     maintNotifications: "disabled",
     commandOptions: { timeout: commandTimeoutMs > 0 ? commandTimeoutMs : undefined },
-    socket: { connectTimeout: connectTimeoutMs, reconnectStrategy },
+    socket: tls
+      ? { tls: true, connectTimeout: connectTimeoutMs, reconnectStrategy, ...(tlsCaPem ? { ca: tlsCaPem } : {}) }
+      : { connectTimeout: connectTimeoutMs, reconnectStrategy },
   });
+}
+
+/** Why the server refused this client, when it did (a wrong password, a certificate that does not verify). */
+function refusal(error: unknown): string | undefined {
+  const message = describe(error);
+  if (/WRONGPASS|NOAUTH|invalid username-password|NOPERM/i.test(message))
+    return `Redis refused the login (${message}): check the user and password in the Redis URL (CRAWL_REDIS_URL)`;
+  if (/certificate|self.signed|unable to verify|unknown ca|altnames/i.test(message))
+    return `Redis server's TLS certificate was not accepted (${message}): check CRAWL_REDIS_TLS_CA_FILE, the CA that signed it`;
+  return undefined;
 }
 
 /** `url` without its password, for messages and logs. */

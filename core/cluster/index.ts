@@ -15,3 +15,5 @@ export {
   type EncodingVerdict,
   type ReadableEncodings,
 } from "./bus-encoding.ts";
+export { NATS_ROLES, natsPermissions, renderNatsAccounts, type NatsRole, type SubjectPermissions } from "./nats-permissions.ts";
+export { REDIS_CRAWLER_ACL, REDIS_CRAWLER_USER } from "./redis-acl.ts";

@@ -4,7 +4,10 @@
  * `resolveFrontierNodeConfig` layers flags over env over defaults and collects every bad value into one
  * FrontierNodeConfigError (fatal: the node does not start). Env vars share the `CRAWL_` prefix with the
  * other roles, so one environment can configure a local cluster; partitions, region rules and the NATS URL
- * must be equal on every node (the partition count is read from the ring when one exists).
+ * must be equal on every node (the partition count is read from the ring when one exists). Its security
+ * rows are kit/tls's: its NATS user and the servers' CA, the Redis CA (with a rediss:// URL carrying the
+ * ACL user), its gRPC certificate (mutual TLS with the coordinator and the other frontier nodes), and the
+ * HTTPS certificate of /healthz, /readyz and /metrics.
  */
 import { hostname } from "node:os";
 import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
@@ -22,12 +25,24 @@ import {
   urlKind,
   usageText,
   type Env,
+  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
 } from "../../core/config/index.ts";
 import { checkPartitionCount } from "../../core/ring/index.ts";
 import { tokenListKind } from "../../core/auth/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../../kit/log/index.ts";
+import {
+  checkSecuritySettings,
+  GRPC_TLS_SETTINGS,
+  HTTP_TLS_SETTINGS,
+  NATS_ACCESS_SETTINGS,
+  REDIS_TLS_SETTINGS,
+  type GrpcTlsSettings,
+  type HttpTlsSettings,
+  type NatsAccessSettings,
+  type RedisTlsSettings,
+} from "../../kit/tls/index.ts";
 import { newNodeId } from "../../kit/node/index.ts";
 
 export interface FrontierNodeConfig {
@@ -223,8 +238,20 @@ export const FRONTIER_NODE_FIELDS = tableRows(SPECS);
 /** The node cannot start with this configuration (fatal): fix the listed values. */
 export class FrontierNodeConfigError extends ConfigError.titled("invalid frontier node configuration") {}
 
+/** The security rows a frontier node reads besides its own (kit/tls). */
+export const FRONTIER_NODE_SECURITY_FIELDS = [...NATS_ACCESS_SETTINGS, ...REDIS_TLS_SETTINGS, ...GRPC_TLS_SETTINGS, ...HTTP_TLS_SETTINGS];
+
+/** NATS user and CA, Redis CA, gRPC and HTTPS files; empty values mean off. */
+export type FrontierNodeSecurity = NatsAccessSettings & RedisTlsSettings & GrpcTlsSettings & HttpTlsSettings;
+
+const ALL_FIELDS: readonly FieldRow<FrontierNodeConfig & FrontierNodeSecurity>[] = [
+  ...FRONTIER_NODE_FIELDS,
+  ...FRONTIER_NODE_SECURITY_FIELDS,
+];
+
 export interface ResolvedFrontierNodeConfig {
   config: FrontierNodeConfig;
+  security: FrontierNodeSecurity;
   policy: PolicyConfig;
   rules: RegionRules;
   /** Where the partition count came from: a ring with another count is fatal only when it was given. */
@@ -237,9 +264,32 @@ export interface ResolvedFrontierNodeConfig {
  * FrontierNodeConfigError listing every problem.
  */
 export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): ResolvedFrontierNodeConfig {
-  const read = readConfig(argv, env, FRONTIER_NODE_FIELDS, { policy: true });
+  const read = readConfig(argv, env, ALL_FIELDS, { policy: true });
   const { problems, policy } = read;
-  const config = read.values;
+  const {
+    natsUser,
+    natsPassword,
+    natsTlsCaFile,
+    redisTlsCaFile,
+    grpcTlsCaFile,
+    grpcTlsCertFile,
+    grpcTlsKeyFile,
+    httpTlsCertFile,
+    httpTlsKeyFile,
+    ...config
+  } = read.values;
+  const security = {
+    natsUser,
+    natsPassword,
+    natsTlsCaFile,
+    redisTlsCaFile,
+    grpcTlsCaFile,
+    grpcTlsCertFile,
+    grpcTlsKeyFile,
+    httpTlsCertFile,
+    httpTlsKeyFile,
+  };
+  if (problems.length === 0) problems.push(...checkSecuritySettings(security, config.redisUrl));
   let rules: RegionRules | undefined;
   if (problems.length === 0) {
     try {
@@ -254,7 +304,7 @@ export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): Re
     }
   }
   if (problems.length > 0 || !policy || !rules) throw new FrontierNodeConfigError(problems);
-  return { config, policy, rules, partitionsGiven: read.given.has("partitions") };
+  return { config, security, policy, rules, partitionsGiven: read.given.has("partitions") };
 }
 
 /** A fresh node id: `frontier-<hostname>-<6 random base-36 digits>` (kit/node `newNodeId`). */
@@ -272,6 +322,7 @@ export function frontierNodeUsage(): string {
     ],
     [
       { title: "options (flag > env > default)", rows: FRONTIER_NODE_FIELDS },
+      { title: "TLS and authentication (empty: off)", rows: FRONTIER_NODE_SECURITY_FIELDS },
       { title: "crawl policy (flag > env > default)", rows: POLICY_FIELDS },
     ],
   );

@@ -2,7 +2,7 @@
  * What a local cluster runs, as data: one ProcessPlan per process (role, id, region, command line,
  * environment, ports, data directory, files written before each start, how to tell it is up), built from
  * the `cluster up` options and the layout's fixed ports. The supervisor runs plans without knowing roles;
- * a later step that needs more per role (TLS files, credentials) maps over the plans and adds arguments,
+ * a step that needs more per role (TLS files and credentials: secure.ts) maps over the plans and adds arguments,
  * environment or files before they are started.
  *
  * Ids: `nats-<region>`, `redis-<region>`, `coordinator-<i>`, `frontier-<i>`, `fetch-<i>`; frontier and
@@ -19,8 +19,13 @@ export const REPO_ROOT = resolve(import.meta.dir, "../..");
 
 export type Role = "nats" | "redis" | "coordinator" | "frontier" | "fetch";
 
-/** How the supervisor tells, at start, that a process serves. */
-export type Probe = { kind: "http"; url: string } | { kind: "redis"; port: number };
+/**
+ * How the supervisor tells, at start, that a process serves; with `ca` (PEM) the link is TLS checked
+ * against it, and a secure Redis is asked as the crawler's user.
+ */
+export type Probe =
+  | { kind: "http"; url: string; ca?: string }
+  | { kind: "redis"; port: number; secure?: { ca: string; user: string; password: string } };
 
 export interface ProcessPlan {
   role: Role;

@@ -20,7 +20,7 @@
  * comparison with `crawl`, its `useHarness().crawl`.
  */
 import { afterAll, afterEach } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
@@ -29,7 +29,7 @@ import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 import type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
-import { assertPolite, gapPolicyOf, type GapPolicy } from "../politeness.ts";
+import { assertPolite, gapPolicyOf, KEEP_FOR_DEBUGGING, keptDir, type GapPolicy } from "../politeness.ts";
 import { Coordinator, REGION, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
@@ -141,6 +141,8 @@ export interface UpOptions {
   /** Frontier-node policy flags (after `--`); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   env?: Record<string, string>;
+  /** `cluster up --secure`: TLS and authentication on every link (the Coordinator view takes the CA from cluster.json). */
+  secure?: boolean;
 }
 
 export interface ClusterUp extends Coordinator {
@@ -260,12 +262,19 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
   );
   const tempDir = () => {
     const dir = mkdtempSync(join(tmpdir(), "cluster-e2e-"));
-    register(async () => rmSync(dir, { recursive: true, force: true }));
+    register(async () => (KEEP_FOR_DEBUGGING ? keptDir("a cluster's temp dir", dir) : rmSync(dir, { recursive: true, force: true })));
     return dir;
   };
   // Roles started one by one are the test's own: no need to wait out their stop grace at teardown.
   const proc = (p: Proc) => {
-    register(() => p.stop(2_000));
+    register(async () => {
+      await p.stop(2_000);
+      if (KEEP_FOR_DEBUGGING) {
+        const file = join(mkdtempSync(join(tmpdir(), "cluster-e2e-log-")), `${p.name}.log`);
+        writeFileSync(file, p.output());
+        keptDir(`${p.name}'s output`, file);
+      }
+    });
     return p;
   };
   const commonFlags = (s: RoleOptions) => ["--nats-url", s.nats.url, "--partitions", String(PARTITIONS), "--default-region", REGION];
@@ -325,6 +334,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       if (opts.regions) args.push("--regions", String(opts.regions));
       if (opts.regionRules) args.push("--region-rules", opts.regionRules);
       if (opts.noDeno) args.push("--no-deno");
+      if (opts.secure) args.push("--secure");
       const policy = [...(opts.frontierArgs ?? [])];
       if (!policy.includes("--min-gap")) policy.push("--min-gap", `${MIN_GAP_MS}ms`);
       const p = spawnProc("cluster up", ["bun", "run", "cluster", "up", ...args, "--", ...policy], { env: { ...roleEnv, ...opts.env } });

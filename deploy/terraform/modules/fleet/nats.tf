@@ -6,11 +6,14 @@
 # live in the region's cluster.
 #
 # Per-role users (account CRAWL) may publish only what the role publishes and use only the JetStream API
-# of the streams it works on (core/cluster/names.ts, adapters/nats/):
+# of the streams it works on. The table is core/cluster/nats-permissions.ts's, written again here in HCL;
+# tests/deploy/fleet-permissions-match-core.test.ts requires the rendered lists to equal it:
 #   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
 #                bucket read and write (node records, ring, lease)
 #   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
-#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff)
+#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff);
+#                its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
+#                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
 #                region's `fetchers`; writes node records; links for a region that does not answer to
 #                crawl.forward.<R>.<to>.<p>, and pulls and acks the region's `forwarders` to move them on
@@ -40,6 +43,28 @@ locals {
     "$JS.API.CONSUMER.CREATE.${s}.>",
     "$JS.API.CONSUMER.DURABLE.CREATE.${s}.*",
   ]]) }
+
+  # A frontier node's replicated partition state: the journal and claims stream and the snapshots' object
+  # store (its stream OBJ_crawl-state-<R>, subjects $O.crawl-state-<R>.>), created, read and purged.
+  js_state = { for r in local.region_names : r => concat(
+    ["crawl.state.${r}.>", "$O.crawl-state-${r}.>"],
+    flatten([for s in ["CRAWL_STATE_${upper(replace(r, "-", "_"))}", "OBJ_crawl-state-${r}"] : [
+      "$JS.API.STREAM.INFO.${s}",
+      "$JS.API.STREAM.CREATE.${s}",
+      "$JS.API.STREAM.UPDATE.${s}",
+      "$JS.API.STREAM.PURGE.${s}",
+      "$JS.API.STREAM.MSG.GET.${s}",
+      "$JS.API.DIRECT.GET.${s}",
+      "$JS.API.DIRECT.GET.${s}.>",
+      "$JS.API.CONSUMER.CREATE.${s}",
+      "$JS.API.CONSUMER.CREATE.${s}.>",
+      "$JS.API.CONSUMER.INFO.${s}.*",
+      "$JS.API.CONSUMER.DELETE.${s}.*",
+      "$JS.API.CONSUMER.MSG.NEXT.${s}.*",
+      "$JS.ACK.${s}.>",
+      "$JS.FC.${s}.>",
+    ]]),
+  ) }
 
   # The cluster-state bucket: opened (created when missing), read, watched (ordered consumers answer
   # flow control), and written under the keys given per role.
@@ -73,6 +98,7 @@ locals {
         "$JS.ACK.${local.streams_of[r].urls}.>",
         "$JS.ACK.${local.streams_of[r].results}.>",
       ],
+      local.js_state[r],
     )
     fetch = concat(
       ["crawl.urls.*.*", "crawl.results.${r}.*", "crawl.forward.${r}.*.*", "${local.kv_prefix}.nodes.*"],
@@ -87,12 +113,6 @@ locals {
     )
   } }
 
-  nats_tls_block = local.tls_on ? {
-    cert_file = local.tls.cert_file
-    key_file  = local.tls.key_file
-    ca_file   = local.tls.ca_file
-  } : null
-
   nats_conf = { for id, m in local.machines : id => templatefile("${path.module}/templates/nats-server.conf.tftpl", {
     id          = id
     region      = m.region
@@ -104,7 +124,7 @@ locals {
       name = r
       urls = [for s in local.nats_of[r] : "nats://${s.host}:${s.ports.gateway}"]
     } if r != m.region]
-    tls        = local.nats_tls_block
+    tls        = local.tls_on ? local.tls_files[id] : null
     auth       = local.nats_auth
     publish    = local.nats_publish[m.region]
     subscribe  = ["_INBOX.>"]
