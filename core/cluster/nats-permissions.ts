@@ -20,7 +20,7 @@
  * hand out fetch tasks, forge results of another region, take the coordinator's lease or rewrite the ring.
  * The subjects are those of names.ts and of what adapters/nats asks JetStream (nats.js v3, nats-server 2.9).
  */
-import { CLUSTER_BUCKET, consumers, streams, subjects } from "./names.ts";
+import { CLUSTER_BUCKET, consumers, objectStores, streams, subjects } from "./names.ts";
 
 export const NATS_ROLES = ["coordinator", "frontier", "fetch"] as const;
 export type NatsRole = (typeof NATS_ROLES)[number];
@@ -63,14 +63,13 @@ const USE_BUCKET = [
 
 /**
  * A frontier node's replicated partition state: the journal and claims stream and the snapshots' object
- * store (written, read back from a sequence by a consumer it deletes after, purged below a snapshot). The
- * names are those the replicated-state adapter uses (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
- * object store crawl-state-<R>, whose stream is OBJ_crawl-state-<R> and subjects $O.crawl-state-<R>.>).
+ * store (written, read back from a sequence by a consumer it deletes after, purged below a snapshot), by
+ * the names the replicated-state adapter uses (names.ts); an object store named B lives in stream OBJ_B
+ * under subjects $O.B.>.
  */
 function partitionState(region: string): string[] {
-  const stream = `CRAWL_STATE_${region.toUpperCase().replace(/-/g, "_")}`;
-  const bucket = `crawl-state-${region}`;
-  return [`crawl.state.${region}.>`, `$O.${bucket}.>`, ...[stream, `OBJ_${bucket}`].flatMap(readWriteStream)];
+  const bucket = objectStores.state(region);
+  return [subjects.stateWildcard(region), `$O.${bucket}.>`, ...[streams.state(region), `OBJ_${bucket}`].flatMap(readWriteStream)];
 }
 
 /** Create, read (by sequence, by subject, by consumer), purge; what the state stream and object store need. */
