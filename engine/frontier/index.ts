@@ -6,7 +6,7 @@
  * answers `host show` and `url explain` for the Frontier. The same code runs in `crawl` and in every
  * frontier node; only the SeenSet and the transport around it differ.
  */
-export { Frontier, type FrontierOptions, type FrontierSnapshot } from "./frontier.ts";
+export { Frontier, type FrontierOptions, type FrontierSnapshot, type ResultItem } from "./frontier.ts";
 export type { HostView, UrlView } from "./inspection.ts";
 export {
   FrontierStore,
