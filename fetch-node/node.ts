@@ -7,16 +7,18 @@
  *   publishResult(region, result)         to `crawl.results.<region>.<task partition>`, the host's owner
  *   ack                                   only now: every output is durably on the bus
  *
- * If anything throws (a broken store, the bus refusing a publish) the task is nak'ed with a delay that
- * doubles per delivery and is done again later, here or on another node; a task is never acked with an
- * output missing. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
- * died mid-task) is simply done again: the frontier's handling of links and results is idempotent. The
- * WARC may then hold the page twice (once per attempt, possibly on two nodes); the CDXJ index lists both
- * and readers take either.
+ * If the work itself throws (a broken store) the task is nak'ed with a delay that doubles per delivery
+ * and is done again later, here or on another node. If the bus refuses a publish (NATS down), the fetch is
+ * not thrown away: its outputs wait in the ResultOutbox (result-outbox.ts), inside the task's slot, and are
+ * published when the bus is back; then the task is acked. A task is never acked with an output missing.
+ * A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that died mid-task) is
+ * simply done again: the frontier's handling of links and results is idempotent, and a result published
+ * twice is stored once (its message id is the task id). The WARC may then hold the page twice (once per
+ * attempt, possibly on two nodes); the CDXJ index lists both and readers take either.
  *
  * Stopping (SIGINT/SIGTERM): stop pulling, let tasks in flight finish for up to the grace period, then
- * abort the rest and nak them at once so another node takes them (their fetch ended early: nothing of
- * theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
+ * abort the rest and nak them at once so another node takes them (their fetch ended early, or their
+ * outputs still waited for the bus: nothing of theirs is acked), leave the cluster state. The node borrows its bus, state and worker: the
  * composition root closes them.
  */
 import { groupByOwner } from "../core/addressing/index.ts";
@@ -27,6 +29,7 @@ import { Counters } from "../core/stats/index.ts";
 import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
+import { ResultOutbox } from "./result-outbox.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
@@ -65,12 +68,19 @@ export class FetchNode {
   private phase: Phase = "new";
   private stopped: Promise<void> | undefined;
   private readonly links: LinkBatcher;
+  private readonly outbox: ResultOutbox;
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
     this.counters = opts.counters ?? new Counters();
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? silentLog;
+    this.outbox = new ResultOutbox({
+      publish: (output) => this.publish(output),
+      counters: this.counters,
+      log: this.log.child("outbox"),
+      now: this.now,
+    });
     this.startedAt = this.now();
     this.heartbeat = new NodeHeartbeat({
       state: opts.state,
@@ -104,6 +114,7 @@ export class FetchNode {
   gauges(): Record<string, number> {
     return {
       inFlight: this.inFlight.size,
+      outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),
@@ -188,7 +199,6 @@ export class FetchNode {
         d.nak(0);
         return;
       }
-      await this.publish(output);
     } catch (error) {
       if (this.abort.signal.aborted) {
         this.counters.add("fetcher.tasks.abandoned");
@@ -202,6 +212,12 @@ export class FetchNode {
         errorFields(error, { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs }),
       );
       d.nak(delayMs);
+      return;
+    }
+    // Published now, or held until the bus takes it (outbox); given back unacked only if the node stops first.
+    if (!(await this.outbox.deliver(output, this.abort.signal))) {
+      this.counters.add("fetcher.tasks.abandoned");
+      d.nak(0);
       return;
     }
     this.count(output);

@@ -49,3 +49,13 @@ export class ConfigDriftError extends Error {
   override readonly name = "ConfigDriftError";
   readonly retry = false;
 }
+
+/**
+ * The connection to NATS is down, or dropped while a publish waited for its ack (which may or may not have
+ * been stored). Reaction: retry later, with the same message id where there is one (the stream keeps one
+ * copy within its duplicate window).
+ */
+export class BusUnavailableError extends Error {
+  override readonly name = "BusUnavailableError";
+  readonly retry = true;
+}

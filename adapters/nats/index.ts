@@ -2,7 +2,7 @@
  * The NATS adapters of the cluster's ports: a connection helper that works on Bun and Deno, ClusterState
  * over a KV bucket, and MessageBus over JetStream work queues.
  */
-export { connectNats, type NatsConnection } from "./connect.ts";
+export { connectNats, watchNatsConnection, type NatsConnection } from "./connect.ts";
 export { NatsKvClusterState, type NatsKvClusterStateOptions } from "./kv-cluster-state.ts";
 export { JetStreamBus, type JetStreamBusOptions } from "./jetstream-bus.ts";
 export { ConfigDriftError } from "./errors.ts";

@@ -15,6 +15,7 @@ import { Counters } from "../../core/stats/index.ts";
 import { encodeFetchTask } from "../../proto/codec/index.ts";
 import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
 import { startNats, type NatsServer } from "../../tests/support/nats.ts";
+import { BusUnavailableError } from "./errors.ts";
 import { connectNats, ConfigDriftError, JetStreamBus, type NatsConnection } from "./index.ts";
 import { serverAtLeast } from "./jetstream-bus.ts";
 
@@ -224,6 +225,50 @@ test("jetstream-bus - a subscription keeps delivering across a nats-server resta
     });
     await waitFor(() => stored.length === 1, "the message stored before the kill", 10_000);
     expect(stored).toEqual([links("stored")[0]!.url]);
+  } finally {
+    await b.close();
+    await conn.close();
+    await server.stop();
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test("jetstream-bus - while the connection is down a publish fails with BusUnavailableError, and goes through once it is back", async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), "bus-down-"));
+  let server = await startNats({ storeDir });
+  const conn = await connectNats(server.url, "bus-down", { reconnectTimeWait: 100 });
+  const b = new JetStreamBus(conn, { onError: () => {} });
+  try {
+    await b.ensureRegion("eu", 1);
+    const dropped = (async () => {
+      for await (const s of conn.status()) if (s.type === "disconnect") return;
+    })();
+    await server.kill();
+    await dropped;
+    const error = await b.publishTask("eu", task("t-down")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BusUnavailableError);
+    expect((error as Error).message).toBe("NATS is disconnected (reconnecting): message t-down to crawl.fetch.eu was not sent");
+    server = await startNats({ storeDir, port: server.port });
+    await waitFor(
+      async () =>
+        b.publishTask("eu", task("t-down")).then(
+          () => true,
+          () => false,
+        ),
+      "the publish to go through after the restart",
+      10_000,
+    );
+    const got: string[] = [];
+    b.consumeTasks(
+      "eu",
+      async (d) => {
+        got.push(d.data.taskId);
+        await d.ack();
+      },
+      { concurrency: 1 },
+    );
+    await waitFor(() => got.length === 1, "the task", 10_000);
+    expect(got).toEqual(["t-down"]);
   } finally {
     await b.close();
     await conn.close();

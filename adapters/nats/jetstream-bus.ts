@@ -6,8 +6,12 @@
  * Publishing: every publish resolves only on the JetStream ack (stored durably) and rejects otherwise,
  * but callers need not await one before starting the next: up to `publishWindow` publishes are in
  * flight at once and later ones queue for a slot, which is what keeps throughput at tens of thousands a
- * second where awaiting each caps near 4k/s. Tasks carry `Nats-Msg-Id` = taskId, so a republished task
- * within the duplicate window is stored once (and still resolves). Every message carries its encoding
+ * second where awaiting each caps near 4k/s. Tasks and results carry `Nats-Msg-Id` = taskId, so one
+ * published again within the duplicate window is stored once (and still resolves). While the connection
+ * is down a publish fails at once, and one waiting for its ack fails as soon as the connection drops
+ * (BusUnavailableError, connection-watch.ts): callers keep what failed and publish it again, and do so as
+ * soon as the connection is back rather than after a publish timeout. Subscriptions whose pulls failed
+ * during the outage pull again the moment it is back. Every message carries its encoding
  * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
  * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
@@ -28,6 +32,7 @@ import {
   encodeFetchResult,
   encodeFetchTask,
 } from "../../proto/codec/index.ts";
+import { ConnectionWatch } from "./connection-watch.ts";
 import { isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
@@ -97,6 +102,7 @@ export class JetStreamBus implements MessageBus {
   private readonly window: Semaphore;
   private readonly subscriptions = new Set<Subscription>();
   private readonly publishes = new Set<Promise<unknown>>();
+  private readonly connection: ConnectionWatch;
   private closed = false;
 
   constructor(
@@ -110,6 +116,7 @@ export class JetStreamBus implements MessageBus {
     };
     this.js = jetstream(nc, { timeout: this.opts.publishTimeoutMs });
     this.window = new Semaphore(this.opts.publishWindow);
+    this.connection = new ConnectionWatch(nc);
   }
 
   async ensureRegion(region: string, partitions: number): Promise<void> {
@@ -141,7 +148,7 @@ export class JetStreamBus implements MessageBus {
   }
 
   publishResult(region: string, result: FetchResult): Promise<void> {
-    return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result));
+    return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result), result.taskId);
   }
 
   publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
@@ -171,6 +178,7 @@ export class JetStreamBus implements MessageBus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.closed = true;
     await Promise.allSettled([...this.publishes]);
+    this.connection.stop();
   }
 
   private async publish(subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
@@ -180,7 +188,10 @@ export class JetStreamBus implements MessageBus {
     // A fresh header set each time: nats.js adds Nats-Msg-Id to the one it is given.
     const h = headers();
     h.set(BUS_ENCODING_HEADER, String(BUS_ENCODINGS.newest));
-    const p = this.window.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }));
+    const what = msgID === undefined ? `a message to ${subject}` : `message ${msgID} to ${subject}`;
+    const p = this.window.run(() =>
+      this.connection.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }), what),
+    );
     this.publishes.add(p);
     try {
       await p;
@@ -214,6 +225,7 @@ export class JetStreamBus implements MessageBus {
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),
       onError: this.opts.onError,
+      whenReconnected: (f) => this.connection.whenBack(f),
       onRefused: (reason, subject, seq) => {
         this.opts.counters?.add("bus.refused.encoding");
         this.opts.onError(new Error(`${reason}; the message is terminated, not redelivered`), `${subject}: message ${seq} refused`);

@@ -14,7 +14,7 @@
  * that cannot be decoded is terminated (it never will be decodable), and so is one whose encoding version
  * (core/cluster/bus-encoding.ts) this node does not read: decoding it could misread it. If the consumer is
  * missing (ensureRegion not run yet) or the pull dies (connection lost), the subscription retries with
- * backoff until stop(). stop() stops pulling, waits for the handlers already running, and leaves buffered but
+ * backoff until stop(), and at once when the connection comes back. stop() stops pulling, waits for the handlers already running, and leaves buffered but
  * unhandled messages unacked: the server redelivers them after the ack wait, maybe to another subscriber.
  */
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
@@ -43,6 +43,8 @@ export interface PullSubscriptionOptions<T> {
    */
   termWithReason: () => boolean;
   onError: (err: unknown, where: string) => void;
+  /** Registers a callback for the connection coming back after a drop; returns the unsubscribe. */
+  whenReconnected?: (f: () => void) => () => void;
   /** A message of an encoding version this node does not read was terminated. */
   onRefused: (reason: string, subject: string, seq: number) => void;
 }
@@ -58,6 +60,9 @@ export class PullSubscription<T> implements Subscription {
   private wake: (() => void) | undefined;
   private readonly loop: Promise<void>;
   private readonly where: string;
+  private readonly unwatch: (() => void) | undefined;
+  /** The connection came back: the next retry goes at once, and the backoff starts over. */
+  private retryNow = false;
 
   constructor(
     private readonly js: JetStreamClient,
@@ -65,12 +70,17 @@ export class PullSubscription<T> implements Subscription {
   ) {
     this.slots = new Semaphore(Math.max(1, opts.concurrency));
     this.where = `${opts.stream}/${opts.consumer}`;
+    this.unwatch = opts.whenReconnected?.(() => {
+      this.retryNow = true;
+      this.wake?.();
+    });
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     if (!this.stopping) {
       this.stopping = true;
+      this.unwatch?.();
       this.wake?.();
       this.messages?.stop();
     }
@@ -91,9 +101,19 @@ export class PullSubscription<T> implements Subscription {
         }
       } catch (err) {
         if (this.stopping) return;
+        if (this.retryNow) {
+          this.retryNow = false;
+          retryMs = RETRY_MIN_MS;
+          continue;
+        }
         this.opts.onError(err, `${this.where}: pull failed (retrying in ${retryMs} ms)`);
         await this.sleep(retryMs);
-        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        if (this.retryNow) {
+          this.retryNow = false;
+          retryMs = RETRY_MIN_MS;
+        } else {
+          retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        }
       }
     }
   }

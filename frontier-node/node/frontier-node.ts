@@ -44,6 +44,8 @@ export interface FrontierNodeOptions {
   rules: RegionRules;
   policy: PolicyConfig;
   credit: number;
+  /** How long a task whose publish fails is published again before it is given back (Dispatcher). */
+  republishForMs?: number;
   heartbeatIntervalMs: number;
   maxQueued: number;
   confirmAllSeen?: boolean;
@@ -114,6 +116,7 @@ export class FrontierNode {
       newTaskId: () => `${nodeId}-${runId}-${(taskCounter++).toString(36)}`,
       counters: opts.counters,
       serving: [],
+      log: log.child("seen"),
       forward: {
         owns: (host) => {
           const address = addressOf(host, opts);
@@ -123,7 +126,15 @@ export class FrontierNode {
       },
     });
     this.frontier = frontier;
-    this.dispatcher = new Dispatcher({ frontier, bus, region, credit: opts.credit, now, log: log.child("dispatcher") });
+    this.dispatcher = new Dispatcher({
+      frontier,
+      bus,
+      region,
+      credit: opts.credit,
+      republishForMs: opts.republishForMs,
+      now,
+      log: log.child("dispatcher"),
+    });
     const sender = new HandoffSender({
       nodeId,
       region,
@@ -304,6 +315,7 @@ export class FrontierNode {
       this.membership.stop();
       await this.dispatcher.stop();
       await this.manager.stopIntake();
+      await this.frontier.stopSeenRecovery();
       await this.manager.abortHandoffs();
       await this.manager.stopResults();
       await this.grpc?.close(0);
@@ -319,6 +331,7 @@ export class FrontierNode {
     this.grpc?.health.set(false);
     await this.dispatcher.stop();
     await this.manager.stopIntake();
+    await this.frontier.stopSeenRecovery();
     // Results of tasks in flight, and handoffs under way (which wait for those results), get the grace period.
     const deadline = this.now() + this.opts.stopGraceMs;
     const busy = () => this.frontier.inFlight > 0 || this.manager.handingOff.length > 0;
@@ -385,9 +398,11 @@ export class FrontierNode {
       hostsWaiting: s.hostsWaiting,
       inFlight: s.inFlight,
       credit: this.opts.credit,
+      tasksWaitingToPublish: this.dispatcher.waitingToPublish,
       partitionsServed: this.manager.currentRoles.serve.length,
       partitionsHandingOff: this.manager.handingOff.length,
       partitionsAwaited: this.manager.currentRoles.await.length,
+      partitionsRebuildingSeen: this.frontier.partitionsRebuildingSeen.length,
       draining: this.frontier.isDraining ? 1 : 0,
     };
   }
