@@ -58,11 +58,11 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     const state = await startStep(
       "open the cluster state bucket (NATS KV)",
       "check that nats-server runs with JetStream enabled (-js)",
-      () => NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
+      () => NatsKvClusterState.open(nc, { replicas: config.natsReplicas, onError: onError("cluster-state") }),
     );
     ctx.onClose("cluster-state", () => state.close());
     // With the regions, each region's streams go to its own NATS cluster when clusters are named after them.
-    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions });
+    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions, replicas: config.natsReplicas });
     ctx.onClose("bus", () => bus.close());
     await startStep(
       `create the streams of regions ${regions.join(", ")}`,

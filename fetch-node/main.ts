@@ -58,10 +58,10 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   ctx.onClose("nats", () => nc.close());
   const connected = watchNatsConnection(nc, log.child("nats"));
   const counters = new Counters();
-  const bus = new JetStreamBus(nc, { onError: onError("bus"), counters });
+  const bus = new JetStreamBus(nc, { onError: onError("bus"), counters, replicas: config.natsReplicas });
   ctx.onClose("bus", () => bus.close());
   const state = await startStep("open the cluster state (NATS KV)", "check that nats-server runs with JetStream enabled (-js)", () =>
-    NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
+    NatsKvClusterState.open(nc, { replicas: config.natsReplicas, onError: onError("cluster-state") }),
   );
   ctx.onClose("cluster state", () => state.close());
 

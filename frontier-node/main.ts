@@ -63,12 +63,20 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     const state: ClusterState = await startStep(
       "open the cluster state (NATS KV)",
       "check that nats-server runs with JetStream enabled (-js)",
-      () => NatsKvClusterState.open(nc, { onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)) }),
+      () =>
+        NatsKvClusterState.open(nc, {
+          replicas: config.natsReplicas,
+          onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)),
+        }),
     );
     ctx.onClose("cluster state", () => state.close());
     // One set of counters for the process: the frontier's, and the bus's refused messages.
     const counters = new Counters();
-    const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, errorFields(error)), counters });
+    const bus = new JetStreamBus(nc, {
+      onError: (error, where) => log.child("bus").warn(where, errorFields(error)),
+      counters,
+      replicas: config.natsReplicas,
+    });
     ctx.onClose("bus", () => bus.close());
 
     const partitions = await settlePartitions(resolved, state, store.getMeta("partitions"));

@@ -33,7 +33,7 @@ import {
   encodeFetchTask,
 } from "../../proto/codec/index.ts";
 import { ConnectionWatch } from "./connection-watch.ts";
-import { isNoStream } from "./errors.ts";
+import { BusUnavailableError, isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
 import { Semaphore } from "./semaphore.ts";
@@ -74,6 +74,11 @@ export interface JetStreamBusOptions {
    * named otherwise) JetStream puts them in the cluster of the connection. Default: none.
    */
   regions?: readonly string[];
+  /**
+   * Copies JetStream keeps of each stream the bus creates: 1 (default) on a single server, 3 on a region's
+   * 3-server cluster, where losing one server then loses nothing. An existing stream is changed in place.
+   */
+  replicas?: number;
   /** Errors with no caller to return to (consume loops, undecodable or refused messages). Default: console.error. */
   onError?: (err: unknown, where: string) => void;
   /** Where refused messages are counted (`bus.refused.encoding`): the process's counters. */
@@ -93,6 +98,7 @@ const defaults = {
   errorNakDelayMs: 1_000,
   confirmAcks: false,
   regions: [] as readonly string[],
+  replicas: 1,
 } satisfies Required<Omit<JetStreamBusOptions, "onError" | "counters">>;
 
 export class JetStreamBus implements MessageBus {
@@ -132,6 +138,7 @@ export class JetStreamBus implements MessageBus {
       maxAckPending: this.opts.maxAckPending,
       maxDeliver: this.opts.maxDeliver,
       placementCluster: this.placementFor(region),
+      replicas: this.opts.replicas,
     };
     await ensureRegionStreams(await this.jsm, region, partitions, settings);
   }
@@ -196,7 +203,13 @@ export class JetStreamBus implements MessageBus {
     try {
       await p;
     } catch (err) {
-      if (isNoStream(err)) throw new Error(`no stream stores ${subject}: run ensureRegion for its region first`, { cause: err });
+      if (isNoStream(err)) {
+        // Also what a replicated stream answers while it elects a new leader after losing a server.
+        throw new BusUnavailableError(
+          `no stream took ${subject}: none stores it (run ensureRegion for its region first), or its leader is being elected after a NATS server was lost (retry)`,
+          { cause: err },
+        );
+      }
       throw err;
     } finally {
       this.publishes.delete(p);

@@ -7,7 +7,7 @@
  * must be equal on every node (the partition count is read from the ring when one exists).
  */
 import { hostname } from "node:os";
-import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
+import { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
 import {
   between,
   ConfigError,
@@ -37,6 +37,8 @@ export interface FrontierNodeConfig {
   defaultRegion: string;
   regionRules: string;
   natsUrls: readonly string[];
+  /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
+  natsReplicas: number;
   /** Empty: no Redis, a local Bloom filter saved under the data dir (single-node development). */
   redisUrl: string;
   dataDir: string;
@@ -96,6 +98,7 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     description: "NATS server URL(s) of this region, comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   redisUrl: {
     default: "",
     env: "CRAWL_REDIS_URL",
