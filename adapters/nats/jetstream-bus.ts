@@ -61,6 +61,14 @@ export interface JetStreamBusOptions {
    * a client buffer runs down its ack wait). Default 5 s; at least 1 s.
    */
   taskFetchExpiresMs?: number;
+  /**
+   * How long one pull request of a url/result subscription lasts before it is renewed. A pull held by a
+   * server that died, or by a consumer leader that moved (a server of a region's cluster lost), is noticed
+   * after two missed idle heartbeats, half this long each: about this long after the loss. nats.js's own
+   * default (30 s) stalled every partition whose consumer leader moved for half a minute. Default 5 s; at
+   * least 1 s.
+   */
+  pullExpiresMs?: number;
   /** Delay before a message whose handler threw (without settling it) is redelivered. Default 1 s. */
   errorNakDelayMs?: number;
   /** Wait for the server to confirm each ack (one round trip each). Default false: a lost ack only means a redelivery. */
@@ -95,6 +103,7 @@ const defaults = {
   publishTimeoutMs: 5_000,
   pullAhead: 64,
   taskFetchExpiresMs: 5_000,
+  pullExpiresMs: 5_000,
   errorNakDelayMs: 1_000,
   confirmAcks: false,
   regions: [] as readonly string[],
@@ -234,6 +243,7 @@ export class JetStreamBus implements MessageBus {
       concurrency,
       maxMessages: Math.max(1, this.opts.pullAhead),
       fetchExpiresMs: Math.max(1_000, this.opts.taskFetchExpiresMs),
+      consumeExpiresMs: Math.max(1_000, this.opts.pullExpiresMs),
       errorNakDelayMs: this.opts.errorNakDelayMs,
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),

@@ -5,7 +5,9 @@
  *
  *  - "consume" (url and result handlers: short, one at a time, throughput matters): `consume()` with
  *    `maxMessages` pulled ahead. nats.js queues its next pull request behind the messages already
- *    buffered, so a slow handler stops the pulling instead of letting messages pile up.
+ *    buffered, so a slow handler stops the pulling instead of letting messages pile up. Each pull request
+ *    lasts `consumeExpiresMs`: one lost with a server (or a consumer leader that moved) is noticed by its
+ *    missed heartbeats and pulled again after about that long.
  *  - "fetch" (fetch tasks: seconds each, many at once): take every free handler slot, then `fetch()`
  *    exactly that many. Nothing waits in a client buffer while its ack wait runs down, and a task
  *    redelivered after a fetch node stalled goes to a node with a free slot, not back into a full one.
@@ -34,6 +36,8 @@ export interface PullSubscriptionOptions<T> {
   maxMessages: number;
   /** fetch mode: how long one fetch request waits for messages. */
   fetchExpiresMs: number;
+  /** consume mode: how long one pull request lasts (a lost one is noticed after about this long). */
+  consumeExpiresMs: number;
   errorNakDelayMs: number;
   /** Ask the server to confirm each ack (a round trip per message) instead of sending it and moving on. */
   confirmAcks: boolean;
@@ -119,7 +123,7 @@ export class PullSubscription<T> implements Subscription {
   }
 
   private async consume(consumer: Consumer): Promise<void> {
-    const messages = await consumer.consume({ max_messages: this.opts.maxMessages });
+    const messages = await consumer.consume({ max_messages: this.opts.maxMessages, expires: this.opts.consumeExpiresMs });
     if (!this.track(messages)) return;
     for await (const m of messages) {
       await this.slots.acquire();

@@ -33,7 +33,6 @@ import {
   repeated,
   useCluster,
   waitForIdle,
-  waitForPages,
   waitUntil,
   type ClusterHarness,
   type NodeView,
@@ -111,7 +110,12 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
   yieldCpuToTheWeb(roles); // whatever the fault started again
   expect(pageRequests(web).length).toBeLessThan(expected.pages.size);
 
-  await waitForPages(web, expected.pages, { timeoutMs: 180_000, what: "every expected page after the fault", procs: roles.procs() });
+  await waitUntil(() => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, {
+    timeoutMs: 180_000,
+    what: "every expected page after the fault",
+    procs: roles.procs(),
+    detail: () => stuckHosts(c, web, expected.pages),
+  });
   await waitForIdle(c, web, { timeoutMs: 60_000, procs: roles.procs() });
 
   const pages = pageRequests(web);
@@ -129,6 +133,22 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
     blankErrors: blankErrorLines(roles),
     counters: { frontier: sumCounters(nodes, "frontier"), fetcher: sumCounters(nodes, "fetcher") },
   };
+}
+
+/** For a crawl that stopped short: the missing pages and what the admin API says of each of their hosts. */
+async function stuckHosts(c: Roles["coordinator"], web: TestWeb, expected: ReadonlySet<string>): Promise<string> {
+  const left = missing(expected, fetchCounts(pageRequests(web)).keys());
+  const hosts = [...new Set(left.map((u) => new URL(u).host))].slice(0, 5);
+  const views = await Promise.all(
+    hosts.map(
+      async (h) =>
+        `${h}: ${await c.admin(`/v1/hosts/${h}`).then(
+          (r) => r.text(),
+          (e: unknown) => String(e),
+        )}`,
+    ),
+  );
+  return [`missing: ${left.slice(0, 20).join(", ")}`, ...views].join("\n");
 }
 
 /**
@@ -230,5 +250,5 @@ export function expectNothingLost(run: FaultRun): void {
 export function describeRun(name: string, run: FaultRun): string {
   const outage = ((run.window.backAt - run.window.killedAt) / 1000).toFixed(1);
   const pages = [...fetchCounts(pageRequests(run.web)).keys()].length;
-  return `${name}: outage ${outage} s, ${pages} distinct pages (${run.expected.size} expected), fetched twice ${Object.keys(run.twice).length} (in flight at the fault ${run.inFlightAtFault}), violations ${run.violations.length}, stalled hosts ${run.stalls.length}`;
+  return `${name}: outage ${outage} s, ${pages} distinct pages (${run.expected.size} expected), fetched twice ${Object.keys(run.twice).length} (in flight at the fault ${run.inFlightAtFault}), violations ${run.violations.length}, stalled hosts ${run.stalls.length}${run.stalls.length ? ` (longest wait ${(Math.max(...run.stalls.map((x) => x.waitedMs)) / 1000).toFixed(1)} s, allowed ${(run.stalls[0]!.allowedMs / 1000).toFixed(1)} s)` : ""}`;
 }

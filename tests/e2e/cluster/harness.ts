@@ -302,7 +302,9 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         },
       };
       await Promise.all([...opts.frontiers.map((id) => roles.startFrontier(id)), ...opts.fetchers.map((id) => roles.startFetcher(id))]);
-      await coordinator.waitForSettledRing(opts.frontiers);
+      // Handoffs between nodes that joined at once: seconds on an idle box, more on a loaded one (a 3-server
+      // NATS cluster replicates every node record write).
+      await coordinator.waitForSettledRing(opts.frontiers, 60_000);
       return roles;
     },
 
