@@ -18,7 +18,7 @@ import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
 import { serveHono } from "../adapters/http/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
@@ -56,14 +56,15 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       () => connectNats([...config.natsUrls], `coordinator ${config.nodeId}`),
     );
     ctx.onClose("nats", () => nc.close());
+    watchNatsConnection(nc, log.child("nats"));
     const state = await startStep(
       "open the cluster state bucket (NATS KV)",
       "check that nats-server runs with JetStream enabled (-js)",
-      () => NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
+      () => NatsKvClusterState.open(nc, { replicas: config.natsReplicas, onError: onError("cluster-state") }),
     );
     ctx.onClose("cluster-state", () => state.close());
     // With the regions, each region's streams go to its own NATS cluster when clusters are named after them.
-    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions });
+    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions, replicas: config.natsReplicas });
     ctx.onClose("bus", () => bus.close());
     await startStep(
       `create the streams of regions ${regions.join(", ")}`,

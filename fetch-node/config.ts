@@ -7,7 +7,15 @@
  * Env vars share the `CRAWL_` prefix with the other roles. Region rules and the partition count must be
  * the coordinator's: they decide where each discovered link is published.
  */
-import { listenKind, natsUrlsKind, parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import {
+  listenKind,
+  NATS_REPLICAS_FIELD,
+  natsUrlsKind,
+  parseRegionRules,
+  regionsOf,
+  tokenKind,
+  type RegionRules,
+} from "../core/cluster/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
 import {
   ConfigError,
@@ -37,6 +45,7 @@ export interface FetchNodeSettings {
   nodeId: string | undefined;
   region: string | undefined;
   natsUrls: readonly string[];
+  natsReplicas: number;
   redisUrl: string | undefined;
   warcDir: string | undefined;
   httpListen: string;
@@ -57,6 +66,8 @@ export interface FetchNodeConfig {
   nodeId: string;
   region: string;
   natsServers: string[];
+  /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
+  natsReplicas: number;
   /** Absent: a MemoryContentIndex (duplicates are then found per node, not per region). */
   redisUrl?: string;
   warcDir: string;
@@ -102,6 +113,7 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     description: "NATS server(s) of the region, comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   redisUrl: {
     default: undefined,
     defaultText: "none: an in-memory content index",
@@ -228,6 +240,7 @@ export function loadFetchNodeConfig(
     nodeId,
     region,
     natsServers: [...values.natsUrls],
+    natsReplicas: values.natsReplicas,
     redisUrl: values.redisUrl,
     warcDir: values.warcDir ?? `warc/${nodeId}`,
     warc: { rollBytes: values.warcRollSize, rollAgeMs: values.warcRollAge, uploadDrainMs: values.warcUploadDrain, upload },

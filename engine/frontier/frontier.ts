@@ -47,13 +47,14 @@ import {
 } from "../../core/traps/index.ts";
 import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
-import type { SeenSet } from "../../core/ports/index.ts";
+import { SeenSetLostError, type Log, type SeenSet } from "../../core/ports/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { hostReport } from "./host-board.ts";
 import type { HostEntry } from "./host-entry.ts";
 import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier, type UrlView } from "./inspection.ts";
 import { ReadyQueues } from "./ready-queues.ts";
+import { lostPartitions, SeenRecovery } from "./seen-recovery.ts";
 import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
@@ -93,6 +94,19 @@ export interface FrontierOptions {
    * is not. Default: a small write to the store.
    */
   diskProbe?: () => void;
+  /** Where the seen-set's losses and rebuilds are told (seen-recovery.ts); default: not logged. */
+  log?: Log;
+}
+
+/** A fetch result to apply, with the links it found. */
+export interface ResultItem {
+  result: FetchResult;
+  links: readonly DiscoveredUrl[];
+  /**
+   * Confirm every "maybe seen" of its links and redirect target in the store: the result came a second
+   * time (redelivered), and its first attempt may have set seen-set bits without committing.
+   */
+  confirmSeen?: boolean;
 }
 
 export interface FrontierSnapshot {
@@ -124,8 +138,11 @@ interface Prepared {
   flight: NonNullable<HostEntry["inFlight"]>;
   candidates: DiscoveredUrl[];
   redirect: DiscoveredUrl[];
-  /** Its links were found before by a fetch whose result was never committed: confirm them in the store. */
-  confirm: boolean;
+  /**
+   * Confirm every "maybe seen" of its links in the store: the result came a second time (redelivered), or
+   * its links were found before by a fetch whose result was never committed (a full disk).
+   */
+  confirmSeen: boolean;
 }
 
 export class Frontier {
@@ -166,12 +183,22 @@ export class Frontier {
   private lastDiskProbe = 0;
   /** URLs whose result failed to commit (their links' seen-set bits may be set with nothing stored). */
   private readonly recommit = new Set<string>();
+  /** Rebuilds partitions a cache-backed seen-set lost, from the store (seen-recovery.ts). */
+  private readonly seenRecovery: SeenRecovery;
 
   constructor(private readonly opts: FrontierOptions) {
     this.counters = opts.counters ?? new Counters();
     this.histograms = opts.histograms ?? new Histograms();
     this.patterns = new UrlPatternTracker(opts.policy);
     this.addresses = AddressPolicy.of(opts.policy);
+    this.seenRecovery = new SeenRecovery({
+      seen: opts.seen,
+      store: opts.store,
+      counters: this.counters,
+      serves: (p) => this.serves(p),
+      log: opts.log,
+      now: () => opts.now(),
+    });
     this.inspected = {
       store: opts.store,
       policy: opts.policy,
@@ -193,6 +220,7 @@ export class Frontier {
   setServing(partitions: Iterable<number>): void {
     const next = new Set(partitions);
     const before = this.serving ?? new Set<number>();
+    for (const p of before) if (!next.has(p)) this.opts.seen.release?.(p);
     for (const [host, entry] of this.hosts) {
       if (next.has(entry.partition) || entry.inFlight) continue;
       this.waiting.remove(host);
@@ -213,6 +241,24 @@ export class Frontier {
     let n = 0;
     for (const entry of this.hosts.values()) if (entry.inFlight && entry.partition === p) n++;
     return n;
+  }
+
+  /**
+   * Whether partition p's seen-set is being rebuilt after the cache lost it: its admissions fail until it
+   * is done (a caller may refuse its URLs at once rather than let them fail a group).
+   */
+  seenRebuilding(p: number): boolean {
+    return this.seenRecovery.isRebuilding(p);
+  }
+
+  /** Partitions whose seen-set is being rebuilt now. */
+  get partitionsRebuildingSeen(): number[] {
+    return this.seenRecovery.partitionsRebuilding;
+  }
+
+  /** Stops rebuilding seen-set partitions (the node is stopping); resolves when none runs. */
+  stopSeenRecovery(): Promise<void> {
+    return this.seenRecovery.stop();
   }
 
   /** Stops handing out tasks (drain); results of tasks in flight are still applied. */
@@ -265,23 +311,29 @@ export class Frontier {
    * Admits discovered URLs: trap checks, seen-set, durable queue. Returns how many were new. Seeds and
    * home pages whose Bloom answer is "maybe seen" are confirmed in the exact store, so a false positive
    * never costs a site's entry point. With `confirmSeen` every "maybe seen" is confirmed: for URLs that
-   * come a second time (a message redelivered after a crash), whose bits the first attempt may have set
-   * in the seen-set without the store ever committing them.
+   * come a second time (a message redelivered, or after a crash), whose bits the first attempt may have set
+   * in the seen-set without the store ever committing them. Rejects with SeenSetLostError, admitting nothing,
+   * when the seen-set lost a partition of these URLs (which is then rebuilt: seen-recovery.ts).
    */
   async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
     const candidates = this.screen(urls);
     if (candidates.length === 0) return 0;
-    const maybe = await this.checkSeen(candidates);
+    const close = this.seenRecovery.window();
     let added = 0;
     try {
-      this.opts.store.tx(() => {
-        added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
-      });
-    } catch (error) {
-      // Rolled back: what the admission changed in memory goes back to what the store holds.
-      this.resetHosts(new Set(candidates.map((u) => u.host)), false);
-      this.writeFailed(error);
-      throw error;
+      const maybe = await this.checkSeen(candidates);
+      try {
+        this.opts.store.tx(() => {
+          added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
+        });
+      } catch (error) {
+        // Rolled back: what the admission changed in memory goes back to what the store holds.
+        this.resetHosts(new Set(candidates.map((u) => u.host)), false);
+        this.writeFailed(error);
+        throw error;
+      }
+    } finally {
+      close();
     }
     this.enforceSizeLimit();
     return added;
@@ -409,17 +461,29 @@ export class Frontier {
    * result is not durable until its batch commits; a crash before that refetches the page, as if it had
    * been in flight.
    */
-  async completeMany(items: ReadonlyArray<{ result: FetchResult; links: readonly DiscoveredUrl[] }>): Promise<void> {
+  async completeMany(items: readonly ResultItem[]): Promise<void> {
+    const close = this.seenRecovery.window();
+    try {
+      await this.completeInWindow(items);
+    } finally {
+      close();
+    }
+    this.enforceSizeLimit();
+  }
+
+  private async completeInWindow(items: readonly ResultItem[]): Promise<void> {
     const prepared: Prepared[] = [];
     const late: DiscoveredUrl[] = [];
+    let lateConfirm = false;
     const forwards: Promise<void>[] = [];
-    for (const { result, links } of items) {
+    for (const { result, links, confirmSeen = false } of items) {
       const entry = this.hosts.get(result.host);
       const flight = entry?.inFlight;
       if (!entry || !flight || flight.task.taskId !== result.taskId) {
         // A redelivered or late result: its host has moved on. Its links are still worth admitting.
         this.counters.add("frontier.stale-results");
         late.push(...links);
+        lateConfirm ||= confirmSeen;
         continue;
       }
       const candidates = this.screen(links);
@@ -437,7 +501,9 @@ export class Frontier {
       const foreign = admissible && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
       const redirect = admissible && !foreign ? this.screen([target]) : [];
-      prepared.push({ result, entry, flight, candidates, redirect, confirm: this.recommit.delete(result.url) });
+      // The recommit mark is taken (deleted) either way: it holds for one retry.
+      const confirm = this.recommit.delete(result.url) || confirmSeen;
+      prepared.push({ result, entry, flight, candidates, redirect, confirmSeen: confirm });
     }
     await Promise.all(forwards);
     const lateCandidates = this.screen(late);
@@ -453,13 +519,13 @@ export class Frontier {
           if (p.entry.inFlight !== p.flight) {
             // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
             this.counters.add("frontier.stale-results");
-            this.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirm);
+            this.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirmSeen);
             continue;
           }
           this.applyResult(p, mine, now);
           touched.push(p.entry);
         }
-        this.enqueueNew(lateCandidates, maybe.slice(offset));
+        this.enqueueNew(lateCandidates, maybe.slice(offset), lateConfirm);
       });
     } catch (error) {
       // Nothing of the batch was committed: each page counts as fetched without a result (its URL stays
@@ -480,7 +546,6 @@ export class Frontier {
     // Hosts go back to waiting only after the commit: a host must not be handed out again on a result
     // that could still be lost.
     for (const entry of touched) this.settle(entry);
-    this.enforceSizeLimit();
   }
 
   /** One result's effect on its host and URL; runs inside completeMany's transaction. */
@@ -522,9 +587,10 @@ export class Frontier {
         p.redirect,
         maybe.slice(p.candidates.length),
         flight.prev ?? unfetchedRow(flight.item),
+        p.confirmSeen,
       );
     }
-    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length), p.confirm);
+    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length), p.confirmSeen);
     this.saveHost(entry);
   }
 
@@ -687,6 +753,11 @@ export class Frontier {
     return refusal !== undefined;
   }
 
+  /**
+   * The seen-set's answers for `urls`, one call per partition. A partition being rebuilt is refused at
+   * once; a partition the seen-set reports lost starts its rebuild; either rejects the whole call (after
+   * every partition answered, so no call is left running) with a SeenSetLostError.
+   */
   private async checkSeen(urls: readonly DiscoveredUrl[]): Promise<boolean[]> {
     if (urls.length === 0) return [];
     const byPartition = new Map<number, number[]>();
@@ -697,8 +768,9 @@ export class Frontier {
       else byPartition.set(p, [i]);
     });
     const out = new Array<boolean>(urls.length).fill(false);
-    await Promise.all(
+    const outcomes = await Promise.allSettled(
       [...byPartition].map(async ([p, idx]) => {
+        if (this.seenRecovery.isRebuilding(p)) throw new SeenSetLostError(p, "rebuilding");
         const answers = await this.opts.seen.checkAndAdd(
           p,
           idx.map((i) => urls[i]!.url),
@@ -706,11 +778,15 @@ export class Frontier {
         idx.forEach((i, j) => (out[i] = answers[j]!));
       }),
     );
-    return out;
+    const errors = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as unknown] : []));
+    if (errors.length === 0) return out;
+    const lost = lostPartitions(errors);
+    this.seenRecovery.lost(lost);
+    throw errors.find((e) => !(e instanceof SeenSetLostError)) ?? lost[0];
   }
 
   /** Inserts the URLs that are new into the exact store and their host queues. Runs inside a transaction. */
-  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll: boolean | undefined = false): number {
+  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll = false): number {
     const store = this.opts.store;
     let added = 0;
     urls.forEach((u, i) => {
@@ -918,6 +994,7 @@ export class Frontier {
     redirect: DiscoveredUrl[],
     redirectMaybe: boolean[],
     prev: UrlRow,
+    confirmSeen: boolean,
   ): void {
     const store = this.opts.store;
     // The state read when the task was handed out: only this frontier writes it while the host is in flight.
@@ -930,7 +1007,7 @@ export class Frontier {
     }
     if (outcome.reschedule)
       store.schedule({ ...outcome.reschedule, url: item.url, host: item.host, partition: item.partition, depth: item.depth });
-    if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
+    if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe, confirmSeen);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
   }
 

@@ -27,7 +27,7 @@ locals {
   )
 
   # Settings the fleet needs that the processes do not read yet (issue 10: TLS and per-role NATS users;
-  # issue 9: streams with replicas; issue 11: WARC upload). They are rendered so that the fleet is complete
+  # issue 11: WARC upload). They are rendered so that the fleet is complete
   # and switch off with security.nats_auth / security.tls.enabled / fleet.warc_upload; the output
   # `pending_process_settings` lists the ones a given fleet renders, so a test that boots the rendered
   # fleet can insist on none.
@@ -41,7 +41,6 @@ locals {
     CRAWL_GRPC_TLS_KEY_FILE  = "the key of CRAWL_GRPC_TLS_CERT_FILE (security.tls)"
     CRAWL_HTTP_TLS_CERT_FILE = "certificate of the admin API / health listener (security.tls)"
     CRAWL_HTTP_TLS_KEY_FILE  = "the key of CRAWL_HTTP_TLS_CERT_FILE (security.tls)"
-    CRAWL_NATS_REPLICAS      = "replicas of every stream and of the cluster-state bucket, placed in the region's own NATS cluster"
     CRAWL_WARC_UPLOAD        = "s3://bucket/prefix the fetch nodes upload finished WARC files to (fleet.warc_upload): without secrets.warc_access_key_id / warc_secret_access_key they have no credentials (an instance role's are not read yet) and do not start"
   }
 
@@ -63,7 +62,9 @@ locals {
   nats_client_env = { for role in ["coordinator", "frontier", "fetch"] : role => merge(
     local.nats_auth ? { CRAWL_NATS_USER = role } : {},
     local.tls_on ? { CRAWL_NATS_TLS_CA_FILE = local.tls.ca_file } : {},
-    # One copy is what the processes do today; more needs the pending setting.
+    # Copies of every stream, of the cluster-state bucket and of the replicated partition state (each
+    # role creates them: adapters/nats);
+    # 3 on a region's 3-server cluster, where losing one server loses nothing.
     local.stream_copies > 1 ? { CRAWL_NATS_REPLICAS = tostring(local.stream_copies) } : {},
   ) }
   grpc_tls_env = local.tls_on ? {
