@@ -75,6 +75,12 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     );
 
     const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
+    // While this coordinator's own connection is down it cannot see the nodes' heartbeats, which most likely
+    // fail for the same reason: that silence counts against no node (measured: after a 5 s NATS restart the
+    // nodes' first heartbeats took another 5 s, and both frontier nodes were declared dead without this).
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "staleConnection") membership.blind();
+    })().catch((error: unknown) => log.warn("watching the NATS connection for membership failed", errorFields(error)));
     const stats = new ClusterStats({ membership, now });
     const dashboard = new ClusterDashboard({ membership, state, now });
     const seeds = new SeedPublisher({
