@@ -11,7 +11,7 @@
  * crawlctl, and its identity when it calls frontier nodes), and the admin API's HTTPS certificate.
  */
 import { hostname } from "node:os";
-import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../core/cluster/index.ts";
 import {
   between,
   ConfigError,
@@ -49,6 +49,8 @@ export interface CoordinatorConfig {
   partitions: number;
   vnodes: number;
   natsUrls: readonly string[];
+  /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
+  natsReplicas: number;
   /** host:port of the gRPC CoordinatorService. */
   grpcListen: string;
   /** host:port of the admin HTTP API. */
@@ -111,6 +113,7 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     description: "NATS server URL(s), comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   grpcListen: {
     default: "127.0.0.1:7400",
     env: "CRAWL_GRPC_LISTEN",

@@ -23,7 +23,7 @@ import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
 import { serveHono } from "../adapters/http/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
@@ -67,14 +67,15 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       () => connectNats([...config.natsUrls], `coordinator ${config.nodeId}`, {}, tls.nats),
     );
     ctx.onClose("nats", () => nc.close());
+    watchNatsConnection(nc, log.child("nats"));
     const state = await startStep(
       "open the cluster state bucket (NATS KV)",
       "check that nats-server runs with JetStream enabled (-js)",
-      () => NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
+      () => NatsKvClusterState.open(nc, { replicas: config.natsReplicas, onError: onError("cluster-state") }),
     );
     ctx.onClose("cluster-state", () => state.close());
     // With the regions, each region's streams go to its own NATS cluster when clusters are named after them.
-    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions });
+    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions, replicas: config.natsReplicas });
     ctx.onClose("bus", () => bus.close());
     await startStep(
       `create the streams of regions ${regions.join(", ")}`,
@@ -85,6 +86,12 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     );
 
     const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
+    // While this coordinator's own connection is down it cannot see the nodes' heartbeats, which most likely
+    // fail for the same reason: that silence counts against no node (measured: after a 5 s NATS restart the
+    // nodes' first heartbeats took another 5 s, and both frontier nodes were declared dead without this).
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "staleConnection") membership.blind();
+    })().catch((error: unknown) => log.warn("watching the NATS connection for membership failed", errorFields(error)));
     const stats = new ClusterStats({ membership, now });
     const dashboard = new ClusterDashboard({ membership, state, now });
     const seeds = new SeedPublisher({

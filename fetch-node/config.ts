@@ -9,7 +9,15 @@
  * its NATS user and the servers' CA, the Redis CA (with a rediss:// URL carrying the ACL user), and the
  * HTTPS certificate of /healthz, /readyz and /metrics. A fetch node has no gRPC.
  */
-import { listenKind, natsUrlsKind, parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import {
+  listenKind,
+  NATS_REPLICAS_FIELD,
+  natsUrlsKind,
+  parseRegionRules,
+  regionsOf,
+  tokenKind,
+  type RegionRules,
+} from "../core/cluster/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
 import {
   ConfigError,
@@ -48,6 +56,7 @@ export interface FetchNodeSettings {
   nodeId: string | undefined;
   region: string | undefined;
   natsUrls: readonly string[];
+  natsReplicas: number;
   redisUrl: string | undefined;
   warcDir: string | undefined;
   httpListen: string;
@@ -68,6 +77,8 @@ export interface FetchNodeConfig {
   nodeId: string;
   region: string;
   natsServers: string[];
+  /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
+  natsReplicas: number;
   /** Absent: a MemoryContentIndex (duplicates are then found per node, not per region). */
   redisUrl?: string;
   warcDir: string;
@@ -118,6 +129,7 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     description: "NATS server(s) of the region, comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   redisUrl: {
     default: undefined,
     defaultText: "none: an in-memory content index",
@@ -260,6 +272,7 @@ export function loadFetchNodeConfig(
     nodeId,
     region,
     natsServers: [...values.natsUrls],
+    natsReplicas: values.natsReplicas,
     redisUrl: values.redisUrl,
     warcDir: values.warcDir ?? `warc/${nodeId}`,
     warc: { rollBytes: values.warcRollSize, rollAgeMs: values.warcRollAge, uploadDrainMs: values.warcUploadDrain, upload },

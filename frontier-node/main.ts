@@ -17,8 +17,8 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState } from "../adapters/nats/index.ts";
-import { RedisSeenSet } from "../adapters/redis/index.ts";
+import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
+import { RedisSeenSet, redisConnectionLog } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
@@ -72,15 +72,24 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
       () => connectNats([...config.natsUrls], nodeId, {}, tls.nats),
     );
     ctx.onClose("nats", () => nc.drain());
+    watchNatsConnection(nc, log.child("nats"));
     const state: ClusterState = await startStep(
       "open the cluster state (NATS KV)",
       "check that nats-server runs with JetStream enabled (-js)",
-      () => NatsKvClusterState.open(nc, { onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)) }),
+      () =>
+        NatsKvClusterState.open(nc, {
+          replicas: config.natsReplicas,
+          onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)),
+        }),
     );
     ctx.onClose("cluster state", () => state.close());
     // One set of counters for the process: the frontier's, and the bus's refused messages.
     const counters = new Counters();
-    const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, errorFields(error)), counters });
+    const bus = new JetStreamBus(nc, {
+      onError: (error, where) => log.child("bus").warn(where, errorFields(error)),
+      counters,
+      replicas: config.natsReplicas,
+    });
     ctx.onClose("bus", () => bus.close());
 
     const partitions = await settlePartitions(resolved, state, store.getMeta("partitions"));
@@ -90,16 +99,9 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     let onImportedUrls: ((urls: string[]) => void) | undefined;
     if (config.redisUrl) {
       const url = config.redisUrl;
+      const redisLog = log.child("redis");
       seen = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
-        RedisSeenSet.connect(
-          url,
-          {},
-          {
-            name: nodeId,
-            tlsCaPem: tls.redisCa,
-            onError: (error) => log.child("redis").warn("redis connection error", errorFields(error)),
-          },
-        ),
+        RedisSeenSet.connect(url, {}, { name: nodeId, tlsCaPem: tls.redisCa, ...redisConnectionLog(redisLog) }),
       );
       ctx.onClose("seen-set", () => seen.close());
     } else {

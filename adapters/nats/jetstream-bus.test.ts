@@ -14,8 +14,9 @@ import { BUS_ENCODING_HEADER, BUS_ENCODINGS, consumers, streams, subjects } from
 import { Counters } from "../../core/stats/index.ts";
 import { encodeFetchTask } from "../../proto/codec/index.ts";
 import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
-import { startNats, type NatsServer } from "../../tests/support/nats.ts";
-import { connectNats, ConfigDriftError, JetStreamBus, type NatsConnection } from "./index.ts";
+import { startNats, startNatsCluster, type NatsServer } from "../../tests/support/nats.ts";
+import { BusUnavailableError } from "./errors.ts";
+import { connectNats, ConfigDriftError, JetStreamBus, NatsKvClusterState, type NatsConnection } from "./index.ts";
 import { serverAtLeast } from "./jetstream-bus.ts";
 
 let nats: NatsServer;
@@ -231,6 +232,140 @@ test("jetstream-bus - a subscription keeps delivering across a nats-server resta
     rmSync(storeDir, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("jetstream-bus - while the connection is down a publish fails with BusUnavailableError, and goes through once it is back", async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), "bus-down-"));
+  let server = await startNats({ storeDir });
+  const conn = await connectNats(server.url, "bus-down", { reconnectTimeWait: 100 });
+  const b = new JetStreamBus(conn, { onError: () => {} });
+  try {
+    await b.ensureRegion("eu", 1);
+    const dropped = (async () => {
+      for await (const s of conn.status()) if (s.type === "disconnect") return;
+    })();
+    await server.kill();
+    await dropped;
+    const error = await b.publishTask("eu", task("t-down")).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(BusUnavailableError);
+    expect((error as Error).message).toBe("NATS is disconnected (reconnecting): message t-down to crawl.fetch.eu was not sent");
+    server = await startNats({ storeDir, port: server.port });
+    await waitFor(
+      async () =>
+        b.publishTask("eu", task("t-down")).then(
+          () => true,
+          () => false,
+        ),
+      "the publish to go through after the restart",
+      10_000,
+    );
+    const got: string[] = [];
+    b.consumeTasks(
+      "eu",
+      async (d) => {
+        got.push(d.data.taskId);
+        await d.ack();
+      },
+      { concurrency: 1 },
+    );
+    await waitFor(() => got.length === 1, "the task", 10_000);
+    expect(got).toEqual(["t-down"]);
+  } finally {
+    await b.close();
+    await conn.close();
+    await server.stop();
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test("jetstream-bus - on a 3-server cluster with 3 replicas, losing one server loses no message and the bus goes on", async () => {
+  const cluster = await startNatsCluster();
+  const conn = await connectNats([...cluster.urls], "bus-cluster", { reconnectTimeWait: 100 });
+  const b = new JetStreamBus(conn, { onError: () => {}, replicas: 3 });
+  const state = await NatsKvClusterState.open(conn, { replicas: 3 });
+  try {
+    await b.ensureRegion("eu", 2);
+    const jsm = await jetstreamManager(conn);
+    for (const name of [streams.urls("eu"), streams.fetch("eu"), streams.results("eu"), "KV_crawl-cluster"]) {
+      expect((await jsm.streams.info(name)).config.num_replicas).toBe(3);
+    }
+    for (let i = 0; i < 20; i++) await b.publishUrls("eu", 0, links(`before-${i}`));
+    // The server this connection uses is the one that dies.
+    const victim = cluster.urls.indexOf(`nats://${conn.getServer()}`);
+    expect(victim).toBeGreaterThanOrEqual(0);
+    await cluster.kill(victim);
+    await waitFor(
+      async () =>
+        b.publishUrls("eu", 0, links("after")).then(
+          () => true,
+          () => false,
+        ),
+      "a publish once the connection moved to another server",
+      20_000,
+    );
+    const record = {
+      id: "n1",
+      role: "fetcher",
+      region: "eu",
+      runtime: "bun",
+      status: "active",
+      grpcAddress: "",
+      httpAddress: "",
+      startedAt: 1,
+      heartbeatAt: 1,
+      partitions: [],
+      counters: {},
+      gauges: {},
+    } as const;
+    // The bucket's leader may have been the lost server: writes resume once another is elected.
+    await waitFor(
+      async () =>
+        state.putNode({ ...record, partitions: [], counters: {}, gauges: {} }).then(
+          () => true,
+          () => false,
+        ),
+      "a cluster-state write after the loss",
+      20_000,
+    );
+    const got: string[] = [];
+    const sub = b.consumeUrls("eu", 0, async (d) => {
+      got.push(d.data[0]!.url);
+      await d.ack();
+    });
+    await waitFor(() => got.length >= 21, "every message stored before and after the loss", 20_000);
+    expect(new Set(got).size).toBeGreaterThanOrEqual(21);
+    for (let i = 0; i < 20; i++) expect(got).toContain(links(`before-${i}`)[0]!.url);
+    expect((await state.listNodes()).map((n) => n.id)).toEqual(["n1"]);
+    // Back with its store: it rejoins and its copies catch up.
+    await cluster.restart(victim);
+    await waitFor(
+      async () => {
+        const info = await jsm.streams.info(streams.urls("eu"));
+        const replicas = info.cluster?.replicas ?? [];
+        return replicas.length === 2 && replicas.every((r) => r.current && !r.offline);
+      },
+      "every replica of the stream current again",
+      20_000,
+    );
+    await sub.stop();
+  } finally {
+    await state.close();
+    await b.close();
+    await conn.close();
+    await cluster.stop();
+  }
+}, 90_000);
+
+test("jetstream-bus - replicas on a server that runs alone are refused with what to do", async () => {
+  const replicated = new JetStreamBus(nc, { onError: () => {}, replicas: 3 });
+  const refused = await replicated.ensureRegion("triple", 1).catch((e: unknown) => e);
+  expect(refused).toBeInstanceOf(ConfigDriftError);
+  expect((refused as Error).message).toMatch(
+    /^stream CRAWL_(URLS|FETCH|RESULTS)_TRIPLE cannot keep 3 replicas: this nats-server runs JetStream alone, not in a cluster\. Give --nats-replicas 1/,
+  );
+  const kv = await NatsKvClusterState.open(nc, { bucket: "triple", replicas: 3 }).catch((e: unknown) => e);
+  expect((kv as Error).message).toMatch(/^the cluster-state bucket triple cannot keep 3 replicas/);
+  await replicated.close();
+});
 
 test("jetstream-bus - term reasons are sent only to servers that understand them", () => {
   expect(serverAtLeast("2.9.10", 2, 10)).toBe(false);

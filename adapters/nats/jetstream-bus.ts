@@ -6,8 +6,12 @@
  * Publishing: every publish resolves only on the JetStream ack (stored durably) and rejects otherwise,
  * but callers need not await one before starting the next: up to `publishWindow` publishes are in
  * flight at once and later ones queue for a slot, which is what keeps throughput at tens of thousands a
- * second where awaiting each caps near 4k/s. Tasks carry `Nats-Msg-Id` = taskId, so a republished task
- * within the duplicate window is stored once (and still resolves). Every message carries its encoding
+ * second where awaiting each caps near 4k/s. Tasks and results carry `Nats-Msg-Id` = taskId, so one
+ * published again within the duplicate window is stored once (and still resolves). While the connection
+ * is down a publish fails at once, and one waiting for its ack fails as soon as the connection drops
+ * (BusUnavailableError, connection-watch.ts): callers keep what failed and publish it again, and do so as
+ * soon as the connection is back rather than after a publish timeout. Subscriptions whose pulls failed
+ * during the outage pull again the moment it is back. Every message carries its encoding
  * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
  * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
@@ -36,7 +40,8 @@ import {
   encodeFetchResult,
   encodeFetchTask,
 } from "../../proto/codec/index.ts";
-import { isNoStream } from "./errors.ts";
+import { ConnectionWatch } from "./connection-watch.ts";
+import { BusUnavailableError, isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
 import { Semaphore } from "./semaphore.ts";
@@ -64,6 +69,14 @@ export interface JetStreamBusOptions {
    * a client buffer runs down its ack wait). Default 5 s; at least 1 s.
    */
   taskFetchExpiresMs?: number;
+  /**
+   * How long one pull request of a url/result subscription lasts before it is renewed. A pull held by a
+   * server that died, or by a consumer leader that moved (a server of a region's cluster lost), is noticed
+   * after two missed idle heartbeats, half this long each: about this long after the loss. nats.js's own
+   * default (30 s) stalled every partition whose consumer leader moved for half a minute. Default 5 s; at
+   * least 1 s.
+   */
+  pullExpiresMs?: number;
   /** Delay before a message whose handler threw (without settling it) is redelivered. Default 1 s. */
   errorNakDelayMs?: number;
   /** Wait for the server to confirm each ack (one round trip each). Default false: a lost ack only means a redelivery. */
@@ -85,6 +98,11 @@ export interface JetStreamBusOptions {
   localRegion?: string;
   /** After a failed publish to another region, how long its links go straight to the forward stream. Default 10 s. */
   unreachableForMs?: number;
+  /**
+   * Copies JetStream keeps of each stream the bus creates: 1 (default) on a single server, 3 on a region's
+   * 3-server cluster, where losing one server then loses nothing. An existing stream is changed in place.
+   */
+  replicas?: number;
   /** Errors with no caller to return to (consume loops, undecodable or refused messages). Default: console.error. */
   onError?: (err: unknown, where: string) => void;
   /** Where refused messages are counted (`bus.refused.encoding`): the process's counters. */
@@ -101,11 +119,13 @@ const defaults = {
   publishTimeoutMs: 5_000,
   pullAhead: 64,
   taskFetchExpiresMs: 5_000,
+  pullExpiresMs: 5_000,
   errorNakDelayMs: 1_000,
   confirmAcks: false,
   regions: [] as readonly string[],
   localRegion: "",
   unreachableForMs: 10_000,
+  replicas: 1,
 } satisfies Required<Omit<JetStreamBusOptions, "onError" | "counters">>;
 
 export class JetStreamBus implements MessageBus {
@@ -115,6 +135,7 @@ export class JetStreamBus implements MessageBus {
   private readonly window: Semaphore;
   private readonly subscriptions = new Set<Subscription>();
   private readonly publishes = new Set<Promise<unknown>>();
+  private readonly connection: ConnectionWatch;
   private closed = false;
   /** Other regions whose last publish failed, until when they are sent straight to the forward stream. */
   private readonly unreachableUntil = new Map<string, number>();
@@ -130,6 +151,7 @@ export class JetStreamBus implements MessageBus {
     };
     this.js = jetstream(nc, { timeout: this.opts.publishTimeoutMs });
     this.window = new Semaphore(this.opts.publishWindow);
+    this.connection = new ConnectionWatch(nc);
   }
 
   async ensureRegion(region: string, partitions: number): Promise<void> {
@@ -145,6 +167,7 @@ export class JetStreamBus implements MessageBus {
       maxAckPending: this.opts.maxAckPending,
       maxDeliver: this.opts.maxDeliver,
       placementCluster: this.placementFor(region),
+      replicas: this.opts.replicas,
     };
     await ensureRegionStreams(await this.jsm, region, partitions, settings);
   }
@@ -161,7 +184,7 @@ export class JetStreamBus implements MessageBus {
   }
 
   publishResult(region: string, result: FetchResult): Promise<void> {
-    return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result));
+    return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result), result.taskId);
   }
 
   async publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
@@ -173,6 +196,8 @@ export class JetStreamBus implements MessageBus {
     try {
       await direct();
     } catch (err) {
+      // This process's own connection being down says nothing of the other region: the caller keeps the links.
+      if (!this.connection.isUp) throw err;
       this.markUnreachable(region, err);
       await forward();
     }
@@ -202,6 +227,7 @@ export class JetStreamBus implements MessageBus {
         try {
           await this.publish(subjects.urls(to, links.partition), () => encodeDiscoveredLinks(links.partition, links.urls));
         } catch (err) {
+          if (!this.connection.isUp) throw err; // redelivered once the connection is back
           this.markUnreachable(to, err);
           return d.nak(this.opts.unreachableForMs);
         }
@@ -247,6 +273,7 @@ export class JetStreamBus implements MessageBus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.closed = true;
     await Promise.allSettled([...this.publishes]);
+    this.connection.stop();
   }
 
   private async publish(subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
@@ -256,12 +283,21 @@ export class JetStreamBus implements MessageBus {
     // A fresh header set each time: nats.js adds Nats-Msg-Id to the one it is given.
     const h = headers();
     h.set(BUS_ENCODING_HEADER, String(BUS_ENCODINGS.newest));
-    const p = this.window.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }));
+    const what = msgID === undefined ? `a message to ${subject}` : `message ${msgID} to ${subject}`;
+    const p = this.window.run(() =>
+      this.connection.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }), what),
+    );
     this.publishes.add(p);
     try {
       await p;
     } catch (err) {
-      if (isNoStream(err)) throw new Error(`no stream stores ${subject}: run ensureRegion for its region first`, { cause: err });
+      if (isNoStream(err)) {
+        // Also what a replicated stream answers while it elects a new leader after losing a server.
+        throw new BusUnavailableError(
+          `no stream took ${subject}: none stores it (run ensureRegion for its region first), or its leader is being elected after a NATS server was lost (retry)`,
+          { cause: err },
+        );
+      }
       throw err;
     } finally {
       this.publishes.delete(p);
@@ -286,10 +322,12 @@ export class JetStreamBus implements MessageBus {
       concurrency,
       maxMessages: Math.max(1, this.opts.pullAhead),
       fetchExpiresMs: Math.max(1_000, this.opts.taskFetchExpiresMs),
+      consumeExpiresMs: Math.max(1_000, this.opts.pullExpiresMs),
       errorNakDelayMs: this.opts.errorNakDelayMs,
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),
       onError: this.opts.onError,
+      whenReconnected: (f) => this.connection.whenBack(f),
       onRefused: (reason, subject, seq) => {
         this.opts.counters?.add("bus.refused.encoding");
         this.opts.onError(new Error(`${reason}; the message is terminated, not redelivered`), `${subject}: message ${seq} refused`);

@@ -5,7 +5,9 @@
  *
  *  - "consume" (url and result handlers: short, one at a time, throughput matters): `consume()` with
  *    `maxMessages` pulled ahead. nats.js queues its next pull request behind the messages already
- *    buffered, so a slow handler stops the pulling instead of letting messages pile up.
+ *    buffered, so a slow handler stops the pulling instead of letting messages pile up. Each pull request
+ *    lasts `consumeExpiresMs`: one lost with a server (or a consumer leader that moved) is noticed by its
+ *    missed heartbeats and pulled again after about that long.
  *  - "fetch" (fetch tasks: seconds each, many at once): take every free handler slot, then `fetch()`
  *    exactly that many. Nothing waits in a client buffer while its ack wait runs down, and a task
  *    redelivered after a fetch node stalled goes to a node with a free slot, not back into a full one.
@@ -14,7 +16,7 @@
  * that cannot be decoded is terminated (it never will be decodable), and so is one whose encoding version
  * (core/cluster/bus-encoding.ts) this node does not read: decoding it could misread it. If the consumer is
  * missing (ensureRegion not run yet) or the pull dies (connection lost), the subscription retries with
- * backoff until stop(). stop() stops pulling, waits for the handlers already running, and leaves buffered but
+ * backoff until stop(), and at once when the connection comes back. stop() stops pulling, waits for the handlers already running, and leaves buffered but
  * unhandled messages unacked: the server redelivers them after the ack wait, maybe to another subscriber.
  */
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
@@ -35,6 +37,8 @@ export interface PullSubscriptionOptions<T> {
   maxMessages: number;
   /** fetch mode: how long one fetch request waits for messages. */
   fetchExpiresMs: number;
+  /** consume mode: how long one pull request lasts (a lost one is noticed after about this long). */
+  consumeExpiresMs: number;
   errorNakDelayMs: number;
   /** Ask the server to confirm each ack (a round trip per message) instead of sending it and moving on. */
   confirmAcks: boolean;
@@ -44,6 +48,8 @@ export interface PullSubscriptionOptions<T> {
    */
   termWithReason: () => boolean;
   onError: (err: unknown, where: string) => void;
+  /** Registers a callback for the connection coming back after a drop; returns the unsubscribe. */
+  whenReconnected?: (f: () => void) => () => void;
   /** A message of an encoding version this node does not read was terminated. */
   onRefused: (reason: string, subject: string, seq: number) => void;
 }
@@ -59,6 +65,9 @@ export class PullSubscription<T> implements Subscription {
   private wake: (() => void) | undefined;
   private readonly loop: Promise<void>;
   private readonly where: string;
+  private readonly unwatch: (() => void) | undefined;
+  /** The connection came back: the next retry goes at once, and the backoff starts over. */
+  private retryNow = false;
 
   constructor(
     private readonly js: JetStreamClient,
@@ -66,12 +75,17 @@ export class PullSubscription<T> implements Subscription {
   ) {
     this.slots = new Semaphore(Math.max(1, opts.concurrency));
     this.where = `${opts.stream}/${opts.consumer}`;
+    this.unwatch = opts.whenReconnected?.(() => {
+      this.retryNow = true;
+      this.wake?.();
+    });
     this.loop = this.run();
   }
 
   async stop(): Promise<void> {
     if (!this.stopping) {
       this.stopping = true;
+      this.unwatch?.();
       this.wake?.();
       this.messages?.stop();
     }
@@ -92,15 +106,25 @@ export class PullSubscription<T> implements Subscription {
         }
       } catch (err) {
         if (this.stopping) return;
+        if (this.retryNow) {
+          this.retryNow = false;
+          retryMs = RETRY_MIN_MS;
+          continue;
+        }
         this.opts.onError(err, `${this.where}: pull failed (retrying in ${retryMs} ms)`);
         await this.sleep(retryMs);
-        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        if (this.retryNow) {
+          this.retryNow = false;
+          retryMs = RETRY_MIN_MS;
+        } else {
+          retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        }
       }
     }
   }
 
   private async consume(consumer: Consumer): Promise<void> {
-    const messages = await consumer.consume({ max_messages: this.opts.maxMessages });
+    const messages = await consumer.consume({ max_messages: this.opts.maxMessages, expires: this.opts.consumeExpiresMs });
     if (!this.track(messages)) return;
     for await (const m of messages) {
       await this.slots.acquire();

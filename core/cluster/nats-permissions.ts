@@ -46,11 +46,15 @@ function manageStreams(region: string): string[] {
   ]);
 }
 
-/** The cluster-state bucket: opened (created when missing), read, listed and watched (ordered consumers). */
+/**
+ * The cluster-state bucket: opened (created when missing, its copies brought to --nats-replicas in place by
+ * whichever role opens it first after the setting changed), read, listed and watched (ordered consumers).
+ */
 const USE_BUCKET = [
   "$JS.API.INFO",
   `$JS.API.STREAM.INFO.${KV_STREAM}`,
   `$JS.API.STREAM.CREATE.${KV_STREAM}`,
+  `$JS.API.STREAM.UPDATE.${KV_STREAM}`,
   `$JS.API.STREAM.MSG.GET.${KV_STREAM}`,
   `$JS.API.DIRECT.GET.${KV_STREAM}`,
   `$JS.API.DIRECT.GET.${KV_STREAM}.>`,

@@ -10,7 +10,7 @@
  * HTTPS certificate of /healthz, /readyz and /metrics.
  */
 import { hostname } from "node:os";
-import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
+import { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
 import {
   between,
   ConfigError,
@@ -52,6 +52,8 @@ export interface FrontierNodeConfig {
   defaultRegion: string;
   regionRules: string;
   natsUrls: readonly string[];
+  /** Copies JetStream keeps of the region streams, the cluster-state bucket and the replicated partition state. */
+  natsReplicas: number;
   /** Empty: no Redis, a local Bloom filter saved under the data dir (single-node development). */
   redisUrl: string;
   dataDir: string;
@@ -72,8 +74,6 @@ export interface FrontierNodeConfig {
   logFormat: LogFormat | undefined;
   /** Replicate each partition's state in JetStream (docs/cluster.md, "Replicated partition state"). */
   replicateState: boolean;
-  /** Copies JetStream keeps of the replicated state (stream and object store this node creates). */
-  natsReplicas: number;
   stateSnapshotIntervalMs: number;
 }
 
@@ -116,6 +116,7 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     description: "NATS server URL(s) of this region, comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   redisUrl: {
     default: "",
     env: "CRAWL_REDIS_URL",
@@ -216,13 +217,6 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     description:
       "Replicate each partition's state (a journal of its changes, and snapshots) in JetStream, so a node lost with its disk loses at most its last moments; false: a partition lives on this node's disk only",
     ...switchKind(),
-  },
-  natsReplicas: {
-    default: 1,
-    env: "CRAWL_NATS_REPLICAS",
-    flag: "--nats-replicas",
-    description: "Copies JetStream keeps of the replicated partition state (1 on a single server, 3 on a region's 3-server cluster)",
-    ...integerKind(between(1, 5)),
   },
   stateSnapshotIntervalMs: {
     default: 10 * 60 * SECOND,

@@ -51,6 +51,8 @@ export interface FrontierNodeOptions {
   rules: RegionRules;
   policy: PolicyConfig;
   credit: number;
+  /** How long a task whose publish fails is published again before it is given back (Dispatcher). */
+  republishForMs?: number;
   heartbeatIntervalMs: number;
   maxQueued: number;
   confirmAllSeen?: boolean;
@@ -142,6 +144,7 @@ export class FrontierNode {
               errorFields(error),
             )
           : log.info("there is room on the store's disk again: dispatching goes on"),
+      log: log.child("seen"),
       forward: {
         owns: (host) => {
           const address = addressOf(host, opts);
@@ -168,7 +171,15 @@ export class FrontierNode {
       : undefined);
     /** Partitions received whole by handoff, with the ring epoch that marked them handed over. */
     const handedIn = new Map<number, number>();
-    this.dispatcher = new Dispatcher({ frontier, bus, region, credit: opts.credit, now, log: log.child("dispatcher") });
+    this.dispatcher = new Dispatcher({
+      frontier,
+      bus,
+      region,
+      credit: opts.credit,
+      republishForMs: opts.republishForMs,
+      now,
+      log: log.child("dispatcher"),
+    });
     const sender = new HandoffSender({
       nodeId,
       region,
@@ -416,6 +427,7 @@ export class FrontierNode {
       this.membership.stop();
       await this.dispatcher.stop();
       await this.manager.stopIntake();
+      await this.frontier.stopSeenRecovery();
       await this.manager.abortHandoffs();
       await this.manager.stopResults();
       await this.replicator?.stop(0);
@@ -433,6 +445,7 @@ export class FrontierNode {
     this.grpc?.health.set(false);
     await this.dispatcher.stop();
     await this.manager.stopIntake();
+    await this.frontier.stopSeenRecovery();
     // Results of tasks in flight, and handoffs under way (which wait for those results), get the grace period.
     const deadline = this.now() + this.opts.stopGraceMs;
     const busy = () => this.frontier.inFlight > 0 || this.manager.handingOff.length > 0;
@@ -502,9 +515,11 @@ export class FrontierNode {
       ...this.replicator?.gauges(),
       partitionsPreparing: this.manager.preparingPartitions.length,
       credit: this.opts.credit,
+      tasksWaitingToPublish: this.dispatcher.waitingToPublish,
       partitionsServed: this.manager.served.length,
       partitionsHandingOff: this.manager.handingOff.length,
       partitionsAwaited: this.manager.currentRoles.await.length,
+      partitionsRebuildingSeen: this.frontier.partitionsRebuildingSeen.length,
       draining: this.frontier.isDraining ? 1 : 0,
     };
   }

@@ -189,8 +189,8 @@ export function parseUp(argv: readonly string[], env: Env = {}): UpOptions {
 
 /**
  * Frontier-node flags that cannot work on the servers `cluster up` runs: one nats-server per region keeps
- * one copy of a stream, so replicated partition state asked to keep more (`--nats-replicas`) could never be
- * set up, and the frontier nodes would be restarted in vain.
+ * one copy of a stream, so streams, the cluster-state bucket or replicated partition state asked to keep
+ * more (`--nats-replicas`) could never be set up, and the frontier nodes would be restarted in vain.
  */
 function frontierFlagProblems(args: readonly string[]): string[] {
   const replicas = args.flatMap((a, i) =>

@@ -50,6 +50,13 @@ export interface ProcessPlan {
   stopGraceMs: number;
 }
 
+/**
+ * Added to every crawler process's environment: one nats-server per region keeps one copy of each stream,
+ * of the cluster-state bucket and of the replicated partition state, whatever the shell says
+ * (CRAWL_NATS_REPLICAS > 1 could never be set up there, and the processes would be restarted in vain).
+ */
+const ONE_COPY: Readonly<Record<string, string>> = { CRAWL_NATS_REPLICAS: "1" };
+
 /** The order processes start in, group by group; they stop in the reverse order. */
 export const START_ORDER: readonly (readonly Role[])[] = [["nats", "redis"], ["coordinator"], ["fetch"], ["frontier"]];
 export const STOP_ORDER: readonly (readonly Role[])[] = [...START_ORDER].reverse();
@@ -192,7 +199,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         ...shared,
       ],
       cwd: REPO_ROOT,
-      env: {},
+      env: { ...ONE_COPY },
       ports: p,
       dataDir: null,
       dirs: [],
@@ -237,7 +244,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
           ]
         : args,
       cwd: REPO_ROOT,
-      env: {},
+      env: { ...ONE_COPY },
       ports: p,
       dataDir,
       // The WARC directory must exist before Deno is given it in --allow-read and --allow-write.
@@ -270,8 +277,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         ...input.frontierArgs,
       ],
       cwd: REPO_ROOT,
-      // One nats-server per region keeps one copy of the replicated partition state, whatever the shell says.
-      env: { CRAWL_NATS_REPLICAS: "1" },
+      env: { ...ONE_COPY },
       ports: p,
       dataDir,
       dirs: [dataDir],

@@ -26,14 +26,13 @@ locals {
     var.fleet.allow_private_addresses ? { CRAWL_ALLOW_PRIVATE_ADDRESSES = "true" } : {},
   )
 
-  # Settings the fleet needs that the processes do not read yet (issue 9: streams with replicas; issue 11:
-  # WARC upload with an instance role's credentials). They are rendered so that the fleet is complete and
-  # switch off with fleet.warc_upload and the region's NATS count; the output `pending_process_settings`
-  # lists the ones a given fleet renders, so a test that boots the rendered fleet can insist on none. (The
-  # TLS and NATS user settings of issue 10 are read by every role: kit/tls.)
+  # Settings the fleet needs that the processes do not read yet (issue 11: WARC upload with an instance
+  # role's credentials). They are rendered so that the fleet is complete and switch off with
+  # fleet.warc_upload; the output `pending_process_settings` lists the ones a given fleet renders, so a
+  # test that boots the rendered fleet can insist on none. (The TLS and NATS user settings of issue 10 are
+  # read by every role: kit/tls; so is CRAWL_NATS_REPLICAS: adapters/nats.)
   settings_not_yet_read_by_processes = {
-    CRAWL_NATS_REPLICAS = "replicas of every stream and of the cluster-state bucket, placed in the region's own NATS cluster"
-    CRAWL_WARC_UPLOAD   = "s3://bucket/prefix the fetch nodes upload finished WARC files to (fleet.warc_upload): without secrets.warc_access_key_id / warc_secret_access_key they have no credentials (an instance role's are not read yet) and do not start"
+    CRAWL_WARC_UPLOAD = "s3://bucket/prefix the fetch nodes upload finished WARC files to (fleet.warc_upload): without secrets.warc_access_key_id / warc_secret_access_key they have no credentials (an instance role's are not read yet) and do not start"
   }
 
   # The fetch nodes' upload of WARC files: the target, the store's endpoint and signing region (per region:
@@ -55,7 +54,9 @@ locals {
   nats_client_env = { for id, f in local.tls_files : id => merge(
     local.nats_auth ? { CRAWL_NATS_USER = try(local.machines[id].role, "fetch") } : {},
     local.tls_on ? { CRAWL_NATS_TLS_CA_FILE = f.ca_file } : {},
-    # One copy is what the processes do today; more needs the pending setting.
+    # Copies of every stream, of the cluster-state bucket and of the replicated partition state (each
+    # role creates them: adapters/nats); 3 on a region's 3-server cluster, where losing one server loses
+    # nothing.
     local.stream_copies > 1 ? { CRAWL_NATS_REPLICAS = tostring(local.stream_copies) } : {},
   ) }
   # gRPC (coordinator, frontier nodes): the machine's certificate names its role and node id

@@ -66,12 +66,13 @@ locals {
     ]]),
   ) }
 
-  # The cluster-state bucket: opened (created when missing), read, watched (ordered consumers answer
-  # flow control), and written under the keys given per role.
+  # The cluster-state bucket: opened (created when missing, its copies brought to CRAWL_NATS_REPLICAS),
+  # read, watched (ordered consumers answer flow control), and written under the keys given per role.
   js_kv = [
     "$JS.API.INFO",
     "$JS.API.STREAM.INFO.${local.kv_stream}",
     "$JS.API.STREAM.CREATE.${local.kv_stream}",
+    "$JS.API.STREAM.UPDATE.${local.kv_stream}",
     "$JS.API.STREAM.MSG.GET.${local.kv_stream}",
     "$JS.API.DIRECT.GET.${local.kv_stream}",
     "$JS.API.DIRECT.GET.${local.kv_stream}.>",
