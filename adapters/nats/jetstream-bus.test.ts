@@ -67,9 +67,9 @@ test("jetstream-bus - ensureRegion creates file work queues with a 2 min duplica
   });
   for (let p = 0; p < 3; p++) {
     const urls = await jsm.consumers.info(streams.urls(region), consumers.urls(p));
-    expect(urls.config).toMatchObject({ filter_subject: subjects.urls(region, p), ack_wait: nanos(30_000) });
+    expect(urls.config).toMatchObject({ filter_subject: subjects.urls(region, p), ack_wait: nanos(5_000) });
     const results = await jsm.consumers.info(streams.results(region), consumers.results(p));
-    expect(results.config).toMatchObject({ filter_subject: subjects.results(region, p), ack_wait: nanos(30_000) });
+    expect(results.config).toMatchObject({ filter_subject: subjects.results(region, p), ack_wait: nanos(5_000) });
   }
   const names: string[] = [];
   for await (const ci of jsm.consumers.list(streams.urls(region))) names.push(ci.name);
@@ -84,11 +84,11 @@ test("jetstream-bus - two nodes setting up one region at once both succeed", asy
 test("jetstream-bus - changeable drift is repaired, a changed retention is refused", async () => {
   const region = freshRegion();
   await bus().ensureRegion(region, 1);
-  await jsm.consumers.update(streams.urls(region), consumers.urls(0), { ack_wait: nanos(5_000), max_ack_pending: 7 });
+  await jsm.consumers.update(streams.urls(region), consumers.urls(0), { ack_wait: nanos(9_000), max_ack_pending: 7 });
   await jsm.streams.update(streams.fetch(region), { duplicate_window: nanos(10_000) });
   await bus().ensureRegion(region, 1);
   expect((await jsm.consumers.info(streams.urls(region), consumers.urls(0))).config).toMatchObject({
-    ack_wait: nanos(30_000),
+    ack_wait: nanos(5_000),
     max_ack_pending: 1000,
   });
   expect((await jsm.streams.info(streams.fetch(region))).config.duplicate_window).toBe(nanos(120_000));

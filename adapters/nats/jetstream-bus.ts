@@ -11,7 +11,9 @@
  * is down a publish fails at once, and one waiting for its ack fails as soon as the connection drops
  * (BusUnavailableError, connection-watch.ts): callers keep what failed and publish it again, and do so as
  * soon as the connection is back rather than after a publish timeout. Subscriptions whose pulls failed
- * during the outage pull again the moment it is back. Every message carries its encoding
+ * during the outage pull again the moment it is back, and a subscription whose consumer elects a new
+ * leader (a server of a region's cluster lost) pulls again the moment the server announces it
+ * (leader-advisories.ts). Every message carries its encoding
  * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
  * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
@@ -33,15 +35,28 @@ import {
   encodeFetchTask,
 } from "../../proto/codec/index.ts";
 import { ConnectionWatch } from "./connection-watch.ts";
+import { LeaderAdvisories } from "./leader-advisories.ts";
 import { BusUnavailableError, isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
 import { Semaphore } from "./semaphore.ts";
 
 export interface JetStreamBusOptions {
-  /** Ack wait of the `fetchers` consumer: a fetch (20 s at most) plus storing and publishing. Default 60 s. */
+  /**
+   * Ack wait of the `fetchers` consumer. A fetch node reports the tasks it holds in progress, so this bounds
+   * how late a task comes back from a fetch node that died or a delivery lost with a NATS server. Kept well
+   * above a fetch (20 s at most): a consumer leader elected after a server is lost redelivers what was out
+   * longer than this (in-progress reports reach only the old leader), and a task fetched twice at once
+   * would break its host's gap. Default 60 s.
+   */
   fetchAckWaitMs?: number;
-  /** Ack wait of the `urls-<p>` and `results-<p>` consumers. Default 30 s. */
+  /**
+   * Ack wait of the `urls-<p>` and `results-<p>` consumers. Messages a subscriber holds are reported in
+   * progress, so this only bounds how late a delivery lost with a NATS server (a consumer leader killed
+   * while sending it) comes back: their handlers are idempotent, and a result lost that way holds its
+   * host until it does. Default 5 s (was 30 s: measured, two hosts waited 30 s after a server of three was
+   * killed).
+   */
   ackWaitMs?: number;
   /** Unacked messages a consumer may have out, over all its subscribers. Default 1000. */
   maxAckPending?: number;
@@ -63,9 +78,9 @@ export interface JetStreamBusOptions {
   taskFetchExpiresMs?: number;
   /**
    * How long one pull request of a url/result subscription lasts before it is renewed. A pull held by a
-   * server that died, or by a consumer leader that moved (a server of a region's cluster lost), is noticed
-   * after two missed idle heartbeats, half this long each: about this long after the loss. nats.js's own
-   * default (30 s) stalled every partition whose consumer leader moved for half a minute. Default 5 s; at
+   * server that died, or by a consumer leader that moved (a server of a region's cluster lost), is sent
+   * again when the new leader is announced; failing that (the announcement missed) it is noticed after
+   * two missed idle heartbeats, half this long each: about this long after the loss. Default 5 s; at
    * least 1 s.
    */
   pullExpiresMs?: number;
@@ -95,7 +110,7 @@ export interface JetStreamBusOptions {
 
 const defaults = {
   fetchAckWaitMs: 60_000,
-  ackWaitMs: 30_000,
+  ackWaitMs: 5_000,
   maxAckPending: 1000,
   maxDeliver: -1,
   duplicateWindowMs: 120_000,
@@ -118,6 +133,7 @@ export class JetStreamBus implements MessageBus {
   private readonly subscriptions = new Set<Subscription>();
   private readonly publishes = new Set<Promise<unknown>>();
   private readonly connection: ConnectionWatch;
+  private readonly leaders: LeaderAdvisories;
   private closed = false;
 
   constructor(
@@ -132,6 +148,7 @@ export class JetStreamBus implements MessageBus {
     this.js = jetstream(nc, { timeout: this.opts.publishTimeoutMs });
     this.window = new Semaphore(this.opts.publishWindow);
     this.connection = new ConnectionWatch(nc);
+    this.leaders = new LeaderAdvisories(nc, this.opts.onError);
   }
 
   async ensureRegion(region: string, partitions: number): Promise<void> {
@@ -195,6 +212,7 @@ export class JetStreamBus implements MessageBus {
     this.closed = true;
     await Promise.allSettled([...this.publishes]);
     this.connection.stop();
+    this.leaders.stop();
   }
 
   private async publish(subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
@@ -244,11 +262,13 @@ export class JetStreamBus implements MessageBus {
       maxMessages: Math.max(1, this.opts.pullAhead),
       fetchExpiresMs: Math.max(1_000, this.opts.taskFetchExpiresMs),
       consumeExpiresMs: Math.max(1_000, this.opts.pullExpiresMs),
+      ackWaitMs: consumer === consumers.fetchers ? this.opts.fetchAckWaitMs : this.opts.ackWaitMs,
       errorNakDelayMs: this.opts.errorNakDelayMs,
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),
       onError: this.opts.onError,
       whenReconnected: (f) => this.connection.whenBack(f),
+      whenLeaderElected: (f) => this.leaders.watch(stream, consumer, f),
       onRefused: (reason, subject, seq) => {
         this.opts.counters?.add("bus.refused.encoding");
         this.opts.onError(new Error(`${reason}; the message is terminated, not redelivered`), `${subject}: message ${seq} refused`);

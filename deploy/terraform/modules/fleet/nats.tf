@@ -13,9 +13,11 @@
 #                urls-<p> and results-<p> of its region; writes node records and the ring (handoff)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
 #                region's `fetchers`; writes node records
-# Every role subscribes to _INBOX.> only: JetStream answers, pulled messages and publish acks all arrive
-# on the client's inbox. Passwords come from the server's environment ($NATS_PASSWORD_<ROLE>), written at
-# boot from the secret store; the configuration holds no secret.
+# Every role subscribes to _INBOX.> (JetStream answers, pulled messages and publish acks all arrive on
+# the client's inbox) and to the consumer-leader-elected advisories, so a pull lost with a consumer's
+# leader (a server of the region lost) is sent again the moment a new leader exists. Passwords come from
+# the server's environment ($NATS_PASSWORD_<ROLE>), written at boot from the secret store; the
+# configuration holds no secret.
 
 locals {
   kv_stream = "KV_crawl-cluster"
@@ -103,7 +105,7 @@ locals {
     tls        = local.nats_tls_block
     auth       = local.nats_auth
     publish    = local.nats_publish[m.region]
-    subscribe  = ["_INBOX.>"]
+    subscribe  = ["_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.>"]
     fleet_name = var.fleet.name
   }) if m.role == "nats" }
 }
