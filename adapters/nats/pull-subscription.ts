@@ -12,13 +12,14 @@
  *    fetch node stalled goes to a node with a free slot, not back into a full one.
  *
  * Why not nats.js's `consume()`: a pull request lives on the consumer's leader, and when that leader is
- * lost (its NATS server of a 3-server cluster killed) the request dies with it. consume() notices by two
- * missed heartbeats, then asks for the consumer's info, which times out while no leader is elected, and
- * waits a whole pull lifetime between tries: measured, a results consumer whose new leader was elected 3 to
- * 8 s after the loss was pulled again only 17 s after it, and its hosts waited that long. Here a failed or
- * heartbeat-less pull is pulled again after at most RETRY_MAX_MS, the Consumer handle is kept (no info
- * request per retry), and `whenLeaderElected` (the server's leader-elected advisory for this consumer)
- * ends the pull under way and pulls again at once: the new leader is asked the moment it exists. Messages
+ * lost (its NATS server of a 3-server cluster killed) the request dies with it. consume() ignores the
+ * "leadership change" status the server answers such a pull with, notices only by two missed heartbeats,
+ * then asks for the consumer's info, which times out while no leader is elected, and waits a whole pull
+ * lifetime between tries: measured, a results consumer whose new leader was elected 3 to 8 s after the loss
+ * was pulled again only 17 s after it, and its hosts waited that long. A `fetch()` ends on that status (or
+ * on missed heartbeats) and is pulled again after at most RETRY_MAX_MS, the Consumer handle is kept (no
+ * info request per retry), and `whenLeaderElected` (the server's leader-elected advisory for this
+ * consumer) ends the pull under way and pulls again at once: the new leader is asked the moment it exists. Messages
  * go from a pull into the queue without waiting, so ending a pull never leaves one behind in a buffer.
  *
  * A handler that throws without settling its message gets it nak'ed after `errorNakDelayMs`; a message
