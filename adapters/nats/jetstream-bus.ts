@@ -13,7 +13,8 @@
  * soon as the connection is back rather than after a publish timeout. Subscriptions whose pulls failed
  * during the outage pull again the moment it is back, and a subscription whose consumer elects a new
  * leader (a server of a region's cluster lost) pulls again the moment the server announces it
- * (leader-advisories.ts). Every message carries its encoding
+ * (leader-advisories.ts); a publish still waiting for its ack when its stream elects a new leader fails
+ * then (BusUnavailableError), so its caller publishes it again to the new leader at once. Every message carries its encoding
  * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
  * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
@@ -177,15 +178,20 @@ export class JetStreamBus implements MessageBus {
   }
 
   publishTask(region: string, task: FetchTask): Promise<void> {
-    return this.publish(subjects.fetch(region), () => encodeFetchTask(task, region), task.taskId);
+    return this.publish(streams.fetch(region), subjects.fetch(region), () => encodeFetchTask(task, region), task.taskId);
   }
 
   publishResult(region: string, result: FetchResult): Promise<void> {
-    return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result), result.taskId);
+    return this.publish(
+      streams.results(region),
+      subjects.results(region, result.partition),
+      () => encodeFetchResult(result),
+      result.taskId,
+    );
   }
 
   publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
-    return this.publish(subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
+    return this.publish(streams.urls(region), subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
   }
 
   consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription {
@@ -215,7 +221,7 @@ export class JetStreamBus implements MessageBus {
     this.leaders.stop();
   }
 
-  private async publish(subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
+  private async publish(stream: string, subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
     if (this.closed) throw new Error("jetstream-bus: publish after close");
     // Encode before taking a slot, so a bad message fails at once and never holds the window.
     const data = encode();
@@ -224,7 +230,11 @@ export class JetStreamBus implements MessageBus {
     h.set(BUS_ENCODING_HEADER, String(BUS_ENCODINGS.newest));
     const what = msgID === undefined ? `a message to ${subject}` : `message ${msgID} to ${subject}`;
     const p = this.window.run(() =>
-      this.connection.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }), what),
+      this.connection.run(
+        () =>
+          this.untilNewLeader(stream, what, this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h })),
+        what,
+      ),
     );
     this.publishes.add(p);
     try {
@@ -241,6 +251,30 @@ export class JetStreamBus implements MessageBus {
     } finally {
       this.publishes.delete(p);
     }
+  }
+
+  /**
+   * `p`, failed early when `stream` elects a new leader before it settles: a publish sent while the stream
+   * had no leader (its server lost) is answered by nobody, and its caller can publish it again to the new
+   * leader now (under its message id it is stored once) instead of after the publish timeout.
+   */
+  private untilNewLeader<T>(stream: string, what: string, p: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unwatch = this.leaders.watchStream(stream, () => {
+        unwatch();
+        reject(new BusUnavailableError(`stream ${stream} elected a new leader before ${what} was confirmed (it may or may not be stored)`));
+      });
+      p.then(
+        (v) => {
+          unwatch();
+          resolve(v);
+        },
+        (e: unknown) => {
+          unwatch();
+          reject(e);
+        },
+      );
+    });
   }
 
   private subscribe<T>(
