@@ -11,7 +11,10 @@
  * is down a publish fails at once, and one waiting for its ack fails as soon as the connection drops
  * (BusUnavailableError, connection-watch.ts): callers keep what failed and publish it again, and do so as
  * soon as the connection is back rather than after a publish timeout. Subscriptions whose pulls failed
- * during the outage pull again the moment it is back. Every message carries its encoding
+ * during the outage pull again the moment it is back, and a subscription whose consumer elects a new
+ * leader (a server of a region's cluster lost) pulls again the moment the server announces it
+ * (leader-advisories.ts); a publish still waiting for its ack when its stream elects a new leader fails
+ * then (BusUnavailableError), so its caller publishes it again to the new leader at once. Every message carries its encoding
  * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
  * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
@@ -41,15 +44,28 @@ import {
   encodeFetchTask,
 } from "../../proto/codec/index.ts";
 import { ConnectionWatch } from "./connection-watch.ts";
+import { LeaderAdvisories } from "./leader-advisories.ts";
 import { BusUnavailableError, isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
 import { Semaphore } from "./semaphore.ts";
 
 export interface JetStreamBusOptions {
-  /** Ack wait of the `fetchers` consumer: a fetch (20 s at most) plus storing and publishing. Default 60 s. */
+  /**
+   * Ack wait of the `fetchers` consumer. A fetch node reports the tasks it holds in progress, so this bounds
+   * how late a task comes back from a fetch node that died or a delivery lost with a NATS server. Kept well
+   * above a fetch (20 s at most): a consumer leader elected after a server is lost redelivers what was out
+   * longer than this (in-progress reports reach only the old leader), and a task fetched twice at once
+   * would break its host's gap. Default 60 s.
+   */
   fetchAckWaitMs?: number;
-  /** Ack wait of the `urls-<p>` and `results-<p>` consumers. Default 30 s. */
+  /**
+   * Ack wait of the `urls-<p>` and `results-<p>` consumers. Messages a subscriber holds are reported in
+   * progress, so this only bounds how late a delivery lost with a NATS server (a consumer leader killed
+   * while sending it) comes back: their handlers are idempotent, and a result lost that way holds its
+   * host until it does. Default 5 s (was 30 s: measured, two hosts waited 30 s after a server of three was
+   * killed).
+   */
   ackWaitMs?: number;
   /** Unacked messages a consumer may have out, over all its subscribers. Default 1000. */
   maxAckPending?: number;
@@ -71,9 +87,9 @@ export interface JetStreamBusOptions {
   taskFetchExpiresMs?: number;
   /**
    * How long one pull request of a url/result subscription lasts before it is renewed. A pull held by a
-   * server that died, or by a consumer leader that moved (a server of a region's cluster lost), is noticed
-   * after two missed idle heartbeats, half this long each: about this long after the loss. nats.js's own
-   * default (30 s) stalled every partition whose consumer leader moved for half a minute. Default 5 s; at
+   * server that died, or by a consumer leader that moved (a server of a region's cluster lost), is sent
+   * again when the new leader is announced; failing that (the announcement missed) it is noticed after
+   * two missed idle heartbeats, half this long each: about this long after the loss. Default 5 s; at
    * least 1 s.
    */
   pullExpiresMs?: number;
@@ -111,7 +127,7 @@ export interface JetStreamBusOptions {
 
 const defaults = {
   fetchAckWaitMs: 60_000,
-  ackWaitMs: 30_000,
+  ackWaitMs: 5_000,
   maxAckPending: 1000,
   maxDeliver: -1,
   duplicateWindowMs: 120_000,
@@ -136,6 +152,7 @@ export class JetStreamBus implements MessageBus {
   private readonly subscriptions = new Set<Subscription>();
   private readonly publishes = new Set<Promise<unknown>>();
   private readonly connection: ConnectionWatch;
+  private readonly leaders: LeaderAdvisories;
   private closed = false;
   /** Other regions whose last publish failed, until when they are sent straight to the forward stream. */
   private readonly unreachableUntil = new Map<string, number>();
@@ -152,6 +169,7 @@ export class JetStreamBus implements MessageBus {
     this.js = jetstream(nc, { timeout: this.opts.publishTimeoutMs });
     this.window = new Semaphore(this.opts.publishWindow);
     this.connection = new ConnectionWatch(nc);
+    this.leaders = new LeaderAdvisories(nc, this.opts.onError);
   }
 
   async ensureRegion(region: string, partitions: number): Promise<void> {
@@ -180,18 +198,24 @@ export class JetStreamBus implements MessageBus {
   }
 
   publishTask(region: string, task: FetchTask): Promise<void> {
-    return this.publish(subjects.fetch(region), () => encodeFetchTask(task, region), task.taskId);
+    return this.publish(streams.fetch(region), subjects.fetch(region), () => encodeFetchTask(task, region), task.taskId);
   }
 
   publishResult(region: string, result: FetchResult): Promise<void> {
-    return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result), result.taskId);
+    return this.publish(
+      streams.results(region),
+      subjects.results(region, result.partition),
+      () => encodeFetchResult(result),
+      result.taskId,
+    );
   }
 
   async publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
     const local = this.opts.localRegion;
-    const direct = () => this.publish(subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
+    const direct = () => this.publish(streams.urls(region), subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
     if (!local || region === local) return direct();
-    const forward = () => this.publish(subjects.forward(local, region, partition), () => encodeDiscoveredLinks(partition, urls));
+    const forward = () =>
+      this.publish(streams.forward(local), subjects.forward(local, region, partition), () => encodeDiscoveredLinks(partition, urls));
     if (this.unreachable(region) > 0) return forward();
     try {
       await direct();
@@ -225,7 +249,9 @@ export class JetStreamBus implements MessageBus {
         const wait = this.unreachable(to);
         if (wait > 0) return d.nak(wait);
         try {
-          await this.publish(subjects.urls(to, links.partition), () => encodeDiscoveredLinks(links.partition, links.urls));
+          await this.publish(streams.urls(to), subjects.urls(to, links.partition), () =>
+            encodeDiscoveredLinks(links.partition, links.urls),
+          );
         } catch (err) {
           if (!this.connection.isUp) throw err; // redelivered once the connection is back
           this.markUnreachable(to, err);
@@ -274,9 +300,10 @@ export class JetStreamBus implements MessageBus {
     this.closed = true;
     await Promise.allSettled([...this.publishes]);
     this.connection.stop();
+    this.leaders.stop();
   }
 
-  private async publish(subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
+  private async publish(stream: string, subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
     if (this.closed) throw new Error("jetstream-bus: publish after close");
     // Encode before taking a slot, so a bad message fails at once and never holds the window.
     const data = encode();
@@ -285,7 +312,11 @@ export class JetStreamBus implements MessageBus {
     h.set(BUS_ENCODING_HEADER, String(BUS_ENCODINGS.newest));
     const what = msgID === undefined ? `a message to ${subject}` : `message ${msgID} to ${subject}`;
     const p = this.window.run(() =>
-      this.connection.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }), what),
+      this.connection.run(
+        () =>
+          this.untilNewLeader(stream, what, this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h })),
+        what,
+      ),
     );
     this.publishes.add(p);
     try {
@@ -302,6 +333,30 @@ export class JetStreamBus implements MessageBus {
     } finally {
       this.publishes.delete(p);
     }
+  }
+
+  /**
+   * `p`, failed early when `stream` elects a new leader before it settles: a publish sent while the stream
+   * had no leader (its server lost) is answered by nobody, and its caller can publish it again to the new
+   * leader now (under its message id it is stored once) instead of after the publish timeout.
+   */
+  private untilNewLeader<T>(stream: string, what: string, p: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unwatch = this.leaders.watchStream(stream, () => {
+        unwatch();
+        reject(new BusUnavailableError(`stream ${stream} elected a new leader before ${what} was confirmed (it may or may not be stored)`));
+      });
+      p.then(
+        (v) => {
+          unwatch();
+          resolve(v);
+        },
+        (e: unknown) => {
+          unwatch();
+          reject(e);
+        },
+      );
+    });
   }
 
   private subscribe<T>(
@@ -323,11 +378,13 @@ export class JetStreamBus implements MessageBus {
       maxMessages: Math.max(1, this.opts.pullAhead),
       fetchExpiresMs: Math.max(1_000, this.opts.taskFetchExpiresMs),
       consumeExpiresMs: Math.max(1_000, this.opts.pullExpiresMs),
+      ackWaitMs: consumer === consumers.fetchers ? this.opts.fetchAckWaitMs : this.opts.ackWaitMs,
       errorNakDelayMs: this.opts.errorNakDelayMs,
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),
       onError: this.opts.onError,
       whenReconnected: (f) => this.connection.whenBack(f),
+      whenLeaderElected: (f) => this.leaders.watch(stream, consumer, f),
       onRefused: (reason, subject, seq) => {
         this.opts.counters?.add("bus.refused.encoding");
         this.opts.onError(new Error(`${reason}; the message is terminated, not redelivered`), `${subject}: message ${seq} refused`);

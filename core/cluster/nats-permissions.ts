@@ -15,9 +15,12 @@
  *                that does not answer to crawl.forward.<R>.<to>.<p>, and pulls and acks its region's
  *                `forwarders` to move them on
  *
- * Every role subscribes to _INBOX.> only: JetStream API answers, pulled messages and publish acks all
- * arrive on the client's inbox. So a fetch node, the process that reads what strangers publish, cannot
- * hand out fetch tasks, forge results of another region, take the coordinator's lease or rewrite the ring.
+ * Every role subscribes to _INBOX.> (JetStream API answers, pulled messages and publish acks all arrive on
+ * the client's inbox) and to the leader-elected advisories of consumers and streams (a pull lost with its
+ * consumer's leader, or a publish sent while its stream had none, is sent again the moment a new leader
+ * exists: adapters/nats/leader-advisories.ts), nothing else. So a fetch node, the process that reads what
+ * strangers publish, cannot hand out fetch tasks, forge results of another region, take the coordinator's
+ * lease or rewrite the ring.
  * The subjects are those of names.ts and of what adapters/nats asks JetStream (nats.js v3, nats-server 2.9).
  */
 import { CLUSTER_BUCKET, consumers, objectStores, streams, subjects } from "./names.ts";
@@ -104,7 +107,7 @@ const ANY_URLS = "crawl.urls.*.*";
  * manages every region's streams from its own region's servers).
  */
 export function natsPermissions(role: NatsRole, region: string, regions: readonly string[]): SubjectPermissions {
-  const subscribe = ["_INBOX.>"];
+  const subscribe = ["_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.>", "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.>"];
   switch (role) {
     case "coordinator":
       return { publish: [ANY_URLS, `${KV_PREFIX}.>`, ...USE_BUCKET, ...regions.flatMap(manageStreams)], subscribe };

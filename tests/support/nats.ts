@@ -22,13 +22,15 @@
  * route to itself). Per-region JetStream domains would be the other design; 2.9 never elects a meta
  * leader with them here.
  *
- * Uses node:child_process only, so the helper also runs under Deno.
+ * Uses node:child_process and nats.js only, so the helper also runs under Deno.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { jetstreamManager, StorageType } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 
 export interface NatsServer {
   /** nats://127.0.0.1:<port> */
@@ -147,7 +149,7 @@ export interface NatsCluster {
  * Starts a JetStream cluster of `size` servers (default 3) named `name`, joined by routes, each with its
  * own client port and store directory: the shape of one region's NATS in a fleet, where streams keep 3
  * replicas and losing one server loses nothing. Resolves once every server is ready, routed to all the
- * others, and the cluster has elected its JetStream meta leader. Route ports are chosen free beforehand
+ * others, the cluster has elected its JetStream meta leader, and it can place a stream with `size` replicas. Route ports are chosen free beforehand
  * (a JetStream cluster needs its routes configured up front); a start that loses one of them to another
  * process is tried again on new ones.
  */
@@ -176,6 +178,11 @@ export async function startNatsCluster(opts: { size?: number; name?: string; sta
       }
       await Promise.all(servers.map((server, i) => waitForLog(server, routed(i), timeout, `routes of ${name} server ${i + 1}`)));
       await Promise.race(servers.map((server) => waitForLog(server, metaLeader, timeout, `the JetStream meta leader of ${name}`)));
+      await waitForReplicaPlacement(
+        servers.map((server) => server.url),
+        size,
+        timeout,
+      );
     } catch (err) {
       lastError = err;
       await Promise.all(servers.map((server) => server.stop()));
@@ -214,6 +221,34 @@ export async function startNatsCluster(opts: { size?: number; name?: string; sta
     return cluster;
   }
   throw lastError;
+}
+
+/**
+ * Waits until the cluster can place a stream with `replicas` copies. The meta leader is elected before it
+ * has heard from every peer's JetStream, and meanwhile creating a replicated stream fails with "no suitable
+ * peers for placement" (seen: the coordinator's cluster-state bucket refused at start). A probe stream is
+ * created (in memory) and deleted.
+ */
+async function waitForReplicaPlacement(urls: string[], replicas: number, timeoutMs: number): Promise<void> {
+  const nc = await connect({ servers: urls, name: "cluster-probe" });
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  try {
+    const jsm = await jetstreamManager(nc);
+    while (Date.now() < deadline) {
+      try {
+        await jsm.streams.add({ name: "CLUSTER_PROBE", subjects: ["cluster.probe"], num_replicas: replicas, storage: StorageType.Memory });
+        await jsm.streams.delete("CLUSTER_PROBE");
+        return;
+      } catch (err) {
+        lastError = err;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+  throw new Error(`the cluster could not place a stream with ${replicas} replicas within ${timeoutMs} ms: ${String(lastError)}`);
 }
 
 /** A member of a routed JetStream cluster: its client port fixed once known, routes to every member (itself included: ignored). */

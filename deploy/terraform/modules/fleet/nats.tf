@@ -17,9 +17,11 @@
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
 #                region's `fetchers`; writes node records; links for a region that does not answer to
 #                crawl.forward.<R>.<to>.<p>, and pulls and acks the region's `forwarders` to move them on
-# Every role subscribes to _INBOX.> only: JetStream answers, pulled messages and publish acks all arrive
-# on the client's inbox. Passwords come from the server's environment ($NATS_PASSWORD_<ROLE>), written at
-# boot from the secret store; the configuration holds no secret.
+# Every role subscribes to _INBOX.> (JetStream answers, pulled messages and publish acks all arrive on
+# the client's inbox) and to the leader-elected advisories of consumers and streams, so a pull lost with
+# a consumer's leader, or a publish sent while a stream had none (a server of the region lost), is sent
+# again the moment a new leader exists. Passwords come from the server's environment
+# ($NATS_PASSWORD_<ROLE>), written at boot from the secret store; the configuration holds no secret.
 
 locals {
   kv_stream = "KV_crawl-cluster"
@@ -128,7 +130,7 @@ locals {
     tls        = local.tls_on ? local.tls_files[id] : null
     auth       = local.nats_auth
     publish    = local.nats_publish[m.region]
-    subscribe  = ["_INBOX.>"]
+    subscribe  = ["_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.>", "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.>"]
     fleet_name = var.fleet.name
   }) if m.role == "nats" }
 }
