@@ -52,18 +52,18 @@ import { Semaphore } from "./semaphore.ts";
 
 export interface JetStreamBusOptions {
   /**
-   * Ack wait of the `fetchers` consumer. A fetch node reports the tasks it holds in progress, so this bounds
-   * how late a task comes back from a fetch node that died or a delivery lost with a NATS server. Kept well
+   * Ack wait of the `fetchers` consumer: how late a task comes back from a fetch node that died or hangs,
+   * or from a delivery lost with a NATS server; a fetch node's handling of a task must fit in it. Kept well
    * above a fetch (20 s at most): a consumer leader elected after a server is lost redelivers what was out
    * longer than this (in-progress reports reach only the old leader), and a task fetched twice at once
    * would break its host's gap. Default 60 s.
    */
   fetchAckWaitMs?: number;
   /**
-   * Ack wait of the `urls-<p>` and `results-<p>` consumers. Messages a subscriber holds are reported in
-   * progress, so this only bounds how late a delivery lost with a NATS server (a consumer leader killed
-   * while sending it) comes back: their handlers are idempotent, and a result lost that way holds its
-   * host until it does. Default 5 s (was 30 s: measured, two hosts waited 30 s after a server of three was
+   * Ack wait of the `urls-<p>` and `results-<p>` consumers. Messages a subscriber has queued are reported
+   * in progress, so this bounds how late a delivery lost with a NATS server (a consumer leader killed while
+   * sending it) comes back, and a handler's time (their handlers are short and idempotent); a result lost
+   * that way holds its host until it does. Default 5 s (was 30 s: measured, two hosts waited 30 s after a server of three was
    * killed).
    */
   ackWaitMs?: number;

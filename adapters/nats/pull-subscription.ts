@@ -49,10 +49,9 @@ export interface PullSubscriptionOptions<T> {
   /** consume mode: how long one pull request lasts (a lost one is noticed after about this long). */
   consumeExpiresMs: number;
   /**
-   * The consumer's ack wait. A message held here (queued or being handled) for a third of it is reported
-   * in progress (`+WPI`) every third of it, so a deep queue or a slow handler never sees it redelivered
-   * while this subscriber lives; the ack wait then only bounds how long a delivery lost on the way (its
-   * server died) takes to come back.
+   * The consumer's ack wait. A message queued here, waiting for a handler, for a third of it is reported in
+   * progress (`+WPI`) every third of it, so a deep queue never sees it redelivered; a message being handled
+   * is not (a handler that hangs lets it go to another subscriber after the ack wait).
    */
   ackWaitMs: number;
   errorNakDelayMs: number;
@@ -98,7 +97,7 @@ export class PullSubscription<T> implements Subscription {
   /** The connection came back or a new leader was elected: the next retry goes at once, the backoff starts over. */
   private retryNow = false;
   private consumer: Consumer | undefined;
-  /** Every message pulled and not yet settled, with when it was pulled (for in-progress reports). */
+  /** Messages pulled and still queued, with when they were pulled (for in-progress reports). */
   private readonly held = new Map<JsMsg, number>();
   private readonly progressTimer: ReturnType<typeof setInterval>;
 
@@ -216,6 +215,8 @@ export class PullSubscription<T> implements Subscription {
   private pump(): void {
     while (!this.stopping && this.running < this.concurrency && this.queue.length > 0) {
       const m = this.queue.shift()!;
+      // Handed to its handler: no longer reported in progress, so a handler that hangs lets it be redelivered.
+      this.held.delete(m);
       this.running++;
       const task = this.handle(m).finally(() => {
         // Settled (or left to its ack wait by a handler that neither acked nor threw): no longer reported.

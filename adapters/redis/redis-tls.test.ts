@@ -33,6 +33,8 @@ test("redis TLS - the seen-set and the content index work over TLS as the crawle
   const seen = await RedisSeenSet.connect(redis.url, {}, { tlsCaPem: ca, name: "frontier-1" });
   const content = await RedisContentIndex.connect(redis.url, {}, { tlsCaPem: ca, name: "fetch-1" });
   try {
+    // A partition answers once it is built (its guard written); a frontier builds it from its store.
+    await seen.rebuild(3, []);
     expect(await seen.checkAndAdd(3, ["https://a.example/", "https://b.example/"])).toEqual([false, false]);
     expect(await seen.checkAndAdd(3, ["https://a.example/"])).toEqual([true]);
     expect(await content.claimExact("ab".repeat(32), "https://a.example/")).toBeUndefined();
