@@ -349,14 +349,19 @@ export class Frontier {
   async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
     const { pages, refs } = splitSitemapRefs(urls);
     const roots = await this.shareRoots(pages);
-    const sitemaps = this.screenSitemaps(refs);
-    const candidates = this.screen(pages);
-    if (candidates.length === 0 && sitemaps.length === 0 && roots.length === 0) return 0;
+    const tally = new Counters();
+    const sitemaps = this.screenSitemaps(refs, tally);
+    const candidates = this.screen(pages, tally);
+    if (candidates.length === 0 && sitemaps.length === 0 && roots.length === 0) {
+      this.countScreened(tally);
+      return 0;
+    }
     const close = this.seenRecovery.window();
     let added = 0;
     const now = this.opts.now();
     try {
       const maybe = await this.checkSeen(candidates);
+      this.countScreened(tally);
       try {
         this.opts.store.tx(() => {
           this.opts.store.scopeRoots.add(roots);
@@ -545,6 +550,9 @@ export class Frontier {
     let lateConfirm = false;
     const forwards: Promise<void>[] = [];
     const lateSitemaps: DiscoveredUrl[] = [];
+    // What screening refused is counted once the seen-set answered: a batch it refuses (a partition lost
+    // or being rebuilt) comes back and is screened again.
+    const tally = new Counters();
     for (const { result, links: found, confirmSeen = false } of items) {
       const { pages: links, refs } = splitSitemapRefs(found);
       const entry = this.hosts.get(result.host);
@@ -553,7 +561,7 @@ export class Frontier {
         // A redelivered or late result: its host has moved on. Its links are still worth admitting.
         this.counters.add("frontier.stale-results");
         late.push(...links);
-        lateSitemaps.push(...this.routeSitemaps(refs, forwards));
+        lateSitemaps.push(...this.routeSitemaps(refs, forwards, tally));
         lateConfirm ||= confirmSeen;
         continue;
       }
@@ -561,8 +569,8 @@ export class Frontier {
       if (flight.task.kind === "robots" && entry.queued > 0) {
         refs.push(...robotsSitemapRefs(result, this.opts.policy.sitemaps, entry.head?.depth ?? 0));
       }
-      const sitemaps = this.routeSitemaps(refs, forwards);
-      const candidates = this.screen(links);
+      const sitemaps = this.routeSitemaps(refs, forwards, tally);
+      const candidates = this.screen(links, tally);
       const target = result.redirectTo
         ? {
             url: result.redirectTo,
@@ -573,17 +581,18 @@ export class Frontier {
           }
         : undefined;
       // A target the address policy refuses is dropped here, before it could be forwarded to its owner.
-      const admissible = target !== undefined && !this.refusedAddress(target);
+      const admissible = target !== undefined && !this.refusedAddress(target, tally);
       const foreign = admissible && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
-      const redirect = admissible && !foreign ? this.screen([target]) : [];
+      const redirect = admissible && !foreign ? this.screen([target], tally) : [];
       // The recommit mark is taken (deleted) either way: it holds for one retry.
       const confirm = this.recommit.delete(result.url) || confirmSeen;
       prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirmSeen: confirm });
     }
     await Promise.all(forwards);
-    const lateCandidates = this.screen(late);
+    const lateCandidates = this.screen(late, tally);
     const maybe = await this.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
+    this.countScreened(tally);
     const now = this.opts.now();
     const touched: HostEntry[] = [];
     try {
@@ -810,28 +819,28 @@ export class Frontier {
    * sitemap entries), so no request is ever planned for an internal address, a local name or an empty host,
    * nor for a URL the crawl's scope leaves out; each refusal is counted by its reason.
    */
-  private screen(urls: readonly DiscoveredUrl[]): DiscoveredUrl[] {
+  private screen(urls: readonly DiscoveredUrl[], tally: Counters): DiscoveredUrl[] {
     const out: DiscoveredUrl[] = [];
     const batch = new Set<string>();
     for (const u of urls) {
       if (batch.has(u.url)) continue;
       batch.add(u.url);
-      if (this.refusedAddress(u)) continue;
+      if (this.refusedAddress(u, tally)) continue;
       const outside = this.scope.reject(u);
       if (outside) {
-        this.counters.add(scopeCounterName(outside));
+        tally.add(scopeCounterName(outside));
         continue;
       }
       const entry = this.hosts.get(u.host);
       const verdict = checkTrap(u.url, { hostQueued: entry?.queued ?? 0, hostPagesToday: 0 }, this.opts.policy);
       if (!verdict.ok) {
-        this.counters.add(trapCounterName(verdict.reason));
+        tally.add(trapCounterName(verdict.reason));
         continue;
       }
       if (!u.isSeed) {
         const family = this.patterns.check(u.host, u.url);
         if (!family.ok) {
-          this.counters.add(trapCounterName(family.reason));
+          tally.add(trapCounterName(family.reason));
           continue;
         }
       }
@@ -840,11 +849,16 @@ export class Frontier {
     return out;
   }
 
-  /** Whether the address policy refuses the URL's host; a refusal is counted by its reason. */
-  private refusedAddress(u: DiscoveredUrl): boolean {
+  /** Whether the address policy refuses the URL's host; a refusal is counted in `tally` by its reason. */
+  private refusedAddress(u: DiscoveredUrl, tally: Counters): boolean {
     const refusal = this.addresses.checkHost(u.host);
-    if (refusal) this.counters.add(`admission.refused.${refusal.reason}`);
+    if (refusal) tally.add(`admission.refused.${refusal.reason}`);
     return refusal !== undefined;
+  }
+
+  /** Adds what a screening refused (`tally`) to the frontier's counters. */
+  private countScreened(tally: Counters): void {
+    for (const [name, n] of Object.entries(tally.toJSON())) this.counters.add(name, n);
   }
 
   /**
@@ -852,16 +866,16 @@ export class Frontier {
    * whose redirect chain is not too long, none with `--sitemaps off`. The scope does not apply: a sitemap a
    * host's robots.txt names speaks for that host wherever it lives, and its entries face the scope as links.
    */
-  private screenSitemaps(refs: readonly DiscoveredUrl[]): DiscoveredUrl[] {
+  private screenSitemaps(refs: readonly DiscoveredUrl[], tally: Counters): DiscoveredUrl[] {
     if (refs.length === 0) return [];
     if (this.opts.policy.sitemaps === "off") {
-      this.counters.add("sitemap.ignored-off", refs.length);
+      tally.add("sitemap.ignored-off", refs.length);
       return [];
     }
     return refs.filter((u) => {
-      if (this.refusedAddress(u)) return false;
+      if (this.refusedAddress(u, tally)) return false;
       if (u.redirectHops > this.opts.policy.maxRedirects) {
-        this.counters.add("sitemap.too-many-redirects");
+        tally.add("sitemap.too-many-redirects");
         return false;
       }
       return true;
@@ -869,8 +883,8 @@ export class Frontier {
   }
 
   /** Screens sitemap references and sends those of hosts other frontiers own to them; returns this frontier's. */
-  private routeSitemaps(refs: readonly DiscoveredUrl[], forwards: Promise<void>[]): DiscoveredUrl[] {
-    const kept = this.screenSitemaps(refs);
+  private routeSitemaps(refs: readonly DiscoveredUrl[], forwards: Promise<void>[], tally: Counters): DiscoveredUrl[] {
+    const kept = this.screenSitemaps(refs, tally);
     const forward = this.opts.forward;
     if (!forward) return kept;
     const foreign = kept.filter((u) => !forward.owns(u.host));
