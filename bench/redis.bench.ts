@@ -3,7 +3,10 @@
  *
  *  - RedisSeenSet check-and-add in keys/s, batches of 50 keys per call with a few calls in flight (what a
  *    frontier node admitting discovered links does), for fresh keys and for keys already seen, on a
- *    one-slice filter and on one grown to several slices (old slices cost a few GETBITs per key);
+ *    one-slice filter and on one grown to several slices (old slices cost a few GETBITs per key); every
+ *    call passes the loss guard (generation and change count, seen-script.ts);
+ *  - RedisSeenSet rebuild in keys/s: a partition re-added from a frontier store's pages after Redis lost
+ *    it (how long a partition admits nothing after an empty restart);
  *  - RedisContentIndex exact claims/s and near claims/s with several claims in flight (fetch nodes), near
  *    claims both on sparse buckets and on buckets filled to their cap (the worst case).
  *
@@ -39,6 +42,7 @@ async function pump(count: number, inFlight: number, op: (i: number) => Promise<
 
 async function benchSeen(client: Client, label: string, initialCapacity: number): Promise<void> {
   const set = new RedisSeenSet(client, { keyPrefix: `bench-seen-${initialCapacity}`, initialCapacity });
+  await set.rebuild(0, []);
   const batches = Math.ceil(SEEN_KEYS / BATCH);
   const batchOf = (b: number) => Array.from({ length: Math.min(BATCH, SEEN_KEYS - b * BATCH) }, (_, k) => url(b * BATCH + k));
   let falsePositives = 0;
@@ -50,10 +54,20 @@ async function benchSeen(client: Client, label: string, initialCapacity: number)
     for (const s of await set.checkAndAdd(0, batchOf(b))) if (!s) misses++;
   });
   const info = await set.describe(0);
+  // The same keys re-added after a loss, from pages of 2,000 as the frontier store yields them.
+  const prefix = `bench-seen-${initialCapacity}:0`;
+  await client.sendCommand(["DEL", prefix, ...Array.from({ length: info.slices }, (_, i) => `${prefix}:${i}`)]);
+  const pages = Array.from({ length: Math.ceil(SEEN_KEYS / 2_000) }, (_, b) =>
+    Array.from({ length: Math.min(2_000, SEEN_KEYS - b * 2_000) }, (_, k) => url(b * 2_000 + k)),
+  );
+  const rebuildStart = performance.now();
+  await set.rebuild(0, pages);
+  const rebuilt = SEEN_KEYS / ((performance.now() - rebuildStart) / 1000);
   console.log(
     `RedisSeenSet ${label}: ${fmt(SEEN_KEYS)} keys, batches of ${BATCH}, ${IN_FLIGHT} in flight, ${info.slices} slice(s) at the end\n` +
       `  fresh keys   ${fmt(fresh * BATCH)} keys/s  (false positives ${((falsePositives / SEEN_KEYS) * 100).toFixed(3)} %)\n` +
-      `  seen keys    ${fmt(seen * BATCH)} keys/s  (false negatives ${misses})`,
+      `  seen keys    ${fmt(seen * BATCH)} keys/s  (false negatives ${misses})\n` +
+      `  rebuild      ${fmt(rebuilt)} keys/s  (a lost partition re-added from the store)`,
   );
 }
 

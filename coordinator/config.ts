@@ -7,9 +7,11 @@
  * rules and NATS URL must be equal on every node). The coordinator also reads the crawl policy's address
  * rules (core/config, `--allow-private-addresses`, `--deny-addresses`...), to refuse seeds no node would
  * fetch; it takes every policy flag, like the other roles, so one set of flags serves the whole fleet.
+ * Its security rows are kit/tls's: its NATS user and the servers' CA, its gRPC certificate (TLS for
+ * crawlctl, and its identity when it calls frontier nodes), and the admin API's HTTPS certificate.
  */
 import { hostname } from "node:os";
-import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../core/cluster/index.ts";
 import {
   between,
   ConfigError,
@@ -21,12 +23,22 @@ import {
   tableRows,
   usageText,
   type Env,
+  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
 } from "../core/config/index.ts";
 import { checkPartitionCount } from "../core/ring/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
+import {
+  checkSecuritySettings,
+  GRPC_TLS_SETTINGS,
+  HTTP_TLS_SETTINGS,
+  NATS_ACCESS_SETTINGS,
+  type GrpcTlsSettings,
+  type HttpTlsSettings,
+  type NatsAccessSettings,
+} from "../kit/tls/index.ts";
 import { newNodeId } from "../kit/node/index.ts";
 
 export interface CoordinatorConfig {
@@ -37,6 +49,8 @@ export interface CoordinatorConfig {
   partitions: number;
   vnodes: number;
   natsUrls: readonly string[];
+  /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
+  natsReplicas: number;
   /** host:port of the gRPC CoordinatorService. */
   grpcListen: string;
   /** host:port of the admin HTTP API. */
@@ -99,6 +113,7 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     description: "NATS server URL(s), comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   grpcListen: {
     default: "127.0.0.1:7400",
     env: "CRAWL_GRPC_LISTEN",
@@ -171,11 +186,20 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
 
 export const COORDINATOR_FIELDS = tableRows(SPECS);
 
+/** The security rows the coordinator reads besides its own (kit/tls). */
+export const COORDINATOR_SECURITY_FIELDS = [...NATS_ACCESS_SETTINGS, ...GRPC_TLS_SETTINGS, ...HTTP_TLS_SETTINGS];
+
+/** NATS user and CA, gRPC and HTTPS files; empty values mean off. */
+export type CoordinatorSecurity = NatsAccessSettings & GrpcTlsSettings & HttpTlsSettings;
+
+const ALL_FIELDS: readonly FieldRow<CoordinatorConfig & CoordinatorSecurity>[] = [...COORDINATOR_FIELDS, ...COORDINATOR_SECURITY_FIELDS];
+
 /** The coordinator cannot start with this configuration (fatal): fix the listed values. */
 export class CoordinatorConfigError extends ConfigError.titled("invalid coordinator configuration") {}
 
 export interface ResolvedConfig {
   config: CoordinatorConfig;
+  security: CoordinatorSecurity;
   rules: RegionRules;
   /** The crawl policy; the coordinator uses its address rules for seeds. */
   policy: PolicyConfig;
@@ -189,10 +213,31 @@ export interface ResolvedConfig {
  */
 export function resolveCoordinatorConfig(argv: readonly string[], env: Env, generateToken: () => string = randomToken): ResolvedConfig {
   // Every policy flag is taken (one set of flags serves the whole fleet); only the address rules are used.
-  const read = readConfig(argv, env, COORDINATOR_FIELDS, { policy: true });
+  const read = readConfig(argv, env, ALL_FIELDS, { policy: true });
   const { problems, policy } = read;
   if (problems.length > 0 || !policy) throw new CoordinatorConfigError(problems);
-  const config = read.values;
+  const {
+    natsUser,
+    natsPassword,
+    natsTlsCaFile,
+    grpcTlsCaFile,
+    grpcTlsCertFile,
+    grpcTlsKeyFile,
+    httpTlsCertFile,
+    httpTlsKeyFile,
+    ...config
+  } = read.values;
+  const security = {
+    natsUser,
+    natsPassword,
+    natsTlsCaFile,
+    grpcTlsCaFile,
+    grpcTlsCertFile,
+    grpcTlsKeyFile,
+    httpTlsCertFile,
+    httpTlsKeyFile,
+  };
+  problems.push(...checkSecuritySettings(security));
   if (config.deathTimeoutMs < 2 * config.heartbeatIntervalMs)
     problems.push("deathTimeoutMs: must be at least two heartbeat intervals, or a slow heartbeat kills a healthy node");
   if (config.leaseTtlMs <= config.heartbeatIntervalMs)
@@ -216,6 +261,7 @@ export function resolveCoordinatorConfig(argv: readonly string[], env: Env, gene
       nodeId: config.nodeId || newNodeId("coordinator", { host: hostname() }),
       adminTokens: tokenGenerated ? [generateToken()] : config.adminTokens,
     },
+    security,
     rules,
     policy,
     tokenGenerated,
@@ -239,6 +285,7 @@ export function coordinatorUsage(): string {
     ["Runs the cluster coordinator: membership, ring, gRPC API and admin HTTP API."],
     [
       { title: "options (flag > env > default)", rows: COORDINATOR_FIELDS },
+      { title: "TLS and authentication (empty: off)", rows: COORDINATOR_SECURITY_FIELDS },
       {
         title: "crawl policy used here, to refuse seeds (every other policy flag of core/config is accepted and ignored)",
         rows: POLICY_FIELDS.filter((f) => ADDRESS_FIELDS.has(f.field)),

@@ -10,6 +10,11 @@
  * `runMain`): on SIGINT or SIGTERM the close steps turn the health status NOT_SERVING, stop the loop, close
  * the servers, delete its record, hand the lease over and close NATS; a second signal exits at once.
  *
+ * With the TLS settings (kit/tls) it logs in to NATS as the coordinator's user over TLS, serves gRPC over
+ * TLS (crawlctl checks the certificate, then sends the token), presents its certificate to the frontier
+ * nodes it calls (mutual TLS), and serves the admin API over HTTPS; the files are checked before anything
+ * starts.
+ *
  * Prints one JSON line on stdout once serving: {"adminUrl", "grpcAddress", "nodeId"} plus "token" when the
  * token was generated (a launcher reads it).
  */
@@ -18,10 +23,11 @@ import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
 import { serveHono } from "../adapters/http/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
+import { describeSecurity, loadGrpcTls, loadHttpTls, loadNatsAccess } from "../kit/tls/index.ts";
 import { adminApp } from "./admin-api.ts";
 import { coordinatorUsage, resolveCoordinatorConfig, type ResolvedConfig } from "./config.ts";
 import { coordinatorGrpcService } from "./grpc-service.ts";
@@ -43,27 +49,33 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
   logFormat: (resolved) => resolved.config.logFormat,
   abruptStopCost: "the lease and the node record are left to expire, so a standby takes over only after the lease TTL",
   async run(ctx) {
-    const { config, rules, policy, tokenGenerated } = ctx.config;
+    const { config, security, rules, policy, tokenGenerated } = ctx.config;
     const adminTokens = new TokenSet(config.adminTokens);
     const { log, runtime } = ctx;
     const now = () => Date.now();
     const regions = regionsOf(rules);
     const onError = (where: string) => (error: unknown, detail: string) => log.error(`${where}: ${detail}`, errorFields(error));
 
+    const tls = await startStep("read the TLS files", "fix or replace the file named (crawlctl certs makes them)", () => ({
+      nats: loadNatsAccess(security),
+      grpc: loadGrpcTls(security, "coordinator"),
+      http: loadHttpTls(security),
+    }));
     const nc = await startStep(
       `connect to NATS at ${config.natsUrls.join(", ")}`,
       "check that nats-server runs there with JetStream (-js), or give --nats-url",
-      () => connectNats([...config.natsUrls], `coordinator ${config.nodeId}`),
+      () => connectNats([...config.natsUrls], `coordinator ${config.nodeId}`, {}, tls.nats),
     );
     ctx.onClose("nats", () => nc.close());
+    watchNatsConnection(nc, log.child("nats"));
     const state = await startStep(
       "open the cluster state bucket (NATS KV)",
       "check that nats-server runs with JetStream enabled (-js)",
-      () => NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
+      () => NatsKvClusterState.open(nc, { replicas: config.natsReplicas, onError: onError("cluster-state") }),
     );
     ctx.onClose("cluster-state", () => state.close());
     // With the regions, each region's streams go to its own NATS cluster when clusters are named after them.
-    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions });
+    const bus = new JetStreamBus(nc, { onError: onError("bus"), regions, replicas: config.natsReplicas });
     ctx.onClose("bus", () => bus.close());
     await startStep(
       `create the streams of regions ${regions.join(", ")}`,
@@ -74,6 +86,12 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     );
 
     const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
+    // While this coordinator's own connection is down it cannot see the nodes' heartbeats, which most likely
+    // fail for the same reason: that silence counts against no node (measured: after a 5 s NATS restart the
+    // nodes' first heartbeats took another 5 s, and both frontier nodes were declared dead without this).
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "staleConnection") membership.blind();
+    })().catch((error: unknown) => log.warn("watching the NATS connection for membership failed", errorFields(error)));
     const stats = new ClusterStats({ membership, now });
     const dashboard = new ClusterDashboard({ membership, state, now });
     const seeds = new SeedPublisher({
@@ -132,7 +150,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       membership,
       rules,
       partitions: config.partitions,
-      connect: (address, peerName) => new FrontierClient(address, { deadlineMs: config.frontierCallTimeoutMs, peerName }),
+      connect: (address, peerName) => new FrontierClient(address, { deadlineMs: config.frontierCallTimeoutMs, peerName, tls: tls.grpc }),
     });
     ctx.onClose("routing", () => routing.close());
     const services: CoordinatorServices = {
@@ -150,7 +168,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     };
 
     const grpc = await startStep(`serve gRPC on ${config.grpcListen}`, "give a free address with --grpc-listen", () =>
-      startGrpcServer([coordinatorGrpcService(services, { tokens: adminTokens })], config.grpcListen),
+      startGrpcServer([coordinatorGrpcService(services, { tokens: adminTokens })], config.grpcListen, { tls: tls.grpc }),
     );
     ctx.onClose("grpc", () => grpc.close());
     grpcAddress = grpc.address;
@@ -167,6 +185,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
           hostname: listen.host,
           // Room for a full add-seeds request (10,000 URLs of a few hundred bytes each).
           maxBodyBytes: ADMIN_MAX_BODY_BYTES,
+          tls: tls.http,
           onError: (error) => log.error("admin API error", errorFields(error)),
         },
       ),
@@ -195,7 +214,14 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     ctx.out(
       `${JSON.stringify({ nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, ...(tokenGenerated ? { token: config.adminTokens[0] } : {}) })}\n`,
     );
-    log.info("serving", { nodeId: config.nodeId, adminUrl: http.url, grpcAddress: grpc.address, regions, partitions: config.partitions });
+    log.info("serving", {
+      nodeId: config.nodeId,
+      adminUrl: http.url,
+      grpcAddress: grpc.address,
+      regions,
+      partitions: config.partitions,
+      security: describeSecurity(tls),
+    });
     await ctx.stopRequested;
     return 0;
   },

@@ -111,4 +111,43 @@ describe("membership", () => {
     clock.now = back + DEATH + 1;
     expect((await membership.view()).members.find((m) => m.record.id === "f2")!.state).toBe("dead");
   });
+
+  test("membership - silence while the coordinator's own connection was down does not count, even with no failed read", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 100_000 };
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now }));
+    const membership = new Membership({ state, now: () => clock.now, deathTimeoutMs: DEATH, observedSince: clock.now });
+    expect((await membership.view()).members[0]!.state).toBe("live");
+    // The connection drops and comes back 5 s later; the coordinator read nothing meanwhile (its loop was
+    // waiting on something else), and f1's heartbeats failed.
+    membership.blind();
+    clock.now += 5_000;
+    const back = clock.now;
+    clock.now = back + 6_000; // 11 s after f1's last beat, 6 s after the connection came back
+    expect((await membership.view()).members[0]!.state).toBe("live");
+    clock.now = back + 6_000 + DEATH + 1;
+    expect((await membership.view()).members[0]!.state).toBe("dead");
+  });
+
+  test("membership - a read under way when the connection dropped counts as seen only from its end", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 100_000 };
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now - DEATH + 1 }));
+    const membership = new Membership({ state, now: () => clock.now, deathTimeoutMs: DEATH, observedSince: 0 });
+    const listNodes = state.listNodes.bind(state);
+    state.listNodes = async () => {
+      // The drop and the reconnect happen while this read waits for its answer.
+      membership.blind();
+      clock.now += 3_000;
+      return listNodes();
+    };
+    // Judged at the read's start, f1's silence (just under the timeout) does not kill it yet.
+    expect((await membership.view()).members[0]!.state).toBe("live");
+    state.listNodes = listNodes;
+    const end = clock.now;
+    clock.now = end + DEATH;
+    expect((await membership.view()).members[0]!.state).toBe("live");
+    clock.now = end + DEATH + 1;
+    expect((await membership.view()).members[0]!.state).toBe("dead");
+  });
 });

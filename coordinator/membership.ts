@@ -8,10 +8,12 @@
  *   - `dead`      when its heartbeat is older than the death timeout, whatever its record says;
  *   - `left`      when its record says it stopped cleanly (it normally deletes its record instead).
  *
- * The coordinator judges only silence it could have seen: after its start, and after a failed read of the
- * cluster state (NATS down, or a JetStream without its meta leader), a node is dead only once it has been
- * silent for the death timeout since the coordinator could read again. A short outage of the cluster
- * state therefore never makes every node look dead at once and moves no partition.
+ * The coordinator judges only silence it could have seen: after its start, after a failed read of the
+ * cluster state (NATS down, or a JetStream without its meta leader), and after its own connection dropped
+ * (`blind()`: a coordinator busy with something else while NATS was down may never have tried to read), a
+ * node is dead only once it has been silent for the death timeout since the coordinator could read again.
+ * A short outage of the cluster state therefore never makes every node look dead at once and moves no
+ * partition: nodes whose heartbeats failed during it get a whole death timeout after it to write again.
  *
  * A dead or left node is shown with no partitions (its last record may still list some): what `crawlctl
  * nodes` and `/v1/nodes` show is what serves now.
@@ -72,8 +74,10 @@ export interface MembershipOptions {
 
 export class Membership {
   private readonly drained = new Set<string>();
-  /** See MembershipOptions.observedSince; undefined after a failed read, until the next one succeeds. */
+  /** See MembershipOptions.observedSince; undefined after a failed read or `blind()`, until the next good read. */
   private observedSince: number | undefined;
+  /** Counts `blind()` calls, so a read that was under way during one is not taken as seen from its start. */
+  private blindings = 0;
 
   constructor(private readonly opts: MembershipOptions) {
     this.observedSince = opts.observedSince ?? -Infinity;
@@ -88,18 +92,30 @@ export class Membership {
     return this.opts.state.nodeHistory(id);
   }
 
+  /**
+   * The coordinator cannot see the cluster state now (its connection to it dropped): silence from now until
+   * the next good read does not count against any node, whose heartbeats most likely fail for the same
+   * reason.
+   */
+  blind(): void {
+    this.observedSince = undefined;
+    this.blindings++;
+  }
+
   async view(): Promise<MembershipView> {
     const at = this.opts.now();
+    const blindings = this.blindings;
     let records: NodeRecord[];
     try {
       records = await this.opts.state.listNodes();
     } catch (error) {
       // Blind from now on: the nodes' heartbeats may be failing for the same reason (NATS down), so their
       // silence until the next good read is not theirs to pay for.
-      this.observedSince = undefined;
+      this.blind();
       throw error;
     }
-    this.observedSince ??= at;
+    // A read that spanned a blind spell says nothing of the time before its end.
+    this.observedSince ??= blindings === this.blindings ? at : this.opts.now();
     const observedSince = this.observedSince;
     const present = new Set(records.map((r) => r.id));
     for (const id of this.drained) if (!present.has(id)) this.drained.delete(id);

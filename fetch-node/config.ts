@@ -5,9 +5,19 @@
  * policy flag so a fleet can pass one set to every role; it uses the fetch slice). `loadFetchNodeConfig` layers flags over env
  * over defaults and collects every bad value into one FetchNodeConfigError (fatal: nothing is started).
  * Env vars share the `CRAWL_` prefix with the other roles. Region rules and the partition count must be
- * the coordinator's: they decide where each discovered link is published.
+ * the coordinator's: they decide where each discovered link is published. Its security rows are kit/tls's:
+ * its NATS user and the servers' CA, the Redis CA (with a rediss:// URL carrying the ACL user), and the
+ * HTTPS certificate of /healthz, /readyz and /metrics. A fetch node has no gRPC.
  */
-import { listenKind, natsUrlsKind, parseRegionRules, regionsOf, tokenKind, type RegionRules } from "../core/cluster/index.ts";
+import {
+  listenKind,
+  NATS_REPLICAS_FIELD,
+  natsUrlsKind,
+  parseRegionRules,
+  regionsOf,
+  tokenKind,
+  type RegionRules,
+} from "../core/cluster/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
 import {
   ConfigError,
@@ -31,12 +41,22 @@ import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
 import { newNodeId } from "../kit/node/index.ts";
 import { describeS3Target, resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettings } from "../adapters/s3/index.ts";
 import { WARC_ROLL_SETTINGS, type WarcRollSettings } from "../engine/fetch/index.ts";
+import {
+  checkSecuritySettings,
+  HTTP_TLS_SETTINGS,
+  NATS_ACCESS_SETTINGS,
+  REDIS_TLS_SETTINGS,
+  type HttpTlsSettings,
+  type NatsAccessSettings,
+  type RedisTlsSettings,
+} from "../kit/tls/index.ts";
 
 /** The table's values: a default left undefined is worked out in `loadFetchNodeConfig` (its `defaultText` says how). */
 export interface FetchNodeSettings {
   nodeId: string | undefined;
   region: string | undefined;
   natsUrls: readonly string[];
+  natsReplicas: number;
   redisUrl: string | undefined;
   warcDir: string | undefined;
   httpListen: string;
@@ -57,6 +77,8 @@ export interface FetchNodeConfig {
   nodeId: string;
   region: string;
   natsServers: string[];
+  /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
+  natsReplicas: number;
   /** Absent: a MemoryContentIndex (duplicates are then found per node, not per region). */
   redisUrl?: string;
   warcDir: string;
@@ -74,7 +96,12 @@ export interface FetchNodeConfig {
   partitions: number;
   policy: PolicyConfig;
   logFormat: LogFormat | undefined;
+  /** NATS user and CA, Redis CA, HTTPS files; empty values mean off. */
+  security: FetchNodeSecurity;
 }
+
+/** NATS user and CA, Redis CA, HTTPS files; empty values mean off. */
+export type FetchNodeSecurity = NatsAccessSettings & RedisTlsSettings & HttpTlsSettings;
 
 const SECOND = 1_000;
 
@@ -102,6 +129,7 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     description: "NATS server(s) of the region, comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   redisUrl: {
     default: undefined,
     defaultText: "none: an in-memory content index",
@@ -191,8 +219,15 @@ export const FETCH_NODE_FIELDS = tableRows(SPECS);
 /** WARC rolling and upload: the rows `crawl` reads too, with the same flags and env vars. */
 const WARC_FIELDS = [...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS];
 
-/** Every row the node reads besides the policy: its own table, then the WARC rolling and upload rows. */
-const ALL_FIELDS: readonly FieldRow<FetchNodeSettings & WarcRollSettings & S3UploadSettings>[] = [...FETCH_NODE_FIELDS, ...WARC_FIELDS];
+/** The security rows a fetch node reads besides its own (kit/tls). */
+export const FETCH_NODE_SECURITY_FIELDS = [...NATS_ACCESS_SETTINGS, ...REDIS_TLS_SETTINGS, ...HTTP_TLS_SETTINGS];
+
+/** Every row the node reads besides the policy: its own table, the WARC rolling and upload rows, the security rows. */
+const ALL_FIELDS: readonly FieldRow<FetchNodeSettings & WarcRollSettings & S3UploadSettings & FetchNodeSecurity>[] = [
+  ...FETCH_NODE_FIELDS,
+  ...WARC_FIELDS,
+  ...FETCH_NODE_SECURITY_FIELDS,
+];
 
 /** The node cannot start with this configuration (fatal, never retry): fix the listed values. */
 export class FetchNodeConfigError extends ConfigError.titled("invalid fetch node configuration, the node cannot start") {}
@@ -220,6 +255,15 @@ export function loadFetchNodeConfig(
   if (regionRules && !regionsOf(regionRules).includes(region)) {
     problems.push(`region: "${region}" is neither the default region nor named by the region rules, so no host is ever crawled there`);
   }
+  const security: FetchNodeSecurity = {
+    natsUser: values.natsUser,
+    natsPassword: values.natsPassword,
+    natsTlsCaFile: values.natsTlsCaFile,
+    redisTlsCaFile: values.redisTlsCaFile,
+    httpTlsCertFile: values.httpTlsCertFile,
+    httpTlsKeyFile: values.httpTlsKeyFile,
+  };
+  problems.push(...checkSecuritySettings(security, values.redisUrl));
   const listen = parseHostPort(values.httpListen);
   if (problems.length > 0 || !policy || !regionRules || !listen) throw new FetchNodeConfigError(problems);
 
@@ -228,6 +272,7 @@ export function loadFetchNodeConfig(
     nodeId,
     region,
     natsServers: [...values.natsUrls],
+    natsReplicas: values.natsReplicas,
     redisUrl: values.redisUrl,
     warcDir: values.warcDir ?? `warc/${nodeId}`,
     warc: { rollBytes: values.warcRollSize, rollAgeMs: values.warcRollAge, uploadDrainMs: values.warcUploadDrain, upload },
@@ -242,6 +287,7 @@ export function loadFetchNodeConfig(
     partitions: values.partitions,
     policy,
     logFormat: values.logFormat,
+    security,
   };
 }
 
@@ -268,6 +314,7 @@ export function fetchNodeUsage(): string {
     [
       { title: "options", rows: FETCH_NODE_FIELDS },
       { title: "WARC files and their upload to object storage", rows: WARC_FIELDS },
+      { title: "TLS and authentication (empty: off)", rows: FETCH_NODE_SECURITY_FIELDS },
       {
         title: "crawl policy used here (every other policy flag of core/config is accepted and ignored)",
         rows: POLICY_FIELDS.filter((f) => POLICY_USED.has(f.field)),

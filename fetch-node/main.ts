@@ -7,15 +7,17 @@
  * /healthz, /readyz and /metrics, and runs a FetchNode until SIGINT or SIGTERM. Start, stop and exit are
  * the process kit's (kit/main `runMain`): each part registers its close as it opens, a second signal exits
  * at once (unacked tasks are redelivered). The same file runs on Bun and on Deno (fetch-node/README.md has
- * both commands); the runtime is reached only through kit/runtime.ts.
+ * both commands); the runtime is reached only through kit/runtime.ts. With the TLS settings (kit/tls),
+ * checked before anything starts, it logs in to NATS as the fetch user over TLS, reaches Redis over TLS as
+ * the ACL user of its URL, and serves /healthz and /metrics over HTTPS.
  */
-import { connectNats, JetStreamBus, NatsKvClusterState, type NatsConnection } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
-import { RedisContentIndex } from "../adapters/redis/index.ts";
+import { RedisContentIndex, redisConnectionLog } from "../adapters/redis/index.ts";
 import { regionsOf } from "../core/cluster/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { errorFields, type Log } from "../kit/log/index.ts";
+import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { describeFetchNodeConfig, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
 import type { ContentIndex } from "../core/ports/index.ts";
@@ -24,8 +26,10 @@ import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engin
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { formatHostPort } from "../core/net/index.ts";
 import { formatDuration } from "../core/config/index.ts";
+import { AdvisoryContentIndex } from "./advisory-content-index.ts";
 import { FetchNode } from "./node.ts";
 import { probeDisk } from "./disk-probe.ts";
+import { describeSecurity, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
 
 export const fetchNodeProcess: ProcessSpec<FetchNodeConfig> = {
   name: "fetch-node",
@@ -52,29 +56,36 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   const onError = (component: string) => (error: unknown, where?: string) =>
     log.child(component).warn(where ?? "error", errorFields(error));
 
+  const tls = await startStep(
+    "read the TLS files",
+    "fix or replace the file named (on Deno: --allow-read on it; crawlctl certs makes them)",
+    () => ({ nats: loadNatsAccess(config.security), redisCa: loadRedisCa(config.security), http: loadHttpTls(config.security) }),
+  );
+  log.info("security", describeSecurity({ ...tls, redis: config.redisUrl ? { url: config.redisUrl, caPem: tls.redisCa } : undefined }));
   const nc = await startStep(
     `connect to NATS at ${config.natsServers.join(", ")}`,
     "check that nats-server runs there with JetStream (-js), or give --nats-url",
-    () => connectNats(config.natsServers, config.nodeId),
+    () => connectNats(config.natsServers, config.nodeId, {}, tls.nats),
   );
   ctx.onClose("nats", () => nc.close());
-  const connected = watchConnection(nc, log.child("nats"));
+  const connected = watchNatsConnection(nc, log.child("nats"));
   const counters = new Counters();
   // Connected to its own region's servers: links for a region whose servers do not answer wait here.
-  const bus = new JetStreamBus(nc, { onError: onError("bus"), counters, localRegion: config.region });
+  const bus = new JetStreamBus(nc, { onError: onError("bus"), counters, localRegion: config.region, replicas: config.natsReplicas });
   ctx.onClose("bus", () => bus.close());
   const state = await startStep("open the cluster state (NATS KV)", "check that nats-server runs with JetStream enabled (-js)", () =>
-    NatsKvClusterState.open(nc, { onError: onError("cluster-state") }),
+    NatsKvClusterState.open(nc, { replicas: config.natsReplicas, onError: onError("cluster-state") }),
   );
   ctx.onClose("cluster state", () => state.close());
 
   let content: ContentIndex;
   if (config.redisUrl) {
-    const onRedisError = onError("redis");
     const url = config.redisUrl;
-    content = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
-      RedisContentIndex.connect(url, {}, { name: config.nodeId, onError: (e) => onRedisError(e) }),
+    const redis = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
+      RedisContentIndex.connect(url, {}, { name: config.nodeId, tlsCaPem: tls.redisCa, ...redisConnectionLog(log.child("redis")) }),
     );
+    // A cache: when Redis cannot answer, a page is taken as new content rather than fetched again later.
+    content = new AdvisoryContentIndex(redis, { counters, log: log.child("content-index") });
   } else {
     log.warn("no --redis-url: duplicates are detected within this node only");
     content = new MemoryContentIndex();
@@ -123,7 +134,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
         metrics: () => ({ counters: counters.toJSON(), gauges: node?.gauges() ?? {}, histograms: node?.histograms.toJSON(), labels }),
         metricsTokens: new TokenSet(config.metricsTokens),
       }),
-      { hostname: config.http.hostname, port: config.http.port, onError: onError("http") },
+      { hostname: config.http.hostname, port: config.http.port, tls: tls.http, onError: onError("http") },
     ),
   );
   ctx.onClose("http", () => http.close());
@@ -154,23 +165,6 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   if (regionsOf(config.regionRules).length > 1) bus.forwardLinks();
   log.info("ready", { http: http.url, region: config.region });
   return node;
-}
-
-/** Logs connection changes and reports whether NATS is connected now (for /readyz). */
-function watchConnection(nc: NatsConnection, log: Log): () => boolean {
-  let up = true;
-  void (async () => {
-    for await (const s of nc.status()) {
-      if (s.type === "disconnect") {
-        up = false;
-        log.warn("disconnected; reconnecting");
-      } else if (s.type === "reconnect") {
-        up = true;
-        log.info("reconnected");
-      }
-    }
-  })().catch(() => {});
-  return () => up && !nc.isClosed();
 }
 
 if (import.meta.main) await runMain(fetchNodeProcess);

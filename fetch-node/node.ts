@@ -7,16 +7,18 @@
  *   publishResult(region, result)         to `crawl.results.<region>.<task partition>`, the host's owner
  *   ack                                   only now: every output is durably on the bus
  *
- * If anything throws (a broken store, the bus refusing a publish) the task is nak'ed with a delay that
- * doubles per delivery and is done again later, here or on another node; a task is never acked with an
- * output missing. A task done again is a second request to its host, which the frontier (still waiting for
- * the first result) does not see: so a nak after a request never comes back sooner than the host's gap
- * (the task's `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch),
- * and a task delivered again for a reason this node does not know (another node died mid-fetch) is first
- * handed back for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
- * died mid-task) is simply done again: the frontier's handling of links and results is idempotent. The
- * WARC may then hold the page twice (once per attempt, possibly on two nodes); the CDXJ index lists both
- * and readers take either.
+ * If the work itself throws (a broken store) the task is nak'ed with a delay that doubles per delivery
+ * and is done again later, here or on another node. If the bus refuses a publish (NATS down), the fetch is
+ * not thrown away: its outputs wait in the ResultOutbox (result-outbox.ts), inside the task's slot, and are
+ * published when the bus is back; then the task is acked. A task is never acked with an output missing.
+ * A task done again is a second request to its host, which the frontier (still waiting for the first
+ * result) does not see: so a nak after a request never comes back sooner than the host's gap (the task's
+ * `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch), and a task
+ * delivered again for a reason this node does not know (another node died mid-fetch) is first handed back
+ * for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
+ * died mid-task) is simply done again: the frontier's handling of links and results is idempotent, and a
+ * result published twice is stored once (its message id is the task id). The WARC may then hold the page
+ * twice (once per attempt, possibly on two nodes); the CDXJ index lists both and readers take either.
  *
  * A full disk (the WARC write fails with ENOSPC): the task is redelivered no sooner than its host's gap
  * (its request was made), and from then on tasks are handed back unfetched, so no host is asked for pages
@@ -25,8 +27,8 @@
  *
  * Stopping (SIGINT/SIGTERM): stop pulling, let tasks in flight finish for up to the grace period, then
  * abort the rest and nak them so another node takes them once the host's gap has passed (their fetch ended
- * early: nothing of theirs is published), leave the cluster state. The node borrows its bus, state and worker: the
- * composition root closes them.
+ * early, or their outputs still waited for the bus: nothing of theirs is acked), leave the cluster state.
+ * The node borrows its bus, state and worker: the composition root closes them.
  */
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
@@ -39,6 +41,7 @@ import { preciseNow } from "../core/politeness/index.ts";
 import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
+import { ResultOutbox } from "./result-outbox.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
@@ -93,12 +96,19 @@ export class FetchNode {
   private readonly links: LinkBatcher;
   /** Tasks whose redelivery here needs no further wait: their last attempt's gap is already in its delay. */
   private readonly spaced = new Set<string>();
+  private readonly outbox: ResultOutbox;
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
     this.counters = opts.counters ?? new Counters();
     this.now = opts.now ?? Date.now;
     this.log = opts.log ?? silentLog;
+    this.outbox = new ResultOutbox({
+      publish: (output) => this.publish(output),
+      counters: this.counters,
+      log: this.log.child("outbox"),
+      now: this.now,
+    });
     this.startedAt = this.now();
     this.heartbeat = new NodeHeartbeat({
       state: opts.state,
@@ -132,6 +142,7 @@ export class FetchNode {
   gauges(): Record<string, number> {
     return {
       inFlight: this.inFlight.size,
+      outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),
@@ -235,7 +246,6 @@ export class FetchNode {
         this.nakPolitely(d, this.politeDelay(task, startedAt, 0));
         return;
       }
-      await this.publish(output);
     } catch (error) {
       if (this.abort.signal.aborted) {
         this.counters.add("fetcher.tasks.abandoned");
@@ -251,6 +261,15 @@ export class FetchNode {
         errorFields(error, { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs }),
       );
       this.nakPolitely(d, delayMs);
+      return;
+    }
+    const fetchedAt = preciseNow();
+    // Published now, or held until the bus takes it (outbox); given back unacked only if the node stops first.
+    if (!(await this.outbox.deliver(output, this.abort.signal))) {
+      this.counters.add("fetcher.tasks.abandoned");
+      // Its request was made: the redo waits the host's gap after this fetch, as any nak after a request
+      // (the time its outputs waited for the bus counts towards that gap, not towards the fetch's time).
+      this.nakPolitely(d, this.politeDelay(task, startedAt, 0, fetchedAt));
       return;
     }
     this.count(output);
@@ -284,13 +303,15 @@ export class FetchNode {
 
   /**
    * The delay of a nak after this attempt may have reached the host: at least `atLeastMs`, and no redo
-   * before the host's gap after this attempt, taken as if its whole time (which holds the fetch, whether it
-   * finished or was cut short) were the fetch's duration.
+   * before the host's gap after this attempt, taken as if its whole time up to `endedAt` (which holds the
+   * fetch, whether it finished or was cut short) were the fetch's duration. Default `endedAt`: now.
    */
-  private politeDelay(task: FetchTask, startedAt: number, atLeastMs: number): number {
+  private politeDelay(task: FetchTask, startedAt: number, atLeastMs: number, endedAt?: number): number {
     const multiplier = this.opts.gapFetchMultiplier ?? DEFAULT_POLICY.gapFetchMultiplier;
-    const elapsed = preciseNow() - startedAt;
-    return Math.ceil(Math.max(atLeastMs, task.hostGapMs + multiplier * elapsed));
+    const now = preciseNow();
+    const end = endedAt ?? now;
+    const elapsed = end - startedAt;
+    return Math.ceil(Math.max(atLeastMs, task.hostGapMs + multiplier * elapsed - (now - end)));
   }
 
   private count(output: WorkOutput): void {

@@ -5,7 +5,10 @@
  * KV, the JetStream bus) and Redis, settles the partition count against the ring, and runs a FrontierNode
  * until SIGINT or SIGTERM, then stops it cleanly. Start, stop and exit are the process kit's (kit/main
  * `runMain`): each part registers its close as it opens, and they close in reverse. Restarted with the same
- * data dir (and so the same node id), it resumes from its store.
+ * data dir (and so the same node id), it resumes from its store. With the TLS settings (kit/tls), checked
+ * before anything starts, it logs in to NATS as the frontier user over TLS, reaches Redis over TLS as the
+ * ACL user of its URL, serves gRPC over mutual TLS to the coordinator and the other frontier nodes only
+ * (a fetch node's certificate is refused), and serves /healthz and /metrics over HTTPS.
  *
  *   bun frontier-node/main.ts --region us --nats-url nats://127.0.0.1:4222 --redis-url redis://127.0.0.1:6379 \
  *     --data-dir /var/lib/crawler/f1 --grpc-listen 127.0.0.1:7501 --http-listen 127.0.0.1:7581
@@ -14,13 +17,14 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { ClusterState, SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState } from "../adapters/nats/index.ts";
-import { RedisSeenSet } from "../adapters/redis/index.ts";
+import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
+import { RedisSeenSet, redisConnectionLog } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { applyScopeFile, formatDuration } from "../core/config/index.ts";
+import { describeSecurity, loadGrpcTls, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
 import { frontierNodeUsage, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
 import { openNodeStore } from "./open-store.ts";
@@ -36,10 +40,17 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
   abruptStopCost: "the store is consistent; tasks in flight are fetched again after the restart",
   async run(ctx) {
     const resolved = ctx.config;
-    const { config, rules } = resolved;
+    const { config, security, rules } = resolved;
     // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
     const policy = applyScopeFile(resolved.policy, (path) => readFileSync(path, "utf8"));
     const { log } = ctx;
+    const tls = await startStep("read the TLS files", "fix or replace the file named (crawlctl certs makes them)", () => ({
+      nats: loadNatsAccess(security),
+      redisCa: loadRedisCa(security),
+      grpc: loadGrpcTls(security, "frontier"),
+      http: loadHttpTls(security),
+    }));
+    log.info("security", describeSecurity({ ...tls, redis: config.redisUrl ? { url: config.redisUrl, caPem: tls.redisCa } : undefined }));
     const dataDir = resolve(config.dataDir);
     mkdirSync(dataDir, { recursive: true });
     const lock = lockDir(dataDir);
@@ -58,18 +69,27 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     const nc = await startStep(
       `connect to NATS at ${config.natsUrls.join(", ")}`,
       "check that nats-server runs there with JetStream (-js), or give --nats-url",
-      () => connectNats([...config.natsUrls], nodeId),
+      () => connectNats([...config.natsUrls], nodeId, {}, tls.nats),
     );
     ctx.onClose("nats", () => nc.drain());
+    watchNatsConnection(nc, log.child("nats"));
     const state: ClusterState = await startStep(
       "open the cluster state (NATS KV)",
       "check that nats-server runs with JetStream enabled (-js)",
-      () => NatsKvClusterState.open(nc, { onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)) }),
+      () =>
+        NatsKvClusterState.open(nc, {
+          replicas: config.natsReplicas,
+          onError: (error, where) => log.child("cluster-state").warn(where, errorFields(error)),
+        }),
     );
     ctx.onClose("cluster state", () => state.close());
     // One set of counters for the process: the frontier's, and the bus's refused messages.
     const counters = new Counters();
-    const bus = new JetStreamBus(nc, { onError: (error, where) => log.child("bus").warn(where, errorFields(error)), counters });
+    const bus = new JetStreamBus(nc, {
+      onError: (error, where) => log.child("bus").warn(where, errorFields(error)),
+      counters,
+      replicas: config.natsReplicas,
+    });
     ctx.onClose("bus", () => bus.close());
 
     const partitions = await settlePartitions(resolved, state, store.getMeta("partitions"));
@@ -79,12 +99,9 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     let onImportedUrls: ((urls: string[]) => void) | undefined;
     if (config.redisUrl) {
       const url = config.redisUrl;
+      const redisLog = log.child("redis");
       seen = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
-        RedisSeenSet.connect(
-          url,
-          {},
-          { name: nodeId, onError: (error) => log.child("redis").warn("redis connection error", errorFields(error)) },
-        ),
+        RedisSeenSet.connect(url, {}, { name: nodeId, tlsCaPem: tls.redisCa, ...redisConnectionLog(redisLog) }),
       );
       ctx.onClose("seen-set", () => seen.close());
     } else {
@@ -120,6 +137,8 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
           grpcAdvertise: config.grpcAdvertise || undefined,
           httpListen: config.httpListen || undefined,
           metricsTokens: config.metricsTokens,
+          grpcTls: tls.grpc,
+          httpTls: tls.http,
           state,
           bus,
           store,

@@ -15,6 +15,8 @@ import { FETCH_NODE_FIELDS } from "../fetch-node/config.ts";
 import { FRONTIER_NODE_FIELDS } from "../frontier-node/node/config.ts";
 import { S3_UPLOAD_SETTINGS } from "../adapters/s3/index.ts";
 import { WARC_ROLL_SETTINGS } from "../engine/fetch/index.ts";
+import { GRPC_TLS_SETTINGS, HTTP_TLS_SETTINGS, NATS_ACCESS_SETTINGS, REDIS_TLS_SETTINGS } from "../kit/tls/index.ts";
+import { CERTS_FIELDS } from "../cli/commands/index.ts";
 
 interface Row {
   flag: string;
@@ -85,22 +87,50 @@ deleted once the store confirms it. The credential variables are the usual AWS o
 
 ${table(fromTable([...WARC_ROLL_SETTINGS, ...S3_UPLOAD_SETTINGS]))}
 
+## TLS and authentication (every cluster role)
+
+Each link is plain text unless its files are given; \`cluster up --secure\` gives them all (README,
+"Security"). Files are PEM, read and checked at start (a certificate not signed by the CA, expired, not
+matching its key or naming another role stops the process with exit 1 and a line naming the file).
+
+NATS (coordinator, frontier and fetch nodes): the role's user, whose permissions allow only the role's
+subjects (\`core/cluster/nats-permissions.ts\`), and the CA of the servers' certificates.
+
+${table(fromTable(NATS_ACCESS_SETTINGS))}
+
+Redis (frontier and fetch nodes): the ACL user and password go in \`--redis-url\`
+(\`rediss://crawler:PASSWORD@host:port\`); TLS with a \`rediss://\` URL, checked against this CA.
+
+${table(fromTable(REDIS_TLS_SETTINGS))}
+
+gRPC (coordinator and frontier nodes): TLS with the cluster's CA and the node's own certificate, which names
+its role and id (\`crawlctl certs node\`). A frontier node asks callers for a certificate of the CA and
+answers only coordinator and frontier certificates; the coordinator asks none (crawlctl sends the token).
+
+${table(fromTable(GRPC_TLS_SETTINGS))}
+
+HTTPS (every role's HTTP listener: the coordinator's admin API, every node's /healthz, /readyz, /metrics):
+
+${table(fromTable(HTTP_TLS_SETTINGS))}
+
 ## Coordinator
 
-\`bun run coordinator [flags]\`, plus every policy flag above (it uses the address rules).
+\`bun run coordinator [flags]\`, plus every policy flag above (it uses the address rules) and the NATS, gRPC
+and HTTPS rows of "TLS and authentication".
 
 ${table(fromTable(COORDINATOR_FIELDS))}
 
 ## Frontier node
 
-\`bun run frontier-node [flags]\`, plus every policy flag above.
+\`bun run frontier-node [flags]\`, plus every policy flag above and every row of "TLS and authentication".
 
 ${table(fromTable(FRONTIER_NODE_FIELDS))}
 
 ## Fetch node
 
 \`bun run fetch-node [flags]\`, or on Deno (see fetch-node/README.md for the permissions), plus the
-fetching and address policy flags and the WARC table above.
+fetching and address policy flags, the WARC table above, and the NATS, Redis and HTTPS rows of "TLS and
+authentication".
 
 ${table(fromTable(FETCH_NODE_FIELDS))}
 
@@ -111,6 +141,12 @@ ${table(fromTable(FETCH_NODE_FIELDS))}
 own arguments (\`crawlctl COMMAND --help\`).
 
 ${table(fromTable(CLUSTER_FIELDS))}
+
+\`crawlctl certs init --dir DIR\` makes a private CA (\`DIR/ca.pem\`, \`DIR/ca.key\`); \`crawlctl certs node --dir DIR
+--role ROLE --id ID --hosts H,H\` makes \`DIR/ID.pem\` and \`DIR/ID.key\`, signed by it, naming
+\`crawler://ROLE/ID\` (roles: coordinator, frontier, fetch, nats, redis).
+
+${table(fromTable(CERTS_FIELDS))}
 
 ## \`cluster up\` (a local cluster)
 

@@ -4,15 +4,11 @@
  * optional AbortSignal, an optional bearer token sent as `authorization` metadata, and failures turned into
  * the project's errors by `fromGrpcError` (an unreachable peer is an UnavailableError naming it). Calls do
  * not wait for a connection: a peer that is down fails at once with UNAVAILABLE instead of hanging until
- * the deadline. The caller owns a client and must `close()` it.
+ * the deadline. With `tls` the link is TLS (tls.ts: the server's certificate checked against the CA and
+ * the address dialled, this node's certificate presented when given). The caller owns a client and must
+ * `close()` it.
  */
-import {
-  credentials,
-  Metadata,
-  type CallOptions as GrpcCallOptions,
-  type ClientUnaryCall,
-  type ServiceError as GrpcServiceError,
-} from "@grpc/grpc-js";
+import { Metadata, type CallOptions as GrpcCallOptions, type ClientUnaryCall, type ServiceError as GrpcServiceError } from "@grpc/grpc-js";
 import {
   CoordinatorServiceClient,
   type AddSeedsResponse,
@@ -39,6 +35,7 @@ import {
   type SetHostPolicyResponse,
 } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { fromGrpcError } from "./status-mapping.ts";
+import { clientCredentials, type ClientTls } from "./tls.ts";
 
 export const DEFAULT_DEADLINE_MS = 5_000;
 
@@ -49,6 +46,8 @@ export interface ClientOptions {
   token?: string;
   /** Names the peer in error messages; default `<service> at <address>`. */
   peerName?: string;
+  /** TLS to the server; absent: plain text. */
+  tls?: ClientTls;
 }
 
 export interface CallOptions {
@@ -111,7 +110,8 @@ export class FrontierClient {
     readonly address: string,
     opts: ClientOptions = {},
   ) {
-    this.client = new FrontierServiceClient(address, credentials.createInsecure());
+    const channel = clientCredentials(address, opts.tls);
+    this.client = new FrontierServiceClient(address, channel.credentials, channel.options);
     this.caller = new Caller(opts.peerName ?? `frontier node at ${address}`, opts.deadlineMs ?? DEFAULT_DEADLINE_MS, opts.token);
   }
 
@@ -193,7 +193,8 @@ export class CoordinatorClient {
     readonly address: string,
     opts: ClientOptions = {},
   ) {
-    this.client = new CoordinatorServiceClient(address, credentials.createInsecure());
+    const channel = clientCredentials(address, opts.tls);
+    this.client = new CoordinatorServiceClient(address, channel.credentials, channel.options);
     this.caller = new Caller(opts.peerName ?? `coordinator at ${address}`, opts.deadlineMs ?? DEFAULT_DEADLINE_MS, opts.token);
   }
 

@@ -4,18 +4,20 @@
  * status with `toGrpcError`, so service code throws the project's errors and never builds gRPC statuses.
  * Every server also serves the standard health and reflection services (standard-services.ts); its owner
  * sets the health statuses through `health`.
- * Servers bind with insecure credentials: the cluster talks over a private network (or loopback in tests).
+ * A server is plain text unless given `tls` (tls.ts): TLS, and with `tls.clientRoles` mutual TLS in which
+ * only callers whose certificate names one of those roles reach the server's own services.
  */
 import {
   Server,
-  ServerCredentials,
   type handleUnaryCall,
   type ServerUnaryCall,
   type ServiceDefinition,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
 import type { HealthStatuses } from "./health.ts";
+import { serviceNameOf } from "./reflection.ts";
 import { standardServices } from "./standard-services.ts";
+import { callerRoleInterceptor, serverCredentials, type RefusedCall, type ServerTls } from "./tls.ts";
 import { logInternalToStderr, toGrpcError, type InternalErrorLog } from "./status-mapping.ts";
 import { formatHostPort, parseHostPort } from "../../core/net/index.ts";
 
@@ -36,16 +38,29 @@ export interface RunningGrpcServer {
   close(graceMs?: number): Promise<void>;
 }
 
+export interface GrpcServerOptions {
+  /** TLS (and with `clientRoles`, mutual TLS with the callers' roles checked); absent: plain text. */
+  tls?: ServerTls;
+  /** Hears every call refused for its caller's certificate (with `tls.clientRoles`). */
+  onRefused?: (refused: RefusedCall) => void;
+}
+
 /**
  * Binds `services` on `address` (`127.0.0.1:0` picks a free port) and starts serving. Rejects when the
  * address cannot be bound. The caller owns the result and must `close()` it.
  */
-export async function startGrpcServer(services: readonly GrpcServiceBinding[], address: string): Promise<RunningGrpcServer> {
-  const server = new Server();
+export async function startGrpcServer(
+  services: readonly GrpcServiceBinding[],
+  address: string,
+  opts: GrpcServerOptions = {},
+): Promise<RunningGrpcServer> {
+  const roles = opts.tls?.clientRoles;
+  const guarded = services.map((s) => serviceNameOf(s.definition)).filter((n): n is string => n !== undefined);
+  const server = new Server(roles ? { interceptors: [callerRoleInterceptor(guarded, roles, opts.onRefused ?? (() => {}))] } : {});
   const standard = standardServices(services);
   for (const s of [...services, ...standard.bindings]) server.addService(s.definition, s.implementation);
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync(address, serverCredentials(opts.tls), (error, bound) => (error ? reject(error) : resolve(bound)));
   }).catch((error: unknown) => {
     server.forceShutdown();
     throw new Error(`cannot bind gRPC server on ${address}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });

@@ -4,7 +4,8 @@
  * URL that answered last, and moves to the next when that one is unreachable or answers 503 `not_leader`
  * (a standby refuses before doing anything, so asking elsewhere is safe). While a standby refuses and no
  * URL serves (a failover under way), it asks again until `failoverMs` has passed. Any other answer, error
- * statuses included, is returned as the Response. Uses `fetch` only, so it runs on Bun and Deno.
+ * statuses included, is returned as the Response. Uses `fetch` only, so it runs on Bun and Deno; `ca`
+ * (an HTTPS admin API whose certificate a private CA signed) is Bun's fetch option.
  */
 
 export interface AdminClientOptions {
@@ -13,6 +14,8 @@ export interface AdminClientOptions {
   timeoutMs?: number;
   /** How long to keep asking while only standbys answer. Default 15 s. */
   failoverMs?: number;
+  /** PEM of the CA that signs the coordinators' HTTPS certificates (else the system's CAs). */
+  ca?: string;
 }
 
 /** `"http://a:1, http://b:2"` as a list (blanks dropped, trailing slashes removed). */
@@ -33,6 +36,11 @@ export class AdminClient {
     if (baseUrls.length === 0) throw new Error("AdminClient needs at least one base URL");
   }
 
+  /** The fetch option that checks the coordinators' certificates against `ca` (none without it). */
+  tlsInit(): { tls?: { ca: string } } {
+    return this.opts.ca ? { tls: { ca: this.opts.ca } } : {};
+  }
+
   /** The leader's answer to `path` (see the module comment); rejects when no URL served. */
   async request(path: string, { auth, ...init }: RequestInit & { auth?: boolean } = {}): Promise<Response> {
     const headers = new Headers(init.headers);
@@ -47,7 +55,12 @@ export class AdminClient {
         const base = this.baseUrls[i]!;
         let res: Response;
         try {
-          res = await fetch(`${base}${path}`, { ...init, headers, signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000) });
+          res = await fetch(`${base}${path}`, {
+            ...init,
+            ...this.tlsInit(),
+            headers,
+            signal: AbortSignal.timeout(this.opts.timeoutMs ?? 10_000),
+          });
         } catch (error) {
           failures.push(`${base}: ${error instanceof Error ? error.message : String(error)}`);
           continue;

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { get as getHttps } from "node:https";
 import { Hono } from "hono";
+import { createAuthority, issueNodeCertificate } from "../../kit/tls/index.ts";
 import { BodyTooLargeError } from "./request-body.ts";
 import { serveHono, type RunningHttpServer } from "./serve.ts";
 
@@ -118,5 +120,39 @@ describe("serveHono", () => {
     expect((await fetch(`${s.url}/hello`)).status).toBe(200);
     await s.close();
     await expect(fetch(`${s.url}/hello`)).rejects.toThrow();
+  });
+});
+
+describe("serveHono over HTTPS", () => {
+  test("serveHono - with a certificate it serves HTTPS only, and a client trusting the CA gets the app's answer", async () => {
+    const ca = await createAuthority();
+    const node = await issueNodeCertificate(ca, { identity: { role: "coordinator", id: "c1" }, hosts: ["127.0.0.1"] });
+    const s = await serveHono(testApp(), {
+      port: 0,
+      hostname: "127.0.0.1",
+      onError: () => {},
+      tls: { cert: node.certificatePem, key: node.keyPem },
+    });
+    running.push(s);
+    expect(s.url).toBe(`https://127.0.0.1:${s.port}`);
+    const body = await new Promise<string>((resolve, reject) => {
+      getHttps(`${s.url}/hello?name=tls`, { ca: ca.certificatePem }, (res) => {
+        let text = "";
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve(text));
+      }).on("error", reject);
+    });
+    expect(JSON.parse(body)).toEqual({ hello: "tls", ua: "" });
+    // Plain HTTP to the same port gets no answer from the app; a client without the CA refuses the server.
+    const plain = await fetch(`http://127.0.0.1:${s.port}/hello`).then(
+      (r) => r.status,
+      () => "refused",
+    );
+    expect(plain).not.toBe(200);
+    const untrusting = await fetch(`${s.url}/hello`).then(
+      (r) => r.status,
+      (e: Error) => e.message,
+    );
+    expect(String(untrusting)).toMatch(/certificate|verify/i);
   });
 });

@@ -6,9 +6,11 @@
  * its own 413 (one that lets it escape gets a plain 413 here). So an app authenticates before any body
  * byte is read. The app's `Response` is written back with back-pressure, and a client that goes away
  * aborts `request.signal`. An app that throws gets a bare 500; apps map their own errors before that.
- * Uses no Buffer or process globals, for Deno.
+ * Given `tls` (a certificate and key, PEM), it serves HTTPS only, over `node:https`. Uses no Buffer or
+ * process globals, for Deno.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createTlsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { formatHostPort } from "../../core/net/index.ts";
 import { BodyTooLargeError, RequestBody } from "./request-body.ts";
@@ -27,11 +29,13 @@ export interface ServeOptions {
   maxBodyBytes?: number;
   /** Receives errors the app threw (answered as 500); default console.error. */
   onError?: (error: unknown) => void;
+  /** Serve HTTPS with this certificate and key (PEM); absent: plain HTTP. */
+  tls?: { cert: string; key: string };
 }
 
 export interface RunningHttpServer {
   readonly port: number;
-  /** `http://hostname:port`, no trailing slash. */
+  /** `http://hostname:port` (`https://` with TLS), no trailing slash. */
   readonly url: string;
   /** Stops accepting connections and resolves once the open ones are closed (idle ones at once). */
   close(): Promise<void>;
@@ -45,13 +49,14 @@ export async function serveHono(app: FetchApp, opts: ServeOptions): Promise<Runn
   const hostname = opts.hostname ?? "127.0.0.1";
   const maxBodyBytes = opts.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const onError = opts.onError ?? ((error: unknown) => console.error("http: app error", error));
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(app, req, res, maxBodyBytes, onError).catch((error: unknown) => {
       onError(error);
       if (!res.headersSent) plain(res, 500, "internal error");
       else res.destroy();
     });
-  });
+  };
+  const server = opts.tls ? createTlsServer({ cert: opts.tls.cert, key: opts.tls.key }, onRequest) : createServer(onRequest);
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(opts.port, hostname, () => {
@@ -64,7 +69,7 @@ export async function serveHono(app: FetchApp, opts: ServeOptions): Promise<Runn
   let closing: Promise<void> | undefined;
   return {
     port,
-    url: `http://${formatHostPort(hostname, port)}`,
+    url: `${opts.tls ? "https" : "http"}://${formatHostPort(hostname, port)}`,
     close() {
       closing ??= new Promise<void>((resolve) => {
         // Keep-alive connections in the middle of a request get a moment to finish, then are cut.

@@ -7,6 +7,7 @@
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
 
 const NAME_IN_USE = 10058; // stream name already in use with a different configuration
+const REPLICAS_UNSUPPORTED = 10074; // replicas > 1 not supported in non-clustered mode
 const CONSUMER_EXISTS = [10013, 10105, 10148]; // consumer name exists / already exists (2.9 and 2.10+ variants)
 
 export function isWrongLastSequence(err: unknown): boolean {
@@ -22,6 +23,20 @@ export function isStreamNotFound(err: unknown): boolean {
 
 export function isConsumerNotFound(err: unknown): boolean {
   return err instanceof JetStreamApiError && err.code === JetStreamApiCodes.ConsumerNotFound;
+}
+
+/** The server runs JetStream alone (not clustered), so no stream can have more than one replica. */
+export function isReplicasUnsupported(err: unknown): boolean {
+  return err instanceof JetStreamApiError && err.code === REPLICAS_UNSUPPORTED;
+}
+
+/** A stream (or bucket) cannot have `replicas` copies on this server: said so an operator knows the fix. */
+export function replicasError(what: string, replicas: number, cause: unknown): ConfigDriftError {
+  return new ConfigDriftError(
+    `${what} cannot keep ${replicas} replicas: this nats-server runs JetStream alone, not in a cluster. Give --nats-replicas 1 ` +
+      `(CRAWL_NATS_REPLICAS), or run the region's NATS as a cluster of at least ${replicas} servers`,
+    { cause },
+  );
 }
 
 export function isStreamExists(err: unknown): boolean {
@@ -48,4 +63,14 @@ export function isNoStream(err: unknown): boolean {
 export class ConfigDriftError extends Error {
   override readonly name = "ConfigDriftError";
   readonly retry = false;
+}
+
+/**
+ * The connection to NATS is down, or dropped while a publish waited for its ack (which may or may not have
+ * been stored). Reaction: retry later, with the same message id where there is one (the stream keeps one
+ * copy within its duplicate window).
+ */
+export class BusUnavailableError extends Error {
+  override readonly name = "BusUnavailableError";
+  readonly retry = true;
 }

@@ -3,7 +3,7 @@
  * over a KV bucket, MessageBus over JetStream work queues, and PartitionReplica over a JetStream stream
  * and object store.
  */
-export { connectNats, type NatsConnection } from "./connect.ts";
+export { connectNats, watchNatsConnection, type NatsAccess, type NatsConnection } from "./connect.ts";
 export { NatsKvClusterState, type NatsKvClusterStateOptions } from "./kv-cluster-state.ts";
 export { JetStreamBus, type JetStreamBusOptions } from "./jetstream-bus.ts";
 export { ConfigDriftError } from "./errors.ts";

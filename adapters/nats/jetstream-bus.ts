@@ -6,8 +6,15 @@
  * Publishing: every publish resolves only on the JetStream ack (stored durably) and rejects otherwise,
  * but callers need not await one before starting the next: up to `publishWindow` publishes are in
  * flight at once and later ones queue for a slot, which is what keeps throughput at tens of thousands a
- * second where awaiting each caps near 4k/s. Tasks carry `Nats-Msg-Id` = taskId, so a republished task
- * within the duplicate window is stored once (and still resolves). Every message carries its encoding
+ * second where awaiting each caps near 4k/s. Tasks and results carry `Nats-Msg-Id` = taskId, so one
+ * published again within the duplicate window is stored once (and still resolves). While the connection
+ * is down a publish fails at once, and one waiting for its ack fails as soon as the connection drops
+ * (BusUnavailableError, connection-watch.ts): callers keep what failed and publish it again, and do so as
+ * soon as the connection is back rather than after a publish timeout. Subscriptions whose pulls failed
+ * during the outage pull again the moment it is back, and a subscription whose consumer elects a new
+ * leader (a server of a region's cluster lost) pulls again the moment the server announces it
+ * (leader-advisories.ts); a publish still waiting for its ack when its stream elects a new leader fails
+ * then (BusUnavailableError), so its caller publishes it again to the new leader at once. Every message carries its encoding
  * version (`Crawl-Encoding`, core/cluster/bus-encoding.ts); a subscription terminates a message of a
  * version this node does not read, logs why through `onError` and counts it as `bus.refused.encoding`.
  *
@@ -36,15 +43,29 @@ import {
   encodeFetchResult,
   encodeFetchTask,
 } from "../../proto/codec/index.ts";
-import { isNoStream } from "./errors.ts";
+import { ConnectionWatch } from "./connection-watch.ts";
+import { LeaderAdvisories } from "./leader-advisories.ts";
+import { BusUnavailableError, isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
 import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
 import { Semaphore } from "./semaphore.ts";
 
 export interface JetStreamBusOptions {
-  /** Ack wait of the `fetchers` consumer: a fetch (20 s at most) plus storing and publishing. Default 60 s. */
+  /**
+   * Ack wait of the `fetchers` consumer: how late a task comes back from a fetch node that died or hangs,
+   * or from a delivery lost with a NATS server; a fetch node's handling of a task must fit in it. Kept well
+   * above a fetch (20 s at most): a consumer leader elected after a server is lost redelivers what was out
+   * longer than this (in-progress reports reach only the old leader), and a task fetched twice at once
+   * would break its host's gap. Default 60 s.
+   */
   fetchAckWaitMs?: number;
-  /** Ack wait of the `urls-<p>` and `results-<p>` consumers. Default 30 s. */
+  /**
+   * Ack wait of the `urls-<p>` and `results-<p>` consumers. Messages a subscriber has queued are reported
+   * in progress, so this bounds how late a delivery lost with a NATS server (a consumer leader killed while
+   * sending it) comes back, and a handler's time (their handlers are short and idempotent); a result lost
+   * that way holds its host until it does. Default 5 s (was 30 s: measured, two hosts waited 30 s after a server of three was
+   * killed).
+   */
   ackWaitMs?: number;
   /** Unacked messages a consumer may have out, over all its subscribers. Default 1000. */
   maxAckPending?: number;
@@ -64,6 +85,14 @@ export interface JetStreamBusOptions {
    * a client buffer runs down its ack wait). Default 5 s; at least 1 s.
    */
   taskFetchExpiresMs?: number;
+  /**
+   * How long one pull request of a url/result subscription lasts before it is renewed. A pull held by a
+   * server that died, or by a consumer leader that moved (a server of a region's cluster lost), is sent
+   * again when the new leader is announced; failing that (the announcement missed) it is noticed after
+   * two missed idle heartbeats, half this long each: about this long after the loss. Default 5 s; at
+   * least 1 s.
+   */
+  pullExpiresMs?: number;
   /** Delay before a message whose handler threw (without settling it) is redelivered. Default 1 s. */
   errorNakDelayMs?: number;
   /** Wait for the server to confirm each ack (one round trip each). Default false: a lost ack only means a redelivery. */
@@ -85,6 +114,11 @@ export interface JetStreamBusOptions {
   localRegion?: string;
   /** After a failed publish to another region, how long its links go straight to the forward stream. Default 10 s. */
   unreachableForMs?: number;
+  /**
+   * Copies JetStream keeps of each stream the bus creates: 1 (default) on a single server, 3 on a region's
+   * 3-server cluster, where losing one server then loses nothing. An existing stream is changed in place.
+   */
+  replicas?: number;
   /** Errors with no caller to return to (consume loops, undecodable or refused messages). Default: console.error. */
   onError?: (err: unknown, where: string) => void;
   /** Where refused messages are counted (`bus.refused.encoding`): the process's counters. */
@@ -93,7 +127,7 @@ export interface JetStreamBusOptions {
 
 const defaults = {
   fetchAckWaitMs: 60_000,
-  ackWaitMs: 30_000,
+  ackWaitMs: 5_000,
   maxAckPending: 1000,
   maxDeliver: -1,
   duplicateWindowMs: 120_000,
@@ -101,11 +135,13 @@ const defaults = {
   publishTimeoutMs: 5_000,
   pullAhead: 64,
   taskFetchExpiresMs: 5_000,
+  pullExpiresMs: 5_000,
   errorNakDelayMs: 1_000,
   confirmAcks: false,
   regions: [] as readonly string[],
   localRegion: "",
   unreachableForMs: 10_000,
+  replicas: 1,
 } satisfies Required<Omit<JetStreamBusOptions, "onError" | "counters">>;
 
 export class JetStreamBus implements MessageBus {
@@ -115,6 +151,8 @@ export class JetStreamBus implements MessageBus {
   private readonly window: Semaphore;
   private readonly subscriptions = new Set<Subscription>();
   private readonly publishes = new Set<Promise<unknown>>();
+  private readonly connection: ConnectionWatch;
+  private readonly leaders: LeaderAdvisories;
   private closed = false;
   /** Other regions whose last publish failed, until when they are sent straight to the forward stream. */
   private readonly unreachableUntil = new Map<string, number>();
@@ -130,6 +168,8 @@ export class JetStreamBus implements MessageBus {
     };
     this.js = jetstream(nc, { timeout: this.opts.publishTimeoutMs });
     this.window = new Semaphore(this.opts.publishWindow);
+    this.connection = new ConnectionWatch(nc);
+    this.leaders = new LeaderAdvisories(nc, this.opts.onError);
   }
 
   async ensureRegion(region: string, partitions: number): Promise<void> {
@@ -145,6 +185,7 @@ export class JetStreamBus implements MessageBus {
       maxAckPending: this.opts.maxAckPending,
       maxDeliver: this.opts.maxDeliver,
       placementCluster: this.placementFor(region),
+      replicas: this.opts.replicas,
     };
     await ensureRegionStreams(await this.jsm, region, partitions, settings);
   }
@@ -157,22 +198,30 @@ export class JetStreamBus implements MessageBus {
   }
 
   publishTask(region: string, task: FetchTask): Promise<void> {
-    return this.publish(subjects.fetch(region), () => encodeFetchTask(task, region), task.taskId);
+    return this.publish(streams.fetch(region), subjects.fetch(region), () => encodeFetchTask(task, region), task.taskId);
   }
 
   publishResult(region: string, result: FetchResult): Promise<void> {
-    return this.publish(subjects.results(region, result.partition), () => encodeFetchResult(result));
+    return this.publish(
+      streams.results(region),
+      subjects.results(region, result.partition),
+      () => encodeFetchResult(result),
+      result.taskId,
+    );
   }
 
   async publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void> {
     const local = this.opts.localRegion;
-    const direct = () => this.publish(subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
+    const direct = () => this.publish(streams.urls(region), subjects.urls(region, partition), () => encodeDiscoveredLinks(partition, urls));
     if (!local || region === local) return direct();
-    const forward = () => this.publish(subjects.forward(local, region, partition), () => encodeDiscoveredLinks(partition, urls));
+    const forward = () =>
+      this.publish(streams.forward(local), subjects.forward(local, region, partition), () => encodeDiscoveredLinks(partition, urls));
     if (this.unreachable(region) > 0) return forward();
     try {
       await direct();
     } catch (err) {
+      // This process's own connection being down says nothing of the other region: the caller keeps the links.
+      if (!this.connection.isUp) throw err;
       this.markUnreachable(region, err);
       await forward();
     }
@@ -200,8 +249,11 @@ export class JetStreamBus implements MessageBus {
         const wait = this.unreachable(to);
         if (wait > 0) return d.nak(wait);
         try {
-          await this.publish(subjects.urls(to, links.partition), () => encodeDiscoveredLinks(links.partition, links.urls));
+          await this.publish(streams.urls(to), subjects.urls(to, links.partition), () =>
+            encodeDiscoveredLinks(links.partition, links.urls),
+          );
         } catch (err) {
+          if (!this.connection.isUp) throw err; // redelivered once the connection is back
           this.markUnreachable(to, err);
           return d.nak(this.opts.unreachableForMs);
         }
@@ -247,25 +299,64 @@ export class JetStreamBus implements MessageBus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     this.closed = true;
     await Promise.allSettled([...this.publishes]);
+    this.connection.stop();
+    this.leaders.stop();
   }
 
-  private async publish(subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
+  private async publish(stream: string, subject: string, encode: () => Uint8Array, msgID?: string): Promise<void> {
     if (this.closed) throw new Error("jetstream-bus: publish after close");
     // Encode before taking a slot, so a bad message fails at once and never holds the window.
     const data = encode();
     // A fresh header set each time: nats.js adds Nats-Msg-Id to the one it is given.
     const h = headers();
     h.set(BUS_ENCODING_HEADER, String(BUS_ENCODINGS.newest));
-    const p = this.window.run(() => this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h }));
+    const what = msgID === undefined ? `a message to ${subject}` : `message ${msgID} to ${subject}`;
+    const p = this.window.run(() =>
+      this.connection.run(
+        () =>
+          this.untilNewLeader(stream, what, this.js.publish(subject, data, msgID === undefined ? { headers: h } : { msgID, headers: h })),
+        what,
+      ),
+    );
     this.publishes.add(p);
     try {
       await p;
     } catch (err) {
-      if (isNoStream(err)) throw new Error(`no stream stores ${subject}: run ensureRegion for its region first`, { cause: err });
+      if (isNoStream(err)) {
+        // Also what a replicated stream answers while it elects a new leader after losing a server.
+        throw new BusUnavailableError(
+          `no stream took ${subject}: none stores it (run ensureRegion for its region first), or its leader is being elected after a NATS server was lost (retry)`,
+          { cause: err },
+        );
+      }
       throw err;
     } finally {
       this.publishes.delete(p);
     }
+  }
+
+  /**
+   * `p`, failed early when `stream` elects a new leader before it settles: a publish sent while the stream
+   * had no leader (its server lost) is answered by nobody, and its caller can publish it again to the new
+   * leader now (under its message id it is stored once) instead of after the publish timeout.
+   */
+  private untilNewLeader<T>(stream: string, what: string, p: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const unwatch = this.leaders.watchStream(stream, () => {
+        unwatch();
+        reject(new BusUnavailableError(`stream ${stream} elected a new leader before ${what} was confirmed (it may or may not be stored)`));
+      });
+      p.then(
+        (v) => {
+          unwatch();
+          resolve(v);
+        },
+        (e: unknown) => {
+          unwatch();
+          reject(e);
+        },
+      );
+    });
   }
 
   private subscribe<T>(
@@ -286,10 +377,14 @@ export class JetStreamBus implements MessageBus {
       concurrency,
       maxMessages: Math.max(1, this.opts.pullAhead),
       fetchExpiresMs: Math.max(1_000, this.opts.taskFetchExpiresMs),
+      consumeExpiresMs: Math.max(1_000, this.opts.pullExpiresMs),
+      ackWaitMs: consumer === consumers.fetchers ? this.opts.fetchAckWaitMs : this.opts.ackWaitMs,
       errorNakDelayMs: this.opts.errorNakDelayMs,
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),
       onError: this.opts.onError,
+      whenReconnected: (f) => this.connection.whenBack(f),
+      whenLeaderElected: (f) => this.leaders.watch(stream, consumer, f),
       onRefused: (reason, subject, seq) => {
         this.opts.counters?.add("bus.refused.encoding");
         this.opts.onError(new Error(`${reason}; the message is terminated, not redelivered`), `${subject}: message ${seq} refused`);

@@ -30,7 +30,7 @@ import { headers, nanos, type MsgHdrs, type NatsConnection } from "@nats-io/nats
 import { Objm, type ObjectStore } from "@nats-io/obj";
 import { checkToken, objectStores, streams, subjects } from "../../core/cluster/index.ts";
 import type { BatchEntry, ClaimEntry, PartitionReplica, ReplicaEntry, ReplicaWriter, SnapshotInfo } from "../../core/ports/index.ts";
-import { ConfigDriftError, isStreamExists, isStreamNotFound } from "./errors.ts";
+import { ConfigDriftError, isReplicasUnsupported, isStreamExists, isStreamNotFound, replicasError } from "./errors.ts";
 
 export interface JetStreamPartitionReplicaOptions {
   /** Copies of the stream and object store (1 on a single server; 3 on a region's 3-server cluster). Default 1. */
@@ -94,6 +94,7 @@ export class JetStreamPartitionReplica implements PartitionReplica {
       try {
         await jsm.streams.add(want);
       } catch (addErr) {
+        if (isReplicasUnsupported(addErr)) throw replicasError(`stream ${name}`, want.num_replicas, addErr);
         if (!isStreamExists(addErr)) throw addErr;
         info = await jsm.streams.info(name);
       }
@@ -104,7 +105,10 @@ export class JetStreamPartitionReplica implements PartitionReplica {
           `${want.retention} / ${want.storage} (it holds every partition's replicated state: fix it by hand, do not just delete it)`,
       );
     }
+    if (info) await matchReplicas(jsm, name, `stream ${name}`, want.num_replicas);
     await this.objectStore(region);
+    // create() binds to an existing object store as it is: its stream's copies follow the setting too.
+    await matchReplicas(jsm, `OBJ_${objectStores.state(region)}`, `object store ${objectStores.state(region)}`, want.num_replicas);
   }
 
   async claim(region: string, partition: number, writer: ReplicaWriter, after: number): Promise<number> {
@@ -244,11 +248,30 @@ export class JetStreamPartitionReplica implements PartitionReplica {
   private objectStore(region: string): Promise<ObjectStore> {
     let os = this.objects.get(region);
     if (!os) {
-      os = new Objm(this.js).create(objectStores.state(region), { storage: StorageType.File, replicas: this.opts.replicas });
+      const name = objectStores.state(region);
+      os = new Objm(this.js).create(name, { storage: StorageType.File, replicas: this.opts.replicas }).catch((err: unknown) => {
+        if (isReplicasUnsupported(err)) throw replicasError(`object store ${name}`, this.opts.replicas, err);
+        throw err;
+      });
       os.catch(() => this.objects.delete(region));
       this.objects.set(region, os);
     }
     return os;
+  }
+}
+
+/**
+ * Brings an existing stream's copies to `replicas` in place (JetStream copies it to more servers, or drops
+ * copies), as the bus does for its streams: one --nats-replicas setting for everything the crawler keeps.
+ */
+async function matchReplicas(jsm: JetStreamManager, stream: string, what: string, replicas: number): Promise<void> {
+  const info = await jsm.streams.info(stream);
+  if (info.config.num_replicas === replicas) return;
+  try {
+    await jsm.streams.update(stream, { ...info.config, num_replicas: replicas });
+  } catch (err) {
+    if (isReplicasUnsupported(err)) throw replicasError(what, replicas, err);
+    throw err;
   }
 }
 

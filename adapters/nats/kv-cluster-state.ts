@@ -8,17 +8,22 @@
  * The connection is borrowed: close() stops this object's watchers but leaves the connection open.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { CLUSTER_BUCKET, keys, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
 import { type ClusterState } from "../../core/ports/index.ts";
-import { isWrongLastSequence } from "./errors.ts";
+import { isReplicasUnsupported, isWrongLastSequence, replicasError } from "./errors.ts";
 
 export interface NatsKvClusterStateOptions {
   /** Bucket name; default CLUSTER_BUCKET. */
   bucket?: string;
   /** Revisions kept per key (for debugging a ring's history). Default 5. */
   history?: number;
+  /**
+   * Copies JetStream keeps of the bucket: 1 (default), 3 on a region's 3-server cluster. An existing
+   * bucket with another count is changed in place.
+   */
+  replicas?: number;
   /** Where errors that have no caller to go to (a watcher's) are reported. Default: console.error. */
   onError?: (err: unknown, where: string) => void;
 }
@@ -46,11 +51,22 @@ export class NatsKvClusterState implements ClusterState {
     private readonly onError: (err: unknown, where: string) => void,
   ) {}
 
-  /** Opens the bucket, creating it (file storage) when missing. */
+  /** Opens the bucket, creating it (file storage) when missing, with `replicas` copies. */
   static async open(nc: NatsConnection, opts: NatsKvClusterStateOptions = {}): Promise<NatsKvClusterState> {
     const bucket = opts.bucket ?? CLUSTER_BUCKET;
-    const kv = await new Kvm(nc).create(bucket, { history: opts.history ?? 5 });
-    const jsm = await jetstreamManager(nc);
+    const replicas = opts.replicas ?? 1;
+    let kv: KV;
+    let jsm: JetStreamManager;
+    try {
+      kv = await new Kvm(nc).create(bucket, { history: opts.history ?? 5, replicas });
+      // create() binds to an existing bucket as it is: bring its replica count in line.
+      jsm = await jetstreamManager(nc);
+      const info = await jsm.streams.info(`KV_${bucket}`);
+      if (info.config.num_replicas !== replicas) await jsm.streams.update(info.config.name, { ...info.config, num_replicas: replicas });
+    } catch (err) {
+      if (isReplicasUnsupported(err)) throw replicasError(`the cluster-state bucket ${bucket}`, replicas, err);
+      throw err;
+    }
     return new NatsKvClusterState(kv, jsm, bucket, opts.onError ?? ((err, where) => console.error(`cluster-state: ${where}:`, err)));
   }
 

@@ -1,26 +1,37 @@
 /**
  * One subscriber of a durable pull consumer: a handler called per message with at most `concurrency`
  * running at once, and each JetStream message mapped to a Delivery (ack / nak(delay) / term, first call
- * wins; deliveryCount from the message's info). Two ways of pulling, chosen by the kind of handler:
+ * wins; deliveryCount from the message's info). Messages are pulled with `fetch()` requests of a bounded
+ * life into this subscription's own queue, never more than it has room for:
  *
- *  - "consume" (url and result handlers: short, one at a time, throughput matters): `consume()` with
- *    `maxMessages` pulled ahead. nats.js queues its next pull request behind the messages already
- *    buffered, so a slow handler stops the pulling instead of letting messages pile up.
- *  - "fetch" (fetch tasks: seconds each, many at once): take every free handler slot, then `fetch()`
- *    exactly that many. Nothing waits in a client buffer while its ack wait runs down, and a task
- *    redelivered after a fetch node stalled goes to a node with a free slot, not back into a full one.
+ *  - "consume" (url and result handlers: short, one at a time, throughput matters): room for the running
+ *    handlers plus `maxMessages` pulled ahead; the next request goes out once half of that is free, so a
+ *    slow handler stops the pulling instead of letting messages pile up. A request lasts `consumeExpiresMs`.
+ *  - "fetch" (fetch tasks: seconds each, many at once): room for the free handler slots only, fetched
+ *    exactly. Nothing waits in a client buffer while its ack wait runs down, and a task redelivered after a
+ *    fetch node stalled goes to a node with a free slot, not back into a full one.
+ *
+ * Why not nats.js's `consume()`: a pull request lives on the consumer's leader, and when that leader is
+ * lost (its NATS server of a 3-server cluster killed) the request dies with it. consume() ignores the
+ * "leadership change" status the server answers such a pull with, notices only by two missed heartbeats,
+ * then asks for the consumer's info, which times out while no leader is elected, and waits a whole pull
+ * lifetime between tries: measured, a results consumer whose new leader was elected 3 to 8 s after the loss
+ * was pulled again only 17 s after it, and its hosts waited that long. A `fetch()` ends on that status (or
+ * on missed heartbeats) and is pulled again after at most RETRY_MAX_MS, the Consumer handle is kept (no
+ * info request per retry), and `whenLeaderElected` (the server's leader-elected advisory for this
+ * consumer) ends the pull under way and pulls again at once: the new leader is asked the moment it exists. Messages
+ * go from a pull into the queue without waiting, so ending a pull never leaves one behind in a buffer.
  *
  * A handler that throws without settling its message gets it nak'ed after `errorNakDelayMs`; a message
  * that cannot be decoded is terminated (it never will be decodable), and so is one whose encoding version
  * (core/cluster/bus-encoding.ts) this node does not read: decoding it could misread it. If the consumer is
  * missing (ensureRegion not run yet) or the pull dies (connection lost), the subscription retries with
- * backoff until stop(). stop() stops pulling, waits for the handlers already running, and leaves buffered but
- * unhandled messages unacked: the server redelivers them after the ack wait, maybe to another subscriber.
+ * backoff until stop(), and at once when the connection comes back. stop() stops pulling, waits for the
+ * handlers already running, and naks what was queued but not started, so another subscriber takes it now.
  */
 import type { Consumer, ConsumerMessages, JetStreamClient, JsMsg } from "@nats-io/jetstream";
 import { BUS_ENCODING_HEADER, readBusEncoding } from "../../core/cluster/index.ts";
 import type { Delivery, Subscription } from "../../core/ports/index.ts";
-import { Semaphore } from "./semaphore.ts";
 
 export interface PullSubscriptionOptions<T> {
   stream: string;
@@ -31,10 +42,18 @@ export interface PullSubscriptionOptions<T> {
   mode: "consume" | "fetch";
   /** Handlers running at once. */
   concurrency: number;
-  /** consume mode: messages pulled ahead of the handlers (consume's max_messages). */
+  /** consume mode: messages pulled ahead of the handlers. */
   maxMessages: number;
   /** fetch mode: how long one fetch request waits for messages. */
   fetchExpiresMs: number;
+  /** consume mode: how long one pull request lasts (a lost one is noticed after about this long). */
+  consumeExpiresMs: number;
+  /**
+   * The consumer's ack wait. A message queued here, waiting for a handler, for a third of it is reported in
+   * progress (`+WPI`) every third of it, so a deep queue never sees it redelivered; a message being handled
+   * is not (a handler that hangs lets it go to another subscriber after the ack wait).
+   */
+  ackWaitMs: number;
   errorNakDelayMs: number;
   /** Ask the server to confirm each ack (a round trip per message) instead of sending it and moving on. */
   confirmAcks: boolean;
@@ -44,89 +63,144 @@ export interface PullSubscriptionOptions<T> {
    */
   termWithReason: () => boolean;
   onError: (err: unknown, where: string) => void;
+  /** Registers a callback for the connection coming back after a drop; returns the unsubscribe. */
+  whenReconnected?: (f: () => void) => () => void;
+  /**
+   * Registers a callback for a new leader of this consumer (the server's leader-elected advisory);
+   * returns the unsubscribe. The pull under way, held by the old leader, is ended and sent again.
+   */
+  whenLeaderElected?: (f: () => void) => () => void;
   /** A message of an encoding version this node does not read was terminated. */
   onRefused: (reason: string, subject: string, seq: number) => void;
 }
 
-const RETRY_MIN_MS = 250;
-const RETRY_MAX_MS = 5_000;
+const RETRY_MIN_MS = 100;
+/** Longest wait between two pulls that failed: how late after a new consumer leader exists we ask it. */
+const RETRY_MAX_MS = 1_000;
 
 export class PullSubscription<T> implements Subscription {
   private stopping = false;
   private messages: ConsumerMessages | undefined;
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly slots: Semaphore;
+  /** Pulled, not yet handed to a handler. */
+  private readonly queue: JsMsg[] = [];
+  private running = 0;
+  /** Messages this subscription may hold at once (queued and running). */
+  private readonly capacity: number;
+  /** Free room below which no pull is sent (consume mode: half the room; fetch mode: one slot). */
+  private readonly minPull: number;
+  private readonly concurrency: number;
   private wake: (() => void) | undefined;
   private readonly loop: Promise<void>;
   private readonly where: string;
+  private readonly unwatch: Array<() => void> = [];
+  /** The connection came back or a new leader was elected: the next retry goes at once, the backoff starts over. */
+  private retryNow = false;
+  private consumer: Consumer | undefined;
+  /** Messages pulled and still queued, with when they were pulled (for in-progress reports). */
+  private readonly held = new Map<JsMsg, number>();
+  private readonly progressTimer: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly js: JetStreamClient,
     private readonly opts: PullSubscriptionOptions<T>,
   ) {
-    this.slots = new Semaphore(Math.max(1, opts.concurrency));
+    this.concurrency = Math.max(1, opts.concurrency);
+    const ahead = opts.mode === "consume" ? Math.max(1, opts.maxMessages) : 0;
+    this.capacity = this.concurrency + ahead;
+    this.minPull = opts.mode === "consume" ? Math.max(1, Math.floor(this.capacity / 2)) : 1;
     this.where = `${opts.stream}/${opts.consumer}`;
+    const again = () => {
+      this.retryNow = true;
+      this.wake?.();
+      // The pull under way may be held by a server or leader that is gone: end it and ask again.
+      this.messages?.stop();
+    };
+    if (opts.whenReconnected) this.unwatch.push(opts.whenReconnected(again));
+    if (opts.whenLeaderElected) this.unwatch.push(opts.whenLeaderElected(again));
+    const every = Math.max(250, Math.floor(opts.ackWaitMs / 3));
+    this.progressTimer = setInterval(() => this.reportProgress(every), every);
     this.loop = this.run();
+  }
+
+  /** Tells the server that messages held longer than `ms` are still being worked on. */
+  private reportProgress(ms: number): void {
+    const before = Date.now() - ms;
+    for (const [m, since] of this.held) if (since <= before) m.working();
   }
 
   async stop(): Promise<void> {
     if (!this.stopping) {
       this.stopping = true;
+      for (const f of this.unwatch) f();
       this.wake?.();
       this.messages?.stop();
     }
     await this.loop;
+    // Pulled but never handed out: give them back at once rather than after the ack wait.
+    for (const m of this.queue.splice(0)) {
+      this.held.delete(m);
+      m.nak();
+    }
     await Promise.allSettled([...this.inFlight]);
+    clearInterval(this.progressTimer);
+    this.held.clear();
   }
 
   private async run(): Promise<void> {
     let retryMs = RETRY_MIN_MS;
+    let failing = 0;
     while (!this.stopping) {
       try {
-        const consumer = await this.js.consumers.get(this.opts.stream, this.opts.consumer);
-        if (this.opts.mode === "consume") {
-          await this.consume(consumer);
-          if (!this.stopping) throw new Error("consume ended");
-        } else {
-          while (!this.stopping) await this.fetchBatch(consumer);
+        if (this.room() < this.minPull) {
+          await this.sleep(RETRY_MAX_MS); // woken when a handler finishes
+          continue;
         }
+        this.consumer ??= await this.js.consumers.get(this.opts.stream, this.opts.consumer);
+        await this.pull(this.consumer);
+        failing = 0;
+        retryMs = RETRY_MIN_MS;
       } catch (err) {
         if (this.stopping) return;
-        this.opts.onError(err, `${this.where}: pull failed (retrying in ${retryMs} ms)`);
+        if (isGone(err)) this.consumer = undefined; // deleted or never created: look it up again
+        if (this.retryNow) {
+          this.retryNow = false;
+          retryMs = RETRY_MIN_MS;
+          continue;
+        }
+        // The first failure of a run is logged; the rest (a leader being elected: every retry fails) only counted.
+        if (failing++ === 0) this.opts.onError(err, `${this.where}: pull failed (retrying every ${RETRY_MAX_MS} ms at most)`);
         await this.sleep(retryMs);
-        retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        if (this.retryNow) {
+          this.retryNow = false;
+          retryMs = RETRY_MIN_MS;
+        } else {
+          retryMs = Math.min(retryMs * 2, RETRY_MAX_MS);
+        }
       }
     }
   }
 
-  private async consume(consumer: Consumer): Promise<void> {
-    const messages = await consumer.consume({ max_messages: this.opts.maxMessages });
+  /** Free room for pulled messages. */
+  private room(): number {
+    return this.capacity - this.queue.length - this.running;
+  }
+
+  /** One pull request for the free room; its messages go to the queue as they come. Throws when the pull failed. */
+  private async pull(consumer: Consumer): Promise<void> {
+    const expires = this.opts.mode === "consume" ? this.opts.consumeExpiresMs : this.opts.fetchExpiresMs;
+    this.retryNow = false;
+    const messages = await consumer.fetch({ max_messages: this.room(), expires });
     if (!this.track(messages)) return;
     for await (const m of messages) {
-      await this.slots.acquire();
-      this.start(m);
+      // Never awaits: every message the pull yields is in the queue before the pull can be ended.
+      this.queue.push(m);
+      this.held.set(m, Date.now());
+      this.pump();
     }
     const closed = await messages.closed();
-    if (closed instanceof Error && !this.stopping) throw closed;
-  }
-
-  private async fetchBatch(consumer: Consumer): Promise<void> {
-    await this.slots.acquire();
-    let held = 1;
-    while (this.slots.tryAcquire()) held++;
-    try {
-      if (this.stopping) return;
-      const messages = await consumer.fetch({ max_messages: held, expires: this.opts.fetchExpiresMs });
-      if (!this.track(messages)) return;
-      for await (const m of messages) {
-        held--;
-        this.start(m); // takes over the slot acquired for it
-      }
-      const closed = await messages.closed();
-      if (closed instanceof Error && !this.stopping) throw closed;
-    } finally {
-      for (; held > 0; held--) this.slots.release();
-    }
+    this.messages = undefined;
+    if (closed instanceof Error && !this.stopping && !this.retryNow) throw closed;
   }
 
   /** Remembers the pull so stop() can end it; false (and ends it) when stop() came first. */
@@ -137,19 +211,23 @@ export class PullSubscription<T> implements Subscription {
     return false;
   }
 
-  /** Runs the handler for `m` in a slot the caller already holds. */
-  private start(m: JsMsg): void {
-    if (this.stopping) {
-      // Taken from the buffer but never handed out: give it back at once rather than after the ack wait.
-      this.slots.release();
-      m.nak();
-      return;
+  /** Hands queued messages to handlers while there are free slots. */
+  private pump(): void {
+    while (!this.stopping && this.running < this.concurrency && this.queue.length > 0) {
+      const m = this.queue.shift()!;
+      // Handed to its handler: no longer reported in progress, so a handler that hangs lets it be redelivered.
+      this.held.delete(m);
+      this.running++;
+      const task = this.handle(m).finally(() => {
+        // Settled (or left to its ack wait by a handler that neither acked nor threw): no longer reported.
+        this.held.delete(m);
+        this.running--;
+        this.inFlight.delete(task);
+        this.pump();
+        if (this.room() >= this.minPull) this.wake?.();
+      });
+      this.inFlight.add(task);
     }
-    const task = this.handle(m).finally(() => {
-      this.slots.release();
-      this.inFlight.delete(task);
-    });
-    this.inFlight.add(task);
   }
 
   private async handle(m: JsMsg): Promise<void> {
@@ -180,13 +258,21 @@ export class PullSubscription<T> implements Subscription {
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
+      const self = this;
       function done() {
         clearTimeout(timer);
+        if (self.wake === done) self.wake = undefined;
         resolve();
       }
       this.wake = done;
     });
   }
+}
+
+/** The consumer or its stream is not there (deleted, or not created yet): the cached handle is useless. */
+function isGone(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return /consumer (not found|deleted)|stream not found/i.test(message);
 }
 
 class JsDelivery<T> implements Delivery<T> {

@@ -28,7 +28,15 @@ import {
 } from "@nats-io/jetstream";
 import { nanos } from "@nats-io/nats-core";
 import { checkToken, consumers, streams, subjects } from "../../core/cluster/index.ts";
-import { ConfigDriftError, isConsumerExists, isConsumerNotFound, isStreamExists, isStreamNotFound } from "./errors.ts";
+import {
+  ConfigDriftError,
+  isConsumerExists,
+  isConsumerNotFound,
+  isReplicasUnsupported,
+  isStreamExists,
+  isStreamNotFound,
+  replicasError,
+} from "./errors.ts";
 import { Semaphore } from "./semaphore.ts";
 
 export interface RegionSettings {
@@ -47,6 +55,8 @@ export interface RegionSettings {
    * connection. Placement applies when a stream is created: an existing stream stays where it is.
    */
   placementCluster?: string;
+  /** Copies JetStream keeps of each stream (1, or 3 on a region's 3-server cluster); consumers follow their stream. */
+  replicas: number;
 }
 
 /** Consumer creations in flight at once while setting up a region's partitions. */
@@ -63,7 +73,7 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(s.duplicateWindowMs),
-    num_replicas: 1,
+    num_replicas: s.replicas,
     ...(s.placementCluster === undefined ? {} : { placement: { cluster: s.placementCluster, tags: [] } }),
   });
   await Promise.all([
@@ -105,6 +115,7 @@ async function ensureStream(jsm: JetStreamManager, want: WantedStream): Promise<
       await jsm.streams.add(want);
       return;
     } catch (err) {
+      if (isReplicasUnsupported(err)) throw replicasError(`stream ${want.name}`, want.num_replicas ?? 1, err);
       if (!isStreamExists(err)) throw err;
       info = await jsm.streams.info(want.name);
     }
@@ -117,8 +128,19 @@ async function ensureStream(jsm: JetStreamManager, want: WantedStream): Promise<
     );
   }
   const missing = want.subjects.filter((subj) => !have.subjects.includes(subj));
-  if (missing.length > 0 || have.duplicate_window !== want.duplicate_window) {
-    await jsm.streams.update(want.name, { ...have, subjects: [...have.subjects, ...missing], duplicate_window: want.duplicate_window });
+  if (missing.length > 0 || have.duplicate_window !== want.duplicate_window || have.num_replicas !== want.num_replicas) {
+    // A changed replica count is applied in place: JetStream copies the stream to more servers, or drops copies.
+    try {
+      await jsm.streams.update(want.name, {
+        ...have,
+        subjects: [...have.subjects, ...missing],
+        duplicate_window: want.duplicate_window,
+        num_replicas: want.num_replicas,
+      });
+    } catch (err) {
+      if (isReplicasUnsupported(err)) throw replicasError(`stream ${want.name}`, want.num_replicas ?? 1, err);
+      throw err;
+    }
   }
 }
 

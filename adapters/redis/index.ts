@@ -4,7 +4,7 @@
  * connection from `connectRedis`. Runtime-neutral (the `redis` package and node: built-ins only), so the
  * fetch node runs them on Deno as well as Bun.
  */
-export { connectRedis, redactUrl, RedisUnavailableError } from "./connect.ts";
+export { connectRedis, redactUrl, redisCommandError, RedisCommandError, redisConnectionLog, RedisUnavailableError } from "./connect.ts";
 export type { RedisClient, RedisConnectOptions } from "./connect.ts";
 export { RedisSeenSet, SeenPlanMismatchError } from "./redis-seen-set.ts";
 export type { RedisSeenSetOptions, SeenPartitionInfo, SeenSliceShape } from "./redis-seen-set.ts";

@@ -40,7 +40,7 @@ import { RESP_TYPES } from "redis";
 import { popcount32, toParts } from "../../core/content/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
 import type { ContentIndex } from "../../core/ports/index.ts";
-import { connectRedis, type RedisClient, type RedisConnectOptions } from "./connect.ts";
+import { connectRedis, redisCommandError, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
 
 export interface RedisContentIndexOptions {
@@ -143,12 +143,24 @@ export class RedisContentIndex implements ContentIndex {
 
   async claimExact(fingerprint: string, url: string): Promise<string | undefined> {
     this.checkOpen();
-    const owner = await this.client.sendCommand<string | null>(["SET", `${this.keyPrefix}fp:${fingerprint}`, url, "NX", "GET"]);
-    return owner === null || owner === url ? undefined : owner;
+    try {
+      const owner = await this.client.sendCommand<string | null>(["SET", `${this.keyPrefix}fp:${fingerprint}`, url, "NX", "GET"]);
+      return owner === null || owner === url ? undefined : owner;
+    } catch (error) {
+      throw redisCommandError(this.client, `the exact-duplicate claim of ${url}`, error);
+    }
   }
 
   async claimNear(simhash: bigint, url: string): Promise<string | undefined> {
     this.checkOpen();
+    try {
+      return await this.nearClaim(simhash, url);
+    } catch (error) {
+      throw redisCommandError(this.client, `the near-duplicate claim of ${url}`, error);
+    }
+  }
+
+  private async nearClaim(simhash: bigint, url: string): Promise<string | undefined> {
     const [hi, lo] = toParts(simhash);
     const urlHash = hash32(url);
     const id = Buffer.alloc(ID_BYTES);

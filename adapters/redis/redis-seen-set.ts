@@ -21,20 +21,33 @@
  * one after the other so a key repeated across batches still reports `true` for its later copies.
  *
  * Reconnects lose nothing: the client keeps no filter state (only a cached slice count, re-validated on
- * every call), and a server whose script cache is empty gets the body again (lua-script.ts). What Redis
- * itself keeps across its own restart is its persistence setting: run it with AOF (appendonly yes) in a
- * region, or a restart empties every seen-set. One case is not a false negative but is worth knowing: a
- * call that times out after Redis ran it has added its keys, so a retry answers `true` for them; the
- * frontier confirms a "maybe seen" in its exact store where that matters (ARCHITECTURE policy table).
+ * every call), and a server whose script cache is empty gets the body again (lua-script.ts).
+ *
+ * Redis is a cache, not the truth (the frontier's store is): what Redis keeps across its own restart is
+ * its persistence setting (AOF in `cluster up` and the fleet), and a failover may land on a replica that
+ * had not caught up. So every partition carries a guard in its meta hash: `gen`, a token written when the
+ * partition was (re)built, and `ver`, a count of the changes made since. The client remembers, per
+ * partition, the generation it uses and the highest ver it was answered, and the script refuses to
+ * answer (SEENLOST, `SeenSetLostError`: nothing added) when the generation is gone (an empty restart, or
+ * a partition never built), is another one (rebuilt elsewhere) or ver went backwards (a lagging replica,
+ * an old snapshot). The frontier then calls `rebuild` with every URL its store knows of the partition,
+ * which re-adds them under a fresh token and lets the partition answer again. The first call after this
+ * client started, or took the partition over, adopts the generation it finds (it has nothing to compare
+ * with): a loss in that moment is seen only if the generation went with it.
+ *
+ * One case is not a false negative but is worth knowing: a call that times out after Redis ran it has
+ * added its keys, so a retry answers `true` for them; the frontier confirms a "maybe seen" in its exact
+ * store where that matters (ARCHITECTURE policy table), and for every URL of a redelivered message.
  */
 import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { hash64pairInto } from "../../core/hash/index.ts";
 import { bloomShapeWithin, fillBloomBitPositions, MAX_BLOOM_BITS, ScalableBloomFilter } from "../../core/seen/index.ts";
-import type { SeenSet } from "../../core/ports/index.ts";
-import { connectRedis, type RedisClient, type RedisConnectOptions } from "./connect.ts";
+import { randomBytes } from "node:crypto";
+import { SeenSetLostError, type SeenLossReason, type SeenSet } from "../../core/ports/index.ts";
+import { connectRedis, redisCommandError, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
-import { SEEN_CHECK_AND_ADD_LUA } from "./seen-script.ts";
+import { SEEN_CHECK_AND_ADD_LUA, SEEN_REBUILD_LUA } from "./seen-script.ts";
 
 export interface RedisSeenSetOptions {
   /** Key prefix; partition p lives under `<prefix>:<p>` (default "seen"). */
@@ -77,6 +90,21 @@ export class SeenPlanMismatchError extends Error {
 }
 
 const script = new LuaScript(SEEN_CHECK_AND_ADD_LUA);
+const rebuildScript = new LuaScript(SEEN_REBUILD_LUA);
+/** Script calls of a rebuild in flight at once (they pipeline on the one connection). */
+const REBUILD_IN_FLIGHT = 4;
+const LOSS_REASONS: readonly SeenLossReason[] = ["missing", "lagging", "changed", "rebuilding"];
+
+/** What the client knows of a partition's guard (see the module comment). */
+interface Guard {
+  /** The generation in use; "" until the first answer (then adopted). */
+  token: string;
+  /** The highest ver this client was answered. */
+  minVer: number;
+}
+
+/** How a batch is sent: answering for a frontier, or re-adding known keys under a rebuild token. */
+type Mode = { kind: "serve"; guard: Guard } | { kind: "rebuild"; token: string };
 /** A batch needs at most a stale-count retry and one retry per slice it creates; far more means a bug. */
 const MAX_ROUNDS_PER_BATCH = 64;
 
@@ -88,6 +116,8 @@ export class RedisSeenSet implements SeenSet {
   private readonly shapes: SeenSliceShape[] = [];
   /** Slice count per partition as last seen; the script corrects it when stale. */
   private readonly knownSlices = new Map<number, number>();
+  /** Per partition; replaced (never edited back) when dropped, so answers to older calls are not adopted. */
+  private readonly guards = new Map<number, Guard>();
   private readonly lanes = new Uint32Array(2);
   private closed = false;
 
@@ -130,16 +160,55 @@ export class RedisSeenSet implements SeenSet {
     const n = keys.length;
     const out = new Array<boolean>(n);
     if (n === 0) return out;
-    const h = new Uint32Array(2 * n);
-    for (let i = 0; i < n; i++) {
-      hash64pairInto(keys[i]!, this.lanes);
-      h[2 * i] = this.lanes[0]!;
-      h[2 * i + 1] = this.lanes[1]!;
-    }
+    const h = this.hashes(keys);
+    let guard = this.guards.get(partition);
+    if (!guard) this.guards.set(partition, (guard = { token: "", minVer: 0 }));
     for (let start = 0; start < n; start += this.maxKeysPerScript) {
-      await this.runBatch(partition, h, start, Math.min(n, start + this.maxKeysPerScript), out);
+      await this.runBatch(partition, { kind: "serve", guard }, h, start, Math.min(n, start + this.maxKeysPerScript), out);
     }
     return out;
+  }
+
+  /**
+   * Re-adds `batches` (every URL the caller's store knows of `partition`) under a fresh generation; calls
+   * of `checkAndAdd` for the partition are refused until it is done. Returns how many keys were added.
+   * Rejects with SeenSetLostError when Redis lost the partition again meanwhile: call it again.
+   */
+  async rebuild(partition: number, batches: AsyncIterable<readonly string[]> | Iterable<readonly string[]>): Promise<number> {
+    if (this.closed) throw new Error("RedisSeenSet is closed");
+    checkPartition(partition);
+    this.release(partition);
+    const token = randomBytes(9).toString("base64url");
+    await this.guardOp(partition, "begin", token);
+    const running = new Set<Promise<void>>();
+    let failure: unknown;
+    let total = 0;
+    for await (const keys of batches) {
+      const h = this.hashes(keys);
+      for (let start = 0; start < keys.length; start += this.maxKeysPerScript) {
+        const end = Math.min(keys.length, start + this.maxKeysPerScript);
+        const call: Promise<void> = this.runBatch(partition, { kind: "rebuild", token }, h, start, end, new Array<boolean>(keys.length))
+          .catch((error: unknown) => {
+            failure ??= error;
+          })
+          .finally(() => running.delete(call));
+        running.add(call);
+        if (running.size >= REBUILD_IN_FLIGHT) await Promise.race(running);
+        if (failure !== undefined) break;
+      }
+      if (failure !== undefined) break;
+      total += keys.length;
+    }
+    await Promise.all(running);
+    if (failure !== undefined) throw failure;
+    const ver = Number(await this.guardOp(partition, "finish", token));
+    this.guards.set(partition, { token, minVer: ver });
+    return total;
+  }
+
+  /** Forgets the guard of `partition` (another node serves it now); the next call adopts what it finds. */
+  release(partition: number): void {
+    this.guards.delete(partition);
   }
 
   /** The planned shape of slice `i` (the same as `ScalableBloomFilter`'s slice i). */
@@ -158,15 +227,11 @@ export class RedisSeenSet implements SeenSet {
   /** What Redis holds for `partition` (for metrics and for checking the growth plan). */
   async describe(partition: number): Promise<SeenPartitionInfo> {
     checkPartition(partition);
-    const [, slices, count, ones, keys] = await this.client.sendCommand<(string | null)[]>([
-      "HMGET",
-      this.metaKey(partition),
-      "plan",
-      "slices",
-      "count",
-      "ones",
-      "keys",
-    ]);
+    const [, slices, count, ones, keys] = await this.client
+      .sendCommand<(string | null)[]>(["HMGET", this.metaKey(partition), "plan", "slices", "count", "ones", "keys"])
+      .catch((error: unknown) => {
+        throw redisCommandError(this.client, `reading the seen-set of partition ${partition}`, error);
+      });
     const s = Number(slices ?? 0);
     return {
       slices: s,
@@ -194,39 +259,75 @@ export class RedisSeenSet implements SeenSet {
     if (this.ownsClient && this.client.isOpen) await this.client.close();
   }
 
-  private async runBatch(partition: number, h: Uint32Array, start: number, end: number, out: boolean[]): Promise<void> {
+  private hashes(keys: readonly string[]): Uint32Array {
+    const h = new Uint32Array(2 * keys.length);
+    for (let i = 0; i < keys.length; i++) {
+      hash64pairInto(keys[i]!, this.lanes);
+      h[2 * i] = this.lanes[0]!;
+      h[2 * i + 1] = this.lanes[1]!;
+    }
+    return h;
+  }
+
+  private async runBatch(partition: number, mode: Mode, h: Uint32Array, start: number, end: number, out: boolean[]): Promise<void> {
     let at = start;
     for (let round = 0; at < end; round++) {
       if (round >= MAX_ROUNDS_PER_BATCH) throw new Error(`seen-set script for partition ${partition} made no progress in ${round} rounds`);
       const sliceCount = Math.max(1, this.knownSlices.get(partition) ?? 1);
-      const { keys, args } = this.scriptInput(partition, sliceCount, h, at, end);
-      let reply: [number, number, string];
+      // Read the guard at each round: an answer to another call may have taught it more meanwhile.
+      const guardArgs = mode.kind === "serve" ? ["serve", mode.guard.token, String(mode.guard.minVer)] : ["rebuild", mode.token, "0"];
+      const { keys, args } = this.scriptInput(partition, sliceCount, guardArgs, h, at, end);
+      let reply: [number, number, string, string, number];
       try {
-        reply = await script.run<[number, number, string]>(this.client, keys, args);
+        reply = await script.run<[number, number, string, string, number]>(this.client, keys, args);
       } catch (error) {
-        if (error instanceof Error && error.message.startsWith("SEENPLAN")) {
-          throw new SeenPlanMismatchError(`${error.message}; every frontier node of a region must use the same seen-set plan`, {
-            cause: error,
-          });
-        }
-        throw error;
+        throw this.failure(partition, error, mode.kind === "serve" ? mode.guard : undefined);
       }
-      const [slices, need, flags] = reply;
+      const [slices, need, flags, gen, ver] = reply;
+      if (mode.kind === "serve" && this.guards.get(partition) === mode.guard) {
+        if (mode.guard.token === "") mode.guard.token = gen;
+        if (mode.guard.token === gen) mode.guard.minVer = Math.max(mode.guard.minVer, Number(ver));
+      }
       for (let i = 0; i < flags.length; i++) out[at + i] = flags.charCodeAt(i) === 49; // '1'
       at += flags.length;
       this.knownSlices.set(partition, Math.max(Number(slices), Number(need)));
     }
   }
 
+  /** A failed script call as the error its caller reacts to; a loss drops the partition's guard. */
+  private failure(partition: number, error: unknown, guard: Guard | undefined): Error {
+    if (error instanceof Error && error.message.startsWith("SEENPLAN")) {
+      return new SeenPlanMismatchError(`${error.message}; every frontier node of a region must use the same seen-set plan`, {
+        cause: error,
+      });
+    }
+    if (error instanceof Error && error.message.startsWith("SEENLOST ")) {
+      const reason = error.message.split(" ", 2)[1] as SeenLossReason;
+      if (guard && this.guards.get(partition) === guard) this.release(partition);
+      const known = LOSS_REASONS.includes(reason) ? reason : "missing";
+      return new SeenSetLostError(partition, known, `seen-set of partition ${partition}: ${error.message.slice("SEENLOST ".length)}`);
+    }
+    return redisCommandError(this.client, `the seen-set check of partition ${partition}`, error);
+  }
+
+  private async guardOp(partition: number, op: "begin" | "finish", token: string): Promise<unknown> {
+    try {
+      return await rebuildScript.run<unknown>(this.client, [this.metaKey(partition)], [op, token]);
+    } catch (error) {
+      throw this.failure(partition, error, undefined);
+    }
+  }
+
   private scriptInput(
     partition: number,
     sliceCount: number,
+    guardArgs: string[],
     h: Uint32Array,
     start: number,
     end: number,
   ): { keys: string[]; args: string[] } {
     const keys = [this.metaKey(partition)];
-    const args = [this.planText, String(sliceCount), String(end - start)];
+    const args = [this.planText, ...guardArgs, String(sliceCount), String(end - start)];
     let per = 0;
     for (let i = 0; i < sliceCount; i++) {
       const s = this.sliceShape(i);

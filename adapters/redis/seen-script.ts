@@ -4,40 +4,74 @@
  * where a key lands); the script only reads and sets bits and keeps the growth bookkeeping, in exactly the
  * order `ScalableBloomFilter.add` does, so the same keys in the same order give the same bytes.
  *
- * KEYS[1]      the partition's meta hash: plan, slices (S), count and ones of the newest slice, keys
+ * KEYS[1]      the partition's meta hash: plan, slices (S), count and ones of the newest slice, keys, and
+ *              the guard: gen (the generation: a token written when the partition was last (re)built),
+ *              ver (a counter of changes since), rebuild (the token of a rebuild under way)
  * KEYS[1 + i]  slice i - 1 (a plain string, bits in Redis's SETBIT order), for i = 1..E
  * ARGV[1]      the plan (initial capacity, bound, growth, tightening): a filter built under another plan
  *              has other slice shapes, so mixing the two would give false negatives; refused (SEENPLAN)
- * ARGV[2]      E, the number of slices the client sent offsets for (its view of S)
- * ARGV[3]      n, the number of keys
- * ARGV[4..]    per slice: bits, hashes, capacity, maxOnes (set bits at which the slice counts as full)
+ * ARGV[2]      mode: "serve" (a frontier admitting URLs) or "rebuild" (re-adding known keys)
+ * ARGV[3]      serve: the generation the client knows ("" when it knows none yet: it adopts what is there);
+ *              rebuild: the token of the rebuild
+ * ARGV[4]      serve: the highest ver the client was answered (the cache must hold at least that many changes)
+ * ARGV[5]      E, the number of slices the client sent offsets for (its view of S)
+ * ARGV[6]      n, the number of keys
+ * ARGV[7..]    per slice: bits, hashes, capacity, maxOnes (set bits at which the slice counts as full)
  * then         per key: the offsets for slice 0, then slice 1, ... slice E - 1
+ *
+ * The guard is what makes Redis a cache rather than the truth: a partition whose filter Redis lost (an
+ * empty restart: no gen), that lags behind what this client was told (a failover to a replica that had
+ * not caught up: ver too small), that someone else rebuilt, or that is being rebuilt, answers SEENLOST
+ * <reason> and adds nothing, instead of "not seen". The frontier then rebuilds it from its store.
  *
  * Per key: present if all its bits are set in an old slice (GETBIT, stopping at the first 0; newest old
  * slice first, since it holds the most keys), else in the newest; a newest slice that is not full is checked and set in one BITFIELD (the old bits say whether the
  * key was there); when it is full the key is checked with GETBIT and, if new, goes to a new slice, which is
  * allocated at its full size (SETBIT at its last bit) so the string is byte for byte the filter body.
  *
- * Returns {S, need, flags}: S after the call, flags one '0'/'1' per processed key in order. When the
+ * Returns {S, need, flags, gen, ver}: S after the call, flags one '0'/'1' per processed key in order, the
+ * partition's generation and its ver after the call (ver counts calls that added a key). When the
  * client's E is stale (S > E) or the batch needs a slice it sent no offsets for, the script stops before
  * that key and returns need = the E to send for the rest (keys already processed stay processed).
  */
 export const SEEN_CHECK_AND_ADD_LUA = `
 local meta = KEYS[1]
 local plan = ARGV[1]
-local E = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
-local st = redis.call('HMGET', meta, 'plan', 'slices', 'count', 'ones')
+local mode = ARGV[2]
+local token = ARGV[3]
+local E = tonumber(ARGV[5])
+local n = tonumber(ARGV[6])
+local st = redis.call('HMGET', meta, 'plan', 'slices', 'count', 'ones', 'gen', 'ver', 'rebuild')
 if st[1] and st[1] ~= plan then
   return redis.error_reply('SEENPLAN ' .. meta .. ' was built with plan ' .. st[1] .. ' but this client uses ' .. plan)
+end
+local gen = st[5]
+local ver = tonumber(st[6]) or 0
+if mode == 'serve' then
+  if not gen then
+    if st[7] then return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' is being rebuilt') end
+    return redis.error_reply('SEENLOST missing ' .. meta .. ' has no generation: never built, or Redis lost it')
+  end
+  if token ~= '' and gen ~= token then
+    return redis.error_reply('SEENLOST changed ' .. meta .. ' was rebuilt (generation ' .. gen .. ', this client knew ' .. token .. ')')
+  end
+  if ver < tonumber(ARGV[4]) then
+    return redis.error_reply('SEENLOST lagging ' .. meta .. ' holds ' .. ver .. ' changes but ' .. ARGV[4] .. ' were confirmed to this client')
+  end
+elseif mode == 'rebuild' then
+  if st[7] ~= token then
+    return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' is no longer rebuilt under token ' .. token .. ' (lost again, or taken over)')
+  end
+else
+  return redis.error_reply('ERR seen-set script: unknown mode ' .. tostring(mode))
 end
 local S = tonumber(st[2]) or 0
 local count = tonumber(st[3]) or 0
 local ones = tonumber(st[4]) or 0
-if S > E then return {S, S, ''} end
+if S > E then return {S, S, '', gen or '', ver} end
 
 local bits, ks, caps, maxOnes, starts = {}, {}, {}, {}, {}
-local a = 4
+local a = 7
 local per = 0
 for i = 1, E do
   bits[i] = tonumber(ARGV[a])
@@ -132,5 +166,36 @@ if S > 0 then
   redis.call('HSET', meta, 'plan', plan, 'slices', S, 'count', count, 'ones', ones)
   if added > 0 then redis.call('HINCRBY', meta, 'keys', added) end
 end
-return {S, need, table.concat(flags)}
+if added > 0 and mode == 'serve' then ver = redis.call('HINCRBY', meta, 'ver', 1) end
+return {S, need, table.concat(flags), gen or '', ver}
+`;
+
+/**
+ * The rebuild bookkeeping of a partition (KEYS[1] its meta hash, ARGV[1] the op, ARGV[2] the rebuild's
+ * token):
+ *
+ *   begin    drops the generation and marks a rebuild under this token: from now on "serve" calls are
+ *            refused (SEENLOST rebuilding) until it finishes; bits already there stay (a superset of the
+ *            keys is still free of false negatives)
+ *   finish   if the rebuild is still this token's (Redis did not lose it again meanwhile), makes the token
+ *            the generation and returns ver (one more than before: the changes of the rebuild); else
+ *            SEENLOST rebuilding, and the caller starts over
+ */
+export const SEEN_REBUILD_LUA = `
+local meta = KEYS[1]
+local op = ARGV[1]
+local token = ARGV[2]
+if op == 'begin' then
+  redis.call('HDEL', meta, 'gen')
+  redis.call('HSET', meta, 'rebuild', token)
+  return 0
+elseif op == 'finish' then
+  if redis.call('HGET', meta, 'rebuild') ~= token then
+    return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' lost its rebuild under token ' .. token .. ' before it finished')
+  end
+  redis.call('HDEL', meta, 'rebuild')
+  redis.call('HSET', meta, 'gen', token)
+  return redis.call('HINCRBY', meta, 'ver', 1)
+end
+return redis.error_reply('ERR seen-set rebuild script: unknown op ' .. tostring(op))
 `;

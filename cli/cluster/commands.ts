@@ -14,7 +14,11 @@ import { parseClusterOptions, type ClusterOptions } from "./options.ts";
 type Env = Readonly<Record<string, string | undefined>>;
 
 async function withClient(opts: ClusterOptions, io: CliIo, fn: (c: CoordinatorLeaderClient) => Promise<number>): Promise<number> {
-  const client = new CoordinatorLeaderClient(opts.coordinators, { token: opts.token, deadlineMs: 10_000 });
+  const client = new CoordinatorLeaderClient(opts.coordinators, {
+    token: opts.token,
+    deadlineMs: 10_000,
+    tls: opts.tlsCa ? { ca: opts.tlsCa } : undefined,
+  });
   try {
     return await fn(client);
   } catch (error) {

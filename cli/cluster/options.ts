@@ -1,17 +1,20 @@
 /**
  * The flags every cluster command shares, as a configuration table like every process's: where the
  * coordinator is (`--coordinator ADDR[,ADDR...]` or CRAWLCTL_COORDINATOR: a leader and its standbys, in any
- * order; the one holding the lease answers), its token (`--token` or CRAWLCTL_TOKEN),
+ * order; the one holding the lease answers), its token (`--token` or CRAWLCTL_TOKEN), the CA of its
+ * certificate when its gRPC is TLS (`--tls-ca-file` or CRAWLCTL_TLS_CA_FILE),
  * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` where a command takes one
  * (seed add). The other arguments (hosts, URLs, node ids) come back in `rest`.
  */
 import { decimalKind, readConfig, stringKind, switchKind, tableRows, type Env, type FieldSpecs } from "../../core/config/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
+import { readPemFile } from "../../kit/tls/index.ts";
 import { UsageError } from "../io.ts";
 
 export interface ClusterFlags {
   coordinator: string;
   token: string;
+  tlsCaFile: string;
   json: boolean;
   watch: boolean;
   intervalSeconds: number;
@@ -22,6 +25,8 @@ export interface ClusterOptions {
   /** host:port of each coordinator, as given. */
   coordinators: string[];
   token?: string;
+  /** PEM of the CA of the coordinator's certificate: the link is TLS. */
+  tlsCa?: string;
   json: boolean;
   watch: boolean;
   /** Seconds between refreshes with --watch. */
@@ -48,6 +53,14 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     flag: "--token",
     description: "The coordinator's admin token",
     ...stringKind("token"),
+  },
+  tlsCaFile: {
+    default: "",
+    defaultText: "none: plain-text gRPC",
+    env: "CRAWLCTL_TLS_CA_FILE",
+    flag: "--tls-ca-file",
+    description: "PEM file of the CA of the coordinator's certificate, when its gRPC is TLS (cluster up --secure prints it)",
+    ...stringKind("file"),
   },
   json: {
     default: false,
@@ -92,9 +105,18 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
   if (coordinators.length === 0) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
   const flags = new Map<string, string>();
   if (values.file) flags.set("--file", values.file);
+  let tlsCa: string | undefined;
+  if (values.tlsCaFile) {
+    try {
+      tlsCa = readPemFile("CRAWLCTL_TLS_CA_FILE", values.tlsCaFile);
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+  }
   return {
     coordinators,
     token: values.token || undefined,
+    tlsCa,
     json: values.json,
     watch: values.watch,
     intervalS: values.intervalSeconds,

@@ -10,6 +10,9 @@ import type { CliIo } from "../io.ts";
 import { robotsCheckCommand } from "./robots-check.ts";
 import { robotsStatusCommand } from "./robots-status.ts";
 import { urlNormalizeCommand } from "./url-normalize.ts";
+import { CERTS_FIELDS, certsInitCommand, certsNodeCommand } from "./certs.ts";
+
+export { CERTS_FIELDS };
 import {
   hostPauseCommand,
   hostShowCommand,
@@ -21,7 +24,7 @@ import {
   urlExplainCommand,
 } from "../cluster/commands.ts";
 
-const CLUSTER = "[--coordinator ADDR] [--token TOKEN] [--json]";
+const CLUSTER = "[--coordinator ADDR] [--token TOKEN] [--tls-ca-file FILE] [--json]";
 
 export interface Command {
   words: string[];
@@ -48,6 +51,18 @@ export const commands: Command[] = [
     args: "[--base BASE] URL...",
     summary: "prints each URL normalized as the crawler stores it, or `REJECT <reason>`",
     run: urlNormalizeCommand,
+  },
+  {
+    words: ["certs", "init"],
+    args: "--dir DIR [--days N]",
+    summary: "makes a private CA in DIR (ca.pem, ca.key) for the cluster's TLS",
+    run: (argv, io, env) => certsInitCommand(env)(argv, io),
+  },
+  {
+    words: ["certs", "node"],
+    args: "--dir DIR --role ROLE --id ID [--hosts H,H] [--days N]",
+    summary: "makes DIR/ID.pem and DIR/ID.key, signed by the CA of DIR, naming the node's role and id",
+    run: (argv, io, env) => certsNodeCommand(env)(argv, io),
   },
   {
     words: ["status"],
@@ -108,13 +123,17 @@ export const commands: Command[] = [
 export function usage(): string {
   const width = Math.max(...commands.map((c) => c.words.join(" ").length));
   const lines = commands.map((c) => `  ${c.words.join(" ").padEnd(width)}  ${c.args}\n  ${" ".repeat(width)}  ${c.summary}`);
-  return `usage: crawlctl COMMAND [ARGS]\n\ncommands:\n${lines.join("\n")}\n\nCluster commands reach the coordinator at --coordinator or CRAWLCTL_COORDINATOR, with --token or CRAWLCTL_TOKEN.\nRun \`crawlctl COMMAND --help\` for one command.\n`;
+  return `usage: crawlctl COMMAND [ARGS]\n\ncommands:\n${lines.join("\n")}\n\nCluster commands reach the coordinator at --coordinator or CRAWLCTL_COORDINATOR, with --token or CRAWLCTL_TOKEN\n(and --tls-ca-file or CRAWLCTL_TLS_CA_FILE when its gRPC is TLS).\nRun \`crawlctl COMMAND --help\` for one command.\n`;
 }
 
 /** One command's help; a cluster command's also lists the cluster flags its synopsis names, from their table. */
 export function commandUsage(command: Command): string {
   const head = [`usage: crawlctl ${command.words.join(" ")} ${command.args}`];
   const about = [`  ${command.summary}`];
+  if (command.words[0] === "certs") {
+    const rows = CERTS_FIELDS.filter((row) => command.args.includes(`${row.flag} `));
+    return usageText(head, about, [{ title: "options", rows }]);
+  }
   if (!command.args.startsWith(CLUSTER)) return `${[...head, ...about].join("\n")}\n`;
   const rows = CLUSTER_FIELDS.filter((row) => command.args.includes(`${row.flag} `) || command.args.includes(`${row.flag}]`));
   return usageText(head, about, [{ title: "options", rows }]);

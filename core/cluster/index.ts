@@ -6,7 +6,7 @@ export { CLUSTER_BUCKET, checkToken, consumers, keys, objectStores, streams, sub
 export { parseRegionRules, regionOf, regionsOf, type RegionRules } from "./regions.ts";
 export type { NodeRecord, NodeRole, NodeStatus, RegionAssignment, RingRecord } from "./records.ts";
 export { completeHandoff, computeRing, partitionRoles, type AssignmentInput } from "./assignment.ts";
-export { listenKind, natsUrlsKind, tokenKind } from "./setting-kinds.ts";
+export { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, tokenKind } from "./setting-kinds.ts";
 export {
   BUS_ENCODING_HEADER,
   BUS_ENCODINGS,
@@ -15,3 +15,5 @@ export {
   type EncodingVerdict,
   type ReadableEncodings,
 } from "./bus-encoding.ts";
+export { NATS_ROLES, natsPermissions, renderNatsAccounts, type NatsRole, type SubjectPermissions } from "./nats-permissions.ts";
+export { REDIS_CRAWLER_ACL, REDIS_CRAWLER_USER } from "./redis-acl.ts";

@@ -1,9 +1,10 @@
 /**
  * The value kinds of settings the cluster roles share (see core/config/field-kinds.ts): node ids and
  * regions, listen addresses and NATS server lists, each with the checks and messages every role reports
- * them with. They make the rows of the coordinator's, frontier node's and fetch node's tables.
+ * them with, and the rows all three share whole (the JetStream replica count). They make the rows of the
+ * coordinator's, frontier node's and fetch node's tables.
  */
-import { stringKind, type ValueKind } from "../config/index.ts";
+import { between, integerKind, stringKind, type FieldSpec, type ValueKind } from "../config/index.ts";
 import { parseHostPort } from "../net/index.ts";
 import { checkToken } from "./names.ts";
 
@@ -46,3 +47,18 @@ export function natsUrlsKind(): ValueKind<readonly string[]> {
           : undefined,
   };
 }
+
+/**
+ * Copies JetStream keeps of every stream, of the cluster-state bucket and of the frontier nodes'
+ * replicated partition state (its stream and object store): 1 on a single nats-server, 3 on a region's
+ * 3-server cluster (the fleet). The same on every role of a region: whichever starts first
+ * creates the streams, and a later one with another count changes them in place.
+ */
+export const NATS_REPLICAS_FIELD: FieldSpec<number> = {
+  default: 1,
+  env: "CRAWL_NATS_REPLICAS",
+  flag: "--nats-replicas",
+  description:
+    "Copies JetStream keeps of each stream, of the cluster-state bucket and of the replicated partition state (its stream and object store): 1 on a single nats-server, 3 on a region's 3-server cluster (then losing one server loses nothing)",
+  ...integerKind(between(1, 5)),
+};

@@ -8,6 +8,6 @@ export type { ClusterState, Delivery, MessageBus, Subscription } from "./cluster
 export type { ContentIndex } from "./content-index.ts";
 export type { Fetcher, PageStore, StreamingFetcher, TaskRunner, WorkOutput } from "./fetch.ts";
 export { silentLog, type Log, type LogFields } from "./log.ts";
-export type { AdmissionLog, SeenSet } from "./seen-set.ts";
+export { SeenSetLostError, type AdmissionLog, type SeenLossReason, type SeenSet } from "./seen-set.ts";
 export type { ObjectStore, StoredObject } from "./object-store.ts";
 export type { BatchEntry, ClaimEntry, PartitionReplica, ReplicaEntry, ReplicaWriter, SnapshotInfo } from "./partition-replica.ts";

@@ -50,7 +50,7 @@ import { hostKeyOf, isHomePage, originOf } from "../../core/url/index.ts";
 import { hostnameOf, ScopeFilter, ScopeRoots, scopeCounterName } from "../../core/scope/index.ts";
 import { levelOfSitemapPriority } from "../../core/sitemap/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
-import type { SeenSet } from "../../core/ports/index.ts";
+import { SeenSetLostError, type Log, type SeenSet } from "../../core/ports/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { hostReport } from "./host-board.ts";
@@ -58,6 +58,7 @@ import type { HostEntry } from "./host-entry.ts";
 import { explainUrl, hostView, listHosts, type HostView, type InspectedFrontier, type UrlView } from "./inspection.ts";
 import { pendingWork, type PendingWork } from "./pending.ts";
 import { ReadyQueues } from "./ready-queues.ts";
+import { lostPartitions, SeenRecovery } from "./seen-recovery.ts";
 import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
@@ -107,6 +108,19 @@ export interface FrontierOptions {
    * is the only place they are kept (embedded mode).
    */
   sharedRoots?: { add(hosts: readonly string[]): Promise<void> };
+  /** Where the seen-set's losses and rebuilds are told (seen-recovery.ts); default: not logged. */
+  log?: Log;
+}
+
+/** A fetch result to apply, with the links it found. */
+export interface ResultItem {
+  result: FetchResult;
+  links: readonly DiscoveredUrl[];
+  /**
+   * Confirm every "maybe seen" of its links and redirect target in the store: the result came a second
+   * time (redelivered), and its first attempt may have set seen-set bits without committing.
+   */
+  confirmSeen?: boolean;
 }
 
 export interface FrontierSnapshot {
@@ -140,8 +154,11 @@ interface Prepared {
   flight: NonNullable<HostEntry["inFlight"]>;
   candidates: DiscoveredUrl[];
   redirect: DiscoveredUrl[];
-  /** Its links were found before by a fetch whose result was never committed: confirm them in the store. */
-  confirm: boolean;
+  /**
+   * Confirm every "maybe seen" of its links in the store: the result came a second time (redelivered), or
+   * its links were found before by a fetch whose result was never committed (a full disk).
+   */
+  confirmSeen: boolean;
   /** Sitemaps its links or its robots.txt named, for hosts this frontier keeps. */
   sitemaps: DiscoveredUrl[];
 }
@@ -186,6 +203,8 @@ export class Frontier {
   private lastDiskProbe = 0;
   /** URLs whose result failed to commit (their links' seen-set bits may be set with nothing stored). */
   private readonly recommit = new Set<string>();
+  /** Rebuilds partitions a cache-backed seen-set lost, from the store (seen-recovery.ts). */
+  private readonly seenRecovery: SeenRecovery;
 
   constructor(private readonly opts: FrontierOptions) {
     this.counters = opts.counters ?? new Counters();
@@ -195,6 +214,14 @@ export class Frontier {
     const roots = new ScopeRoots();
     roots.add(opts.store.scopeRoots.list());
     this.scope = new ScopeFilter(opts.policy, roots);
+    this.seenRecovery = new SeenRecovery({
+      seen: opts.seen,
+      store: opts.store,
+      counters: this.counters,
+      serves: (p) => this.serves(p),
+      log: opts.log,
+      now: () => opts.now(),
+    });
     this.inspected = {
       store: opts.store,
       policy: opts.policy,
@@ -218,6 +245,7 @@ export class Frontier {
   setServing(partitions: Iterable<number>): void {
     const next = new Set(partitions);
     const before = this.serving ?? new Set<number>();
+    for (const p of before) if (!next.has(p)) this.opts.seen.release?.(p);
     for (const [host, entry] of this.hosts) {
       if (next.has(entry.partition) || entry.inFlight) continue;
       this.waiting.remove(host);
@@ -238,6 +266,24 @@ export class Frontier {
     let n = 0;
     for (const entry of this.hosts.values()) if (entry.inFlight && entry.partition === p) n++;
     return n;
+  }
+
+  /**
+   * Whether partition p's seen-set is being rebuilt after the cache lost it: its admissions fail until it
+   * is done (a caller may refuse its URLs at once rather than let them fail a group).
+   */
+  seenRebuilding(p: number): boolean {
+    return this.seenRecovery.isRebuilding(p);
+  }
+
+  /** Partitions whose seen-set is being rebuilt now. */
+  get partitionsRebuildingSeen(): number[] {
+    return this.seenRecovery.partitionsRebuilding;
+  }
+
+  /** Stops rebuilding seen-set partitions (the node is stopping); resolves when none runs. */
+  stopSeenRecovery(): Promise<void> {
+    return this.seenRecovery.stop();
   }
 
   /** Stops handing out tasks (drain); results of tasks in flight are still applied. */
@@ -297,29 +343,40 @@ export class Frontier {
    * Admits discovered URLs: trap checks, seen-set, durable queue. Returns how many were new. Seeds and
    * home pages whose Bloom answer is "maybe seen" are confirmed in the exact store, so a false positive
    * never costs a site's entry point. With `confirmSeen` every "maybe seen" is confirmed: for URLs that
-   * come a second time (a message redelivered after a crash), whose bits the first attempt may have set
-   * in the seen-set without the store ever committing them.
+   * come a second time (a message redelivered, or after a crash), whose bits the first attempt may have set
+   * in the seen-set without the store ever committing them. Rejects with SeenSetLostError, admitting nothing,
+   * when the seen-set lost a partition of these URLs (which is then rebuilt: seen-recovery.ts).
    */
   async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
     const { pages, refs } = splitSitemapRefs(urls);
     const roots = await this.shareRoots(pages);
-    const sitemaps = this.screenSitemaps(refs);
-    const candidates = this.screen(pages);
-    if (candidates.length === 0 && sitemaps.length === 0 && roots.length === 0) return 0;
-    const maybe = await this.checkSeen(candidates);
+    const tally = new Counters();
+    const sitemaps = this.screenSitemaps(refs, tally);
+    const candidates = this.screen(pages, tally);
+    if (candidates.length === 0 && sitemaps.length === 0 && roots.length === 0) {
+      this.countScreened(tally);
+      return 0;
+    }
+    const close = this.seenRecovery.window();
     let added = 0;
     const now = this.opts.now();
     try {
-      this.opts.store.tx(() => {
-        this.opts.store.scopeRoots.add(roots);
-        added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
-        this.offerSitemaps(sitemaps, now);
-      });
-    } catch (error) {
-      // Rolled back: what the admission changed in memory goes back to what the store holds.
-      this.resetHosts(new Set([...candidates, ...sitemaps].map((u) => u.host)), false);
-      this.writeFailed(error);
-      throw error;
+      const maybe = await this.checkSeen(candidates);
+      this.countScreened(tally);
+      try {
+        this.opts.store.tx(() => {
+          this.opts.store.scopeRoots.add(roots);
+          added = this.enqueueNew(candidates, maybe, opts.confirmSeen);
+          this.offerSitemaps(sitemaps, now);
+        });
+      } catch (error) {
+        // Rolled back: what the admission changed in memory goes back to what the store holds.
+        this.resetHosts(new Set([...candidates, ...sitemaps].map((u) => u.host)), false);
+        this.writeFailed(error);
+        throw error;
+      }
+    } finally {
+      close();
     }
     this.enforceSizeLimit();
     return added;
@@ -478,12 +535,26 @@ export class Frontier {
    * result is not durable until its batch commits; a crash before that refetches the page, as if it had
    * been in flight.
    */
-  async completeMany(items: ReadonlyArray<{ result: FetchResult; links: readonly DiscoveredUrl[] }>): Promise<void> {
+  async completeMany(items: readonly ResultItem[]): Promise<void> {
+    const close = this.seenRecovery.window();
+    try {
+      await this.completeInWindow(items);
+    } finally {
+      close();
+    }
+    this.enforceSizeLimit();
+  }
+
+  private async completeInWindow(items: readonly ResultItem[]): Promise<void> {
     const prepared: Prepared[] = [];
     const late: DiscoveredUrl[] = [];
+    let lateConfirm = false;
     const forwards: Promise<void>[] = [];
     const lateSitemaps: DiscoveredUrl[] = [];
-    for (const { result, links: found } of items) {
+    // What screening refused is counted once the seen-set answered: a batch it refuses (a partition lost
+    // or being rebuilt) comes back and is screened again.
+    const tally = new Counters();
+    for (const { result, links: found, confirmSeen = false } of items) {
       const { pages, refs } = splitSitemapRefs(found);
       const entry = this.hosts.get(result.host);
       const flight = entry?.inFlight;
@@ -494,15 +565,16 @@ export class Frontier {
         // A redelivered or late result: its host has moved on. Its links are still worth admitting.
         this.counters.add("frontier.stale-results");
         late.push(...links);
-        lateSitemaps.push(...this.routeSitemaps(refs, forwards));
+        lateSitemaps.push(...this.routeSitemaps(refs, forwards, tally));
+        lateConfirm ||= confirmSeen;
         continue;
       }
       // robots.txt names the host's sitemaps; they are read only for a host the crawl has pages to fetch from.
       if (flight.task.kind === "robots" && entry.queued > 0) {
         refs.push(...robotsSitemapRefs(result, this.opts.policy.sitemaps, entry.head?.depth ?? 0));
       }
-      const sitemaps = this.routeSitemaps(refs, forwards);
-      const candidates = this.screen(links);
+      const sitemaps = this.routeSitemaps(refs, forwards, tally);
+      const candidates = this.screen(links, tally);
       const target = result.redirectTo
         ? {
             url: result.redirectTo,
@@ -515,15 +587,18 @@ export class Frontier {
           }
         : undefined;
       // A target the address policy refuses is dropped here, before it could be forwarded to its owner.
-      const admissible = target !== undefined && !this.refusedAddress(target);
+      const admissible = target !== undefined && !this.refusedAddress(target, tally);
       const foreign = admissible && this.opts.forward !== undefined && !this.opts.forward.owns(target.host);
       if (foreign && target.redirectHops <= this.opts.policy.maxRedirects) forwards.push(this.opts.forward!.send([target]));
-      const redirect = admissible && !foreign ? this.screen([target]) : [];
-      prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirm: this.recommit.delete(result.url) });
+      const redirect = admissible && !foreign ? this.screen([target], tally) : [];
+      // The recommit mark is taken (deleted) either way: it holds for one retry.
+      const confirm = this.recommit.delete(result.url) || confirmSeen;
+      prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirmSeen: confirm });
     }
     await Promise.all(forwards);
-    const lateCandidates = this.screen(late);
+    const lateCandidates = this.screen(late, tally);
     const maybe = await this.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
+    this.countScreened(tally);
     const now = this.opts.now();
     const touched: HostEntry[] = [];
     try {
@@ -535,7 +610,7 @@ export class Frontier {
           if (p.entry.inFlight !== p.flight) {
             // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
             this.counters.add("frontier.stale-results");
-            this.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirm);
+            this.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirmSeen);
             this.offerSitemaps(p.sitemaps, now);
             continue;
           }
@@ -543,7 +618,7 @@ export class Frontier {
           this.offerSitemaps(p.sitemaps, now);
           touched.push(p.entry);
         }
-        this.enqueueNew(lateCandidates, maybe.slice(offset));
+        this.enqueueNew(lateCandidates, maybe.slice(offset), lateConfirm);
         this.offerSitemaps(lateSitemaps, now);
       });
     } catch (error) {
@@ -566,7 +641,6 @@ export class Frontier {
     // Hosts go back to waiting only after the commit: a host must not be handed out again on a result
     // that could still be lost.
     for (const entry of touched) this.settle(entry);
-    this.enforceSizeLimit();
   }
 
   /** One result's effect on its host and URL; runs inside completeMany's transaction. */
@@ -615,9 +689,10 @@ export class Frontier {
         p.redirect,
         maybe.slice(p.candidates.length),
         flight.prev ?? unfetchedRow(flight.item),
+        p.confirmSeen,
       );
     }
-    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length), p.confirm);
+    this.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length), p.confirmSeen);
     this.saveHost(entry);
   }
 
@@ -782,34 +857,34 @@ export class Frontier {
    * sitemap entries), so no request is ever planned for an internal address, a local name or an empty host,
    * nor for a URL the crawl's scope leaves out; each refusal is counted by its reason.
    */
-  private screen(urls: readonly DiscoveredUrl[]): DiscoveredUrl[] {
+  private screen(urls: readonly DiscoveredUrl[], tally: Counters): DiscoveredUrl[] {
     const out: DiscoveredUrl[] = [];
     const batch = new Set<string>();
     for (const u of urls) {
       if (batch.has(u.url)) continue;
       batch.add(u.url);
-      if (this.refusedAddress(u)) continue;
+      if (this.refusedAddress(u, tally)) continue;
       if (u.kind === "media" && !this.opts.policy.fetchMedia) {
         // Only a fetch node asked by an older task (or another policy) sends these: the policy here decides.
-        this.counters.add("admission.rejected.fetch-media-off");
+        tally.add("admission.rejected.fetch-media-off");
         continue;
       }
       // Media files face the scope and filters as links do, except the extension deny-list (ScopeFilter).
       const outside = this.scope.reject(u);
       if (outside) {
-        this.counters.add(scopeCounterName(outside));
+        tally.add(scopeCounterName(outside));
         continue;
       }
       const entry = this.hosts.get(u.host);
       const verdict = checkTrap(u.url, { hostQueued: entry?.queued ?? 0, hostPagesToday: 0 }, this.opts.policy);
       if (!verdict.ok) {
-        this.counters.add(trapCounterName(verdict.reason));
+        tally.add(trapCounterName(verdict.reason));
         continue;
       }
       if (!u.isSeed) {
         const family = this.patterns.check(u.host, u.url);
         if (!family.ok) {
-          this.counters.add(trapCounterName(family.reason));
+          tally.add(trapCounterName(family.reason));
           continue;
         }
       }
@@ -818,11 +893,16 @@ export class Frontier {
     return out;
   }
 
-  /** Whether the address policy refuses the URL's host; a refusal is counted by its reason. */
-  private refusedAddress(u: DiscoveredUrl): boolean {
+  /** Whether the address policy refuses the URL's host; a refusal is counted in `tally` by its reason. */
+  private refusedAddress(u: DiscoveredUrl, tally: Counters): boolean {
     const refusal = this.addresses.checkHost(u.host);
-    if (refusal) this.counters.add(`admission.refused.${refusal.reason}`);
+    if (refusal) tally.add(`admission.refused.${refusal.reason}`);
     return refusal !== undefined;
+  }
+
+  /** Adds what a screening refused (`tally`) to the frontier's counters. */
+  private countScreened(tally: Counters): void {
+    for (const [name, n] of Object.entries(tally.toJSON())) this.counters.add(name, n);
   }
 
   /**
@@ -830,16 +910,16 @@ export class Frontier {
    * whose redirect chain is not too long, none with `--sitemaps off`. The scope does not apply: a sitemap a
    * host's robots.txt names speaks for that host wherever it lives, and its entries face the scope as links.
    */
-  private screenSitemaps(refs: readonly DiscoveredUrl[]): DiscoveredUrl[] {
+  private screenSitemaps(refs: readonly DiscoveredUrl[], tally: Counters): DiscoveredUrl[] {
     if (refs.length === 0) return [];
     if (this.opts.policy.sitemaps === "off") {
-      this.counters.add("sitemap.ignored-off", refs.length);
+      tally.add("sitemap.ignored-off", refs.length);
       return [];
     }
     return refs.filter((u) => {
-      if (this.refusedAddress(u)) return false;
+      if (this.refusedAddress(u, tally)) return false;
       if (u.redirectHops > this.opts.policy.maxRedirects) {
-        this.counters.add("sitemap.too-many-redirects");
+        tally.add("sitemap.too-many-redirects");
         return false;
       }
       return true;
@@ -847,8 +927,8 @@ export class Frontier {
   }
 
   /** Screens sitemap references and sends those of hosts other frontiers own to them; returns this frontier's. */
-  private routeSitemaps(refs: readonly DiscoveredUrl[], forwards: Promise<void>[]): DiscoveredUrl[] {
-    const kept = this.screenSitemaps(refs);
+  private routeSitemaps(refs: readonly DiscoveredUrl[], forwards: Promise<void>[], tally: Counters): DiscoveredUrl[] {
+    const kept = this.screenSitemaps(refs, tally);
     const forward = this.opts.forward;
     if (!forward) return kept;
     const foreign = kept.filter((u) => !forward.owns(u.host));
@@ -891,6 +971,11 @@ export class Frontier {
     }
   }
 
+  /**
+   * The seen-set's answers for `urls`, one call per partition. A partition being rebuilt is refused at
+   * once; a partition the seen-set reports lost starts its rebuild; either rejects the whole call (after
+   * every partition answered, so no call is left running) with a SeenSetLostError.
+   */
   private async checkSeen(urls: readonly DiscoveredUrl[]): Promise<boolean[]> {
     if (urls.length === 0) return [];
     const byPartition = new Map<number, number[]>();
@@ -901,8 +986,9 @@ export class Frontier {
       else byPartition.set(p, [i]);
     });
     const out = new Array<boolean>(urls.length).fill(false);
-    await Promise.all(
+    const outcomes = await Promise.allSettled(
       [...byPartition].map(async ([p, idx]) => {
+        if (this.seenRecovery.isRebuilding(p)) throw new SeenSetLostError(p, "rebuilding");
         const answers = await this.opts.seen.checkAndAdd(
           p,
           idx.map((i) => urls[i]!.url),
@@ -910,14 +996,18 @@ export class Frontier {
         idx.forEach((i, j) => (out[i] = answers[j]!));
       }),
     );
-    return out;
+    const errors = outcomes.flatMap((o) => (o.status === "rejected" ? [o.reason as unknown] : []));
+    if (errors.length === 0) return out;
+    const lost = lostPartitions(errors);
+    this.seenRecovery.lost(lost);
+    throw errors.find((e) => !(e instanceof SeenSetLostError)) ?? lost[0];
   }
 
   /**
    * Inserts the URLs that are new into the exact store and their host queues, all of them in one batch
    * of statements (enqueueMany). Runs inside a transaction.
    */
-  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll: boolean | undefined = false): number {
+  private enqueueNew(urls: readonly DiscoveredUrl[], maybeSeen: readonly boolean[], confirmAll = false): number {
     const store = this.opts.store;
     const fresh: Array<{ u: DiscoveredUrl; home: boolean; item: Omit<QueuedUrl, "seq"> }> = [];
     urls.forEach((u, i) => {
@@ -1195,6 +1285,7 @@ export class Frontier {
     redirect: DiscoveredUrl[],
     redirectMaybe: boolean[],
     prev: UrlRow,
+    confirmSeen: boolean,
   ): void {
     const store = this.opts.store;
     // The state read when the task was handed out: only this frontier writes it while the host is in flight.
@@ -1214,7 +1305,7 @@ export class Frontier {
         depth: item.depth,
         kind: item.kind,
       });
-    if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe);
+    if (outcome.redirectTo && redirect.length > 0) this.enqueueNew(redirect, redirectMaybe, confirmSeen);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
   }
 

@@ -9,7 +9,7 @@
  * gauges `crawl` and frontier nodes export alike. The same code runs in `crawl` and in every
  * frontier node; only the SeenSet and the transport around it differ.
  */
-export { Frontier, type FrontierOptions, type FrontierSnapshot } from "./frontier.ts";
+export { Frontier, type FrontierOptions, type FrontierSnapshot, type ResultItem } from "./frontier.ts";
 export { frontierGauges } from "./metrics.ts";
 export { BOARD_ROWS } from "./host-board.ts";
 export type { HostView, UrlView } from "./inspection.ts";

@@ -4,10 +4,13 @@
  * `resolveFrontierNodeConfig` layers flags over env over defaults and collects every bad value into one
  * FrontierNodeConfigError (fatal: the node does not start). Env vars share the `CRAWL_` prefix with the
  * other roles, so one environment can configure a local cluster; partitions, region rules and the NATS URL
- * must be equal on every node (the partition count is read from the ring when one exists).
+ * must be equal on every node (the partition count is read from the ring when one exists). Its security
+ * rows are kit/tls's: its NATS user and the servers' CA, the Redis CA (with a rediss:// URL carrying the
+ * ACL user), its gRPC certificate (mutual TLS with the coordinator and the other frontier nodes), and the
+ * HTTPS certificate of /healthz, /readyz and /metrics.
  */
 import { hostname } from "node:os";
-import { listenKind, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
+import { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../../core/cluster/index.ts";
 import {
   between,
   ConfigError,
@@ -22,12 +25,24 @@ import {
   urlKind,
   usageText,
   type Env,
+  type FieldRow,
   type FieldSpecs,
   type PolicyConfig,
 } from "../../core/config/index.ts";
 import { checkPartitionCount } from "../../core/ring/index.ts";
 import { tokenListKind } from "../../core/auth/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../../kit/log/index.ts";
+import {
+  checkSecuritySettings,
+  GRPC_TLS_SETTINGS,
+  HTTP_TLS_SETTINGS,
+  NATS_ACCESS_SETTINGS,
+  REDIS_TLS_SETTINGS,
+  type GrpcTlsSettings,
+  type HttpTlsSettings,
+  type NatsAccessSettings,
+  type RedisTlsSettings,
+} from "../../kit/tls/index.ts";
 import { newNodeId } from "../../kit/node/index.ts";
 
 export interface FrontierNodeConfig {
@@ -37,6 +52,8 @@ export interface FrontierNodeConfig {
   defaultRegion: string;
   regionRules: string;
   natsUrls: readonly string[];
+  /** Copies JetStream keeps of the region streams, the cluster-state bucket and the replicated partition state. */
+  natsReplicas: number;
   /** Empty: no Redis, a local Bloom filter saved under the data dir (single-node development). */
   redisUrl: string;
   dataDir: string;
@@ -57,8 +74,6 @@ export interface FrontierNodeConfig {
   logFormat: LogFormat | undefined;
   /** Replicate each partition's state in JetStream (docs/cluster.md, "Replicated partition state"). */
   replicateState: boolean;
-  /** Copies JetStream keeps of the replicated state (stream and object store this node creates). */
-  natsReplicas: number;
   stateSnapshotIntervalMs: number;
 }
 
@@ -101,6 +116,7 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     description: "NATS server URL(s) of this region, comma-separated",
     ...natsUrlsKind(),
   },
+  natsReplicas: NATS_REPLICAS_FIELD,
   redisUrl: {
     default: "",
     env: "CRAWL_REDIS_URL",
@@ -202,13 +218,6 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
       "Replicate each partition's state (a journal of its changes, and snapshots) in JetStream, so a node lost with its disk loses at most its last moments; false: a partition lives on this node's disk only",
     ...switchKind(),
   },
-  natsReplicas: {
-    default: 1,
-    env: "CRAWL_NATS_REPLICAS",
-    flag: "--nats-replicas",
-    description: "Copies JetStream keeps of the replicated partition state (1 on a single server, 3 on a region's 3-server cluster)",
-    ...integerKind(between(1, 5)),
-  },
   stateSnapshotIntervalMs: {
     default: 10 * 60 * SECOND,
     env: "CRAWL_STATE_SNAPSHOT_INTERVAL",
@@ -223,8 +232,20 @@ export const FRONTIER_NODE_FIELDS = tableRows(SPECS);
 /** The node cannot start with this configuration (fatal): fix the listed values. */
 export class FrontierNodeConfigError extends ConfigError.titled("invalid frontier node configuration") {}
 
+/** The security rows a frontier node reads besides its own (kit/tls). */
+export const FRONTIER_NODE_SECURITY_FIELDS = [...NATS_ACCESS_SETTINGS, ...REDIS_TLS_SETTINGS, ...GRPC_TLS_SETTINGS, ...HTTP_TLS_SETTINGS];
+
+/** NATS user and CA, Redis CA, gRPC and HTTPS files; empty values mean off. */
+export type FrontierNodeSecurity = NatsAccessSettings & RedisTlsSettings & GrpcTlsSettings & HttpTlsSettings;
+
+const ALL_FIELDS: readonly FieldRow<FrontierNodeConfig & FrontierNodeSecurity>[] = [
+  ...FRONTIER_NODE_FIELDS,
+  ...FRONTIER_NODE_SECURITY_FIELDS,
+];
+
 export interface ResolvedFrontierNodeConfig {
   config: FrontierNodeConfig;
+  security: FrontierNodeSecurity;
   policy: PolicyConfig;
   rules: RegionRules;
   /** Where the partition count came from: a ring with another count is fatal only when it was given. */
@@ -237,9 +258,32 @@ export interface ResolvedFrontierNodeConfig {
  * FrontierNodeConfigError listing every problem.
  */
 export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): ResolvedFrontierNodeConfig {
-  const read = readConfig(argv, env, FRONTIER_NODE_FIELDS, { policy: true });
+  const read = readConfig(argv, env, ALL_FIELDS, { policy: true });
   const { problems, policy } = read;
-  const config = read.values;
+  const {
+    natsUser,
+    natsPassword,
+    natsTlsCaFile,
+    redisTlsCaFile,
+    grpcTlsCaFile,
+    grpcTlsCertFile,
+    grpcTlsKeyFile,
+    httpTlsCertFile,
+    httpTlsKeyFile,
+    ...config
+  } = read.values;
+  const security = {
+    natsUser,
+    natsPassword,
+    natsTlsCaFile,
+    redisTlsCaFile,
+    grpcTlsCaFile,
+    grpcTlsCertFile,
+    grpcTlsKeyFile,
+    httpTlsCertFile,
+    httpTlsKeyFile,
+  };
+  if (problems.length === 0) problems.push(...checkSecuritySettings(security, config.redisUrl));
   let rules: RegionRules | undefined;
   if (problems.length === 0) {
     try {
@@ -254,7 +298,7 @@ export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): Re
     }
   }
   if (problems.length > 0 || !policy || !rules) throw new FrontierNodeConfigError(problems);
-  return { config, policy, rules, partitionsGiven: read.given.has("partitions") };
+  return { config, security, policy, rules, partitionsGiven: read.given.has("partitions") };
 }
 
 /** A fresh node id: `frontier-<hostname>-<6 random base-36 digits>` (kit/node `newNodeId`). */
@@ -272,6 +316,7 @@ export function frontierNodeUsage(): string {
     ],
     [
       { title: "options (flag > env > default)", rows: FRONTIER_NODE_FIELDS },
+      { title: "TLS and authentication (empty: off)", rows: FRONTIER_NODE_SECURITY_FIELDS },
       { title: "crawl policy (flag > env > default)", rows: POLICY_FIELDS },
     ],
   );

@@ -1,10 +1,17 @@
 /**
  * The dispatch loop of a frontier node, the cluster's counterpart of embedded/crawl-loop.ts: it asks the
  * frontier for tasks whose hosts may be fetched now (at most one per host, at most `credit` in flight for
- * the node) and publishes them to the region's fetch subject instead of running them. A task whose
- * publish fails is given back to the frontier (`abandon`: its URL stays at the head of its host's queue).
- * Results come back through the results consumers, which call `settled` and `wake`; the loop sleeps until
- * the next host is due or until woken, never on a fixed tick.
+ * the node) and publishes them to the region's fetch subject instead of running them. Results come back
+ * through the results consumers, which call `settled` and `wake`; the loop sleeps until the next host is
+ * due or until woken, never on a fixed tick.
+ *
+ * A task whose publish fails (NATS down, or the connection dropped before the server confirmed it) stays
+ * in flight and is published again, with the same task id, before any new task: the stream stores a task
+ * id once within its duplicate window, so a publish that did reach the server before the failure is not
+ * doubled, and its host is never given a second task while the first may exist. Only after `republishForMs`
+ * (well inside the window) of failures is the task given back to the frontier (`abandon`: its URL stays at
+ * the head of its host's queue, the host waits a gap). So an outage shorter than that costs each host in
+ * flight the outage and its gap; a longer one costs those hosts their gap once more, after the outage.
  */
 import type { MessageBus } from "../../core/ports/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
@@ -17,6 +24,8 @@ export interface DispatcherOptions {
   region: string;
   /** Most tasks in flight for this node. */
   credit: number;
+  /** How long a task whose publish fails is published again before it is given back. Default 60 s. */
+  republishForMs?: number;
   now: () => number;
   log: Log;
 }
@@ -24,12 +33,16 @@ export interface DispatcherOptions {
 /** Longest sleep between two looks at the frontier, so a missed wake-up costs at most this. */
 const MAX_SLEEP_MS = 1_000;
 /** Backoff after a failed publish (the bus is probably down), doubling up to the max. */
-const PUBLISH_BACKOFF_MS = 250;
-const MAX_PUBLISH_BACKOFF_MS = 5_000;
+const PUBLISH_BACKOFF_MS = 100;
+const MAX_PUBLISH_BACKOFF_MS = 1_000;
+/** Half the streams' default duplicate window (2 min): a task published again within it is stored once. */
+const REPUBLISH_FOR_MS = 60_000;
 
 export class Dispatcher {
   /** Tasks published and not yet answered, by id: given back on a stop. */
   private readonly published = new Map<string, FetchTask>();
+  /** Tasks whose publish failed, by id, with when it first failed: published again before new ones. */
+  private readonly unconfirmed = new Map<string, { task: FetchTask; since: number }>();
   private stopped = false;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -59,11 +72,17 @@ export class Dispatcher {
   /** A task's result was applied (or the task was released): forget it. */
   settled(taskId: string): void {
     this.published.delete(taskId);
+    this.unconfirmed.delete(taskId);
   }
 
   /** Tasks published and not yet answered. */
   get outstanding(): number {
     return this.published.size;
+  }
+
+  /** Tasks whose publish failed and that wait to be published again. */
+  get waitingToPublish(): number {
+    return this.unconfirmed.size;
   }
 
   /** Gives every unanswered task back to the frontier (after a stop, when their results will not be awaited). */
@@ -74,14 +93,16 @@ export class Dispatcher {
       n++;
     }
     this.published.clear();
+    this.unconfirmed.clear();
     return n;
   }
 
   private async loop(): Promise<void> {
     const { frontier } = this.opts;
     while (!this.stopped) {
+      if (this.unconfirmed.size > 0) await this.republish();
       const room = this.opts.credit - frontier.inFlight;
-      if (room > 0 && !frontier.isDraining) {
+      if (room > 0 && !frontier.isDraining && this.unconfirmed.size === 0) {
         const tasks = frontier.nextTasks(room);
         if (tasks.length > 0) await this.publish(tasks);
       }
@@ -103,23 +124,65 @@ export class Dispatcher {
     // Registered before publishing: a result may come back before the publish resolves.
     for (const t of tasks) this.published.set(t.taskId, t);
     const outcomes = await Promise.allSettled(tasks.map((t) => bus.publishTask(region, t)));
+    const now = this.opts.now();
     let failed = 0;
     outcomes.forEach((o, i) => {
       const task = tasks[i]!;
-      if (o.status === "fulfilled") return;
+      if (o.status === "fulfilled" || !this.published.has(task.taskId)) return;
       failed++;
-      this.published.delete(task.taskId);
-      frontier.abandon(task);
-      if (failed === 1)
-        this.opts.log.warn("publishing fetch tasks failed; they go back to their hosts' queues", errorFields(o.reason, { region }));
+      if (this.unconfirmed.size === 0 && failed === 1) {
+        this.opts.log.warn(
+          "publishing fetch tasks failed; they stay in flight and are published again (same task ids)",
+          errorFields(o.reason, { region }),
+        );
+      }
+      this.unconfirmed.set(task.taskId, { task, since: now });
     });
     frontier.counters.add("node.tasks.published", tasks.length - failed);
-    if (failed > 0) {
-      frontier.counters.add("node.tasks.publish-failed", failed);
-      this.backoffMs = Math.min(MAX_PUBLISH_BACKOFF_MS, Math.max(PUBLISH_BACKOFF_MS, this.backoffMs * 2));
-    } else {
-      this.backoffMs = 0;
+    if (failed > 0) frontier.counters.add("node.tasks.publish-failed", failed);
+    this.setBackoff(failed > 0);
+  }
+
+  /** Publishes the unconfirmed tasks again; gives back those that failed for `republishForMs`. */
+  private async republish(): Promise<void> {
+    const { frontier, bus, region } = this.opts;
+    const pending = [...this.unconfirmed.values()];
+    const outcomes = await Promise.allSettled(pending.map((p) => bus.publishTask(region, p.task)));
+    const now = this.opts.now();
+    const limit = this.opts.republishForMs ?? REPUBLISH_FOR_MS;
+    let failed = 0;
+    let givenBack = 0;
+    outcomes.forEach((o, i) => {
+      const { task, since } = pending[i]!;
+      if (!this.unconfirmed.has(task.taskId)) return; // answered meanwhile
+      if (o.status === "fulfilled") {
+        this.unconfirmed.delete(task.taskId);
+        frontier.counters.add("node.tasks.republished");
+        return;
+      }
+      failed++;
+      if (now - since < limit) return;
+      this.unconfirmed.delete(task.taskId);
+      this.published.delete(task.taskId);
+      frontier.abandon(task);
+      givenBack++;
+    });
+    if (givenBack > 0) {
+      frontier.counters.add("node.tasks.publish-given-back", givenBack);
+      this.opts.log.warn("fetch tasks could not be published for a long time; given back to their hosts' queues", {
+        region,
+        tasks: givenBack,
+        afterMs: limit,
+      });
     }
+    if (this.unconfirmed.size === 0 && pending.length > givenBack) {
+      this.opts.log.info("fetch tasks published again after the bus came back", { region, tasks: pending.length - givenBack });
+    }
+    this.setBackoff(failed > 0);
+  }
+
+  private setBackoff(failed: boolean): void {
+    this.backoffMs = failed ? Math.min(MAX_PUBLISH_BACKOFF_MS, Math.max(PUBLISH_BACKOFF_MS, this.backoffMs * 2)) : 0;
   }
 
   private sleep(ms: number): Promise<void> {

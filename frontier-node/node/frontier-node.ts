@@ -7,7 +7,9 @@
  *   Dispatcher        frontier.nextTasks -> crawl.fetch.<region>, bounded by credit
  *   lost-fetch sweep  frontier.releaseLost every few seconds (fetch lease)
  *   gRPC              FrontierService, including the receiving side of handoffs; the standard health
- *                     service reports SERVING only while the node is settled (see `settled`)
+ *                     service reports SERVING only while the node is settled (see `settled`); with
+ *                     `grpcTls`, mutual TLS that admits only coordinator and frontier certificates, and
+ *                     handoffs to other nodes go out with this node's certificate
  *   HTTP              /healthz, /readyz, /metrics
  *   Replicator        (with a replica) the store's journal to the replica, snapshots, and each partition
  *                     claimed or rebuilt from the replica before it is served (frontier-node/replication)
@@ -26,7 +28,7 @@ import type { Counters } from "../../core/stats/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { FrontierClient, startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { healthApp, serveHono, type RunningHttpServer } from "../../adapters/http/index.ts";
-import { TokenSet } from "../../core/auth/index.ts";
+import { FRONTIER_CALLERS, TokenSet } from "../../core/auth/index.ts";
 import { errorFields, silentLog, type Log } from "../../kit/log/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
 import { Frontier, frontierGauges } from "../../engine/frontier/index.ts";
@@ -49,6 +51,8 @@ export interface FrontierNodeOptions {
   rules: RegionRules;
   policy: PolicyConfig;
   credit: number;
+  /** How long a task whose publish fails is published again before it is given back (Dispatcher). */
+  republishForMs?: number;
   heartbeatIntervalMs: number;
   maxQueued: number;
   confirmAllSeen?: boolean;
@@ -62,6 +66,10 @@ export interface FrontierNodeOptions {
   httpListen?: string;
   /** Tokens /metrics requires; none: /metrics is open (/healthz and /readyz always are). */
   metricsTokens?: readonly string[];
+  /** gRPC over mutual TLS (CA, this node's certificate and key); absent: plain text. */
+  grpcTls?: { ca: string; cert: string; key: string };
+  /** HTTPS for /healthz, /readyz, /metrics; absent: plain HTTP. */
+  httpTls?: { cert: string; key: string };
   state: ClusterState;
   bus: MessageBus;
   store: FrontierStore;
@@ -136,6 +144,7 @@ export class FrontierNode {
               errorFields(error),
             )
           : log.info("there is room on the store's disk again: dispatching goes on"),
+      log: log.child("seen"),
       forward: {
         owns: (host) => {
           const address = addressOf(host, opts);
@@ -162,14 +171,24 @@ export class FrontierNode {
       : undefined);
     /** Partitions received whole by handoff, with the ring epoch that marked them handed over. */
     const handedIn = new Map<number, number>();
-    this.dispatcher = new Dispatcher({ frontier, bus, region, credit: opts.credit, now, log: log.child("dispatcher") });
+    this.dispatcher = new Dispatcher({
+      frontier,
+      bus,
+      region,
+      credit: opts.credit,
+      republishForMs: opts.republishForMs,
+      now,
+      log: log.child("dispatcher"),
+    });
     const sender = new HandoffSender({
       nodeId,
       region,
       state,
       store,
       frontier,
-      dial: opts.dial ?? ((address, peerId) => new FrontierClient(address, { peerName: `frontier node ${peerId} at ${address}` })),
+      dial:
+        opts.dial ??
+        ((address, peerId) => new FrontierClient(address, { peerName: `frontier node ${peerId} at ${address}`, tls: opts.grpcTls })),
       progress: (ms) => this.pulse.wait(ms),
       admitting: (p) => this.manager.isAdmitting(p),
       releaseResults: (p) => this.manager.releaseResults(p),
@@ -263,6 +282,10 @@ export class FrontierNode {
         }),
       ],
       opts.grpcListen,
+      {
+        tls: opts.grpcTls && { ...opts.grpcTls, clientRoles: FRONTIER_CALLERS },
+        onRefused: (refused) => grpcLog.warn("refused a call: its certificate is not one this API answers", { ...refused }),
+      },
     );
     this.addresses.grpc = opts.grpcAdvertise || this.grpc.address;
     try {
@@ -281,7 +304,12 @@ export class FrontierNode {
             }),
             metricsTokens: new TokenSet(opts.metricsTokens ?? []),
           }),
-          { hostname: listen.host, port: listen.port, onError: (error) => httpLog.error("health app failed", errorFields(error)) },
+          {
+            hostname: listen.host,
+            port: listen.port,
+            tls: opts.httpTls,
+            onError: (error) => httpLog.error("health app failed", errorFields(error)),
+          },
         );
         this.addresses.http = this.http.url;
       }
@@ -399,6 +427,7 @@ export class FrontierNode {
       this.membership.stop();
       await this.dispatcher.stop();
       await this.manager.stopIntake();
+      await this.frontier.stopSeenRecovery();
       await this.manager.abortHandoffs();
       await this.manager.stopResults();
       await this.replicator?.stop(0);
@@ -416,6 +445,7 @@ export class FrontierNode {
     this.grpc?.health.set(false);
     await this.dispatcher.stop();
     await this.manager.stopIntake();
+    await this.frontier.stopSeenRecovery();
     // Results of tasks in flight, and handoffs under way (which wait for those results), get the grace period.
     const deadline = this.now() + this.opts.stopGraceMs;
     const busy = () => this.frontier.inFlight > 0 || this.manager.handingOff.length > 0;
@@ -485,9 +515,11 @@ export class FrontierNode {
       ...this.replicator?.gauges(),
       partitionsPreparing: this.manager.preparingPartitions.length,
       credit: this.opts.credit,
+      tasksWaitingToPublish: this.dispatcher.waitingToPublish,
       partitionsServed: this.manager.served.length,
       partitionsHandingOff: this.manager.handingOff.length,
       partitionsAwaited: this.manager.currentRoles.await.length,
+      partitionsRebuildingSeen: this.frontier.partitionsRebuildingSeen.length,
       draining: this.frontier.isDraining ? 1 : 0,
     };
   }

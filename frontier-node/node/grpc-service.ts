@@ -122,7 +122,15 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       } catch (error) {
         throw new UnavailableError(`the message bus refused URLs for other partitions: ${errorInfo(error).message}`, { cause: error });
       }
-      const added = local.length > 0 ? await frontier.admit(local) : 0;
+      let added = 0;
+      try {
+        added = local.length > 0 ? await frontier.admit(local) : 0;
+      } catch (error) {
+        // The seen-set's Redis is down or a partition of it is being rebuilt: nothing was admitted.
+        throw new UnavailableError(`admitting the URLs failed, nothing was enqueued; retry: ${errorInfo(error).message}`, {
+          cause: error,
+        });
+      }
       if (added > 0) deps.onAdmitted();
       frontier.counters.add("node.enqueue.forwarded", forwarded);
       return { admitted: added + forwarded };

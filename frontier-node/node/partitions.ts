@@ -14,21 +14,26 @@
  * rebuilt from the replica: frontier-node/replication) and served, pulled and dispatched only once that
  * is done; preparations run a few at a time and are retried until they succeed or the partition leaves.
  * A URL message is then acked only once the rows its admission wrote are in the replica, so an admitted
- * URL is never lost with this node's disk; a message delivered again is admitted with every "maybe seen"
- * confirmed in the store (its first attempt may have set seen-set bits without committing).
+ * URL is never lost with this node's disk.
+ *
+ * A partition whose seen-set Redis lost (seen-recovery.ts in the engine) is rebuilt from the store before
+ * it admits again: its URL messages are nak'ed meanwhile (quietly: the rebuild is logged once). A message
+ * delivered again is admitted with every "maybe seen" confirmed in the store, since its first attempt
+ * may have set seen-set bits without committing (a failed group, a lost partition, a crash, a node lost
+ * with its disk).
  *
  * A results subscription outlives serving for as long as its partition has tasks in flight or a handoff
  * under way; it is released when neither holds. Ring updates are applied one at a time, in revision order.
  */
 import { partitionRoles, type RingRecord } from "../../core/cluster/index.ts";
 import { isStoreDamage } from "../../core/errors/index.ts";
-import { type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
+import { SeenSetLostError, type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { receivedResult } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { errorFields, type Log } from "../../kit/log/index.ts";
 import { GroupCommit } from "../../engine/frontier/index.ts";
-import type { Frontier } from "../../engine/frontier/index.ts";
+import type { Frontier, ResultItem } from "../../engine/frontier/index.ts";
 import type { Dispatcher } from "./dispatcher.ts";
 import type { HandoffOutcome, HandoffSender } from "./handoff-sender.ts";
 import type { Pulse } from "./pulse.ts";
@@ -78,9 +83,7 @@ export class PartitionManager {
   // Group commit: the URL and result messages of every partition arriving within a few tens of
   // milliseconds go into one transaction, instead of one commit per message.
   private readonly admissions = new GroupCommit<DiscoveredUrl[]>((batches) => this.opts.frontier.admit(batches.flat()));
-  private readonly results = new GroupCommit<{ result: FetchResult; links: readonly DiscoveredUrl[] }>((items) =>
-    this.opts.frontier.completeMany(items),
-  );
+  private readonly results = new GroupCommit<ResultItem>((items) => this.opts.frontier.completeMany(items));
   private ring: RingRecord | undefined;
   private revision = 0;
   private roles: Roles = { serve: [], handOff: [], await: [] };
@@ -373,19 +376,30 @@ export class PartitionManager {
     const { frontier } = this.opts;
     const urls = d.data.filter((u) => partitionOf(u.host, this.opts.partitions) === p);
     if (urls.length < d.data.length) frontier.counters.add("node.urls.misrouted", d.data.length - urls.length);
+    if (frontier.seenRebuilding(p)) {
+      // Its seen-set is being rebuilt from the store: nothing of p is admitted until that is done.
+      frontier.counters.add("node.urls.waiting-for-seen-rebuild");
+      d.nak(nakDelay(d.deliveryCount));
+      return;
+    }
     this.admitting.set(p, (this.admitting.get(p) ?? 0) + 1);
     try {
       // A message delivered again may have had its URLs' seen-set bits set by an attempt that never
-      // committed (a crash, or a node lost with its disk): the store, not the Bloom filter, decides.
+      // committed (a crash, a lost seen-set partition, a node lost with its disk): the store, not the
+      // Bloom filter, decides.
       if (urls.length > 0 && d.deliveryCount > 1) await frontier.admit(urls, { confirmSeen: true });
       else if (urls.length > 0) await this.admissions.submit(urls);
     } catch (error) {
-      this.storeTrouble(error);
-      frontier.counters.add("node.urls.admit-failed");
-      this.opts.log.warn(
-        "admitting URLs failed; the message will be redelivered",
-        errorFields(error, { partition: p, deliveries: d.deliveryCount }),
-      );
+      if (error instanceof SeenSetLostError) {
+        frontier.counters.add("node.urls.waiting-for-seen-rebuild");
+      } else {
+        this.storeTrouble(error);
+        frontier.counters.add("node.urls.admit-failed");
+        this.opts.log.warn(
+          "admitting URLs failed; the message will be redelivered",
+          errorFields(error, { partition: p, deliveries: d.deliveryCount }),
+        );
+      }
       d.nak(nakDelay(d.deliveryCount));
       return;
     } finally {
@@ -408,16 +422,16 @@ export class PartitionManager {
     const { frontier } = this.opts;
     try {
       // The fetch node timed the fetch on its own clock; from here on the times are on the frontier's.
-      await this.results.submit({ result: receivedResult(d.data, this.opts.now()), links: [] });
+      await this.results.submit({ result: receivedResult(d.data, this.opts.now()), links: [], confirmSeen: d.deliveryCount > 1 });
     } catch (error) {
       this.storeTrouble(error);
       frontier.counters.add("node.results.apply-failed");
-      this.opts.log.warn("applying a fetch result failed; the message will be redelivered", {
-        partition: p,
-        taskId: d.data.taskId,
-        deliveries: d.deliveryCount,
-        error,
-      });
+      if (!(error instanceof SeenSetLostError)) {
+        this.opts.log.warn(
+          "applying a fetch result failed; the message will be redelivered",
+          errorFields(error, { partition: p, taskId: d.data.taskId, deliveries: d.deliveryCount }),
+        );
+      }
       d.nak(nakDelay(d.deliveryCount));
       return;
     }

@@ -2,7 +2,8 @@
  * DIR/cluster.json: where a running local cluster is, for scripts and for an SRE looking for a process.
  * The coordinators' addresses (`adminUrl` and `grpcAddress`, each a comma-separated list when there are
  * standbys: give them as they are to crawlctl's CRAWLCTL_COORDINATOR or to an AdminClient, and the one
- * holding the lease answers), the admin token, the regions, and every process with its role, id, region,
+ * holding the lease answers), the admin token, the CA file clients need under `--secure` (`tlsCaFile`:
+ * crawlctl's CRAWLCTL_TLS_CA_FILE, curl's --cacert), the regions, and every process with its role, id, region,
  * current pid (null while it waits to be started again), ports, data directory, restart count and log
  * file. `cluster up` writes it once every process is up and registered, rewrites it (atomically) whenever
  * a pid changes, and removes it when it stops.
@@ -34,6 +35,8 @@ export interface ClusterFile {
   /** gRPC host:port of each coordinator, comma-separated. */
   grpcAddress: string;
   token: string;
+  /** PEM file of the cluster's CA, under --secure only: every server's certificate is signed by it. */
+  tlsCaFile?: string;
   regions: string[];
   processes: ProcessEntry[];
   /** When this version of the file was written (ISO 8601). */
@@ -45,6 +48,7 @@ export interface Endpoints {
   grpcAddresses: readonly string[];
   token: string;
   regions: readonly string[];
+  tlsCaFile?: string;
 }
 
 export function clusterFile(endpoints: Endpoints, statuses: readonly ProcessStatus[], logDir: string, now = new Date()): ClusterFile {
@@ -52,6 +56,7 @@ export function clusterFile(endpoints: Endpoints, statuses: readonly ProcessStat
     adminUrl: endpoints.adminUrls.join(","),
     grpcAddress: endpoints.grpcAddresses.join(","),
     token: endpoints.token,
+    ...(endpoints.tlsCaFile ? { tlsCaFile: endpoints.tlsCaFile } : {}),
     regions: [...endpoints.regions],
     processes: statuses.map((s) => ({
       role: s.plan.role,

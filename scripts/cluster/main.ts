@@ -9,7 +9,9 @@
  * DIR resumes the same cluster. When every process is up and registered (readiness.ts) it prints where
  * the APIs are and writes DIR/cluster.json (cluster-file.ts), kept current as processes restart. Only the
  * operator stops it: Ctrl-C or SIGTERM stops the frontier nodes, then the fetch nodes, then the
- * coordinators, then NATS and Redis. Each process logs to DIR/logs/<id>.log.
+ * coordinators, then NATS and Redis. Each process logs to DIR/logs/<id>.log. With `--secure` every link
+ * is TLS and every client authenticates (secure.ts: a CA and certificates in DIR/tls, passwords in
+ * DIR/secrets.json); the ready text and cluster.json name the CA file clients need.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
@@ -39,6 +41,7 @@ import { assignPorts, LayoutError, portsInUse, readLayout, writeLayout } from ".
 import { coordinatorAddresses, planProcesses, portNames, START_ORDER, STOP_ORDER, type ProcessPlan } from "./plan.ts";
 import { waitForProbe } from "./probes.ts";
 import { checkReady } from "./readiness.ts";
+import { prepareSecurity, securePlans, type SecureMaterial } from "./secure.ts";
 import { Supervisor } from "./supervisor.ts";
 
 /** The `cluster up` table; the flags it shares with the nodes (`--partitions`, `--proxy`...) share their env vars too. */
@@ -54,6 +57,7 @@ export interface UpSettings {
   allowPrivateAddresses: boolean;
   noDeno: boolean;
   readyTimeoutSeconds: number;
+  secure: boolean;
   logFormat: LogFormat | undefined;
 }
 
@@ -138,6 +142,14 @@ const SPECS: FieldSpecs<UpSettings> = {
       "Seconds the cluster has to become ready (servers up, a coordinator leading, every node joined and serving its partitions)",
     ...integerKind({ min: 1 }),
   },
+  secure: {
+    default: false,
+    env: "CRAWL_CLUSTER_SECURE",
+    flag: "--secure",
+    description:
+      "TLS and authentication on every link: a CA and one certificate per process in DIR/tls, NATS per-role users, Redis's ACL user over TLS, gRPC mutual TLS, HTTPS (passwords in DIR/secrets.json)",
+    ...switchKind(),
+  },
   logFormat: LOG_FORMAT_FIELD,
 };
 
@@ -177,8 +189,8 @@ export function parseUp(argv: readonly string[], env: Env = {}): UpOptions {
 
 /**
  * Frontier-node flags that cannot work on the servers `cluster up` runs: one nats-server per region keeps
- * one copy of a stream, so replicated partition state asked to keep more (`--nats-replicas`) could never be
- * set up, and the frontier nodes would be restarted in vain.
+ * one copy of a stream, so streams, the cluster-state bucket or replicated partition state asked to keep
+ * more (`--nats-replicas`) could never be set up, and the frontier nodes would be restarted in vain.
  */
 function frontierFlagProblems(args: readonly string[]): string[] {
   const replicas = args.flatMap((a, i) =>
@@ -266,7 +278,7 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
   }
 
   const deno = !o.noDeno && spawnSync("deno", ["--version"], { stdio: "ignore" }).status === 0;
-  const plans = planProcesses({
+  const plain = planProcesses({
     dir,
     regions,
     coordinators: o.coordinators,
@@ -281,12 +293,23 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
     frontierArgs: o.frontierArgs,
     ports: layout.ports,
   });
+  let security: SecureMaterial | undefined;
+  if (o.secure) {
+    try {
+      security = await prepareSecurity(dir, plain);
+    } catch (error) {
+      throw new StartupError(`cannot prepare the TLS files and passwords in ${dir}: ${(error as Error).message}`);
+    }
+  }
+  const plans = security ? securePlans(plain, security, { regions, ports: layout.ports, token: layout.token }) : plain;
   const coordinators = coordinatorAddresses(layout.ports, o.coordinators);
+  const scheme = security ? "https" : "http";
   const endpoints: Endpoints = {
-    adminUrls: coordinators.map((p) => `http://127.0.0.1:${p["http"]}`),
+    adminUrls: coordinators.map((p) => `${scheme}://127.0.0.1:${p["http"]}`),
     grpcAddresses: coordinators.map((p) => `127.0.0.1:${p["grpc"]}`),
     token: layout.token,
     regions,
+    tlsCaFile: security?.caFile,
   };
   const logDir = join(dir, "logs");
 
@@ -326,7 +349,7 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
     if (ctx.stopSignal.aborted) return 0;
   }
 
-  const admin = new AdminClient(endpoints.adminUrls, { token: layout.token, failoverMs: 0, timeoutMs: 5_000 });
+  const admin = new AdminClient(endpoints.adminUrls, { token: layout.token, failoverMs: 0, timeoutMs: 5_000, ca: security?.caPem });
   let why = "not asked yet";
   while (!ready) {
     if (ctx.stopSignal.aborted) return 0;
@@ -352,13 +375,15 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
 function readyText(o: UpOptions, plans: readonly ProcessPlan[], e: Endpoints, deno: boolean, dir: string): string {
   const grpc = e.grpcAddresses.join(",");
   const count = (role: ProcessPlan["role"]) => plans.filter((p) => p.role === role).length;
+  const ca = e.tlsCaFile ? ` CRAWLCTL_TLS_CA_FILE=${e.tlsCaFile}` : "";
   return (
     `cluster ready: ${count("coordinator")} coordinator(s), ${count("frontier")} frontier node(s), ${count("fetch")} fetch node(s)` +
-    `${deno ? " (fetch-1 on Deno)" : ""}, ${o.regions} region(s)\n` +
+    `${deno ? " (fetch-1 on Deno)" : ""}, ${o.regions} region(s)${e.tlsCaFile ? ", TLS and authentication on every link" : ""}\n` +
     `  admin API     ${e.adminUrls.join(",")}  (Authorization: Bearer ${e.token})\n` +
     `  gRPC          ${grpc}\n` +
     `  token         ${e.token}\n` +
-    `  crawlctl      CRAWLCTL_COORDINATOR=${grpc} CRAWLCTL_TOKEN=${e.token} bun run crawlctl status\n` +
+    (e.tlsCaFile ? `  CA            ${e.tlsCaFile}  (curl --cacert ${e.tlsCaFile} ...)\n` : "") +
+    `  crawlctl      CRAWLCTL_COORDINATOR=${grpc} CRAWLCTL_TOKEN=${e.token}${ca} bun run crawlctl status\n` +
     `  processes     ${join(dir, "cluster.json")} (pids, ports, data), logs in ${join(dir, "logs")}\n` +
     "A process that dies is started again; Ctrl-C stops the cluster.\n"
   );

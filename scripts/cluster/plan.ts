@@ -2,7 +2,7 @@
  * What a local cluster runs, as data: one ProcessPlan per process (role, id, region, command line,
  * environment, ports, data directory, files written before each start, how to tell it is up), built from
  * the `cluster up` options and the layout's fixed ports. The supervisor runs plans without knowing roles;
- * a later step that needs more per role (TLS files, credentials) maps over the plans and adds arguments,
+ * a step that needs more per role (TLS files and credentials: secure.ts) maps over the plans and adds arguments,
  * environment or files before they are started.
  *
  * Ids: `nats-<region>`, `redis-<region>`, `coordinator-<i>`, `frontier-<i>`, `fetch-<i>`; frontier and
@@ -19,8 +19,13 @@ export const REPO_ROOT = resolve(import.meta.dir, "../..");
 
 export type Role = "nats" | "redis" | "coordinator" | "frontier" | "fetch";
 
-/** How the supervisor tells, at start, that a process serves. */
-export type Probe = { kind: "http"; url: string } | { kind: "redis"; port: number };
+/**
+ * How the supervisor tells, at start, that a process serves; with `ca` (PEM) the link is TLS checked
+ * against it, and a secure Redis is asked as the crawler's user.
+ */
+export type Probe =
+  | { kind: "http"; url: string; ca?: string }
+  | { kind: "redis"; port: number; secure?: { ca: string; user: string; password: string } };
 
 export interface ProcessPlan {
   role: Role;
@@ -44,6 +49,13 @@ export interface ProcessPlan {
   /** SIGTERM to SIGKILL on stop: the process's own stop grace and some margin. */
   stopGraceMs: number;
 }
+
+/**
+ * Added to every crawler process's environment: one nats-server per region keeps one copy of each stream,
+ * of the cluster-state bucket and of the replicated partition state, whatever the shell says
+ * (CRAWL_NATS_REPLICAS > 1 could never be set up there, and the processes would be restarted in vain).
+ */
+const ONE_COPY: Readonly<Record<string, string>> = { CRAWL_NATS_REPLICAS: "1" };
 
 /** The order processes start in, group by group; they stop in the reverse order. */
 export const START_ORDER: readonly (readonly Role[])[] = [["nats", "redis"], ["coordinator"], ["fetch"], ["frontier"]];
@@ -187,7 +199,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         ...shared,
       ],
       cwd: REPO_ROOT,
-      env: {},
+      env: { ...ONE_COPY },
       ports: p,
       dataDir: null,
       dirs: [],
@@ -232,7 +244,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
           ]
         : args,
       cwd: REPO_ROOT,
-      env: {},
+      env: { ...ONE_COPY },
       ports: p,
       dataDir,
       // The WARC directory must exist before Deno is given it in --allow-read and --allow-write.
@@ -265,8 +277,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         ...input.frontierArgs,
       ],
       cwd: REPO_ROOT,
-      // One nats-server per region keeps one copy of the replicated partition state, whatever the shell says.
-      env: { CRAWL_NATS_REPLICAS: "1" },
+      env: { ...ONE_COPY },
       ports: p,
       dataDir,
       dirs: [dataDir],

@@ -35,7 +35,7 @@ export async function checkReady(admin: AdminClient, plans: readonly ProcessPlan
   // Each coordinator's own /readyz: only the leader's says ready (a standby's says not-ready, unrefused).
   const leader = await Promise.all(
     admin.baseUrls.map((base) =>
-      fetch(`${base}/readyz`, { signal: AbortSignal.timeout(2_000) }).then(
+      fetch(`${base}/readyz`, { ...admin.tlsInit(), signal: AbortSignal.timeout(2_000) }).then(
         (res) => res.ok,
         () => false,
       ),

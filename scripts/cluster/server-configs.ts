@@ -11,9 +11,12 @@
  * `/healthz` answers 200 once JetStream has a meta leader, which is what the supervisor waits for.
  *
  * Redis: `appendonly yes` with `appendfsync everysec` (a kill -9 loses at most the last second of
- * seen-set bits), no RDB snapshots, the AOF under the region's directory. The default user is left as it
- * is: a later ACL setup must keep it enabled (with an unknown password), because Redis 7.0 replays the
- * AOF as the default user and drops what that user may not run.
+ * seen-set bits), no RDB snapshots, the AOF under the region's directory.
+ *
+ * With `secure` (cluster up --secure, secure.ts): nats-server speaks TLS to clients, routes and gateways
+ * (the latter two mutual), and its accounts are core/cluster's per-role users; redis-server listens on a
+ * TLS port only, with the crawler's ACL user. Redis's default user stays enabled with a password nobody
+ * knows, because Redis 7.0 replays the AOF as the default user and drops what that user may not run.
  */
 
 export interface NatsServerFile {
@@ -24,6 +27,21 @@ export interface NatsServerFile {
   ports: { client: number; monitor: number; route?: number; gateway?: number };
   /** The gateway port of every region, for the gateway list. */
   gatewayPorts: Record<string, number>;
+  /** TLS everywhere and the per-role users (their `accounts` block, core/cluster renderNatsAccounts). */
+  secure?: { tls: TlsFiles; accounts: string };
+}
+
+/** A server's certificate and key and the CA that signs every certificate of the cluster. */
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+}
+
+/** nats-server's `tls` block; `verify` asks the other side for a certificate too (routes, gateways). */
+function natsTls(t: TlsFiles, verify: boolean): string {
+  const files = `cert_file: ${JSON.stringify(t.certFile)}, key_file: ${JSON.stringify(t.keyFile)}, ca_file: ${JSON.stringify(t.caFile)}`;
+  return `tls { ${files}, ${verify ? "verify: true, " : ""}timeout: 5 }`;
 }
 
 export function natsServerConfig(s: NatsServerFile): string {
@@ -33,26 +51,47 @@ export function natsServerConfig(s: NatsServerFile): string {
     `http: "127.0.0.1:${s.ports.monitor}"`,
     `jetstream { store_dir: ${JSON.stringify(s.storeDir)} }`,
   ];
+  // Clients speak TLS and prove who they are with their role's password.
+  if (s.secure) lines.push(natsTls(s.secure.tls, false));
+  const peerTls = s.secure ? `, ${natsTls(s.secure.tls, true)}` : "";
   if (s.regions.length > 1) {
     if (s.ports.route === undefined || s.ports.gateway === undefined)
       throw new Error(`nats-server of ${s.region} needs route and gateway ports`);
     const others = s.regions.filter((r) => r !== s.region).map((r) => `{ name: "${r}", urls: ["nats://127.0.0.1:${s.gatewayPorts[r]}"] }`);
     lines.push(
-      `cluster { name: "${s.region}", listen: "127.0.0.1:${s.ports.route}", routes: ["nats://127.0.0.1:${s.ports.route}"] }`,
-      `gateway { name: "${s.region}", listen: "127.0.0.1:${s.ports.gateway}", gateways: [${others.join(", ")}] }`,
+      `cluster { name: "${s.region}", listen: "127.0.0.1:${s.ports.route}", routes: ["nats://127.0.0.1:${s.ports.route}"]${peerTls} }`,
+      `gateway { name: "${s.region}", listen: "127.0.0.1:${s.ports.gateway}", gateways: [${others.join(", ")}]${peerTls} }`,
     );
   }
+  if (s.secure) lines.push(s.secure.accounts);
   return `${lines.join("\n")}\n`;
 }
 
 export interface RedisServerFile {
   port: number;
   dataDir: string;
+  /**
+   * The port speaks TLS only; the crawler's user (`user`, its password and ACL rules) is the one that
+   * works; the default user gets `defaultPassword`, which nobody is told.
+   */
+  secure?: { tls: TlsFiles; user: string; password: string; acl: string; defaultPassword: string };
 }
 
 export function redisServerConfig(s: RedisServerFile): string {
+  const listen = s.secure
+    ? [
+        "port 0",
+        `tls-port ${s.port}`,
+        `tls-cert-file ${JSON.stringify(s.secure.tls.certFile)}`,
+        `tls-key-file ${JSON.stringify(s.secure.tls.keyFile)}`,
+        `tls-ca-cert-file ${JSON.stringify(s.secure.tls.caFile)}`,
+        "tls-auth-clients no",
+        `user default on >${s.secure.defaultPassword} ~* &* +@all`,
+        `user ${s.secure.user} on >${s.secure.password} ${s.secure.acl}`,
+      ]
+    : [`port ${s.port}`];
   return [
-    `port ${s.port}`,
+    ...listen,
     "bind 127.0.0.1",
     "protected-mode yes",
     "daemonize no",

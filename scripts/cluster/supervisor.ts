@@ -13,7 +13,7 @@
  * `onChange` is called whenever a pid changes (start, exit, restart), for DIR/cluster.json.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync, writeFileSync, type WriteStream } from "node:fs";
+import { chmodSync, createWriteStream, existsSync, mkdirSync, writeFileSync, type WriteStream } from "node:fs";
 import { join } from "node:path";
 import type { Log } from "../../kit/log/index.ts";
 import type { ProcessPlan, Role } from "./plan.ts";
@@ -128,7 +128,13 @@ class Supervised {
   start(): void {
     const { plan } = this;
     for (const d of plan.dirs) mkdirSync(d, { recursive: true });
-    for (const file of plan.files) writeFileSync(file.path, file.text, { mode: file.mode ?? 0o644 });
+    // writeFileSync keeps an existing file's mode: set it first, so a configuration that now holds
+    // passwords (a DIR that ran without --secure before) is never readable by others.
+    for (const file of plan.files) {
+      const mode = file.mode ?? 0o644;
+      if (existsSync(file.path)) chmodSync(file.path, mode);
+      writeFileSync(file.path, file.text, { mode });
+    }
     const logFile = createWriteStream(join(this.opts.logDir, `${plan.id}.log`), { flags: "a" });
     const startedAt = Date.now();
     const proc = spawn(plan.command, plan.args, {

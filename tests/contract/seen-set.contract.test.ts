@@ -7,16 +7,24 @@
  * `LocalBloomSeenSet` shares one filter across partitions (embedded mode serves them all), so it answers
  * `true` there; the contract allows that, since it is an error in the "maybe seen" direction only.
  *
+ * A set that can lose keys (Redis) answers for a partition only once it has been built (`rebuild`, from
+ * the keys the caller knows): the shared suite builds partitions 0-15 of each fresh Redis set from no keys,
+ * as a frontier node does for a partition it starts.
+ *
  * After the shared suite, Redis-only properties: bit-for-bit agreement with core's ScalableBloomFilter,
  * atomicity between two frontier nodes racing on one partition across growth, reconnects and an emptied
- * script cache, and a refused plan mismatch.
+ * script cache, a refused plan mismatch, and the loss guard: a partition Redis lost (emptied, or behind
+ * what this client was told, as after a failover to a lagging replica) is refused rather than answered
+ * "not seen" until it is rebuilt.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { connectRedis, RedisUnavailableError, type RedisClient } from "../../adapters/redis/connect.ts";
+import { Buffer } from "node:buffer";
+import { RESP_TYPES } from "redis";
+import { connectRedis, RedisCommandError, RedisUnavailableError, type RedisClient } from "../../adapters/redis/connect.ts";
 import { RedisSeenSet, SeenPlanMismatchError, type RedisSeenSetOptions } from "../../adapters/redis/redis-seen-set.ts";
 import { ScalableBloomFilter } from "../../core/seen/index.ts";
 import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
-import type { SeenSet } from "../../core/ports/index.ts";
+import { SeenSetLostError, type SeenSet } from "../../core/ports/index.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
 
 interface Subject {
@@ -55,10 +63,11 @@ const implementations: Implementation[] = [
       if (sharedClient?.isOpen) await sharedClient.close();
       await redis?.stop();
     },
-    make: async (initialCapacity) => ({
-      set: new RedisSeenSet(sharedClient!, { keyPrefix: freshPrefix(), initialCapacity }),
-      partitionsIndependent: true,
-    }),
+    make: async (initialCapacity) => {
+      const set = new RedisSeenSet(sharedClient!, { keyPrefix: freshPrefix(), initialCapacity });
+      for (let p = 0; p < 16; p++) await set.rebuild(p, []);
+      return { set, partitionsIndependent: true };
+    },
   },
 ];
 
@@ -160,6 +169,7 @@ describe("RedisSeenSet: Redis-specific properties", () => {
   test("slices hold the same bytes as an in-process ScalableBloomFilter fed the same keys", async () => {
     const options: RedisSeenSetOptions = { keyPrefix: freshPrefix(), initialCapacity: 700 };
     const set = new RedisSeenSet(client, options);
+    await set.rebuild(9, []);
     const local = new ScalableBloomFilter({ initialCapacity: 700 });
     const keys = range(0, 12_000, urlKey);
     keys.push(...range(0, 500, urlKey)); // some repeats, which must not change either filter
@@ -183,6 +193,7 @@ describe("RedisSeenSet: Redis-specific properties", () => {
     const prefix = freshPrefix();
     const a = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
     const b = new RedisSeenSet(other, { keyPrefix: prefix, initialCapacity: 1_000 });
+    await a.rebuild(5, []);
     const keys = range(0, 20_000, urlKey);
     // Both nodes see every key, in different orders and batch sizes, interleaved on two connections.
     const [fromA, fromB] = await Promise.all([addAll(a, 5, keys, 50, 4), addAll(b, 5, [...keys].reverse(), 70, 3)]);
@@ -204,6 +215,7 @@ describe("RedisSeenSet: Redis-specific properties", () => {
 
   test("keys stay seen across a dropped connection and an emptied script cache", async () => {
     const own = await RedisSeenSet.connect(server.url, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+    await own.rebuild(1, []);
     const before = range(0, 3_000, urlKey);
     await addAll(own, 1, before, 250);
     expect((await server.command("CLIENT KILL TYPE normal")).startsWith(":")).toBe(true);
@@ -220,9 +232,11 @@ describe("RedisSeenSet: Redis-specific properties", () => {
     const prefix = freshPrefix();
     const a = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
     const b = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 2_000 });
+    await a.rebuild(0, []);
     await a.checkAndAdd(0, ["https://a.example/"]);
     await expect(b.checkAndAdd(0, ["https://a.example/"])).rejects.toBeInstanceOf(SeenPlanMismatchError);
     // Another partition has no filter yet, so it takes b's plan.
+    await b.rebuild(1, []);
     expect(await b.checkAndAdd(1, ["https://a.example/"])).toEqual([false]);
   });
 
@@ -234,6 +248,140 @@ describe("RedisSeenSet: Redis-specific properties", () => {
     expect(m).not.toBeNull();
     // ... and only once the timeout has passed.
     expect(Number(m![1])).toBeGreaterThanOrEqual(0.3);
+  });
+});
+
+describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
+  let server: RedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    server = await startRedis();
+    client = await connectRedis(server.url);
+  });
+  afterAll(async () => {
+    if (client.isOpen) await client.close();
+    await server.stop();
+  });
+
+  const lossOf = async (set: SeenSet, partition: number, keys: string[]): Promise<SeenSetLostError> => {
+    const error = await set.checkAndAdd(partition, keys).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SeenSetLostError);
+    return error as SeenSetLostError;
+  };
+
+  test("a partition never built refuses to answer, and adds nothing, until it is built", async () => {
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+    const loss = await lossOf(set, 2, ["https://a.example/"]);
+    expect(loss.partition).toBe(2);
+    expect(loss.reason).toBe("missing");
+    expect((await set.describe(2)).keys).toBe(0);
+    expect(await set.rebuild(2, [])).toBe(0);
+    expect(await set.checkAndAdd(2, ["https://a.example/"])).toEqual([false]);
+    expect(await set.checkAndAdd(2, ["https://a.example/"])).toEqual([true]);
+  });
+
+  test("an emptied Redis is reported lost on every call, never as 'not seen'; a rebuild from the known keys brings them back", async () => {
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+    await set.rebuild(3, []);
+    const known = range(0, 2_000, urlKey);
+    await addAll(set, 3, known, 250);
+    expect(await server.command("FLUSHALL")).toBe("+OK\r\n");
+    expect((await lossOf(set, 3, known.slice(0, 10))).reason).toBe("missing");
+    // Asking again does not turn the loss into "not seen", and nothing was added meanwhile.
+    expect((await lossOf(set, 3, known.slice(0, 10))).reason).toBe("missing");
+    expect((await set.describe(3)).keys).toBe(0);
+    expect(await set.rebuild(3, [known.slice(0, 1_200), known.slice(1_200)])).toBe(known.length);
+    expect((await addAll(set, 3, known, 250)).every((x) => x)).toBe(true);
+    expect(countTrue(await set.checkAndAdd(3, range(0, 300, freshKey)))).toBeLessThan(10);
+  });
+
+  test("a Redis holding less than this client was told (a failover to a replica that lagged) is reported lost", async () => {
+    const prefix = freshPrefix();
+    const set = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    await set.rebuild(6, []);
+    const early = range(0, 1_000, urlKey);
+    const late = range(1_000, 1_500, urlKey);
+    await addAll(set, 6, early, 250);
+    // What a replica that stopped here holds: the partition's keys as they are now.
+    const slices = (await set.describe(6)).slices;
+    const names = [`${prefix}:6`, ...Array.from({ length: slices }, (_, i) => `${prefix}:6:${i}`)];
+    const binary = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
+    const dumps = await Promise.all(names.map((k) => client.sendCommand<Buffer>(["DUMP", k], binary)));
+    await addAll(set, 6, late, 250);
+    // The failover: the server now holds the replica's older state.
+    for (let i = 0; i < names.length; i++) await client.sendCommand(["RESTORE", names[i]!, "0", dumps[i]!, "REPLACE"]);
+    const loss = await lossOf(set, 6, late.slice(0, 5));
+    expect(loss.reason).toBe("lagging");
+    expect(loss.message).toContain("confirmed");
+    await set.rebuild(6, [[...early, ...late]]);
+    expect((await addAll(set, 6, late, 250)).every((x) => x)).toBe(true);
+  });
+
+  test("a client that adopted a partition refuses to answer once another client has rebuilt it, then adopts the new generation", async () => {
+    const prefix = freshPrefix();
+    const owner = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    const other = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    await owner.rebuild(4, []);
+    expect(await other.checkAndAdd(4, ["https://a.example/1"])).toEqual([false]);
+    await server.command("FLUSHALL");
+    expect((await lossOf(owner, 4, ["https://a.example/2"])).reason).toBe("missing");
+    await owner.rebuild(4, [["https://a.example/1"]]);
+    expect((await lossOf(other, 4, ["https://a.example/2"])).reason).toBe("changed");
+    expect(await other.checkAndAdd(4, ["https://a.example/1", "https://a.example/2"])).toEqual([true, false]);
+    expect(await owner.checkAndAdd(4, ["https://a.example/2"])).toEqual([true]);
+  });
+
+  test("a rebuild that Redis loses before it finishes is refused; the next one finishes", async () => {
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000, maxKeysPerScript: 100 });
+    const known = range(0, 1_000, urlKey);
+    async function* flushedHalfway(): AsyncGenerator<string[]> {
+      yield known.slice(0, 500);
+      await server.command("FLUSHALL");
+      yield known.slice(500);
+    }
+    const error = await set.rebuild(8, flushedHalfway()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SeenSetLostError);
+    expect((error as SeenSetLostError).reason).toBe("rebuilding");
+    expect((await lossOf(set, 8, known.slice(0, 3))).reason).toBe("missing");
+    expect(await set.rebuild(8, [known])).toBe(known.length);
+    expect((await addAll(set, 8, known, 250)).every((x) => x)).toBe(true);
+  });
+
+  test("a command that cannot be sent says which command, which server and why", async () => {
+    const lonely = await startRedis();
+    const impatient = await connectRedis(lonely.url, { commandTimeoutMs: 200 });
+    try {
+      const set = new RedisSeenSet(impatient, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+      await set.rebuild(0, []);
+      await lonely.stop();
+      const error = await set.checkAndAdd(0, ["https://a.example/"]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RedisCommandError);
+      expect((error as Error).message).toMatch(
+        /^the seen-set check of partition 0 on Redis at redis:\/\/127\.0\.0\.1:\d+\/? failed: not sent within 200 ms; the connection is down and being re-established$/,
+      );
+    } finally {
+      await impatient.close().catch(() => {});
+      await lonely.stop();
+    }
+  });
+
+  test("a server that stops answering is noticed by the idle timeout, with a message", async () => {
+    const impatient = await connectRedis(server.url, { idleTimeoutMs: 300 });
+    try {
+      const set = new RedisSeenSet(impatient, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+      await set.rebuild(0, []);
+      // Every client's commands wait for 2 s: the written command gets no reply, the connection goes quiet.
+      expect(await server.command("CLIENT PAUSE 2000 ALL")).toBe("+OK\r\n");
+      const error = await set.checkAndAdd(0, ["https://a.example/"]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RedisCommandError);
+      expect((error as Error).message).toMatch(/^the seen-set check of partition 0 on Redis at .* failed: .*timeout/i);
+    } finally {
+      await server.command("CLIENT UNPAUSE");
+      await impatient.close().catch(() => {});
+    }
   });
 });
 

@@ -16,18 +16,21 @@
  * the bucket (each region's WARC files under its prefix hold exactly its own hosts' pages, written by its
  * own fetch node), and the NATS servers (each region's streams live in its own cluster).
  *
- * NATS runs without authentication (`security.nats_auth = false`): the processes do not read
- * CRAWL_NATS_USER / CRAWL_NATS_PASSWORD yet. The secure variant of this test adds, per role, those two
- * settings (the NATS servers then take their users' passwords from NATS_PASSWORD_<ROLE>), and with
- * `security.tls` CRAWL_NATS_TLS_CA_FILE, CRAWL_REDIS_TLS_CA_FILE (rediss://), CRAWL_GRPC_TLS_{CA,CERT,KEY}_FILE
- * and CRAWL_HTTP_TLS_{CERT,KEY}_FILE; `pending_process_settings` lists them until the processes read them.
+ * Secure, as a fleet runs: per-role NATS users (`security.nats_auth`, the default) and TLS on every link
+ * (`security.tls` with a `secret_prefix`): NATS clients over TLS with their role's password, Redis on its
+ * TLS port as the crawler's ACL user, gRPC over mutual TLS, the admin API and every /metrics over HTTPS.
+ * Each machine has its own certificate, naming its role and node id (made here by kit/tls, as `crawlctl
+ * certs node` makes them), put in the file-backed secret store under the prefix, fetched by its rendered
+ * load-secrets into its own TLS directory (`machine_overrides.tls_dir`: every machine on one host). The
+ * rendered fleet must leave nothing pending (`pending_process_settings` empty).
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { setPriority, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectNats } from "../../adapters/nats/index.ts";
+import { createAuthority, issueNodeCertificate, type CertificateAndKey } from "../../kit/tls/index.ts";
 import { parseRegionRules, regionOf } from "../../core/cluster/index.ts";
 import { readBucketWarcs, repeatedRecordIds } from "../support/bucket-warcs.ts";
 import { natsServerBinary } from "../support/nats.ts";
@@ -46,6 +49,7 @@ const USER_AGENT = "FleetE2EBot/1.0 (+http://bot-info.test/fleet)";
 const MIN_GAP_MS = 500;
 const PARTITIONS = 8;
 const BUCKET_PREFIX = "fleet-warc";
+const TLS_PREFIX = "e2e/tls";
 
 const SECRETS = {
   admin_token: "e2e/admin-token",
@@ -68,11 +72,20 @@ let root: string;
 let web: TestWeb;
 let s3: S3Server;
 let fleet: FleetOutput;
+let ca: CertificateAndKey;
+/** Each machine's certificate and key, by node id; the fleet's secret store holds them under TLS_PREFIX. */
+const certificates = new Map<string, CertificateAndKey>();
 const running = new Map<string, RunningProcess>();
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), "fleet-crawl-"));
   [web, s3] = await Promise.all([startTestWeb({ hosts: 6, pagesPerHost: 5, linksPerPage: 6, pageBytes: 3000 }), startS3()]);
+  const ids = nodeIds(1, REGIONS);
+  ca = await createAuthority();
+  for (const [id, role] of ids)
+    certificates.set(id, await issueNodeCertificate(ca, { identity: { role, id }, hosts: ["127.0.0.1", "localhost"] }));
+  const overrides = (await loopbackOverrides(ids, root)) as Record<string, Record<string, unknown>>;
+  for (const id of ids.keys()) overrides[id] = { ...overrides[id], tls_dir: join(root, id, "tls") };
   fleet = renderFleet({
     fleet: {
       name: "e2e",
@@ -95,7 +108,7 @@ beforeAll(async () => {
       warc_upload_region: "{region}",
     },
     secrets: SECRETS,
-    security: { nats_auth: false },
+    security: { tls: { enabled: true, secret_prefix: TLS_PREFIX } },
     paths: {
       install_dir: REPO_ROOT,
       bun: process.execPath,
@@ -104,7 +117,7 @@ beforeAll(async () => {
       redis: process.env["REDIS_SERVER"] ?? "/usr/bin/redis-server",
     },
     listen_host: "127.0.0.1",
-    machine_overrides: await loopbackOverrides(nodeIds(1, REGIONS), root),
+    machine_overrides: overrides,
   });
 }, 180_000);
 
@@ -139,6 +152,16 @@ const machinesOf = (role: FleetMachine["role"]) =>
  */
 function boot(id: string): RunningProcess {
   const m = fleet.machines[id]!;
+  // The TLS files wait in the machine's secret store; its load-secrets fetches them into its TLS directory.
+  const cert = certificates.get(id)!;
+  const store = (name: string, value: string) => {
+    const path = join(m.dirs.config, "secret-store", TLS_PREFIX, name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, value);
+  };
+  store("ca.pem", ca.certificatePem);
+  store(`${id}.pem`, cert.certificatePem);
+  store(`${id}.key`, cert.keyPem);
   provisionMachine(m, VALUES);
   const p = startAsUnit(m);
   setPriority(p.pid, 10);
@@ -180,10 +203,12 @@ test("fleet crawl - the rendered two-region fleet boots as rendered, crawls each
   const adminUrl = fleet.coordinator_admin_urls[0]!;
   const token = VALUES[SECRETS.admin_token]!;
   const admin = async (path: string, init: RequestInit = {}) => {
+    expect(adminUrl).toStartWith("https://");
     const res = await fetch(`${adminUrl}${path}`, {
       ...init,
       headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
       signal: AbortSignal.timeout(10_000),
+      tls: { ca: ca.certificatePem },
     });
     const text = await res.text();
     if (!res.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${res.status} ${text}`);
@@ -250,7 +275,14 @@ test("fleet crawl - the rendered two-region fleet boots as rendered, crawls each
   }
 
   // Each region's streams live in that region's own NATS cluster.
-  const nc = await connectNats(fleet.regions[US]!.nats_urls.split(","), "fleet-crawl probe");
+  const coordinator = fleet.machines[coordinatorId]!;
+  const nc = await connectNats(
+    fleet.regions[US]!.nats_urls.split(","),
+    "fleet-crawl probe",
+    {},
+    { user: "coordinator", password: VALUES[SECRETS.nats_coordinator_password], caPem: ca.certificatePem },
+  );
+  expect(coordinator.env["CRAWL_NATS_USER"]).toBe("coordinator");
   try {
     const jsm = await jetstreamManager(nc);
     for (const region of [US, EU]) {

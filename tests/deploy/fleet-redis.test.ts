@@ -93,6 +93,8 @@ test("fleet Redis - the rendered primary and replica start with persistence and 
   expect(url).toStartWith(`redis://crawler:${VALUES["test/redis"]}@127.0.0.1:`);
   const seen = await RedisSeenSet.connect(url);
   closers.push(() => seen.close());
+  // A frontier node starts a partition by building it from its store (empty here).
+  await seen.rebuild(3, []);
   expect(await seen.checkAndAdd(3, ["https://example.com/a", "https://example.com/b"])).toEqual([false, false]);
   expect(await seen.checkAndAdd(3, ["https://example.com/a", "https://example.com/c"])).toEqual([true, false]);
   const content = await RedisContentIndex.connect(url);

@@ -9,11 +9,11 @@ import { describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { POLICY_FIELDS, type AnyFieldRow } from "../../core/config/index.ts";
-import { COORDINATOR_FIELDS } from "../../coordinator/config.ts";
+import { COORDINATOR_FIELDS, COORDINATOR_SECURITY_FIELDS } from "../../coordinator/config.ts";
 import { CRAWL_FIELDS } from "../../embedded/config.ts";
 import { STATS_FIELDS } from "../../embedded/stats.ts";
-import { FETCH_NODE_FIELDS } from "../../fetch-node/config.ts";
-import { FRONTIER_NODE_FIELDS } from "../../frontier-node/node/config.ts";
+import { FETCH_NODE_FIELDS, FETCH_NODE_SECURITY_FIELDS } from "../../fetch-node/config.ts";
+import { FRONTIER_NODE_FIELDS, FRONTIER_NODE_SECURITY_FIELDS } from "../../frontier-node/node/config.ts";
 import { CLUSTER_UP_FIELDS } from "../../scripts/cluster/main.ts";
 
 const REPO = resolve(import.meta.dir, "../..");
@@ -31,6 +31,7 @@ const rowsOf = (...tables: ReadonlyArray<readonly AnyFieldRow[]>) => tables.flat
 const CRAWLCTL_SEED_ADD = [
   { flag: "--coordinator", env: "CRAWLCTL_COORDINATOR" },
   { flag: "--token", env: "CRAWLCTL_TOKEN" },
+  { flag: "--tls-ca-file", env: "CRAWLCTL_TLS_CA_FILE" },
   { flag: "--json", env: "" },
   { flag: "--file", env: "" },
 ];
@@ -38,9 +39,13 @@ const CRAWLCTL_SEED_ADD = [
 const PROCESSES: Array<{ name: string; args: string[]; rows: ReadonlyArray<{ flag: string; env: string }> }> = [
   { name: "crawl", args: ["embedded/main.ts"], rows: rowsOf(CRAWL_FIELDS, POLICY_FIELDS) },
   { name: "crawl stats", args: ["embedded/main.ts", "stats"], rows: STATS_FIELDS },
-  { name: "coordinator", args: ["coordinator/main.ts"], rows: COORDINATOR_FIELDS },
-  { name: "frontier-node", args: ["frontier-node/main.ts"], rows: rowsOf(FRONTIER_NODE_FIELDS, POLICY_FIELDS) },
-  { name: "fetch-node", args: ["fetch-node/main.ts"], rows: FETCH_NODE_FIELDS },
+  { name: "coordinator", args: ["coordinator/main.ts"], rows: rowsOf(COORDINATOR_FIELDS, COORDINATOR_SECURITY_FIELDS) },
+  {
+    name: "frontier-node",
+    args: ["frontier-node/main.ts"],
+    rows: rowsOf(FRONTIER_NODE_FIELDS, FRONTIER_NODE_SECURITY_FIELDS, POLICY_FIELDS),
+  },
+  { name: "fetch-node", args: ["fetch-node/main.ts"], rows: rowsOf(FETCH_NODE_FIELDS, FETCH_NODE_SECURITY_FIELDS) },
   { name: "cluster up", args: ["scripts/cluster/main.ts", "up"], rows: CLUSTER_UP_FIELDS },
   {
     name: "crawlctl seed add",
@@ -79,6 +84,17 @@ describe("every process", () => {
       { name: "coordinator", args: ["coordinator/main.ts"], env: { CRAWL_LOG_FORMAT: "yaml" }, says: "from env CRAWL_LOG_FORMAT" },
       { name: "frontier-node", args: ["frontier-node/main.ts", "--credit", "0"], says: "from flag --credit" },
       { name: "fetch-node", args: ["fetch-node/main.ts"], env: { CRAWL_FETCH_CONCURRENCY: "0" }, says: "from env CRAWL_FETCH_CONCURRENCY" },
+      {
+        name: "frontier-node",
+        args: ["frontier-node/main.ts", "--grpc-tls-cert-file", "/etc/node.pem"],
+        says: "gRPC TLS needs all three of --grpc-tls-ca-file, --grpc-tls-cert-file and --grpc-tls-key-file",
+      },
+      {
+        name: "fetch-node",
+        args: ["fetch-node/main.ts", "--redis-url", "redis://127.0.0.1:1"],
+        env: { CRAWL_REDIS_TLS_CA_FILE: "/etc/ca.pem", CRAWL_NATS_USER: "fetch" },
+        says: "--nats-user and --nats-password (CRAWL_NATS_USER, CRAWL_NATS_PASSWORD) go together",
+      },
       { name: "cluster", args: ["scripts/cluster/main.ts", "up", "--frontiers", "0"], says: "from flag --frontiers" },
       {
         name: "crawlctl",

@@ -13,18 +13,24 @@
  * JetStream then runs as one supercluster-wide meta group; because the clusters are named after the
  * regions, a JetStreamBus keeps its own region's streams in its own cluster, and one given every region
  * (the coordinator's) places each region's streams in that region's cluster (adapters/nats/jetstream-bus.ts).
+ * `startNatsCluster()` starts one region's cluster of 3 servers joined by routes (streams with 3 replicas
+ * survive losing one); `kill(i)` and `restart(i)` stop a member as a crash would and bring it back with
+ * its ports and store directory.
+ *
  * Starting one takes about 10 s: nats-server 2.9 waits for routes before it elects a meta leader, and
  * JetStream in a supercluster needs a configured route even for a one-server cluster (we give it a
  * route to itself). Per-region JetStream domains would be the other design; 2.9 never elects a meta
  * leader with them here.
  *
- * Uses node:child_process only, so the helper also runs under Deno.
+ * Uses node:child_process and nats.js only, so the helper also runs under Deno.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { jetstreamManager, StorageType } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 
 export interface NatsServer {
   /** nats://127.0.0.1:<port> */
@@ -122,6 +128,160 @@ export async function startNatsSupercluster(regions: readonly string[], opts: { 
       await Promise.all(Object.values(started).map((s) => s.stop()));
     },
   };
+}
+
+export interface NatsCluster {
+  /** The servers, in order; a restarted one replaces its entry. */
+  readonly servers: readonly NatsServer[];
+  /** Every server's client URL, as a node's --nats-url lists them. */
+  readonly urls: readonly string[];
+  /** Kills server `i` at once (SIGKILL), as a crash would; its store directory and ports stay. */
+  kill(i: number): Promise<void>;
+  /**
+   * Starts server `i` again with its configuration, ports and store directory, and resolves once it is
+   * ready and routed to every other server that runs (it then catches up on its streams by itself).
+   */
+  restart(i: number): Promise<NatsServer>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a JetStream cluster of `size` servers (default 3) named `name`, joined by routes, each with its
+ * own client port and store directory: the shape of one region's NATS in a fleet, where streams keep 3
+ * replicas and losing one server loses nothing. Resolves once every server is ready, routed to all the
+ * others, the cluster has elected its JetStream meta leader, and it can place a stream with `size` replicas. Route ports are chosen free beforehand
+ * (a JetStream cluster needs its routes configured up front); a start that loses one of them to another
+ * process is tried again on new ones.
+ */
+export async function startNatsCluster(opts: { size?: number; name?: string; startupTimeoutMs?: number } = {}): Promise<NatsCluster> {
+  const size = opts.size ?? 3;
+  const name = opts.name ?? "region";
+  const timeout = opts.startupTimeoutMs ?? 30_000;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const routePorts = await freePorts(size);
+    const dirs = Array.from({ length: size }, (_, i) => mkdtempSync(join(tmpdir(), `nats-${name}-${i + 1}-`)));
+    const clientPorts: (number | undefined)[] = Array.from({ length: size }, () => undefined);
+    const servers: NatsServer[] = [];
+    const configFor = (i: number) => {
+      const conf = join(dirs[i]!, "server.conf");
+      writeFileSync(conf, clusterMemberConfig(name, i, dirs[i]!, clientPorts[i], routePorts));
+      return conf;
+    };
+    const routed = (i: number) => (log: string) => (log.match(/Route connection created/g)?.length ?? 0) >= size - 1;
+    const metaLeader = (log: string) => /(Self is new JetStream cluster metadata leader|JetStream cluster new metadata leader)/.test(log);
+    try {
+      for (let i = 0; i < size; i++) {
+        const server = await launch(["-c", configFor(i)], dirs[i]!, false, timeout);
+        servers.push(server);
+        clientPorts[i] = server.port;
+      }
+      await Promise.all(servers.map((server, i) => waitForLog(server, routed(i), timeout, `routes of ${name} server ${i + 1}`)));
+      await Promise.race(servers.map((server) => waitForLog(server, metaLeader, timeout, `the JetStream meta leader of ${name}`)));
+      await waitForReplicaPlacement(
+        servers.map((server) => server.url),
+        size,
+        timeout,
+      );
+    } catch (err) {
+      lastError = err;
+      await Promise.all(servers.map((server) => server.stop()));
+      for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      continue;
+    }
+    const down = new Set<number>();
+    const cluster: NatsCluster = {
+      servers,
+      get urls() {
+        return servers.map((server) => server.url);
+      },
+      async kill(i) {
+        down.add(i);
+        await servers[i]!.kill();
+      },
+      async restart(i) {
+        await servers[i]!.stop();
+        const server = await launch(["-c", configFor(i)], dirs[i]!, false, timeout);
+        servers[i] = server;
+        down.delete(i);
+        const running = size - 1 - down.size;
+        await waitForLog(
+          server,
+          (log) => (log.match(/Route connection created/g)?.length ?? 0) >= running,
+          timeout,
+          `routes of restarted ${name} server ${i + 1}`,
+        );
+        return server;
+      },
+      async stop() {
+        await Promise.all(servers.map((server) => server.stop()));
+        for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+      },
+    };
+    return cluster;
+  }
+  throw lastError;
+}
+
+/**
+ * Waits until the cluster can place a stream with `replicas` copies. The meta leader is elected before it
+ * has heard from every peer's JetStream, and meanwhile creating a replicated stream fails with "no suitable
+ * peers for placement" (seen: the coordinator's cluster-state bucket refused at start). A probe stream is
+ * created (in memory) and deleted.
+ */
+async function waitForReplicaPlacement(urls: string[], replicas: number, timeoutMs: number): Promise<void> {
+  const nc = await connect({ servers: urls, name: "cluster-probe" });
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  try {
+    const jsm = await jetstreamManager(nc);
+    while (Date.now() < deadline) {
+      try {
+        await jsm.streams.add({ name: "CLUSTER_PROBE", subjects: ["cluster.probe"], num_replicas: replicas, storage: StorageType.Memory });
+        await jsm.streams.delete("CLUSTER_PROBE");
+        return;
+      } catch (err) {
+        lastError = err;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
+  } finally {
+    await nc.close();
+  }
+  throw new Error(`the cluster could not place a stream with ${replicas} replicas within ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+/** A member of a routed JetStream cluster: its client port fixed once known, routes to every member (itself included: ignored). */
+function clusterMemberConfig(name: string, i: number, dir: string, clientPort: number | undefined, routePorts: number[]): string {
+  const routes = routePorts.map((port) => `"nats://127.0.0.1:${port}"`).join(", ");
+  return [
+    `server_name: "${name}-${i + 1}"`,
+    `listen: "127.0.0.1:${clientPort ?? -1}"`,
+    `jetstream { store_dir: "${dir}" }`,
+    `cluster { name: "${name}", listen: "127.0.0.1:${routePorts[i]}", routes: [${routes}] }`,
+    "",
+  ].join("\n");
+}
+
+/** `n` distinct ports free right now on 127.0.0.1, all held at once while they are chosen. */
+async function freePorts(n: number): Promise<number[]> {
+  const held = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
+          const srv = createServer();
+          srv.once("error", reject);
+          srv.listen(0, "127.0.0.1", () => resolve(srv));
+        }),
+    ),
+  );
+  const ports = held.map((srv) => {
+    const addr = srv.address();
+    return typeof addr === "object" && addr ? addr.port : 0;
+  });
+  await Promise.all(held.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
+  return ports;
 }
 
 function superclusterConfig(region: string, dir: string, routePort: number, gateways: { name: string; url: string }[]): string {

@@ -1,8 +1,10 @@
 /**
- * A real redis-server for tests and benches: a free loopback port, no persistence, a fresh temporary
- * working directory, ready once it answers PING (never a sleep). `stop()` shuts it down and removes the
- * directory. Readiness and shutdown talk RESP over a bare socket, so this helper needs no Redis client and
- * runs on Bun and Deno alike (node: built-ins only).
+ * A real redis-server for tests and benches: a free loopback port, no persistence (or AOF, fsync every
+ * second, as a fleet runs it), a fresh temporary working directory, ready once it answers PING (never a
+ * sleep). `stop()` shuts it down and removes the directory; `kill()` ends it as a crash would (SIGKILL),
+ * leaving the directory, so `startRedis({ port, dir })` can bring it back where it was: empty without
+ * persistence, with its data with AOF. Readiness and shutdown talk RESP over a bare socket, so this helper
+ * needs no Redis client and runs on Bun and Deno alike (node: built-ins only).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -13,9 +15,17 @@ import { join } from "node:path";
 export interface RedisServer {
   url: string;
   port: number;
+  /** Its working directory (the AOF lives here). */
+  dir: string;
+  pid: number;
   /** Sends one inline command (e.g. `CLIENT KILL TYPE normal`) and resolves with the raw reply. */
   command(line: string): Promise<string>;
+  /** Shuts it down without saving; removes its directory unless the caller passed it in. */
   stop(): Promise<void>;
+  /** SIGKILL, as a crash; the directory stays (a restart with `{ port, dir }` finds its AOF there). */
+  kill(): Promise<void>;
+  /** Everything it printed so far. */
+  output(): string;
 }
 
 export interface StartRedisOptions {
@@ -23,17 +33,28 @@ export interface StartRedisOptions {
   binary?: string;
   /** How long to wait for PING to answer (default 10 s). */
   readyTimeoutMs?: number;
+  /** Persistence: AOF with fsync every second (default false: none, a restart comes back empty). */
+  appendOnly?: boolean;
+  /** This port (to restart a server where it was); default a free one. */
+  port?: number;
+  /** This working directory (then the caller's: never removed); default a fresh temporary one. */
+  dir?: string;
 }
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
   const binary = options.binary ?? process.env.REDIS_SERVER ?? "/usr/bin/redis-server";
   const readyTimeoutMs = options.readyTimeoutMs ?? 10_000;
-  // A port found free can be taken before the server binds it; a second try picks another.
+  const persistence = options.appendOnly
+    ? ["--appendonly", "yes", "--appendfsync", "everysec", "--aof-use-rdb-preamble", "yes"]
+    : ["--appendonly", "no"];
+  // A port found free can be taken before the server binds it; a second try picks another (a fixed port
+  // gets one try).
   let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "crawler-redis-"));
-    const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir], {
+  for (let attempt = 0; attempt < (options.port === undefined ? 3 : 1); attempt++) {
+    const port = options.port ?? (await freePort());
+    const ownsDir = options.dir === undefined;
+    const dir = options.dir ?? mkdtempSync(join(tmpdir(), "crawler-redis-"));
+    const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -44,13 +65,17 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
       return {
         url: `redis://127.0.0.1:${port}`,
         port,
+        dir,
+        pid: child.pid ?? -1,
         command: (line) => sendInline(port, line),
-        stop: () => stop(child, port, dir),
+        stop: () => stop(child, port, ownsDir ? dir : undefined),
+        kill: () => kill(child),
+        output: () => output,
       };
     } catch (error) {
       lastError = error;
       child.kill("SIGKILL");
-      rmSync(dir, { recursive: true, force: true });
+      if (ownsDir) rmSync(dir, { recursive: true, force: true });
     }
   }
   throw lastError;
@@ -73,7 +98,7 @@ async function waitReady(port: number, child: ChildProcess, timeoutMs: number, o
   }
 }
 
-async function stop(child: ChildProcess, port: number, dir: string): Promise<void> {
+async function stop(child: ChildProcess, port: number, dir: string | undefined): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     // SHUTDOWN closes the connection instead of replying; a failed send falls back to a signal.
@@ -82,7 +107,14 @@ async function stop(child: ChildProcess, port: number, dir: string): Promise<voi
     await exited;
     clearTimeout(timer);
   }
-  rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true });
+}
+
+async function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGKILL");
+  await exited;
 }
 
 /** One inline command on a fresh connection; resolves with whatever arrived when the server closes or replies. */

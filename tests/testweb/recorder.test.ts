@@ -5,11 +5,13 @@
  * sees it close. The test web runs in this process, so its clock is the test's.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { EventEmitter } from "node:events";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { connect } from "node:net";
 import { proxyGet } from "./client.ts";
-import { now } from "./recorder.ts";
+import { now, record } from "./recorder.ts";
 import { startTestWeb, type TestWeb } from "./server.ts";
-import type { HostBehaviour } from "./types.ts";
+import type { HostBehaviour, RequestRecord } from "./types.ts";
 
 const BIG = 16 * 1024 * 1024;
 /** Instants the behaviours below note on the server's side. */
@@ -104,5 +106,68 @@ describe("request log", () => {
     // The client held it for its whole timeout, counted from before it asked (the server may take the
     // request in later on a busy box): the server saw it end no sooner.
     expect(r!.endedAt).toBeGreaterThanOrEqual(askedAt + 100);
+  });
+});
+
+/**
+ * A response on a fake clock: `end()` hands the body over at once (`writableFinished`), and then, as a
+ * process the scheduler leaves off the CPU after the write (the write woke the client), returns only
+ * `offCpuMs` later. `finishInside` then emits `finish` before returning; `buffered` leaves the body unsent
+ * until `flush()`.
+ */
+function fakeResponse(clock: { t: number }, opts: { offCpuMs: number; finishInside?: boolean; buffered?: boolean }) {
+  const res = Object.assign(new EventEmitter(), {
+    writableFinished: false,
+    headersSent: false,
+    statusCode: 200,
+    getHeader: (_name: string) => undefined,
+    end() {
+      res.headersSent = true;
+      if (!opts.buffered) res.writableFinished = true;
+      clock.t += opts.offCpuMs;
+      if (!opts.buffered && opts.finishInside) res.emit("finish");
+      return res;
+    },
+    flush() {
+      res.writableFinished = true;
+      res.emit("finish");
+    },
+  });
+  return res;
+}
+
+function recordOnFakeClock(opts: { offCpuMs: number; finishInside?: boolean; buffered?: boolean }) {
+  const clock = { t: 1_000 };
+  const res = fakeResponse(clock, opts);
+  const req = { headers: {}, method: "GET" } as unknown as IncomingMessage;
+  const log: RequestRecord[] = [];
+  const rec = record(log, req, res as unknown as ServerResponse, { host: "a.test", path: "/", via: "proxy" }, () => clock.t);
+  return { clock, res, rec };
+}
+
+describe("request log on a fake clock", () => {
+  test("a response written at once ends when end() is called, not when this process gets the CPU back", () => {
+    const { clock, res, rec } = recordOnFakeClock({ offCpuMs: 40 });
+    clock.t += 2; // the page is made
+    res.end();
+    expect(clock.t).toBe(1_042);
+    expect(rec.completed).toBe(true);
+    expect(rec.endedAt).toBe(1_002);
+  });
+
+  test("so does one whose finish event comes from inside end()", () => {
+    const { clock, res, rec } = recordOnFakeClock({ offCpuMs: 40, finishInside: true });
+    clock.t += 2;
+    res.end();
+    expect(rec.endedAt).toBe(1_002);
+  });
+
+  test("a response still buffered after end() ends at finish, when its last byte has gone", () => {
+    const { clock, res, rec } = recordOnFakeClock({ offCpuMs: 0, buffered: true });
+    res.end();
+    expect(rec.endedAt).toBe(Number.POSITIVE_INFINITY);
+    clock.t += 300;
+    res.flush();
+    expect(rec.endedAt).toBe(1_300);
   });
 });

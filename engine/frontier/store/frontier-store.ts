@@ -247,6 +247,11 @@ function prepare(db: Database) {
     urlsInPartition: db.query<RawUrlRow, [partition: number, afterUrl: string, limit: number]>(
       "SELECT * FROM urls WHERE partition = ? AND url > ? ORDER BY url LIMIT ?",
     ),
+    anyQueuedIn: db.query<{ x: 1 }, [partition: number]>("SELECT 1 AS x FROM queue WHERE partition = ? LIMIT 1"),
+    anyUrlIn: db.query<{ x: 1 }, [partition: number]>("SELECT 1 AS x FROM urls WHERE partition = ? LIMIT 1"),
+    urlKeysInPartition: db.query<{ url: string }, [partition: number, afterUrl: string, limit: number]>(
+      "SELECT url FROM urls WHERE partition = ? AND url > ? ORDER BY url LIMIT ?",
+    ),
     scheduledInPartition: db.query<RawScheduled, [partition: number]>(`SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE partition = ?`),
     hostsInPartition: db.query<{ host: string; state: string }, [partition: number]>("SELECT host, state FROM hosts WHERE partition = ?"),
     robotsInPartition: db.query<RawRobots & { host: string }, [partition: number]>(
@@ -671,6 +676,35 @@ export class FrontierStore {
   /** A page of a partition's URL states, in URL order after `afterUrl` ("" from the start). */
   urlsInPartition(partition: number, afterUrl: string, limit: number): UrlRow[] {
     return this.s.urlsInPartition.all(partition, afterUrl, limit).map(toUrlRow);
+  }
+
+  /** Whether the store knows any URL of a partition (queued, or with a state). */
+  knowsPartition(partition: number): boolean {
+    return this.s.anyQueuedIn.get(partition) !== null || this.s.anyUrlIn.get(partition) !== null;
+  }
+
+  /**
+   * Every URL the store knows of a partition (the exact seen-set: queued ones, then those with a state),
+   * in pages of about `pageSize`, for rebuilding a seen-set that lost them. Queued URLs come first because
+   * a URL only ever moves from the queue to a state row (fetched, dropped, disallowed), never back (a due
+   * retry or refetch is queued again but keeps its row): read in this order while the crawl goes on, no
+   * URL known before the first page is read is missed. A scheduled URL has a state row.
+   */
+  *knownUrlsInPartition(partition: number, pageSize: number): Generator<string[]> {
+    let after: QueuedUrl | undefined;
+    for (;;) {
+      const page = this.queuedInPartition(partition, after, pageSize);
+      if (page.length === 0) break;
+      yield page.map((q) => q.url);
+      after = page[page.length - 1];
+    }
+    let afterUrl = "";
+    for (;;) {
+      const page = this.s.urlKeysInPartition.all(partition, afterUrl, pageSize);
+      if (page.length === 0) break;
+      yield page.map((r) => r.url);
+      afterUrl = page[page.length - 1]!.url;
+    }
   }
 
   scheduledInPartition(partition: number): ScheduledUrl[] {

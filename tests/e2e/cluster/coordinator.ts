@@ -4,6 +4,7 @@
  * what they report (a node joined, the ring settled). Also the shapes of the admin API's answers the
  * tests read, and small readers of the ring.
  */
+import { readFileSync } from "node:fs";
 import { AdminClient, parseBaseUrls } from "../../../adapters/http/index.ts";
 import { partitionOf } from "../../../core/ring/index.ts";
 import { hermeticEnv, REPO_ROOT, waitUntil, type Proc } from "./processes.ts";
@@ -16,6 +17,8 @@ export interface ClusterInfo {
   adminUrl: string;
   grpcAddress: string;
   token: string;
+  /** The CA of a `cluster up --secure`: the admin API is HTTPS and crawlctl is given it. */
+  tlsCaFile?: string;
 }
 
 /** GET /v1/stats (and crawlctl status --json, with int64 as numbers). */
@@ -66,7 +69,8 @@ export class Coordinator {
   private readonly client: AdminClient;
 
   constructor(readonly info: ClusterInfo) {
-    this.client = new AdminClient(parseBaseUrls(info.adminUrl), { token: info.token });
+    const ca = info.tlsCaFile ? readFileSync(info.tlsCaFile, "utf8") : undefined;
+    this.client = new AdminClient(parseBaseUrls(info.adminUrl), { token: info.token, ca });
   }
 
   /** An admin API request to the coordinator holding the lease; `auth: false` leaves the token out. */
@@ -85,10 +89,21 @@ export class Coordinator {
   nodes = async () => (await this.adminJson<{ nodes: NodeView[] }>("/v1/nodes")).nodes;
   ring = () => this.adminJson<RingView>("/v1/ring");
 
-  /** `bun cli/main.ts ...args --coordinator ADDR --token TOKEN`, bounded. */
-  crawlctl(args: readonly string[], opts: { timeoutMs?: number; coordinator?: string; token?: string } = {}): Promise<CliResult> {
+  /** `bun cli/main.ts ...args --coordinator ADDR --token TOKEN [--tls-ca-file CA]`, bounded; `tlsCaFile: null` leaves the CA out. */
+  crawlctl(
+    args: readonly string[],
+    opts: { timeoutMs?: number; coordinator?: string; token?: string; tlsCaFile?: string | null } = {},
+  ): Promise<CliResult> {
+    const ca = opts.tlsCaFile === undefined ? this.info.tlsCaFile : (opts.tlsCaFile ?? undefined);
     return runCrawlctl(
-      [...args, "--coordinator", opts.coordinator ?? this.info.grpcAddress, "--token", opts.token ?? this.info.token],
+      [
+        ...args,
+        "--coordinator",
+        opts.coordinator ?? this.info.grpcAddress,
+        "--token",
+        opts.token ?? this.info.token,
+        ...(ca ? ["--tls-ca-file", ca] : []),
+      ],
       opts.timeoutMs,
     );
   }

@@ -20,16 +20,16 @@
  * comparison with `crawl`, its `useHarness().crawl`.
  */
 import { afterAll, afterEach } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
-import { startNats, type NatsServer } from "../../support/nats.ts";
+import { startNats, startNatsCluster, type NatsCluster, type NatsServer } from "../../support/nats.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 import type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
-import { assertPolite, gapPolicyOf, type GapPolicy } from "../politeness.ts";
+import { assertPolite, gapPolicyOf, KEEP_FOR_DEBUGGING, keptDir, type GapPolicy } from "../politeness.ts";
 import { Coordinator, REGION, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
@@ -141,6 +141,8 @@ export interface UpOptions {
   /** Frontier-node policy flags (after `--`); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   env?: Record<string, string>;
+  /** `cluster up --secure`: TLS and authentication on every link (the Coordinator view takes the CA from cluster.json). */
+  secure?: boolean;
 }
 
 export interface ClusterUp extends Coordinator {
@@ -159,6 +161,8 @@ export interface ClusterUp extends Coordinator {
 export interface RoleOptions {
   nats: NatsServer;
   redis: RedisServer;
+  /** A region's 3-server NATS cluster: the roles get every server's URL and 3 stream replicas. */
+  natsCluster?: NatsCluster;
 }
 
 export interface FrontierOptions extends RoleOptions {
@@ -176,8 +180,26 @@ export interface FetcherOptions extends RoleOptions {
 }
 
 export interface Services {
+  /** The NATS server running now (with `natsCluster`: its first member, as it was at the start). */
   nats: NatsServer;
   redis: RedisServer;
+  natsCluster?: NatsCluster;
+  /**
+   * Kills redis-server (SIGKILL) and, after `downMs`, starts it again on its port: with its directory
+   * (AOF: its data comes back; without persistence: empty). Resolves with when it died and came back.
+   */
+  restartRedis(downMs: number): Promise<{ killedAt: number; backAt: number }>;
+  /** The same for nats-server (a single one): same port, same store directory. */
+  restartNats(downMs: number): Promise<{ killedAt: number; backAt: number }>;
+  /** The process ids of the servers running now (every NATS cluster member up, Redis), e.g. to renice them. */
+  pids(): number[];
+}
+
+export interface ServicesOptions {
+  /** Redis with AOF (fsync every second), as `cluster up` and the fleet run it. Default: no persistence. */
+  redisAppendOnly?: boolean;
+  /** A 3-server NATS cluster with 3 stream replicas instead of one server. */
+  natsCluster?: boolean;
 }
 
 export interface RolesOptions {
@@ -189,6 +211,7 @@ export interface RolesOptions {
   /** Flags of every frontier node (policy flags); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   fetcherArgs?: string[];
+  services?: ServicesOptions;
 }
 
 /** A cluster whose roles were started one by one, so a test can kill, restart or add one. */
@@ -217,7 +240,7 @@ export interface ClusterHarness {
   /** `bun run cluster up` in a temp dir; resolves once DIR/cluster.json exists. */
   up(opts: UpOptions): Promise<ClusterUp>;
   /** nats-server (JetStream) and redis-server for roles started one by one. */
-  services(): Promise<Services>;
+  services(opts?: ServicesOptions): Promise<Services>;
   /** A coordinator on free ports with a fixed token; `args` e.g. `--death-timeout 60s`. */
   coordinator(s: RoleOptions, args?: string[]): Promise<Coordinator & { proc: Proc }>;
   /** A frontier node (not waited for: use `waitForNode`). */
@@ -260,21 +283,36 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
   );
   const tempDir = () => {
     const dir = mkdtempSync(join(tmpdir(), "cluster-e2e-"));
-    register(async () => rmSync(dir, { recursive: true, force: true }));
+    register(async () => (KEEP_FOR_DEBUGGING ? keptDir("a cluster's temp dir", dir) : rmSync(dir, { recursive: true, force: true })));
     return dir;
   };
   // Roles started one by one are the test's own: no need to wait out their stop grace at teardown.
   const proc = (p: Proc) => {
-    register(() => p.stop(2_000));
+    register(async () => {
+      await p.stop(2_000);
+      if (KEEP_FOR_DEBUGGING) {
+        const file = join(mkdtempSync(join(tmpdir(), "cluster-e2e-log-")), `${p.name}.log`);
+        writeFileSync(file, p.output());
+        keptDir(`${p.name}'s output`, file);
+      }
+    });
     return p;
   };
-  const commonFlags = (s: RoleOptions) => ["--nats-url", s.nats.url, "--partitions", String(PARTITIONS), "--default-region", REGION];
+  const commonFlags = (s: RoleOptions) => [
+    "--nats-url",
+    s.natsCluster ? s.natsCluster.urls.join(",") : s.nats.url,
+    ...(s.natsCluster ? ["--nats-replicas", String(s.natsCluster.servers.length)] : []),
+    "--partitions",
+    String(PARTITIONS),
+    "--default-region",
+    REGION,
+  ];
   const roleEnv = { CRAWL_HEARTBEAT_INTERVAL: `${HEARTBEAT_MS}ms` };
 
   const harness: ClusterHarness = {
     async roles(opts) {
       crawls(opts.web, opts.frontierArgs ?? []);
-      const services = await harness.services();
+      const services = await harness.services(opts.services);
       const coordinator = await harness.coordinator(services, opts.coordinatorArgs);
       const frontiers = new Map<string, Proc>();
       const fetchers = new Map<string, Proc>();
@@ -303,7 +341,9 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         },
       };
       await Promise.all([...opts.frontiers.map((id) => roles.startFrontier(id)), ...opts.fetchers.map((id) => roles.startFetcher(id))]);
-      await coordinator.waitForSettledRing(opts.frontiers);
+      // Handoffs between nodes that joined at once: seconds on an idle box, more on a loaded one (a 3-server
+      // NATS cluster replicates every node record write).
+      await coordinator.waitForSettledRing(opts.frontiers, 60_000);
       return roles;
     },
 
@@ -325,6 +365,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       if (opts.regions) args.push("--regions", String(opts.regions));
       if (opts.regionRules) args.push("--region-rules", opts.regionRules);
       if (opts.noDeno) args.push("--no-deno");
+      if (opts.secure) args.push("--secure");
       const policy = [...(opts.frontierArgs ?? [])];
       if (!policy.includes("--min-gap")) policy.push("--min-gap", `${MIN_GAP_MS}ms`);
       const p = spawnProc("cluster up", ["bun", "run", "cluster", "up", ...args, "--", ...policy], { env: { ...roleEnv, ...opts.env } });
@@ -371,12 +412,50 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       return Object.assign(new Coordinator(info), { proc: p, dir, file: info, readFile, kill, waitRestarted });
     },
 
-    async services() {
-      const nats = await startNats({ jetstream: true });
-      register(() => nats.stop());
-      const redis = await startRedis();
-      register(() => redis.stop());
-      return { nats, redis };
+    async services(opts = {}) {
+      let nats: NatsServer;
+      let natsCluster: NatsCluster | undefined;
+      if (opts.natsCluster) {
+        natsCluster = await startNatsCluster();
+        const cluster = natsCluster;
+        register(() => cluster.stop());
+        nats = cluster.servers[0]!;
+      } else {
+        // The store directory is the harness's, so a restart can take it over.
+        nats = await startNats({ jetstream: true, storeDir: tempDir() });
+      }
+      // The server running now, whichever restart it is: stopped at teardown.
+      let currentNats = nats;
+      if (!natsCluster) register(() => currentNats.stop());
+      const redisDir = tempDir();
+      let currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir });
+      register(() => currentRedis.stop());
+      const services: Services = {
+        nats,
+        redis: currentRedis,
+        natsCluster,
+        async restartRedis(downMs) {
+          const { port } = currentRedis;
+          await currentRedis.kill();
+          const killedAt = Date.now();
+          await Bun.sleep(downMs); // the outage itself: how long the server is gone is the fault's size
+          currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir, port });
+          services.redis = currentRedis;
+          return { killedAt, backAt: Date.now() };
+        },
+        async restartNats(downMs) {
+          if (natsCluster) throw new Error("restartNats is for a single server; kill and restart a cluster member instead");
+          const { port, storeDir } = currentNats;
+          await currentNats.kill();
+          const killedAt = Date.now();
+          await Bun.sleep(downMs); // the outage itself
+          currentNats = await startNats({ jetstream: true, port, storeDir });
+          services.nats = currentNats;
+          return { killedAt, backAt: Date.now() };
+        },
+        pids: () => [...(natsCluster ? natsCluster.servers.map((s) => s.pid) : [currentNats.pid]), currentRedis.pid],
+      };
+      return services;
     },
 
     async coordinator(s, args = []) {

@@ -11,12 +11,12 @@
  */
 import { afterEach } from "bun:test";
 import { Database } from "bun:sqlite";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readWarc, type WarcRecordView } from "../../../engine/fetch/index.ts";
 import { startTestWeb, type RequestRecord, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
-import { assertPolite, BELOW_THE_JUDGE, gapPolicyOf } from "../politeness.ts";
+import { assertPolite, BELOW_THE_JUDGE, gapPolicyOf, KEEP_FOR_DEBUGGING, keptDir } from "../politeness.ts";
 
 /** The repository root: the crawler runs from here, as a user's `bun run crawl` would. */
 export const REPO_ROOT = resolve(import.meta.dir, "../../..");
@@ -104,6 +104,7 @@ export function useHarness(): Harness {
     for (const run of crawled) {
       if (!run.exit()) run.signal("SIGKILL");
       await run.exited;
+      if (KEEP_FOR_DEBUGGING && run.out) writeFileSync(join(run.out, "crawl-output.log"), `${run.stdout()}\n${run.stderr()}`);
     }
     try {
       // A crawl through a proxy reaches only that web; one without a proxy may reach any of them by address.
@@ -116,7 +117,10 @@ export function useHarness(): Harness {
       }
     } finally {
       await Promise.all(webs.splice(0).map((w) => w.close()));
-      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+      for (const dir of dirs.splice(0)) {
+        if (KEEP_FOR_DEBUGGING) keptDir("a crawl's temp dir", dir);
+        else rmSync(dir, { recursive: true, force: true });
+      }
     }
   });
   const tempDir = (): string => {

@@ -26,23 +26,13 @@ locals {
     var.fleet.allow_private_addresses ? { CRAWL_ALLOW_PRIVATE_ADDRESSES = "true" } : {},
   )
 
-  # Settings the fleet needs that the processes do not read yet (issue 10: TLS and per-role NATS users;
-  # issue 9: streams with replicas; issue 11: WARC upload). They are rendered so that the fleet is complete
-  # and switch off with security.nats_auth / security.tls.enabled / fleet.warc_upload; the output
-  # `pending_process_settings` lists the ones a given fleet renders, so a test that boots the rendered
-  # fleet can insist on none.
+  # Settings the fleet needs that the processes do not read yet (issue 11: WARC upload with an instance
+  # role's credentials). They are rendered so that the fleet is complete and switch off with
+  # fleet.warc_upload; the output `pending_process_settings` lists the ones a given fleet renders, so a
+  # test that boots the rendered fleet can insist on none. (The TLS and NATS user settings of issue 10 are
+  # read by every role: kit/tls; so is CRAWL_NATS_REPLICAS: adapters/nats.)
   settings_not_yet_read_by_processes = {
-    CRAWL_NATS_USER          = "NATS user name of this role (security.nats_auth)"
-    CRAWL_NATS_PASSWORD      = "NATS password of this role, from secrets.env (security.nats_auth)"
-    CRAWL_NATS_TLS_CA_FILE   = "CA that signs the NATS servers' certificates (security.tls)"
-    CRAWL_REDIS_TLS_CA_FILE  = "CA that signs the Redis servers' certificates, for rediss:// (security.tls)"
-    CRAWL_GRPC_TLS_CA_FILE   = "CA of the fleet's gRPC certificates; peers must present one it signed (security.tls)"
-    CRAWL_GRPC_TLS_CERT_FILE = "this node's certificate for gRPC, as server and as client (security.tls)"
-    CRAWL_GRPC_TLS_KEY_FILE  = "the key of CRAWL_GRPC_TLS_CERT_FILE (security.tls)"
-    CRAWL_HTTP_TLS_CERT_FILE = "certificate of the admin API / health listener (security.tls)"
-    CRAWL_HTTP_TLS_KEY_FILE  = "the key of CRAWL_HTTP_TLS_CERT_FILE (security.tls)"
-    CRAWL_NATS_REPLICAS      = "replicas of every stream and of the cluster-state bucket, placed in the region's own NATS cluster"
-    CRAWL_WARC_UPLOAD        = "s3://bucket/prefix the fetch nodes upload finished WARC files to (fleet.warc_upload): without secrets.warc_access_key_id / warc_secret_access_key they have no credentials (an instance role's are not read yet) and do not start"
+    CRAWL_WARC_UPLOAD = "s3://bucket/prefix the fetch nodes upload finished WARC files to (fleet.warc_upload): without secrets.warc_access_key_id / warc_secret_access_key they have no credentials (an instance role's are not read yet) and do not start"
   }
 
   # The fetch nodes' upload of WARC files: the target, the store's endpoint and signing region (per region:
@@ -60,17 +50,29 @@ locals {
     AWS_SECRET_ACCESS_KEY = "{{warc_secret_access_key}}"
   } : {}
 
-  nats_client_env = { for role in ["coordinator", "frontier", "fetch"] : role => merge(
-    local.nats_auth ? { CRAWL_NATS_USER = role } : {},
-    local.tls_on ? { CRAWL_NATS_TLS_CA_FILE = local.tls.ca_file } : {},
-    # One copy is what the processes do today; more needs the pending setting.
+  # By boot target (machine, or a region's fetch group).
+  nats_client_env = { for id, f in local.tls_files : id => merge(
+    local.nats_auth ? { CRAWL_NATS_USER = try(local.machines[id].role, "fetch") } : {},
+    local.tls_on ? { CRAWL_NATS_TLS_CA_FILE = f.ca_file } : {},
+    # Copies of every stream, of the cluster-state bucket and of the replicated partition state (each
+    # role creates them: adapters/nats); 3 on a region's 3-server cluster, where losing one server loses
+    # nothing.
     local.stream_copies > 1 ? { CRAWL_NATS_REPLICAS = tostring(local.stream_copies) } : {},
   ) }
-  grpc_tls_env = local.tls_on ? {
-    CRAWL_GRPC_TLS_CA_FILE   = local.tls.ca_file
-    CRAWL_GRPC_TLS_CERT_FILE = local.tls.cert_file
-    CRAWL_GRPC_TLS_KEY_FILE  = local.tls.key_file
-  } : {}
+  # gRPC (coordinator, frontier nodes): the machine's certificate names its role and node id
+  # (crawler://<role>/<id>, crawlctl certs node); frontier nodes answer only coordinator and frontier ones.
+  grpc_tls_env = { for id, f in local.tls_files : id => local.tls_on ? {
+    CRAWL_GRPC_TLS_CA_FILE   = f.ca_file
+    CRAWL_GRPC_TLS_CERT_FILE = f.cert_file
+    CRAWL_GRPC_TLS_KEY_FILE  = f.key_file
+  } : {} }
+  # Every role's HTTP listener (the coordinator's admin API, every node's /healthz, /readyz, /metrics),
+  # and the Redis CA of frontier and fetch nodes.
+  http_tls_env = { for id, f in local.tls_files : id => local.tls_on ? {
+    CRAWL_HTTP_TLS_CERT_FILE = f.cert_file
+    CRAWL_HTTP_TLS_KEY_FILE  = f.key_file
+  } : {} }
+  redis_tls_env = { for id, f in local.tls_files : id => local.tls_on ? { CRAWL_REDIS_TLS_CA_FILE = f.ca_file } : {} }
   nats_secret_env = { for role in ["coordinator", "frontier", "fetch"] : role =>
     local.nats_auth ? { CRAWL_NATS_PASSWORD = "{{nats_${role}_password}}" } : {}
   }
@@ -83,7 +85,7 @@ locals {
   fetch_argv = { for id, r in local.fetch_targets : id => var.fleet.regions[r].fetch_runtime == "deno" ? [
     var.paths.deno, "run", "--node-modules-dir=manual", "--no-lock", "--allow-net", "--allow-env",
     # Deno reads only what it is allowed to: the WARC directory, and the TLS files when TLS is on.
-    "--allow-read=${join(",", concat(["${local.dirs[id].state}/warc"], local.tls_on ? [local.tls.ca_file, local.tls.cert_file, local.tls.key_file] : []))}",
+    "--allow-read=${join(",", concat(["${local.dirs[id].state}/warc"], local.tls_on ? [local.tls_files[id].ca_file, local.tls_files[id].cert_file, local.tls_files[id].key_file] : []))}",
     "--allow-write=${local.dirs[id].state}/warc",
     "${var.paths.install_dir}/fetch-node/main.ts",
   ] : [var.paths.bun, "${var.paths.install_dir}/fetch-node/main.ts"] }
@@ -95,8 +97,7 @@ locals {
   process = { for id, m in local.machines : id => (
     m.role == "coordinator" ? {
       argv = [var.paths.bun, "${var.paths.install_dir}/coordinator/main.ts"]
-      env = merge(local.shared_env, var.fleet.policy, local.nats_client_env.coordinator, local.grpc_tls_env,
-        local.tls_on ? { CRAWL_HTTP_TLS_CERT_FILE = local.tls.cert_file, CRAWL_HTTP_TLS_KEY_FILE = local.tls.key_file } : {},
+      env = merge(local.shared_env, var.fleet.policy, local.nats_client_env[id], local.grpc_tls_env[id], local.http_tls_env[id],
         {
           CRAWL_NODE_ID     = id
           CRAWL_NATS_URL    = local.nats_urls[m.region]
@@ -107,8 +108,7 @@ locals {
     } :
     m.role == "frontier" ? {
       argv = [var.paths.bun, "${var.paths.install_dir}/frontier-node/main.ts"]
-      env = merge(local.shared_env, var.fleet.policy, local.nats_client_env.frontier, local.grpc_tls_env,
-        local.tls_on ? { CRAWL_REDIS_TLS_CA_FILE = local.tls.ca_file } : {},
+      env = merge(local.shared_env, var.fleet.policy, local.nats_client_env[id], local.grpc_tls_env[id], local.http_tls_env[id], local.redis_tls_env[id],
         {
           CRAWL_NODE_ID                 = id
           CRAWL_REGION                  = m.region
@@ -124,7 +124,7 @@ locals {
     } :
     m.role == "fetch" ? {
       argv = local.fetch_argv[id]
-      env = merge(local.fetch_env[m.region], {
+      env = merge(local.fetch_env[m.region], local.nats_client_env[id], local.http_tls_env[id], local.redis_tls_env[id], {
         CRAWL_NODE_ID           = id
         CRAWL_WARC_DIR          = "${local.dirs[id].state}/warc"
         CRAWL_FETCH_HTTP_LISTEN = "${var.listen_host}:${m.ports.http}"
@@ -151,8 +151,8 @@ locals {
 
   # A region's fetch nodes without a node id: the fixed fetch machines add theirs, and the machines of an
   # auto-scaling group derive one at boot (cloud_init.tf) into node-id.env.
-  fetch_env = { for r in local.region_names : r => merge(local.shared_env, var.fleet.policy, local.nats_client_env.fetch,
-    local.tls_on ? { CRAWL_REDIS_TLS_CA_FILE = local.tls.ca_file } : {},
+  fetch_env = { for r in local.region_names : r => merge(local.shared_env, var.fleet.policy,
+    local.nats_client_env["${r}-fetch"], local.http_tls_env["${r}-fetch"], local.redis_tls_env["${r}-fetch"],
     var.fleet.proxy == null ? {} : { CRAWL_PROXY = var.fleet.proxy },
     local.warc_upload_env[r],
     {

@@ -54,6 +54,25 @@ locals {
     { for r in local.region_names : "${r}-fetch" => { config = var.paths.config_dir, state = var.paths.state_dir, bin = var.paths.bin_dir } },
   )
 
+  # The TLS files of each boot target: the fleet's paths, or the machine's own tls_dir (a test running every
+  # machine, each with its own identity, on one host).
+  tls_files = merge(
+    { for m in local.machine_list : m.id => try(var.machine_overrides[m.id].tls_dir, null) == null ? {
+      ca_file   = var.security.tls.ca_file
+      cert_file = var.security.tls.cert_file
+      key_file  = var.security.tls.key_file
+      } : {
+      ca_file   = "${var.machine_overrides[m.id].tls_dir}/ca.pem"
+      cert_file = "${var.machine_overrides[m.id].tls_dir}/node.pem"
+      key_file  = "${var.machine_overrides[m.id].tls_dir}/node.key"
+    } },
+    { for r in local.region_names : "${r}-fetch" => {
+      ca_file   = var.security.tls.ca_file
+      cert_file = var.security.tls.cert_file
+      key_file  = var.security.tls.key_file
+    } },
+  )
+
   # Per region: its servers in order, and the URLs clients use.
   nats_of  = { for r in local.region_names : r => [for m in local.machine_list : local.machines[m.id] if m.role == "nats" && m.region == r] }
   redis_of = { for r in local.region_names : r => [for m in local.machine_list : local.machines[m.id] if m.role == "redis" && m.region == r] }

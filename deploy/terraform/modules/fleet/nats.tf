@@ -6,17 +6,22 @@
 # live in the region's cluster.
 #
 # Per-role users (account CRAWL) may publish only what the role publishes and use only the JetStream API
-# of the streams it works on (core/cluster/names.ts, adapters/nats/):
+# of the streams it works on. The table is core/cluster/nats-permissions.ts's, written again here in HCL;
+# tests/deploy/fleet-permissions-match-core.test.ts requires the rendered lists to equal it:
 #   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
 #                bucket read and write (node records, ring, lease)
 #   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
-#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff)
+#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff);
+#                its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
+#                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
 #                region's `fetchers`; writes node records; links for a region that does not answer to
 #                crawl.forward.<R>.<to>.<p>, and pulls and acks the region's `forwarders` to move them on
-# Every role subscribes to _INBOX.> only: JetStream answers, pulled messages and publish acks all arrive
-# on the client's inbox. Passwords come from the server's environment ($NATS_PASSWORD_<ROLE>), written at
-# boot from the secret store; the configuration holds no secret.
+# Every role subscribes to _INBOX.> (JetStream answers, pulled messages and publish acks all arrive on
+# the client's inbox) and to the leader-elected advisories of consumers and streams, so a pull lost with
+# a consumer's leader, or a publish sent while a stream had none (a server of the region lost), is sent
+# again the moment a new leader exists. Passwords come from the server's environment
+# ($NATS_PASSWORD_<ROLE>), written at boot from the secret store; the configuration holds no secret.
 
 locals {
   kv_stream = "KV_crawl-cluster"
@@ -41,12 +46,35 @@ locals {
     "$JS.API.CONSUMER.DURABLE.CREATE.${s}.*",
   ]]) }
 
-  # The cluster-state bucket: opened (created when missing), read, watched (ordered consumers answer
-  # flow control), and written under the keys given per role.
+  # A frontier node's replicated partition state: the journal and claims stream and the snapshots' object
+  # store (its stream OBJ_crawl-state-<R>, subjects $O.crawl-state-<R>.>), created, read and purged.
+  js_state = { for r in local.region_names : r => concat(
+    ["crawl.state.${r}.>", "$O.crawl-state-${r}.>"],
+    flatten([for s in ["CRAWL_STATE_${upper(replace(r, "-", "_"))}", "OBJ_crawl-state-${r}"] : [
+      "$JS.API.STREAM.INFO.${s}",
+      "$JS.API.STREAM.CREATE.${s}",
+      "$JS.API.STREAM.UPDATE.${s}",
+      "$JS.API.STREAM.PURGE.${s}",
+      "$JS.API.STREAM.MSG.GET.${s}",
+      "$JS.API.DIRECT.GET.${s}",
+      "$JS.API.DIRECT.GET.${s}.>",
+      "$JS.API.CONSUMER.CREATE.${s}",
+      "$JS.API.CONSUMER.CREATE.${s}.>",
+      "$JS.API.CONSUMER.INFO.${s}.*",
+      "$JS.API.CONSUMER.DELETE.${s}.*",
+      "$JS.API.CONSUMER.MSG.NEXT.${s}.*",
+      "$JS.ACK.${s}.>",
+      "$JS.FC.${s}.>",
+    ]]),
+  ) }
+
+  # The cluster-state bucket: opened (created when missing, its copies brought to CRAWL_NATS_REPLICAS),
+  # read, watched (ordered consumers answer flow control), and written under the keys given per role.
   js_kv = [
     "$JS.API.INFO",
     "$JS.API.STREAM.INFO.${local.kv_stream}",
     "$JS.API.STREAM.CREATE.${local.kv_stream}",
+    "$JS.API.STREAM.UPDATE.${local.kv_stream}",
     "$JS.API.STREAM.MSG.GET.${local.kv_stream}",
     "$JS.API.DIRECT.GET.${local.kv_stream}",
     "$JS.API.DIRECT.GET.${local.kv_stream}.>",
@@ -73,6 +101,7 @@ locals {
         "$JS.ACK.${local.streams_of[r].urls}.>",
         "$JS.ACK.${local.streams_of[r].results}.>",
       ],
+      local.js_state[r],
     )
     fetch = concat(
       ["crawl.urls.*.*", "crawl.results.${r}.*", "crawl.forward.${r}.*.*", "${local.kv_prefix}.nodes.*"],
@@ -87,12 +116,6 @@ locals {
     )
   } }
 
-  nats_tls_block = local.tls_on ? {
-    cert_file = local.tls.cert_file
-    key_file  = local.tls.key_file
-    ca_file   = local.tls.ca_file
-  } : null
-
   nats_conf = { for id, m in local.machines : id => templatefile("${path.module}/templates/nats-server.conf.tftpl", {
     id          = id
     region      = m.region
@@ -104,10 +127,10 @@ locals {
       name = r
       urls = [for s in local.nats_of[r] : "nats://${s.host}:${s.ports.gateway}"]
     } if r != m.region]
-    tls        = local.nats_tls_block
+    tls        = local.tls_on ? local.tls_files[id] : null
     auth       = local.nats_auth
     publish    = local.nats_publish[m.region]
-    subscribe  = ["_INBOX.>"]
+    subscribe  = ["_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.>", "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.>"]
     fleet_name = var.fleet.name
   }) if m.role == "nats" }
 }

@@ -86,6 +86,6 @@ output "ports" {
 }
 
 output "pending_process_settings" {
-  description = "Env vars this fleet renders that the crawler processes do not read yet (TLS, NATS users, stream replicas, WARC upload), with what each is for. Empty when the rendered fleet runs on today's processes as is."
+  description = "Env vars this fleet renders that the crawler processes do not read yet (stream replicas, WARC upload without keys), with what each is for. Empty when the rendered fleet runs on today's processes as is."
   value       = { for k in local.pending_process_settings : k => local.settings_not_yet_read_by_processes[k] }
 }

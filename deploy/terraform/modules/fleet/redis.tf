@@ -6,7 +6,7 @@
 # would make the crawl fetch again what it has. The default user needs a password nobody knows (not
 # `off`: Redis 7.0 replays the AOF as the default user and would drop the seen-set's MULTI/EXEC entries);
 # the crawler's ACL user may touch only the crawler's keys (adapters/redis: seen:*, fp:*, simhash:*) and
-# run no admin or dangerous command.
+# run no admin or dangerous command (core/cluster/redis-acl.ts; a test requires the rendered rules to equal it).
 # Passwords live in <config_dir>/redis-users.conf, written at boot from the secret store (scripts.tf).
 
 locals {
@@ -25,9 +25,9 @@ locals {
     local.tls_on ? [
       "port 0",
       "tls-port ${m.ports.redis}",
-      "tls-cert-file ${local.tls.cert_file}",
-      "tls-key-file ${local.tls.key_file}",
-      "tls-ca-cert-file ${local.tls.ca_file}",
+      "tls-cert-file ${local.tls_files[id].cert_file}",
+      "tls-key-file ${local.tls_files[id].key_file}",
+      "tls-ca-cert-file ${local.tls_files[id].ca_file}",
       "# Clients authenticate with their ACL password; replicas present certificates too.",
       "tls-auth-clients optional",
       "tls-replication yes",

@@ -85,15 +85,15 @@ locals {
     ]) : [],
     local.tls_on && local.tls.secret_prefix != null ? [
       "# TLS files: the fleet's CA, and this machine's certificate and key.",
-      "mkdir -p '${dirname(local.tls.cert_file)}' '${dirname(local.tls.key_file)}' '${dirname(local.tls.ca_file)}'",
-      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/ca.pem' > '${local.tls.ca_file}.tmp' || fail 'cannot read the CA certificate'",
-      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.pem' > '${local.tls.cert_file}.tmp' || fail \"cannot read this machine's certificate\"",
-      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.key' > '${local.tls.key_file}.tmp' || fail \"cannot read this machine's key\"",
-      "chmod 0644 '${local.tls.ca_file}.tmp' '${local.tls.cert_file}.tmp'",
-      "own '${local.tls.key_file}.tmp'",
-      "mv '${local.tls.ca_file}.tmp' '${local.tls.ca_file}'",
-      "mv '${local.tls.cert_file}.tmp' '${local.tls.cert_file}'",
-      "mv '${local.tls.key_file}.tmp' '${local.tls.key_file}'",
+      "mkdir -p '${dirname(local.tls_files[id].cert_file)}' '${dirname(local.tls_files[id].key_file)}' '${dirname(local.tls_files[id].ca_file)}'",
+      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/ca.pem' > '${local.tls_files[id].ca_file}.tmp' || fail 'cannot read the CA certificate'",
+      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.pem' > '${local.tls_files[id].cert_file}.tmp' || fail \"cannot read this machine's certificate\"",
+      "'${local.dirs[id].bin}/crawler-secret' '${local.tls.secret_prefix}/${t.identity}.key' > '${local.tls_files[id].key_file}.tmp' || fail \"cannot read this machine's key\"",
+      "chmod 0644 '${local.tls_files[id].ca_file}.tmp' '${local.tls_files[id].cert_file}.tmp'",
+      "own '${local.tls_files[id].key_file}.tmp'",
+      "mv '${local.tls_files[id].ca_file}.tmp' '${local.tls_files[id].ca_file}'",
+      "mv '${local.tls_files[id].cert_file}.tmp' '${local.tls_files[id].cert_file}'",
+      "mv '${local.tls_files[id].key_file}.tmp' '${local.tls_files[id].key_file}'",
     ] : [],
     "",
   ])) }
@@ -112,7 +112,8 @@ locals {
     if [ -z "$${1:-}" ]; then echo "drain-frontier: the node is not running; nothing to drain"; exit 0; fi
     node="$${CRAWL_NODE_ID:?CRAWL_NODE_ID is not set}"
     . '${local.dirs[id].config}/crawlctl.env'
-    export CRAWLCTL_TOKEN
+    export CRAWLCTL_TOKEN%{if local.tls_on}
+    export CRAWLCTL_TLS_CA_FILE='${local.tls_files[id].ca_file}'%{endif}
     deadline=$(( $(date +%s) + ${var.fleet.drain_timeout_seconds} ))
     crawlctl() { '${var.paths.bun}' '${var.paths.install_dir}/cli/main.ts' "$@"; }
     used=""

@@ -282,7 +282,8 @@ variable "listen_host" {
 variable "machine_overrides" {
   description = <<-EOT
     Per machine (by node id): the host name others dial instead of <node id>.<internal_domain>, ports
-    instead of fleet.ports, and its own config_dir, state_dir and bin_dir instead of paths. Port keys:
+    instead of fleet.ports, its own config_dir, state_dir and bin_dir instead of paths, and its own
+    tls_dir (ca.pem, node.pem, node.key) instead of the security.tls file paths. Port keys:
     client, cluster, gateway, monitor (NATS servers), redis (Redis), grpc and http (coordinators and
     frontier nodes), http (fetch nodes). A test runs the whole fleet on one machine this way (127.0.0.1,
     distinct ports, one directory per machine) and changes nothing else.
@@ -293,6 +294,7 @@ variable "machine_overrides" {
     config_dir = optional(string)
     state_dir  = optional(string)
     bin_dir    = optional(string)
+    tls_dir    = optional(string)
   }))
   default = {}
   validation {
@@ -304,7 +306,7 @@ variable "machine_overrides" {
     error_message = "machine_overrides hosts must be host names or IPv4 addresses."
   }
   validation {
-    condition     = alltrue(flatten([for o in values(var.machine_overrides) : [for p in [o.config_dir, o.state_dir, o.bin_dir] : p == null || can(regex("^/[^\\s\"'$]*[^/]$", p))]]))
+    condition     = alltrue(flatten([for o in values(var.machine_overrides) : [for p in [o.config_dir, o.state_dir, o.bin_dir, o.tls_dir] : p == null || can(regex("^/[^\\s\"'$]*[^/]$", p))]]))
     error_message = "machine_overrides directories must be absolute paths without a trailing slash, spaces, quotes or $."
   }
 }

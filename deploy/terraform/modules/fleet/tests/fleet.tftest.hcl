@@ -215,19 +215,32 @@ run "auto_scaling_fetch_group_names_each_node_at_boot" {
   }
 }
 
-run "pending_settings_follow_the_security_switches" {
+run "nats_users_follow_the_security_switch" {
   command = plan
 
   variables {
     security = { nats_auth = false }
   }
   assert {
-    condition     = !contains(keys(output.pending_process_settings), "CRAWL_NATS_USER") && !strcontains(output.nats_configs["us-east-1-nats-1"], "accounts")
+    condition     = !contains(keys(output.machines["coordinator-1"].env), "CRAWL_NATS_USER") && !contains(keys(output.machines["coordinator-1"].secret_env), "CRAWL_NATS_PASSWORD") && !strcontains(output.nats_configs["us-east-1-nats-1"], "accounts")
     error_message = "Without NATS auth no users are rendered."
   }
   assert {
-    condition     = keys(output.pending_process_settings) == ["CRAWL_NATS_REPLICAS"]
-    error_message = "A 3-server NATS cluster per region needs stream replicas, which the processes do not set yet."
+    condition     = length(output.pending_process_settings) == 0 && output.machines["us-east-1-frontier-1"].env["CRAWL_NATS_REPLICAS"] == "3"
+    error_message = "A 3-server NATS cluster per region gives every role 3 stream replicas, a setting the processes read."
+  }
+}
+
+run "nats_users_are_read_by_every_role" {
+  command = plan
+
+  assert {
+    condition     = output.machines["coordinator-1"].env["CRAWL_NATS_USER"] == "coordinator" && output.machines["us-east-1-fetch-1"].secret_env["CRAWL_NATS_PASSWORD"] == "{{nats_fetch_password}}" && strcontains(output.nats_configs["us-east-1-nats-1"], "accounts")
+    error_message = "With NATS auth (the default) every role logs in as its own user."
+  }
+  assert {
+    condition     = length(output.pending_process_settings) == 0
+    error_message = "The processes read the NATS user settings and stream replicas: nothing is pending."
   }
 }
 

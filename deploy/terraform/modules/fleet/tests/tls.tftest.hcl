@@ -55,7 +55,34 @@ run "tls_everywhere" {
     error_message = "Each machine fetches its own certificate; a fetch group shares one per region."
   }
   assert {
-    condition     = contains(keys(output.pending_process_settings), "CRAWL_GRPC_TLS_CA_FILE") && output.coordinator_admin_urls[0] == "https://coordinator-1.crawl.internal:7480"
-    error_message = "TLS settings the processes do not read yet must be listed."
+    condition     = alltrue([for id in ["us-east-1-frontier-1", "us-east-1-fetch-1"] : output.machines[id].env["CRAWL_HTTP_TLS_CERT_FILE"] == "/etc/crawler/tls/node.pem"]) && output.fetch_groups["us-east-1"].env["CRAWL_HTTP_TLS_KEY_FILE"] == "/etc/crawler/tls/node.key"
+    error_message = "Every node's /metrics listener serves HTTPS with the machine's certificate."
+  }
+  assert {
+    condition     = length([for k in keys(output.pending_process_settings) : k if can(regex("TLS|NATS_USER|NATS_PASSWORD", k))]) == 0 && output.coordinator_admin_urls[0] == "https://coordinator-1.crawl.internal:7480"
+    error_message = "The processes read every TLS and NATS user setting: none may be listed as pending."
+  }
+}
+
+run "a_machine_may_have_its_own_tls_files" {
+  command = plan
+
+  variables {
+    machine_overrides = {
+      "us-east-1-frontier-1" = { tls_dir = "/srv/f1/tls" }
+      "us-east-1-nats-1"     = { tls_dir = "/srv/n1/tls" }
+    }
+  }
+  assert {
+    condition     = output.machines["us-east-1-frontier-1"].env["CRAWL_GRPC_TLS_CERT_FILE"] == "/srv/f1/tls/node.pem" && output.machines["us-east-1-frontier-1"].env["CRAWL_NATS_TLS_CA_FILE"] == "/srv/f1/tls/ca.pem" && output.machines["eu-west-1-frontier-1"].env["CRAWL_GRPC_TLS_CERT_FILE"] == "/etc/crawler/tls/node.pem"
+    error_message = "A machine's tls_dir replaces the fleet's TLS paths for that machine only."
+  }
+  assert {
+    condition     = strcontains(output.nats_configs["us-east-1-nats-1"], "cert_file: \"/srv/n1/tls/node.pem\"") && strcontains(output.machines["us-east-1-frontier-1"].files["/usr/local/lib/crawler/load-secrets"].content, "> '/srv/f1/tls/node.key.tmp'")
+    error_message = "The machine's servers and its boot script use its own TLS files."
+  }
+  assert {
+    condition     = strcontains(output.machines["us-east-1-frontier-1"].files["/usr/local/lib/crawler/drain-frontier"].content, "export CRAWLCTL_TLS_CA_FILE='/srv/f1/tls/ca.pem'")
+    error_message = "The drain before a stop reaches the coordinator's gRPC over TLS."
   }
 }
