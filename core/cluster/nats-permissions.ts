@@ -8,7 +8,8 @@
  *                cluster-state bucket, read and write (node records, ring, lease)
  *   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
  *                up its region's streams; pulls and acks urls-<p> and results-<p> of its region; writes
- *                node records and the ring (the end of a handoff); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
+ *                node records, the ring (the end of a handoff) and the scope roots (scope.<host>: the hosts
+ *                of the seeds it admits); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
  *                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
  *   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; sets up its region's
  *                streams; pulls and acks its region's `fetchers`; writes node records; links for a region
@@ -23,7 +24,7 @@
  * lease or rewrite the ring.
  * The subjects are those of names.ts and of what adapters/nats asks JetStream (nats.js v3, nats-server 2.9).
  */
-import { CLUSTER_BUCKET, consumers, objectStores, streams, subjects } from "./names.ts";
+import { CLUSTER_BUCKET, consumers, keys, objectStores, streams, subjects } from "./names.ts";
 
 export const NATS_ROLES = ["coordinator", "frontier", "fetch"] as const;
 export type NatsRole = (typeof NATS_ROLES)[number];
@@ -118,6 +119,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           ANY_URLS,
           `${KV_PREFIX}.nodes.*`,
           `${KV_PREFIX}.ring`,
+          `${KV_PREFIX}.${keys.scopeRootPrefix}>`,
           ...USE_BUCKET,
           ...manageStreams(region),
           `$JS.API.CONSUMER.MSG.NEXT.${streams.urls(region)}.*`,

@@ -11,7 +11,8 @@
 #   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
 #                bucket read and write (node records, ring, lease)
 #   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
-#                urls-<p> and results-<p> of its region; writes node records and the ring (handoff);
+#                urls-<p> and results-<p> of its region; writes node records, the ring (handoff) and
+#                the scope roots (scope.<host>, the hosts of the seeds it admits);
 #                its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
 #                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
@@ -92,7 +93,7 @@ locals {
       flatten([for rr in local.region_names : local.js_manage[rr]]),
     )
     frontier = concat(
-      ["crawl.fetch.${r}", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", "${local.kv_prefix}.ring"],
+      ["crawl.fetch.${r}", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", "${local.kv_prefix}.ring", "${local.kv_prefix}.scope.>"],
       local.js_kv,
       local.js_manage[r],
       [
