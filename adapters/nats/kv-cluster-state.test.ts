@@ -1,6 +1,7 @@
 /**
  * What the ClusterState contract cannot see of the KV implementation: a ring watch outlives a restart of
- * nats-server (same port, same store), and records written before the restart are still there. The
+ * nats-server (same port, same store), and records written before the restart are still there; on a
+ * 3-server cluster with 3 copies, ring compare-and-sets made at once still let exactly one writer win. The
  * contract itself is in tests/contract/cluster-state.contract.test.ts.
  */
 import { expect, test } from "bun:test";
@@ -8,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RingRecord } from "../../core/cluster/index.ts";
-import { startNats } from "../../tests/support/nats.ts";
+import { startNats, startNatsCluster } from "../../tests/support/nats.ts";
 import { connectNats, NatsKvClusterState } from "./index.ts";
 
 test("kv-cluster-state - a ring watch keeps delivering across a nats-server restart", async () => {
@@ -49,6 +50,38 @@ test("kv-cluster-state - a ring watch keeps delivering across a nats-server rest
     rmSync(storeDir, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("kv-cluster-state - on a 3-server cluster with 3 copies, ring writes made at once from the same revision: exactly one wins", async () => {
+  // nats-server before 2.9.21 checks a clustered write's expected revision before proposing it, so two in
+  // flight at once could both be accepted, the later silently undoing the earlier (a frontier node marking
+  // many received partitions at once lost its own marks, and the ring never settled).
+  const cluster = await startNatsCluster();
+  const nc = await connectNats([...cluster.urls], "kv-cluster-cas");
+  try {
+    const state = await NatsKvClusterState.open(nc, { replicas: 3, onError: () => {} });
+    let base: number | undefined;
+    // A new bucket's stream elects its leader first (writes meanwhile have no responder).
+    await waitFor(
+      async () => {
+        base = await state.casRing(ring(1), 0).catch(() => undefined);
+        return base !== undefined;
+      },
+      "the first ring written",
+      15_000,
+    );
+    const writers = Array.from({ length: 20 }, (_, i) => i + 2);
+    const results = await Promise.all(writers.map((epoch) => state.casRing(ring(epoch), base!)));
+    const winners = writers.filter((_, i) => results[i] !== undefined);
+    expect(winners).toHaveLength(1);
+    const stored = await state.getRing();
+    expect(stored?.ring.epoch).toBe(winners[0]!);
+    expect(stored?.revision).toBe(results[writers.indexOf(winners[0]!)]!);
+    await state.close();
+  } finally {
+    await nc.close();
+    await cluster.stop();
+  }
+}, 60_000);
 
 async function waitFor(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 3_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;

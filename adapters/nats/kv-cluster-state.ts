@@ -5,6 +5,13 @@
  * `kv.update(key, value, revision)` otherwise; a wrong-last-sequence answer means another writer won, and
  * is reported as undefined (ring) or false (lease), never as an error.
  *
+ * On a clustered bucket (replicas > 1) nats-server before 2.9.21 checks the expected sequence only on the
+ * stream leader, before proposing the write, against what it has applied so far: two updates in flight at
+ * once, both naming the same revision, are then both accepted, and the later one silently undoes the
+ * earlier (Debian's 2.9.10 does this; a single server checks while storing and is not affected). A frontier
+ * node receiving many partitions at once marks each handed over concurrently, so this object's ring writes
+ * go one at a time: each is acknowledged (applied by the leader) before the next one's check.
+ *
  * The connection is borrowed: close() stops this object's watchers but leaves the connection open.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -43,6 +50,8 @@ const json = (value: unknown) => encoder.encode(JSON.stringify(value));
 
 export class NatsKvClusterState implements ClusterState {
   private readonly watchers = new Set<() => void>();
+  /** The ring write under way: the next one waits for it (see the module comment). */
+  private ringWrites: Promise<unknown> = Promise.resolve();
 
   private constructor(
     private readonly kv: KV,
@@ -121,7 +130,13 @@ export class NatsKvClusterState implements ClusterState {
     return isLive(e) ? { ring: e.json<RingRecord>(), revision: e.revision } : undefined;
   }
 
-  async casRing(ring: RingRecord, revision: number): Promise<number | undefined> {
+  casRing(ring: RingRecord, revision: number): Promise<number | undefined> {
+    const write = this.ringWrites.then(() => this.casRingNow(ring, revision));
+    this.ringWrites = write.catch(() => {});
+    return write;
+  }
+
+  private async casRingNow(ring: RingRecord, revision: number): Promise<number | undefined> {
     try {
       return revision === 0 ? await this.kv.create(keys.ring, json(ring)) : await this.kv.update(keys.ring, json(ring), revision);
     } catch (err) {

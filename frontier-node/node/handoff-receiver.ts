@@ -50,6 +50,9 @@ export interface HandoffReceiverOptions {
 const MAX_CAS_ATTEMPTS = 20;
 
 export class HandoffReceiver {
+  /** The ring being marked for a finished handoff: the next one waits (they would only conflict). */
+  private marking: Promise<unknown> = Promise.resolve();
+
   constructor(private readonly opts: HandoffReceiverOptions) {}
 
   async receive(stream: AsyncIterable<HandoffRequest>): Promise<HandoffResponse> {
@@ -89,7 +92,11 @@ export class HandoffReceiver {
     // Told before the ring is marked: marking it makes this node serve p at once (its ring watch may run
     // before complete() returns), and p must then be claimed from these rows, not restored.
     this.opts.replicated?.onHandedIn(partition, ringEpoch);
-    await this.complete(partition, from);
+    // Handoffs arriving together (a node joining takes a third of the ring at once) each rewrite the whole
+    // ring: one at a time, each reads the ring the previous one wrote instead of losing compare-and-sets.
+    const marked = this.marking.then(() => this.complete(partition, from));
+    this.marking = marked.catch(() => {});
+    await marked;
     if (this.opts.frontier.serves(partition)) this.opts.reload(partition);
     const c = this.opts.frontier.counters;
     c.add("handoff.received.partitions");
