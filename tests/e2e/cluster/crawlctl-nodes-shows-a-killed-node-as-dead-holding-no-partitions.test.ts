@@ -25,10 +25,16 @@ describe("cluster: a dead node", () => {
       coordinatorArgs: ["--death-timeout", "3s"],
     });
     const c = roles.coordinator;
-    const before = await c.crawlctlJson<NodeJson[]>(["nodes"]);
-    const victimBefore = before.find((n) => n.id === "frontier-2")!;
-    expect(victimBefore.state).toBe(NodeState.NODE_STATE_ACTIVE);
-    expect(victimBefore.partitions.length).toBeGreaterThan(0);
+    // A node's record lists the partitions it serves (restored and claimed), a heartbeat behind the ring.
+    let before: NodeJson[] = [];
+    await waitUntil(
+      async () => {
+        before = await c.crawlctlJson<NodeJson[]>(["nodes"]);
+        const victimBefore = before.find((n) => n.id === "frontier-2");
+        return victimBefore?.state === NodeState.NODE_STATE_ACTIVE && victimBefore.partitions.length > 0;
+      },
+      { timeoutMs: 30_000, what: "frontier-2 to be shown active, serving partitions", detail: () => JSON.stringify(before) },
+    );
 
     const victim = roles.frontiers.get("frontier-2")!;
     victim.signal("SIGKILL");

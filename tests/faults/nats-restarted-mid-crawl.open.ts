@@ -6,6 +6,15 @@
  * frontier nodes publish again, under the same ids, the tasks they could not publish. Nothing is lost, no
  * host waits longer than the outage, its gap and the reconnect, and pages fetched twice are at most those
  * in flight at the fault.
+ *
+ * OPEN, so not in `bun run test` (a `.open.ts` file; run it with
+ * `bun test ./tests/faults/nats-restarted-mid-crawl.open.ts`): it fails about one run in two. A task whose
+ * publish was stored but whose ack died with the server is published again under the same id, and the
+ * restarted server, which rebuilds its duplicate window only from the messages it still holds, stores it
+ * twice once the first copy was fetched and acked. Two fetch nodes can then fetch the same page at once:
+ * seen as 8 pages fetched twice with 7 in flight, and two requests 110 ms short of the 200 ms gap. To fix:
+ * a fetch must be claimed once per task id across the region's fetch nodes (or the frontier must not hand
+ * out a republished task while the first copy may still be delivered).
  */
 import { describe, expect, test } from "bun:test";
 import { crawlThroughFault, describeRun, expectNothingLost, useCluster } from "./harness.ts";
