@@ -78,8 +78,12 @@ describe("cluster up: servers keep their data", () => {
       what: "crawlctl status to answer again",
       procs: [c.proc],
     });
-    expect((await c.ring()).epoch).toBe(ring.epoch);
-    expect((await c.ring()).regions).toEqual(ring.regions);
+    // crawlctl status answers from the coordinator's cached totals; its first reads of the restarted
+    // JetStream store may still fail for a moment, so wait for one before comparing.
+    let after: Awaited<ReturnType<typeof c.ring>> | undefined;
+    await waitUntil(async () => (after = await c.ring()) !== undefined, { timeoutMs: 30_000, what: "the ring to be read again" });
+    expect(after!.epoch).toBe(ring.epoch);
+    expect(after!.regions).toEqual(ring.regions);
     await waitUntil(async () => (await c.nodes()).filter((n) => n.state === "live").length === 5, {
       timeoutMs: 30_000,
       what: "every node live",
