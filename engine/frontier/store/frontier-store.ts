@@ -145,10 +145,6 @@ function prepare(db: Database) {
     head: db.query<QueuedUrl, [partition: number, host: string]>(
       `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`,
     ),
-    enqueue: db.query<
-      never,
-      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: 0 | 1]
-    >("INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
     dequeue: db.query<never, [partition: number, host: string, priority: Priority, seq: number]>(
       "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
     ),
@@ -175,7 +171,6 @@ function prepare(db: Database) {
     maxSeq: db.query<Count, []>("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
     getUrl: db.query<RawUrlRow, [partition: number, url: string]>("SELECT * FROM urls WHERE partition = ? AND url = ?"),
     hasUrl: db.query<{ x: 1 }, [partition: number, url: string]>("SELECT 1 AS x FROM urls WHERE partition = ? AND url = ?"),
-    logRecent: db.query<never, [url: string]>("INSERT INTO recent_urls (url) VALUES (?)"),
     setUrlState: db.query<never, [partition: number, url: string, host: string, state: UrlStatus, depth: number, note: string | null]>(
       `INSERT INTO urls (partition, url, host, state, depth, note) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (partition, url) DO UPDATE SET state = excluded.state, note = excluded.note`,
@@ -412,20 +407,7 @@ export class FrontierStore {
    * undefined when it was not added.
    */
   enqueue(item: Omit<QueuedUrl, "seq">): number | undefined {
-    const seq = this.nextSeq++;
-    const changes = this.s.enqueue.run(
-      item.partition,
-      item.host,
-      item.priority,
-      seq,
-      item.url,
-      item.depth,
-      item.hops,
-      kindCode(item.kind),
-    ).changes;
-    if (changes === 0) return undefined;
-    this.note(item.partition, queuedChange({ ...item, seq }));
-    return seq;
+    return this.enqueueMany([item])[0];
   }
 
   /** Writes a queue row with its own sequence number (a replayed or restored row, kept as its store wrote it). */
@@ -459,8 +441,10 @@ export class FrontierStore {
       const changes = this.manyStatement(this.enqueueChunks, chunk.length, ENQUEUE_ROW, ENQUEUE_INTO).run(...params).changes;
       chunk.forEach((item, i) => {
         const seq = chunkSeqs[i]!;
-        // All rows went in, or this one did if the row at its key is its own (an ignored row left another's).
-        const added = changes === chunk.length || this.s.queuedAt.get(item.partition, item.host, item.priority, seq)?.url === item.url;
+        // All rows went in, none did, or this one did if the row at its key is its own (an ignored row left
+        // another's there).
+        const added =
+          changes === chunk.length || (changes > 0 && this.s.queuedAt.get(item.partition, item.host, item.priority, seq)?.url === item.url);
         if (!added) {
           seqs.push(undefined);
           return;
@@ -524,12 +508,10 @@ export class FrontierStore {
     return this.s.hasUrl.get(partition, url) !== null || this.isQueued(partition, host, url);
   }
 
-  /** Notes an admission in the recent log (embedded mode's seen-set replay), when the store keeps one. */
-  logAdmitted(url: string): void {
-    if (this.recentLog) this.s.logRecent.run(url);
-  }
-
-  /** `logAdmitted` for many URLs, with one multi-row INSERT per up to ENQUEUE_CHUNK of them. */
+  /**
+   * Notes admissions in the recent log (embedded mode's seen-set replay), when the store keeps one, with one
+   * multi-row INSERT per up to ENQUEUE_CHUNK of them.
+   */
   logAdmittedMany(urls: readonly string[]): void {
     if (!this.recentLog) return;
     for (let from = 0; from < urls.length; from += ENQUEUE_CHUNK) {
