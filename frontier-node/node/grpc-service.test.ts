@@ -2,10 +2,14 @@ import { afterEach, expect, test } from "bun:test";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierClient } from "../../adapters/grpc/index.ts";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError } from "../../core/errors/index.ts";
+import { DiscoveredUrl } from "../../proto/gen/crawler/fetch/v1/fetch.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
 /** The sitemap fields of a DiscoveredUrl message, unset (these URLs are pages). */
-const NO_SITEMAP = { lastmodMs: 0n, sitemapPriority: 0, hasSitemapPriority: false };
+/** A discovered URL as a caller sends it over the wire: every field the test does not name at its default. */
+function wireUrl(url: string, depth: number, isSeed: boolean): DiscoveredUrl {
+  return DiscoveredUrl.fromPartial({ url, depth, isSeed });
+}
 
 const P = 8;
 let bed: TestBed;
@@ -101,74 +105,17 @@ test("grpc - host changes need the owner: pausing a host of another node's parti
 
 test("grpc - Enqueue admits URLs of served partitions and forwards the others to their owner's stream", async () => {
   const { client, fetcher } = await crawled();
-  const response = await client.enqueue({
-    urls: [
-      {
-        url: "http://h2.test/",
-        host: "",
-        depth: 0,
-        sourceUrl: "",
-        redirectHops: 0,
-        isSeed: true,
-        ...NO_SITEMAP,
-        kind: 0,
-        foundOnNearDuplicate: false,
-      },
-      {
-        url: "http://h1.test/",
-        host: "",
-        depth: 0,
-        sourceUrl: "",
-        redirectHops: 0,
-        isSeed: true,
-        ...NO_SITEMAP,
-        kind: 0,
-        foundOnNearDuplicate: false,
-      },
-    ],
-  });
+  const response = await client.enqueue({ urls: [wireUrl("http://h2.test/", 0, true), wireUrl("http://h1.test/", 0, true)] });
   expect(response.admitted).toBe(2);
   expect(bed.bus.depth(`${REGION}/urls-${partitionOf("h1.test", P)}`)).toBe(1);
   await waitFor(() => fetcher.pages().includes("http://h2.test/"), "the admitted seed to be fetched");
-  expect(
-    await failure(
-      client.enqueue({
-        urls: [
-          {
-            url: "ftp://h2.test/",
-            host: "",
-            depth: 0,
-            sourceUrl: "",
-            redirectHops: 0,
-            isSeed: true,
-            ...NO_SITEMAP,
-            kind: 0,
-            foundOnNearDuplicate: false,
-          },
-        ],
-      }),
-    ),
-  ).toBeInstanceOf(InvalidArgumentError);
+  expect(await failure(client.enqueue({ urls: [wireUrl("ftp://h2.test/", 0, true)] }))).toBeInstanceOf(InvalidArgumentError);
 });
 
 test("grpc - GetStats and ListHosts report the node's gauges, counters and active hosts", async () => {
   const { client, node } = await crawled();
   node.frontier.setHostPaused("h0.test", true);
-  await client.enqueue({
-    urls: [
-      {
-        url: "http://h0.test/later",
-        host: "",
-        depth: 1,
-        sourceUrl: "",
-        redirectHops: 0,
-        isSeed: false,
-        ...NO_SITEMAP,
-        kind: 0,
-        foundOnNearDuplicate: false,
-      },
-    ],
-  });
+  await client.enqueue({ urls: [wireUrl("http://h0.test/later", 1, false)] });
   const stats = await client.getStats();
   expect(stats).toMatchObject({ nodeId: "n1", queued: 1n, inFlight: 0 });
   expect(stats.partitions).toEqual([0, 1, 2, 3, 5, 6, 7]);
