@@ -81,14 +81,52 @@ async function drained(store: FrontierStore): Promise<void> {
   await waitFor(() => store.journal!.backlog().rows === 0, "the journal to be sent to the replica");
 }
 
-async function startA(b: TestBed, replica: MemoryPartitionReplica, seen: LocalBloomSeenSet, store: FrontierStore): Promise<FrontierNode> {
+async function startA(
+  b: TestBed,
+  replica: MemoryPartitionReplica,
+  seen: LocalBloomSeenSet,
+  store: FrontierStore,
+  policy: Record<string, string> = POLICY,
+): Promise<FrontierNode> {
   await writeRing(
     b.state,
     ringOf(P, () => "a"),
   );
-  const a = await b.node("a", { store, replica, seen, policy: POLICY });
+  const a = await b.node("a", { store, replica, seen, policy });
   await waitFor(() => a.serving.length === P, "a to serve every partition");
   return a;
+}
+
+/**
+ * Node a lost with its disk after partition `snapshotted` was snapshotted (later rows stay in the log; the
+ * other partitions have their log alone), and node b, on a new store, given every partition: b rebuilds
+ * them from the replica.
+ */
+async function loseAToB(
+  b: TestBed,
+  a: FrontierNode,
+  storeA: FrontierStore,
+  snapshotted: number,
+  deps: { replica: MemoryPartitionReplica; seen: LocalBloomSeenSet; policy: Record<string, string> },
+): Promise<{ b: FrontierNode; storeB: FrontierStore }> {
+  await drained(storeA);
+  await a.snapshot(snapshotted);
+  expect(await deps.replica.getSnapshot(REGION, snapshotted)).toBeDefined();
+  await drained(storeA);
+  await a.crash();
+  const storeB = FrontierStore.open(":memory:", { journal: true });
+  const nodeB = await b.node("b", { store: storeB, ...deps });
+  await writeRing(
+    b.state,
+    ringOf(
+      P,
+      () => "b",
+      () => "",
+      2,
+    ),
+  );
+  await waitFor(() => nodeB.serving.length === P, "b to serve every partition, rebuilt from the replica");
+  return { b: nodeB, storeB };
 }
 
 test("replication - a frontier node lost with its disk: the new owner rebuilds every partition, no queued URL is lost, only what was in flight is fetched twice", async () => {
@@ -305,12 +343,7 @@ test("replication - a partition's pending sitemaps and its seeds' scope roots su
   const fetcher = bed.fetcher({ hold: (task) => (task.kind === "sitemap" && task.taskId.startsWith("a-") ? gate : undefined) });
   const policy = { ...POLICY, scope: "host" };
   const storeA = FrontierStore.open(":memory:", { journal: true });
-  await writeRing(
-    bed.state,
-    ringOf(P, () => "a"),
-  );
-  const a = await bed.node("a", { store: storeA, replica, seen, policy });
-  await waitFor(() => a.serving.length === P, "a to serve every partition");
+  const a = await startA(bed, replica, seen, storeA, policy);
   const refs = hosts.flatMap((h) =>
     sitemapsOf(h).map((url) => ({ url, host: h, depth: 0, redirectHops: 0, sitemap: { grants: [`http://${h}/`] } })),
   );
@@ -320,26 +353,7 @@ test("replication - a partition's pending sitemaps and its seeds' scope roots su
     () => sitemapTasks("a").length === hosts.length && a.frontier.sitemapsPending === 2 * hosts.length,
     "each host's first sitemap in flight, its second pending",
   );
-  // One partition goes through a snapshot (with later rows in the log), the others through the log alone.
-  const snapshotted = sitemapTasks("a")[0]!.partition;
-  await drained(storeA);
-  await a.snapshot(snapshotted);
-  expect(await replica.getSnapshot(REGION, snapshotted)).toBeDefined();
-  await drained(storeA);
-  await a.crash();
-
-  const storeB = FrontierStore.open(":memory:", { journal: true });
-  const b = await bed.node("b", { store: storeB, replica, seen, policy });
-  await writeRing(
-    bed.state,
-    ringOf(
-      P,
-      () => "b",
-      () => "",
-      2,
-    ),
-  );
-  await waitFor(() => b.serving.length === P, "b to serve every partition, rebuilt from the replica");
+  const { b, storeB } = await loseAToB(bed, a, storeA, sitemapTasks("a")[0]!.partition, { replica, seen, policy });
   for (const h of hosts) {
     const p = sitemapTasks("a").find((t) => t.host === h)!.partition;
     expect(storeB.sitemaps.pendingFor(p, h)).toBe(2);
@@ -373,12 +387,7 @@ test("replication - a media URL queued on a node lost with its disk is still a m
   const fetcher = bed.fetcher({ hold: (task) => (task.kind === "media" && task.taskId.startsWith("a-") ? gate : undefined) });
   const policy = { ...POLICY, "fetch-media": "true" };
   const storeA = FrontierStore.open(":memory:", { journal: true });
-  await writeRing(
-    bed.state,
-    ringOf(P, () => "a"),
-  );
-  const a = await bed.node("a", { store: storeA, replica, seen, policy });
-  await waitFor(() => a.serving.length === P, "a to serve every partition");
+  const a = await startA(bed, replica, seen, storeA, policy);
   const media = hosts.flatMap((h) =>
     mediaOf(h).map((url): DiscoveredUrl => ({ url, host: h, depth: 1, redirectHops: 0, sourceUrl: home(h), kind: "media" })),
   );
@@ -389,26 +398,7 @@ test("replication - a media URL queued on a node lost with its disk is still a m
     () => tasksOf("a", "media").length === hosts.length && tasksOf("a", "page").length === hosts.length,
     "each host's home page fetched and its first media file in flight",
   );
-  // One partition goes through a snapshot (with later rows in the log), the others through the log alone.
-  const snapshotted = tasksOf("a", "media")[0]!.partition;
-  await drained(storeA);
-  await a.snapshot(snapshotted);
-  expect(await replica.getSnapshot(REGION, snapshotted)).toBeDefined();
-  await drained(storeA);
-  await a.crash();
-
-  const storeB = FrontierStore.open(":memory:", { journal: true });
-  const b = await bed.node("b", { store: storeB, replica, seen, policy });
-  await writeRing(
-    bed.state,
-    ringOf(
-      P,
-      () => "b",
-      () => "",
-      2,
-    ),
-  );
-  await waitFor(() => b.serving.length === P, "b to serve every partition, rebuilt from the replica");
+  const { b, storeB } = await loseAToB(bed, a, storeA, tasksOf("a", "media")[0]!.partition, { replica, seen, policy });
   for (const h of hosts) {
     const p = tasksOf("a", "media").find((t) => t.host === h)!.partition;
     const queued = storeB.queuedInPartition(p, undefined, 100).filter((q) => q.host === h);
