@@ -63,6 +63,14 @@ export type PackedLinks =
     }
   | { plain: DiscoveredUrl[] };
 
+/** What a packed list carries once, equal on every link of it. */
+const SHARED_FIELDS = ["depth", "sourceUrl", "redirectHops", "foundOnNearDuplicate"] as const;
+/**
+ * Every field a packed list can carry; a link with any other (a seed's flag, a sitemap's fields, or one
+ * added to DiscoveredUrl later) makes its list go plain, so no field is ever lost on the way.
+ */
+const PACKABLE = new Set<string>(["url", "host", "kind", ...SHARED_FIELDS]);
+
 export function packLinks(links: readonly DiscoveredUrl[]): PackedLinks {
   const first = links[0];
   if (first === undefined) return { plain: [] };
@@ -71,32 +79,23 @@ export function packLinks(links: readonly DiscoveredUrl[]): PackedLinks {
   let kinds = "";
   let anyKind = false;
   for (const l of links) {
-    if (
-      l.depth !== first.depth ||
-      l.sourceUrl !== first.sourceUrl ||
-      l.redirectHops !== first.redirectHops ||
-      l.foundOnNearDuplicate !== first.foundOnNearDuplicate ||
-      l.isSeed !== undefined ||
-      l.sitemap !== undefined ||
-      l.lastmod !== undefined ||
-      l.sitemapPriority !== undefined ||
-      l.url.includes("\n") ||
-      l.host.includes("\n")
-    ) {
-      return { plain: [...links] };
-    }
+    if (!packable(l, first)) return { plain: [...links] };
     urls.push(l.url);
     hosts.push(l.host);
     if (l.kind !== undefined) anyKind = true;
     kinds += l.kind === "media" ? "m" : l.kind === "page" ? "p" : "-";
   }
-  const shared = {
-    depth: first.depth,
-    redirectHops: first.redirectHops,
-    ...(first.sourceUrl !== undefined ? { sourceUrl: first.sourceUrl } : {}),
-    ...(first.foundOnNearDuplicate !== undefined ? { foundOnNearDuplicate: first.foundOnNearDuplicate } : {}),
-  };
+  const shared: Extract<PackedLinks, { shared: unknown }>["shared"] = { depth: first.depth, redirectHops: first.redirectHops };
+  if (first.sourceUrl !== undefined) shared.sourceUrl = first.sourceUrl;
+  if (first.foundOnNearDuplicate !== undefined) shared.foundOnNearDuplicate = first.foundOnNearDuplicate;
   return { shared, urls: urls.join("\n"), hosts: hosts.join("\n"), ...(anyKind ? { kinds } : {}) };
+}
+
+/** Whether `l` fits a packed list that `first` opens: only packable fields, the shared ones equal, no newline. */
+function packable(l: DiscoveredUrl, first: DiscoveredUrl): boolean {
+  for (const key in l) if (!PACKABLE.has(key)) return false;
+  for (const key of SHARED_FIELDS) if (l[key] !== first[key]) return false;
+  return !l.url.includes("\n") && !l.host.includes("\n");
 }
 
 export function unpackLinks(packed: PackedLinks): DiscoveredUrl[] {
