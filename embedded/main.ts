@@ -8,7 +8,7 @@
  * exit are the process kit's (kit/main `runMain`): the first Ctrl-C stops the
  * loop cleanly, a second exits at once. It resumes from --out.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import { isDiskFull, isStoreDamage, StoreDamagedError } from "../core/errors/index.ts";
 import { damagedStoreMessage } from "./damaged-store.ts";
 import { join, resolve } from "node:path";
@@ -19,7 +19,7 @@ import { preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
-import { lockDir } from "../kit/fs/index.ts";
+import { checkDiskRoom, lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { hostRuntime } from "../kit/runtime.ts";
@@ -41,7 +41,6 @@ const PARTITIONS = 256;
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 const STOP_GRACE_MS = 2_000;
 /** Room a page's WARC records need, at least: what a disk probe writes before the crawl goes on. */
-const DISK_PROBE_BYTES = 4 * 1024 * 1024;
 
 /** `crawl`, given the terminal status line it draws its progress on. */
 export function crawlProcess(status: TerminalStatus | undefined): ProcessSpec<CrawlConfig> {
@@ -269,17 +268,9 @@ async function startUpload(ctx: ProcessContext<CrawlConfig>, out: string): Promi
   return upload;
 }
 
-/**
- * Whether the disk of `out` has room again: a few MiB written and removed beside the WARC files (a page's
- * records need that much, not just a store row), then a small store write.
- */
+/** Whether the disk of `out` has room again (kit/fs checkDiskRoom), then a small store write. */
 function probeDisk(out: string, store: FrontierStore): void {
-  const probe = join(out, ".disk-probe");
-  try {
-    writeFileSync(probe, new Uint8Array(DISK_PROBE_BYTES));
-  } finally {
-    rmSync(probe, { force: true });
-  }
+  checkDiskRoom(out);
   store.tx(() => store.setMeta("disk-probe", String(Date.now())));
 }
 

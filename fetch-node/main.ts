@@ -18,6 +18,7 @@ import { RedisContentIndex, redisConnectionLog } from "../adapters/redis/index.t
 import { regionsOf } from "../core/cluster/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
+import { checkDiskRoom } from "../kit/fs/index.ts";
 import { runMain, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { describeFetchNodeConfig, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
 import type { ContentIndex } from "../core/ports/index.ts";
@@ -28,7 +29,6 @@ import { formatHostPort } from "../core/net/index.ts";
 import { formatDuration } from "../core/config/index.ts";
 import { AdvisoryContentIndex } from "./advisory-content-index.ts";
 import { FetchNode } from "./node.ts";
-import { probeDisk } from "./disk-probe.ts";
 import { describeSecurity, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
 
 export const fetchNodeProcess: ProcessSpec<FetchNodeConfig> = {
@@ -156,7 +156,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     counters,
     log,
     extraGauges: upload ? () => upload.uploader.gauges() : undefined,
-    diskProbe: () => probeDisk(config.warcDir),
+    diskProbe: async () => checkDiskRoom(config.warcDir),
   });
   const started = node;
   await startStep(`start pulling the fetch tasks of region ${config.region}`, "check that NATS JetStream answers", () => started.start());

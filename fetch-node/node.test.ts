@@ -11,8 +11,8 @@ import { partitionOf } from "../core/ring/index.ts";
 import { openFetchPath, type FetchPath } from "../engine/fetch/fetch-path.ts";
 import { startHttpServer, waitFor, type TestServer } from "../engine/fetch/http/test-servers.ts";
 import type { TaskRunner } from "../core/ports/index.ts";
+import { checkDiskRoom } from "../kit/fs/index.ts";
 import { mountSmallDisk } from "../tests/support/small-disk.ts";
-import { probeDisk } from "./disk-probe.ts";
 import { FetchNode } from "./node.ts";
 
 const P = 16;
@@ -250,7 +250,7 @@ describe("fetch node", () => {
         state,
         worker: full.worker,
         now: () => clock,
-        diskProbe: () => probeDisk(disk.dir),
+        diskProbe: async () => checkDiskRoom(disk.dir),
       });
       await node.start();
       disk.fill(0);
