@@ -6,7 +6,7 @@
  * a message arriving, the process exiting), bounded by a timeout that names what it waited for, and the
  * child's output is attached to any failure.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { lookup } from "node:dns/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -31,17 +31,7 @@ export const REGION_RULES = "eu=.de";
 
 export type Runtime = "bun" | "deno";
 
-/**
- * Throws, saying how to install it, unless `deno` runs here. CI installs Deno, and the fetch node must run
- * on it: a missing Deno fails the tests that need it, it never changes or skips them.
- */
-export function requireDeno(): void {
-  const probe = spawnSync("deno", ["--version"], { stdio: "ignore" });
-  if (probe.status !== 0)
-    throw new Error(
-      "`deno` is not on PATH: these tests run the fetch node on Deno (install it: npm install -g deno@2.9.6, or run .ci/run)",
-    );
-}
+export { requireDeno } from "../support/deno.ts";
 
 /**
  * The command line that starts the fetch node, exactly as fetch-node/README.md documents it, with the

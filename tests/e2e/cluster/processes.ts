@@ -14,16 +14,7 @@ export const REPO_ROOT = resolve(import.meta.dir, "../../..");
 /** Env vars that would change a child's behaviour behind the test's back (a proxy, a CRAWL_* default). */
 const HERMETIC_DROP = /^(https?_proxy|no_proxy|all_proxy|CRAWL_.*|CRAWLCTL_.*)$/i;
 
-/**
- * Throws, saying how to install it, unless `deno` runs here. `cluster up` runs a fetch node on Deno when
- * it is present, and CI installs it: a missing Deno fails the tests that expect that node, it never
- * changes what they expect.
- */
-export function requireDeno(): void {
-  if (Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0) {
-    throw new Error("`deno` is not on PATH: the cluster runs a fetch node on Deno (install it: npm install -g deno@2.9.6, or run .ci/run)");
-  }
-}
+export { requireDeno } from "../../support/deno.ts";
 
 export interface ExitInfo {
   code: number | null;
