@@ -132,8 +132,16 @@ export class HttpFetcher {
     return this.#closing;
   }
 
-  async #fetchHoldingSlot(url: URL, req: FetchRequest): Promise<FetchOutcome> {
-    // Politeness clock (sub-millisecond, monotonic): the frontier's gap is 10 × endedAt − startedAt.
+  /**
+   * Sends the GET for `url` and hands the response to `handle`, timed on the politeness clock (sub-millisecond,
+   * monotonic: the frontier's gap is 10 × endedAt − startedAt) and under the response deadline; whatever
+   * throws, sending or handling, becomes a FetchError.
+   */
+  async #send<T>(
+    url: URL,
+    req: FetchRequest,
+    handle: (response: Dispatcher.ResponseData, sent: { startedAt: number; requestHeaders: Record<string, string> }) => Promise<T>,
+  ): Promise<T | FetchError> {
     const startedAt = preciseNow();
     const requestHeaders = buildRequestHeaders(url, { userAgent: this.#userAgent, etag: req.etag, lastModified: req.lastModified });
     const deadline = new Deadline(this.#responseTimeoutMs, req.signal);
@@ -146,6 +154,16 @@ export class HttpFetcher {
         headers: requestHeaders,
         signal: deadline.signal,
       });
+      return await handle(response, { startedAt, requestHeaders });
+    } catch (error) {
+      return failed(req.url, error, deadline, startedAt);
+    } finally {
+      deadline.dispose();
+    }
+  }
+
+  #fetchHoldingSlot(url: URL, req: FetchRequest): Promise<FetchOutcome> {
+    return this.#send(url, req, async (response, { startedAt, requestHeaders }): Promise<FetchOutcome> => {
       const headers = flattenHeaders(response.headers);
       const contentEncoding = normalizeEncoding(headers["content-encoding"]);
       const cap = req.maxBodyBytes !== undefined && req.maxBodyBytes > 0 ? req.maxBodyBytes : this.#maxBodyBytes;
@@ -167,32 +185,17 @@ export class HttpFetcher {
         requestHeaders,
         httpVersion: "1.1",
       };
-    } catch (error) {
-      return failed(req.url, error, deadline, startedAt);
-    } finally {
-      deadline.dispose();
-    }
+    });
   }
 
-  async #streamHoldingSlot<T>(
+  /** As #fetchHoldingSlot, the body streamed to `read` (a sitemap is a request to its host like any page). */
+  #streamHoldingSlot<T>(
     url: URL,
     req: FetchRequest,
     read: (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => Promise<T>,
     maxBytes: number,
   ): Promise<StreamOutcome<T>> {
-    // Politeness clock, as for fetch: a sitemap is a request to its host like any page.
-    const startedAt = preciseNow();
-    const requestHeaders = buildRequestHeaders(url, { userAgent: this.#userAgent, etag: req.etag, lastModified: req.lastModified });
-    const deadline = new Deadline(this.#responseTimeoutMs, req.signal);
-    const target = new URL(url);
-    target.hash = "";
-    try {
-      const response = await request(target, {
-        dispatcher: this.#dispatcher,
-        method: "GET",
-        headers: requestHeaders,
-        signal: deadline.signal,
-      });
+    return this.#send(url, req, async (response, { startedAt, requestHeaders }): Promise<StreamOutcome<T>> => {
       const headers = flattenHeaders(response.headers);
       const contentEncoding = normalizeEncoding(headers["content-encoding"]);
       const decoder = contentEncoding === undefined ? undefined : DECODERS[contentEncoding];
@@ -231,11 +234,7 @@ export class HttpFetcher {
       // Read to its end, the response ended when its end came (the gap after it is not stretched by our
       // own parsing after that); cut short, it ended when we hung up, which the server saw just now.
       return { ...head, kind: "response", endedAt: body.sourceEnded() ? sourceEndedAt : preciseNow(), value };
-    } catch (error) {
-      return failed(req.url, error, deadline, startedAt);
-    } finally {
-      deadline.dispose();
-    }
+    });
   }
 
   #rememberAddress(origin: string, address: string): void {
