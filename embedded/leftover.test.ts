@@ -11,6 +11,7 @@ function work(extra: Partial<PendingWork> = {}): PendingWork {
     retries: { count: 0 },
     resting: { count: 0 },
     queued: { urls: 0, hosts: 0 },
+    sitemaps: { count: 0, hosts: 0 },
     unreachable: [],
     unreachableTotal: 0,
     ...extra,
@@ -54,6 +55,17 @@ test("leftover - refetches and retries with their first due time, and the comman
     "continue with   bun run crawl https://a.test/ --out o",
     "    it picks up what is due by then (the first 2026-01-05 09:59:00 UTC (in 59 min)); add --continuous to keep running until then",
   ]);
+});
+
+test("leftover - sitemaps still to read are left for the next run and waited for, with when their first host may be asked", () => {
+  const p = work({ sitemaps: { count: 2, hosts: 1, firstReadyAt: NOW + 30 * MIN } });
+  expect(leftoverLines(p, NOW, { pagesFetched: 3, continueCommand: "bun run crawl https://a.test/ --out o" })).toEqual([
+    "left for the next run:",
+    "    2 sitemaps to read on 1 host that cannot be asked sooner, the first host may be asked 2026-01-05 09:30:00 UTC (in 30 min)",
+    "continue with   bun run crawl https://a.test/ --out o",
+    "    it picks up what is due by then (the first 2026-01-05 09:30:00 UTC (in 30 min)); add --continuous to keep running until then",
+  ]);
+  expect(waitingLine(p, NOW)).toBe("waiting: nothing to fetch until 2026-01-05 09:30:00 UTC (in 30 min); 2 sitemaps to read");
 });
 
 test("leftover - when no page could be fetched it says every host was unreachable, host by host", () => {

@@ -1,8 +1,8 @@
 /**
  * What `crawl` says, in words, about the work it has not done: when it ends, what it leaves for the next
- * run (refetches, retries, URLs resting after failures, URLs queued behind hosts that cannot be asked yet,
- * each with when the first is due) and the hosts it could not reach (which, why, when they are tried
- * again); while it waits with nothing in flight, one line saying what it waits for. The numbers come from
+ * run (refetches, retries, URLs resting after failures, URLs queued and sitemaps waiting behind hosts that
+ * cannot be asked yet, each with when the first is due) and the hosts it could not reach (which, why, when
+ * they are tried again); while it waits with nothing in flight, one line saying what it waits for. The numbers come from
  * the frontier's PendingWork (engine/frontier/pending.ts); this module only writes them for people. Times
  * are written in UTC with how far away they are.
  */
@@ -90,6 +90,10 @@ export function leftoverLines(p: PendingWork, now: number, opts: { pagesFetched:
     const at = p.queued.firstReadyAt !== undefined ? `, the first host may be asked ${when(p.queued.firstReadyAt, now)}` : "";
     items.push(`${plural(p.queued.urls, "URL")} queued on ${plural(p.queued.hosts, "host")} that cannot be asked sooner${at}`);
   }
+  if (p.sitemaps.count > 0) {
+    const at = p.sitemaps.firstReadyAt !== undefined ? `, the first host may be asked ${when(p.sitemaps.firstReadyAt, now)}` : "";
+    items.push(`${plural(p.sitemaps.count, "sitemap")} to read on ${plural(p.sitemaps.hosts, "host")} that cannot be asked sooner${at}`);
+  }
   if (items.length > 0) {
     lines.push("left for the next run:");
     for (const item of items) lines.push(`    ${item}`);
@@ -104,7 +108,7 @@ export function leftoverLines(p: PendingWork, now: number, opts: { pagesFetched:
     if (p.unreachableTotal > p.unreachable.length) lines.push(`    ... and ${p.unreachableTotal - p.unreachable.length} more`);
   }
   if (items.length > 0 && opts.continueCommand !== undefined) {
-    const first = [p.refetches.firstDueAt, p.retries.firstDueAt, p.resting.firstDueAt, p.queued.firstReadyAt]
+    const first = [p.refetches.firstDueAt, p.retries.firstDueAt, p.resting.firstDueAt, p.queued.firstReadyAt, p.sitemaps.firstReadyAt]
       .filter((t): t is number => t !== undefined)
       .reduce((a, b) => Math.min(a, b));
     lines.push(`continue with   ${opts.continueCommand}`);
@@ -113,9 +117,15 @@ export function leftoverLines(p: PendingWork, now: number, opts: { pagesFetched:
   return lines;
 }
 
-/** When the first thing left falls due (a queued host, a retry, a refetch, a resting URL); undefined: nothing is left. */
+/** When the first thing left falls due (a queued host, a sitemap's host, a retry, a refetch, a resting URL); undefined: nothing is left. */
 export function nextDueAt(p: PendingWork): number | undefined {
-  const next = [p.queued.urls > 0 ? p.queued.firstReadyAt : undefined, p.retries.firstDueAt, p.refetches.firstDueAt, p.resting.firstDueAt]
+  const next = [
+    p.queued.urls > 0 ? p.queued.firstReadyAt : undefined,
+    p.sitemaps.count > 0 ? p.sitemaps.firstReadyAt : undefined,
+    p.retries.firstDueAt,
+    p.refetches.firstDueAt,
+    p.resting.firstDueAt,
+  ]
     .filter((t): t is number => t !== undefined)
     .reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
   return Number.isFinite(next) ? next : undefined;
@@ -138,5 +148,6 @@ export function waitingLine(p: PendingWork, now: number): string | undefined {
   }
   if (p.refetches.count > 0) parts.push(`${plural(p.refetches.count, "refetch", "refetches")} scheduled`);
   if (p.retries.count > 0) parts.push(`${plural(p.retries.count, "retry", "retries")} scheduled`);
+  if (p.sitemaps.count > 0) parts.push(`${plural(p.sitemaps.count, "sitemap")} to read`);
   return `waiting: ${parts.join("; ")}`;
 }

@@ -29,6 +29,7 @@ function retryAt(at: number): PendingWork {
     retries: { count: 1, firstDueAt: at },
     resting: { count: 0 },
     queued: { urls: 0, hosts: 0 },
+    sitemaps: { count: 0, hosts: 0 },
     unreachable: [{ host: "gone.test", robotsTxt: false, reason: "dns", waiting: 1, nextTryAt: at }],
     unreachableTotal: 1,
   };

@@ -112,6 +112,7 @@ export class Progress {
       this.log.info(line, {
         waiting: true,
         queued: pending.queued.urls,
+        sitemaps: pending.sitemaps.count,
         refetches: pending.refetches.count,
         retries: pending.retries.count,
         unreachableHosts: pending.unreachable.map((h) => ({

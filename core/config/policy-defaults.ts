@@ -108,7 +108,7 @@ export interface PolicyConfig {
   /** A file of further allow and deny entries (core/scope/scope-file.ts); "" for none. */
   readonly scopeFile: string;
 
-  /** Sitemaps: `off`, `robots` (the Sitemap lines of robots.txt), `probe` (those, else /sitemap.xml). */
+  /** Sitemaps: `off`, `robots` (the Sitemap lines of robots.txt), `probe` (those, else /sitemap.xml; the default). */
   readonly sitemaps: "off" | "robots" | "probe";
 
   // Trap limits.
@@ -386,11 +386,11 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     ...stringKind("file"),
   },
   sitemaps: {
-    default: "robots",
+    default: "probe",
     env: "CRAWL_SITEMAPS",
     flag: "--sitemaps",
     description:
-      "Sitemaps read for URLs, lastmod and priority: off, robots (those robots.txt names), probe (those, else /sitemap.xml of every host crawled)",
+      "Sitemaps read for URLs, lastmod and priority: off, robots (those robots.txt names), probe (those, else one request for /sitemap.xml of every host crawled)",
     ...oneOfKind(["off", "robots", "probe"] as const),
   },
   maxUrlLength: {

@@ -15,7 +15,8 @@ function setup(policy: Partial<PolicyConfig> = {}, store = FrontierStore.open(":
   const frontier = new Frontier({
     store,
     seen: LocalBloomSeenSet.open(undefined, 10_000),
-    policy: { ...DEFAULT_POLICY, ...policy },
+    // The /sitemap.xml probe (the default) is one more task per host; sitemaps.test.ts covers it. These tests step through pages.
+    policy: { ...DEFAULT_POLICY, sitemaps: "robots", ...policy },
     partitions: 16,
     maxQueued,
     now: () => clock.now,
@@ -248,7 +249,7 @@ describe("frontier", () => {
     const owner = new Frontier({
       store: to,
       seen: LocalBloomSeenSet.open(undefined, 10_000),
-      policy: { ...DEFAULT_POLICY, minGapMs: 1000 },
+      policy: { ...DEFAULT_POLICY, minGapMs: 1000, sitemaps: "robots" },
       partitions: 16,
       maxQueued: 1_000_000,
       now: () => clock.now,

@@ -63,7 +63,7 @@ import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore, QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
 import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
-import { countSitemapResult, robotsSitemapRefs, splitSitemapRefs } from "./sitemap-refs.ts";
+import { countSitemapResult, isSitemapProbe, probeFoundNone, robotsSitemapRefs, splitSitemapRefs } from "./sitemap-refs.ts";
 import type { SitemapRow } from "./store/sitemap-table.ts";
 import type { ScopeRootRow } from "./store/scope-root-table.ts";
 
@@ -646,7 +646,9 @@ export class Frontier {
   /** One result's effect on its host and URL; runs inside completeMany's transaction. */
   private applyResult(p: Prepared, maybe: readonly boolean[], now: number): void {
     const { result, entry, flight } = p;
-    this.countResult(result);
+    // A probed /sitemap.xml that is absent is what most hosts answer: counted as such, not as a 404 (sitemap-refs.ts).
+    const probe = flight.task.kind === "sitemap" && flight.sitemap !== undefined && this.isProbe(entry, flight.sitemap);
+    this.countResult(result, probe && probeFoundNone(result));
     if (result.kind !== "skipped") {
       const ms = Math.max(0, result.endedAt - result.startedAt);
       this.histograms.observe("fetch.duration-seconds", ms / 1000);
@@ -677,7 +679,7 @@ export class Frontier {
       this.opts.store.sitemaps.finish(flight.sitemap, result.kind === "response" ? "read" : "failed", now);
       entry.sitemaps = Math.max(0, entry.sitemaps - 1);
       this.totalSitemaps = Math.max(0, this.totalSitemaps - 1);
-      countSitemapResult(this.counters, result);
+      countSitemapResult(this.counters, result, probe);
     }
     // A page or a media file: both are queued URLs with a state and a schedule.
     if ((flight.task.kind === "page" || flight.task.kind === "media") && flight.item) {
@@ -1316,9 +1318,10 @@ export class Frontier {
     this.patterns.remove(entry.key, item.url);
   }
 
-  private countResult(result: FetchResult): void {
+  /** Counts a result under `fetch.`; `quiet`: a probe that found no sitemap, counted by sitemap-refs.ts alone. */
+  private countResult(result: FetchResult, quiet = false): void {
     if (result.kind === "response") {
-      this.counters.add(`fetch.status.${result.status}`);
+      if (!quiet) this.counters.add(`fetch.status.${result.status}`);
       if (result.taskKind === "page") this.counters.add("fetch.pages");
       if (result.bytes > 0) {
         this.counters.add("fetch.bytes", result.bytes);
@@ -1369,6 +1372,12 @@ export class Frontier {
     if (!entry.head) entry.head = this.opts.store.head(entry.partition, entry.key);
     if (!entry.head) entry.queued = 0;
     return entry.head;
+  }
+
+  /** Whether a sitemap row of the host is its probed /sitemap.xml (sitemap-refs.ts). */
+  private isProbe(entry: HostEntry, row: SitemapRow): boolean {
+    const robots = this.robotsOf(entry)?.stored;
+    return isSitemapProbe(row, robots?.verdict === "parse" ? (robots.body ?? "") : undefined);
   }
 
   /** The host's next sitemap to read, if it has one pending (its count is put right when the store has none). */

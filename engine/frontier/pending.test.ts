@@ -21,7 +21,8 @@ function setup() {
   const frontier = new Frontier({
     store: FrontierStore.open(":memory:"),
     seen: LocalBloomSeenSet.open(undefined, 10_000),
-    policy: { ...DEFAULT_POLICY, minGapMs: 30_000 },
+    // The /sitemap.xml probe is one more request per host, covered in sitemaps.test.ts; these tests count pages.
+    policy: { ...DEFAULT_POLICY, minGapMs: 30_000, sitemaps: "robots" },
     partitions: 16,
     maxQueued: 1_000,
     now: () => clock.now,
@@ -60,6 +61,28 @@ describe("frontier: pending work", () => {
     expect(p.queued).toEqual({ urls: 2, hosts: 1, firstReadyAt: T0 + 10 + HOUR });
     expect(frontier.hasWorkWithin(60_000)).toBe(false);
     expect(frontier.hasWorkWithin(2 * HOUR)).toBe(true);
+  });
+
+  test("pending - sitemaps waiting on a host that cannot be asked are left, and make it unreachable with them", async () => {
+    const { frontier, clock } = setup();
+    await frontier.addSeeds([seed("http://a.test/")]);
+    const [robots] = frontier.nextTasks(10);
+    // a.test's robots.txt names a sitemap on maps.test, which has nothing else queued.
+    await frontier.complete(result(robots!, clock.now, { robots: { verdict: "parse", text: "Sitemap: http://maps.test/s.xml\n" } }), []);
+    expect(frontier.pending().sitemaps).toEqual({ count: 1, hosts: 1, firstReadyAt: T0 });
+    clock.now += 60_000;
+    const mapsRobots = frontier.nextTasks(10).find((t) => t.host === "maps.test")!;
+    expect(mapsRobots.kind).toBe("robots");
+    await frontier.complete(result(mapsRobots, clock.now, { kind: "network-error", status: 0, error: "refused" }), []);
+    const p = frontier.pending();
+    expect(p.sitemaps).toEqual({ count: 1, hosts: 1, firstReadyAt: clock.now + 10 + HOUR });
+    expect(p.unreachable).toContainEqual({
+      host: "maps.test",
+      robotsTxt: true,
+      reason: "refused",
+      waiting: 1,
+      nextTryAt: clock.now + 10 + HOUR,
+    });
   });
 
   test("pending - a robots.txt that answered 503 is reported with its status", async () => {

@@ -1,6 +1,6 @@
 /**
  * What a frontier still has to do, and when: refetches, retries and resting (dead) URLs on the schedule,
- * URLs queued behind hosts that cannot be fetched yet, and the hosts that could not be reached, with why
+ * URLs queued and sitemaps waiting to be read behind hosts that cannot be fetched yet, and the hosts that could not be reached, with why
  * (the fetch error kind or the status that failed, and whether it was robots.txt) and when they are tried
  * again. `crawl` prints it when it ends ("what it leaves for the next run") and while it waits with nothing in
  * flight. Read-only, over the same view of the frontier as inspection.ts; it reads the schedule whole, so it
@@ -21,7 +21,7 @@ export interface UnreachableHost {
   robotsTxt: boolean;
   /** How it failed: a fetch error kind (`dns`, `refused`, `connect-timeout`, `timeout`, `reset`, `tls`...) or `status 503`. */
   reason: string;
-  /** URLs of the host waiting in its queue (behind robots.txt), for a retry, or resting after failures. */
+  /** URLs of the host waiting in its queue or as sitemaps to read (behind robots.txt), for a retry, or resting after failures. */
   waiting: number;
   /** When the host is tried again. */
   nextTryAt: number;
@@ -36,6 +36,8 @@ export interface PendingWork {
   resting: Due;
   /** URLs in host queues, and when the first of their hosts may be asked (gap, robots.txt, daily cap). */
   queued: { urls: number; hosts: number; firstReadyAt?: number };
+  /** Sitemaps waiting to be read (the /sitemap.xml probes among them), on how many hosts, and when the first of those hosts may be asked. */
+  sitemaps: { count: number; hosts: number; firstReadyAt?: number };
   /** The hosts that could not be reached, most URLs waiting first, at most the limit asked for. */
   unreachable: UnreachableHost[];
   /** How many hosts could not be reached in all. */
@@ -49,6 +51,7 @@ export function pendingWork(f: InspectedFrontier, limit: number): PendingWork {
     retries: { count: 0 },
     resting: { count: 0 },
     queued: { urls: 0, hosts: 0 },
+    sitemaps: { count: 0, hosts: 0 },
     unreachable: [],
     unreachableTotal: 0,
   };
@@ -60,10 +63,9 @@ export function pendingWork(f: InspectedFrontier, limit: number): PendingWork {
 
   const unreachable = new Map<string, UnreachableHost>();
   for (const entry of f.activeHosts()) {
-    if (entry.queued <= 0) continue;
-    work.queued.urls += entry.queued;
-    work.queued.hosts++;
-    let readyAt = entry.inFlight ? now : entry.state.nextAllowedAt;
+    if (entry.queued <= 0 && entry.sitemaps <= 0) continue;
+    // A host never asked (or free since) may be asked now, not at its zero time.
+    let readyAt = entry.inFlight ? now : Math.max(now, entry.state.nextAllowedAt);
     const robots = f.robotsOf(entry);
     if (robots?.stored.verdict === "disallow-all" && robots.stored.expiresAt > now) {
       // robots.txt was unavailable (5xx or no answer): the host is parked until it is read again.
@@ -73,11 +75,20 @@ export function pendingWork(f: InspectedFrontier, limit: number): PendingWork {
         host: entry.key,
         robotsTxt: true,
         reason: state.lastError ?? (state.lastStatus ? `status ${state.lastStatus}` : "unavailable"),
-        waiting: entry.queued,
+        waiting: entry.queued + Math.max(0, entry.sitemaps),
         nextTryAt: robots.stored.expiresAt,
       });
     }
-    work.queued.firstReadyAt = work.queued.firstReadyAt === undefined ? readyAt : Math.min(work.queued.firstReadyAt, readyAt);
+    if (entry.queued > 0) {
+      work.queued.urls += entry.queued;
+      work.queued.hosts++;
+      work.queued.firstReadyAt = earliest(work.queued.firstReadyAt, readyAt);
+    }
+    if (entry.sitemaps > 0) {
+      work.sitemaps.count += entry.sitemaps;
+      work.sitemaps.hosts++;
+      work.sitemaps.firstReadyAt = earliest(work.sitemaps.firstReadyAt, readyAt);
+    }
   }
   // Hosts whose robots.txt was read but whose pages fail: their URLs wait for a retry, or rest.
   for (const r of f.store.failingByHost(limit)) {
@@ -92,4 +103,8 @@ export function pendingWork(f: InspectedFrontier, limit: number): PendingWork {
   work.unreachableTotal = all.length;
   work.unreachable = all.slice(0, limit);
   return work;
+}
+
+function earliest(a: number | undefined, b: number): number {
+  return a === undefined ? b : Math.min(a, b);
 }

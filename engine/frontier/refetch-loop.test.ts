@@ -22,6 +22,8 @@ const POLICY: PolicyConfig = {
   refetchMinMs: 5 * SECOND,
   refetchMaxMs: 60 * SECOND,
   minGapMs: SECOND,
+  // The /sitemap.xml probe (the default) is one more task per host; sitemaps.test.ts covers it. These tests step through pages.
+  sitemaps: "robots",
 };
 
 function setup() {

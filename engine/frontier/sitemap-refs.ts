@@ -1,10 +1,12 @@
 /**
  * The frontier's side of sitemaps, as small pure steps: which sitemaps a robots.txt result names for its
- * host (`Sitemap:` lines, resolved against the robots.txt URL; with `--sitemaps probe` and none named,
- * `/sitemap.xml`), each granted the robots.txt's origin (core/sitemap: a robots.txt vouches for the
- * sitemaps it names, wherever they live); telling sitemap references apart from page links; and counting
- * what a sitemap task found. The Frontier keeps the sitemaps themselves (store/sitemap-table.ts) and
- * issues their tasks.
+ * host (`Sitemap:` lines, resolved against the robots.txt URL; with `--sitemaps probe`, the default, and
+ * none named, `/sitemap.xml`: the probe), each granted the robots.txt's origin (core/sitemap: a robots.txt
+ * vouches for the sitemaps it names, wherever they live); telling sitemap references apart from page links;
+ * and counting what a sitemap task found. The probe is a guess, so what it finds absent (404, 410) or not a
+ * sitemap is counted apart (`sitemap.probe.*`) and not as a fetch error: most hosts have none, and a crawl
+ * of a thousand hosts must not report a thousand 404s. The Frontier keeps the sitemaps themselves
+ * (store/sitemap-table.ts, a probed one like any other) and issues their tasks.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
@@ -22,9 +24,29 @@ export function robotsSitemapRefs(result: FetchResult, mode: PolicyConfig["sitem
     const n = normalizeUrl(raw, result.url);
     if (n.ok && !urls.includes(n.url)) urls.push(n.url);
   }
-  if (urls.length === 0 && mode === "probe") urls.push(`${originOf(result.url)}/sitemap.xml`);
+  if (urls.length === 0 && mode === "probe") urls.push(probeUrlOf(result.url));
   const grants = [robotsGrant(result.url)];
   return urls.map((url) => ({ url, host: hostKeyOf(url), depth, sourceUrl: result.url, redirectHops: 0, sitemap: { grants } }));
+}
+
+/** The sitemap probed on a host whose robots.txt names none: `/sitemap.xml` of its origin. */
+export function probeUrlOf(url: string): string {
+  return `${originOf(url)}/sitemap.xml`;
+}
+
+/**
+ * Whether a sitemap is the probe: `/sitemap.xml` of its host, not from an index nor a redirect, on a host
+ * whose robots.txt (its stored body; none for a robots.txt that was absent) names no sitemap. A robots.txt
+ * that names `/sitemap.xml` itself makes it a named sitemap, counted as one.
+ */
+export function isSitemapProbe(row: { url: string; fromIndex: boolean; hops: number }, robotsBody: string | undefined): boolean {
+  if (row.fromIndex || row.hops > 0 || row.url !== probeUrlOf(row.url)) return false;
+  return robotsBody === undefined || parseRobots(robotsBody).sitemaps.length === 0;
+}
+
+/** A probe's answer that says the host has no sitemap there: 404 or 410, counted quietly. */
+export function probeFoundNone(result: FetchResult): boolean {
+  return result.kind === "response" && (result.status === 404 || result.status === 410);
 }
 
 /** Splits discovered URLs into page links and sitemap references. */
@@ -35,9 +57,18 @@ export function splitSitemapRefs(urls: readonly DiscoveredUrl[]): { pages: Disco
   return { pages, refs };
 }
 
-/** Counts a sitemap task's outcome under `sitemap.`: formats, entries taken, entries refused, limits hit. */
-export function countSitemapResult(counters: Counters, result: FetchResult): void {
+/**
+ * Counts a sitemap task's outcome under `sitemap.`: formats, entries taken, entries refused, limits hit. A
+ * probe is also counted as `sitemap.probed`; one that found none as `sitemap.probe.absent` (404, 410) or
+ * `sitemap.probe.not-a-sitemap` (an answer that is no sitemap: an HTML page, a feed) instead.
+ */
+export function countSitemapResult(counters: Counters, result: FetchResult, probe = false): void {
   const s = result.sitemap;
+  if (probe) {
+    counters.add("sitemap.probed");
+    if (probeFoundNone(result)) return void counters.add("sitemap.probe.absent");
+    if (s?.format === "not-a-sitemap") return void counters.add("sitemap.probe.not-a-sitemap");
+  }
   if (!s) {
     counters.add(result.kind === "response" ? `sitemap.unread.status-${result.status}` : "sitemap.unread.no-response");
     return;

@@ -1,7 +1,9 @@
 /**
  * Sitemaps in the frontier, on a fake clock: which sitemaps a robots.txt names become tasks, in which
  * order against a host's pages, under robots.txt rules; what their entries do (priority, lastmod); when a
- * sitemap is read again; `--sitemaps off`; and how sitemaps move with a partition.
+ * sitemap is read again; the /sitemap.xml probe of a host whose robots.txt names none (the default: asked
+ * once, its absence counted quietly, remembered across restarts and handoffs); `--sitemaps robots` and
+ * `off`; and how sitemaps move with a partition.
  */
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_POLICY, type PolicyConfig } from "../../core/config/index.ts";
@@ -110,11 +112,99 @@ describe("frontier sitemaps", () => {
     expect(b.frontier.sitemapsPending).toBe(0);
   });
 
-  test("with --sitemaps probe a host whose robots.txt names none gets /sitemap.xml; with off, none is read", async () => {
-    const probe = setup({ sitemaps: "probe" });
-    await probe.frontier.addSeeds([seed("http://a.test/x")]);
-    await probe.frontier.complete(probe.frontier.nextTasks(1).map((t) => ok(t, { status: 404, robots: { verdict: "allow-all" } }))[0]!, []);
-    expect(kinds(probe.next())).toBe("sitemap http://a.test/sitemap.xml");
+  test("by default a host whose robots.txt names none gets /sitemap.xml, once; a 404 or 410 is counted as absent, not as a fetch status", async () => {
+    for (const status of [404, 410]) {
+      const { frontier, next } = setup();
+      await frontier.addSeeds([seed("http://a.test/x"), seed("http://a.test/y")]);
+      await frontier.complete(ok(next()!, { status: 404, robots: { verdict: "allow-all" } }), []);
+      const probe = next()!;
+      expect(kinds(probe)).toBe("sitemap http://a.test/sitemap.xml");
+      await frontier.complete(ok(probe, { status }), []);
+      for (const url of ["http://a.test/x", "http://a.test/y"]) {
+        const t = next()!;
+        expect(kinds(t)).toBe(`page ${url}`);
+        await frontier.complete(ok(t), []);
+      }
+      expect(next()).toBeUndefined();
+      const counters = frontier.counters.toJSON();
+      expect(counters).toMatchObject({ "sitemap.probed": 1, "sitemap.probe.absent": 1 });
+      expect(counters["fetch.status.404"]).toBe(1); // robots.txt's, not the probe's
+      expect(counters["fetch.status.410"]).toBeUndefined();
+      expect(Object.keys(counters).filter((k) => k.startsWith("sitemap.unread"))).toEqual([]);
+      expect(frontier.explainUrl("http://a.test/sitemap.xml", "a.test").sitemap).toBe("read");
+    }
+  });
+
+  test("a probed /sitemap.xml that is no sitemap is counted as such; one robots.txt names is a named sitemap, its 404 a fetch status", async () => {
+    const html = setup();
+    await html.frontier.addSeeds([seed("http://a.test/x")]);
+    await html.frontier.complete(robotsTxt(html.next()!, "User-agent: *\nDisallow: /private/\n"), []);
+    const probe = html.next()!;
+    expect(kinds(probe)).toBe("sitemap http://a.test/sitemap.xml");
+    await html.frontier.complete(ok(probe, { sitemap: { format: "not-a-sitemap", entries: 0, outOfLocation: 0, invalid: 0 } }), []);
+    expect(html.frontier.counters.toJSON()).toMatchObject({ "sitemap.probed": 1, "sitemap.probe.not-a-sitemap": 1 });
+    expect(html.frontier.counters.get("sitemap.read.not-a-sitemap")).toBe(0);
+
+    const named = setup();
+    await named.frontier.addSeeds([seed("http://a.test/x")]);
+    await named.frontier.complete(robotsTxt(named.next()!, "Sitemap: http://a.test/sitemap.xml\n"), []);
+    await named.frontier.complete(ok(named.next()!, { status: 404 }), []);
+    expect(named.frontier.counters.toJSON()).toMatchObject({ "sitemap.unread.status-404": 1, "fetch.status.404": 1 });
+    expect(named.frontier.counters.get("sitemap.probed")).toBe(0);
+  });
+
+  test("the probe is asked again only when robots.txt is fetched again and still names no sitemap", async () => {
+    for (const again of ["User-agent: *\n", "Sitemap: http://a.test/maps/s.xml\n"]) {
+      const { frontier, next, clock } = setup();
+      await frontier.addSeeds([seed("http://a.test/x"), seed("http://a.test/y")]);
+      await frontier.complete(robotsTxt(next()!, "User-agent: *\n"), []);
+      await frontier.complete(ok(next()!, { status: 404 }), []); // the probe
+      await frontier.complete(ok(next()!), []); // /x
+      clock.now += DEFAULT_POLICY.robotsMaxAgeMs;
+      const robots = next()!;
+      expect(kinds(robots)).toBe("robots http://a.test/robots.txt");
+      await frontier.complete(robotsTxt(robots, again), []);
+      const tasks: string[] = [];
+      for (let t = next(); t; t = next()) {
+        tasks.push(kinds(t));
+        await frontier.complete(ok(t, { status: t.kind === "sitemap" ? 404 : 200 }), []);
+      }
+      // Pages are due again too (their refetch); the sitemaps read are what this is about.
+      expect(tasks.filter((t) => t.startsWith("sitemap"))).toEqual([
+        again.includes("Sitemap") ? "sitemap http://a.test/maps/s.xml" : "sitemap http://a.test/sitemap.xml",
+      ]);
+    }
+  });
+
+  test("a host probed is not probed again after a restart or a handoff: the probe is a sitemap row like any other", async () => {
+    const a = setup();
+    await a.frontier.addSeeds([seed("http://a.test/x"), seed("http://a.test/y")]);
+    await a.frontier.complete(robotsTxt(a.next()!, "User-agent: *\n"), []);
+    await a.frontier.complete(ok(a.next()!, { status: 404 }), []); // the probe
+    const partition = a.next()!.partition; // /x handed out, its result lost with the process
+    const rest = ["page http://a.test/x", "page http://a.test/y"];
+    const b = setup();
+    for (const chunk of exportPartition(a.store, partition)) importChunk(b.store, chunk);
+    expect(b.store.sitemaps.byUrl(partition, "http://a.test/sitemap.xml")?.state).toBe("read");
+
+    for (const store of [a.store, b.store]) {
+      const after = setup({}, { store });
+      after.clock.now = a.clock.now + 60_000;
+      const tasks: string[] = [];
+      for (let t = after.next(); t; t = after.next()) {
+        tasks.push(kinds(t));
+        await after.frontier.complete(ok(t), []);
+      }
+      expect(tasks).toEqual(rest);
+    }
+  });
+
+  test("with --sitemaps robots no host is probed; with off, none is read", async () => {
+    const robots = setup({ sitemaps: "robots" });
+    await robots.frontier.addSeeds([seed("http://a.test/x")]);
+    await robots.frontier.complete(ok(robots.next()!, { status: 404, robots: { verdict: "allow-all" } }), []);
+    expect(kinds(robots.next())).toBe("page http://a.test/x");
+    expect(robots.frontier.sitemapsPending).toBe(0);
 
     const off = setup({ sitemaps: "off" });
     await off.frontier.addSeeds([seed("http://a.test/x")]);
@@ -184,7 +274,7 @@ describe("frontier sitemaps", () => {
   });
 
   test("an entry's priority places it among the host's pages; a home page stays at the first level whatever it says", async () => {
-    const { frontier, next } = setup();
+    const { frontier, next } = setup({ sitemaps: "robots" });
     await frontier.addSeeds([seed("http://a.test/seed")]);
     await frontier.complete(robotsTxt(next()!, "User-agent: *\n"), []);
     await frontier.complete(ok(next()!), [

@@ -174,7 +174,8 @@ export class TestBed {
       region: REGION,
       partitions: this.partitions,
       rules: RULES,
-      policy: resolvePolicy({ "min-gap": "0", ...policyFlags }, {}),
+      // The /sitemap.xml probe (the default) would be one more task per host: tests of it ask for it.
+      policy: resolvePolicy({ "min-gap": "0", sitemaps: "robots", ...policyFlags }, {}),
       credit: 64,
       heartbeatIntervalMs: 50,
       maxQueued: 1_000_000,
