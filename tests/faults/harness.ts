@@ -6,7 +6,7 @@
  * (the test web's own request log):
  *
  *   - missing: expected pages never fetched (nothing queued may be lost);
- *   - twice: pages fetched more than once, and `inFlightAtFault`, the tasks the frontier nodes had out
+ *   - twice: pages (and /sitemap.xml probes) fetched more than once, and `inFlightAtFault`, the tasks the frontier nodes had out
  *     (issued, result not applied) just before the fault: what a fault may cost again at most;
  *   - violations: politeness, on server-side times, with no tolerance (min gap and 10x fetch time);
  *   - stalls: for each host, the idle time across the outage beyond the outage itself and the host's gap
@@ -30,6 +30,7 @@ import {
   MIN_GAP_MS,
   missing,
   pageRequests,
+  probeRequests,
   repeated,
   useCluster,
   waitForIdle,
@@ -126,7 +127,8 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
     window,
     expected: expected.pages,
     missing: missing(expected.pages, fetchCounts(pages).keys()),
-    twice: repeated(pages),
+    // A host's /sitemap.xml probe is asked once like a page: one asked again counts as fetched twice.
+    twice: repeated([...pages, ...probeRequests(web)]),
     inFlightAtFault,
     violations: web.violations(STRICT).map((v) => v.message),
     stalls: stallsAcross(web.requests, window, scenario.slackMs ?? 5_000),

@@ -3,7 +3,7 @@
  * hosts on one loopback port, reachable directly (Host header) or through it as a forward proxy, with a
  * request log and a politeness checker. See README.md for the hosts and their behaviours.
  */
-export { startTestWeb, resolveShape, webUrl, type TestWeb } from "./server.ts";
+export { SITEMAP_PROBE_PATH, startTestWeb, resolveShape, webUrl, type TestWeb } from "./server.ts";
 export { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
 export { findViolations, retryAfterMs } from "./violations.ts";
 export { FAULT_RETRY_AFTER_S, FAULT_SLOW_MS, faultyHosts, type FaultKind, type FaultShares } from "./faults.ts";

@@ -69,6 +69,13 @@ describe("test web server", () => {
     expect((await proxyGet(web.proxyUrl, "http://elsewhere.example/", { agent })).status).toBe(502);
   });
 
+  test("answers /sitemap.xml 404 itself for a host that serves none, even one that never answers, and logs it", async () => {
+    expect((await proxyGet(web.proxyUrl, "http://site0.test/sitemap.xml", { agent })).status).toBe(404);
+    // gate.test holds every request it serves; the probe is answered by the test web, like robots.txt.
+    expect((await proxyGet(web.proxyUrl, "http://gate.test/sitemap.xml", { agent })).status).toBe(404);
+    expect(web.requestsTo("gate.test").map((r) => [r.path, r.status])).toContainEqual(["/sitemap.xml", 404]);
+  });
+
   test("keeps connections alive across requests", async () => {
     const one = new Agent({ keepAlive: true, maxSockets: 1 });
     const ports = new Set<number>();

@@ -18,6 +18,9 @@ import { prosePool } from "./text.ts";
 import type { HostBehaviour, PolitenessPolicy, RequestRecord, ServeContext, SiteShape, TestWebOptions, Violation } from "./types.ts";
 import { findViolations } from "./violations.ts";
 
+/** The path a crawler asks of a host whose robots.txt names no sitemap (the probe); answered 404 unless the host serves one. */
+export const SITEMAP_PROBE_PATH = "/sitemap.xml";
+
 export interface TestWeb {
   port: number;
   /** The loopback address it listens on (127.0.0.1 unless `hostname` was given). */
@@ -92,6 +95,10 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     const robots = behaviour.robots;
     if (target.path === "/robots.txt" && robots.kind === "rules" && !behaviour.servesRobots) {
       send(res, 200, robots.text, "text/plain; charset=utf-8");
+      return;
+    }
+    if (target.path === SITEMAP_PROBE_PATH && !behaviour.servesSitemap) {
+      send(res, 404, "no sitemap here\n", "text/plain");
       return;
     }
     const ctx: ServeContext = { host: target.host, path: target.path, seed: shape.seed, url: webUrl };

@@ -82,6 +82,12 @@ export interface HostBehaviour {
    * set this when the behaviour answers it (slowly, with a redirect, …).
    */
   readonly servesRobots?: boolean;
+  /**
+   * By default the test web also answers `/sitemap.xml` itself, 404, the way it answers robots.txt: it is
+   * what a crawler asks of a host whose robots.txt names no sitemap (the probe), and a host's behaviour
+   * (its counters, its hang, its drip) is about its pages. Set this when the behaviour serves one.
+   */
+  readonly servesSitemap?: boolean;
   /** Answers one request. Must end the response, or deliberately never do so (hang, drip). */
   serve(req: IncomingMessage, res: ServerResponse, ctx: ServeContext): void;
   /** Paths a correct crawler seeded at `http://host/` requests (besides robots.txt). */

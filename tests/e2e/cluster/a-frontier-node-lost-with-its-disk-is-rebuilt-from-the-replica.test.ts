@@ -17,6 +17,7 @@ import {
   missing,
   ownerOf,
   pageRequests,
+  probeRequests,
   REGION,
   repeated,
   urlOf,
@@ -63,11 +64,7 @@ describe("cluster: a frontier node is lost with its disk", () => {
     expect(exit.signal).toBe("SIGKILL");
     rmSync(roles.dataDirOf(VICTIM)!, { recursive: true, force: true });
     roles.frontiers.delete(VICTIM);
-    const fetchedBeforeKill = new Set(
-      pageRequests(web)
-        .filter((r) => r.startedAt < killedAt)
-        .map(urlOf),
-    );
+    const fetchedBeforeKill = new Set([...pageRequests(web), ...probeRequests(web)].filter((r) => r.startedAt < killedAt).map(urlOf));
     const robotsBeforeKill = new Set(web.requests.filter((r) => r.path === "/robots.txt" && r.startedAt < killedAt).map((r) => r.host));
     expect(victimPages.filter((u) => !fetchedBeforeKill.has(u)).length).toBeGreaterThan(victimPages.length / 3);
 
@@ -85,7 +82,8 @@ describe("cluster: a frontier node is lost with its disk", () => {
     expect(missing(expected.pages, fetchCounts(pages).keys())).toEqual([]);
     expect([...fetchCounts(pages).keys()].sort()).toEqual([...expected.pages].sort());
     // Fetched twice only if it may have been in flight at the kill: a victim's host, first fetched before it.
-    const twice = repeated(pages);
+    // A /sitemap.xml probe is remembered like a page: asked again only on the same terms.
+    const twice = repeated([...pages, ...probeRequests(web)]);
     const unexplained = Object.keys(twice).filter((u) => !victimHosts.has(new URL(u).host) || !fetchedBeforeKill.has(u));
     expect(unexplained).toEqual([]);
     expect(Object.values(twice).every((n) => n === 2)).toBe(true);

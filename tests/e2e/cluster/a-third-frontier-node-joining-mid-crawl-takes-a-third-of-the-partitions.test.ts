@@ -11,6 +11,7 @@ import {
   ownerCounts,
   ownerOf,
   pageRequests,
+  probeRequests,
   PARTITIONS,
   REGION,
   repeated,
@@ -68,6 +69,12 @@ describe("cluster: a frontier node joins", () => {
     expect(missing(expected.pages, fetchCounts(pages).keys())).toEqual([]);
     expect([...fetchCounts(pages).keys()].sort()).toEqual([...expected.pages].sort());
     expect(repeated(pages)).toEqual({});
+    // Each host's /sitemap.xml probe moved with its partition: asked once, whichever node owned the host.
+    expect(
+      probeRequests(web)
+        .map((r) => r.host)
+        .sort(),
+    ).toEqual([...expected.hosts].sort());
     expect(web.violations({ minGapMs: GAP_MS, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
     // The new node fetched the moved hosts' remaining pages itself.
     const f3 = (await c.nodes()).find((n) => n.id === "frontier-3")!;

@@ -33,7 +33,7 @@ import { assertPolite, gapPolicyOf, KEEP_FOR_DEBUGGING, keptDir, type GapPolicy 
 import { Coordinator, REGION, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 
-export { fetchCounts, missing, pageRequests, repeated, urlOf } from "../embedded/harness.ts";
+export { fetchCounts, missing, pageRequests, probeRequests, repeated, urlOf } from "../embedded/harness.ts";
 export * from "./coordinator.ts";
 export * from "./processes.ts";
 export type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";

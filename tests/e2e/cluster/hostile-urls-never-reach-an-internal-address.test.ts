@@ -69,7 +69,7 @@ describe("cluster: hostile URLs", () => {
     expect(internal.requests).toEqual([]);
     expect([...new Set(web.requests.map((r) => r.host))]).toEqual(["public.test"]);
     const paths = web.requests.map((r) => r.path).sort();
-    expect(paths).toEqual(["/", "/robots.txt", ...hostile.map((_, i) => `/go/${i}`)].sort());
+    expect(paths).toEqual(["/", "/robots.txt", "/sitemap.xml", ...hostile.map((_, i) => `/go/${i}`)].sort());
     for (const reason of ["loopback", "metadata", "private", "localhost", "single-label", "local-name"]) {
       expect({ reason, counted: (totals.counters[`admission.refused.${reason}`] ?? 0) > 0 }).toEqual({ reason, counted: true });
     }

@@ -4,7 +4,18 @@
  * that robots.txt forbids.
  */
 import { describe, expect, test } from "bun:test";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, parseSummary, repeated, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  parseSummary,
+  probeRequests,
+  repeated,
+  useHarness,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -32,6 +43,12 @@ describe("crawl: completeness", () => {
     const pages = pageRequests(web);
     expect([...fetchCounts(pages).keys()].sort()).toEqual([...expected.pages].sort());
     expect(repeated(pages)).toEqual({});
+    // Every host crawled is asked for /sitemap.xml once (its robots.txt names none; the test web answers 404).
+    expect(
+      probeRequests(web)
+        .map((r) => r.host)
+        .sort(),
+    ).toEqual([...expected.hosts].sort());
     for (const url of expected.disallowed) expect(fetchCounts(web.requests).has(url)).toBe(false);
     expect(summary.pagesFetched).toBe(expected.pages.size);
   }, 60_000);

@@ -15,8 +15,10 @@ import {
   missing,
   pageRequests,
   parseSummary,
+  probeRequests,
   queuedUrls,
   readCdxj,
+  repeated,
   urlOf,
   useHarness,
   waitFor,
@@ -141,6 +143,8 @@ describe("crawl: durability", () => {
       const counts = fetchCounts(pageRequests(web));
       expect([...counts.keys()].sort()).toEqual([...expected.pages].sort());
       expect([...counts].filter(([, n]) => n > 1)).toEqual([]);
+      // The /sitemap.xml probes are remembered across the stop: each host asked once in the two runs.
+      expect(repeated(probeRequests(web))).toEqual({});
       expect(web.violations({ minGapMs: MIN_GAP_MS, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
     }, 180_000);
   }

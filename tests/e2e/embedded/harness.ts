@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { readWarc, type WarcRecordView } from "../../../engine/fetch/index.ts";
-import { startTestWeb, type RequestRecord, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
+import { SITEMAP_PROBE_PATH, startTestWeb, type RequestRecord, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 import { assertPolite, BELOW_THE_JUDGE, gapPolicyOf, KEEP_FOR_DEBUGGING, keptDir } from "../politeness.ts";
 
 /** The repository root: the crawler runs from here, as a user's `bun run crawl` would. */
@@ -282,10 +282,24 @@ export function robotsPathsOf(web: TestWeb, host: string): Set<string> {
   return new Set(robots?.paths ?? ["/robots.txt"]);
 }
 
-/** Page requests (robots.txt excluded), optionally only to `hosts`. */
+/** Whether a request is a host's /sitemap.xml probe that the test web answered 404 (a host that serves no sitemap there). */
+export function isSitemapProbe(web: TestWeb, r: RequestRecord): boolean {
+  return r.path === SITEMAP_PROBE_PATH && web.behaviour(r.host)?.servesSitemap !== true;
+}
+
+/**
+ * Page requests, optionally only to `hosts`: robots.txt excluded, and the /sitemap.xml probe of a host that
+ * has no sitemap there (probeRequests counts those; a host that serves one has it counted as a page).
+ */
 export function pageRequests(web: TestWeb, hosts?: Iterable<string>): RequestRecord[] {
   const only = hosts ? new Set(hosts) : undefined;
-  return web.requests.filter((r) => (!only || only.has(r.host)) && !robotsPathsOf(web, r.host).has(r.path));
+  return web.requests.filter((r) => (!only || only.has(r.host)) && !robotsPathsOf(web, r.host).has(r.path) && !isSitemapProbe(web, r));
+}
+
+/** The /sitemap.xml probes of hosts that serve no sitemap there (the default `--sitemaps probe`), optionally only to `hosts`. */
+export function probeRequests(web: TestWeb, hosts?: Iterable<string>): RequestRecord[] {
+  const only = hosts ? new Set(hosts) : undefined;
+  return web.requests.filter((r) => (!only || only.has(r.host)) && isSitemapProbe(web, r));
 }
 
 /** `http://host/path` of a request, the form `web.expectedPages` uses. */

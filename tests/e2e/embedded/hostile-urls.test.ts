@@ -83,8 +83,8 @@ describe.each(modes)("crawl: hostile URLs, $name", (mode) => {
     // The internal network never saw a connection.
     expect(internal.connections).toBe(0);
     expect(internal.requests).toEqual([]);
-    // The public site was crawled: its robots.txt, its page, each redirect once, nothing else.
-    expect(linkingPaths().sort()).toEqual(["/", "/robots.txt", ...redirects].sort());
+    // The public site was crawled: its robots.txt, its page, its /sitemap.xml probe, each redirect once, nothing else.
+    expect(linkingPaths().sort()).toEqual(["/", "/robots.txt", "/sitemap.xml", ...redirects].sort());
     // The host whose robots.txt points inside: only that robots.txt, none of its pages.
     expect(robotsWeb.requestsTo(s.hosts.robots).map((r) => r.path)).toEqual(["/robots.txt"]);
     // Nothing else reached any public web (through the proxy, a literal address would show up here).

@@ -66,7 +66,8 @@ describe("crawl: media", () => {
     expect(repeated(pageRequests(web))).toEqual({});
     expect(fetched.some((u) => u.endsWith("/trap-media"))).toBe(false);
     // The other host's image waited for that host's robots.txt; every gap as the server saw it.
-    expect(web.requestsTo("media-cdn.test").map((r) => r.path)).toEqual(["/robots.txt", "/shared/banner.jpg"]);
+    // A host with a media file queued is a host the crawl fetches from: its /sitemap.xml is probed too (404 here).
+    expect(web.requestsTo("media-cdn.test").map((r) => r.path)).toEqual(["/robots.txt", "/sitemap.xml", "/shared/banner.jpg"]);
     expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
 
     const records = await readAllRecords(out);

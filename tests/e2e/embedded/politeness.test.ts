@@ -89,8 +89,8 @@ describe("crawl: politeness and robots.txt", () => {
     await interrupt(run);
 
     const log = web.requestsTo(host);
-    expect(log.length).toBe(5); // robots.txt, /, /page/1..3
-    // The delay is due in full after every request, robots.txt (which announced it) included.
+    expect(log.length).toBe(6); // robots.txt, /, the /sitemap.xml probe, /page/1..3
+    // The delay is due in full after every request, robots.txt (which announced it) and the probe included.
     const gaps = log.slice(1).map((r, i) => r.startedAt - log[i]!.endedAt);
     for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(2000);
     expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
@@ -131,7 +131,7 @@ describe("crawl: politeness and robots.txt", () => {
     });
     await interrupt(run);
     const log = web.requestsTo(host);
-    expect(log.length).toBe(4);
+    expect(log.length).toBe(5); // robots.txt, /, the /sitemap.xml probe, /a, /b
     // At least 1 s between requests (10 x each 100 ms answer), though no minimum gap was asked for.
     for (let i = 1; i < log.length; i++) expect(log[i]!.startedAt - log[i - 1]!.endedAt).toBeGreaterThanOrEqual(1000);
     expect(web.violations({ minGapMs: 0, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);

@@ -40,7 +40,8 @@ describe("crawl: redirects", () => {
     for (let i = 7; i <= LONG_CHAIN; i++) expect(paths).not.toContain(`/long/${i}`);
     expect(paths).not.toContain("/long/end");
     // The cross-host hop: landing.test's robots.txt first, then the target (whose link home follows).
-    expect(pathsOf(web, "landing.test").slice(0, 2)).toEqual(["/robots.txt", "/from-redirects"]);
+    // Sitemaps come before a host's pages (its home page aside): the /sitemap.xml probe, then the target.
+    expect(pathsOf(web, "landing.test").slice(0, 3)).toEqual(["/robots.txt", "/sitemap.xml", "/from-redirects"]);
     expect(summary.counters["frontier.redirect-limit"]).toBe(1);
     expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
   }, 45_000);

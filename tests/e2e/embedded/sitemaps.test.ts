@@ -4,17 +4,19 @@
  * fetched, and what the protocol does not let them list (another host, outside their directory, past
  * 50,000 entries or 50 MB) never is; robots.txt rules apply to sitemaps and to their entries; every
  * sitemap request keeps its host's gap (tolerance 0). A lastmod newer than a page's visit brings the page
- * back at once, an older one does not; priority orders a host's pages. `/sitemap.xml` is read only with
- * `--sitemaps probe`.
+ * back at once, an older one does not; priority orders a host's pages. A host whose robots.txt names no
+ * sitemap is asked for `/sitemap.xml` once (the default `--sitemaps probe`), under its gap, quietly when it
+ * has none; `--sitemaps robots` asks none and `--sitemaps off` reads none.
  */
 import { describe, expect, test } from "bun:test";
-import { SITEMAP_BIG_FILLERS } from "../../testweb/index.ts";
+import { SITEMAP_BIG_FILLERS, type HostBehaviour } from "../../testweb/index.ts";
 import {
   crawlArgs,
   fetchCounts,
   interrupt,
   missing,
   pageRequests,
+  parseSummary,
   pathsOf,
   readAllRecords,
   urlOf,
@@ -140,20 +142,56 @@ describe("crawl: sitemaps", () => {
     expect(peakRss!).toBeLessThan(180 * 1024 * 1024);
   }, 90_000);
 
-  test("/sitemap.xml is read only with --sitemaps probe, and --sitemaps off reads none", async () => {
-    const web = await h.web({ hosts: 1, special: true });
-    const host = "sitemap-probe.test";
-    const probed = web.url(host, "/probed/1");
-    for (const mode of ["robots", "probe"] as const) {
+  test("by default a host whose robots.txt names no sitemap is asked for /sitemap.xml once, under its gap; absent or no sitemap, it is quiet; --sitemaps robots asks none", async () => {
+    const soft404: HostBehaviour = {
+      description: "/sitemap.xml answers 200 with an HTML page (a soft 404)",
+      robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
+      servesSitemap: true,
+      serve: (_req, res, ctx) => {
+        res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+        res.end(`<!doctype html><title>${ctx.path}</title><p>Nothing here links anywhere.</p>\n`);
+      },
+    };
+    const web = await h.web({ hosts: 2, pagesPerHost: 4, special: true, extraHosts: { "soft404.test": soft404 } });
+    const hosts = ["sitemap-probe.test", "site0.test", "site1.test", "soft404.test"];
+    const probed = web.url("sitemap-probe.test", "/probed/1");
+    const probesOf = () => web.requests.filter((r) => r.path === "/sitemap.xml").map((r) => r.host);
+    for (const mode of ["probe", "robots"] as const) {
       web.clearRequests();
       const out = h.tempDir();
-      const run = h.crawl(crawlArgs(web, [web.url(host)], out, ["--sitemaps", mode]), { out });
-      const exit = await run.waitExit(30_000);
+      const run = h.crawl(
+        crawlArgs(
+          web,
+          hosts.map((host) => web.url(host)),
+          out,
+          mode === "probe" ? [] : ["--sitemaps", mode],
+        ),
+        { out },
+      );
+      const exit = await run.waitExit(60_000);
       expect(exit.code).toBe(0);
-      const paths = pathsOf(web, host);
-      if (mode === "robots") expect(paths).toEqual(["/robots.txt", "/"]);
-      else expect(paths).toEqual(["/robots.txt", "/", "/sitemap.xml", "/probed/1"]);
-      expect(fetchCounts(pageRequests(web)).has(probed)).toBe(mode === "probe");
+      const { counters } = parseSummary(exit.stdout, run);
+      // The gap, robots.txt and one request at a time hold over every request to a host, the probe included.
+      expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
+      if (mode === "robots") {
+        expect(probesOf()).toEqual([]);
+        expect(fetchCounts(pageRequests(web)).has(probed)).toBe(false);
+        continue;
+      }
+      // The default: each host asked once, after robots.txt and its home page, before its other pages.
+      expect(probesOf().sort()).toEqual([...hosts].sort());
+      expect(pathsOf(web, "sitemap-probe.test")).toEqual(["/robots.txt", "/", "/sitemap.xml", "/probed/1"]);
+      expect(pathsOf(web, "site0.test").slice(0, 3)).toEqual(["/robots.txt", "/", "/sitemap.xml"]);
+      // Absent (404 on the site hosts) and not a sitemap (soft404.test) are counted as such, not as fetch errors.
+      expect(counters).toMatchObject({
+        "sitemap.probed": 4,
+        "sitemap.probe.absent": 2,
+        "sitemap.probe.not-a-sitemap": 1,
+        "sitemap.read.urlset": 1,
+      });
+      expect(counters["fetch.status.404"]).toBeUndefined();
+      // Nothing warned about: no warning or error line names a sitemap.
+      expect(exit.stderr.split("\n").filter((l) => /"level":"(warn|error)"/.test(l) && l.includes("sitemap"))).toEqual([]);
     }
     web.clearRequests();
     const out = h.tempDir();

@@ -22,10 +22,12 @@ export interface RoutedHost {
 
 export function routedHost(spec: RoutedHost): HostBehaviour {
   const servesRobots = "/robots.txt" in spec.routes;
+  const servesSitemap = "/sitemap.xml" in spec.routes;
   return {
     description: spec.description,
     robots: spec.robots,
     servesRobots,
+    servesSitemap,
     mustFetch: spec.mustFetch,
     mustNotFetch: spec.mustNotFetch,
     serve(req, res, ctx) {

@@ -10,8 +10,8 @@
  *   text that is no URL.
  * - `sitemap-store.test`: hosts the cross-submitted sitemap. Its entries on `sitemap-robots.test` are
  *   allowed by the robots.txt that named it; one on a third host and one outside its directory are not.
- * - `sitemap-probe.test`: robots.txt names no sitemap; `/sitemap.xml` exists (read only with `--sitemaps
- *   probe`).
+ * - `sitemap-probe.test`: robots.txt names no sitemap; `/sitemap.xml` exists (read with `--sitemaps probe`,
+ *   the default).
  * - `sitemap-limits.test`: `/big.xml` lists 50,003 URLs (3 kept, 49,997 fillers, then 3 past the
  *   50,000-entry limit); `sitemap-huge.test`: `/huge.xml.gz` holds 52 MB of padding (one comment)
  *   between two entries (about 50 KB gzip-compressed): what is past either limit must never be fetched.
@@ -136,7 +136,7 @@ export function sitemapHosts(): Record<string, HostBehaviour> {
       mustNotFetch: ["/outside"],
     }),
     "sitemap-probe.test": routedHost({
-      description: "robots.txt names no sitemap; /sitemap.xml lists /probed/1 (read with --sitemaps probe)",
+      description: "robots.txt names no sitemap; /sitemap.xml lists /probed/1 (read with --sitemaps probe, the default)",
       robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
       routes: {
         ...pages("sitemap-probe.test", ["/probed/1"]),
