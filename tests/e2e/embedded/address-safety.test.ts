@@ -78,7 +78,7 @@ describe("crawl: address safety", () => {
     });
     const { exit } = await interrupt(run);
     expect(exit.code).toBe(0);
-    expect(web.requests.length).toBe(expected.pages.size + 1);
+    expect(web.requests.length).toBe(expected.pages.size + 2); // the pages, robots.txt and the /sitemap.xml probe
     expect(web.requests.every((r) => r.via === "proxy")).toBe(true);
     expect(web.requests[0]!.path).toBe("/robots.txt");
   }, 30_000);

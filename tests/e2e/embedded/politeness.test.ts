@@ -108,9 +108,10 @@ describe("crawl: politeness and robots.txt", () => {
       hosts: 1,
       extraHosts: {
         "sluggish.test": {
-          description: "answers everything after 100 ms",
+          description: "answers everything after 100 ms, its /sitemap.xml probe (404) too",
           robots: { kind: "rules", text: pages["/robots.txt"]! },
           servesRobots: true,
+          servesSitemap: true,
           serve(_req, res, ctx) {
             const timer = setTimeout(() => {
               const body = pages[ctx.path];
