@@ -57,6 +57,10 @@ function runNode(dataDir: string, extra: string[] = []): Child {
       "frontier-node/main.ts",
       "--region",
       REGION,
+      // The hosts these tests publish belong to the node's region: what the node forwards by the region rules
+      // (the /sitemap.xml probe a robots.txt result brings) stays in a region that has streams here.
+      "--default-region",
+      REGION,
       "--nats-url",
       nats.url,
       "--redis-url",
