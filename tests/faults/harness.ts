@@ -67,6 +67,10 @@ export interface FaultRun {
 
 export interface FaultScenario {
   services?: ServicesOptions;
+  /** Coordinator flags for the row (e.g. a short `--death-timeout`). */
+  coordinatorArgs?: string[];
+  /** Frontier node flags for the row (policy flags; `--min-gap` stays MIN_GAP_MS unless given). */
+  frontierArgs?: string[];
   /**
    * Breaks something; resolves with when it broke and when it was back. `web` is the test web being
    * crawled, for a fault that waits on the crawl (e.g. pages fetched while a server is down).
@@ -96,19 +100,22 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
     frontiers: ["frontier-1", "frontier-2"],
     fetchers: ["fetch-1", "fetch-2"],
     services: scenario.services,
+    coordinatorArgs: scenario.coordinatorArgs,
+    frontierArgs: scenario.frontierArgs,
   });
   yieldCpuToTheWeb(roles);
-  const c = roles.coordinator;
-  await c.seed(seeds);
+  await roles.coordinator.seed(seeds);
   await waitUntil(() => pageRequests(web).length >= expected.pages.size / 3, {
     timeoutMs: 90_000,
     what: "a third of the expected pages to be fetched",
     procs: roles.procs(),
   });
   // Tasks out just before the fault (the totals are at most a heartbeat old).
-  const inFlightAtFault = (await c.stats()).inFlight;
+  const inFlightAtFault = (await roles.coordinator.stats()).inFlight;
   const window = await scenario.inject(roles, web);
   yieldCpuToTheWeb(roles); // whatever the fault started again
+  // The coordinator after the fault (a row may have killed and started it again).
+  const c = roles.coordinator;
   expect(pageRequests(web).length).toBeLessThan(expected.pages.size);
 
   await waitUntil(() => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, {

@@ -225,6 +225,11 @@ export interface Roles {
   procs(): Proc[];
   /** Starts frontier node `id` (again: same id, same data dir) and waits until it has joined. */
   startFrontier(id: string): Promise<Proc>;
+  /**
+   * Starts the coordinator again (same node id and flags, new ports and token: nodes find each other
+   * through the cluster state, not through it) and makes it `coordinator`; after a kill, a restart.
+   */
+  startCoordinator(): Promise<Coordinator & { proc: Proc }>;
   /** The data directory of frontier node `id` (e.g. to delete it: a lost disk). */
   dataDirOf(id: string): string | undefined;
   startFetcher(id: string, runtime?: "bun" | "deno"): Promise<Proc>;
@@ -322,21 +327,25 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         coordinator,
         frontiers,
         fetchers,
-        procs: () => [coordinator.proc, ...frontiers.values(), ...fetchers.values()],
+        procs: () => [roles.coordinator.proc, ...frontiers.values(), ...fetchers.values()],
         dataDirOf: (id) => dataDirs.get(id),
+        async startCoordinator() {
+          roles.coordinator = await harness.coordinator(services, opts.coordinatorArgs);
+          return roles.coordinator;
+        },
         async startFrontier(id) {
           if (!dataDirs.has(id)) dataDirs.set(id, tempDir());
           const since = Date.now();
           const p = harness.frontier({ ...services, id, dataDir: dataDirs.get(id)!, args: opts.frontierArgs });
           frontiers.set(id, p);
-          await coordinator.waitForNode(id, { since, procs: [p] });
+          await roles.coordinator.waitForNode(id, { since, procs: [p] });
           return p;
         },
         async startFetcher(id, runtime = "bun") {
           const since = Date.now();
           const p = harness.fetcher({ ...services, id, web: opts.web, runtime, args: opts.fetcherArgs });
           fetchers.set(id, p);
-          await coordinator.waitForNode(id, { since, procs: [p] });
+          await roles.coordinator.waitForNode(id, { since, procs: [p] });
           return p;
         },
       };
