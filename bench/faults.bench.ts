@@ -99,12 +99,23 @@ function firstError(output: string): string {
   return text.length > 140 ? `${text.slice(0, 137)}...` : text;
 }
 
+/** Which of the suite's common checks the numbers break (bun's error line only says "toEqual"); "" if none. */
+function brokenChecks(p: RunReport): string {
+  const broken: string[] = [];
+  if (p.missing > 0) broken.push(`${p.missing} pages never fetched`);
+  if (p.fetchedTwice > p.inFlightAtFault) broken.push("more pages fetched twice than were in flight");
+  if (p.violations > 0) broken.push(`${p.violations} politeness violations`);
+  if (p.stalledHosts > 0) broken.push(`${p.stalledHosts} hosts waited longer than allowed`);
+  if (p.blankErrors > 0) broken.push(`${p.blankErrors} errors logged with no message`);
+  return broken.join("; ");
+}
+
 const s = (ms: number) => (ms / 1000).toFixed(1);
 
 function row(r: RowResult): string {
   const name = `${r.file.replace(/\.(test|open)\.ts$/, "")}${r.open ? " (open)" : ""}`;
   const p = r.report;
-  const result = r.passed ? "pass" : `**fail**: ${r.error}`;
+  const result = r.passed ? "pass" : `**fail**: ${(p && brokenChecks(p)) || r.error}`;
   const tail = `${result} | ${r.seconds.toFixed(0)} s | ${r.load.toFixed(1)} |`;
   if (!p) return `| ${name} | — | — | — | — | — | — | ${tail}`;
   const wait = p.longestWait ? `${s(p.longestWait.waitedMs)} s / ${s(p.longestWait.allowedMs)} s` : "—";
