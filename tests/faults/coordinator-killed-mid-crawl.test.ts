@@ -10,7 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import { pageRequests, waitUntil, type Roles } from "../e2e/cluster/harness.ts";
 import type { TestWeb } from "../testweb/index.ts";
-import { crawlThroughFault, describeRun, expectNothingLost, useCluster, type FaultWindow } from "./harness.ts";
+import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster, type FaultWindow } from "./harness.ts";
 
 const cluster = useCluster();
 
@@ -52,5 +52,5 @@ describe("fault: coordinator killed", () => {
     expect(rateAfter).toBeGreaterThan(0);
     // The ring is the cluster's, not the coordinator's: it came back unchanged.
     expect(ringAfter).toBe(ringBefore);
-  }, 360_000);
+  }, ROW_TIMEOUT_MS);
 });

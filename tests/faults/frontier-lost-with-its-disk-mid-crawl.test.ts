@@ -20,7 +20,7 @@ import { join } from "node:path";
 import { ownerOf, REGION } from "../e2e/cluster/coordinator.ts";
 import type { Roles } from "../e2e/cluster/harness.ts";
 import type { TestWeb } from "../testweb/index.ts";
-import { crawlThroughFault, describeRun, expectNothingLost, useCluster, type FaultWindow } from "./harness.ts";
+import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster, type FaultWindow } from "./harness.ts";
 
 const cluster = useCluster();
 const VICTIM = "frontier-1";
@@ -33,9 +33,11 @@ describe("fault: a frontier node lost with its disk", () => {
     let victimHosts = new Set<string>();
     let unreplicated = new Set<string>();
     const run = await crawlThroughFault(cluster, {
-      coordinatorArgs: ["--death-timeout", "3s"],
-      // A restored host waits until a fetch the lost node had started must have ended: short timeouts.
-      frontierArgs: ["--connect-timeout", "1s", "--response-timeout", "2s", "--fetch-lease", "5s"],
+      roles: {
+        coordinatorArgs: ["--death-timeout", "3s"],
+        // A restored host waits until a fetch the lost node had started must have ended: short timeouts.
+        frontierArgs: ["--connect-timeout", "1s", "--response-timeout", "2s", "--fetch-lease", "5s"],
+      },
       // The outage is the death timeout and the rebuild; a host of the lost node waits that, its gap and
       // the restored host's wait for the lost node's fetch (the response timeout) at most.
       slackMs: 8_000,
@@ -79,7 +81,7 @@ describe("fault: a frontier node lost with its disk", () => {
     const robotsAfter = robotsCounts(run.web);
     const askedAgain = [...robotsBefore].filter(([host, n]) => (robotsAfter.get(host) ?? 0) > n).map(([host]) => host);
     expect(askedAgain).toEqual([]);
-  }, 360_000);
+  }, ROW_TIMEOUT_MS);
 });
 
 function robotsCounts(web: TestWeb): Map<string, number> {

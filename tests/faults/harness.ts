@@ -20,9 +20,13 @@
  * this one's CPU priority (`yieldCpuToTheWeb`); that cannot hide impoliteness, since whatever delays a
  * crawler process only makes its gaps longer.
  *
- * Each test file is one row of the suite (tests/faults/README.md).
+ * Each test file is one row of the suite (tests/faults/README.md). The size of the crawl is the suite's one
+ * knob: `FAULTS_SIZE=long` (what `bun run bench:faults` sets) crawls a web eight times larger for longer; the
+ * default is the short form CI runs. With `FAULTS_REPORT=FILE` set, a run also writes its numbers to FILE as
+ * JSON (the bench's table reads them), whatever its assertions then say.
  */
 import { expect } from "bun:test";
+import { writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import type { RequestRecord, TestWeb } from "../testweb/index.ts";
 import {
@@ -38,6 +42,7 @@ import {
   type ClusterHarness,
   type NodeView,
   type Roles,
+  type RolesOptions,
   type ServicesOptions,
 } from "../e2e/cluster/harness.ts";
 
@@ -59,7 +64,9 @@ export interface FaultRun {
   inFlightAtFault: number;
   violations: string[];
   /** Hosts whose wait across the outage exceeded the outage, their gap and `slackMs`, with by how much. */
-  stalls: Array<{ host: string; waitedMs: number; allowedMs: number }>;
+  stalls: HostWait[];
+  /** The longest wait of a host across the outage, against what it was allowed (undefined: no host spanned it). */
+  longestWait?: HostWait;
   blankErrors: string[];
   /** Every node's counters at the end, summed over nodes of a role. */
   counters: { frontier: Record<string, number>; fetcher: Record<string, number> };
@@ -67,10 +74,10 @@ export interface FaultRun {
 
 export interface FaultScenario {
   services?: ServicesOptions;
-  /** Coordinator flags for the row (e.g. a short `--death-timeout`). */
-  coordinatorArgs?: string[];
-  /** Frontier node flags for the row (policy flags; `--min-gap` stays MIN_GAP_MS unless given). */
-  frontierArgs?: string[];
+  /** Flags of the roles beyond the suite's (e.g. the coordinator's `--death-timeout`). */
+  roles?: Pick<RolesOptions, "coordinatorArgs" | "frontierArgs" | "fetcherArgs">;
+  /** Runs once every role has joined, before the seeds (e.g. a consumer setting the roles would reset). */
+  prepare?(roles: Roles): Promise<void>;
   /**
    * Breaks something; resolves with when it broke and when it was back. `web` is the test web being
    * crawled, for a fault that waits on the crawl (e.g. pages fetched while a server is down).
@@ -87,28 +94,63 @@ export interface FaultScenario {
  */
 const STRICT = { minGapMs: MIN_GAP_MS, gapMultiplier: 10, toleranceMs: 0 };
 
-/** Hosts and pages: a few hundred pages, enough for the fault to land mid-crawl on every node. */
-const HOSTS = 24;
-const PAGES_PER_HOST = 30;
+/** One wait of a host across the outage: between its last request before the fault and its next one. */
+export interface HostWait {
+  host: string;
+  waitedMs: number;
+  allowedMs: number;
+}
+
+/** How much the crawl is: hosts and pages of the synthetic web, and how long each phase may take. */
+export interface SuiteSize {
+  name: "short" | "long";
+  hosts: number;
+  pagesPerHost: number;
+  /** Bound of the wait for a third of the pages, then for the rest after the fault. */
+  toAThirdMs: number;
+  afterFaultMs: number;
+}
+
+/**
+ * The short form (CI): a few hundred pages, enough for the fault to land mid-crawl on every node, about a
+ * minute a row. The long form (`FAULTS_SIZE=long`, `bun run bench:faults`): 120 hosts, about 6,000 pages.
+ */
+export const SIZES: Record<SuiteSize["name"], SuiteSize> = {
+  short: { name: "short", hosts: 24, pagesPerHost: 30, toAThirdMs: 90_000, afterFaultMs: 180_000 },
+  long: { name: "long", hosts: 120, pagesPerHost: 48, toAThirdMs: 240_000, afterFaultMs: 420_000 },
+};
+
+export const SIZE = suiteSize(process.env.FAULTS_SIZE);
+
+function suiteSize(name: string | undefined): SuiteSize {
+  if (name === undefined || name === "") return SIZES.short;
+  const size = SIZES[name as SuiteSize["name"]];
+  if (!size) throw new Error(`FAULTS_SIZE must be one of ${Object.keys(SIZES).join(", ")}, not "${name}"`);
+  return size;
+}
+
+/** A row's test timeout: the longest a run may take at this size, start and teardown included. */
+export const ROW_TIMEOUT_MS = SIZE.toAThirdMs + SIZE.afterFaultMs + 150_000;
 
 export async function crawlThroughFault(cluster: ClusterHarness, scenario: FaultScenario): Promise<FaultRun> {
-  const web = await cluster.web({ hosts: HOSTS, pagesPerHost: PAGES_PER_HOST, linksPerPage: 6, pageBytes: 1500 });
-  const seeds = Array.from({ length: HOSTS }, (_, i) => web.url(`site${i}.test`));
+  const web = await cluster.web({ hosts: SIZE.hosts, pagesPerHost: SIZE.pagesPerHost, linksPerPage: 6, pageBytes: 1500 });
+  const seeds = Array.from({ length: SIZE.hosts }, (_, i) => web.url(`site${i}.test`));
   const expected = web.expectedPages(seeds);
   const roles = await cluster.roles({
     web,
     frontiers: ["frontier-1", "frontier-2"],
     fetchers: ["fetch-1", "fetch-2"],
     services: scenario.services,
-    coordinatorArgs: scenario.coordinatorArgs,
-    frontierArgs: scenario.frontierArgs,
+    ...scenario.roles,
   });
   yieldCpuToTheWeb(roles);
+  await scenario.prepare?.(roles);
   await roles.coordinator.seed(seeds);
   await waitUntil(() => pageRequests(web).length >= expected.pages.size / 3, {
-    timeoutMs: 90_000,
+    timeoutMs: SIZE.toAThirdMs,
     what: "a third of the expected pages to be fetched",
     procs: roles.procs(),
+    detail: async () => `${pageRequests(web).length} of ${expected.pages.size} pages fetched; totals ${JSON.stringify(await roles.coordinator.stats())}`,
   });
   // Tasks out just before the fault (the totals are at most a heartbeat old).
   const inFlightAtFault = (await roles.coordinator.stats()).inFlight;
@@ -119,7 +161,7 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
   expect(pageRequests(web).length).toBeLessThan(expected.pages.size);
 
   await waitUntil(() => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, {
-    timeoutMs: 180_000,
+    timeoutMs: SIZE.afterFaultMs,
     what: "every expected page after the fault",
     procs: roles.procs(),
     detail: () => stuckHosts(c, web, expected.pages),
@@ -128,7 +170,8 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
 
   const pages = pageRequests(web);
   const nodes = await c.nodes();
-  return {
+  const waits = waitsAcross(web.requests, window, scenario.slackMs ?? 5_000);
+  const run: FaultRun = {
     web,
     roles,
     window,
@@ -138,9 +181,49 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
     twice: repeated([...pages, ...probeRequests(web)]),
     inFlightAtFault,
     violations: web.violations(STRICT).map((v) => v.message),
-    stalls: stallsAcross(web.requests, window, scenario.slackMs ?? 5_000),
+    stalls: waits.filter((w) => w.waitedMs > w.allowedMs),
+    longestWait: waits.reduce<HostWait | undefined>(
+      (worst, w) => (!worst || w.waitedMs - w.allowedMs > worst.waitedMs - worst.allowedMs ? w : worst),
+      undefined,
+    ),
     blankErrors: blankErrorLines(roles),
     counters: { frontier: sumCounters(nodes, "frontier"), fetcher: sumCounters(nodes, "fetcher") },
+  };
+  if (process.env.FAULTS_REPORT) writeFileSync(process.env.FAULTS_REPORT, JSON.stringify(reportOf(run)));
+  return run;
+}
+
+/** What the bench's table shows of a run (`FAULTS_REPORT`). */
+export interface RunReport {
+  size: SuiteSize["name"];
+  pages: number;
+  distinct: number;
+  expected: number;
+  fetchedTwice: number;
+  inFlightAtFault: number;
+  outageMs: number;
+  longestWait?: HostWait;
+  stalledHosts: number;
+  violations: number;
+  missing: number;
+  blankErrors: number;
+}
+
+export function reportOf(run: FaultRun): RunReport {
+  const pages = pageRequests(run.web);
+  return {
+    size: SIZE.name,
+    pages: pages.length,
+    distinct: fetchCounts(pages).size,
+    expected: run.expected.size,
+    fetchedTwice: Object.keys(run.twice).length,
+    inFlightAtFault: run.inFlightAtFault,
+    outageMs: run.window.backAt - run.window.killedAt,
+    longestWait: run.longestWait,
+    stalledHosts: run.stalls.length,
+    violations: run.violations.length,
+    missing: run.missing.length,
+    blankErrors: run.blankErrors.length,
   };
 }
 
@@ -176,16 +259,12 @@ export function yieldCpuToTheWeb(roles: Roles): void {
 }
 
 /**
- * For each host, the pair of its requests that spans the outage (one ended before the fault was over, the
+ * For each host, the pairs of its requests that span the outage (one ended before the fault was over, the
  * next started after the fault began): the wait between them may be the outage, plus the host's gap
  * (MIN_GAP_MS or 10x the earlier request's duration, whichever is longer), plus `slackMs`. Longer is a
  * stall. Hosts whose last request came before the fault had nothing left to fetch.
  */
-export function stallsAcross(
-  requests: readonly RequestRecord[],
-  window: FaultWindow,
-  slackMs: number,
-): Array<{ host: string; waitedMs: number; allowedMs: number }> {
+export function waitsAcross(requests: readonly RequestRecord[], window: FaultWindow, slackMs: number): HostWait[] {
   const byHost = new Map<string, RequestRecord[]>();
   for (const r of requests) {
     const list = byHost.get(r.host) ?? [];
@@ -193,7 +272,7 @@ export function stallsAcross(
     byHost.set(r.host, list);
   }
   const outage = window.backAt - window.killedAt;
-  const out: Array<{ host: string; waitedMs: number; allowedMs: number }> = [];
+  const out: HostWait[] = [];
   for (const [host, list] of byHost) {
     list.sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < list.length; i++) {
@@ -202,8 +281,7 @@ export function stallsAcross(
       if (a.endedAt > window.backAt || b.startedAt < window.killedAt) continue;
       const gap = Math.max(MIN_GAP_MS, 10 * (a.endedAt - a.startedAt));
       const waitedMs = b.startedAt - a.endedAt;
-      const allowedMs = outage + gap + slackMs;
-      if (waitedMs > allowedMs) out.push({ host, waitedMs, allowedMs });
+      out.push({ host, waitedMs, allowedMs: outage + gap + slackMs });
     }
   }
   return out;
@@ -257,7 +335,8 @@ export function expectNothingLost(run: FaultRun): void {
 
 /** One line for the log of a run: what the fault cost (the suite's table row). */
 export function describeRun(name: string, run: FaultRun): string {
-  const outage = ((run.window.backAt - run.window.killedAt) / 1000).toFixed(1);
-  const pages = [...fetchCounts(pageRequests(run.web)).keys()].length;
-  return `${name}: outage ${outage} s, ${pages} distinct pages (${run.expected.size} expected), fetched twice ${Object.keys(run.twice).length} (in flight at the fault ${run.inFlightAtFault}), violations ${run.violations.length}, stalled hosts ${run.stalls.length}${run.stalls.length ? ` (longest wait ${(Math.max(...run.stalls.map((x) => x.waitedMs)) / 1000).toFixed(1)} s, allowed ${(run.stalls[0]!.allowedMs / 1000).toFixed(1)} s)` : ""}`;
+  const r = reportOf(run);
+  const s = (ms: number) => (ms / 1000).toFixed(1);
+  const longest = r.longestWait ? `, longest wait across it ${s(r.longestWait.waitedMs)} s (allowed ${s(r.longestWait.allowedMs)} s)` : "";
+  return `${name}: outage ${s(r.outageMs)} s, ${r.pages} page requests, ${r.distinct} distinct pages (${r.expected} expected), fetched twice ${r.fetchedTwice} (in flight at the fault ${r.inFlightAtFault}), violations ${r.violations}, stalled hosts ${r.stalledHosts}${longest}`;
 }
