@@ -2,8 +2,8 @@
  * What the ClusterState contract cannot see of the KV implementation: a ring watch outlives a restart of
  * nats-server (same port, same store), and records written before the restart are still there; on a
  * 3-server cluster with 3 copies, ring compare-and-sets made at once by writers on separate connections
- * still let exactly one win, also after the ring's stream leader is killed. The contract itself is in
- * tests/contract/cluster-state.contract.test.ts.
+ * still let exactly one win, also after the ring's stream leader is killed; a read NATS cannot answer is
+ * UnavailableError. The contract itself is in tests/contract/cluster-state.contract.test.ts.
  */
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { RING_BUCKET, type RingRecord } from "../../core/cluster/index.ts";
+import { UnavailableError } from "../../core/errors/index.ts";
 import { startNats, startNatsCluster } from "../../tests/support/nats.ts";
 import { connectNats, NatsKvClusterState } from "./index.ts";
 
@@ -29,6 +30,10 @@ test("kv-cluster-state - a ring watch keeps delivering across a nats-server rest
       for await (const s of nc.status()) if (s.type === "reconnect") return;
     })();
     await server.kill();
+    // Down: a read says "retry later" (UnavailableError: HTTP 503, gRPC UNAVAILABLE), not an internal error.
+    const down = await state.getRing().catch((e: unknown) => e);
+    expect(down).toBeInstanceOf(UnavailableError);
+    expect(await state.listNodes().catch((e: unknown) => e)).toBeInstanceOf(UnavailableError);
     server = await startNats({ storeDir, port: server.port });
     await reconnected;
     // JetStream may still be recovering its streams right after a restart: retry the CAS until it goes through.

@@ -2,7 +2,8 @@
  * ClusterState over NATS KV: node records under `nodes.<id>`, leases under `lease.<name>` and the scope's
  * roots under `scope.<host>` (one key each) in the bucket CLUSTER_BUCKET; the ring alone, under `ring`, in
  * its own bucket RING_BUCKET. All JSON. Revisions are the buckets' stream sequences. A lost compare-and-set
- * is reported as undefined (ring) or false (lease), never as an error.
+ * is reported as undefined (ring) or false (lease), never as an error; a read NATS cannot answer now (a
+ * server down or restarting, a stream without a leader) rejects with UnavailableError (retry later).
  *
  * Why the ring has a bucket of its own: on a clustered bucket (replicas > 1) nats-server before 2.9.21
  * checks a write's expected last *subject* sequence (what `kv.update` sends) only against what the stream
@@ -25,7 +26,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { CLUSTER_BUCKET, keys, RING_BUCKET, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
 import { type ClusterState } from "../../core/ports/index.ts";
-import { isReplicasUnsupported, isWrongLastSequence, replicasError } from "./errors.ts";
+import { isReplicasUnsupported, isWrongLastSequence, replicasError, stateUnavailable } from "./errors.ts";
 
 export interface NatsKvClusterStateOptions {
   /** Bucket name; default CLUSTER_BUCKET. */
@@ -114,9 +115,11 @@ export class NatsKvClusterState implements ClusterState {
     // a consumer, which a clustered JetStream cannot do without its meta leader (in a supercluster of
     // regions, while one region's server is down), so membership stays readable through such an outage.
     const prefix = `$KV.${this.bucket}.`;
-    const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
-    const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
-    const entries = await Promise.all(names.map((k) => this.kv.get(k)));
+    const entries = await unavailableIfFails("the node records", async () => {
+      const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
+      const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+      return Promise.all(names.map((k) => this.kv.get(k)));
+    });
     const nodes: NodeRecord[] = [];
     for (const e of entries) {
       if (!isLive(e)) continue; // deleted between keys() and get()
@@ -132,7 +135,8 @@ export class NatsKvClusterState implements ClusterState {
 
   async nodeHistory(id: string): Promise<NodeRecord[]> {
     const records: NodeRecord[] = [];
-    for await (const e of await this.kv.history({ key: keys.node(id) })) {
+    const history = await unavailableIfFails(`the history of node ${id}`, () => this.kv.history({ key: keys.node(id) }));
+    for await (const e of history) {
       if (!isLive(e)) {
         records.length = 0; // deleted: what came before belongs to an earlier life of the id
         continue;
@@ -148,7 +152,7 @@ export class NatsKvClusterState implements ClusterState {
 
   async getRing(): Promise<{ ring: RingRecord; revision: number } | undefined> {
     // From the stream leader: what the next compare-and-set is checked against.
-    const m = await this.jsm.streams.getMessage(this.ringStream, { last_by_subj: this.ringSubject });
+    const m = await unavailableIfFails("the ring", () => this.jsm.streams.getMessage(this.ringStream, { last_by_subj: this.ringSubject }));
     if (!m || m.header?.get("KV-Operation")) return undefined; // never written, or a delete marker
     return { ring: JSON.parse(decoder.decode(m.data)) as RingRecord, revision: m.seq };
   }
@@ -256,6 +260,15 @@ export class NatsKvClusterState implements ClusterState {
 
   async close(): Promise<void> {
     for (const stop of [...this.watchers]) stop();
+  }
+}
+
+/** Runs a read against NATS; whatever it fails with becomes UnavailableError (the caller may retry later). */
+async function unavailableIfFails<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw stateUnavailable(what, err);
   }
 }
 
