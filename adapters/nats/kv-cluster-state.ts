@@ -133,6 +133,12 @@ export class NatsKvClusterState implements ClusterState {
     return nodes;
   }
 
+  async getNode(id: string): Promise<NodeRecord | undefined> {
+    // A direct get: any replica answers, so a node can read its own record while the bucket elects a leader.
+    const e = await unavailableIfFails(`the record of node ${id}`, () => this.kv.get(keys.node(id)));
+    return isLive(e) ? e.json<NodeRecord>() : undefined;
+  }
+
   async nodeHistory(id: string): Promise<NodeRecord[]> {
     const records: NodeRecord[] = [];
     const history = await unavailableIfFails(`the history of node ${id}`, () => this.kv.history({ key: keys.node(id) }));
