@@ -58,10 +58,23 @@ export interface FaultRun {
   inFlightAtFault: number;
   violations: string[];
   /** Hosts whose wait across the outage exceeded the outage, their gap and `slackMs`, with by how much. */
-  stalls: Array<{ host: string; waitedMs: number; allowedMs: number }>;
+  stalls: Stall[];
   blankErrors: string[];
   /** Every node's counters at the end, summed over nodes of a role. */
   counters: { frontier: Record<string, number>; fetcher: Record<string, number> };
+}
+
+/**
+ * A host that waited too long across the outage: its wait, what was allowed, and where the wait lay (when
+ * its request before the wait ended, after the fault began; when the next one started, after the server was
+ * back), so a failure says whether the time was lost during the outage or after it.
+ */
+export interface Stall {
+  host: string;
+  waitedMs: number;
+  allowedMs: number;
+  lastEndedAfterFaultMs: number;
+  nextStartedAfterBackMs: number;
 }
 
 export interface FaultScenario {
@@ -172,11 +185,7 @@ export function yieldCpuToTheWeb(roles: Roles): void {
  * (MIN_GAP_MS or 10x the earlier request's duration, whichever is longer), plus `slackMs`. Longer is a
  * stall. Hosts whose last request came before the fault had nothing left to fetch.
  */
-export function stallsAcross(
-  requests: readonly RequestRecord[],
-  window: FaultWindow,
-  slackMs: number,
-): Array<{ host: string; waitedMs: number; allowedMs: number }> {
+export function stallsAcross(requests: readonly RequestRecord[], window: FaultWindow, slackMs: number): Stall[] {
   const byHost = new Map<string, RequestRecord[]>();
   for (const r of requests) {
     const list = byHost.get(r.host) ?? [];
@@ -184,7 +193,7 @@ export function stallsAcross(
     byHost.set(r.host, list);
   }
   const outage = window.backAt - window.killedAt;
-  const out: Array<{ host: string; waitedMs: number; allowedMs: number }> = [];
+  const out: Stall[] = [];
   for (const [host, list] of byHost) {
     list.sort((a, b) => a.startedAt - b.startedAt);
     for (let i = 1; i < list.length; i++) {
@@ -194,7 +203,14 @@ export function stallsAcross(
       const gap = Math.max(MIN_GAP_MS, 10 * (a.endedAt - a.startedAt));
       const waitedMs = b.startedAt - a.endedAt;
       const allowedMs = outage + gap + slackMs;
-      if (waitedMs > allowedMs) out.push({ host, waitedMs, allowedMs });
+      if (waitedMs > allowedMs)
+        out.push({
+          host,
+          waitedMs,
+          allowedMs,
+          lastEndedAfterFaultMs: Math.round(a.endedAt - window.killedAt),
+          nextStartedAfterBackMs: Math.round(b.startedAt - window.backAt),
+        });
     }
   }
   return out;
