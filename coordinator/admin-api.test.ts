@@ -1,8 +1,13 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Hono } from "hono";
 import { partitionOf } from "../core/ring/index.ts";
 import { isDashboardAsset, serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
+import { connectNats, NatsKvClusterState } from "../adapters/nats/index.ts";
+import { startNats } from "../tests/support/nats.ts";
 import { adminApp } from "./admin-api.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { harness, hostInfo, nodeRecord, P, stubFrontier, type Harness, type StubFrontier } from "./test-support.ts";
@@ -145,6 +150,42 @@ describe("admin API", () => {
     expect(body).toMatchObject({ partitions: P, epoch: 1, revision: expect.any(Number) });
     expect(body.regions.us.owners.every((o: string) => o === "f1")).toBe(true);
   });
+
+  test("admin - GET /v1/ring over NATS is 503 unavailable, never 500, while nats-server is down and as it restarts", async () => {
+    const storeDir = mkdtempSync(join(tmpdir(), "admin-ring-nats-"));
+    let server = await startNats({ storeDir });
+    const nc = await connectNats(server.url, "admin-ring", { reconnectTimeWait: 100 });
+    const state = await NatsKvClusterState.open(nc, { onError: () => {} });
+    try {
+      const natsApp = adminApp({ ...h.services, state }, { tokens: new TokenSet([TOKEN]), maxSeedsPerRequest: 100 });
+      await state.casRing({ epoch: 1, partitions: P, vnodes: 8, regions: {} }, 0);
+      const ringStatus = async () => {
+        const res = await natsApp.request("/v1/ring", { headers: auth });
+        return { status: res.status, body: await json(res) };
+      };
+      expect((await ringStatus()).status).toBe(200);
+
+      await server.kill();
+      const down = await ringStatus();
+      expect(down.status).toBe(503);
+      expect(down.body.error.code).toBe("unavailable");
+      expect(down.body.error.message).toContain("the cluster state (NATS) cannot be read now");
+
+      // Right after the restart JetStream answers "not enabled" for a while: still 503, until the ring is read.
+      server = await startNats({ storeDir, port: server.port });
+      const seen = new Set<number>();
+      for (let answer = await ringStatus(); answer.status !== 200; answer = await ringStatus()) {
+        seen.add(answer.status);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect([...seen].filter((status) => status !== 503)).toEqual([]);
+    } finally {
+      await state.close();
+      await nc.close();
+      await server.stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   test("admin - GET /v1/nodes lists records with their state", async () => {
     await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now }));

@@ -9,8 +9,9 @@
  *   - `left`      when its record says it stopped cleanly (it normally deletes its record instead).
  *
  * The coordinator judges only silence it could have seen: after its start, after a failed read of the
- * cluster state (NATS down, or a JetStream without its meta leader), and after its own connection dropped
- * (`blind()`: a coordinator busy with something else while NATS was down may never have tried to read), a
+ * cluster state (NATS down, or a JetStream without its meta leader), after a failed write of its own (the
+ * rebalancer's lease and ring: `blind()`), and after its own connection dropped (`blind()` too: a
+ * coordinator busy with something else while NATS was down may never have tried to read), a
  * node is dead only once it has been silent for the death timeout since the coordinator could read again.
  * A short outage of the cluster state therefore never makes every node look dead at once and moves no
  * partition: nodes whose heartbeats failed during it get a whole death timeout after it to write again.

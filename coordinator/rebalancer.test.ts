@@ -95,6 +95,35 @@ describe("rebalancer", () => {
     });
   });
 
+  test("rebalancer - while the lease cannot be written (the bucket without a leader) the nodes' silence does not count: nobody is declared dead after it", async () => {
+    // Seen with one NATS server of three killed: the lease writes failed ("no responders") for 5 s while the
+    // records could still be read, the nodes' beats failed for 10 s, and both frontier nodes were declared
+    // dead in turn, alive: their partitions moved without a handoff.
+    const { state, clock, make, beat } = setup();
+    await beat("a", "b");
+    const r = make("c1");
+    await r.tick();
+    const before = (await state.getRing())!;
+    const acquireLease = state.acquireLease.bind(state);
+    state.acquireLease = () => Promise.reject(new Error("no responders: '$KV.crawl-cluster.lease.coordinator'"));
+    for (let s = 0; s < 5; s++) {
+      clock.now += 1_000;
+      await expect(r.tick()).rejects.toThrow("no responders");
+    }
+    state.acquireLease = acquireLease;
+    const back = clock.now;
+    expect(await r.tick()).toMatchObject({ leader: true, wrote: false });
+    // 11 s after the nodes' last beats, 6 s after the lease could be written again: both still live.
+    clock.now = back + 6_000;
+    expect(await r.tick()).toMatchObject({ leader: true, wrote: false });
+    expect((await state.getRing())!.revision).toBe(before.revision);
+    // Silent for a whole death timeout since then: now b is dead (a beat again).
+    clock.now = back + DEATH + 1;
+    await beat("a");
+    expect(await r.tick()).toMatchObject({ wrote: true });
+    expect(new Set(owners((await state.getRing())!.ring))).toEqual(new Set(["a"]));
+  });
+
   test("rebalancer - a drained node keeps handing over: its partitions move with it as previous", async () => {
     const { state, make, beat } = setup();
     await beat("a", "b", "c");

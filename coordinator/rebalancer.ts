@@ -89,23 +89,40 @@ export class Rebalancer {
     );
   }
 
+  /**
+   * A call on the cluster state (the lease, the ring) that fails blinds the membership view: the nodes'
+   * heartbeats most likely fail for the same reason, so their silence from now until the next good read
+   * counts against none of them. Seen: after one NATS server of three was killed, the lease writes failed
+   * for 5 s while node records could still be read; the nodes' beats failed for 10 s, and both frontier
+   * nodes were declared dead in turn while alive, their partitions moved without a handoff and restored from
+   * replicas still missing their last rows. (A failed read of the records blinds it by itself.)
+   */
+  private async onState<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      this.opts.membership.blind();
+      throw error;
+    }
+  }
+
   async tick(): Promise<TickOutcome> {
     const { state, nodeId, leaseTtlMs } = this.opts;
     const wasLeader = this.leader;
     this.leader =
       !wasLeader && (await this.warmingUp())
         ? false
-        : await state.acquireLease(COORDINATOR_LEASE, this.holder, leaseTtlMs, this.opts.now());
+        : await this.onState(() => state.acquireLease(COORDINATOR_LEASE, this.holder, leaseTtlMs, this.opts.now()));
     if (this.leader !== wasLeader)
       this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
     if (!this.leader) {
-      this.ringSeen = (await state.getRing()) !== undefined;
+      this.ringSeen = (await this.onState(() => state.getRing())) !== undefined;
       return { leader: false, wrote: false };
     }
     const attempts = this.opts.maxAttempts ?? 5;
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const view = await this.opts.membership.view();
-      const current = await state.getRing();
+      const current = await this.onState(() => state.getRing());
       if (current && current.ring.partitions !== this.opts.partitions) {
         throw new Error(
           `the stored ring has ${current.ring.partitions} partitions but this coordinator is configured with ${this.opts.partitions}; the partition count is fixed for the cluster's life`,
@@ -124,7 +141,7 @@ export class Rebalancer {
         this.ringSeen = true;
         return { leader: true, wrote: false, epoch: current.ring.epoch, revision: current.revision };
       }
-      const revision = await state.casRing(next, current?.revision ?? 0);
+      const revision = await this.onState(() => state.casRing(next, current?.revision ?? 0));
       if (revision !== undefined) {
         this.ringSeen = true;
         this.opts.log.info("wrote the ring", { epoch: next.epoch, revision, live, moved: movedCount(current?.ring, next) });

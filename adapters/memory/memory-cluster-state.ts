@@ -38,6 +38,11 @@ export class MemoryClusterState implements ClusterState {
     return [...this.nodes.values()].map((n) => structuredClone(n));
   }
 
+  async getNode(id: string): Promise<NodeRecord | undefined> {
+    const record = this.nodes.get(id);
+    return record && structuredClone(record);
+  }
+
   async nodeHistory(id: string): Promise<NodeRecord[]> {
     return (this.history.get(id) ?? []).map((n) => structuredClone(n));
   }

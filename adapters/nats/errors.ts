@@ -5,6 +5,7 @@
  * consume loops, and a configuration that cannot be changed in place is fatal (ConfigDriftError).
  */
 import { JetStreamApiCodes, JetStreamApiError } from "@nats-io/jetstream";
+import { UnavailableError } from "../../core/errors/index.ts";
 
 const NAME_IN_USE = 10058; // stream name already in use with a different configuration
 const REPLICAS_UNSUPPORTED = 10074; // replicas > 1 not supported in non-clustered mode
@@ -73,4 +74,15 @@ export class ConfigDriftError extends Error {
 export class BusUnavailableError extends Error {
   override readonly name = "BusUnavailableError";
   readonly retry = true;
+}
+
+/**
+ * A read of the cluster state that NATS did not answer: the server is down or restarting, JetStream has no
+ * meta or stream leader yet ("jetstream is not enabled", "temporarily unavailable"), or the request timed
+ * out. Every such failure passes; the caller is told to retry later (HTTP 503, gRPC UNAVAILABLE), never
+ * given an internal error.
+ */
+export function stateUnavailable(what: string, cause: unknown): UnavailableError {
+  const reason = cause instanceof Error && cause.message ? cause.message : String(cause);
+  return new UnavailableError(`the cluster state (NATS) cannot be read now (${what}: ${reason}); retry shortly`, { cause });
 }

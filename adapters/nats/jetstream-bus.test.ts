@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstreamManager, RetentionPolicy, StorageType, type JetStreamManager } from "@nats-io/jetstream";
 import { headers, nanos } from "@nats-io/nats-core";
-import { BUS_ENCODING_HEADER, BUS_ENCODINGS, consumers, streams, subjects } from "../../core/cluster/index.ts";
+import { BUS_ENCODING_HEADER, BUS_ENCODINGS, CLUSTER_BUCKET, consumers, RING_BUCKET, streams, subjects } from "../../core/cluster/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import { encodeFetchTask } from "../../proto/codec/index.ts";
 import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
@@ -285,7 +285,7 @@ test("jetstream-bus - on a 3-server cluster with 3 replicas, losing one server l
   try {
     await b.ensureRegion("eu", 2);
     const jsm = await jetstreamManager(conn);
-    for (const name of [streams.urls("eu"), streams.fetch("eu"), streams.results("eu"), "KV_crawl-cluster"]) {
+    for (const name of [streams.urls("eu"), streams.fetch("eu"), streams.results("eu"), `KV_${CLUSTER_BUCKET}`, `KV_${RING_BUCKET}`]) {
       expect((await jsm.streams.info(name)).config.num_replicas).toBe(3);
     }
     for (let i = 0; i < 20; i++) await b.publishUrls("eu", 0, links(`before-${i}`));

@@ -1,33 +1,42 @@
 /**
- * ClusterState over a NATS KV bucket (CLUSTER_BUCKET): node records under `nodes.<id>`, the ring under
- * `ring`, leases under `lease.<name>`, the scope's roots under `scope.<host>` (one key each), all JSON. Revisions are the bucket's stream sequences, so
- * compare-and-set is JetStream's "expected last subject sequence": `kv.create` for revision 0 and
- * `kv.update(key, value, revision)` otherwise; a wrong-last-sequence answer means another writer won, and
- * is reported as undefined (ring) or false (lease), never as an error.
+ * ClusterState over NATS KV: node records under `nodes.<id>`, leases under `lease.<name>` and the scope's
+ * roots under `scope.<host>` (one key each) in the bucket CLUSTER_BUCKET; the ring alone, under `ring`, in
+ * its own bucket RING_BUCKET. All JSON. Revisions are the buckets' stream sequences. A lost compare-and-set
+ * is reported as undefined (ring) or false (lease), never as an error; a read NATS cannot answer now (a
+ * server down or restarting, a stream without a leader) rejects with UnavailableError (retry later).
  *
- * On a clustered bucket (replicas > 1) nats-server before 2.9.21 checks the expected sequence only on the
- * stream leader, before proposing the write, against what it has applied so far: two updates in flight at
- * once, both naming the same revision, are then both accepted, and the later one silently undoes the
- * earlier (Debian's 2.9.10 does this; a single server checks while storing and is not affected). A frontier
- * node receiving many partitions at once marks each handed over concurrently, so this object's ring writes
- * go one at a time: each is acknowledged (applied by the leader) before the next one's check.
+ * Why the ring has a bucket of its own: on a clustered bucket (replicas > 1) nats-server before 2.9.21
+ * checks a write's expected last *subject* sequence (what `kv.update` sends) only against what the stream
+ * leader has applied, before proposing the write: two writes in flight at once, both naming the same
+ * revision, are then both accepted and the later one silently undoes the earlier (Debian's 2.9.10 does
+ * this, from one connection or several; a single server is not affected). The ring is written by several
+ * processes (the coordinator rebalancing, frontier nodes marking handoffs done), and an undone handoff mark
+ * names the giver as `previous` again after it has given the partition away. A write to the ring bucket
+ * names instead the stream's last sequence (`Nats-Expected-Last-Sequence`), which the leader checks against
+ * every write it has already proposed, so of writes made at once from one revision exactly one is stored,
+ * whichever processes send them (tests/contract and kv-cluster-state.test.ts, on a 3-server cluster). That
+ * holds only while the ring is the bucket's one key. The first write (revision 0) is a per-subject create:
+ * two coordinators starting at once could both store a first ring, which names no handoff, so nothing is
+ * undone. Ring reads go to the stream leader (a direct get may be answered by a replica still catching up).
  *
  * The connection is borrowed: close() stops this object's watchers but leaves the connection open.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
-import { CLUSTER_BUCKET, keys, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
+import { CLUSTER_BUCKET, keys, RING_BUCKET, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
 import { type ClusterState } from "../../core/ports/index.ts";
-import { isReplicasUnsupported, isWrongLastSequence, replicasError } from "./errors.ts";
+import { isReplicasUnsupported, isWrongLastSequence, replicasError, stateUnavailable } from "./errors.ts";
 
 export interface NatsKvClusterStateOptions {
   /** Bucket name; default CLUSTER_BUCKET. */
   bucket?: string;
+  /** The ring's bucket; default RING_BUCKET, or `<bucket>-ring` when `bucket` is given (tests use fresh names). */
+  ringBucket?: string;
   /** Revisions kept per key (for debugging a ring's history). Default 5. */
   history?: number;
   /**
-   * Copies JetStream keeps of the bucket: 1 (default), 3 on a region's 3-server cluster. An existing
+   * Copies JetStream keeps of both buckets: 1 (default), 3 on a region's 3-server cluster. An existing
    * bucket with another count is changed in place.
    */
   replicas?: number;
@@ -46,37 +55,50 @@ interface ScopeRoot {
 }
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 const json = (value: unknown) => encoder.encode(JSON.stringify(value));
 
 export class NatsKvClusterState implements ClusterState {
   private readonly watchers = new Set<() => void>();
-  /** The ring write under way: the next one waits for it (see the module comment). */
-  private ringWrites: Promise<unknown> = Promise.resolve();
+  private readonly ringStream: string;
+  private readonly ringSubject: string;
 
   private constructor(
     private readonly kv: KV,
+    private readonly ringKv: KV,
+    private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly bucket: string,
+    ringBucket: string,
     private readonly onError: (err: unknown, where: string) => void,
-  ) {}
+  ) {
+    this.ringStream = `KV_${ringBucket}`;
+    this.ringSubject = `$KV.${ringBucket}.${keys.ring}`;
+  }
 
-  /** Opens the bucket, creating it (file storage) when missing, with `replicas` copies. */
+  /** Opens both buckets, creating them (file storage) when missing, with `replicas` copies. */
   static async open(nc: NatsConnection, opts: NatsKvClusterStateOptions = {}): Promise<NatsKvClusterState> {
     const bucket = opts.bucket ?? CLUSTER_BUCKET;
+    const ringBucket = opts.ringBucket ?? (opts.bucket === undefined ? RING_BUCKET : `${opts.bucket}-ring`);
     const replicas = opts.replicas ?? 1;
-    let kv: KV;
-    let jsm: JetStreamManager;
-    try {
-      kv = await new Kvm(nc).create(bucket, { history: opts.history ?? 5, replicas });
-      // create() binds to an existing bucket as it is: bring its replica count in line.
-      jsm = await jetstreamManager(nc);
-      const info = await jsm.streams.info(`KV_${bucket}`);
-      if (info.config.num_replicas !== replicas) await jsm.streams.update(info.config.name, { ...info.config, num_replicas: replicas });
-    } catch (err) {
-      if (isReplicasUnsupported(err)) throw replicasError(`the cluster-state bucket ${bucket}`, replicas, err);
-      throw err;
-    }
-    return new NatsKvClusterState(kv, jsm, bucket, opts.onError ?? ((err, where) => console.error(`cluster-state: ${where}:`, err)));
+    const kvm = new Kvm(nc);
+    const jsm = await jetstreamManager(nc);
+    const openBucket = async (name: string) => {
+      try {
+        const kv = await kvm.create(name, { history: opts.history ?? 5, replicas });
+        // create() binds to an existing bucket as it is: bring its replica count in line.
+        const info = await jsm.streams.info(`KV_${name}`);
+        if (info.config.num_replicas !== replicas) await jsm.streams.update(info.config.name, { ...info.config, num_replicas: replicas });
+        return kv;
+      } catch (err) {
+        if (isReplicasUnsupported(err)) throw replicasError(`the cluster-state bucket ${name}`, replicas, err);
+        throw err;
+      }
+    };
+    const kv = await openBucket(bucket);
+    const ringKv = await openBucket(ringBucket);
+    const onError = opts.onError ?? ((err: unknown, where: string) => console.error(`cluster-state: ${where}:`, err));
+    return new NatsKvClusterState(kv, ringKv, jetstream(nc), jsm, bucket, ringBucket, onError);
   }
 
   async putNode(record: NodeRecord): Promise<void> {
@@ -93,9 +115,11 @@ export class NatsKvClusterState implements ClusterState {
     // a consumer, which a clustered JetStream cannot do without its meta leader (in a supercluster of
     // regions, while one region's server is down), so membership stays readable through such an outage.
     const prefix = `$KV.${this.bucket}.`;
-    const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
-    const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
-    const entries = await Promise.all(names.map((k) => this.kv.get(k)));
+    const entries = await unavailableIfFails("the node records", async () => {
+      const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
+      const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+      return Promise.all(names.map((k) => this.kv.get(k)));
+    });
     const nodes: NodeRecord[] = [];
     for (const e of entries) {
       if (!isLive(e)) continue; // deleted between keys() and get()
@@ -109,9 +133,16 @@ export class NatsKvClusterState implements ClusterState {
     return nodes;
   }
 
+  async getNode(id: string): Promise<NodeRecord | undefined> {
+    // A direct get: any replica answers, so a node can read its own record while the bucket elects a leader.
+    const e = await unavailableIfFails(`the record of node ${id}`, () => this.kv.get(keys.node(id)));
+    return isLive(e) ? e.json<NodeRecord>() : undefined;
+  }
+
   async nodeHistory(id: string): Promise<NodeRecord[]> {
     const records: NodeRecord[] = [];
-    for await (const e of await this.kv.history({ key: keys.node(id) })) {
+    const history = await unavailableIfFails(`the history of node ${id}`, () => this.kv.history({ key: keys.node(id) }));
+    for await (const e of history) {
       if (!isLive(e)) {
         records.length = 0; // deleted: what came before belongs to an earlier life of the id
         continue;
@@ -126,19 +157,17 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async getRing(): Promise<{ ring: RingRecord; revision: number } | undefined> {
-    const e = await this.kv.get(keys.ring);
-    return isLive(e) ? { ring: e.json<RingRecord>(), revision: e.revision } : undefined;
+    // From the stream leader: what the next compare-and-set is checked against.
+    const m = await unavailableIfFails("the ring", () => this.jsm.streams.getMessage(this.ringStream, { last_by_subj: this.ringSubject }));
+    if (!m || m.header?.get("KV-Operation")) return undefined; // never written, or a delete marker
+    return { ring: JSON.parse(decoder.decode(m.data)) as RingRecord, revision: m.seq };
   }
 
-  casRing(ring: RingRecord, revision: number): Promise<number | undefined> {
-    const write = this.ringWrites.then(() => this.casRingNow(ring, revision));
-    this.ringWrites = write.catch(() => {});
-    return write;
-  }
-
-  private async casRingNow(ring: RingRecord, revision: number): Promise<number | undefined> {
+  async casRing(ring: RingRecord, revision: number): Promise<number | undefined> {
     try {
-      return revision === 0 ? await this.kv.create(keys.ring, json(ring)) : await this.kv.update(keys.ring, json(ring), revision);
+      if (revision === 0) return await this.ringKv.create(keys.ring, json(ring));
+      // The stream's last sequence, not the key's: see the module comment.
+      return (await this.js.publish(this.ringSubject, json(ring), { expect: { lastSequence: revision } })).seq;
     } catch (err) {
       if (isWrongLastSequence(err)) return undefined;
       throw err;
@@ -146,7 +175,7 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void {
-    return this.watchKey(keys.ring, "ring", (e) => onRing(e.json<RingRecord>(), e.revision));
+    return this.watchKey(this.ringKv, keys.ring, "ring", (e) => onRing(e.json<RingRecord>(), e.revision));
   }
 
   async addScopeRoots(hosts: readonly string[]): Promise<void> {
@@ -154,7 +183,7 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   watchScopeRoots(onRoots: (hosts: string[]) => void): () => void {
-    return this.watchKey(`${keys.scopeRootPrefix}>`, "scope roots", (e) => {
+    return this.watchKey(this.kv, `${keys.scopeRootPrefix}>`, "scope roots", (e) => {
       const { host } = e.json<ScopeRoot>();
       if (typeof host === "string") onRoots([host]);
     });
@@ -165,7 +194,7 @@ export class NatsKvClusterState implements ClusterState {
    * each PUT once, in order. After a failure the watch restarts with a backoff, resuming after the last
    * revision delivered, so nothing is skipped and nothing repeated.
    */
-  private watchKey(key: string, what: string, onEntry: (e: KvEntry) => void): () => void {
+  private watchKey(kv: KV, key: string, what: string, onEntry: (e: KvEntry) => void): () => void {
     let stopped = false;
     let stopIterator: (() => void) | undefined;
     let wake: (() => void) | undefined;
@@ -178,7 +207,7 @@ export class NatsKvClusterState implements ClusterState {
     this.watchers.add(stop);
     let last = 0;
     const watchOnce = async () => {
-      const iter = await this.kv.watch(last > 0 ? { key, resumeFromRevision: last + 1 } : { key });
+      const iter = await kv.watch(last > 0 ? { key, resumeFromRevision: last + 1 } : { key });
       stopIterator = () => iter.stop();
       if (stopped) return iter.stop();
       for await (const e of iter) {
@@ -237,6 +266,15 @@ export class NatsKvClusterState implements ClusterState {
 
   async close(): Promise<void> {
     for (const stop of [...this.watchers]) stop();
+  }
+}
+
+/** Runs a read against NATS; whatever it fails with becomes UnavailableError (the caller may retry later). */
+async function unavailableIfFails<T>(what: string, read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (err) {
+    throw stateUnavailable(what, err);
   }
 }
 

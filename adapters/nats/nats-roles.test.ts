@@ -169,7 +169,7 @@ test("nats roles - a fetch node cannot hand out fetch tasks, answer for another 
     "task to crawl.fetch.r1": 'Permissions Violation for Publish to "crawl.fetch.r1"',
     "result to crawl.results.r2": 'Permissions Violation for Publish to "crawl.results.r2.1"',
     "the coordinator lease": 'Permissions Violation for Publish to "$KV.crawl-cluster.lease.coordinator"',
-    "the ring": 'Permissions Violation for Publish to "$KV.crawl-cluster.ring"',
+    "the ring": 'Permissions Violation for Publish to "$KV.crawl-ring.ring"',
     "streams of another region": 'Permissions Violation for Publish to "$JS.API.STREAM.INFO.CRAWL_URLS_R2"',
   });
   expect((await jsm.streams.info(streams.fetch(R1))).state.messages).toBe(before);

@@ -2,7 +2,7 @@
  * The cluster's shared vocabulary, pure: names of subjects, streams, consumers and keys; region rules;
  * the records of membership and ring; the ring computation; and the kinds of the settings every role shares (node id, region, NATS URLs).
  */
-export { CLUSTER_BUCKET, checkToken, consumers, keys, objectStores, streams, subjects } from "./names.ts";
+export { CLUSTER_BUCKET, RING_BUCKET, checkToken, consumers, keys, objectStores, streams, subjects } from "./names.ts";
 export { parseRegionRules, regionOf, regionsOf, type RegionRules } from "./regions.ts";
 export type { NodeRecord, NodeRole, NodeStatus, RegionAssignment, RingRecord } from "./records.ts";
 export { completeHandoff, computeRing, partitionRoles, type AssignmentInput } from "./assignment.ts";

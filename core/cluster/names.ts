@@ -18,6 +18,12 @@
  */
 export const CLUSTER_BUCKET = "crawl-cluster";
 
+/**
+ * The ring's own bucket, holding the key `ring` and nothing else: a ring write names the stream's last
+ * sequence, which nats-server checks against every write already proposed (adapters/nats/kv-cluster-state.ts).
+ */
+export const RING_BUCKET = "crawl-ring";
+
 const TOKEN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 
 /** Throws unless `name` is a valid region name or node id. */

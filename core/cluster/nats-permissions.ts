@@ -5,7 +5,7 @@
  * (deploy/terraform/modules/fleet/nats.tf), which a test compares with this one so the two never drift.
  *
  *   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; the
- *                cluster-state bucket, read and write (node records, ring, lease)
+ *                cluster-state bucket, read and write (node records, lease), and the ring's bucket
  *   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
  *                up its region's streams; pulls and acks urls-<p> and results-<p> of its region; writes
  *                node records, the ring (the end of a handoff) and the scope roots (scope.<host>: the hosts
@@ -24,7 +24,7 @@
  * lease or rewrite the ring.
  * The subjects are those of names.ts and of what adapters/nats asks JetStream (nats.js v3, nats-server 2.9).
  */
-import { CLUSTER_BUCKET, consumers, keys, objectStores, streams, subjects } from "./names.ts";
+import { CLUSTER_BUCKET, consumers, keys, objectStores, RING_BUCKET, streams, subjects } from "./names.ts";
 
 export const NATS_ROLES = ["coordinator", "frontier", "fetch"] as const;
 export type NatsRole = (typeof NATS_ROLES)[number];
@@ -36,6 +36,9 @@ export interface SubjectPermissions {
 
 const KV_STREAM = `KV_${CLUSTER_BUCKET}`;
 const KV_PREFIX = `$KV.${CLUSTER_BUCKET}`;
+/** The ring's own bucket (names.ts): written by the coordinator and frontier nodes, read and watched by every role. */
+const RING_STREAM = `KV_${RING_BUCKET}`;
+const RING_KEY = `$KV.${RING_BUCKET}.${keys.ring}`;
 
 /** Create (idempotently), read and update a region's streams and their durable consumers; no delete, no purge. */
 function manageStreams(region: string): string[] {
@@ -51,23 +54,27 @@ function manageStreams(region: string): string[] {
 }
 
 /**
- * The cluster-state bucket: opened (created when missing, its copies brought to --nats-replicas in place by
- * whichever role opens it first after the setting changed), read, listed and watched (ordered consumers).
+ * The cluster-state bucket and the ring's bucket: opened (created when missing, their copies brought to
+ * --nats-replicas in place by whichever role opens them first after the setting changed), read, listed and
+ * watched (ordered consumers).
  */
-const USE_BUCKET = [
-  "$JS.API.INFO",
-  `$JS.API.STREAM.INFO.${KV_STREAM}`,
-  `$JS.API.STREAM.CREATE.${KV_STREAM}`,
-  `$JS.API.STREAM.UPDATE.${KV_STREAM}`,
-  `$JS.API.STREAM.MSG.GET.${KV_STREAM}`,
-  `$JS.API.DIRECT.GET.${KV_STREAM}`,
-  `$JS.API.DIRECT.GET.${KV_STREAM}.>`,
-  `$JS.API.CONSUMER.CREATE.${KV_STREAM}`,
-  `$JS.API.CONSUMER.CREATE.${KV_STREAM}.>`,
-  `$JS.API.CONSUMER.INFO.${KV_STREAM}.*`,
-  `$JS.API.CONSUMER.DELETE.${KV_STREAM}.*`,
-  `$JS.FC.${KV_STREAM}.>`,
-];
+const USE_BUCKET = ["$JS.API.INFO", ...[KV_STREAM, RING_STREAM].flatMap(useBucketStream)];
+
+function useBucketStream(s: string): string[] {
+  return [
+    `$JS.API.STREAM.INFO.${s}`,
+    `$JS.API.STREAM.CREATE.${s}`,
+    `$JS.API.STREAM.UPDATE.${s}`,
+    `$JS.API.STREAM.MSG.GET.${s}`,
+    `$JS.API.DIRECT.GET.${s}`,
+    `$JS.API.DIRECT.GET.${s}.>`,
+    `$JS.API.CONSUMER.CREATE.${s}`,
+    `$JS.API.CONSUMER.CREATE.${s}.>`,
+    `$JS.API.CONSUMER.INFO.${s}.*`,
+    `$JS.API.CONSUMER.DELETE.${s}.*`,
+    `$JS.FC.${s}.>`,
+  ];
+}
 
 /**
  * A frontier node's replicated partition state: the journal and claims stream and the snapshots' object
@@ -111,14 +118,14 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
   const subscribe = ["_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.>", "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.>"];
   switch (role) {
     case "coordinator":
-      return { publish: [ANY_URLS, `${KV_PREFIX}.>`, ...USE_BUCKET, ...regions.flatMap(manageStreams)], subscribe };
+      return { publish: [ANY_URLS, `${KV_PREFIX}.>`, RING_KEY, ...USE_BUCKET, ...regions.flatMap(manageStreams)], subscribe };
     case "frontier":
       return {
         publish: [
           subjects.fetch(region),
           ANY_URLS,
           `${KV_PREFIX}.nodes.*`,
-          `${KV_PREFIX}.ring`,
+          RING_KEY,
           `${KV_PREFIX}.${keys.scopeRootPrefix}>`,
           ...USE_BUCKET,
           ...manageStreams(region),

@@ -10,6 +10,8 @@ import type { NodeRecord, RingRecord } from "../cluster/index.ts";
  * Membership and ring, revisioned. Contract:
  *  - `putNode` overwrites the node's record; `listNodes` returns every record not deleted, whatever its age
  *    (deciding death from `heartbeatAt` is the reader's job).
+ *  - `getNode(id)` returns the node's record, or undefined when it has none (one record: what a node
+ *    reads of itself at every heartbeat, cheaper than listing every record).
  *  - `nodeHistory(id)` returns the node's last few records since it was last deleted, oldest first, ending
  *    with the current one (at least the last 5 writes are kept); [] for a node with no record. A reader
  *    that starts late (a coordinator just started) gets rates from it without waiting for new beats.
@@ -28,6 +30,7 @@ export interface ClusterState {
   putNode(record: NodeRecord): Promise<void>;
   deleteNode(id: string): Promise<void>;
   listNodes(): Promise<NodeRecord[]>;
+  getNode(id: string): Promise<NodeRecord | undefined>;
   nodeHistory(id: string): Promise<NodeRecord[]>;
   getRing(): Promise<{ ring: RingRecord; revision: number } | undefined>;
   casRing(ring: RingRecord, revision: number): Promise<number | undefined>;

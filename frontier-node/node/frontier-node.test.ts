@@ -180,3 +180,15 @@ test("frontier node - gRPC health says SERVING only once the ring gives it parti
     client.close();
   }
 });
+
+test("frontier node - heartbeats go on while the node records cannot be listed: a beat reads only its own record", async () => {
+  // After a NATS server of three was killed, listing the records (the bucket leader's subject list) timed
+  // out for 5 s per beat, the beats wrote nothing for 10 s, and the coordinator declared the node dead.
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  bed.state.listNodes = () => new Promise<never>(() => {});
+  await bed.node("f1");
+  const beats = async () => (await bed.state.getNode("f1"))?.heartbeatAt ?? 0;
+  const first = await beats();
+  await waitFor(async () => (await beats()) > first, "a later heartbeat written");
+});

@@ -191,6 +191,8 @@ export class FrontierNode {
         ((address, peerId) => new FrontierClient(address, { peerName: `frontier node ${peerId} at ${address}`, tls: opts.grpcTls })),
       progress: (ms) => this.pulse.wait(ms),
       admitting: (p) => this.manager.isAdmitting(p),
+      preparing: (p) => this.manager.isPreparing(p),
+      holds: replicator && ((p) => replicator.holds(p)),
       releaseResults: (p) => this.manager.releaseResults(p),
       beforeExport: replicator && ((p, signal) => untilAborted(replicator.flushed(p), signal)),
       afterHandover: replicator && ((p) => replicator.gaveAway(p)),

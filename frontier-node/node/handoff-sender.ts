@@ -12,14 +12,18 @@
  *
  * With replicated partition state, every row of p committed here is first stored in the replica
  * (`beforeExport`), so the log the new owner continues from holds all of p's past; once p is deleted here,
- * `afterHandover` forgets this store's claim of it.
+ * `afterHandover` forgets this store's claim of it. A store that does not hold p's current copy (`holds`:
+ * p's latest claim in the replica is another store's, or p was never prepared here, e.g. moved on while its
+ * restore still waited its turn) streams nothing: the receiver would replace its rows of p with what this
+ * store has, maybe nothing at all. It clears `previous[p]` in the ring instead, and the owner rebuilds p
+ * from the replica. Nor is p given while it is being prepared here (`preparing`): half restored.
  *
  * Every attempt re-reads the ring first, so a retry follows the ring: a new owner gets the partition, a
  * partition that came back to this node is kept, and one that is no longer this node's to give (the
  * coordinator decided this node was dead) stays in the store untouched. A stream that broke after the
  * receiver committed is recognized by the ring: the owner it was sent to has cleared `previous[p]`.
  */
-import type { RingRecord } from "../../core/cluster/index.ts";
+import { completeHandoff, type RingRecord } from "../../core/cluster/index.ts";
 import type { ClusterState } from "../../core/ports/index.ts";
 import type { HandoffRequest, HandoffResponse } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { errorFields, type Log } from "../../kit/log/index.ts";
@@ -35,7 +39,7 @@ export interface HandoffPeer {
 export interface HandoffSenderOptions {
   nodeId: string;
   region: string;
-  state: Pick<ClusterState, "getRing" | "listNodes">;
+  state: Pick<ClusterState, "getRing" | "listNodes" | "casRing">;
   store: FrontierStore;
   frontier: Frontier;
   dial: (address: string, peerId: string) => HandoffPeer;
@@ -43,6 +47,13 @@ export interface HandoffSenderOptions {
   progress: (ms: number) => Promise<void>;
   /** True while an admission of partition p is being committed (its urls handler is running). */
   admitting: (p: number) => boolean;
+  /** True while partition p is being prepared (restored from the replica) here; absent: never. */
+  preparing?: (p: number) => boolean;
+  /**
+   * Replicated partition state: whether this store holds p's current copy (see the module comment);
+   * rejects when the replica cannot say now (asked again). Absent: the store always holds p.
+   */
+  holds?: (p: number) => Promise<boolean>;
   /**
    * Stops this node consuming p's results, once it has nothing of p in flight: from the moment the new
    * owner serves p, every result of p is the new owner's, and one consumed here would be lost to it.
@@ -59,7 +70,7 @@ export interface HandoffSenderOptions {
   log: Log;
 }
 
-export type HandoffOutcome = "handed-over" | "kept" | "left-in-store" | "stopped";
+export type HandoffOutcome = "handed-over" | "kept" | "left-in-store" | "not-held" | "stopped";
 
 const RETRY_BASE_MS = 250;
 const RETRY_MAX_MS = 10_000;
@@ -70,7 +81,8 @@ export class HandoffSender {
   /** Hands partition p to its owner under the current ring; resolves with what became of it. */
   async give(p: number, signal: AbortSignal): Promise<HandoffOutcome> {
     const { frontier, log } = this.opts;
-    while (!signal.aborted && (frontier.inFlightIn(p) > 0 || this.opts.admitting(p))) await this.opts.progress(1_000);
+    const busy = () => frontier.inFlightIn(p) > 0 || this.opts.admitting(p) || this.opts.preparing?.(p) === true;
+    while (!signal.aborted && busy()) await this.opts.progress(1_000);
     if (!signal.aborted) await this.opts.releaseResults(p);
     try {
       if (!signal.aborted) await this.opts.beforeExport?.(p, signal);
@@ -106,6 +118,29 @@ export class HandoffSender {
         if (attempt % 20 === 0)
           log.warn("partition has no owner to hand over to (no live frontier node in the region); waiting", { partition: p });
         continue;
+      }
+      if (this.opts.holds) {
+        let held: boolean;
+        try {
+          held = await this.opts.holds(p);
+        } catch (error) {
+          log.warn("cannot tell whether this store holds the partition's current copy; retrying", errorFields(error, { partition: p }));
+          continue;
+        }
+        if (!held) {
+          if (await this.release(p)) {
+            frontier.counters.add("handoff.not-held");
+            log.warn(
+              "partition named as handed over by this node, which holds no current copy of it; the owner rebuilds it from the replica",
+              {
+                partition: p,
+                owner,
+              },
+            );
+            return "not-held";
+          }
+          continue;
+        }
       }
       const address = await this.addressOf(owner);
       if (!address) {
@@ -168,6 +203,18 @@ export class HandoffSender {
       };
     }
     yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true, scopeRoots: [] };
+  }
+
+  /** Clears previous[p] (still this node) by compare-and-set; false when the ring changed meanwhile (read again). */
+  private async release(p: number): Promise<boolean> {
+    try {
+      const current = await this.opts.state.getRing();
+      if (!current || current.ring.regions[this.opts.region]?.previous[p] !== this.opts.nodeId) return false;
+      return (await this.opts.state.casRing(completeHandoff(current.ring, this.opts.region, p), current.revision)) !== undefined;
+    } catch (error) {
+      this.opts.log.warn("cannot clear the partition's handoff in the ring; retrying", errorFields(error, { partition: p }));
+      return false;
+    }
   }
 
   private holdsNothing(p: number): boolean {

@@ -16,7 +16,7 @@ import type { Log } from "../../kit/log/index.ts";
 import { NodeHeartbeat } from "../../kit/node/index.ts";
 
 export interface MembershipOptions {
-  state: Pick<ClusterState, "putNode" | "deleteNode" | "listNodes">;
+  state: Pick<ClusterState, "putNode" | "deleteNode" | "getNode">;
   /** The record's fixed part; `status`, `heartbeatAt`, `partitions`, `counters`, `gauges` are filled in. */
   identity: Omit<NodeRecord, "status" | "heartbeatAt" | "partitions" | "counters" | "gauges" | "histograms" | "hosts">;
   intervalMs: number;
@@ -87,7 +87,10 @@ export class Membership {
   /** Reads the stored record: the coordinator's `draining` mark is taken over, never overwritten. */
   private async checkDrainMark(): Promise<void> {
     if (!this.started || this.status === "draining") return;
-    const mine = (await this.opts.state.listNodes()).find((n) => n.id === this.opts.identity.id);
+    // Its own record only: listing every record asks the bucket's leader for its subjects and reads them all,
+    // and a beat whose read timed out wrote nothing (seen after a NATS server of three was killed: 5 s per
+    // beat, 10 s of silence, the node declared dead while alive).
+    const mine = await this.opts.state.getNode(this.opts.identity.id);
     if (mine?.status !== "draining") return;
     this.status = "draining";
     this.opts.log.info("the coordinator marked this node as draining");

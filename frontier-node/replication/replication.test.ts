@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LocalBloomSeenSet, MemoryPartitionReplica } from "../../adapters/memory/index.ts";
 import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
 import { exportPartition, FrontierStore } from "../../engine/frontier/index.ts";
 import type { FrontierNode } from "../node/frontier-node.ts";
 import { discovered, type FakeFetcher, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "../node/testing.ts";
@@ -414,4 +415,58 @@ test("replication - a media URL queued on a node lost with its disk is still a m
       .sort(),
   ).toEqual(media.map((u) => u.url).sort());
   expect(tasksOf("b", "page")).toEqual([]);
+}, 30_000);
+
+test("replication - a ring naming the giver again after its handoff (a ring write undone): the giver, holding no copy, streams nothing and clears the mark; the receiver keeps its rows", async () => {
+  // nats-server 2.9.10 could store a coordinator's ring over a receiver's handoff mark made from the same
+  // revision: the giver, named `previous` again, streamed what it still had of the partition (nothing), and
+  // the receiver replaced its rows with that: its hosts were gone ("this node knows nothing about host").
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  const replica = new MemoryPartitionReplica();
+  const seen = LocalBloomSeenSet.open(undefined, 10_000);
+  const slow = { ...POLICY, "min-gap": "1h", "max-gap": "2h" };
+  const fetcher = bed.fetcher();
+  const storeA = FrontierStore.open(":memory:", { journal: true });
+  const a = await startA(bed, replica, seen, storeA, slow);
+  const urls = HOSTS.flatMap((h) => [home(h), ...PAGES(h)]);
+  await publishUrls(bed.bus, P, discovered(urls));
+  await waitFor(
+    () =>
+      fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length &&
+      a.frontier.inFlight === 0 &&
+      a.frontier.snapshot().queued === urls.length,
+    "every host's robots.txt to be applied",
+  );
+  const storeB = FrontierStore.open(":memory:", { journal: true });
+  const b = await bed.node("b", { store: storeB, replica, seen, policy: slow });
+  const moved = (p: number) => p % 2 === 1;
+  const handoffRing = ringOf(
+    P,
+    (p) => (moved(p) ? "b" : "a"),
+    (p) => (moved(p) ? "a" : ""),
+    2,
+  );
+  await writeRing(bed.state, handoffRing);
+  await waitFor(() => b.serving.length === P / 2 && a.pending.handOff.length === 0, "the handoffs to complete");
+  await drained(storeB);
+  const received = new Map<number, string>();
+  for (let p = 1; p < P; p += 2) received.set(p, contents(storeB, p));
+  expect([...received.values()].filter((c) => c !== "")).toHaveLength(P / 2);
+
+  // The handoff marks undone: the ring names a as `previous` of the moved partitions again.
+  await writeRing(bed.state, handoffRing);
+  await waitFor(async () => {
+    const ring = (await bed!.state.getRing())!.ring;
+    return ring.regions.r1!.previous.every((prev) => prev === "") && b.serving.length === P / 2 && a.pending.handOff.length === 0;
+  }, "a to clear the marks and b to serve its partitions again");
+  for (let p = 1; p < P; p += 2) expect(contents(storeB, p)).toBe(received.get(p)!);
+  expect(b.frontier.snapshot().queued + a.frontier.snapshot().queued).toBe(urls.length);
+  // Each host's owner knows it (what the admin API's host view asks).
+  const unknown = HOSTS.filter((h) => (moved(partitionOf(h, P)) ? b : a).frontier.hostInfo(h) === undefined);
+  expect(unknown).toEqual([]);
+  await waitFor(
+    async () => ((await bed!.state.listNodes()).find((n) => n.id === "a")?.counters["handoff.not-held"] ?? 0) === P / 2,
+    "a to count the partitions it did not hold",
+  );
 }, 30_000);

@@ -124,6 +124,19 @@ export class Replicator {
     return { outcome: "restored", report, from: last, lostAt };
   }
 
+  /**
+   * Whether this store holds partition p's current copy, the one a handoff may give: p's latest claim in
+   * the replica is this store's, under the epoch this store writes p (what `prepare` calls continued), or
+   * p was never claimed (its rows, if any, predate replication). False for a store that gave p away, was
+   * fenced off by a later claim, or never prepared p: streaming its rows would replace the receiver's.
+   */
+  async holds(p: number): Promise<boolean> {
+    const last = await this.opts.replica.lastClaim(this.opts.region, p);
+    if (!last) return true;
+    const local = this.journal.state(p);
+    return local !== undefined && local.epoch === last.seq && last.writer.store === this.opts.store.id;
+  }
+
   /** Partition p is served from now on (after `prepare`). */
   serving(p: number): void {
     this.writing.add(p);

@@ -37,7 +37,7 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
       ({ a, b } = await fixture.fresh());
     }
 
-    test(`${name} - node records: put overwrites, list returns every record whatever its age, delete removes`, async () => {
+    test(`${name} - node records: put overwrites, list returns every record whatever its age, get returns one, delete removes`, async () => {
       await start();
       expect(await a.listNodes()).toEqual([]);
       await a.putNode(node("n1", { heartbeatAt: 1 }));
@@ -45,8 +45,11 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
       await a.putNode(node("n1", { heartbeatAt: 99, counters: { "fetch.status.200": 7 } }));
       const listed = await b.listNodes();
       expect(sortById(listed)).toEqual([node("n1", { heartbeatAt: 99, counters: { "fetch.status.200": 7 } }), node("n2")]);
+      expect(await b.getNode("n1")).toEqual(node("n1", { heartbeatAt: 99, counters: { "fetch.status.200": 7 } }));
+      expect(await b.getNode("never-existed")).toBeUndefined();
       await b.deleteNode("n1");
       expect(await a.listNodes()).toEqual([node("n2")]);
+      expect(await a.getNode("n1")).toBeUndefined();
       await a.deleteNode("never-existed");
       expect(await a.listNodes()).toEqual([node("n2")]);
     });

@@ -258,7 +258,7 @@ test("fleet NATS - a role is refused another role's subjects, and a wrong passwo
   const logs = servers.map((s) => s.log()).join("\n");
   expect(logs).toMatch(/Publish Violation - User "fetch", Subject "crawl\.fetch\.us-east-1"/);
   expect(logs).toMatch(/Publish Violation - User "frontier", Subject "crawl\.fetch\.us-east-1"/);
-  expect(logs).toMatch(/Publish Violation - User "fetch", Subject "\$KV\.crawl-cluster\.ring"/);
+  expect(logs).toMatch(/Publish Violation - User "fetch", Subject "\$KV\.crawl-ring\.ring"/);
 
   const m = fleet.machines["us-east-1-frontier-1"]!;
   await expect(

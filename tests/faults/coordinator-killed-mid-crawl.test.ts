@@ -18,39 +18,43 @@ const cluster = useCluster();
 const PAGES_WHILE_DOWN = 20;
 
 describe("fault: coordinator killed", () => {
-  test("the coordinator killed mid-crawl and started again: the crawl goes on without it, it takes the lease back, nothing lost", async () => {
-    let ringBefore = "";
-    let ringAfter = "";
-    let rateAfter = 0;
-    let frontiersAfter = 0;
-    const run = await crawlThroughFault(cluster, {
-      inject: async (roles: Roles, web: TestWeb): Promise<FaultWindow> => {
-        ringBefore = JSON.stringify((await roles.coordinator.ring()).regions);
-        const nodes = () => [...roles.frontiers.values(), ...roles.fetchers.values()];
-        const before = pageRequests(web).length;
-        roles.coordinator.proc.signal("SIGKILL");
-        await roles.coordinator.proc.waitExit(10_000);
-        const killedAt = Date.now();
-        await waitUntil(() => pageRequests(web).length >= before + PAGES_WHILE_DOWN, {
-          timeoutMs: 60_000,
-          what: `${PAGES_WHILE_DOWN} pages fetched with the coordinator down`,
-          procs: nodes(),
-        });
-        const c = await roles.startCoordinator();
-        const backAt = Date.now();
-        // Its first answers: the nodes and the ring as they were, and the crawl's rate under way.
-        const stats = await c.stats();
-        rateAfter = stats.pagesPerSecond;
-        frontiersAfter = stats.frontierNodes;
-        ringAfter = JSON.stringify((await c.ring()).regions);
-        return { killedAt, backAt };
-      },
-    });
-    console.log(describeRun("coordinator killed", run));
-    expectNothingLost(run);
-    expect(frontiersAfter).toBe(2);
-    expect(rateAfter).toBeGreaterThan(0);
-    // The ring is the cluster's, not the coordinator's: it came back unchanged.
-    expect(ringAfter).toBe(ringBefore);
-  }, ROW_TIMEOUT_MS);
+  test(
+    "the coordinator killed mid-crawl and started again: the crawl goes on without it, it takes the lease back, nothing lost",
+    async () => {
+      let ringBefore = "";
+      let ringAfter = "";
+      let rateAfter = 0;
+      let frontiersAfter = 0;
+      const run = await crawlThroughFault(cluster, {
+        inject: async (roles: Roles, web: TestWeb): Promise<FaultWindow> => {
+          ringBefore = JSON.stringify((await roles.coordinator.ring()).regions);
+          const nodes = () => [...roles.frontiers.values(), ...roles.fetchers.values()];
+          const before = pageRequests(web).length;
+          roles.coordinator.proc.signal("SIGKILL");
+          await roles.coordinator.proc.waitExit(10_000);
+          const killedAt = Date.now();
+          await waitUntil(() => pageRequests(web).length >= before + PAGES_WHILE_DOWN, {
+            timeoutMs: 60_000,
+            what: `${PAGES_WHILE_DOWN} pages fetched with the coordinator down`,
+            procs: nodes(),
+          });
+          const c = await roles.startCoordinator();
+          const backAt = Date.now();
+          // Its first answers: the nodes and the ring as they were, and the crawl's rate under way.
+          const stats = await c.stats();
+          rateAfter = stats.pagesPerSecond;
+          frontiersAfter = stats.frontierNodes;
+          ringAfter = JSON.stringify((await c.ring()).regions);
+          return { killedAt, backAt };
+        },
+      });
+      console.log(describeRun("coordinator killed", run));
+      expectNothingLost(run);
+      expect(frontiersAfter).toBe(2);
+      expect(rateAfter).toBeGreaterThan(0);
+      // The ring is the cluster's, not the coordinator's: it came back unchanged.
+      expect(ringAfter).toBe(ringBefore);
+    },
+    ROW_TIMEOUT_MS,
+  );
 });

@@ -27,61 +27,66 @@ const VICTIM = "frontier-1";
 const SURVIVOR = "frontier-2";
 
 describe("fault: a frontier node lost with its disk", () => {
-  test("a frontier node killed, its disk deleted, never restarted: its partitions are rebuilt from the replica, nothing lost", async () => {
-    let robotsBefore = new Map<string, number>();
-    let victimPartitions = 0;
-    let victimHosts = new Set<string>();
-    let unreplicated = new Set<string>();
-    const run = await crawlThroughFault(cluster, {
-      roles: {
-        coordinatorArgs: ["--death-timeout", "3s"],
-        // A restored host waits until a fetch the lost node had started must have ended: short timeouts.
-        frontierArgs: ["--connect-timeout", "1s", "--response-timeout", "2s", "--fetch-lease", "5s"],
-      },
-      // The outage is the death timeout and the rebuild; a host of the lost node waits that, its gap and
-      // the restored host's wait for the lost node's fetch (the response timeout) at most.
-      slackMs: 8_000,
-      inject: async (roles: Roles, web: TestWeb): Promise<FaultWindow> => {
-        const ring = await roles.coordinator.ring();
-        victimPartitions = ring.regions[REGION]!.owners.filter((o) => o === VICTIM).length;
-        victimHosts = new Set([...new Set(web.requests.map((r) => r.host))].filter((host) => ownerOf(ring, host) === VICTIM));
-        const victim = roles.frontiers.get(VICTIM)!;
-        victim.signal("SIGKILL");
-        await victim.waitExit(10_000);
-        const killedAt = Date.now();
-        unreplicated = resultsStillInTheJournal(roles.dataDirOf(VICTIM)!);
-        rmSync(roles.dataDirOf(VICTIM)!, { recursive: true, force: true });
-        roles.frontiers.delete(VICTIM);
-        robotsBefore = robotsCounts(web);
-        // Back when the survivor owns every partition (each rebuilt before it is served).
-        const c = roles.coordinator;
-        await c.waitForSettledRing([SURVIVOR], 60_000);
-        return { killedAt, backAt: Date.now() };
-      },
-    });
-    console.log(describeRun("frontier lost with its disk", run), `; results not yet replicated at the kill ${unreplicated.size}`);
-    // What was in flight at the kill, exactly: a host has one fetch out at a time, so the lost node had at
-    // most one page in flight per host it owned (the cluster's in-flight total is a heartbeat-old sample).
-    // A page fetched twice is the lost node's, one per host at most, or a result it had not replicated.
-    const twice = Object.keys(run.twice);
-    expect(twice.filter((url) => !victimHosts.has(new URL(url).host))).toEqual([]);
-    const perHost = new Map<string, number>();
-    for (const url of twice.filter((u) => !unreplicated.has(u))) perHost.set(new URL(url).host, (perHost.get(new URL(url).host) ?? 0) + 1);
-    expect([...perHost].filter(([, n]) => n > 1)).toEqual([]);
-    expect(Object.values(run.twice).every((n) => n === 2)).toBe(true);
-    expectNothingLost({ ...run, inFlightAtFault: victimHosts.size + unreplicated.size });
-    const c = run.roles.coordinator;
-    expect((await c.ring()).regions[REGION]!.owners.every((o) => o === SURVIVOR)).toBe(true);
-    const nodes = await c.nodes();
-    const dead = nodes.find((n) => n.id === VICTIM);
-    expect(dead === undefined || (dead.state === "dead" && dead.partitions.length === 0)).toBe(true);
-    // Rebuilt from the replica, not started empty: partitions restored, and no robots.txt asked again.
-    expect(victimPartitions).toBeGreaterThan(0);
-    expect(run.counters.frontier["replication.partitions.restored"]).toBe(victimPartitions);
-    const robotsAfter = robotsCounts(run.web);
-    const askedAgain = [...robotsBefore].filter(([host, n]) => (robotsAfter.get(host) ?? 0) > n).map(([host]) => host);
-    expect(askedAgain).toEqual([]);
-  }, ROW_TIMEOUT_MS);
+  test(
+    "a frontier node killed, its disk deleted, never restarted: its partitions are rebuilt from the replica, nothing lost",
+    async () => {
+      let robotsBefore = new Map<string, number>();
+      let victimPartitions = 0;
+      let victimHosts = new Set<string>();
+      let unreplicated = new Set<string>();
+      const run = await crawlThroughFault(cluster, {
+        roles: {
+          coordinatorArgs: ["--death-timeout", "3s"],
+          // A restored host waits until a fetch the lost node had started must have ended: short timeouts.
+          frontierArgs: ["--connect-timeout", "1s", "--response-timeout", "2s", "--fetch-lease", "5s"],
+        },
+        // The outage is the death timeout and the rebuild; a host of the lost node waits that, its gap and
+        // the restored host's wait for the lost node's fetch (the response timeout) at most.
+        slackMs: 8_000,
+        inject: async (roles: Roles, web: TestWeb): Promise<FaultWindow> => {
+          const ring = await roles.coordinator.ring();
+          victimPartitions = ring.regions[REGION]!.owners.filter((o) => o === VICTIM).length;
+          victimHosts = new Set([...new Set(web.requests.map((r) => r.host))].filter((host) => ownerOf(ring, host) === VICTIM));
+          const victim = roles.frontiers.get(VICTIM)!;
+          victim.signal("SIGKILL");
+          await victim.waitExit(10_000);
+          const killedAt = Date.now();
+          unreplicated = resultsStillInTheJournal(roles.dataDirOf(VICTIM)!);
+          rmSync(roles.dataDirOf(VICTIM)!, { recursive: true, force: true });
+          roles.frontiers.delete(VICTIM);
+          robotsBefore = robotsCounts(web);
+          // Back when the survivor owns every partition (each rebuilt before it is served).
+          const c = roles.coordinator;
+          await c.waitForSettledRing([SURVIVOR], 60_000);
+          return { killedAt, backAt: Date.now() };
+        },
+      });
+      console.log(describeRun("frontier lost with its disk", run), `; results not yet replicated at the kill ${unreplicated.size}`);
+      // What was in flight at the kill, exactly: a host has one fetch out at a time, so the lost node had at
+      // most one page in flight per host it owned (the cluster's in-flight total is a heartbeat-old sample).
+      // A page fetched twice is the lost node's, one per host at most, or a result it had not replicated.
+      const twice = Object.keys(run.twice);
+      expect(twice.filter((url) => !victimHosts.has(new URL(url).host))).toEqual([]);
+      const perHost = new Map<string, number>();
+      for (const url of twice.filter((u) => !unreplicated.has(u)))
+        perHost.set(new URL(url).host, (perHost.get(new URL(url).host) ?? 0) + 1);
+      expect([...perHost].filter(([, n]) => n > 1)).toEqual([]);
+      expect(Object.values(run.twice).every((n) => n === 2)).toBe(true);
+      expectNothingLost({ ...run, inFlightAtFault: victimHosts.size + unreplicated.size });
+      const c = run.roles.coordinator;
+      expect((await c.ring()).regions[REGION]!.owners.every((o) => o === SURVIVOR)).toBe(true);
+      const nodes = await c.nodes();
+      const dead = nodes.find((n) => n.id === VICTIM);
+      expect(dead === undefined || (dead.state === "dead" && dead.partitions.length === 0)).toBe(true);
+      // Rebuilt from the replica, not started empty: partitions restored, and no robots.txt asked again.
+      expect(victimPartitions).toBeGreaterThan(0);
+      expect(run.counters.frontier["replication.partitions.restored"]).toBe(victimPartitions);
+      const robotsAfter = robotsCounts(run.web);
+      const askedAgain = [...robotsBefore].filter(([host, n]) => (robotsAfter.get(host) ?? 0) > n).map(([host]) => host);
+      expect(askedAgain).toEqual([]);
+    },
+    ROW_TIMEOUT_MS,
+  );
 });
 
 function robotsCounts(web: TestWeb): Map<string, number> {

@@ -99,6 +99,12 @@ export interface HostWait {
   host: string;
   waitedMs: number;
   allowedMs: number;
+  /**
+   * Where the wait lay: when the request before it ended, after the fault began, and when the next one
+   * started, after the server was back; so a stall says whether the time went in the outage or after it.
+   */
+  lastEndedAfterFaultMs: number;
+  nextStartedAfterBackMs: number;
 }
 
 /** How much the crawl is: hosts and pages of the synthetic web, and how long each phase may take. */
@@ -150,7 +156,8 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
     timeoutMs: SIZE.toAThirdMs,
     what: "a third of the expected pages to be fetched",
     procs: roles.procs(),
-    detail: async () => `${pageRequests(web).length} of ${expected.pages.size} pages fetched; totals ${JSON.stringify(await roles.coordinator.stats())}`,
+    detail: async () =>
+      `${pageRequests(web).length} of ${expected.pages.size} pages fetched; totals ${JSON.stringify(await roles.coordinator.stats())}`,
   });
   // Tasks out just before the fault (the totals are at most a heartbeat old).
   const inFlightAtFault = (await roles.coordinator.stats()).inFlight;
@@ -281,7 +288,13 @@ export function waitsAcross(requests: readonly RequestRecord[], window: FaultWin
       if (a.endedAt > window.backAt || b.startedAt < window.killedAt) continue;
       const gap = Math.max(MIN_GAP_MS, 10 * (a.endedAt - a.startedAt));
       const waitedMs = b.startedAt - a.endedAt;
-      out.push({ host, waitedMs, allowedMs: outage + gap + slackMs });
+      out.push({
+        host,
+        waitedMs,
+        allowedMs: outage + gap + slackMs,
+        lastEndedAfterFaultMs: Math.round(a.endedAt - window.killedAt),
+        nextStartedAfterBackMs: Math.round(b.startedAt - window.backAt),
+      });
     }
   }
   return out;

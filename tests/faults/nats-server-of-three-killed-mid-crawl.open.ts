@@ -1,6 +1,7 @@
 /**
- * Fault: one server of the region's 3-server NATS cluster (routes, streams and the cluster-state bucket
- * with 3 replicas, every role given all three URLs: a fleet's region) killed (SIGKILL) mid-crawl. The
+ * Fault: one server of the region's 3-server NATS cluster (routes; streams, the cluster-state and ring
+ * buckets and the replicated partition state with 3 replicas; every role given all three URLs: a fleet's
+ * region) killed (SIGKILL) mid-crawl. The
  * server killed is the leader of the fetch-task stream, the worst one to lose: the stream elects another
  * leader, clients on the dead server move to the others, and the crawl goes on with two of three (the
  * test waits for pages fetched while it is down). The server then comes back with its store and catches
@@ -8,17 +9,22 @@
  * than the outage and its gap, and afterwards every stream has its 3 copies current again.
  *
  * OPEN, so not in `bun run test` (a `.open.ts` file; run it with
- * `bun test ./tests/faults/nats-server-of-three-killed-mid-crawl.open.ts`): on the integrated tree (replicated
- * partition state on) a run at load ~1 lost pages: after the kill, the owner of some partitions answered
- * "this node knows nothing about host site0.test" and 20 pages of three hosts were never fetched in 180 s.
- * A run seen before showed the kill leaving an epoch-3 ring with 0 partitions served on both nodes: the
- * partitions' restore or claim from the replicated state after a leader change loses them. To fix before
- * this row goes back into the suite.
+ * `bun test ./tests/faults/nats-server-of-three-killed-mid-crawl.open.ts`), now for stalls under heavy load
+ * only. The lost pages it was opened for are fixed: after the kill the coordinator declared both frontier
+ * nodes dead in turn while alive (its lease writes failed while node records could still be read, and the
+ * nodes' beats, each listing every record first, timed out for 10 s), their partitions moved without a
+ * handoff and were restored from replicas missing their last rows (13 pages of one host never fetched); and
+ * a ring write undone by nats-server 2.9.10's compare-and-set could name a giver again after its handoff, so
+ * it streamed nothing and the receiver dropped the partition's hosts ("this node knows nothing about host").
+ * In 14 runs since (load 17 to 34 on 2 cores), nothing was lost or fetched twice; 3 failed on stalls: hosts
+ * waited 0.3 to 5.2 s longer than the outage, their gap and 5 s, because consumer leader elections went on
+ * after the server was back (the last 8 s after the kill) and a result the dying leader was delivering came
+ * back after its 5 s ack wait (tests/faults/README.md).
  */
 import { describe, expect, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectNats } from "../../adapters/nats/index.ts";
-import { streams } from "../../core/cluster/index.ts";
+import { CLUSTER_BUCKET, objectStores, RING_BUCKET, streams } from "../../core/cluster/index.ts";
 import { REGION } from "../e2e/cluster/coordinator.ts";
 import { pageRequests, waitUntil, type Roles } from "../e2e/cluster/harness.ts";
 import type { NatsCluster } from "../support/nats.ts";
@@ -29,7 +35,16 @@ const cluster = useCluster();
 
 /** Pages fetched while the server is down, to call the crawl going on. */
 const PAGES_WHILE_DOWN = 20;
-const STREAMS = [streams.urls(REGION), streams.fetch(REGION), streams.results(REGION), "KV_crawl-cluster"];
+/** Every stream the crawl keeps in the region: the bus, the cluster state, the replicated partition state. */
+const STREAMS = [
+  streams.urls(REGION),
+  streams.fetch(REGION),
+  streams.results(REGION),
+  `KV_${CLUSTER_BUCKET}`,
+  `KV_${RING_BUCKET}`,
+  streams.state(REGION),
+  `OBJ_${objectStores.state(REGION)}`,
+];
 
 describe("fault: one NATS server of three killed", () => {
   test("the fetch stream's leader of a 3-server cluster killed mid-crawl: the crawl goes on with two, nothing lost, duplicates at most in flight, the cluster heals", async () => {

@@ -427,7 +427,15 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       if (opts.natsCluster) {
         natsCluster = await startNatsCluster();
         const cluster = natsCluster;
-        register(() => cluster.stop());
+        register(async () => {
+          if (KEEP_FOR_DEBUGGING) {
+            // Each server as it runs now (a restarted one: its log since the restart).
+            const dir = mkdtempSync(join(tmpdir(), "cluster-e2e-log-"));
+            cluster.servers.forEach((server, i) => writeFileSync(join(dir, `nats-${i + 1}.log`), server.log()));
+            keptDir("the NATS cluster's logs", dir);
+          }
+          await cluster.stop();
+        });
         nats = cluster.servers[0]!;
       } else {
         // The store directory is the harness's, so a restart can take it over.

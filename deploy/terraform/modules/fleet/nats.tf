@@ -9,9 +9,10 @@
 # of the streams it works on. The table is core/cluster/nats-permissions.ts's, written again here in HCL;
 # tests/deploy/fleet-permissions-match-core.test.ts requires the rendered lists to equal it:
 #   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
-#                bucket read and write (node records, ring, lease)
+#                bucket read and write (node records, lease), and the ring's own bucket (crawl-ring)
 #   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
-#                urls-<p> and results-<p> of its region; writes node records, the ring (handoff) and
+#                urls-<p> and results-<p> of its region; writes node records, the ring (handoff; in the
+#                ring's bucket, every role reads and watches it) and
 #                the scope roots (scope.<host>, the hosts of the seeds it admits);
 #                its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
 #                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
@@ -27,6 +28,9 @@
 locals {
   kv_stream = "KV_crawl-cluster"
   kv_prefix = "$KV.crawl-cluster"
+  # The ring alone, in a bucket of its own (a write is checked against the stream's last sequence).
+  ring_stream = "KV_crawl-ring"
+  ring_key    = "$KV.crawl-ring.ring"
 
   streams_of = { for r in local.region_names : r => {
     urls    = "CRAWL_URLS_${upper(replace(r, "-", "_"))}"
@@ -69,31 +73,31 @@ locals {
     ]]),
   ) }
 
-  # The cluster-state bucket: opened (created when missing, its copies brought to CRAWL_NATS_REPLICAS),
-  # read, watched (ordered consumers answer flow control), and written under the keys given per role.
-  js_kv = [
-    "$JS.API.INFO",
-    "$JS.API.STREAM.INFO.${local.kv_stream}",
-    "$JS.API.STREAM.CREATE.${local.kv_stream}",
-    "$JS.API.STREAM.UPDATE.${local.kv_stream}",
-    "$JS.API.STREAM.MSG.GET.${local.kv_stream}",
-    "$JS.API.DIRECT.GET.${local.kv_stream}",
-    "$JS.API.DIRECT.GET.${local.kv_stream}.>",
-    "$JS.API.CONSUMER.CREATE.${local.kv_stream}",
-    "$JS.API.CONSUMER.CREATE.${local.kv_stream}.>",
-    "$JS.API.CONSUMER.INFO.${local.kv_stream}.*",
-    "$JS.API.CONSUMER.DELETE.${local.kv_stream}.*",
-    "$JS.FC.${local.kv_stream}.>",
-  ]
+  # The cluster-state bucket and the ring's bucket: opened (created when missing, their copies brought to
+  # CRAWL_NATS_REPLICAS), read, watched (ordered consumers answer flow control), and written under the keys
+  # given per role.
+  js_kv = concat(["$JS.API.INFO"], flatten([for s in [local.kv_stream, local.ring_stream] : [
+    "$JS.API.STREAM.INFO.${s}",
+    "$JS.API.STREAM.CREATE.${s}",
+    "$JS.API.STREAM.UPDATE.${s}",
+    "$JS.API.STREAM.MSG.GET.${s}",
+    "$JS.API.DIRECT.GET.${s}",
+    "$JS.API.DIRECT.GET.${s}.>",
+    "$JS.API.CONSUMER.CREATE.${s}",
+    "$JS.API.CONSUMER.CREATE.${s}.>",
+    "$JS.API.CONSUMER.INFO.${s}.*",
+    "$JS.API.CONSUMER.DELETE.${s}.*",
+    "$JS.FC.${s}.>",
+  ]]))
 
   nats_publish = { for r in local.region_names : r => {
     coordinator = concat(
-      ["crawl.urls.*.*", "${local.kv_prefix}.>"],
+      ["crawl.urls.*.*", "${local.kv_prefix}.>", local.ring_key],
       local.js_kv,
       flatten([for rr in local.region_names : local.js_manage[rr]]),
     )
     frontier = concat(
-      ["crawl.fetch.${r}", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", "${local.kv_prefix}.ring", "${local.kv_prefix}.scope.>"],
+      ["crawl.fetch.${r}", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", local.ring_key, "${local.kv_prefix}.scope.>"],
       local.js_kv,
       local.js_manage[r],
       [
