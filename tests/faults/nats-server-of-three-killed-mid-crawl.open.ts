@@ -90,7 +90,27 @@ async function killFetchStreamLeader(roles: Roles, web: TestWeb): Promise<FaultW
     procs: roles.procs(),
   });
   await nats.restart(victim);
+  // Back when every stream and consumer of the region has a leader again: elections go on after the
+  // server returns (measured up to 8 s after the kill), and a stream or consumer without a leader is out.
+  await waitUntil(() => everyLeaderElected(nats), { timeoutMs: 60_000, what: "a leader for every stream and consumer", procs: roles.procs() });
   return { killedAt, backAt: Date.now() };
+}
+
+/** Whether every stream of STREAMS and every consumer of them has a leader now. */
+async function everyLeaderElected(nats: NatsCluster): Promise<boolean> {
+  const conn = await connectNats([...nats.urls], "fault-probe");
+  try {
+    const jsm = await jetstreamManager(conn);
+    for (const name of STREAMS) {
+      if (!(await jsm.streams.info(name)).cluster?.leader) return false;
+      for await (const consumer of jsm.consumers.list(name)) if (!consumer.cluster?.leader) return false;
+    }
+    return true;
+  } catch {
+    return false; // a stream without a leader does not answer
+  } finally {
+    await conn.close();
+  }
 }
 
 /** The index (in `nats.servers`) of the server that leads the fetch-task stream now. */
