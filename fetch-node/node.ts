@@ -2,6 +2,8 @@
  * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks (the shared durable
  * consumer `fetchers` on `crawl.fetch.<region>`), and for each task, in this order:
  *
+ *   claim(task id, copy)                  the stored copy this node may fetch (copy-claims.ts); another
+ *                                         copy of a task stored twice is acked and dropped unfetched
  *   worker.run(task)                      fetch, parse, fingerprint, write WARC (engine/fetch/pipeline)
  *   publishUrls per (region, partition)   the links, grouped by their hosts' owners (core/addressing)
  *   publishResult(region, result)         to `crawl.results.<region>.<task partition>`, the host's owner
@@ -16,7 +18,7 @@
  * `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch), and a task
  * delivered again for a reason this node does not know (another node died mid-fetch) is first handed back
  * for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
- * died mid-task) is simply done again: the frontier's handling of links and results is idempotent, and a
+ * died mid-task) is the same stored copy, which still holds its claim, and is simply done again: the frontier's handling of links and results is idempotent, and a
  * result published twice is stored once (its message id is the task id). The WARC may then hold the page
  * twice (once per attempt, possibly on two nodes); the CDXJ index lists both and readers take either.
  *
@@ -32,7 +34,7 @@
  */
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
-import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
+import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
@@ -42,6 +44,7 @@ import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
 import { ResultOutbox } from "./result-outbox.ts";
+import { CopyClaims } from "./copy-claims.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
@@ -61,6 +64,10 @@ export interface FetchNodeOptions {
   bus: MessageBus;
   state: ClusterState;
   worker: TaskRunner;
+  /** The region's fetch claims (Redis; in memory they hold within this node only). */
+  claims: FetchClaims;
+  /** How long a task's claim lasts: longer than a task may wait in the stream behind others. */
+  claimTtlMs: number;
   counters?: Counters;
   now?: () => number;
   log?: Log;
@@ -97,6 +104,7 @@ export class FetchNode {
   /** Tasks whose redelivery here needs no further wait: their last attempt's gap is already in its delay. */
   private readonly spaced = new Set<string>();
   private readonly outbox: ResultOutbox;
+  private readonly copies: CopyClaims;
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -107,6 +115,13 @@ export class FetchNode {
       publish: (output) => this.publish(output),
       counters: this.counters,
       log: this.log.child("outbox"),
+      now: this.now,
+    });
+    this.copies = new CopyClaims({
+      claims: opts.claims,
+      ttlMs: opts.claimTtlMs,
+      counters: this.counters,
+      log: this.log.child("claims"),
       now: this.now,
     });
     this.startedAt = this.now();
@@ -217,6 +232,11 @@ export class FetchNode {
       d.nak(0);
       return;
     }
+    if (!(await this.copies.mayFetch(task.taskId, d.copy))) {
+      // Another stored copy of this task holds it (fetched, or being fetched): this one must never be.
+      await this.settle(d);
+      return;
+    }
     if (d.deliveryCount > 1) {
       this.counters.add("fetcher.tasks.redelivered");
       // Delivered again: an earlier attempt may have reached the host and ended without a word to the
@@ -273,12 +293,17 @@ export class FetchNode {
       return;
     }
     this.count(output);
+    await this.settle(d);
+  }
+
+  /** Acks a task done (or dropped); a lost ack only brings it back, to be done (or dropped) again. */
+  private async settle(d: Delivery<FetchTask>): Promise<void> {
     try {
       await d.ack();
     } catch (error) {
       // Everything is published; if the ack is lost the task comes back and is done again, harmlessly.
       this.counters.add("fetcher.tasks.ack-failed");
-      this.log.warn("ack failed; the task will be redelivered and done again", errorFields(error, { task: task.taskId }));
+      this.log.warn("ack failed; the task will be redelivered and done again", errorFields(error, { task: d.data.taskId }));
     }
   }
 
