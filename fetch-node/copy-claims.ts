@@ -1,25 +1,28 @@
 /**
- * Which stored copy of a fetch task this node may fetch: the FetchNode asks before every fetch. A task is
- * stored twice when a frontier node publishes it again after the ack of its first publish was lost with a
- * NATS server that then restarted (its duplicate window rebuilt from the messages it still holds, without
- * the first copy, already fetched and acked). Fetching both copies would be two requests to the host, the
- * second maybe while the frontier's next task for it is fetched: a broken gap. So the task is claimed, in
- * the region's shared FetchClaims (Redis), for the copy delivered (`Delivery.copy`); the copy that holds
- * it is fetched (every redelivery of it too: a node that died mid-fetch, a nak), any other copy is acked
- * and dropped, counted as `fetcher.tasks.duplicate-copy-dropped`.
+ * The fetch node's use of the region's FetchClaims (core/ports/fetch-claims.ts): before each fetch it
+ * claims the task for the stored copy delivered, and after the task's outputs are stored it marks the
+ * task done. What a claim tells the node:
  *
- * When the claims cannot answer (Redis down or failing over) the task is fetched anyway: availability
- * first, since two copies of a task exist only after a NATS restart, so a duplicate fetch needs both
- * outages at once. Each such fetch is counted as `fetcher.claims.unavailable`; the outage is logged when
- * it starts, then at most once per `warnEveryMs` with the count, and once when the claims answer again.
+ *   new          fetch it (the first delivery of the first copy);
+ *   again        this copy was delivered before, `ageMs` ago: a redelivery, whatever the delivery count
+ *                says (a NATS server restarted without its consumer's latest state delivers it as new);
+ *   other-copy   another stored copy of the task holds it: ack this one and drop it unfetched
+ *                (`fetcher.tasks.duplicate-copy-dropped`);
+ *   done         the task's outputs are stored already: ack and drop (`fetcher.tasks.done-dropped`).
+ *
+ * When the claims cannot answer (Redis down or failing over) the task is fetched as if new: availability
+ * first, since a second copy or a repeated first delivery exists only after a NATS restart, so a page
+ * fetched twice for that needs both outages at once. Each such call is counted as
+ * `fetcher.claims.unavailable`; the outage is logged when it starts, then at most once per `warnEveryMs`
+ * with the count, and once when the claims answer again.
  */
 import { errorFields } from "../core/errors/index.ts";
-import type { FetchClaims, Log } from "../core/ports/index.ts";
+import type { FetchClaim, FetchClaims, Log } from "../core/ports/index.ts";
 import type { Counters } from "../core/stats/index.ts";
 
 export interface CopyClaimsOptions {
   claims: FetchClaims;
-  /** How long a claim lasts: longer than a task may wait in the stream behind others. */
+  /** How long a claim (and a done mark) lasts: longer than a task may wait in the stream behind others. */
   ttlMs: number;
   counters: Counters;
   log: Log;
@@ -29,7 +32,7 @@ export interface CopyClaimsOptions {
 }
 
 export class CopyClaims {
-  /** Claims left unanswered since the claims last answered; 0 while they answer. */
+  /** Calls left unanswered since the claims last answered; 0 while they answer. */
   private unanswered = 0;
   private lastWarnAt = 0;
   private readonly now: () => number;
@@ -38,26 +41,43 @@ export class CopyClaims {
     this.now = opts.now ?? Date.now;
   }
 
-  /** True: fetch this copy. False: another stored copy of the task holds it; ack this one and drop it. */
-  async mayFetch(taskId: string, copy: number): Promise<boolean> {
-    let answer: Awaited<ReturnType<FetchClaims["claim"]>>;
+  /** The claim of `copy` of the task; `new` when the claims cannot answer. Counts and logs the drops. */
+  async claim(taskId: string, copy: number): Promise<FetchClaim> {
+    let answer: FetchClaim;
     try {
       answer = await this.opts.claims.claim(taskId, copy, this.opts.ttlMs);
     } catch (error) {
-      this.unavailable(error, taskId);
-      return true;
+      this.unavailable(error, "claim", taskId);
+      return { kind: "new" };
     }
-    if (this.unanswered > 0) {
-      this.opts.log.info("the fetch claims answer again", { fetchedUnclaimed: this.unanswered });
-      this.unanswered = 0;
+    this.answered();
+    if (answer.kind === "other-copy") {
+      this.opts.counters.add("fetcher.tasks.duplicate-copy-dropped");
+      this.opts.log.info("a second stored copy of a task another copy holds: dropped unfetched", { task: taskId, copy });
+    } else if (answer.kind === "done") {
+      this.opts.counters.add("fetcher.tasks.done-dropped");
+      this.opts.log.info("a task delivered again after it was done: dropped unfetched", { task: taskId, copy });
     }
-    if (answer === "mine") return true;
-    this.opts.counters.add("fetcher.tasks.duplicate-copy-dropped");
-    this.opts.log.info("a second stored copy of a task another copy holds: dropped unfetched", { task: taskId, copy });
-    return false;
+    return answer;
   }
 
-  private unavailable(error: unknown, taskId: string): void {
+  /** Marks the task done (its outputs are stored); when the claims cannot answer, only counts it. */
+  async done(taskId: string): Promise<void> {
+    try {
+      await this.opts.claims.done(taskId, this.opts.ttlMs);
+      this.answered();
+    } catch (error) {
+      this.unavailable(error, "done", taskId);
+    }
+  }
+
+  private answered(): void {
+    if (this.unanswered === 0) return;
+    this.opts.log.info("the fetch claims answer again", { unanswered: this.unanswered });
+    this.unanswered = 0;
+  }
+
+  private unavailable(error: unknown, call: "claim" | "done", taskId: string): void {
     this.opts.counters.add("fetcher.claims.unavailable");
     const now = this.now();
     const first = this.unanswered === 0;
@@ -66,9 +86,9 @@ export class CopyClaims {
     this.lastWarnAt = now;
     this.opts.log.warn(
       first
-        ? "the fetch claims cannot answer; tasks are fetched unclaimed until they can (a task stored twice may then be fetched twice)"
+        ? "the fetch claims cannot answer; tasks are fetched unclaimed until they can (a task delivered twice by a restarted NATS server may then be fetched twice)"
         : "the fetch claims still cannot answer; tasks are fetched unclaimed",
-      errorFields(error, { task: taskId, fetchedUnclaimed: this.unanswered }),
+      errorFields(error, { call, task: taskId, unanswered: this.unanswered }),
     );
   }
 }

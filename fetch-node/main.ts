@@ -164,6 +164,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     worker: path.worker,
     claims,
     claimTtlMs: config.claimTtlMs,
+    attemptMaxMs: config.policy.connectTimeoutMs + config.policy.responseTimeoutMs,
     counters,
     log,
     extraGauges: upload ? () => upload.uploader.gauges() : undefined,

@@ -163,7 +163,7 @@ describe("fetch node", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const startNode = async (worker: TaskRunner = path.worker, heartbeatMs = 60_000) => {
+  const startNode = async (worker: TaskRunner = path.worker, heartbeatMs = 60_000, claims = new MemoryFetchClaims()) => {
     node = new FetchNode({
       nodeId: "f1",
       region: "us",
@@ -177,7 +177,7 @@ describe("fetch node", () => {
       bus,
       state,
       worker,
-      claims: new MemoryFetchClaims(),
+      claims,
       claimTtlMs: 60_000,
     });
     await node.start();
@@ -340,29 +340,72 @@ describe("fetch node", () => {
     expect(node!.counters.get("fetcher.tasks.redelivered-spaced")).toBe(1);
   });
 
-  test("fetch node - a second stored copy of a fetched task is acked unfetched, and the first copy's redelivery is fetched", async () => {
+  test("fetch node - a task done is never fetched again: neither a second stored copy nor a repeat of its own copy", async () => {
     let asked = 0;
     const counting: TaskRunner = { run: (task, signal) => (asked++, path.worker.run(task, signal)) };
     await startNode(counting);
-    // Copy 7 is fetched; then the same task stored again (a frontier published it again after a NATS restart).
     const first = bus.deliver(pageTask(`${server.origin}/`, "t5"), 1, 7);
     await first.done;
     expect(first.outcome()).toBe("ack");
-    const second = bus.deliver(pageTask(`${server.origin}/`, "t5"), 1, 8);
-    await second.done;
-    expect(second.outcome()).toBe("ack");
+    // The same task stored again (a frontier published it again after a NATS restart), and copy 7 again
+    // (its ack was lost): both acked unfetched.
+    for (const [count, copy] of [
+      [1, 8],
+      [2, 7],
+      [1, 7],
+    ] as const) {
+      const repeat = bus.deliver(pageTask(`${server.origin}/`, "t5"), count, copy);
+      await repeat.done;
+      expect(repeat.outcome()).toBe("ack");
+    }
     expect(asked).toBe(1);
     expect(bus.results).toHaveLength(1);
+    expect(node!.counters.get("fetcher.tasks.done-dropped")).toBe(3);
+  });
+
+  test("fetch node - a second stored copy of a task under way is dropped, and the first copy's redelivery is fetched", async () => {
+    let asked = 0;
+    const failingOnce: TaskRunner = {
+      run: async (task, signal) => {
+        if (asked++ === 0) throw new Error("the WARC store failed");
+        return path.worker.run(task, signal);
+      },
+    };
+    await startNode(failingOnce);
+    const first = bus.deliver(pageTask(`${server.origin}/`, "t6"), 1, 3);
+    await first.done;
+    expect(first.outcome()).toStartWith("nak");
+    const other = bus.deliver(pageTask(`${server.origin}/`, "t6"), 1, 4);
+    await other.done;
+    expect(other.outcome()).toBe("ack");
     expect(node!.counters.get("fetcher.tasks.duplicate-copy-dropped")).toBe(1);
-    // Copy 7 again (its ack was lost): still this copy's task, done again as any redelivery.
-    const again = bus.deliver(pageTask(`${server.origin}/`, "t5"), 2, 7);
+    // Copy 3 comes back after its nak, which already spaced it by the host's gap: done now.
+    const again = bus.deliver(pageTask(`${server.origin}/`, "t6"), 2, 3);
     await again.done;
-    expect(again.outcome()).toBe("nak 0"); // first spaced by the host's gap (0 here), as every redelivery
-    const third = bus.deliver(pageTask(`${server.origin}/`, "t5"), 3, 7);
-    await third.done;
-    expect(third.outcome()).toBe("ack");
+    expect(again.outcome()).toBe("ack");
     expect(asked).toBe(2);
-    expect(node!.counters.get("fetcher.tasks.duplicate-copy-dropped")).toBe(1);
+    expect(bus.results).toHaveLength(1);
+  });
+
+  test("fetch node - a repeat the bus did not count waits until the first attempt must have ended, plus the host's gap", async () => {
+    let asked = 0;
+    const counting: TaskRunner = { run: (task, signal) => (asked++, path.worker.run(task, signal)) };
+    const claims = new MemoryFetchClaims();
+    await startNode(counting, 60_000, claims);
+    // Another node took copy 9 just now; the restarted NATS server forgot that and delivers it as new.
+    await claims.claim("t7", 9, 60_000);
+    const repeat = bus.deliver(pageTask(`${server.origin}/`, "t7", 1_500), 1, 9);
+    await repeat.done;
+    const attemptMaxMs = DEFAULT_POLICY.connectTimeoutMs + DEFAULT_POLICY.responseTimeoutMs;
+    expect(nakDelay(repeat.outcome())).toBeGreaterThan(attemptMaxMs + 1_500 - 1_000);
+    expect(nakDelay(repeat.outcome())).toBeLessThanOrEqual(attemptMaxMs + 1_500);
+    expect(asked).toBe(0);
+    expect(node!.counters.get("fetcher.tasks.redelivered-unannounced")).toBe(1);
+    // Its next delivery was spaced here: fetched.
+    const later = bus.deliver(pageTask(`${server.origin}/`, "t7", 1_500), 2, 9);
+    await later.done;
+    expect(later.outcome()).toBe("ack");
+    expect(asked).toBe(1);
   });
 
   test("fetch node - a worker that throws gets the task redelivered, later at each delivery", async () => {
@@ -626,7 +669,12 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
     });
     return { got, sub };
   };
-  const dropped = () => nodes.reduce((n, node) => n + node.counters.get("fetcher.tasks.duplicate-copy-dropped"), 0);
+  /** Deliveries acked unfetched: another copy under way, or the task done. */
+  const dropped = () =>
+    nodes.reduce(
+      (n, node) => n + node.counters.get("fetcher.tasks.duplicate-copy-dropped") + node.counters.get("fetcher.tasks.done-dropped"),
+      0,
+    );
 
   test("fetch nodes - a task stored twice is fetched once, whether its copies come together or one after the other", async () => {
     await startFetchNode("f1");
@@ -676,7 +724,8 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
     await bus.publishTask("us", pageTask(`${server.origin}/unclaimed`, "task-unclaimed"));
     await waitFor(() => got.got.length === 1 && bus.depth("us/fetchers") === 0, 10_000);
     expect(requests.get("/unclaimed")).toBe(1);
-    expect(node.counters.get("fetcher.claims.unavailable")).toBe(1);
+    // Its claim and its done mark, both unanswered.
+    expect(node.counters.get("fetcher.claims.unavailable")).toBe(2);
     await got.sub.stop();
     const killed = redis.dir;
     redis = await startRedis({ port: redis.port });

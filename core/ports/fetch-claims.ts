@@ -1,30 +1,42 @@
 /**
- * The FetchClaims port: which stored copy of a fetch task may be fetched. A task is normally stored once
- * (its publish dedups on the task id), but a frontier node that publishes a task again after its first
- * publish's ack was lost with a NATS server can get it stored twice: the restarted server rebuilt its
- * duplicate window from the messages it still holds, and the first copy was already fetched and acked out
- * of the work queue. Two copies fetched by two fetch nodes would break the host's gap, so each fetch node
- * claims a task for the copy it was delivered (`Delivery.copy`, the stream sequence) before fetching it,
- * and drops a copy whose task another copy claimed. A redelivery of the same copy (a node died mid-fetch,
- * a nak) claims again and is still "mine".
+ * The FetchClaims port: which delivery of a fetch task may be fetched. Two ways a task reaches a fetch
+ * node again though the bus does not say so, both seen when a NATS server is killed and restarted:
+ *
+ *  - a second stored copy: a frontier node publishes a task again after the ack of its first publish was
+ *    lost with the server, and the restarted server, which rebuilt its duplicate window only from the
+ *    messages it still holds (the first copy was already fetched and acked out of the work queue), stores
+ *    it twice;
+ *  - the same copy delivered again as a first delivery: the server lost its consumer's latest state with
+ *    the kill, so a task delivered just before it (being fetched, or already done) comes again with a
+ *    delivery count of 1.
+ *
+ * Fetching either would be a second request to the host, maybe while the frontier's next task for it is
+ * fetched: a broken gap. So a fetch node claims a task for the stored copy it was delivered
+ * (`Delivery.copy`, the stream sequence) before fetching, and marks it done once its outputs are stored.
  *
  * In cluster mode the region's Redis holds the claims, shared by every fetch node of the region
  * (adapters/redis); in memory (adapters/memory) they hold within one process only (tests, a fetch node
  * without Redis).
  *
  * Contract:
- *  - `claim(taskId, copy, ttlMs)` records `copy` as the copy of `taskId` to fetch when no copy holds the
- *    task, and answers "mine"; it answers "mine" again for the copy that holds it (idempotent), and
- *    "other-copy" for any other copy while the claim lasts. Of two callers racing with different copies,
- *    exactly one hears "mine".
- *  - A claim lasts `ttlMs` from when it was made (claiming again does not extend it); after that the task is
- *    free again and the next copy to claim it holds it.
- *  - It rejects when it cannot answer (the store is unreachable); the caller decides what that means.
+ *  - `claim(taskId, copy, ttlMs)` answers, atomically:
+ *      `new`        no copy held the task: now `copy` does, from now on, for `ttlMs`;
+ *      `again`      `copy` already holds it, since `ageMs` ago (on the store's clock), and it is not done:
+ *                   this delivery repeats an earlier one, whose attempt may have ended or be under way;
+ *      `other-copy` another copy holds it (not done);
+ *      `done`       the task was marked done (by any copy).
+ *    Of callers racing with different copies, exactly one hears `new`. Claiming again changes nothing.
+ *  - `done(taskId, ttlMs)` marks the task done, whoever held it (or nobody); from then on, for `ttlMs`,
+ *    every claim of it answers `done`. Idempotent.
+ *  - A claim or mark lasts its `ttlMs` from when it was made; after that the task is free again. A TTL that
+ *    is not a positive whole number of ms is refused (RangeError).
+ *  - Both reject when the store cannot answer (unreachable); the caller decides what that means.
  *  - `close()` releases what the claims built themselves; the caller that built them closes them.
  */
-export type FetchClaim = "mine" | "other-copy";
+export type FetchClaim = { kind: "new" } | { kind: "again"; ageMs: number } | { kind: "other-copy" } | { kind: "done" };
 
 export interface FetchClaims {
   claim(taskId: string, copy: number, ttlMs: number): Promise<FetchClaim>;
+  done(taskId: string, ttlMs: number): Promise<void>;
   close(): Promise<void>;
 }
