@@ -15,11 +15,11 @@
  * fetch node while the frontier had already dispatched the host's next task (seen about one run in two: 8
  * pages fetched twice with 7 in flight, two requests 110 ms short of the 200 ms gap). The fetch claims in
  * the region's Redis (fetch-node/copy-claims.ts) now drop a task done and another copy of a task under way,
- * and space an uncounted repeat until the attempt under way must have ended: in 11 runs since, no page was
+ * and space an uncounted repeat until the attempt under way must have ended: in 15 runs since, no page was
  * fetched twice and no gap was short.
  *
  * OPEN, so not in `bun run test` (a `.open.ts` file; run it with
- * `bun test ./tests/faults/nats-restarted-mid-crawl.open.ts`): 3 of those 11 runs failed on stalled hosts.
+ * `bun test ./tests/faults/nats-restarted-mid-crawl.open.ts`): 3 of those 15 runs failed on stalled hosts.
  * Once, 3 hosts waited 60 s (allowed 10.4 s): tasks delivered just before the kill never reached a fetch
  * node (their first claim came with their redelivery, after the `fetchers` ack wait of 60 s). Twice, 2 and
  * 6 hosts waited 10.6 s and 14.5-14.9 s (allowed 10.3-10.6 s), all at once; cause not traced (a guess: the
