@@ -7,6 +7,7 @@
  * emptied script cache, a server that does not answer.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { MemoryFetchClaims } from "../../adapters/memory/index.ts";
 import { connectRedis, RedisFetchClaims, type RedisClient } from "../../adapters/redis/index.ts";
 import type { FetchClaim, FetchClaims } from "../../core/ports/index.ts";
@@ -181,6 +182,8 @@ describe("RedisFetchClaims: Redis-specific properties", () => {
     await server.command("CLIENT KILL TYPE normal");
     // The script cache is gone too (as after a restart): the script is sent again.
     await server.command("SCRIPT FLUSH");
+    // While it reconnects, claims fail at once (see below); then they answer again.
+    await waitFor(async () => (await claims.claim("t", 2, MINUTE).catch(() => undefined)) !== undefined, "the connection to be back");
     expect(await claims.claim("t", 2, MINUTE)).toEqual(OTHER);
     expect(await claims.claim("t", 1, MINUTE)).toEqual(again());
     await claims.close();
@@ -189,10 +192,14 @@ describe("RedisFetchClaims: Redis-specific properties", () => {
     await client.ping();
   });
 
-  test("a Redis that does not answer makes the claim reject with a message saying which server and why", async () => {
-    const claims = await RedisFetchClaims.connect(server.url, { keyPrefix: freshPrefix() }, { commandTimeoutMs: 300, idleTimeoutMs: 0 });
+  test("a Redis that is down makes claims and done marks reject at once (not after the command timeout), saying which server", async () => {
+    // A command timeout far beyond the test's own: waiting for it would fail the test.
+    const own = await connectRedis(server.url, { commandTimeoutMs: 120_000, idleTimeoutMs: 0 });
+    const claims = new RedisFetchClaims(own, { keyPrefix: freshPrefix() });
     const port = server.port;
     await server.kill();
+    // Down: the client saw it drop (a command sent in the very moment of the crash waits for its timeout).
+    await waitFor(async () => !own.isReady, "the client to see the connection drop");
     try {
       const error = await claims.claim("t", 1, MINUTE).then(
         () => undefined,
@@ -201,9 +208,13 @@ describe("RedisFetchClaims: Redis-specific properties", () => {
       expect(error).toBeInstanceOf(Error);
       expect((error as Error).message).toContain("the fetch claim of task t");
       expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+      await expect(claims.done("t", MINUTE)).rejects.toThrow(/marking task t done/);
     } finally {
       await claims.close();
+      own.destroy();
+      const killed = server.dir;
       server = await startRedis({ port });
+      rmSync(killed, { recursive: true, force: true });
       if (client.isOpen) await client.close();
       client = await connectRedis(server.url);
     }
