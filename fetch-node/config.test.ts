@@ -18,6 +18,7 @@ describe("fetch node config", () => {
       concurrency: 256,
       proxyUrl: undefined,
       heartbeatMs: 2_000,
+      claimTtlMs: 10 * 60_000,
       partitions: 64,
     });
     expect(c.policy).toEqual(DEFAULT_POLICY);
@@ -59,6 +60,8 @@ describe("fetch node config", () => {
         "3s",
         "--nak-delay",
         "250ms",
+        "--fetch-claim-ttl",
+        "30m",
         "--partitions",
         "256",
         "--max-body",
@@ -77,6 +80,7 @@ describe("fetch node config", () => {
       heartbeatMs: 500,
       stopGraceMs: 3_000,
       nakDelayMs: 250,
+      claimTtlMs: 30 * 60_000,
       partitions: 256,
     });
     expect(c.policy.maxBodyBytes).toBe(1024 * 1024);

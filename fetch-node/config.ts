@@ -23,6 +23,7 @@ import {
   ConfigError,
   dirKind,
   durationKind,
+  formatDuration,
   integerKind,
   POLICY_FIELDS,
   readConfig,
@@ -66,6 +67,7 @@ export interface FetchNodeSettings {
   heartbeatIntervalMs: number;
   stopGraceMs: number;
   nakDelayMs: number;
+  claimTtlMs: number;
   regionRules: string;
   defaultRegion: string;
   partitions: number;
@@ -79,7 +81,7 @@ export interface FetchNodeConfig {
   natsServers: string[];
   /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
   natsReplicas: number;
-  /** Absent: a MemoryContentIndex (duplicates are then found per node, not per region). */
+  /** Absent: a MemoryContentIndex and MemoryFetchClaims (duplicates and claims are then per node, not per region). */
   redisUrl?: string;
   warcDir: string;
   /** Rolling of WARC files, and their upload when `upload` is set (WARC_ROLL_SETTINGS, S3_UPLOAD_SETTINGS). */
@@ -92,6 +94,8 @@ export interface FetchNodeConfig {
   heartbeatMs: number;
   stopGraceMs: number;
   nakDelayMs: number;
+  /** How long a task's fetch claim lasts (FetchClaims: in Redis with `redisUrl`, else in memory). */
+  claimTtlMs: number;
   regionRules: RegionRules;
   partitions: number;
   policy: PolicyConfig;
@@ -104,6 +108,7 @@ export interface FetchNodeConfig {
 export type FetchNodeSecurity = NatsAccessSettings & RedisTlsSettings & HttpTlsSettings;
 
 const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
 
 const SPECS: FieldSpecs<FetchNodeSettings> = {
   nodeId: {
@@ -132,10 +137,10 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
   natsReplicas: NATS_REPLICAS_FIELD,
   redisUrl: {
     default: undefined,
-    defaultText: "none: an in-memory content index",
+    defaultText: "none: content index and fetch claims in memory (this node only)",
     env: "CRAWL_REDIS_URL",
     flag: "--redis-url",
-    description: "The region's Redis, shared content index (fingerprints, SimHash)",
+    description: "The region's Redis: shared content index (fingerprints, SimHash) and fetch claims",
     ...urlKind(["redis", "rediss"]),
   },
   warcDir: {
@@ -189,6 +194,14 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     flag: "--nak-delay",
     description: "Delay before a task that failed here is redelivered; doubles per delivery, at most 64x",
     ...durationKind({ min: 0, max: 600 * SECOND }),
+  },
+  claimTtlMs: {
+    default: 10 * MINUTE,
+    env: "CRAWL_FETCH_CLAIM_TTL",
+    flag: "--fetch-claim-ttl",
+    description:
+      "How long a fetch task stays claimed by the stored copy fetched (region's Redis, else this node's memory); another copy of it delivered meanwhile is dropped unfetched. Longer than a task may wait in the stream",
+    ...durationKind({ min: 10 * SECOND, max: 24 * 60 * MINUTE }),
   },
   regionRules: {
     default: "",
@@ -283,6 +296,7 @@ export function loadFetchNodeConfig(
     heartbeatMs: values.heartbeatIntervalMs,
     stopGraceMs: values.stopGraceMs,
     nakDelayMs: values.nakDelayMs,
+    claimTtlMs: values.claimTtlMs,
     regionRules,
     partitions: values.partitions,
     policy,
@@ -335,6 +349,7 @@ export function describeFetchNodeConfig(c: FetchNodeConfig): Record<string, stri
     warcUpload: describeS3Target(c.warc.upload),
     http: formatHostPort(c.http.hostname, c.http.port),
     concurrency: String(c.concurrency),
+    fetchClaimTtl: formatDuration(c.claimTtlMs),
     proxy: c.proxyUrl ? mask(c.proxyUrl) : "(none)",
     allowPrivateAddresses: String(c.policy.allowPrivateAddresses),
     allowAddresses: c.policy.allowAddresses.join(",") || "(none)",

@@ -1,9 +1,10 @@
 /**
  * The fetch node process: the composition root. It reads the configuration (flags > env > defaults,
- * config.ts), connects to the region's NATS (JetStream bus and cluster-state KV) and, when given, its
- * Redis (the shared content index; else an in-memory one; links for another region whose servers do not
- * answer wait in this region's forward stream, and this node moves them on later), builds the same fetch path as the embedded
- * crawler (engine/fetch), with --warc-upload ships finished WARC files to object storage, serves
+ * config.ts), connects to the region's NATS (JetStream bus and cluster-state KV; links for another region
+ * whose servers do not answer wait in this region's forward stream, and this node moves them on later)
+ * and, when given, its Redis (the shared content index and fetch claims, over one connection; else
+ * in-memory ones, which hold within this node only), builds the same fetch path as the embedded crawler
+ * (engine/fetch), with --warc-upload ships finished WARC files to object storage, serves
  * /healthz, /readyz and /metrics, and runs a FetchNode until SIGINT or SIGTERM. Start, stop and exit are
  * the process kit's (kit/main `runMain`): each part registers its close as it opens, a second signal exits
  * at once (unacked tasks are redelivered). The same file runs on Bun and on Deno (fetch-node/README.md has
@@ -14,15 +15,15 @@
 import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
-import { RedisContentIndex, redisConnectionLog } from "../adapters/redis/index.ts";
+import { connectRedis, RedisContentIndex, RedisFetchClaims, redisConnectionLog } from "../adapters/redis/index.ts";
 import { regionsOf } from "../core/cluster/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { checkDiskRoom } from "../kit/fs/index.ts";
 import { runMain, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { describeFetchNodeConfig, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
-import type { ContentIndex } from "../core/ports/index.ts";
-import { MemoryContentIndex } from "../adapters/memory/index.ts";
+import type { ContentIndex, FetchClaims } from "../core/ports/index.ts";
+import { MemoryContentIndex, MemoryFetchClaims } from "../adapters/memory/index.ts";
 import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { formatHostPort } from "../core/net/index.ts";
@@ -79,18 +80,26 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   ctx.onClose("cluster state", () => state.close());
 
   let content: ContentIndex;
+  let claims: FetchClaims;
   if (config.redisUrl) {
     const url = config.redisUrl;
     const redis = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
-      RedisContentIndex.connect(url, {}, { name: config.nodeId, tlsCaPem: tls.redisCa, ...redisConnectionLog(log.child("redis")) }),
+      connectRedis(url, { name: config.nodeId, tlsCaPem: tls.redisCa, ...redisConnectionLog(log.child("redis")) }),
     );
+    // One connection for both; closed after them (the node, which claims, stops before anything closes).
+    ctx.onClose("redis", () => redis.close());
     // A cache: when Redis cannot answer, a page is taken as new content rather than fetched again later.
-    content = new AdvisoryContentIndex(redis, { counters, log: log.child("content-index") });
+    content = new AdvisoryContentIndex(new RedisContentIndex(redis), { counters, log: log.child("content-index") });
+    claims = new RedisFetchClaims(redis);
   } else {
-    log.warn("no --redis-url: duplicates are detected within this node only");
+    log.warn(
+      "no --redis-url: duplicates are detected within this node only, and so are fetch claims (a task stored twice, after a NATS restart, may be fetched by two nodes)",
+    );
     content = new MemoryContentIndex();
+    claims = new MemoryFetchClaims();
   }
   ctx.onClose("content index", () => content.close());
+  ctx.onClose("fetch claims", () => claims.close());
 
   // Before the writer opens the directory (recovery takes what is there as left over); closed after it.
   let upload: WarcUploadStarted | undefined;
@@ -153,6 +162,9 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     bus,
     state,
     worker: path.worker,
+    claims,
+    claimTtlMs: config.claimTtlMs,
+    attemptMaxMs: config.policy.connectTimeoutMs + config.policy.responseTimeoutMs,
     counters,
     log,
     extraGauges: upload ? () => upload.uploader.gauges() : undefined,

@@ -2,7 +2,9 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { MemoryBus, MemoryClusterState, MemoryContentIndex } from "../adapters/memory/index.ts";
+import { MemoryBus, MemoryClusterState, MemoryContentIndex, MemoryFetchClaims } from "../adapters/memory/index.ts";
+import { connectRedis, RedisFetchClaims, type RedisClient } from "../adapters/redis/index.ts";
+import { startRedis, type RedisServer } from "../tests/support/redis.ts";
 import { parseRegionRules } from "../core/cluster/index.ts";
 import { type Delivery, type MessageBus, type Subscription } from "../core/ports/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
@@ -63,12 +65,13 @@ class RecordingBus implements MessageBus {
   }
   async close(): Promise<void> {}
 
-  /** Delivers `task` as the bus would and resolves when the handler returns. */
-  deliver(task: FetchTask, deliveryCount = 1): { done: Promise<void>; outcome: () => string | undefined } {
+  /** Delivers `task` (stored as `copy`) as the bus would and resolves when the handler returns. */
+  deliver(task: FetchTask, deliveryCount = 1, copy = 1): { done: Promise<void>; outcome: () => string | undefined } {
     let outcome: string | undefined;
     const d: Delivery<FetchTask> = {
       data: task,
       deliveryCount,
+      copy,
       ack: async () => {
         outcome = "ack";
         this.events.push(`ack ${task.taskId}`);
@@ -160,7 +163,7 @@ describe("fetch node", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  const startNode = async (worker: TaskRunner = path.worker, heartbeatMs = 60_000) => {
+  const startNode = async (worker: TaskRunner = path.worker, heartbeatMs = 60_000, claims = new MemoryFetchClaims()) => {
     node = new FetchNode({
       nodeId: "f1",
       region: "us",
@@ -174,6 +177,8 @@ describe("fetch node", () => {
       bus,
       state,
       worker,
+      claims,
+      claimTtlMs: 60_000,
     });
     await node.start();
     return node;
@@ -249,6 +254,8 @@ describe("fetch node", () => {
         bus,
         state,
         worker: full.worker,
+        claims: new MemoryFetchClaims(),
+        claimTtlMs: 60_000,
         now: () => clock,
         diskProbe: async () => checkDiskRoom(disk.dir),
       });
@@ -331,6 +338,74 @@ describe("fetch node", () => {
     expect(again.outcome()).toBe("ack");
     expect(asked).toBe(1);
     expect(node!.counters.get("fetcher.tasks.redelivered-spaced")).toBe(1);
+  });
+
+  test("fetch node - a task done is never fetched again: neither a second stored copy nor a repeat of its own copy", async () => {
+    let asked = 0;
+    const counting: TaskRunner = { run: (task, signal) => (asked++, path.worker.run(task, signal)) };
+    await startNode(counting);
+    const first = bus.deliver(pageTask(`${server.origin}/`, "t5"), 1, 7);
+    await first.done;
+    expect(first.outcome()).toBe("ack");
+    // The same task stored again (a frontier published it again after a NATS restart), and copy 7 again
+    // (its ack was lost): both acked unfetched.
+    for (const [count, copy] of [
+      [1, 8],
+      [2, 7],
+      [1, 7],
+    ] as const) {
+      const repeat = bus.deliver(pageTask(`${server.origin}/`, "t5"), count, copy);
+      await repeat.done;
+      expect(repeat.outcome()).toBe("ack");
+    }
+    expect(asked).toBe(1);
+    expect(bus.results).toHaveLength(1);
+    expect(node!.counters.get("fetcher.tasks.done-dropped")).toBe(3);
+  });
+
+  test("fetch node - a second stored copy of a task under way is dropped, and the first copy's redelivery is fetched", async () => {
+    let asked = 0;
+    const failingOnce: TaskRunner = {
+      run: async (task, signal) => {
+        if (asked++ === 0) throw new Error("the WARC store failed");
+        return path.worker.run(task, signal);
+      },
+    };
+    await startNode(failingOnce);
+    const first = bus.deliver(pageTask(`${server.origin}/`, "t6"), 1, 3);
+    await first.done;
+    expect(first.outcome()).toStartWith("nak");
+    const other = bus.deliver(pageTask(`${server.origin}/`, "t6"), 1, 4);
+    await other.done;
+    expect(other.outcome()).toBe("ack");
+    expect(node!.counters.get("fetcher.tasks.duplicate-copy-dropped")).toBe(1);
+    // Copy 3 comes back after its nak, which already spaced it by the host's gap: done now.
+    const again = bus.deliver(pageTask(`${server.origin}/`, "t6"), 2, 3);
+    await again.done;
+    expect(again.outcome()).toBe("ack");
+    expect(asked).toBe(2);
+    expect(bus.results).toHaveLength(1);
+  });
+
+  test("fetch node - a repeat the bus did not count waits until the first attempt must have ended, plus the host's gap", async () => {
+    let asked = 0;
+    const counting: TaskRunner = { run: (task, signal) => (asked++, path.worker.run(task, signal)) };
+    const claims = new MemoryFetchClaims();
+    await startNode(counting, 60_000, claims);
+    // Another node took copy 9 just now; the restarted NATS server forgot that and delivers it as new.
+    await claims.claim("t7", 9, 60_000);
+    const repeat = bus.deliver(pageTask(`${server.origin}/`, "t7", 1_500), 1, 9);
+    await repeat.done;
+    const attemptMaxMs = DEFAULT_POLICY.connectTimeoutMs + DEFAULT_POLICY.responseTimeoutMs;
+    expect(nakDelay(repeat.outcome())).toBeGreaterThan(attemptMaxMs + 1_500 - 1_000);
+    expect(nakDelay(repeat.outcome())).toBeLessThanOrEqual(attemptMaxMs + 1_500);
+    expect(asked).toBe(0);
+    expect(node!.counters.get("fetcher.tasks.redelivered-unannounced")).toBe(1);
+    // Its next delivery was spaced here: fetched.
+    const later = bus.deliver(pageTask(`${server.origin}/`, "t7", 1_500), 2, 9);
+    await later.done;
+    expect(later.outcome()).toBe("ack");
+    expect(asked).toBe(1);
   });
 
   test("fetch node - a worker that throws gets the task redelivered, later at each delivery", async () => {
@@ -467,6 +542,8 @@ describe("fetch node on the in-process bus", () => {
       bus,
       state: new MemoryClusterState(),
       worker,
+      claims: new MemoryFetchClaims(),
+      claimTtlMs: 60_000,
     });
     await node.start();
   };
@@ -514,5 +591,144 @@ describe("fetch node on the in-process bus", () => {
     expect(node.counters.get("fetcher.tasks.redelivered")).toBe(1);
     await waitFor(() => bus.depth("us/fetchers") === 0);
     await results.sub.stop();
+  });
+});
+
+describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
+  let redis: RedisServer;
+  let server: TestServer;
+  let dir: string;
+  let bus: MemoryBus;
+  const requests = new Map<string, number>();
+  const opened: Array<{ close(): Promise<void> }> = [];
+  const nodes: FetchNode[] = [];
+  const clients: RedisClient[] = [];
+
+  beforeEach(async () => {
+    requests.clear();
+    redis = await startRedis();
+    server = await startHttpServer((req, res) => {
+      requests.set(req.url ?? "", (requests.get(req.url ?? "") ?? 0) + 1);
+      res.setHeader("content-type", "text/html");
+      res.end(`<p>a page</p><a href="/next">n</a>`);
+    });
+    dir = await mkdtemp(join(tmpdir(), "fetch-node-claims-test-"));
+    // No duplicate window: a task published twice is stored twice, as after a NATS restart.
+    bus = new MemoryBus({ viaCodec: true, duplicateWindowMs: 0, onError: () => {} });
+    await bus.ensureRegion("us", P);
+  });
+
+  afterEach(async () => {
+    await Promise.all(nodes.splice(0).map((n) => n.stop(1_000)));
+    await bus.close();
+    for (const o of opened.splice(0)) await o.close();
+    for (const c of clients.splice(0)) if (c.isOpen) await c.close();
+    await server.close();
+    await redis.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** A fetch node with its own fetch path and its own connection to the region's Redis. */
+  const startFetchNode = async (id: string, worker?: (path: FetchPath) => TaskRunner) => {
+    const path = await openFetchPath({
+      policy: { ...DEFAULT_POLICY, allowPrivateAddresses: true },
+      warcDir: join(dir, id),
+      warcPrefix: id,
+      maxConcurrentRequests: 4,
+      content: new MemoryContentIndex(),
+    });
+    opened.push(path);
+    const client = await connectRedis(redis.url, { commandTimeoutMs: 500 });
+    clients.push(client);
+    const node = new FetchNode({
+      nodeId: id,
+      region: "us",
+      runtime: "bun",
+      httpAddress: "",
+      regionRules: rules,
+      partitions: P,
+      concurrency: 2,
+      heartbeatMs: 60_000,
+      nakDelayMs: 10,
+      bus,
+      state: new MemoryClusterState(),
+      worker: worker?.(path) ?? path.worker,
+      claims: new RedisFetchClaims(client),
+      claimTtlMs: 60_000,
+    });
+    nodes.push(node);
+    await node.start();
+    return node;
+  };
+
+  const results = () => {
+    const got: FetchResult[] = [];
+    const sub = bus.consumeResults("us", partitionOf(new URL(server.origin).host, P), async (d) => {
+      got.push(d.data);
+      await d.ack();
+    });
+    return { got, sub };
+  };
+  /** Deliveries acked unfetched: another copy under way, or the task done. */
+  const dropped = () =>
+    nodes.reduce(
+      (n, node) => n + node.counters.get("fetcher.tasks.duplicate-copy-dropped") + node.counters.get("fetcher.tasks.done-dropped"),
+      0,
+    );
+
+  test("fetch nodes - a task stored twice is fetched once, whether its copies come together or one after the other", async () => {
+    await startFetchNode("f1");
+    await startFetchNode("f2");
+    const got = results();
+    // Two copies at once: each node takes one, they race for the claim.
+    const together = pageTask(`${server.origin}/together`, "task-together");
+    await bus.publishTask("us", together);
+    await bus.publishTask("us", together);
+    await waitFor(() => bus.depth("us/fetchers") === 0 && got.got.length === 1, 10_000);
+    expect(requests.get("/together")).toBe(1);
+    expect(dropped()).toBe(1);
+    // The second copy stored after the first was fetched and acked (the restarted server's window lacks it).
+    const later = pageTask(`${server.origin}/later`, "task-later");
+    await bus.publishTask("us", later);
+    await waitFor(() => bus.depth("us/fetchers") === 0 && got.got.length === 2, 10_000);
+    await bus.publishTask("us", later);
+    await waitFor(() => bus.depth("us/fetchers") === 0 && dropped() === 2, 10_000);
+    expect(requests.get("/later")).toBe(1);
+    expect(got.got.map((r) => r.taskId)).toEqual(["task-together", "task-later"]);
+    await got.sub.stop();
+  });
+
+  test("fetch nodes - a copy redelivered after a failed attempt is still fetched, on whichever node takes it", async () => {
+    let attempts = 0;
+    const failingOnce = (path: FetchPath): TaskRunner => ({
+      run: async (task, signal) => {
+        if (attempts++ === 0) throw new Error("the WARC store failed (expected in this test)");
+        return path.worker.run(task, signal);
+      },
+    });
+    await startFetchNode("f1", failingOnce);
+    await startFetchNode("f2", failingOnce);
+    const got = results();
+    await bus.publishTask("us", pageTask(`${server.origin}/retried`, "task-retried"));
+    await waitFor(() => got.got.length === 1 && bus.depth("us/fetchers") === 0, 10_000);
+    expect(attempts).toBeGreaterThanOrEqual(2);
+    expect(requests.get("/retried")).toBe(1);
+    expect(dropped()).toBe(0);
+    await got.sub.stop();
+  });
+
+  test("fetch nodes - when Redis cannot answer, a task is fetched anyway and counted as unclaimed", async () => {
+    const node = await startFetchNode("f1");
+    const got = results();
+    await redis.kill();
+    await bus.publishTask("us", pageTask(`${server.origin}/unclaimed`, "task-unclaimed"));
+    await waitFor(() => got.got.length === 1 && bus.depth("us/fetchers") === 0, 10_000);
+    expect(requests.get("/unclaimed")).toBe(1);
+    // Its claim and its done mark, both unanswered.
+    expect(node.counters.get("fetcher.claims.unavailable")).toBe(2);
+    await got.sub.stop();
+    const killed = redis.dir;
+    redis = await startRedis({ port: redis.port });
+    await rm(killed, { recursive: true, force: true });
   });
 });

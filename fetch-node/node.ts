@@ -2,9 +2,13 @@
  * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks (the shared durable
  * consumer `fetchers` on `crawl.fetch.<region>`), and for each task, in this order:
  *
+ *   claim(task id, copy)                  the region's fetch claims (copy-claims.ts): another stored copy
+ *                                         of a task stored twice, or a task already done, is acked and
+ *                                         dropped unfetched; a repeat of this copy is a redelivery
  *   worker.run(task)                      fetch, parse, fingerprint, write WARC (engine/fetch/pipeline)
  *   publishUrls per (region, partition)   the links, grouped by their hosts' owners (core/addressing)
  *   publishResult(region, result)         to `crawl.results.<region>.<task partition>`, the host's owner
+ *   done(task id)                         in the claims: a later delivery of the task is dropped
  *   ack                                   only now: every output is durably on the bus
  *
  * If the work itself throws (a broken store) the task is nak'ed with a delay that doubles per delivery
@@ -16,8 +20,10 @@
  * `hostGapMs`, plus the multiplier times how long this attempt took, which covers its fetch), and a task
  * delivered again for a reason this node does not know (another node died mid-fetch) is first handed back
  * for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
- * died mid-task) is simply done again: the frontier's handling of links and results is idempotent, and a
- * result published twice is stored once (its message id is the task id). The WARC may then hold the page
+ * died mid-task; or a first delivery of a copy that claimed the task before: a NATS server restarted
+ * without its consumer's latest state, which then also waits until an attempt under way must have ended)
+ * is done again unless it was marked done: the frontier's handling of links and results is idempotent, and
+ * a result published twice is stored once (its message id is the task id). The WARC may then hold the page
  * twice (once per attempt, possibly on two nodes); the CDXJ index lists both and readers take either.
  *
  * A full disk (the WARC write fails with ENOSPC): the task is redelivered no sooner than its host's gap
@@ -32,7 +38,7 @@
  */
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
-import type { ClusterState, Delivery, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
+import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import type { FetchResult, FetchTask } from "../core/model/index.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
@@ -42,6 +48,7 @@ import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
 import { ResultOutbox } from "./result-outbox.ts";
+import { CopyClaims } from "./copy-claims.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
@@ -61,6 +68,15 @@ export interface FetchNodeOptions {
   bus: MessageBus;
   state: ClusterState;
   worker: TaskRunner;
+  /** The region's fetch claims (Redis; in memory they hold within this node only). */
+  claims: FetchClaims;
+  /** How long a task's claim lasts: longer than a task may wait in the stream behind others. */
+  claimTtlMs: number;
+  /**
+   * The longest a fetch attempt may talk to its host (the policy's connect and response timeouts): a
+   * repeat of a task the bus did not count waits this long after the claim. Default: the policy default's.
+   */
+  attemptMaxMs?: number;
   counters?: Counters;
   now?: () => number;
   log?: Log;
@@ -97,6 +113,8 @@ export class FetchNode {
   /** Tasks whose redelivery here needs no further wait: their last attempt's gap is already in its delay. */
   private readonly spaced = new Set<string>();
   private readonly outbox: ResultOutbox;
+  private readonly copies: CopyClaims;
+  private readonly attemptMaxMs: number;
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -107,6 +125,14 @@ export class FetchNode {
       publish: (output) => this.publish(output),
       counters: this.counters,
       log: this.log.child("outbox"),
+      now: this.now,
+    });
+    this.attemptMaxMs = opts.attemptMaxMs ?? DEFAULT_POLICY.connectTimeoutMs + DEFAULT_POLICY.responseTimeoutMs;
+    this.copies = new CopyClaims({
+      claims: opts.claims,
+      ttlMs: opts.claimTtlMs,
+      counters: this.counters,
+      log: this.log.child("claims"),
       now: this.now,
     });
     this.startedAt = this.now();
@@ -217,16 +243,29 @@ export class FetchNode {
       d.nak(0);
       return;
     }
-    if (d.deliveryCount > 1) {
+    const claim = await this.copies.claim(task.taskId, d.copy);
+    if (claim.kind === "other-copy" || claim.kind === "done") {
+      // Another stored copy holds the task (fetched, or being fetched), or its outputs are stored already:
+      // this delivery must never reach the host.
+      await this.settle(d);
+      return;
+    }
+    if (d.deliveryCount > 1 || claim.kind === "again") {
       this.counters.add("fetcher.tasks.redelivered");
       // Delivered again: an earlier attempt may have reached the host and ended without a word to the
-      // frontier (a node that died mid-fetch, whose connection closed as it died). That request ended by
-      // now at the latest, so the host's gap runs from now: the first time this node sees the task, it hands
-      // it back for that long (a delayed nak, so no slot is held), unless it timed that gap itself.
+      // frontier (a node that died mid-fetch, whose connection closed as it died). After an ack wait or a
+      // nak that request ended by now at the latest, so the host's gap runs from now: the first time this
+      // node sees the task, it hands it back for that long (a delayed nak, so no slot is held), unless it
+      // timed that gap itself. A repeat the bus did not count (delivery count 1: a NATS server restarted
+      // without its consumer's latest state) may come while that attempt still runs: it also waits until
+      // the attempt, begun when the task was claimed, must have ended.
       if (!this.spaced.has(task.taskId)) {
+        const unannounced = d.deliveryCount === 1 && claim.kind === "again";
+        const running = unannounced ? Math.max(0, this.attemptMaxMs - claim.ageMs) : 0;
         this.remember(task.taskId);
         this.counters.add("fetcher.tasks.redelivered-spaced");
-        d.nak(task.hostGapMs);
+        if (unannounced) this.counters.add("fetcher.tasks.redelivered-unannounced");
+        d.nak(task.hostGapMs + running);
         return;
       }
     }
@@ -273,12 +312,19 @@ export class FetchNode {
       return;
     }
     this.count(output);
+    // Before the ack: a delivery of this task after it (a lost ack, a server that forgot it) is dropped.
+    await this.copies.done(task.taskId);
+    await this.settle(d);
+  }
+
+  /** Acks a task done (or dropped); a lost ack only brings it back, to be done (or dropped) again. */
+  private async settle(d: Delivery<FetchTask>): Promise<void> {
     try {
       await d.ack();
     } catch (error) {
       // Everything is published; if the ack is lost the task comes back and is done again, harmlessly.
       this.counters.add("fetcher.tasks.ack-failed");
-      this.log.warn("ack failed; the task will be redelivered and done again", errorFields(error, { task: task.taskId }));
+      this.log.warn("ack failed; the task will be redelivered and done again", errorFields(error, { task: d.data.taskId }));
     }
   }
 

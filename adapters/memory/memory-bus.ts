@@ -3,9 +3,11 @@
  * memory. One queue per durable consumer (`fetchers` per region, `urls-<p>` and `results-<p>` per
  * partition), shared by all its subscribers; a delivered message stays owned by the queue until it is
  * acked or terminated, comes back after the ack wait when nobody settles it, comes back after the delay
- * when nak'ed, and goes to whichever subscriber has a free handler slot (round robin). Tasks are
- * de-duplicated on taskId within the duplicate window. Messages are copied on publish (structuredClone,
- * or through the protobuf codec with `viaCodec`), so a handler never shares an object with a publisher.
+ * when nak'ed, and goes to whichever subscriber has a free handler slot (round robin); every delivery
+ * of a stored message carries its sequence as its `copy`. Tasks are de-duplicated on taskId within the
+ * duplicate window (a task published again after it is a second copy). Messages are copied on publish
+ * (structuredClone, or through the protobuf codec with `viaCodec`), so a handler never shares an object
+ * with a publisher.
  *
  * Publishing to a region before ensureRegion rejects, as JetStream does when no stream stores the subject.
  */
@@ -258,6 +260,7 @@ export class MemoryBus implements MessageBus {
     const delivery: Delivery<unknown> = {
       data: item.data,
       deliveryCount: item.deliveries,
+      copy: item.seq,
       ack: async () => {
         if (settle()) this.remove(q, item);
       },

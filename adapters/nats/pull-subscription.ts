@@ -1,8 +1,9 @@
 /**
  * One subscriber of a durable pull consumer: a handler called per message with at most `concurrency`
  * running at once, and each JetStream message mapped to a Delivery (ack / nak(delay) / term, first call
- * wins; deliveryCount from the message's info). Messages are pulled with `fetch()` requests of a bounded
- * life into this subscription's own queue, never more than it has room for:
+ * wins; deliveryCount from the message's info, `copy` its stream sequence). Messages are pulled with
+ * `fetch()` requests of a bounded life into this subscription's own queue, never more than it has room
+ * for:
  *
  *  - "consume" (url and result handlers: short, one at a time, throughput matters): room for the running
  *    handlers plus `maxMessages` pulled ahead; the next request goes out once half of that is free, so a
@@ -278,6 +279,8 @@ function isGone(err: unknown): boolean {
 class JsDelivery<T> implements Delivery<T> {
   private settled = false;
   readonly deliveryCount: number;
+  /** The stream sequence: the same on every redelivery, another for a second stored copy of the message. */
+  readonly copy: number;
 
   constructor(
     private readonly m: JsMsg,
@@ -285,6 +288,7 @@ class JsDelivery<T> implements Delivery<T> {
     private readonly opts: Pick<PullSubscriptionOptions<unknown>, "confirmAcks" | "termWithReason">,
   ) {
     this.deliveryCount = m.info.deliveryCount;
+    this.copy = m.seq;
   }
 
   /** True the first time: the caller may settle the message. */

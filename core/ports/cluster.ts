@@ -46,6 +46,13 @@ export interface Delivery<T> {
   data: T;
   /** How many times this message has been delivered (1 the first time). */
   deliveryCount: number;
+  /**
+   * Which stored copy of a message this is: its sequence in the stream (JetStream's stream sequence, the
+   * memory bus's own). Every delivery of one stored message has the same copy; a message published again
+   * and stored a second time (outside the duplicate window, or after a server rebuilt its window) is
+   * another copy, with another number.
+   */
+  copy: number;
   ack(): Promise<void>;
   /** Redeliver, after `delayMs` when given. */
   nak(delayMs?: number): void;

@@ -2,7 +2,7 @@
  * The MessageBus contract (core/ports/cluster.ts), one suite run against every implementation: the
  * in-process MemoryBus and the JetStreamBus on a real nats-server. Each test gets two buses over one
  * store (two connections for JetStream, the same object in memory), so "another subscriber" can be
- * another process. Ack waits are short (ACK_WAIT_MS) so redelivery tests stay fast; waits poll for a
+ * another process. Ack waits and the duplicate window are short so redelivery tests stay fast; waits poll for a
  * condition, and the only timed waits are the deliberate "nothing comes back" windows.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
@@ -13,6 +13,8 @@ import { connectNats, JetStreamBus, type NatsConnection } from "../../adapters/n
 import { startNats, type NatsServer } from "../support/nats.ts";
 
 const ACK_WAIT_MS = 500;
+/** Short, so a test can publish a task again after it. */
+const DUPLICATE_WINDOW_MS = 1_000;
 const PARTITIONS = 4;
 
 interface BusPair {
@@ -58,9 +60,9 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       subscribe: (h: (d: Delivery<T>) => Promise<void>) => Subscription,
       onDelivery: (d: Delivery<T>, n: number) => Promise<void> | void = (d) => d.ack(),
     ) {
-      const got: { data: T; deliveryCount: number; at: number }[] = [];
+      const got: { data: T; deliveryCount: number; copy: number; at: number }[] = [];
       const sub = subscribe(async (d) => {
-        got.push({ data: d.data, deliveryCount: d.deliveryCount, at: performance.now() });
+        got.push({ data: d.data, deliveryCount: d.deliveryCount, copy: d.copy, at: performance.now() });
         await onDelivery(d, got.length);
       });
       subs.push(sub);
@@ -149,6 +151,8 @@ function messageBusContract(name: string, fixture: BusFixture): void {
         ["nak-now", 1],
         ["nak-now", 2],
       ]);
+      // The same stored message: the same copy.
+      expect(now.got[1]!.copy).toBe(now.got[0]!.copy);
 
       const delayed = record<FetchResult>(
         (h) => bus.consumeResults(region, 1, h),
@@ -219,6 +223,30 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       await waitFor(() => got.got.length >= 3 && performance.now() - markerAt > 2 * ACK_WAIT_MS, "marker");
       expect(got.got.map((g) => g.data.taskId).sort()).toEqual(["dup", "marker", "unique"]);
       expect(got.got.find((g) => g.data.taskId === "dup")!.data.url).toBe(task("dup").url);
+    });
+
+    test(`${name} - a task published again after the duplicate window is a second stored copy; each copy keeps its number`, async () => {
+      await start();
+      const got = record<FetchTask>(
+        (h) => bus.consumeTasks(region, h, { concurrency: 2 }),
+        // The first delivery of each copy is nak'ed: its redelivery carries the same copy.
+        (d) => (d.deliveryCount === 1 ? d.nak() : d.ack()),
+      );
+      await bus.publishTask(region, task("twice"));
+      await waitFor(() => got.got.length === 2, "the first copy, delivered twice");
+      const windowEnds = performance.now() + DUPLICATE_WINDOW_MS;
+      await waitFor(() => performance.now() > windowEnds, "the duplicate window to pass", DUPLICATE_WINDOW_MS + 1_000);
+      await other.publishTask(region, task("twice"));
+      await waitFor(() => got.got.length === 4, "the second copy, delivered twice");
+      const copies = got.got.map((g) => [g.data.taskId, g.deliveryCount, g.copy]);
+      const [first, second] = [got.got[0]!.copy, got.got[2]!.copy];
+      expect(second).not.toBe(first);
+      expect(copies).toEqual([
+        ["twice", 1, first],
+        ["twice", 2, first],
+        ["twice", 1, second],
+        ["twice", 2, second],
+      ]);
     });
 
     test(`${name} - partitions are isolated: urls and results of p1 never reach p2's consumers`, async () => {
@@ -302,7 +330,13 @@ const current: MessageBus[] = [];
 
 messageBusContract("MemoryBus", {
   async fresh() {
-    const bus = new MemoryBus({ ackWaitMs: ACK_WAIT_MS, fetchAckWaitMs: ACK_WAIT_MS, viaCodec: true, onError: quietHandlerErrors });
+    const bus = new MemoryBus({
+      ackWaitMs: ACK_WAIT_MS,
+      fetchAckWaitMs: ACK_WAIT_MS,
+      duplicateWindowMs: DUPLICATE_WINDOW_MS,
+      viaCodec: true,
+      onError: quietHandlerErrors,
+    });
     current.push(bus);
     return { bus, other: bus };
   },
@@ -319,7 +353,13 @@ messageBusContract("JetStreamBus", {
     await nats?.stop();
   },
   async fresh() {
-    const options = { ackWaitMs: ACK_WAIT_MS, fetchAckWaitMs: ACK_WAIT_MS, taskFetchExpiresMs: 1_000, onError: quietHandlerErrors };
+    const options = {
+      ackWaitMs: ACK_WAIT_MS,
+      fetchAckWaitMs: ACK_WAIT_MS,
+      duplicateWindowMs: DUPLICATE_WINDOW_MS,
+      taskFetchExpiresMs: 1_000,
+      onError: quietHandlerErrors,
+    };
     const [a, b] = await Promise.all([connectNats(nats!.url, "contract-a"), connectNats(nats!.url, "contract-b")]);
     connections.push(a, b);
     const bus = new JetStreamBus(a, options);

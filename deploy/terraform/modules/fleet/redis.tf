@@ -5,7 +5,7 @@
 # preamble) so a restart keeps the seen-sets; maxmemory-policy noeviction because an evicted Bloom slice
 # would make the crawl fetch again what it has. The default user needs a password nobody knows (not
 # `off`: Redis 7.0 replays the AOF as the default user and would drop the seen-set's MULTI/EXEC entries);
-# the crawler's ACL user may touch only the crawler's keys (adapters/redis: seen:*, fp:*, simhash:*) and
+# the crawler's ACL user may touch only the crawler's keys (adapters/redis: seen:*, fp:*, simhash:*, crawler:*) and
 # run no admin or dangerous command (core/cluster/redis-acl.ts; a test requires the rendered rules to equal it).
 # Passwords live in <config_dir>/redis-users.conf, written at boot from the secret store (scripts.tf).
 

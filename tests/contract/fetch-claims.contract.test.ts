@@ -1,0 +1,222 @@
+/**
+ * The FetchClaims contract (core/ports/fetch-claims.ts), one suite run against every implementation: the
+ * in-memory `MemoryFetchClaims` and `RedisFetchClaims` on a real redis-server (two connections: two fetch
+ * nodes). The first copy to claim a task holds it, a repeat of it is told so and how long ago it claimed,
+ * any other copy hears "other-copy", a task marked done is done for every copy, racing claims agree on one
+ * holder, and claims expire. Then Redis-only properties: the key and its TTL, a dropped connection and an
+ * emptied script cache, a server that does not answer.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { MemoryFetchClaims } from "../../adapters/memory/index.ts";
+import { connectRedis, RedisFetchClaims, type RedisClient } from "../../adapters/redis/index.ts";
+import type { FetchClaim, FetchClaims } from "../../core/ports/index.ts";
+import { startRedis, type RedisServer } from "../support/redis.ts";
+
+interface Implementation {
+  name: string;
+  setup(): Promise<void>;
+  teardown(): Promise<void>;
+  /** Two handles on one store (two fetch nodes); may be the same object. */
+  make(): [FetchClaims, FetchClaims];
+}
+
+let redis: RedisServer | undefined;
+let clients: RedisClient[] = [];
+let prefixes = 0;
+const freshPrefix = () => `crawler:fetch-claim-test-${++prefixes}:`;
+
+const implementations: Implementation[] = [
+  {
+    name: "MemoryFetchClaims (in-process)",
+    setup: async () => {},
+    teardown: async () => {},
+    make: () => {
+      const claims = new MemoryFetchClaims();
+      return [claims, claims];
+    },
+  },
+  {
+    name: "RedisFetchClaims (redis-server)",
+    setup: async () => {
+      redis = await startRedis();
+      clients = await Promise.all([connectRedis(redis.url), connectRedis(redis.url)]);
+    },
+    teardown: async () => {
+      for (const c of clients) if (c.isOpen) await c.close();
+      await redis?.stop();
+    },
+    make: () => {
+      const keyPrefix = freshPrefix();
+      return [new RedisFetchClaims(clients[0]!, { keyPrefix }), new RedisFetchClaims(clients[1]!, { keyPrefix })];
+    },
+  },
+];
+
+const MINUTE = 60_000;
+
+/** Resolves once `cond` holds, polling (no fixed sleep). */
+async function waitFor(cond: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await cond())) {
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const NEW: FetchClaim = { kind: "new" };
+const OTHER: FetchClaim = { kind: "other-copy" };
+const DONE: FetchClaim = { kind: "done" };
+/** A repeat, of any age (`expect.any` stands for the number). */
+const again = (): FetchClaim => ({ kind: "again", ageMs: expect.any(Number) as number });
+
+for (const impl of implementations) {
+  describe(`FetchClaims contract: ${impl.name}`, () => {
+    beforeAll(() => impl.setup());
+    afterAll(() => impl.teardown());
+
+    test("the first copy to claim a task holds it; its repeats are told so; another copy is not let in", async () => {
+      const [a, b] = impl.make();
+      expect(await a.claim("t1", 17, MINUTE)).toEqual(NEW);
+      // A repeat of the same copy, here or on another node.
+      expect(await a.claim("t1", 17, MINUTE)).toEqual(again());
+      expect(await b.claim("t1", 17, MINUTE)).toEqual(again());
+      // A second stored copy of the same task.
+      expect(await b.claim("t1", 42, MINUTE)).toEqual(OTHER);
+      expect(await a.claim("t1", 42, MINUTE)).toEqual(OTHER);
+      expect(await a.claim("t1", 17, MINUTE)).toEqual(again());
+      // Tasks are independent, whatever their copies' numbers.
+      expect(await b.claim("t2", 42, MINUTE)).toEqual(NEW);
+      expect(await a.claim("t3", 17, MINUTE)).toEqual(NEW);
+    });
+
+    test("a repeat is told how long ago its copy claimed the task", async () => {
+      const [a, b] = impl.make();
+      expect(await a.claim("aged", 3, MINUTE)).toEqual(NEW);
+      const claimedAt = performance.now();
+      await waitFor(async () => performance.now() - claimedAt > 120, "some time to pass");
+      const repeat = await b.claim("aged", 3, MINUTE);
+      const elapsed = performance.now() - claimedAt;
+      expect(repeat.kind).toBe("again");
+      const ageMs = repeat.kind === "again" ? repeat.ageMs : -1;
+      // On the store's clock (ms resolution): at least the time waited, at most the time since the claim.
+      expect(ageMs).toBeGreaterThanOrEqual(100);
+      expect(ageMs).toBeLessThanOrEqual(elapsed + 2);
+    });
+
+    test("a task marked done is done for every copy, the one that held it included", async () => {
+      const [a, b] = impl.make();
+      expect(await a.claim("d1", 5, MINUTE)).toEqual(NEW);
+      await a.done("d1", MINUTE);
+      expect(await a.claim("d1", 5, MINUTE)).toEqual(DONE);
+      expect(await b.claim("d1", 6, MINUTE)).toEqual(DONE);
+      await b.done("d1", MINUTE);
+      expect(await b.claim("d1", 5, MINUTE)).toEqual(DONE);
+      // Marked done without a claim (fetched while the claims could not answer).
+      await b.done("d2", MINUTE);
+      expect(await a.claim("d2", 1, MINUTE)).toEqual(DONE);
+    });
+
+    test("two copies racing for one task: exactly one holds it", async () => {
+      const [a, b] = impl.make();
+      for (let round = 0; round < 50; round++) {
+        const id = `race-${round}`;
+        const answers = await Promise.all([a.claim(id, 1_000 + round, MINUTE), b.claim(id, 2_000 + round, MINUTE)]);
+        expect(answers.filter((x) => x.kind === "new")).toHaveLength(1);
+        expect(answers.filter((x) => x.kind === "other-copy")).toHaveLength(1);
+      }
+    });
+
+    test("a claim and a done mark last their TTL: then the task is free, and the next copy to claim it holds it", async () => {
+      const [a, b] = impl.make();
+      expect(await a.claim("short", 5, 150)).toEqual(NEW);
+      expect(await b.claim("short", 6, 150)).toEqual(OTHER);
+      // Claiming again does not extend it.
+      expect(await a.claim("short", 5, 150)).toEqual(again());
+      await waitFor(async () => (await b.claim("short", 6, 150)).kind === "new", "the claim to expire and copy 6 to take the task");
+      expect(await a.claim("short", 5, 150)).toEqual(OTHER);
+      await b.done("short", 150);
+      expect(await a.claim("short", 5, 60_000)).toEqual(DONE);
+      await waitFor(async () => (await a.claim("short", 5, 60_000)).kind === "new", "the done mark to expire");
+    });
+
+    test("a TTL that is not a positive whole number of ms is refused", async () => {
+      const [a] = impl.make();
+      await expect(a.claim("bad", 1, 0)).rejects.toThrow(RangeError);
+      await expect(a.claim("bad", 1, 1.5)).rejects.toThrow(RangeError);
+      await expect(a.done("bad", -1)).rejects.toThrow(RangeError);
+      expect(await a.claim("bad", 1, MINUTE)).toEqual(NEW);
+    });
+  });
+}
+
+describe("RedisFetchClaims: Redis-specific properties", () => {
+  let server: RedisServer;
+  let client: RedisClient;
+  beforeAll(async () => {
+    server = await startRedis();
+    client = await connectRedis(server.url);
+  });
+  afterAll(async () => {
+    if (client.isOpen) await client.close();
+    await server.stop();
+  });
+
+  test("a claim is one key under the crawler's namespace, holding the copy, expiring in Redis within its TTL", async () => {
+    const claims = new RedisFetchClaims(client);
+    expect(claims.keyPrefix).toBe("crawler:fetch-claim:");
+    const key = "crawler:fetch-claim:frontier-a-k2-1f";
+    expect(await claims.claim("frontier-a-k2-1f", 123_456, 10 * MINUTE)).toEqual(NEW);
+    expect(await client.sendCommand<string>(["GET", key])).toMatch(/^123456@\d{13}$/);
+    const pttl = await client.sendCommand<number>(["PTTL", key]);
+    expect(pttl).toBeGreaterThan(0);
+    expect(pttl).toBeLessThanOrEqual(10 * MINUTE);
+    await claims.done("frontier-a-k2-1f", 5 * MINUTE);
+    expect(await client.sendCommand<string>(["GET", key])).toBe("done");
+    expect(await client.sendCommand<number>(["PTTL", key])).toBeLessThanOrEqual(5 * MINUTE);
+  });
+
+  test("a dropped connection is repaired and the claims are still there", async () => {
+    const claims = await RedisFetchClaims.connect(server.url, { keyPrefix: freshPrefix() });
+    expect(await claims.claim("t", 1, MINUTE)).toEqual(NEW);
+    await server.command("CLIENT KILL TYPE normal");
+    // The script cache is gone too (as after a restart): the script is sent again.
+    await server.command("SCRIPT FLUSH");
+    // While it reconnects, claims fail at once (see below); then they answer again.
+    await waitFor(async () => (await claims.claim("t", 2, MINUTE).catch(() => undefined)) !== undefined, "the connection to be back");
+    expect(await claims.claim("t", 2, MINUTE)).toEqual(OTHER);
+    expect(await claims.claim("t", 1, MINUTE)).toEqual(again());
+    await claims.close();
+    // The connection it built is closed with it.
+    await expect(claims.claim("t", 1, MINUTE)).rejects.toThrow(/closed/);
+    await client.ping();
+  });
+
+  test("a Redis that is down makes claims and done marks reject at once (not after the command timeout), saying which server", async () => {
+    // A command timeout far beyond the test's own: waiting for it would fail the test.
+    const own = await connectRedis(server.url, { commandTimeoutMs: 120_000, idleTimeoutMs: 0 });
+    const claims = new RedisFetchClaims(own, { keyPrefix: freshPrefix() });
+    const port = server.port;
+    await server.kill();
+    // Down: the client saw it drop (a command sent in the very moment of the crash waits for its timeout).
+    await waitFor(async () => !own.isReady, "the client to see the connection drop");
+    try {
+      const error = await claims.claim("t", 1, MINUTE).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toContain("the fetch claim of task t");
+      expect((error as Error).message).toContain(`127.0.0.1:${port}`);
+      await expect(claims.done("t", MINUTE)).rejects.toThrow(/marking task t done/);
+    } finally {
+      await claims.close();
+      own.destroy();
+      const killed = server.dir;
+      server = await startRedis({ port });
+      rmSync(killed, { recursive: true, force: true });
+      if (client.isOpen) await client.close();
+      client = await connectRedis(server.url);
+    }
+  });
+});
