@@ -8,18 +8,16 @@
  * up. Nothing is lost, pages fetched twice are at most those in flight at the fault, no host waits longer
  * than the outage and its gap, and afterwards every stream has its 3 copies current again.
  *
- * OPEN, so not in `bun run test` (a `.open.ts` file; run it with
- * `bun test ./tests/faults/nats-server-of-three-killed-mid-crawl.open.ts`), now for stalls under heavy load
- * only. The lost pages it was opened for are fixed: after the kill the coordinator declared both frontier
- * nodes dead in turn while alive (its lease writes failed while node records could still be read, and the
- * nodes' beats, each listing every record first, timed out for 10 s), their partitions moved without a
- * handoff and were restored from replicas missing their last rows (13 pages of one host never fetched); and
- * a ring write undone by nats-server 2.9.10's compare-and-set could name a giver again after its handoff, so
- * it streamed nothing and the receiver dropped the partition's hosts ("this node knows nothing about host").
- * In 14 runs since (load 17 to 34 on 2 cores), nothing was lost or fetched twice; 3 failed on stalls: hosts
- * waited 0.3 to 5.2 s longer than the outage, their gap and 5 s, because consumer leader elections went on
- * after the server was back (the last 8 s after the kill) and a result the dying leader was delivering came
- * back after its 5 s ack wait (tests/faults/README.md).
+ * The outage a host may wait out lasts from the kill until every stream and consumer of the region has a
+ * leader again: elections go on after the server is back (under load, the last 8 s after the kill), and a
+ * result the dying leader was sending returns after its 5 s ack wait.
+ *
+ * Kept out of the suite (as `.open.ts`) until two causes of lost pages were fixed: live frontier nodes were
+ * declared dead while the cluster-state bucket had no leader (the coordinator's lease writes failed while
+ * reads worked; the nodes' beats listed every record first and timed out), so partitions moved without a
+ * handoff and were restored from replicas missing their last rows; and a ring write undone by nats-server
+ * 2.9.10's compare-and-set could name a giver again after its handoff, so it streamed nothing and the
+ * receiver dropped the partition's hosts. tests/faults/README.md has the runs.
  */
 import { describe, expect, test } from "bun:test";
 import { jetstreamManager } from "@nats-io/jetstream";
@@ -92,7 +90,11 @@ async function killFetchStreamLeader(roles: Roles, web: TestWeb): Promise<FaultW
   await nats.restart(victim);
   // Back when every stream and consumer of the region has a leader again: elections go on after the
   // server returns (measured up to 8 s after the kill), and a stream or consumer without a leader is out.
-  await waitUntil(() => everyLeaderElected(nats), { timeoutMs: 60_000, what: "a leader for every stream and consumer", procs: roles.procs() });
+  await waitUntil(() => everyLeaderElected(nats), {
+    timeoutMs: 60_000,
+    what: "a leader for every stream and consumer",
+    procs: roles.procs(),
+  });
   return { killedAt, backAt: Date.now() };
 }
 
