@@ -39,6 +39,9 @@ class RecordingBus implements MessageBus {
   async publishTask(): Promise<void> {
     throw new Error("a fetch node never publishes tasks");
   }
+  onTasksMayBeLost(): () => void {
+    throw new Error("a fetch node never re-offers tasks");
+  }
   async publishResult(region: string, result: FetchResult): Promise<void> {
     this.attempted.push(result);
     if (this.failPublishes > 0) {
