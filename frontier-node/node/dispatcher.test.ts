@@ -150,7 +150,12 @@ test("dispatcher - after a reconnect every task out and unanswered is re-offered
   expect(bus.reoffers.every(([, n]) => n === 1)).toBe(true);
   // Each is a second stored copy: the fetcher gets it (a fetch node's claims would drop one of the two).
   await waitFor(() => fetcher.tasks.length === 7, "the re-offered copies to reach the fetcher");
-  expect(fetcher.tasks.slice(4).map((t) => t.taskId).sort()).toEqual([...out].sort());
+  expect(
+    fetcher.tasks
+      .slice(4)
+      .map((t) => t.taskId)
+      .sort(),
+  ).toEqual([...out].sort());
 
   // Still unanswered at the next reconnect: re-offered again, under a new number (a new copy again).
   bus.lost();

@@ -260,11 +260,14 @@ export class Dispatcher {
     });
     if (dropped > 0) {
       frontier.counters.add("node.tasks.reoffer-dropped", dropped);
-      this.opts.log.warn("fetch tasks could not be re-offered for a long time; their original copies stay (back after the ack wait if lost)", {
-        region,
-        tasks: dropped,
-        afterMs: limit,
-      });
+      this.opts.log.warn(
+        "fetch tasks could not be re-offered for a long time; their original copies stay (back after the ack wait if lost)",
+        {
+          region,
+          tasks: dropped,
+          afterMs: limit,
+        },
+      );
     }
     // Back off while a publish fails; a re-offer that went through clears it only if nothing waits to be published again.
     if (failed > 0 || this.unconfirmed.size === 0) this.setBackoff(failed > 0);
