@@ -43,6 +43,7 @@ describe("fault: NATS restarted", () => {
         publishedLate: run.counters.fetcher["fetcher.outbox.published-late"] ?? 0,
         redelivered: run.counters.fetcher["fetcher.tasks.redelivered"] ?? 0,
         tasksRepublished: run.counters.frontier["node.tasks.republished"] ?? 0,
+        tasksReoffered: run.counters.frontier["node.tasks.reoffered"] ?? 0,
         lostFetches: run.counters.frontier["frontier.lost-fetches"] ?? 0,
         duplicateCopiesDropped: run.counters.fetcher["fetcher.tasks.duplicate-copy-dropped"] ?? 0,
         doneDropped: run.counters.fetcher["fetcher.tasks.done-dropped"] ?? 0,
