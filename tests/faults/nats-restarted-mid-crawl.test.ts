@@ -22,9 +22,10 @@
  * A task delivered just before the kill can also be lost on the wire while the server counts it as out: it
  * came back only after the `fetchers` ack wait (60 s), its host stalled that long (once in those 15 runs).
  * Frontier nodes now re-offer their unanswered tasks as new copies when their connection is back
- * (frontier-node/node/dispatcher.ts); the claims let one copy be fetched. In 6 runs since: nothing lost,
- * nothing fetched twice, no violation, no stalled host (10-17 tasks re-offered per run, every re-offered
- * copy of a task already delivered dropped unfetched). Two runs of the 15 also saw hosts wait 10.6-14.9 s
+ * (frontier-node/node/dispatcher.ts); the claims let one copy be fetched. In 10 runs since: nothing lost,
+ * nothing fetched twice, no violation, no stalled host (6-17 tasks re-offered per run, every re-offered
+ * copy dropped unfetched: no run lost a delivery with the server, so a re-offered copy being fetched is
+ * shown by fetch-node/node.test.ts and frontier-node/node/dispatcher.test.ts, not here). Two runs of the 15 also saw hosts wait 10.6-14.9 s
  * where 10.3-10.6 s were allowed, cause not traced; not seen since.
  */
 import { describe, expect, test } from "bun:test";
