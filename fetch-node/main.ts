@@ -93,7 +93,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     claims = new RedisFetchClaims(redis);
   } else {
     log.warn(
-      "no --redis-url: duplicates are detected within this node only, and so are fetch claims (a task stored twice, after a NATS restart, may be fetched by two nodes)",
+      "no --redis-url: duplicates are detected within this node only, and so are fetch claims (a task stored twice after a NATS restart, or re-offered by a frontier node after a reconnect, may be fetched by two nodes); give every fetch node of a cluster its region's Redis",
     );
     content = new MemoryContentIndex();
     claims = new MemoryFetchClaims();

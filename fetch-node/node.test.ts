@@ -39,6 +39,9 @@ class RecordingBus implements MessageBus {
   async publishTask(): Promise<void> {
     throw new Error("a fetch node never publishes tasks");
   }
+  onTasksMayBeLost(): () => void {
+    throw new Error("a fetch node never re-offers tasks");
+  }
   async publishResult(region: string, result: FetchResult): Promise<void> {
     this.attempted.push(result);
     if (this.failPublishes > 0) {
@@ -695,6 +698,30 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
     await waitFor(() => bus.depth("us/fetchers") === 0 && dropped() === 2, 10_000);
     expect(requests.get("/later")).toBe(1);
     expect(got.got.map((r) => r.taskId)).toEqual(["task-together", "task-later"]);
+    await got.sub.stop();
+  });
+
+  test("fetch nodes - a re-offered copy of a task whose delivery was lost is fetched once, and the original's late redelivery is dropped", async () => {
+    // The original copy comes back after a short ack wait here (60 s in the cluster).
+    await bus.close();
+    bus = new MemoryBus({ viaCodec: true, duplicateWindowMs: 0, fetchAckWaitMs: 1_000, onError: () => {} });
+    await bus.ensureRegion("us", P);
+    const lostTask = pageTask(`${server.origin}/lost`, "task-lost");
+    await bus.publishTask("us", lostTask);
+    // The original is handed out and lost on the way: the bus counts it as out until its ack wait.
+    let takenAway = 0;
+    const blackHole = bus.consumeTasks("us", async () => void takenAway++, { concurrency: 1 });
+    await waitFor(() => takenAway === 1, 5_000);
+    await blackHole.stop();
+    // The frontier re-offers it as a new copy, which the fetch nodes get at once.
+    await bus.publishTask("us", lostTask, 1);
+    await startFetchNode("f1");
+    await startFetchNode("f2");
+    const got = results();
+    await waitFor(() => got.got.length === 1, 10_000);
+    await waitFor(() => bus.depth("us/fetchers") === 0 && dropped() === 1, 10_000);
+    expect(requests.get("/lost")).toBe(1);
+    expect(got.got.map((r) => r.taskId)).toEqual(["task-lost"]);
     await got.sub.stop();
   });
 

@@ -5,7 +5,8 @@
  * acked or terminated, comes back after the ack wait when nobody settles it, comes back after the delay
  * when nak'ed, and goes to whichever subscriber has a free handler slot (round robin); every delivery
  * of a stored message carries its sequence as its `copy`. Tasks are de-duplicated on taskId within the
- * duplicate window (a task published again after it is a second copy). Messages are copied on publish
+ * duplicate window (a task published again after it is a second copy; a re-offer, on taskId and its
+ * number). Messages are copied on publish
  * (structuredClone, or through the protobuf codec with `viaCodec`), so a handler never shares an object
  * with a publisher.
  *
@@ -122,15 +123,21 @@ export class MemoryBus implements MessageBus {
     this.regions.set(region, Math.max(partitions, this.regions.get(region) ?? 0));
   }
 
-  async publishTask(region: string, task: FetchTask): Promise<void> {
+  async publishTask(region: string, task: FetchTask, reoffer = 0): Promise<void> {
     const data = this.o.viaCodec ? decodeFetchTask(encodeFetchTask(task, region)) : structuredClone(task);
     this.requireRegion(region, subjects.fetch(region));
     const now = this.o.now();
     this.forgetOldTaskIds(now);
-    const seenUntil = this.seenTaskIds.get(task.taskId);
+    const key = reoffer > 0 ? `${task.taskId}~${reoffer}` : task.taskId;
+    const seenUntil = this.seenTaskIds.get(key);
     if (seenUntil !== undefined && seenUntil > now) return; // a duplicate: stored once, and still a success
-    this.seenTaskIds.set(task.taskId, now + this.o.duplicateWindowMs);
+    this.seenTaskIds.set(key, now + this.o.duplicateWindowMs);
     this.enqueue(this.queue(`${region}/${consumers.fetchers}`, this.o.fetchAckWaitMs), data);
+  }
+
+  /** Nothing here loses a delivery on its way: never called. */
+  onTasksMayBeLost(): () => void {
+    return () => {};
   }
 
   async publishResult(region: string, result: FetchResult): Promise<void> {

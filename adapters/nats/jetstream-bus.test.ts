@@ -233,6 +233,29 @@ test("jetstream-bus - a subscription keeps delivering across a nats-server resta
   }
 }, 30_000);
 
+test("jetstream-bus - onTasksMayBeLost says so when the connection is back after a nats-server restart", async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), "bus-lost-"));
+  let server = await startNats({ storeDir });
+  const conn = await connectNats(server.url, "bus-lost", { reconnectTimeWait: 100 });
+  const b = new JetStreamBus(conn, { onError: () => {} });
+  const said: string[] = [];
+  const unwatch = b.onTasksMayBeLost("eu", (why) => said.push(why));
+  try {
+    await b.ensureRegion("eu", 1);
+    expect(said).toEqual([]);
+    await server.kill();
+    server = await startNats({ storeDir, port: server.port });
+    await waitFor(() => said.length > 0, "the bus to say deliveries may have been lost", 10_000);
+    expect(said[0]).toBe("the NATS connection is back after a drop");
+  } finally {
+    unwatch();
+    await b.close();
+    await conn.close();
+    await server.stop();
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
 test("jetstream-bus - while the connection is down a publish fails with BusUnavailableError, and goes through once it is back", async () => {
   const storeDir = mkdtempSync(join(tmpdir(), "bus-down-"));
   let server = await startNats({ storeDir });

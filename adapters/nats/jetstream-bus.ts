@@ -197,8 +197,25 @@ export class JetStreamBus implements MessageBus {
     return here === region || this.opts.regions.includes(here) ? region : undefined;
   }
 
-  publishTask(region: string, task: FetchTask): Promise<void> {
-    return this.publish(streams.fetch(region), subjects.fetch(region), () => encodeFetchTask(task, region), task.taskId);
+  publishTask(region: string, task: FetchTask, reoffer = 0): Promise<void> {
+    // A re-offer is a new stored copy: its own message id, so the duplicate window keeps it apart.
+    const msgID = reoffer > 0 ? `${task.taskId}~${reoffer}` : task.taskId;
+    return this.publish(streams.fetch(region), subjects.fetch(region), () => encodeFetchTask(task, region), msgID);
+  }
+
+  /**
+   * Deliveries lost on the wire: a server killed while sending them keeps them out until the `fetchers`
+   * ack wait, and so does a consumer leader lost with its server (the new one redelivers after it).
+   */
+  onTasksMayBeLost(region: string, f: (why: string) => void): () => void {
+    const offBack = this.connection.whenBack(() => f("the NATS connection is back after a drop"));
+    const offLeader = this.leaders.watch(streams.fetch(region), consumers.fetchers, () =>
+      f(`the fetch consumer of ${region} elected a new leader`),
+    );
+    return () => {
+      offBack();
+      offLeader();
+    };
   }
 
   publishResult(region: string, result: FetchResult): Promise<void> {

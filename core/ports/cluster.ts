@@ -69,7 +69,15 @@ export interface Subscription {
  * The crawl's message bus. Contract:
  *  - A publish resolves once the bus has stored the message durably (JetStream ack); a rejected publish
  *    rejects, and nothing is half-published.
- *  - `publishTask` dedups on `task.taskId` within the bus's duplicate window.
+ *  - `publishTask` dedups on `task.taskId` within the bus's duplicate window. With `reoffer` n >= 1 it
+ *    stores the task again as a new copy (another `Delivery.copy`, the same task id inside), deduped on
+ *    the pair (task id, n): the frontier's re-offer of a task whose delivery may have been lost
+ *    (frontier-node/node/dispatcher.ts); the fetch claims let one copy of a task be fetched.
+ *  - `onTasksMayBeLost(region, f)` calls `f` (with why) whenever fetch tasks the bus delivered before may
+ *    have been lost on their way to a fetch node without the bus knowing: this process's connection came
+ *    back after a drop (its server may have restarted), or the region's fetch consumer elected a new
+ *    leader. Such a task would come back only after the fetch ack wait. Returns the unsubscribe. A bus
+ *    that cannot lose a delivery (in memory) never calls it.
  *  - A consumer's handler is called for one message at a time per subscription unless `concurrency` says
  *    otherwise; a message not acked within the ack wait (or nak'ed) is delivered again, possibly to another
  *    subscriber of the same consumer. Messages of one partition go to one durable consumer, shared by
@@ -78,7 +86,8 @@ export interface Subscription {
 export interface MessageBus {
   /** Creates the region's streams and consumers when missing (idempotent). */
   ensureRegion(region: string, partitions: number): Promise<void>;
-  publishTask(region: string, task: FetchTask): Promise<void>;
+  publishTask(region: string, task: FetchTask, reoffer?: number): Promise<void>;
+  onTasksMayBeLost(region: string, f: (why: string) => void): () => void;
   publishResult(region: string, result: FetchResult): Promise<void>;
   publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void>;
   consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription;

@@ -12,6 +12,19 @@
  * (well inside the window) of failures is the task given back to the frontier (`abandon`: its URL stays at
  * the head of its host's queue, the host waits a gap). So an outage shorter than that costs each host in
  * flight the outage and its gap; a longer one costs those hosts their gap once more, after the outage.
+ *
+ * A task whose publish was confirmed can still be lost on its way to a fetch node: a NATS server killed
+ * while delivering it (or a consumer leader lost with its server) counts it as out, and it comes back only
+ * after the fetch consumer's ack wait (60 s, kept long on purpose), its host stalled that long. So when the
+ * bus says deliveries may have been lost (`onTasksMayBeLost`: the connection is back after a drop, the
+ * fetch consumer has a new leader), every task stored before and still unanswered is **re-offered**:
+ * published again as a new stored copy (`publishTask(region, task, n)`, the n-th re-offer of it), the same
+ * task id inside. The fetch claims let one copy of a task be fetched (fetch-node/copy-claims.ts): if the
+ * original reached a fetch node, the re-offer is acked unfetched; if it was lost, the re-offer is fetched
+ * and the original's redelivery is dropped later. That needs the region-wide claims (Redis): with claims
+ * held within each fetch node, two nodes can each fetch one copy. A re-offer whose publish fails is
+ * published again (same number) until `republishForMs` has passed, then dropped: the original is still
+ * there. Tasks waiting to be published again (above) are not re-offered: they are on their way.
  */
 import type { MessageBus } from "../../core/ports/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
@@ -20,7 +33,7 @@ import type { Frontier } from "../../engine/frontier/index.ts";
 
 export interface DispatcherOptions {
   frontier: Frontier;
-  bus: Pick<MessageBus, "publishTask">;
+  bus: Pick<MessageBus, "publishTask" | "onTasksMayBeLost">;
   region: string;
   /** Most tasks in flight for this node. */
   credit: number;
@@ -43,6 +56,11 @@ export class Dispatcher {
   private readonly published = new Map<string, FetchTask>();
   /** Tasks whose publish failed, by id, with when it first failed: published again before new ones. */
   private readonly unconfirmed = new Map<string, { task: FetchTask; since: number }>();
+  /** Tasks whose publish the bus confirmed, by id, with how many times each was re-offered since. */
+  private readonly stored = new Map<string, number>();
+  /** Re-offers to publish, by task id, with the re-offer's number and when it was asked for. */
+  private readonly reoffers = new Map<string, { task: FetchTask; n: number; since: number }>();
+  private unwatch: (() => void) | undefined;
   private stopped = false;
   private running: Promise<void> | undefined;
   private wakeUp: (() => void) | undefined;
@@ -53,12 +71,14 @@ export class Dispatcher {
   constructor(private readonly opts: DispatcherOptions) {}
 
   start(): void {
+    this.unwatch ??= this.opts.bus.onTasksMayBeLost(this.opts.region, (why) => this.reofferStored(why));
     this.running ??= this.loop();
   }
 
   /** Stops publishing; resolves when the loop has ended (publishes under way have settled). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unwatch?.();
     this.wake();
     await this.running;
   }
@@ -73,6 +93,8 @@ export class Dispatcher {
   settled(taskId: string): void {
     this.published.delete(taskId);
     this.unconfirmed.delete(taskId);
+    this.stored.delete(taskId);
+    this.reoffers.delete(taskId);
   }
 
   /** Tasks published and not yet answered. */
@@ -94,6 +116,8 @@ export class Dispatcher {
     }
     this.published.clear();
     this.unconfirmed.clear();
+    this.stored.clear();
+    this.reoffers.clear();
     return n;
   }
 
@@ -101,6 +125,7 @@ export class Dispatcher {
     const { frontier } = this.opts;
     while (!this.stopped) {
       if (this.unconfirmed.size > 0) await this.republish();
+      if (this.reoffers.size > 0) await this.reoffer();
       const room = this.opts.credit - frontier.inFlight;
       if (room > 0 && !frontier.isDraining && this.unconfirmed.size === 0) {
         const tasks = frontier.nextTasks(room);
@@ -123,7 +148,7 @@ export class Dispatcher {
     const { frontier, bus, region } = this.opts;
     // Registered before publishing: a result may come back before the publish resolves.
     for (const t of tasks) this.published.set(t.taskId, t);
-    const outcomes = await Promise.allSettled(tasks.map((t) => bus.publishTask(region, t)));
+    const outcomes = await Promise.allSettled(tasks.map((t) => bus.publishTask(region, t).then(() => this.confirmed(t.taskId))));
     const now = this.opts.now();
     let failed = 0;
     outcomes.forEach((o, i) => {
@@ -157,6 +182,7 @@ export class Dispatcher {
       if (!this.unconfirmed.has(task.taskId)) return; // answered meanwhile
       if (o.status === "fulfilled") {
         this.unconfirmed.delete(task.taskId);
+        this.confirmed(task.taskId);
         frontier.counters.add("node.tasks.republished");
         return;
       }
@@ -179,6 +205,72 @@ export class Dispatcher {
       this.opts.log.info("fetch tasks published again after the bus came back", { region, tasks: pending.length - givenBack });
     }
     this.setBackoff(failed > 0);
+  }
+
+  /**
+   * The bus confirmed storing the task (marked as each publish resolves, not once its batch has: a drop
+   * between the two would otherwise miss it).
+   */
+  private confirmed(taskId: string): void {
+    if (this.published.has(taskId) && !this.stored.has(taskId)) this.stored.set(taskId, 0);
+  }
+
+  /** Asks for a re-offer of every task stored and unanswered (see the module comment). */
+  private reofferStored(why: string): void {
+    if (this.stopped) return;
+    const now = this.opts.now();
+    let asked = 0;
+    for (const [taskId, offered] of this.stored) {
+      const task = this.published.get(taskId);
+      if (!task || this.unconfirmed.has(taskId) || this.reoffers.has(taskId)) continue;
+      this.stored.set(taskId, offered + 1);
+      this.reoffers.set(taskId, { task, n: offered + 1, since: now });
+      asked++;
+    }
+    if (asked === 0) return;
+    this.opts.log.info("re-offering the fetch tasks out before as new copies: their deliveries may have been lost", {
+      region: this.opts.region,
+      why,
+      tasks: asked,
+    });
+    this.wake();
+  }
+
+  /** Publishes the re-offers asked for; drops those that failed for `republishForMs` (their originals remain). */
+  private async reoffer(): Promise<void> {
+    const { frontier, bus, region } = this.opts;
+    const pending = [...this.reoffers.values()];
+    const outcomes = await Promise.allSettled(pending.map((r) => bus.publishTask(region, r.task, r.n)));
+    const now = this.opts.now();
+    const limit = this.opts.republishForMs ?? REPUBLISH_FOR_MS;
+    let failed = 0;
+    let dropped = 0;
+    outcomes.forEach((o, i) => {
+      const { task, n, since } = pending[i]!;
+      if (this.reoffers.get(task.taskId)?.n !== n) return; // answered (or asked again) meanwhile
+      if (o.status === "fulfilled") {
+        this.reoffers.delete(task.taskId);
+        frontier.counters.add("node.tasks.reoffered");
+        return;
+      }
+      failed++;
+      if (now - since < limit) return;
+      this.reoffers.delete(task.taskId);
+      dropped++;
+    });
+    if (dropped > 0) {
+      frontier.counters.add("node.tasks.reoffer-dropped", dropped);
+      this.opts.log.warn(
+        "fetch tasks could not be re-offered for a long time; their original copies stay (back after the ack wait if lost)",
+        {
+          region,
+          tasks: dropped,
+          afterMs: limit,
+        },
+      );
+    }
+    // Back off while a publish fails; a re-offer that went through clears it only if nothing waits to be published again.
+    if (failed > 0 || this.unconfirmed.size === 0) this.setBackoff(failed > 0);
   }
 
   private setBackoff(failed: boolean): void {

@@ -249,6 +249,24 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       ]);
     });
 
+    test(`${name} - a re-offer stores the task again as a new copy within the window, once per re-offer number`, async () => {
+      await start();
+      await bus.publishTask(region, task("offered"));
+      await bus.publishTask(region, task("offered"), 1);
+      await other.publishTask(region, task("offered"), 1);
+      await bus.publishTask(region, task("offered"), 2);
+      await bus.publishTask(region, task("offered"));
+      const got = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 4 }));
+      await waitFor(() => got.got.length >= 3, "the original and two re-offers");
+      const markerAt = performance.now();
+      await bus.publishTask(region, task("marker"));
+      await waitFor(() => got.got.length >= 4 && performance.now() - markerAt > 2 * ACK_WAIT_MS, "marker");
+      const offered = got.got.filter((g) => g.data.taskId === "offered");
+      expect(offered).toHaveLength(3);
+      expect(new Set(offered.map((g) => g.copy)).size).toBe(3);
+      expect(offered.every((g) => g.deliveryCount === 1)).toBe(true);
+    });
+
     test(`${name} - partitions are isolated: urls and results of p1 never reach p2's consumers`, async () => {
       await start();
       const p1 = record<DiscoveredUrl[]>((h) => bus.consumeUrls(region, 1, h));
