@@ -113,7 +113,7 @@ function brokenChecks(p: RunReport): string {
 const s = (ms: number) => (ms / 1000).toFixed(1);
 
 function row(r: RowResult): string {
-  const name = `${r.file.replace(/\.(test|open)\.ts$/, "")}${r.open ? " (open)" : ""}`;
+  const name = `${r.file.replace(/\.(test|open|baseline)\.ts$/, "")}${r.open ? " (open)" : ""}`;
   const p = r.report;
   const result = r.passed ? "pass" : `**fail**: ${(p && brokenChecks(p)) || r.error}`;
   const tail = `${result} | ${r.seconds.toFixed(0)} s | ${r.load.toFixed(1)} |`;
