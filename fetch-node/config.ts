@@ -9,6 +9,7 @@
  * its NATS user and the servers' CA, the Redis CA (with a rediss:// URL carrying the ACL user), and the
  * HTTPS certificate of /healthz, /readyz and /metrics. A fetch node has no gRPC.
  */
+import { DEFAULT_FETCH_CLAIM_TTL_MS } from "../core/ports/index.ts";
 import {
   listenKind,
   NATS_REPLICAS_FIELD,
@@ -196,7 +197,7 @@ const SPECS: FieldSpecs<FetchNodeSettings> = {
     ...durationKind({ min: 0, max: 600 * SECOND }),
   },
   claimTtlMs: {
-    default: 10 * MINUTE,
+    default: DEFAULT_FETCH_CLAIM_TTL_MS,
     env: "CRAWL_FETCH_CLAIM_TTL",
     flag: "--fetch-claim-ttl",
     description:

@@ -15,10 +15,10 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { ClusterState, SeenSet } from "../core/ports/index.ts";
+import { DEFAULT_FETCH_CLAIM_TTL_MS, type ClusterState, type FetchClaims, type SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
-import { RedisSeenSet, redisConnectionLog } from "../adapters/redis/index.ts";
+import { RedisFetchClaims, RedisSeenSet, redisConnectionLog } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
@@ -97,6 +97,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
 
     let seen: SeenSet;
     let onImportedUrls: ((urls: string[]) => void) | undefined;
+    let fetchClaims: { claims: FetchClaims; ttlMs: number } | undefined;
     if (config.redisUrl) {
       const url = config.redisUrl;
       const redisLog = log.child("redis");
@@ -104,6 +105,12 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
         RedisSeenSet.connect(url, {}, { name: nodeId, tlsCaPem: tls.redisCa, ...redisConnectionLog(redisLog) }),
       );
       ctx.onClose("seen-set", () => seen.close());
+      // Tasks whose results this node applies are marked done in the region's fetch claims (its own connection).
+      const claims = await startStep(`connect to Redis at ${url} for the fetch claims`, "check that redis-server runs there", () =>
+        RedisFetchClaims.connect(url, {}, { name: `${nodeId}-claims`, tlsCaPem: tls.redisCa, ...redisConnectionLog(redisLog) }),
+      );
+      ctx.onClose("fetch claims", () => claims.close());
+      fetchClaims = { claims, ttlMs: DEFAULT_FETCH_CLAIM_TTL_MS };
     } else {
       const local = LocalBloomSeenSet.openReplaying(join(dataDir, "seen.bloom"), store);
       const saver = setInterval(() => local.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
@@ -131,6 +138,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
           heartbeatIntervalMs: config.heartbeatIntervalMs,
           maxQueued: config.maxQueued,
           confirmAllSeen: config.confirmAllSeen,
+          fetchClaims,
           stopGraceMs: config.stopGraceMs,
           lostSweepIntervalMs: config.lostSweepIntervalMs,
           grpcListen: config.grpcListen,

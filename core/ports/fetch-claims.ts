@@ -35,6 +35,12 @@
  */
 export type FetchClaim = { kind: "new" } | { kind: "again"; ageMs: number } | { kind: "other-copy" } | { kind: "done" };
 
+/**
+ * How long a claim or done mark lasts by default (the fetch node's --fetch-claim-ttl, and the frontier
+ * node's done marks): longer than a task may wait in the stream behind others.
+ */
+export const DEFAULT_FETCH_CLAIM_TTL_MS = 10 * 60_000;
+
 export interface FetchClaims {
   claim(taskId: string, copy: number, ttlMs: number): Promise<FetchClaim>;
   done(taskId: string, ttlMs: number): Promise<void>;

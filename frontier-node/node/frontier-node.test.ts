@@ -3,6 +3,7 @@ import { credentials } from "@grpc/grpc-js";
 import { HealthCheckResponse_ServingStatus as Status, HealthClient } from "../../proto/gen/grpc/health/v1/health.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { FrontierStore } from "../../engine/frontier/index.ts";
+import { MemoryFetchClaims } from "../../adapters/memory/index.ts";
 import { discovered, publishUrls, REGION, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
 const P = 8;
@@ -191,4 +192,28 @@ test("frontier node - heartbeats go on while the node records cannot be listed: 
   const beats = async () => (await bed.state.getNode("f1"))?.heartbeatAt ?? 0;
   const first = await beats();
   await waitFor(async () => (await beats()) > first, "a later heartbeat written");
+});
+
+test("frontier node - marks every task whose result it applied as done in the fetch claims, so a late delivery of it is dropped unfetched", async () => {
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "n1"),
+  );
+  const claims = new MemoryFetchClaims();
+  const node = await bed.node("n1", { fetchClaims: { claims, ttlMs: 60_000 } });
+  const fetcher = bed.fetcher({ links: (url) => LINKS[url] ?? [] });
+  await waitFor(() => node.serving.length === P, "n1 to serve every partition");
+  await publishUrls(bed.bus, P, discovered(["http://h0.test/", "http://h1.test/"], true));
+  await waitFor(() => fetcher.pages().length >= 6 && node.frontier.inFlight === 0, "every page to be fetched and applied");
+
+  // Any copy of any of those tasks, delivered now (a fetch node that died after publishing the result,
+  // before its ack), is told the task is done.
+  const ids = fetcher.tasks.map((t) => t.taskId);
+  expect(ids.length).toBe(9);
+  const answers = await Promise.all(ids.map((id) => claims.claim(id, 1_000_000, 60_000)));
+  expect(answers.map((a) => a.kind)).toEqual(ids.map(() => "done"));
+  // A task the node never applied is not.
+  expect((await claims.claim("never-dispatched", 1, 60_000)).kind).toBe("new");
 });

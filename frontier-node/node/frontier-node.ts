@@ -33,7 +33,7 @@ import { errorFields, silentLog, type Log } from "../../kit/log/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
 import { Frontier, frontierGauges } from "../../engine/frontier/index.ts";
 import type { FrontierStore } from "../../engine/frontier/index.ts";
-import type { PartitionReplica, SeenSet } from "../../core/ports/index.ts";
+import type { FetchClaims, PartitionReplica, SeenSet } from "../../core/ports/index.ts";
 import { Replicator } from "../replication/index.ts";
 import { Dispatcher } from "./dispatcher.ts";
 import { frontierService } from "./grpc-service.ts";
@@ -81,6 +81,11 @@ export interface FrontierNodeOptions {
    * must keep a journal. Absent: a partition lives on this node's disk only.
    */
   replica?: PartitionReplica;
+  /**
+   * The region's fetch claims (Redis): every task whose result this node applies is marked done there, so
+   * a late delivery of it is never fetched again (fetch-node/copy-claims.ts). Absent: no marks.
+   */
+  fetchClaims?: { claims: FetchClaims; ttlMs: number };
   /** Snapshot policy of the replicated state. Defaults: every 10 min with changes, or every 20,000 journal rows. */
   snapshots?: { intervalMs?: number; rows?: number };
   now?: () => number;
@@ -99,6 +104,7 @@ export class FrontierNode {
   private readonly manager: PartitionManager;
   private readonly receiver: HandoffReceiver;
   private readonly replicator: Replicator | undefined;
+  private lastClaimWarnAt = 0;
   private readonly log: Log;
   private readonly now: () => number;
   /** Built once the servers are bound: the record carries their addresses. */
@@ -210,6 +216,7 @@ export class FrontierNode {
       sender,
       pulse: this.pulse,
       now,
+      onResultApplied: opts.fetchClaims && ((taskId) => this.markDone(opts.fetchClaims!, taskId)),
       onChange: () => {
         this.syncHealth();
         void this.checkDrained();
@@ -472,6 +479,25 @@ export class FrontierNode {
   }
 
   /** A draining node with nothing left to serve or hand over deletes its record (coordinator contract). */
+  /**
+   * Marks a task done in the fetch claims, not awaited: a late delivery of the task comes back only after
+   * the fetch consumer's ack wait (seconds), long after this mark. A failed mark is counted and logged at
+   * most once a minute: such a task, delivered again, may then be fetched again (the claims' answer when
+   * Redis is down anyway).
+   */
+  private markDone(claims: { claims: FetchClaims; ttlMs: number }, taskId: string): void {
+    claims.claims.done(taskId, claims.ttlMs).catch((error: unknown) => {
+      this.frontier.counters.add("node.claims.done-failed");
+      const now = Date.now();
+      if (now - this.lastClaimWarnAt < 60_000) return;
+      this.lastClaimWarnAt = now;
+      this.log.warn(
+        "marking a task done in the fetch claims failed (a late delivery of it may be fetched again)",
+        errorFields(error, { task: taskId }),
+      );
+    });
+  }
+
   private async checkDrained(): Promise<void> {
     if (this.left || this.stopping || !this.membership.isDraining || !this.manager.idle || this.frontier.inFlight > 0) return;
     this.left = true;

@@ -54,6 +54,12 @@ export interface PartitionManagerOptions {
   onChange?: () => void;
   /** Replicated partition state; absent: a partition is served from the local store at once. */
   preparation?: PartitionPreparation;
+  /**
+   * After a task's result is applied: the node marks the task done in the region's fetch claims, so a
+   * delivery of it that comes back later (its fetch node died after publishing the result, before its
+   * ack) is dropped unfetched instead of asking the host again after the frontier has moved on.
+   */
+  onResultApplied?: (taskId: string) => void;
   log: Log;
 }
 
@@ -436,6 +442,7 @@ export class PartitionManager {
       return;
     }
     this.opts.dispatcher.settled(d.data.taskId);
+    this.opts.onResultApplied?.(d.data.taskId);
     frontier.counters.add("node.results.received");
     await d.ack();
     this.opts.dispatcher.wake();
