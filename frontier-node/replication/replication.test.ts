@@ -82,6 +82,23 @@ async function drained(store: FrontierStore): Promise<void> {
   await waitFor(() => store.journal!.backlog().rows === 0, "the journal to be sent to the replica");
 }
 
+/**
+ * Queues every host's home page and pages on node a and waits until each host's robots.txt is applied and
+ * every URL waits in its queue (the policy's gap keeps them there). Returns the URLs.
+ */
+async function queueBehindRobots(bed: TestBed, fetcher: FakeFetcher, a: FrontierNode): Promise<string[]> {
+  const urls = HOSTS.flatMap((h) => [home(h), ...PAGES(h)]);
+  await publishUrls(bed.bus, P, discovered(urls));
+  await waitFor(
+    () =>
+      fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length &&
+      a.frontier.inFlight === 0 &&
+      a.frontier.snapshot().queued === urls.length,
+    "every host's robots.txt to be applied",
+  );
+  return urls;
+}
+
 async function startA(
   b: TestBed,
   replica: MemoryPartitionReplica,
@@ -281,15 +298,7 @@ test("replication - a partition handed over between live nodes is claimed by the
   );
   const a = await bed.node("a", { store: storeA, replica, seen, policy: slow });
   await waitFor(() => a.serving.length === P, "a to serve every partition");
-  const urls = HOSTS.flatMap((h) => [home(h), ...PAGES(h)]);
-  await publishUrls(bed.bus, P, discovered(urls));
-  await waitFor(
-    () =>
-      fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length &&
-      a.frontier.inFlight === 0 &&
-      a.frontier.snapshot().queued === urls.length,
-    "every host's robots.txt to be applied",
-  );
+  const urls = await queueBehindRobots(bed, fetcher, a);
 
   const storeB = FrontierStore.open(":memory:", { journal: true });
   const b = await bed.node("b", { store: storeB, replica, seen, policy: slow });
@@ -429,15 +438,7 @@ test("replication - a ring naming the giver again after its handoff (a ring writ
   const fetcher = bed.fetcher();
   const storeA = FrontierStore.open(":memory:", { journal: true });
   const a = await startA(bed, replica, seen, storeA, slow);
-  const urls = HOSTS.flatMap((h) => [home(h), ...PAGES(h)]);
-  await publishUrls(bed.bus, P, discovered(urls));
-  await waitFor(
-    () =>
-      fetcher.tasks.filter((t) => t.kind === "robots").length === HOSTS.length &&
-      a.frontier.inFlight === 0 &&
-      a.frontier.snapshot().queued === urls.length,
-    "every host's robots.txt to be applied",
-  );
+  const urls = await queueBehindRobots(bed, fetcher, a);
   const storeB = FrontierStore.open(":memory:", { journal: true });
   const b = await bed.node("b", { store: storeB, replica, seen, policy: slow });
   const moved = (p: number) => p % 2 === 1;
