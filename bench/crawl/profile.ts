@@ -7,7 +7,7 @@
  * Samples of callbacks the runtime calls with no JavaScript caller (stream pipes, socket events) have no
  * project frame and show under their own native name.
  *
- *   bun bench/crawl/profile.ts FILE.cpuprofile [--top 25] [--functions 3]
+ *   bun bench/crawl/profile.ts FILE.cpuprofile [--top 25] [--functions 3] [--equal]
  */
 import { readFileSync } from "node:fs";
 
@@ -52,7 +52,14 @@ export interface Share {
   functions: Array<{ name: string; ms: number }>;
 }
 
-export function summarize(profile: CpuProfile): { totalMs: number; shares: Share[] } {
+/**
+ * `equal`: count every sample as the median interval instead of its own `timeDeltas` entry. Bun's
+ * profiles have no idle samples, so a sample taken after the thread slept carries the sleep; for a
+ * thread that waits (on I/O, timers) equal weights give its CPU, not its wall time.
+ */
+export function summarize(profile: CpuProfile, equal = false): { totalMs: number; shares: Share[] } {
+  const sorted = [...profile.timeDeltas].sort((a, b) => a - b);
+  const medianMs = (sorted[sorted.length >> 1] ?? 0) / 1000;
   const byId = new Map<number, ProfileNode>();
   const parent = new Map<number, number>();
   for (const n of profile.nodes) {
@@ -103,7 +110,7 @@ export function summarize(profile: CpuProfile): { totalMs: number; shares: Share
     const node = byId.get(id)!;
     const name = node.callFrame.functionName;
     if (name === "(idle)" || name === "(root)") return;
-    const dt = (profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0) / 1000;
+    const dt = equal ? medianMs : (profile.timeDeltas[i + 1] ?? profile.timeDeltas[i] ?? 0) / 1000;
     const { component, detail } = label(id);
     totalMs += dt;
     ms.set(component, (ms.get(component) ?? 0) + dt);
@@ -139,7 +146,7 @@ if (import.meta.main) {
   const argv = process.argv.slice(2);
   const file = argv.find((a) => !a.startsWith("--"));
   if (!file) {
-    process.stderr.write("usage: bun bench/crawl/profile.ts FILE.cpuprofile [--top N] [--functions N]\n");
+    process.stderr.write("usage: bun bench/crawl/profile.ts FILE.cpuprofile [--top N] [--functions N] [--equal]\n");
     process.exit(2);
   }
   const opt = (name: string, dflt: number) => {
@@ -147,5 +154,5 @@ if (import.meta.main) {
     return i >= 0 ? Number(argv[i + 1]) : dflt;
   };
   const profile = JSON.parse(readFileSync(file, "utf8")) as CpuProfile;
-  process.stdout.write(formatSummary(summarize(profile), opt("--top", 25), opt("--functions", 3)));
+  process.stdout.write(formatSummary(summarize(profile, argv.includes("--equal")), opt("--top", 25), opt("--functions", 3)));
 }

@@ -92,6 +92,20 @@ export interface Supercluster {
 export async function startNatsSupercluster(regions: readonly string[], opts: { startupTimeoutMs?: number } = {}): Promise<Supercluster> {
   if (regions.length < 2) throw new Error("a supercluster needs at least two regions");
   const timeout = opts.startupTimeoutMs ?? 30_000;
+  // Each region's route port is picked free and bound by nats-server a moment later; under a busy suite
+  // another test's server can take it in between, and that start fails. Try again on new ports.
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return await startSuperclusterOnce(regions, timeout);
+    } catch (err) {
+      lastError = err;
+    }
+  }
+  throw lastError;
+}
+
+async function startSuperclusterOnce(regions: readonly string[], timeout: number): Promise<Supercluster> {
   const started: Record<string, NatsServer> = {};
   const gatewayPorts: Record<string, number> = {};
   try {
