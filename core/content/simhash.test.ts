@@ -135,3 +135,36 @@ test("exactFingerprint - equal bytes give equal fingerprints, one changed byte a
   expect(exactFingerprint(changed)).not.toBe(exactFingerprint(bytes));
   expect(exactFingerprint(bytes)).toMatch(/^[0-9a-f]{32}$/);
 });
+
+/**
+ * The words' hashes the slow, obvious way: lower-case the whole text, take each run of letters, digits and
+ * marks (each Han or kana character alone), FNV-1a over its UTF-16 units, the murmur3 finalizer of that
+ * xor its length. `wordHashes` reads ASCII as found and lower-cases only from the first other character.
+ */
+function referenceWordHashes(text: string): number[] {
+  const fmix = (h: number) => {
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  const words = text.toLowerCase().match(/[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}]|(?:(?![\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}])[\p{L}\p{N}\p{M}])+/gu) ?? [];
+  return words.map((w) => {
+    let h = 0x811c9dc5;
+    for (let i = 0; i < w.length; i++) h = Math.imul(h ^ w.charCodeAt(i), 0x01000193);
+    return fmix(h ^ w.length);
+  });
+}
+
+test("wordHashes - the same words as lower-casing the whole text first, wherever the first non-ASCII character falls", () => {
+  const pieces = ["Hello", "WORLD", "x9", " ", ", ", "\n", "naïve", "CAFÉ", "ΟΔΟΣ", "Σ", "İstanbul", "网页", "カタ", "𝐀𝐁", "ß", "K", "-", "42"];
+  const next = rng(21);
+  for (let i = 0; i < 3_000; i++) {
+    const text = Array.from({ length: 1 + Math.floor(next() * 25) }, () => pieces[Math.floor(next() * pieces.length)]!).join("");
+    expect([...wordHashes(text)]).toEqual(referenceWordHashes(text));
+  }
+  const ascii = pageWords(9, 25_000).join(" ").toUpperCase();
+  expect([...wordHashes(ascii)]).toEqual(referenceWordHashes(ascii));
+  expect([...wordHashes(`${ascii} É`)]).toEqual(referenceWordHashes(`${ascii} É`));
+});

@@ -43,55 +43,84 @@ function bmpClassOf(c: number): number {
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 
+/** Class of each ASCII code unit as found (before lower-casing): upper-case letters are words, folded. */
+const UPPER = 4;
+const ASCII_CLASS = new Uint8Array(0x80).fill(SEPARATOR);
+for (let c = 0x30; c <= 0x39; c++) ASCII_CLASS[c] = WORD;
+for (let c = 0x61; c <= 0x7a; c++) ASCII_CLASS[c] = WORD;
+for (let c = 0x41; c <= 0x5a; c++) ASCII_CLASS[c] = UPPER;
+
 /**
- * Hashes of the words of `text`, in order. The loop keeps its state in locals, with no closure over them:
+ * Hashes of the words of `text`, in order. The loops keep their state in locals, with no closure over them:
  * a captured variable lives in a heap context, which made every character's update several times slower.
+ * The text is read as found while it is ASCII, folding A-Z on the way; only from its first other character
+ * on is the lower-cased copy read (`toLowerCase` leaves ASCII as ASCII, so both agree on that prefix).
+ * Most pages' text is ASCII throughout and is never copied.
  */
 export function wordHashes(text: string): Uint32Array {
-  const s = text.toLowerCase();
-  const n = s.length;
+  let n = text.length;
   let out = new Uint32Array(Math.max(16, n >>> 3));
   let count = 0;
   let h = FNV_OFFSET;
   let len = 0; // code units in the current word
-  for (let i = 0; i < n; i++) {
-    const c = s.charCodeAt(i);
-    let k: number;
-    let units = 1;
-    if (c < 0x80) {
-      // a-z and 0-9 after lower-casing; upper-case ASCII cannot occur.
-      k = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ? WORD : SEPARATOR;
-    } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        units = 2;
-        k = classify(s.slice(i, i + 2));
-      } else {
-        k = SEPARATOR;
-      }
-    } else {
-      k = bmpClassOf(c);
-    }
-    if (k === WORD) {
+  let i = 0;
+  for (; i < n; i++) {
+    let c = text.charCodeAt(i);
+    if (c >= 0x80) break;
+    const k = ASCII_CLASS[c]!;
+    if (k !== SEPARATOR) {
+      if (k === UPPER) c |= 0x20;
       h = Math.imul(h ^ c, FNV_PRIME);
-      if (units === 2) h = Math.imul(h ^ s.charCodeAt(i + 1), FNV_PRIME);
-      len += units;
-    } else {
-      if (len > 0) {
-        if (count === out.length) out = grown(out);
-        out[count++] = fmix32(h ^ len);
-        h = FNV_OFFSET;
-        len = 0;
+      len++;
+    } else if (len > 0) {
+      if (count === out.length) out = grown(out);
+      out[count++] = fmix32(h ^ len);
+      h = FNV_OFFSET;
+      len = 0;
+    }
+  }
+  if (i < n) {
+    const s = text.toLowerCase();
+    n = s.length;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      let k: number;
+      let units = 1;
+      if (c < 0x80) {
+        // a-z and 0-9 after lower-casing; upper-case ASCII cannot occur.
+        k = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ? WORD : SEPARATOR;
+      } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
+        const d = s.charCodeAt(i + 1);
+        if (d >= 0xdc00 && d <= 0xdfff) {
+          units = 2;
+          k = classify(s.slice(i, i + 2));
+        } else {
+          k = SEPARATOR;
+        }
+      } else {
+        k = bmpClassOf(c);
       }
-      if (k === STANDALONE) {
+      if (k === WORD) {
         h = Math.imul(h ^ c, FNV_PRIME);
         if (units === 2) h = Math.imul(h ^ s.charCodeAt(i + 1), FNV_PRIME);
-        if (count === out.length) out = grown(out);
-        out[count++] = fmix32(h ^ units);
-        h = FNV_OFFSET;
+        len += units;
+      } else {
+        if (len > 0) {
+          if (count === out.length) out = grown(out);
+          out[count++] = fmix32(h ^ len);
+          h = FNV_OFFSET;
+          len = 0;
+        }
+        if (k === STANDALONE) {
+          h = Math.imul(h ^ c, FNV_PRIME);
+          if (units === 2) h = Math.imul(h ^ s.charCodeAt(i + 1), FNV_PRIME);
+          if (count === out.length) out = grown(out);
+          out[count++] = fmix32(h ^ units);
+          h = FNV_OFFSET;
+        }
       }
+      i += units - 1;
     }
-    i += units - 1;
   }
   if (len > 0) {
     if (count === out.length) out = grown(out);

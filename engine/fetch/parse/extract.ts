@@ -63,7 +63,10 @@ export interface ExtractedPage {
   baseUrl: string;
   metaRobots: RobotsDirectives;
   title?: string;
-  /** Visible text, whitespace-collapsed; script, style, template and iframe content excluded; capped. */
+  /**
+   * Visible text, trimmed; script, style, template and iframe content excluded; capped. Whitespace runs are
+   * left as found (`collapseWhitespace` tidies them): SimHash reads any run as one word break.
+   */
   text: string;
   /** First `<link rel=canonical>`, resolved like a link. */
   canonical?: string;
