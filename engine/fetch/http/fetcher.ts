@@ -29,7 +29,8 @@ import type {
   StreamedResponseHead,
   StreamOutcome,
 } from "./types.ts";
-import { assertRealUndici, request } from "./undici.ts";
+import { assertRealUndici } from "./undici.ts";
+import { sendGet, type ResponseStart } from "./exchange.ts";
 import type { Dispatcher } from "./undici.ts";
 
 const MAX_REMEMBERED_ORIGINS = 10_000;
@@ -140,7 +141,7 @@ export class HttpFetcher {
   async #send<T>(
     url: URL,
     req: FetchRequest,
-    handle: (response: Dispatcher.ResponseData, sent: { startedAt: number; requestHeaders: Record<string, string> }) => Promise<T>,
+    handle: (response: ResponseStart, sent: { startedAt: number; requestHeaders: Record<string, string> }) => Promise<T>,
   ): Promise<T | FetchError> {
     const startedAt = preciseNow();
     const requestHeaders = buildRequestHeaders(url, { userAgent: this.#userAgent, etag: req.etag, lastModified: req.lastModified });
@@ -148,12 +149,7 @@ export class HttpFetcher {
     const target = new URL(url);
     target.hash = "";
     try {
-      const response = await request(target, {
-        dispatcher: this.#dispatcher,
-        method: "GET",
-        headers: requestHeaders,
-        signal: deadline.signal,
-      });
+      const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
       return await handle(response, { startedAt, requestHeaders });
     } catch (error) {
       return failed(req.url, error, deadline, startedAt);
@@ -207,7 +203,7 @@ export class HttpFetcher {
       // response later, and the gap runs from that end), however long reading took after.
       let sourceEndedAt = startedAt;
       const source = (async function* () {
-        for await (const chunk of response.body as AsyncIterable<Uint8Array>) yield chunk;
+        for await (const chunk of response.body) yield chunk;
         sourceEndedAt = preciseNow();
       })();
       const body = decoder ? decodeStream(source, decoder, maxBytes + Math.floor(maxBytes / 16) + 65_536) : plainStream(source);

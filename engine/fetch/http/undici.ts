@@ -6,10 +6,10 @@
  * the same way under Node and Deno (undici has no `exports` map, so the subpath is allowed
  * everywhere). {@link assertRealUndici} checks at construction that the real one was loaded.
  */
-import { Agent, buildConnector, Client, Pool, ProxyAgent, request } from "undici/index.js";
+import { Agent, buildConnector, Client, Pool, ProxyAgent } from "undici/index.js";
 import type { Dispatcher } from "undici/index.js";
 
-export { Agent, buildConnector, Client, Pool, ProxyAgent, request };
+export { Agent, buildConnector, Client, Pool, ProxyAgent };
 export type { Dispatcher };
 
 /**
