@@ -59,7 +59,8 @@ for (let c = 0x41; c <= 0x5a; c++) ASCII_CLASS[c] = UPPER;
  */
 export function wordHashes(text: string): Uint32Array {
   let n = text.length;
-  let out = new Uint32Array(Math.max(16, n >>> 3));
+  // Room for one word per five characters: prose averages one per six, so a page's text rarely grows it.
+  let out = new Uint32Array(Math.max(16, Math.ceil(n / 5)));
   let count = 0;
   let h = FNV_OFFSET;
   let len = 0; // code units in the current word

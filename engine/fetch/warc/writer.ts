@@ -45,12 +45,17 @@ const EMPTY = new Uint8Array(0);
  */
 export const DEFAULT_COMPRESSION_LEVEL = 1;
 
+/** Bun's own binding of the same zlib, when the writer runs on Bun (on Deno: node:zlib). */
+const bunGzipSync = (globalThis as { Bun?: { gzipSync?: (data: Uint8Array, options: { level: number }) => Uint8Array } }).Bun?.gzipSync;
+
 /**
  * One record as one gzip member, compressed in one synchronous call: warcio's own gzip goes through a
- * WHATWG CompressionStream pipe, which cost more than the compression itself.
+ * WHATWG CompressionStream pipe, which cost more than the compression itself. On Bun, `Bun.gzipSync` gives
+ * the same deflate stream for less: measured at level 1, 147 against 200 µs for a 25 KB test-web page and
+ * 5 against 19 µs for a request record (node:zlib's binding sets up a stream object per call).
  */
 function gzipMember(record: Uint8Array, level: number): Uint8Array {
-  return gzipSync(record, { level });
+  return bunGzipSync ? bunGzipSync(record, { level }) : gzipSync(record, { level });
 }
 
 export class WarcWriter {
