@@ -1,8 +1,8 @@
 /**
  * The store step of the fetch path: WARC 1.1 files (request + response or revisit records, and a metadata
- * record listing a page's media, each its own gzip member, via warcio) with a CDXJ index and a media list
- * beside them, plus readers for tests and export. Runtime-neutral:
- * node: built-ins and warcio only, so it runs the same on Bun and Deno.
+ * record listing a page's media, each its own gzip member, serialized as warcio would write them) with a
+ * CDXJ index and a media list beside them, plus readers (warcio's parser) for tests and export.
+ * Runtime-neutral: node: built-ins and warcio only (Bun's gzip when on Bun), so it runs on Bun and Deno.
  */
 
 export { WarcWriter, INDEX_FILE } from "./writer.ts";

@@ -1,7 +1,7 @@
 /**
- * Builds the warcio records for one file and one exchange: the `warcinfo` that opens each file, and for a
- * fetch the `response` + `request` pair, linked both ways by WARC-Concurrent-To and to their file by
- * WARC-Warcinfo-ID. Content-Length is left to warcio's serializer, digests to digest.ts.
+ * The records of one file and one exchange: the `warcinfo` that opens each file (a warcio record, once per
+ * file), and for a fetch the `response` + `request` pair (serialized here), linked both ways by
+ * WARC-Concurrent-To and to their file by WARC-Warcinfo-ID, with their SHA-256 payload and block digests.
  *
  * Two additions to a capture (docs/warc.md says why and how to read them):
  *  - a `revisit` record takes the response's place when the payload duplicates stored content: profile
@@ -21,8 +21,9 @@
  * under `X-Crawler-Original-*` so nothing the server said is lost.
  */
 
-import { WARCRecord, WARC_1_1 } from "warcio";
+import { createHash } from "node:crypto";
 import { STATUS_CODES } from "node:http";
+import { WARCRecord, WARC_1_1 } from "warcio";
 import type { CapturedExchange, Revisit } from "./types.ts";
 
 const CONFORMS_TO = "http://iipc.github.io/warc-specifications/specifications/warc-format/warc-1.1/";
@@ -49,112 +50,121 @@ export function buildWarcinfo(filename: string, software: string, atMs: number, 
   );
 }
 
-export interface ExchangeRecords {
+/**
+ * One exchange's records, serialized (uncompressed), and what the index line needs of the response record.
+ * Written directly rather than through warcio's record objects and async serializer, which cost more than
+ * the rest of a record's bytes; the bytes are exactly those warcio writes for the same headers (its field
+ * order: ours, then the Content-Type and WARC-Profile it adds, the digests, Content-Length), which the tests
+ * check by parsing each record with warcio and serializing it again.
+ */
+export interface SerializedExchange {
   /** The `response` record, or the `revisit` record standing for it (`ex.revisit`). */
-  response: WARCRecord;
-  request: WARCRecord;
-  /** The media list of the page (`ex.media`), when it names any, and its block (for the digests). */
-  metadata?: { record: WARCRecord; block: Uint8Array };
+  response: Uint8Array;
+  request: Uint8Array;
+  /** The `metadata` record listing the page's media (`ex.media`), when it names any. */
+  metadata?: Uint8Array;
+  /** The response record's WARC-Target-URI, WARC-Date and WARC-Payload-Digest. */
+  targetUri: string;
+  date: string;
+  payloadDigest: string;
 }
 
-export function buildExchangeRecords(ex: CapturedExchange, warcinfoId: string): ExchangeRecords {
+export function serializeExchange(ex: CapturedExchange, warcinfoId: string): SerializedExchange {
   const responseId = newRecordId();
   const requestId = newRecordId();
   const date = new Date(ex.fetchedAt).toISOString();
   const httpVersion = /^HTTP\//i.test(ex.httpVersion) ? ex.httpVersion : `HTTP/${ex.httpVersion}`;
   const method = (ex.method ?? "GET").toUpperCase();
   const type = ex.revisit ? "revisit" : "response";
+  const targetUri = clean(ex.url);
 
-  // Header order is kept as given; warcio fills in Content-Type, digests and Content-Length after these.
-  const responseWarc: Record<string, string> = {
-    "WARC-Type": type,
-    "WARC-Record-ID": responseId,
-    "WARC-Date": date,
-    "WARC-Target-URI": clean(ex.url),
-  };
-  if (ex.remoteAddress) responseWarc["WARC-IP-Address"] = ex.remoteAddress;
-  responseWarc["WARC-Concurrent-To"] = requestId;
-  responseWarc["WARC-Warcinfo-ID"] = warcinfoId;
+  // Header order is kept as given, then what warcio would add: its revisit profile (ours named instead) and
+  // Content-Type, then the digests and Content-Length (recordBytes).
+  const responseFields: string[] = [`WARC-Type: ${type}`, `WARC-Record-ID: ${responseId}`, `WARC-Date: ${date}`, `WARC-Target-URI: ${targetUri}`];
+  if (ex.remoteAddress) responseFields.push(`WARC-IP-Address: ${ex.remoteAddress}`);
+  responseFields.push(`WARC-Concurrent-To: ${requestId}`, `WARC-Warcinfo-ID: ${warcinfoId}`);
   if (ex.revisit) {
-    responseWarc["WARC-Refers-To-Target-URI"] = clean(ex.revisit.refersToUri);
+    responseFields.push(`WARC-Refers-To-Target-URI: ${clean(ex.revisit.refersToUri)}`);
     // The payload is left off on purpose: WARC 1.1 asks for reason "length" on such a truncation.
-    responseWarc["WARC-Truncated"] = "length";
+    responseFields.push("WARC-Truncated: length", `WARC-Profile: ${REVISIT_PROFILES[ex.revisit.profile]}`);
   } else if (ex.truncated) {
-    responseWarc["WARC-Truncated"] = "length";
+    responseFields.push("WARC-Truncated: length");
   }
+  responseFields.push("Content-Type: application/http; msgtype=response");
+  if (ex.revisit?.simhash) responseFields.push(`X-Crawler-SimHash: ${ex.revisit.simhash}`);
 
   const statusText = clean(ex.statusText ?? STATUS_CODES[ex.status] ?? "");
-  const response = WARCRecord.create(
-    {
-      url: clean(ex.url),
-      date,
-      type,
-      warcVersion: WARC_1_1,
-      warcHeaders: responseWarc,
-      httpHeaders: storedResponseHeaders(ex),
-      statusline: `${httpVersion} ${ex.status}${statusText ? " " + statusText : ""}`,
-    },
-    ex.revisit ? [] : [ex.body],
-  );
-  if (ex.revisit) {
-    // warcio writes its own identical-payload-digest profile on every revisit; the profile is ours to name.
-    response.warcHeaders.headers.set("WARC-Profile", REVISIT_PROFILES[ex.revisit.profile]);
-    if (ex.revisit.simhash) response.warcHeaders.headers.set("X-Crawler-SimHash", ex.revisit.simhash);
-  }
+  const responseHead = httpHead(`${httpVersion} ${ex.status}${statusText ? " " + statusText : ""}`, storedResponseHeaders(ex));
+  const payloadDigest = sha256(ex.body);
+  const response = ex.revisit
+    ? recordBytes(responseFields, payloadDigest, responseHead, EMPTY)
+    : recordBytes(responseFields, payloadDigest, responseHead, ex.body);
 
-  const request = WARCRecord.create(
-    {
-      url: clean(ex.url),
-      date,
-      type: "request",
-      warcVersion: WARC_1_1,
-      warcHeaders: {
-        "WARC-Type": "request",
-        "WARC-Record-ID": requestId,
-        "WARC-Date": date,
-        "WARC-Target-URI": clean(ex.url),
-        "WARC-Concurrent-To": responseId,
-        "WARC-Warcinfo-ID": warcinfoId,
-      },
-      httpHeaders: storedRequestHeaders(ex),
-      statusline: `${method} ${requestTarget(ex.url)} ${httpVersion}`,
-    },
-    [],
-  );
-  const metadata = ex.media && ex.media.length > 0 ? buildMediaMetadata(ex, date, responseId, warcinfoId) : undefined;
-  return metadata ? { response, request, metadata } : { response, request };
+  const requestFields = [
+    "WARC-Type: request",
+    `WARC-Record-ID: ${requestId}`,
+    `WARC-Date: ${date}`,
+    `WARC-Target-URI: ${targetUri}`,
+    `WARC-Concurrent-To: ${responseId}`,
+    `WARC-Warcinfo-ID: ${warcinfoId}`,
+    "Content-Type: application/http; msgtype=request",
+  ];
+  const requestHead = httpHead(`${method} ${requestTarget(ex.url)} ${httpVersion}`, storedRequestHeaders(ex));
+  const request = recordBytes(requestFields, EMPTY_DIGEST, requestHead, EMPTY);
+
+  const out: SerializedExchange = { response, request, targetUri, date, payloadDigest };
+  if (ex.media && ex.media.length > 0) out.metadata = mediaMetadata(ex, targetUri, date, responseId, warcinfoId);
+  return out;
 }
 
 const encoder = new TextEncoder();
+const EMPTY = new Uint8Array(0);
+const EMPTY_DIGEST = sha256(EMPTY);
+const CRLF2 = encoder.encode("\r\n\r\n");
+
+function sha256(bytes: Uint8Array): string {
+  return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
+}
+
+/** An HTTP message's head as stored: the start line, `name: value` lines, the empty line. */
+function httpHead(startLine: string, headers: Record<string, string>): Uint8Array {
+  let text = `${startLine}\r\n`;
+  for (const name in headers) text += `${name}: ${headers[name]}\r\n`;
+  return encoder.encode(`${text}\r\n`);
+}
+
+/**
+ * A record: `WARC/1.1`, `fields`, the digests (the payload's as given, the block's over head + payload),
+ * Content-Length, the block (`head` then `payload`) and the two CRLFs that end a record.
+ */
+function recordBytes(fields: string[], payloadDigest: string, head: Uint8Array, payload: Uint8Array): Uint8Array {
+  const blockDigest = `sha256:${createHash("sha256").update(head).update(payload).digest("hex")}`;
+  const length = head.length + payload.length;
+  const warcHead = encoder.encode(
+    `${WARC_1_1}\r\n${fields.join("\r\n")}\r\nWARC-Payload-Digest: ${payloadDigest}\r\nWARC-Block-Digest: ${blockDigest}\r\nContent-Length: ${length}\r\n\r\n`,
+  );
+  const out = new Uint8Array(warcHead.length + length + CRLF2.length);
+  out.set(warcHead, 0);
+  out.set(head, warcHead.length);
+  out.set(payload, warcHead.length + head.length);
+  out.set(CRLF2, warcHead.length + length);
+  return out;
+}
 
 /** The `metadata` record listing a page's media: one `media: <url> <kind> <via>` field per URL. */
-function buildMediaMetadata(
-  ex: CapturedExchange,
-  date: string,
-  describes: string,
-  warcinfoId: string,
-): { record: WARCRecord; block: Uint8Array } {
+function mediaMetadata(ex: CapturedExchange, targetUri: string, date: string, describes: string, warcinfoId: string): Uint8Array {
   const block = encoder.encode(ex.media!.map((m) => `media: ${clean(m.url)} ${m.kind} ${clean(m.via)}\r\n`).join(""));
-  const record = WARCRecord.create(
-    {
-      url: clean(ex.url),
-      date,
-      type: "metadata",
-      warcVersion: WARC_1_1,
-      warcHeaders: {
-        "WARC-Type": "metadata",
-        "WARC-Record-ID": newRecordId(),
-        "WARC-Date": date,
-        "WARC-Target-URI": clean(ex.url),
-        "WARC-Concurrent-To": describes,
-        "WARC-Refers-To": describes,
-        "WARC-Warcinfo-ID": warcinfoId,
-        "Content-Type": "application/warc-fields",
-      },
-    },
-    [block],
-  );
-  return { record, block };
+  const fields = [
+    "WARC-Type: metadata",
+    `WARC-Record-ID: ${newRecordId()}`,
+    `WARC-Date: ${date}`,
+    `WARC-Target-URI: ${targetUri}`,
+    `WARC-Concurrent-To: ${describes}`,
+    `WARC-Refers-To: ${describes}`,
+    `WARC-Warcinfo-ID: ${warcinfoId}`,
+    "Content-Type: application/warc-fields",
+  ];
+  return recordBytes(fields, sha256(block), EMPTY, block);
 }
 
 /**

@@ -6,7 +6,8 @@
  * are handed to the OS; files are fsynced when they are rotated or closed, not per write ("durable-ish":
  * a power cut can lose the last records, a process crash cannot).
  *
- * Digests are computed by `digest.ts` rather than inside warcio, for speed; see there.
+ * Records are serialized by `records.ts`, digests included, rather than through warcio's record objects and
+ * async serializer, for speed; see there.
  *
  * Crash rules: every open starts a new file, and a write that fails part-way (a full disk) is cut off
  * again at once, so the file ends with a whole record and the writer goes on in it; if even that fails the
@@ -25,18 +26,15 @@
 import { mkdir, rename } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
-import { WARCSerializer } from "warcio";
 import { CdxjLog, cdxjLine } from "./cdxj.ts";
-import { presetDigests, presetRevisitDigests } from "./digest.ts";
 import { indexFileOf, nextSequence, recordSequence, warcFileName } from "./file-naming.ts";
 import { MEDIA_LIST_FILE, mediaLines, mediaListOf } from "./media-list.ts";
-import { buildExchangeRecords } from "./records.ts";
+import { serializeExchange } from "./records.ts";
 import { WarcFile } from "./warc-file.ts";
 import type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
 
 const DEFAULT_MAX_FILE_BYTES = 1_000_000_000;
 export const INDEX_FILE = "index.cdxj";
-const EMPTY = new Uint8Array(0);
 
 /**
  * gzip level of each record. Level 1 costs about half the CPU of the usual 6 for a third more bytes on
@@ -144,14 +142,9 @@ export class WarcWriter {
     if (this.file && (this.file.size >= this.maxFileBytes || this.tooOld())) await this.finishFile();
     const file = (this.file ??= await this.startFile());
 
-    const { response, request, metadata } = buildExchangeRecords(ex, file.warcinfoId);
-    if (ex.revisit) presetRevisitDigests(response, ex.body);
-    else presetDigests(response, ex.body);
-    presetDigests(request, EMPTY);
-    if (metadata) presetDigests(metadata.record, metadata.block);
-    const members = [response, request, ...(metadata ? [metadata.record] : [])];
-    const gzipped: Uint8Array[] = [];
-    for (const record of members) gzipped.push(gzipMember(await WARCSerializer.serialize(record, { gzip: false }), this.compressionLevel));
+    const records = serializeExchange(ex, file.warcinfoId);
+    const members = records.metadata ? [records.response, records.request, records.metadata] : [records.response, records.request];
+    const gzipped = members.map((record) => gzipMember(record, this.compressionLevel));
     const responseBytes = gzipped[0]!;
     const capture = new Uint8Array(gzipped.reduce((n, g) => n + g.length, 0));
     let at = 0;
@@ -176,13 +169,13 @@ export class WarcWriter {
       if (lines) await (await this.mediaLog(file))!.append(lines);
       await (this.fileIndex ?? this.index)!.append(
         cdxjLine({
-          url: response.warcTargetURI ?? ex.url,
-          warcDate: response.warcDate ?? new Date(ex.fetchedAt).toISOString(),
+          url: records.targetUri,
+          warcDate: records.date,
           method: ex.method ?? "GET",
           // A revisit's content type is warc/revisit, as warcio and pywb index it.
           contentType: ex.revisit ? "warc/revisit" : headerValue(ex.responseHeaders, "content-type"),
           status: ex.status,
-          payloadDigest: response.warcPayloadDigest ?? undefined,
+          payloadDigest: records.payloadDigest,
           ...placed,
         }),
       );
