@@ -21,6 +21,7 @@
  */
 
 import { Parser } from "htmlparser2";
+import { SkippingTokenizer } from "./skipping-tokenizer.ts";
 import { parseBase, resolveHttpUrl } from "./resolve.ts";
 import { srcsetUrls } from "./srcset.ts";
 import { applyRobotsDirectives, type RobotsDirectives } from "./robots-directives.ts";
@@ -224,7 +225,7 @@ export function createPageExtractor(pageUrl: string, options: ExtractOptions = {
       },
     },
     // Defaults spelled out because correctness depends on them: HTML mode, lower-cased names, decoded entities.
-    { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
+    { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, Tokenizer: SkippingTokenizer },
   );
 
   let ended = false;
