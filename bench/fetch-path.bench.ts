@@ -91,7 +91,9 @@ await writer.close();
 rmSync(dir, { recursive: true, force: true });
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
-console.log(`fetch path stages, ${pages.length} test-web pages (${Math.round(pages.reduce((n, p) => n + p.body.length, 0) / pages.length)} B avg), median of ${rounds} rounds, CPU µs per page`);
+console.log(
+  `fetch path stages, ${pages.length} test-web pages (${Math.round(pages.reduce((n, p) => n + p.body.length, 0) / pages.length)} B avg), median of ${rounds} rounds, CPU µs per page`,
+);
 let total = 0;
 for (const [name] of stages) {
   const m = median(perPage.get(name)!);

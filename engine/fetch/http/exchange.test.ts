@@ -134,7 +134,12 @@ test("exchange - the request goes out as GET of the path and query, with the giv
       socket.write("HTTP/1.1 204 No Content\r\n\r\n");
     });
   });
-  const response = await sendGet(agent(), new URL(`${server.origin}/a/b?x=1&y=2`), { host: "example.test", "user-agent": "testbot/1.0" }, never);
+  const response = await sendGet(
+    agent(),
+    new URL(`${server.origin}/a/b?x=1&y=2`),
+    { host: "example.test", "user-agent": "testbot/1.0" },
+    never,
+  );
   expect(response.statusCode).toBe(204);
   expect((await readAll(response.body)).length).toBe(0);
   expect(head.startsWith("GET /a/b?x=1&y=2 HTTP/1.1\r\n")).toBe(true);

@@ -20,7 +20,13 @@ function events(html: string, chunks: number[], tokenizer?: typeof SkippingToken
       onprocessinginstruction: (name, data) => out.push(`pi ${name} ${JSON.stringify(data)}`),
       onend: () => out.push("end"),
     },
-    { xmlMode: false, decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true, ...(tokenizer ? { Tokenizer: tokenizer } : {}) },
+    {
+      xmlMode: false,
+      decodeEntities: true,
+      lowerCaseTags: true,
+      lowerCaseAttributeNames: true,
+      ...(tokenizer ? { Tokenizer: tokenizer } : {}),
+    },
   );
   let at = 0;
   for (const size of chunks) {
@@ -63,7 +69,7 @@ const PIECES = [
   "<![CDATA[ x < y ]]>",
   "<?xml version='1.0'?>",
   "<script>if (a < b && c) { x = '</p>'; }</script>",
-  "<style>a[href=\"&\"] { }</style>",
+  '<style>a[href="&"] { }</style>',
   "<title>T &amp; t</title>",
   "<textarea><a href=t>&lt;</textarea>",
   '<svg><a xlink:href="/s">s</a></svg>',

@@ -24,7 +24,10 @@ const EXCHANGES: Array<[string, CapturedExchange]> = [
   ["no remote address", { ...base, remoteAddress: undefined }],
   ["a truncated body", { ...base, truncated: true }],
   ["an identical-payload revisit", { ...base, revisit: { profile: "identical-payload-digest", refersToUri: "https://example.com/a" } }],
-  ["a near-duplicate revisit", { ...base, revisit: { profile: "near-duplicate", refersToUri: "https://example.com/b", simhash: "00ff00ff00ff00ff" } }],
+  [
+    "a near-duplicate revisit",
+    { ...base, revisit: { profile: "near-duplicate", refersToUri: "https://example.com/b", simhash: "00ff00ff00ff00ff" } },
+  ],
   [
     "a page naming media",
     {
@@ -37,7 +40,10 @@ const EXCHANGES: Array<[string, CapturedExchange]> = [
   ],
   ["an empty body, a status without a reason phrase", { ...base, status: 599, body: new Uint8Array(0), responseHeaders: {} }],
   ["header values with CR and LF", { ...base, responseHeaders: { "X-Evil": "a\r\nWARC-Type: forged", "Content-Type": "text/html" } }],
-  ["a non-ASCII header value and a HEAD request", { ...base, method: "head", responseHeaders: { "Content-Disposition": "inline; filename=ü.html" } }],
+  [
+    "a non-ASCII header value and a HEAD request",
+    { ...base, method: "head", responseHeaders: { "Content-Disposition": "inline; filename=ü.html" } },
+  ],
 ];
 
 /** A record's WARC fields in order, and its block. */

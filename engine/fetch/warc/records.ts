@@ -80,7 +80,12 @@ export function serializeExchange(ex: CapturedExchange, warcinfoId: string): Ser
 
   // Header order is kept as given, then what warcio would add: its revisit profile (ours named instead) and
   // Content-Type, then the digests and Content-Length (recordBytes).
-  const responseFields: string[] = [`WARC-Type: ${type}`, `WARC-Record-ID: ${responseId}`, `WARC-Date: ${date}`, `WARC-Target-URI: ${targetUri}`];
+  const responseFields: string[] = [
+    `WARC-Type: ${type}`,
+    `WARC-Record-ID: ${responseId}`,
+    `WARC-Date: ${date}`,
+    `WARC-Target-URI: ${targetUri}`,
+  ];
   if (ex.remoteAddress) responseFields.push(`WARC-IP-Address: ${ex.remoteAddress}`);
   responseFields.push(`WARC-Concurrent-To: ${requestId}`, `WARC-Warcinfo-ID: ${warcinfoId}`);
   if (ex.revisit) {
