@@ -13,6 +13,14 @@ import { join } from "node:path";
 import { fetchCounts, missing, pageRequests, repeated, urlOf, useCluster, waitForIdle, waitForPages, waitUntil } from "./harness.ts";
 
 const cluster = useCluster();
+
+function logTail(path: string, lines = 40): string {
+  try {
+    return readFileSync(path, "utf8").trimEnd().split("\n").slice(-lines).join("\n");
+  } catch (error) {
+    return `(unreadable: ${(error as Error).message})`;
+  }
+}
 const GAP_MS = 300;
 const HOSTS = 8;
 
@@ -38,7 +46,11 @@ describe("cluster up: a killed process is started again", () => {
       kills.push(at);
       const after = await c.waitRestarted(id, pid);
       expect(after).toMatchObject({ role: before.role, region: before.region, ports: before.ports, dataDir: before.dataDir, restarts: 1 });
-      const node = await c.waitForNode(id, { since: at, procs: [c.proc] });
+      // A restarted coordinator first waits out the lease its killed self left (6 s) and then takes it at a
+      // heartbeat: seconds on an idle box; the bound is for a hang, and a miss shows the node's own log.
+      const node = await c.waitForNode(id, { since: at, procs: [c.proc], timeoutMs: 60_000 }).catch((error: Error) => {
+        throw new Error(`${error.message}\n${id}'s log, last lines:\n${logTail(after.log)}`);
+      });
       return { after, node };
     };
 
