@@ -310,6 +310,7 @@ export function loadFetchNodeConfig(
 const POLICY_USED = new Set([
   "userAgent",
   "connectTimeoutMs",
+  "keepAliveMs",
   "responseTimeoutMs",
   "maxBodyBytes",
   "allowPrivateAddresses",

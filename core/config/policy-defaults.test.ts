@@ -8,6 +8,7 @@ test("policy table - defaults match the policy table of ARCHITECTURE.md", () => 
   expect(DEFAULT_POLICY.gapFetchMultiplier).toBe(10);
   expect(DEFAULT_POLICY.connectTimeoutMs).toBe(5_000);
   expect(DEFAULT_POLICY.responseTimeoutMs).toBe(20_000);
+  expect(DEFAULT_POLICY.keepAliveMs).toBe(20_000);
   expect(DEFAULT_POLICY.maxBodyBytes).toBe(5 * 1024 * 1024);
   expect(DEFAULT_POLICY.maxRedirects).toBe(5);
   expect(DEFAULT_POLICY.robotsMaxAgeMs).toBe(24 * 3_600_000);

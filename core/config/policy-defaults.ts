@@ -52,6 +52,11 @@ export interface PolicyConfig {
 
   // Fetching.
   readonly connectTimeoutMs: number;
+  /**
+   * How long an idle connection to a host is kept for the next request to it (a server's Keep-Alive hint may
+   * shorten it, never lengthen it).
+   */
+  readonly keepAliveMs: number;
   /** Whole response, from request start to the last body byte. */
   readonly responseTimeoutMs: number;
   /** Body cap, counted after decompression. */
@@ -191,6 +196,14 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     flag: "--connect-timeout",
     description: "Time allowed to open a connection (TCP and TLS)",
     ...durationKind({ min: 1, max: 5 * MINUTE }),
+  },
+  keepAliveMs: {
+    default: 20 * SECOND,
+    env: "CRAWL_KEEP_ALIVE",
+    flag: "--keep-alive",
+    description:
+      "How long an idle connection to a host is kept for its next request; a server's Keep-Alive hint may shorten it. Each idle connection holds an open file",
+    ...durationKind({ min: 1, max: 10 * MINUTE }),
   },
   responseTimeoutMs: {
     default: 20 * SECOND,

@@ -18,6 +18,7 @@ export interface FetchPathOptions {
     PolicyConfig,
     | "userAgent"
     | "connectTimeoutMs"
+    | "keepAliveMs"
     | "responseTimeoutMs"
     | "maxBodyBytes"
     | "maxMediaBodyBytes"
@@ -53,6 +54,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     userAgent: opts.policy.userAgent,
     connectTimeoutMs: opts.policy.connectTimeoutMs,
     responseTimeoutMs: opts.policy.responseTimeoutMs,
+    keepAliveTimeoutMs: opts.policy.keepAliveMs,
     maxBodyBytes: opts.policy.maxBodyBytes,
     proxyUrl: opts.proxyUrl,
     addressPolicy: AddressPolicy.of(opts.policy),

@@ -3,7 +3,7 @@ import { AddressPolicy } from "../../../core/net/index.ts";
 import type { ServerResponse } from "node:http";
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { HttpFetcher, type FetchOutcome, type FetchResponse, type HttpFetcherOptions } from "./index.ts";
-import { startHttpServer, waitFor, type TestServer } from "./test-servers.ts";
+import { startHttpServer, startTcpServer, waitFor, type TestServer } from "./test-servers.ts";
 
 const owned: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -254,6 +254,29 @@ test("fetcher - resolves names through the injected lookup and sends the name as
   expect(out.remoteAddress).toBe("127.0.0.1");
   expect(host).toBe(`site.test:${s.port}`);
   expect(looked).toEqual(["site.test"]);
+});
+
+test("fetcher - an idle connection is kept for the next request to its host, and closed once keepAliveTimeoutMs has passed", async () => {
+  const s = await server((_req, res) => res.end("ok"));
+  const f = fetcher({ keepAliveTimeoutMs: 1_500 });
+  response(await f.fetch({ url: `${s.origin}/a` }));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  response(await f.fetch({ url: `${s.origin}/b` }));
+  expect(s.connections).toBe(1);
+  await waitFor(() => s.open === 0, 10_000);
+  response(await f.fetch({ url: `${s.origin}/c` }));
+  expect(s.connections).toBe(2);
+});
+
+test("fetcher - a server's Keep-Alive hint shortens how long its idle connection is kept", async () => {
+  const s = await startTcpServer((socket) => {
+    socket.on("data", () => socket.write("HTTP/1.1 200 OK\r\nContent-Length: 2\r\nKeep-Alive: timeout=1\r\n\r\nok"));
+  });
+  owned.push(s);
+  const f = fetcher({ keepAliveTimeoutMs: 60_000 });
+  response(await f.fetch({ url: `${s.origin}/` }));
+  // The server never closes it: the crawler does, long before its own 60 s.
+  await waitFor(() => s.open === 0, 10_000);
 });
 
 test("fetcher - close() ends idle keep-alive connections and later fetches come back aborted", async () => {

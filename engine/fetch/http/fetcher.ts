@@ -9,6 +9,7 @@
  * robots.txt; nothing here knows the difference. It owns its undici dispatcher and DNS cache, so
  * `close()` ends every connection it opened.
  */
+import { DEFAULT_POLICY } from "../../../core/config/index.ts";
 import { preciseNow } from "../../../core/politeness/index.ts";
 import { readBody, normalizeEncoding } from "./body.ts";
 import { decodeStream, plainStream } from "./body-stream.ts";
@@ -62,7 +63,7 @@ export class HttpFetcher {
       connectTimeoutMs: options.connectTimeoutMs,
       responseTimeoutMs: options.responseTimeoutMs,
       connectionsPerOrigin: options.maxConnectionsPerOrigin ?? 1,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? 4000,
+      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULT_POLICY.keepAliveMs,
       proxyUrl: options.proxyUrl,
       dns: this.#dns,
       addressPolicy: this.#addressPolicy,

@@ -50,7 +50,7 @@ export interface HttpFetcherOptions {
    * for a slot (the response deadline starts once they have one). Default 256.
    */
   maxConcurrentRequests?: number;
-  /** How long an idle keep-alive connection is kept (servers may ask for less). Default 4000. */
+  /** How long an idle keep-alive connection is kept (servers may ask for less). Default: the policy's `keepAliveMs`. */
   keepAliveTimeoutMs?: number;
   /** Resolver, injectable for tests. Default: the system resolver (`node:dns` lookup). */
   lookup?: LookupFn;
