@@ -25,11 +25,8 @@ function classify(ch: string): number {
   return WORD_CHAR.test(ch) ? WORD : SEPARATOR;
 }
 
+/** Class of a BMP code unit at or above 0x80 (ASCII has ASCII_CLASS). */
 function bmpClassOf(c: number): number {
-  if (c < 0x80) {
-    // a-z and 0-9 after lower-casing; upper-case ASCII cannot occur.
-    return (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ? WORD : SEPARATOR;
-  }
   const table = (bmpClass ??= new Uint8Array(0x10000));
   let k = table[c]!;
   if (k === 0) {
@@ -88,8 +85,8 @@ export function wordHashes(text: string): Uint32Array {
       let k: number;
       let units = 1;
       if (c < 0x80) {
-        // a-z and 0-9 after lower-casing; upper-case ASCII cannot occur.
-        k = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ? WORD : SEPARATOR;
+        // Lower-cased already: the table gives WORD or SEPARATOR here, never UPPER.
+        k = ASCII_CLASS[c]!;
       } else if (c >= 0xd800 && c <= 0xdbff && i + 1 < n) {
         const d = s.charCodeAt(i + 1);
         if (d >= 0xdc00 && d <= 0xdfff) {

@@ -478,7 +478,6 @@ export class FrontierNode {
     log.info("frontier node stopped", { nodeId: this.opts.nodeId });
   }
 
-  /** A draining node with nothing left to serve or hand over deletes its record (coordinator contract). */
   /**
    * Marks a task done in the fetch claims, not awaited: a late delivery of the task comes back only after
    * the fetch consumer's ack wait (seconds), long after this mark. A failed mark is counted and logged at
@@ -498,6 +497,7 @@ export class FrontierNode {
     });
   }
 
+  /** A draining node with nothing left to serve or hand over deletes its record (coordinator contract). */
   private async checkDrained(): Promise<void> {
     if (this.left || this.stopping || !this.membership.isDraining || !this.manager.idle || this.frontier.inFlight > 0) return;
     this.left = true;

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { Parser } from "htmlparser2";
 import { sitePage } from "../../../tests/testweb/site.ts";
+import { pick, rng } from "../../../tests/testweb/random.ts";
 import { prosePool } from "../../../tests/testweb/text.ts";
 import { SkippingTokenizer } from "./skipping-tokenizer.ts";
 
@@ -83,11 +84,8 @@ const PIECES = [
 ];
 
 test("skipping tokenizer - the parser gives exactly the same events as with htmlparser2's own, in any chunking", () => {
-  let seed = 5;
-  const next = (n: number) => {
-    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
-    return seed % n;
-  };
+  const r = rng(5);
+  const next = (n: number) => pick(r, n);
   for (let i = 0; i < 3_000; i++) {
     const html = Array.from({ length: 1 + next(40) }, () => PIECES[next(PIECES.length)]!).join("");
     const chunks = Array.from({ length: next(6) }, () => next(html.length + 1));

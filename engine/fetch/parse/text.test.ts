@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { simhash64 } from "../../../core/content/index.ts";
+import { pick, rng } from "../../../tests/testweb/random.ts";
 import { collapseWhitespace, TextCollector } from "./text.ts";
 
 /** Every whitespace class `\s` knows, plain spaces, and letters: what a page's text runs are made of. */
@@ -24,11 +25,8 @@ test("text - collapsing whitespace gives exactly what replacing every \\s+ run w
 test("text - the collected text, whitespace runs as found, has the SimHash of the collapsed text", () => {
   // Why the collector may skip collapsing: SimHash reads every whitespace run as one word break.
   const pieces = [...PIECES, "Σ", "ς", "İ", "Ab", "\u{1f600}", "x1"];
-  let seed = 11;
-  const next = (n: number) => {
-    seed = (Math.imul(seed, 1103515245) + 12345) & 0x7fffffff;
-    return seed % n;
-  };
+  const r = rng(11);
+  const next = (n: number) => pick(r, n);
   for (let i = 0; i < 30_000; i++) {
     const collector = new TextCollector(100_000);
     const parts = Array.from({ length: 1 + next(30) }, () => pieces[next(pieces.length)]!);

@@ -101,9 +101,7 @@ export function serializeExchange(ex: CapturedExchange, warcinfoId: string): Ser
   const statusText = clean(ex.statusText ?? STATUS_CODES[ex.status] ?? "");
   const responseHead = httpHead(`${httpVersion} ${ex.status}${statusText ? " " + statusText : ""}`, storedResponseHeaders(ex));
   const payloadDigest = sha256(ex.body);
-  const response = ex.revisit
-    ? recordBytes(responseFields, payloadDigest, responseHead, EMPTY)
-    : recordBytes(responseFields, payloadDigest, responseHead, ex.body);
+  const response = recordBytes(responseFields, payloadDigest, responseHead, ex.revisit ? EMPTY : ex.body);
 
   const requestFields = [
     "WARC-Type: request",
