@@ -181,6 +181,11 @@ export async function startFaultProxy(target: string): Promise<FaultProxy> {
     const upstream = request({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
+      // A store killed mid-answer resets the connection, as the network would: without this the client
+      // would wait out its own request timeout on a response that never ends.
+      up.once("close", () => {
+        if (!up.complete) req.socket.destroy();
+      });
     });
     upstream.once("error", () => req.socket.destroy());
     req.pipe(upstream);
