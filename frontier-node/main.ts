@@ -154,6 +154,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
           onImportedUrls,
           replica: config.replicateState ? new JetStreamPartitionReplica(nc, { replicas: config.natsReplicas }) : undefined,
           snapshots: { intervalMs: config.stateSnapshotIntervalMs },
+          stateLingerMs: config.stateLingerMs,
           counters,
           log,
         }),

@@ -88,6 +88,8 @@ export interface FrontierNodeOptions {
   fetchClaims?: { claims: FetchClaims; ttlMs: number };
   /** Snapshot policy of the replicated state. Defaults: every 10 min with changes, or every 20,000 journal rows. */
   snapshots?: { intervalMs?: number; rows?: number };
+  /** How long a partition's new journal rows wait for later ones before they are sent (StatePublisher). */
+  stateLingerMs?: number;
   now?: () => number;
   /** The process's counters, shared with the bus (default the frontier's own). */
   counters?: Counters;
@@ -170,6 +172,7 @@ export class FrontierNode {
           replica: opts.replica,
           snapshotIntervalMs: opts.snapshots?.intervalMs ?? 10 * 60_000,
           rowsPerSnapshot: opts.snapshots?.rows ?? 20_000,
+          lingerMs: opts.stateLingerMs ?? 0,
           lastSeen: async (id) => (await state.listNodes()).find((n) => n.id === id)?.heartbeatAt,
           log: log.child("replication"),
           now,

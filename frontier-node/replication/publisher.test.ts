@@ -8,7 +8,7 @@ import { ReplayRules } from "./replay-rules.ts";
 const REGION = "r1";
 const WRITER = { node: "n1", store: "s1" };
 
-async function setup() {
+async function setup(opts: { lingerMs?: number } = {}) {
   const replica = new MemoryPartitionReplica();
   await replica.ensureRegion(REGION);
   const store = FrontierStore.open(":memory:", { journal: true });
@@ -18,6 +18,7 @@ async function setup() {
     replica,
     region: REGION,
     writer: WRITER,
+    lingerMs: opts.lingerMs,
     log: silentLog,
     now: Date.now,
   });
@@ -43,8 +44,42 @@ test("publisher - every committed row reaches the replica in order, and whenStor
   for (let i = 0; i < 20; i++) commit(store, i);
   await publisher.whenStored(0, store.journal!.last(0));
   expect(replayed(replica)).toEqual({ rows: Array.from({ length: 20 }, (_, i) => i + 1), gaps: 0 });
-  expect(store.journal!.backlog().rows).toBe(0);
+  // The stored rows leave the journal (their acknowledgements are written together, a moment later).
+  await until(() => store.journal!.backlog().rows === 0);
   await publisher.stop();
+});
+
+test("publisher - rows committed within the linger go in one message; a flush does not wait for it", async () => {
+  const { replica, store, publisher } = await setup({ lingerMs: 300 });
+  for (let i = 0; i < 10; i++) commit(store, i);
+  await publisher.whenStored(0, store.journal!.last(0));
+  expect(publisher.counts).toMatchObject({ messages: 1, rows: 10 });
+  expect(replayed(replica)).toEqual({ rows: Array.from({ length: 10 }, (_, i) => i + 1), gaps: 0 });
+  await publisher.stop();
+
+  // A linger far longer than the test: flushed() sends at once.
+  const slow = await setup({ lingerMs: 600_000 });
+  commit(slow.store, 0);
+  commit(slow.store, 1);
+  await slow.publisher.flushed(0);
+  expect(slow.publisher.counts).toMatchObject({ messages: 1, rows: 2 });
+  await slow.publisher.stop();
+});
+
+test("publisher - a row stored but not yet acknowledged in the store is never sent twice, and stop writes the acknowledgements", async () => {
+  const { replica, store, publisher } = await setup();
+  for (let round = 0; round < 5; round++) {
+    commit(store, round);
+    // Each round's row is stored before the next commit, well within the acknowledgements' 50 ms.
+    await publisher.whenStored(0, store.journal!.last(0));
+  }
+  const sent = replica
+    .entries(REGION, 0)
+    .flatMap((e) => (e.kind === "batch" ? (JSON.parse(e.body) as [number, unknown][]).map(([n]) => n) : []));
+  expect(sent).toEqual([1, 2, 3, 4, 5]);
+  await publisher.stop();
+  expect(store.journal!.backlog().rows).toBe(0);
+  expect(store.journal!.state(0)).toMatchObject({ ackedN: 5 });
 });
 
 test("publisher - a batch stored whose acknowledgement was lost is sent again as it was: no row is lost while more rows were committed meanwhile", async () => {
@@ -82,3 +117,11 @@ test("publisher - while the replica is down rows wait in the journal; the node s
   expect(replayed(replica).rows).toEqual([1]);
   await next.stop();
 });
+
+async function until(ok: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

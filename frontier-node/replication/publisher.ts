@@ -8,6 +8,14 @@
  * outage or a crash re-sends and loses nothing that was committed locally. Memory stays bounded: rows are
  * read from the store when their partition's turn comes, never queued in memory.
  *
+ * Two things keep the cost per row down at a node's full pace, where every group commit touches most of its
+ * partitions. A partition's new rows wait `lingerMs` for later commits to join them (one message instead of
+ * one per commit; a handoff's `flushed` does not wait). And the acknowledgements of many messages are
+ * written to the store together, every `ACK_FLUSH_MS`: one transaction instead of one per message. Until
+ * then a stored row stays in the journal but is never sent again (sends start after the last row known
+ * stored); a crash before the write sends it again, which the replica's message ids and the replay's
+ * row numbers make harmless.
+ *
  * `whenStored(p, n)` resolves once row n of p is stored: the node acks a URL message only then, so a URL it
  * admitted is never lost with its disk.
  */
@@ -27,12 +35,16 @@ export interface PublisherOptions {
   maxBytes?: number;
   /** Rows read per message at most. Default 512. */
   maxRows?: number;
+  /** How long new rows of a partition wait for later ones before they are sent. Default 0. */
+  lingerMs?: number;
   log: Log;
   now: () => number;
 }
 
 const RETRY_MIN_MS = 200;
 const RETRY_MAX_MS = 5_000;
+/** How often acknowledgements of stored messages are written to the store, together. */
+const ACK_FLUSH_MS = 50;
 
 interface Waiter {
   n: number;
@@ -45,12 +57,19 @@ export class StatePublisher {
   private readonly wanted = new Set<number>();
   private readonly sending = new Map<number, Promise<void>>();
   private readonly retryAt = new Map<number, { at: number; delayMs: number }>();
+  /** When a partition's waiting rows go (the first of them committed `lingerMs` before). */
+  private readonly lingerUntil = new Map<number, number>();
+  /** Messages stored by the replica whose acknowledgement is not written to the store yet. */
+  private readonly pendingAcks = new Map<number, { n: number; seq: number }>();
+  private ackTimer: ReturnType<typeof setTimeout> | undefined;
+  private ackFailureLogged = false;
   /** The last row of a send that failed: the retry sends the same rows (so a stored copy is recognized). */
   private readonly failedLast = new Map<number, number>();
   private readonly waiters = new Map<number, Waiter[]>();
   /** The last row stored per partition (read from the journal on first use). */
   private readonly stored = new Map<number, number>();
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private timerAt = Infinity;
   private stopped = false;
   private lastFailureLog = 0;
   readonly counts = { messages: 0, rows: 0, bytes: 0, failures: 0 };
@@ -66,7 +85,12 @@ export class StatePublisher {
 
   /** New rows were committed for these partitions. */
   notify(partitions: Iterable<number>): void {
-    for (const p of partitions) this.wanted.add(p);
+    const at = this.opts.now() + (this.opts.lingerMs ?? 0);
+    for (const p of partitions) {
+      // Rows already waiting keep their time: the first of them sets when they all go.
+      if (!this.lingerUntil.has(p)) this.lingerUntil.set(p, at);
+      this.wanted.add(p);
+    }
     this.pump();
   }
 
@@ -82,7 +106,10 @@ export class StatePublisher {
 
   /** Resolves once every row of p committed so far is stored. */
   flushed(p: number): Promise<void> {
-    return this.whenStored(p, this.opts.journal.last(p));
+    const done = this.whenStored(p, this.opts.journal.last(p));
+    // Someone waits for these rows (a handoff, a claim): they go now, without lingering.
+    if (this.lingerUntil.delete(p)) this.pump();
+    return done;
   }
 
   /**
@@ -93,6 +120,7 @@ export class StatePublisher {
   forget(p: number, why = "the partition's journal rows were dropped"): void {
     this.stored.delete(p);
     this.failedLast.delete(p);
+    this.pendingAcks.delete(p);
     const list = this.waiters.get(p) ?? [];
     this.waiters.delete(p);
     for (const w of list) w.reject(new Error(why));
@@ -116,6 +144,9 @@ export class StatePublisher {
     this.opts.journal.onCommit(undefined);
     const inFlight = Promise.allSettled([...this.sending.values()]);
     await Promise.race([inFlight, new Promise((r) => setTimeout(r, graceMs))]);
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    this.writeAcks();
     // Rows not sent stay in the journal; whoever waits for them is told no (a URL message is delivered again).
     for (const p of [...this.waiters.keys()]) this.forget(p, "the node is stopping before these rows were replicated");
   }
@@ -134,36 +165,69 @@ export class StatePublisher {
   private pump(): void {
     if (this.stopped) return;
     const now = this.opts.now();
-    let nextRetry = Infinity;
+    let next = Infinity;
     for (const p of this.wanted) {
       if (this.sending.size >= (this.opts.window ?? 64)) break;
       if (this.sending.has(p)) continue;
-      const retry = this.retryAt.get(p);
-      if (retry && retry.at > now) {
-        nextRetry = Math.min(nextRetry, retry.at);
+      const at = Math.max(this.retryAt.get(p)?.at ?? 0, this.lingerUntil.get(p) ?? 0);
+      if (at > now) {
+        next = Math.min(next, at);
         continue;
       }
       this.wanted.delete(p);
+      this.lingerUntil.delete(p);
       const sending = this.send(p).finally(() => {
         this.sending.delete(p);
         this.pump();
       });
       this.sending.set(p, sending);
     }
-    if (nextRetry < Infinity && !this.timer) {
+    if (next < this.timerAt) {
+      if (this.timer) clearTimeout(this.timer);
+      this.timerAt = next;
       this.timer = setTimeout(
         () => {
           this.timer = undefined;
+          this.timerAt = Infinity;
           this.pump();
         },
-        Math.max(1, nextRetry - now),
+        Math.max(1, next - now),
       );
     }
   }
 
+  /** Writes the acknowledgements waiting, in one transaction; on a store error they wait for the next try. */
+  private writeAcks(): void {
+    if (this.pendingAcks.size === 0) return;
+    const acks = [...this.pendingAcks];
+    try {
+      this.opts.store.tx(() => {
+        for (const [p, a] of acks) this.opts.journal.acknowledge(p, a.n, a.seq);
+      });
+      for (const [p, a] of acks) if (this.pendingAcks.get(p) === a) this.pendingAcks.delete(p);
+      this.ackFailureLogged = false;
+    } catch (error) {
+      // The rows stay in the journal (never sent again while this process runs; after a restart they are,
+      // harmlessly): the next flush tries again.
+      if (!this.ackFailureLogged) this.opts.log.warn("cannot record replicated rows in the store; trying again", { error });
+      this.ackFailureLogged = true;
+      this.scheduleAcks();
+    }
+  }
+
+  private scheduleAcks(): void {
+    if (this.ackTimer || this.stopped) return;
+    this.ackTimer = setTimeout(() => {
+      this.ackTimer = undefined;
+      this.writeAcks();
+    }, ACK_FLUSH_MS);
+  }
+
   private async send(p: number): Promise<void> {
     const { journal, log } = this.opts;
-    const rows = journal.rows(p, 0, this.opts.maxRows ?? 512);
+    // After the last row known stored: its acknowledgement may still wait to be written.
+    const rows = journal.rows(p, this.storedUpTo(p), this.opts.maxRows ?? 512);
+    const lastCommitted = journal.last(p);
     if (rows.length === 0) return;
     const epoch = rows[0]!.epoch;
     const maxBytes = this.opts.maxBytes ?? 256 * 1024;
@@ -186,7 +250,8 @@ export class StatePublisher {
         last,
         body: `[${parts.join(",")}]`,
       });
-      this.opts.store.tx(() => journal.acknowledge(p, last, seq));
+      this.pendingAcks.set(p, { n: last, seq });
+      this.scheduleAcks();
       this.retryAt.delete(p);
       this.failedLast.delete(p);
       this.counts.messages++;
@@ -194,8 +259,12 @@ export class StatePublisher {
       this.counts.bytes += bytes;
       this.lastStoredAt = this.opts.now();
       this.markStored(p, last);
-      // More rows than this message carried: go again.
-      if (rows.length > last - first + 1 || journal.waiting(p) > 0) this.wanted.add(p);
+      // More rows were waiting than this message carried: go again at once (rows committed meanwhile were
+      // notified and wait their linger).
+      if (lastCommitted > last) {
+        this.wanted.add(p);
+        this.lingerUntil.delete(p);
+      }
     } catch (error) {
       // It may have been stored all the same (a lost acknowledgement): the same rows go again, and the
       // replica recognizes them; a batch with other rows would be another batch (the replay skips copies).

@@ -31,6 +31,8 @@ export interface ReplicatorOptions {
   replica: PartitionReplica;
   snapshotIntervalMs: number;
   rowsPerSnapshot: number;
+  /** How long a partition's new journal rows wait for later ones before they are sent. Default 0. */
+  lingerMs?: number;
   /** When node `id` was last seen alive (its record's last heartbeat), if known. */
   lastSeen: (id: string) => Promise<number | undefined>;
   log: Log;
@@ -64,7 +66,7 @@ export class Replicator {
       writer: this.writer,
       now: opts.now,
     };
-    this.publisher = new StatePublisher({ ...common, log: opts.log.child("publisher") });
+    this.publisher = new StatePublisher({ ...common, lingerMs: opts.lingerMs, log: opts.log.child("publisher") });
     this.snapshotter = new Snapshotter({
       ...common,
       writing: () => this.writing,
