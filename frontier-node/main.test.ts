@@ -25,6 +25,8 @@ let nc: NatsConnection;
 let state: NatsKvClusterState;
 let bus: JetStreamBus;
 const dirs: string[] = [];
+/** Every node process started: a test that fails half-way must not leave one running. */
+const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   [nats, redis] = await Promise.all([startNats(), startRedis()]);
@@ -35,6 +37,7 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill("SIGKILL");
   await bus?.close();
   await state?.close();
   await nc?.close();
@@ -77,6 +80,7 @@ function runNode(dataDir: string, extra: string[] = []): Child {
     ],
     { cwd: REPO, env, stdio: ["ignore", "pipe", "pipe"] },
   );
+  children.push(proc);
   let out = "";
   let err = "";
   proc.stdout!.on("data", (c: Buffer) => (out += c.toString()));

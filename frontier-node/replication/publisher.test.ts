@@ -66,6 +66,17 @@ test("publisher - rows committed within the linger go in one message; a flush do
   await slow.publisher.stop();
 });
 
+test("publisher - a clean stop sends the rows still lingering: whoever waits for them is told yes", async () => {
+  const { replica, store, publisher } = await setup({ lingerMs: 600_000 });
+  commit(store, 0);
+  commit(store, 1);
+  const waiting = publisher.whenStored(0, store.journal!.last(0));
+  await publisher.stop();
+  await waiting;
+  expect(replayed(replica)).toEqual({ rows: [1, 2], gaps: 0 });
+  expect(store.journal!.backlog().rows).toBe(0);
+});
+
 test("publisher - a row stored but not yet acknowledged in the store is never sent twice, and stop writes the acknowledgements", async () => {
   const { replica, store, publisher } = await setup();
   for (let round = 0; round < 5; round++) {

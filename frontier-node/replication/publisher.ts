@@ -137,13 +137,25 @@ export class StatePublisher {
     };
   }
 
-  /** Stops sending; waits (at most `graceMs`) for messages in flight. Rows not sent stay in the journal. */
+  /**
+   * Stops sending. For at most `graceMs` it first sends what is waiting, lingering rows included, so a
+   * clean stop leaves its URL messages acked rather than delivered again to the next owner. Rows not sent
+   * stay in the journal.
+   */
   async stop(graceMs = 5_000): Promise<void> {
+    this.opts.journal.onCommit(undefined);
+    const deadline = this.opts.now() + graceMs;
+    this.lingerUntil.clear();
+    this.pump();
+    let graceTimer: ReturnType<typeof setTimeout> | undefined;
+    const graceOver = new Promise<void>((r) => (graceTimer = setTimeout(r, graceMs)));
+    // Each finished send starts the next waiting partition (pump): go on until none is sending.
+    while (this.sending.size > 0 && this.opts.now() < deadline) {
+      await Promise.race([Promise.race([...this.sending.values()]).catch(() => undefined), graceOver]);
+    }
+    clearTimeout(graceTimer);
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    this.opts.journal.onCommit(undefined);
-    const inFlight = Promise.allSettled([...this.sending.values()]);
-    await Promise.race([inFlight, new Promise((r) => setTimeout(r, graceMs))]);
     if (this.ackTimer) clearTimeout(this.ackTimer);
     this.ackTimer = undefined;
     this.writeAcks();
