@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { planProcesses, portNames } from "./plan.ts";
+import { natsServerEnv, planProcesses, portNames } from "./plan.ts";
 
 test("cluster up - every crawler process keeps one copy of each stream, bucket and replicated state: its one nats-server per region keeps no more", () => {
   const input = { regions: ["r1", "r2"], coordinators: 2, frontiers: 2, fetchers: 2 };
@@ -22,4 +22,13 @@ test("cluster up - every crawler process keeps one copy of each stream, bucket a
   const crawler = plans.filter((p) => p.role === "coordinator" || p.role === "frontier" || p.role === "fetch");
   expect(crawler.map((p) => p.role).sort()).toEqual(["coordinator", "coordinator", "fetch", "fetch", "frontier", "frontier"]);
   for (const p of crawler) expect(p.env["CRAWL_NATS_REPLICAS"]).toBe("1");
+  // Only nats-server is a Go program; the crawler's processes keep their runtime's own threads.
+  for (const p of plans) expect(p.env["GOMAXPROCS"]).toBe(p.role === "nats" && !process.env["GOMAXPROCS"] ? "1" : undefined);
+});
+
+test("cluster up - nats-server runs on one scheduler thread on the shared box, unless the operator set GOMAXPROCS", () => {
+  expect(natsServerEnv({})).toEqual({ GOMAXPROCS: "1" });
+  expect(natsServerEnv({ GOMAXPROCS: "" })).toEqual({ GOMAXPROCS: "1" });
+  // Kept as the operator gave it: the supervisor starts every process in cluster up's own environment.
+  expect(natsServerEnv({ GOMAXPROCS: "4" })).toEqual({});
 });
