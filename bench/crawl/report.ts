@@ -81,6 +81,7 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
       `other load on the box ${r.otherLoadCpuSeconds.toFixed(1)} CPU s`,
       `box busy ${(r.cpuSeconds + r.testWebCpuSeconds + r.otherLoadCpuSeconds).toFixed(0)} of ${CORES * r.seconds} CPU s`,
       `other responses ${r.otherResponses}`,
+      `host idle between requests (steady) p50 ${r.hostIdleMs.p50} ms, p90 ${r.hostIdleMs.p90} ms`,
     ];
     if (r.mainThreadCpuSeconds !== undefined)
       extra.push(`main thread ${((100 * r.mainThreadCpuSeconds) / r.seconds).toFixed(0)} % of a core`);
@@ -194,6 +195,7 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
       testWebCpuSeconds: Number(r.testWebCpuSeconds.toFixed(2)),
       otherLoadCpuSeconds: Number(r.otherLoadCpuSeconds.toFixed(2)),
       startupSeconds: Number(r.startupSeconds.toFixed(2)),
+      hostIdleMs: r.hostIdleMs,
       stopSeconds: Number(r.stopSeconds.toFixed(2)),
     })),
   })}\n`;

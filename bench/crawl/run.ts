@@ -120,6 +120,13 @@ export interface CrawlResult {
    * process). Near zero on a quiet box; large means the run competed with other work.
    */
   otherLoadCpuSeconds: number;
+  /**
+   * How long each host lay idle between two of its requests in the steady half, as the test web saw it:
+   * from the end of a response to the arrival of the host's next request, median and 90th percentile, ms.
+   * The policy's floor is the gap (1 s here, or 10 x the fetch's duration when that is longer); what lies
+   * above it is the crawler's own overhead per host, which caps the rate when the CPU does not.
+   */
+  hostIdleMs: { p50: number; p90: number; samples: number };
   /** From spawning the crawler to the first request the test web saw. */
   startupSeconds: number;
   /** From SIGTERM to exit. */
@@ -263,6 +270,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
 
     const counts = countWindow(web.requests, windowStart, windowEnd);
     const steadyPages = countWindow(web.requests, windowMid, windowEnd).pages;
+    const hostIdleMs = hostIdle(web.requests, windowMid, windowEnd);
     const steadyCpu = cpuEnd - cpuMid;
     const found = web.violations({ minGapMs: scenario.minGapMs, gapMultiplier: 0 });
     const ownFound = crawler.ownPolicy ? web.violations({ minGapMs: scenario.minGapMs, ...crawler.ownPolicy }) : undefined;
@@ -297,6 +305,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       testWebCpuSeconds: webCpuSeconds,
       otherLoadCpuSeconds: Math.max(0, busy - cpu - webCpuSeconds),
       startupSeconds,
+      hostIdleMs,
       stopSeconds,
       exitCode: stopped ? proc.exitCode : null,
       logFile,
@@ -408,6 +417,20 @@ function countWindow(log: readonly RequestRecord[], from: number, to: number) {
     } else otherResponses++;
   }
   return { pages, uniquePages: unique.size, robotsRequests, otherResponses };
+}
+
+/** Per host, from the end of each response to the host's next request, for next requests inside [from, to). */
+function hostIdle(log: readonly RequestRecord[], from: number, to: number): { p50: number; p90: number; samples: number } {
+  const lastEnd = new Map<string, number>();
+  const gaps: number[] = [];
+  for (const r of log) {
+    const end = lastEnd.get(r.host);
+    if (end !== undefined && Number.isFinite(end) && r.startedAt >= from && r.startedAt < to) gaps.push(r.startedAt - end);
+    lastEnd.set(r.host, r.endedAt);
+  }
+  gaps.sort((a, b) => a - b);
+  const at = (q: number) => (gaps.length === 0 ? 0 : Math.round(gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))]!));
+  return { p50: at(0.5), p90: at(0.9), samples: gaps.length };
 }
 
 function byKind(violations: readonly Violation[]): Record<string, number> {
