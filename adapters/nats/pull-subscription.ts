@@ -5,7 +5,7 @@
  * `fetch()` requests of a bounded life into this subscription's own queue, never more than it has room
  * for:
  *
- *  - "consume" (url and result handlers: short, one at a time, throughput matters): room for the running
+ *  - "consume" (url and result handlers: short, several at once so they share a commit): room for the running
  *    handlers plus `maxMessages` pulled ahead; the next request goes out once half of that is free, so a
  *    slow handler stops the pulling instead of letting messages pile up. A request lasts `consumeExpiresMs`.
  *  - "fetch" (fetch tasks: seconds each, many at once): room for the free handler slots only, fetched
