@@ -3,9 +3,11 @@
  * --out directory (frontier store, seen-set, WARC files: everything a real crawl writes), the test web as
  * its proxy and the scenario's gap. Every other policy keeps its default, including gap ≥ 10 × fetch time,
  * which is checked as its own rule. --max-duration is only a safety net: the benchmark stops it with
- * SIGTERM at the end of the window, as a person would with Ctrl-C.
+ * SIGTERM at the end of the window, as a person would with Ctrl-C. Its environment is the one `bun run crawl`
+ * gives it (the allocator settings of kit/allocator-env.ts).
  */
 import { join } from "node:path";
+import { allocatorEnv } from "../../kit/allocator-env.ts";
 import type { CrawlerUnderTest } from "./run.ts";
 
 const MAIN = new URL("../../embedded/main.ts", import.meta.url).pathname;
@@ -21,6 +23,8 @@ export function ourCrawler(opts: OurCrawlerOptions = {}): CrawlerUnderTest {
   return {
     name: "ours (bun)",
     launch: ({ proxyUrl, seedsFile, dir, scenario }) => ({
+      // What `bun run crawl` starts the crawler with (package.json's script; kit/allocator-env.ts).
+      env: allocatorEnv(process.env),
       cmd: [
         process.execPath,
         ...(opts.bunFlags ?? []),

@@ -9,6 +9,7 @@
  * fetch nodes are spread over the regions in turn (node i in region ((i-1) mod R) + 1). Data lives under
  * DIR/<id>; the fetch nodes' WARC files in DIR/fetch-<i>/warc.
  */
+import { allocatorEnv } from "../../kit/allocator-env.ts";
 import { existsSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import type { PortMap } from "./layout.ts";
@@ -56,6 +57,11 @@ export interface ProcessPlan {
  * (CRAWL_NATS_REPLICAS > 1 could never be set up there, and the processes would be restarted in vain).
  */
 const ONE_COPY: Readonly<Record<string, string>> = { CRAWL_NATS_REPLICAS: "1" };
+
+/** What every crawler process starts with besides ONE_COPY: the allocator's settings (kit/allocator-env.ts). */
+function crawlerEnv(): Record<string, string> {
+  return { ...allocatorEnv(process.env), ...ONE_COPY };
+}
 
 /**
  * nats-server's environment: every process of `cluster up` shares one box, and Go's scheduler, given a
@@ -211,7 +217,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         ...shared,
       ],
       cwd: REPO_ROOT,
-      env: { ...ONE_COPY },
+      env: crawlerEnv(),
       ports: p,
       dataDir: null,
       dirs: [],
@@ -256,7 +262,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
           ]
         : args,
       cwd: REPO_ROOT,
-      env: { ...ONE_COPY },
+      env: crawlerEnv(),
       ports: p,
       dataDir,
       // The WARC directory must exist before Deno is given it in --allow-read and --allow-write.
@@ -289,7 +295,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         ...input.frontierArgs,
       ],
       cwd: REPO_ROOT,
-      env: { ...ONE_COPY },
+      env: crawlerEnv(),
       ports: p,
       dataDir,
       dirs: [dataDir],
