@@ -97,6 +97,11 @@ end
 
 -- Sets the key's bits in slice i with one BITFIELD (cheaper than k SETBITs, which are write commands
 -- each); returns how many were 0 before. The op list is built once per slice and only its offsets change.
+-- Every argument is a string: redis.call formats a Lua number with snprintf, and the value 1 as a number
+-- made a key cost 35 % more server CPU (4.97 against 3.68 us per key, 50-key batches, one slice). One
+-- BITFIELD per key is on purpose: redis.call reuses the objects of a call's first 32 arguments from one
+-- call to the next and allocates the others, so one BITFIELD for a whole batch of keys (1,400 arguments
+-- for 50 keys) measured 35 % more server CPU per key than one per key (2 + 4k arguments, 34 at k = 8).
 local opsBySlice = {}
 local function add(i, base)
   local ops = opsBySlice[i]
@@ -105,7 +110,7 @@ local function add(i, base)
     for j = 0, ks[i] - 1 do
       ops[4 * j + 1] = 'SET'
       ops[4 * j + 2] = 'u1'
-      ops[4 * j + 4] = 1
+      ops[4 * j + 4] = '1'
     end
     opsBySlice[i] = ops
   end
