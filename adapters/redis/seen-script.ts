@@ -50,7 +50,7 @@ local mode = ARGV[2]
 local token = ARGV[3]
 local E = tonumber(ARGV[5])
 local n = tonumber(ARGV[6])
-local st = redis.call('HMGET', meta, 'plan', 'slices', 'count', 'ones', 'gen', 'ver', 'rebuild')
+local st = redis.call('HMGET', meta, 'plan', 'slices', 'count', 'ones', 'gen', 'ver', 'rebuild', 'keys')
 if st[1] and st[1] ~= plan then
   return redis.error_reply('SEENPLAN ' .. meta .. ' was built with plan ' .. st[1] .. ' but this client uses ' .. plan)
 end
@@ -195,11 +195,18 @@ for x = 1, n do
   flags[x] = present and '1' or '0'
 end
 
-if S > 0 then
-  redis.call('HSET', meta, 'plan', plan, 'slices', S, 'count', count, 'ones', ones)
-  if added > 0 then redis.call('HINCRBY', meta, 'keys', added) end
+-- One HSET with every field that changed (keys and ver too, read above: the script runs alone), and none
+-- when no key was added: a write command goes to the AOF and the replicas even when it writes the values
+-- already there, and a batch of URLs already seen is the usual one.
+if added > 0 then
+  local total = (tonumber(st[8]) or 0) + added
+  if mode == 'serve' then
+    ver = ver + 1
+    redis.call('HSET', meta, 'plan', plan, 'slices', S, 'count', count, 'ones', ones, 'keys', total, 'ver', ver)
+  else
+    redis.call('HSET', meta, 'plan', plan, 'slices', S, 'count', count, 'ones', ones, 'keys', total)
+  end
 end
-if added > 0 and mode == 'serve' then ver = redis.call('HINCRBY', meta, 'ver', 1) end
 return {S, need, table.concat(flags), gen or '', ver}
 `;
 

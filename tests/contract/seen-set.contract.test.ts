@@ -214,6 +214,25 @@ describe("RedisSeenSet: Redis-specific properties", () => {
     await set.close();
   });
 
+  test("a batch of keys already seen writes nothing: no change for the AOF or a replica to copy", async () => {
+    const changes = async () => {
+      const info = await client.sendCommand<string>(["INFO", "persistence"]);
+      return Number(/^rdb_changes_since_last_save:(\d+)/m.exec(info)?.[1]);
+    };
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 500 });
+    await set.rebuild(6, []);
+    const keys = range(0, 1_500, urlKey);
+    await addAll(set, 6, keys, 300);
+    expect((await set.describe(6)).slices).toBeGreaterThanOrEqual(2);
+    const before = await changes();
+    expect((await addAll(set, 6, keys, 300)).every((x) => x)).toBe(true);
+    expect(await changes()).toBe(before);
+    // A batch with one new key among seen ones writes.
+    expect(await set.checkAndAdd(6, [keys[0]!, "https://new.example/", keys[1]!])).toEqual([true, false, true]);
+    expect(await changes()).toBeGreaterThan(before);
+    await set.close();
+  });
+
   test("a partition rebuilt after Redis lost it holds the same bytes again, though the client sends the old slice count", async () => {
     // One script call per rebuild (several in flight would apply a batch's rest after the next batch
     // whenever one of them needs a slice its call had no offsets for: other bytes, the same keys).
