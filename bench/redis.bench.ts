@@ -8,17 +8,22 @@
  *  - RedisSeenSet rebuild in keys/s: a partition re-added from a frontier store's pages after Redis lost
  *    it (how long a partition admits nothing after an empty restart);
  *  - RedisContentIndex exact claims/s and near claims/s with several claims in flight (fetch nodes), near
- *    claims both on sparse buckets and on buckets filled to their cap (the worst case).
+ *    claims both on sparse buckets and on buckets filled to their cap (the worst case);
+ *  - RedisFetchClaims per task as a cluster makes them: the fetch node's claim and done mark, then the
+ *    frontier node's done mark; and the claim of a task already done (a repeat, dropped unfetched).
  *
  * One connection, as in a node. Redis and the bench share the box, so figures are floors. Sizes scale
- * with BENCH_SCALE (e.g. 0.2).
+ * with BENCH_SCALE (e.g. 0.2); BENCH_ONLY=seen,content,claims runs some of the parts.
  */
 import { connectRedis } from "../adapters/redis/connect.ts";
 import { RedisContentIndex } from "../adapters/redis/redis-content-index.ts";
+import { RedisFetchClaims } from "../adapters/redis/redis-fetch-claims.ts";
 import { RedisSeenSet } from "../adapters/redis/redis-seen-set.ts";
 import { startRedis } from "../tests/support/redis.ts";
 
 const scale = Number(process.env.BENCH_SCALE ?? "1");
+const only = process.env.BENCH_ONLY?.split(",");
+const runs = (part: string) => only === undefined || only.includes(part);
 const SEEN_KEYS = Math.round(400_000 * scale);
 const CLAIMS = Math.round(100_000 * scale);
 const CROWDED = Math.round(20_000 * scale);
@@ -139,6 +144,26 @@ async function benchContent(client: Client): Promise<void> {
   );
 }
 
+async function benchClaims(client: Client): Promise<void> {
+  const claims = new RedisFetchClaims(client, { keyPrefix: "bench-claim:" });
+  const ttl = 600_000;
+  const inFlight = 16;
+  const task = (i: number) => `p${i % 64}-${(Math.imul(i, 0x9e3779b1) >>> 0).toString(36)}-${i}`;
+  const perTask = await measure(client, CLAIMS, () =>
+    pump(CLAIMS, inFlight, async (i) => {
+      await claims.claim(task(i), i, ttl);
+      await claims.done(task(i), ttl);
+      await claims.done(task(i), ttl);
+    }),
+  );
+  const repeats = await measure(client, CLAIMS, () => pump(CLAIMS, inFlight, (i) => claims.claim(task(i), i + 1, ttl)));
+  console.log(
+    `RedisFetchClaims: ${fmt(CLAIMS)} tasks, ${inFlight} in flight\n` +
+      `  per task     ${costText(perTask, "tasks")}  (claim, done by the fetch node, done by the frontier node)\n` +
+      `  repeat       ${costText(repeats, "claims")}  (the claim of a task done)`,
+  );
+}
+
 type Client = Awaited<ReturnType<typeof connectRedis>>;
 
 /** Runs `phase` and prints the server's own time per command, to tell Redis's share from the client's. */
@@ -155,9 +180,12 @@ async function withServerStats(client: Client, phase: () => Promise<void>): Prom
 const server = await startRedis();
 const client = await connectRedis(server.url);
 try {
-  await withServerStats(client, () => benchSeen(client, "one slice", SEEN_KEYS * 2));
-  await withServerStats(client, () => benchSeen(client, "grown", Math.ceil(SEEN_KEYS / 30)));
-  await withServerStats(client, () => benchContent(client));
+  if (runs("seen")) {
+    await withServerStats(client, () => benchSeen(client, "one slice", SEEN_KEYS * 2));
+    await withServerStats(client, () => benchSeen(client, "grown", Math.ceil(SEEN_KEYS / 30)));
+  }
+  if (runs("content")) await withServerStats(client, () => benchContent(client));
+  if (runs("claims")) await withServerStats(client, () => benchClaims(client));
 } finally {
   await client.close();
   await server.stop();
