@@ -66,7 +66,7 @@ local REC = ${RECORD_BYTES}
 local id = ARGV[1]
 local cap = tonumber(ARGV[3])
 local before = {}
-local seq
+local seq, record, field
 for i = 1, 4 do
   local bucket = redis.call('GET', KEYS[i]) or ''
   before[i] = bucket
@@ -82,9 +82,14 @@ for i = 1, 4 do
     from = at + 1
   end
   if not recorded then
-    if not seq then seq = redis.call('INCR', KEYS[9]) end
-    local size = redis.call('APPEND', KEYS[i], id .. struct.pack('>I8', seq))
-    redis.call('HSET', KEYS[4 + i], string.format('%d', seq), ARGV[2])
+    if not seq then
+      -- The record and its hash field are the same in every bucket: made once.
+      seq = redis.call('INCR', KEYS[9])
+      record = id .. struct.pack('>I8', seq)
+      field = string.format('%d', seq)
+    end
+    local size = redis.call('APPEND', KEYS[i], record)
+    redis.call('HSET', KEYS[4 + i], field, ARGV[2])
     if size > (cap + math.ceil(cap / 8)) * REC then
       local cut = size - cap * REC
       local old = redis.call('GETRANGE', KEYS[i], 0, cut - 1)

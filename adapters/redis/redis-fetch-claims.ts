@@ -6,10 +6,10 @@
  *   crawler:fetch-claim:<task id>   string, expiring: `<copy>@<ms>`, the stream sequence of the copy holding
  *                                   the task and when it claimed it (Redis's clock), or `done`
  *
- * A claim is one script call (one round trip): it reads the key and Redis's clock (`TIME`, so every node's
- * claims are aged on one clock), sets the claim when there is none, and answers new / again (with the
- * age) / other-copy / done, atomically, so of two fetch nodes delivered two copies at the same moment
- * exactly one holds the task. Marking a task done is one `SET key done PX ttl`. Claiming again changes
+ * A claim is one script call (one round trip): it reads Redis's clock (`TIME`, so every node's claims are
+ * aged on one clock), sets the claim when there is none or reads the one there, and answers new / again
+ * (with the age) / other-copy / done, atomically, so of two fetch nodes delivered two copies at the same
+ * moment exactly one holds the task. Marking a task done is one `SET key done PX ttl`. Claiming again changes
  * nothing (nor extends the TTL). While the connection is down both fail at once rather than wait for it.
  *
  * Memory: measured on redis-server 7.0.15 with task ids as frontier nodes make them (500,000 keys,
@@ -26,15 +26,16 @@ export interface RedisFetchClaimsOptions {
   keyPrefix?: string;
 }
 
-/** KEYS[1]: the claim; ARGV[1]: the copy, ARGV[2]: the TTL in ms. Returns { answer, age in ms }. */
+/**
+ * KEYS[1]: the claim; ARGV[1]: the copy, ARGV[2]: the TTL in ms. Returns { answer, age in ms }. `SET NX GET`
+ * (Redis 7.0+) sets the claim only when there is none and returns what was there: the read and the write
+ * in one command, as the exact content claim does.
+ */
 const CLAIM_LUA = `
-local v = redis.call('GET', KEYS[1])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-if not v then
-  redis.call('SET', KEYS[1], ARGV[1] .. '@' .. string.format('%d', now), 'PX', ARGV[2])
-  return {'new', 0}
-end
+local v = redis.call('SET', KEYS[1], ARGV[1] .. '@' .. string.format('%d', now), 'NX', 'GET', 'PX', ARGV[2])
+if not v then return {'new', 0} end
 if v == 'done' then return {'done', 0} end
 local at = string.find(v, '@', 1, true)
 if not at or string.sub(v, 1, at - 1) ~= ARGV[1] then return {'other-copy', 0} end

@@ -90,6 +90,8 @@ export class SeenPlanMismatchError extends Error {
 }
 
 const script = new LuaScript(SEEN_CHECK_AND_ADD_LUA);
+/** The script unpacks old slices' offsets as little-endian; a Uint32Array is in the host's byte order. */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const rebuildScript = new LuaScript(SEEN_REBUILD_LUA);
 /** Script calls of a rebuild in flight at once (they pipeline on the one connection). */
 const REBUILD_IN_FLIGHT = 4;
@@ -318,6 +320,10 @@ export class RedisSeenSet implements SeenSet {
     }
   }
 
+  /**
+   * The script's KEYS and ARGV for keys start..end (seen-script.ts): the newest slice's offsets as decimal
+   * strings, the older slices' packed little-endian in one argument.
+   */
   private scriptInput(
     partition: number,
     sliceCount: number,
@@ -325,25 +331,35 @@ export class RedisSeenSet implements SeenSet {
     h: Uint32Array,
     start: number,
     end: number,
-  ): { keys: string[]; args: string[] } {
+  ): { keys: string[]; args: (string | Buffer)[] } {
     const keys = [this.metaKey(partition)];
-    const args = [this.planText, ...guardArgs, String(sliceCount), String(end - start)];
-    let per = 0;
+    const args: (string | Buffer)[] = [this.planText, ...guardArgs, String(sliceCount), String(end - start)];
+    const last = sliceCount - 1;
+    let perOld = 0;
     for (let i = 0; i < sliceCount; i++) {
       const s = this.sliceShape(i);
       keys.push(this.sliceKey(partition, i));
       args.push(String(s.bits), String(s.hashes), String(s.capacity), String(s.maxOnes));
-      per += s.hashes;
+      if (i < last) perOld += s.hashes;
     }
-    const offsets = new Uint32Array(per);
-    for (let k = start; k < end; k++) {
-      let o = 0;
-      for (let i = 0; i < sliceCount; i++) {
+    const old = new Uint32Array((end - start) * perOld);
+    const newest = this.shapes[last]!;
+    const offsets = new Uint32Array(newest.hashes);
+    const packedAt = args.length;
+    args.push("");
+    for (let k = start, o = 0; k < end; k++) {
+      for (let i = 0; i < last; i++) {
         const s = this.shapes[i]!;
-        fillBloomBitPositions(h[2 * k]!, h[2 * k + 1]!, s.bits, s.hashes, offsets.subarray(o, o + s.hashes));
+        fillBloomBitPositions(h[2 * k]!, h[2 * k + 1]!, s.bits, s.hashes, old.subarray(o, o + s.hashes));
         o += s.hashes;
       }
-      for (let j = 0; j < per; j++) args.push(String(offsets[j]));
+      fillBloomBitPositions(h[2 * k]!, h[2 * k + 1]!, newest.bits, newest.hashes, offsets);
+      for (let j = 0; j < offsets.length; j++) args.push(String(offsets[j]));
+    }
+    if (perOld > 0) {
+      const packed = Buffer.from(old.buffer, old.byteOffset, old.byteLength);
+      if (!LITTLE_ENDIAN) packed.swap32();
+      args[packedAt] = packed;
     }
     return { keys, args };
   }

@@ -188,6 +188,74 @@ describe("RedisSeenSet: Redis-specific properties", () => {
     await set.close();
   }, 60_000);
 
+  test("large batches with keys repeated in them, one crossing into a new slice, give the same answers and bytes as the in-process filter", async () => {
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000, maxKeysPerScript: 5_000 });
+    await set.rebuild(3, []);
+    const local = new ScalableBloomFilter({ initialCapacity: 1_000 });
+    const check = async (keys: string[]) => expect(await set.checkAndAdd(3, keys)).toEqual(keys.map((k) => local.add(k)));
+
+    // A fresh partition: the first key makes slice 0. Keys repeat within the batch: their later copies
+    // report seen because the same call set their bits.
+    await check([...range(0, 300, urlKey), ...range(0, 50, urlKey), ...range(300, 350, urlKey)]);
+    // Seen, fresh and repeated keys mixed.
+    await check([...range(100, 200, urlKey), ...range(350, 450, urlKey), ...range(380, 400, urlKey)]);
+    // 1,600 keys cannot fit in slice 0 (about 450 in it): slice 1 starts within the call. Repeats of keys
+    // from earlier calls, from this call's part in slice 0 and from its part in slice 1.
+    const crossing = range(450, 1_950, urlKey);
+    crossing.splice(1_200, 0, ...range(0, 40, urlKey), ...range(460, 480, urlKey), ...range(1_100, 1_140, urlKey));
+    await check(crossing);
+
+    const info = await set.describe(3);
+    expect(info.slices).toBe(2);
+    expect(info.slices).toBe(local.sliceCount);
+    expect(info.keys).toBe(local.count);
+    const bodies = sliceBodies(local);
+    for (let i = 0; i < info.slices; i++) expect(Buffer.from(await set.readSlice(3, i)).equals(Buffer.from(bodies[i]!))).toBe(true);
+    await set.close();
+  });
+
+  test("a batch of keys already seen writes nothing: no change for the AOF or a replica to copy", async () => {
+    const changes = async () => {
+      const info = await client.sendCommand<string>(["INFO", "persistence"]);
+      return Number(/^rdb_changes_since_last_save:(\d+)/m.exec(info)?.[1]);
+    };
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 500 });
+    await set.rebuild(6, []);
+    const keys = range(0, 1_500, urlKey);
+    await addAll(set, 6, keys, 300);
+    expect((await set.describe(6)).slices).toBeGreaterThanOrEqual(2);
+    const before = await changes();
+    expect((await addAll(set, 6, keys, 300)).every((x) => x)).toBe(true);
+    expect(await changes()).toBe(before);
+    // A batch with one new key among seen ones writes.
+    expect(await set.checkAndAdd(6, [keys[0]!, "https://new.example/", keys[1]!])).toEqual([true, false, true]);
+    expect(await changes()).toBeGreaterThan(before);
+    await set.close();
+  });
+
+  test("a partition rebuilt after Redis lost it holds the same bytes again, though the client sends the old slice count", async () => {
+    // One script call per rebuild (several in flight would apply a batch's rest after the next batch
+    // whenever one of them needs a slice its call had no offsets for: other bytes, the same keys).
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 500, maxKeysPerScript: 5_000 });
+    await set.rebuild(4, []);
+    const keys = range(0, 4_000, urlKey);
+    await addAll(set, 4, keys, 400);
+    const slices = (await set.describe(4)).slices;
+    expect(slices).toBeGreaterThanOrEqual(3);
+    expect(await server.command("FLUSHALL")).toBe("+OK\r\n");
+    // The client still counts `slices` slices, so the rebuild makes slices 0 .. slices - 2 from the
+    // offsets it sent for old slices (packed), not for the newest.
+    await set.rebuild(4, [keys]);
+    const local = new ScalableBloomFilter({ initialCapacity: 500 });
+    for (const k of keys) local.add(k);
+    const info = await set.describe(4);
+    expect(info.slices).toBe(slices);
+    expect(info.slices).toBe(local.sliceCount);
+    const bodies = sliceBodies(local);
+    for (let i = 0; i < info.slices; i++) expect(Buffer.from(await set.readSlice(4, i)).equals(Buffer.from(bodies[i]!))).toBe(true);
+    await set.close();
+  });
+
   test("two frontier nodes racing on one partition across growth report each key new exactly once", async () => {
     const other = await connectRedis(server.url);
     const prefix = freshPrefix();
