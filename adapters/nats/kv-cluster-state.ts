@@ -140,18 +140,31 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async nodeHistory(id: string): Promise<NodeRecord[]> {
+    const key = keys.node(id);
+    // The history is read up to the key's revision now, not until the iterator ends by itself: it ends when
+    // the consumer's pending count reaches 0, and on nats-server 2.9.10 a key rewritten several times in a
+    // row while its history is read (a frontier node announcing its partitions as they are prepared) keeps
+    // that count at 4 on every later entry, so the read never ended (seen: the coordinator's loop hung in
+    // it; reproduced in kv-cluster-state.test.ts).
+    const current = await unavailableIfFails(`the record of node ${id}`, () => this.kv.get(key));
+    if (!isLive(current)) return [];
     const records: NodeRecord[] = [];
-    const history = await unavailableIfFails(`the history of node ${id}`, () => this.kv.history({ key: keys.node(id) }));
-    for await (const e of history) {
-      if (!isLive(e)) {
-        records.length = 0; // deleted: what came before belongs to an earlier life of the id
-        continue;
+    const history = await unavailableIfFails(`the history of node ${id}`, () => this.kv.history({ key }));
+    try {
+      for await (const e of history) {
+        if (!isLive(e)) {
+          records.length = 0; // deleted: what came before belongs to an earlier life of the id
+        } else {
+          try {
+            records.push(e.json<NodeRecord>());
+          } catch (err) {
+            this.onError(err, `node record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
+          }
+        }
+        if (e.revision >= current.revision) break;
       }
-      try {
-        records.push(e.json<NodeRecord>());
-      } catch (err) {
-        this.onError(err, `node record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
-      }
+    } finally {
+      history.stop();
     }
     return records;
   }
