@@ -1,7 +1,8 @@
 /**
  * What the ClusterState contract cannot see of the KV implementation: a ring watch outlives a restart of
- * nats-server (same port, same store), and records written before the restart are still there; a node's
- * history read while its record is being rewritten ends at its current record; on a
+ * nats-server (same port, same store), and records written before the restart are still there; a node
+ * watch resumes after such a restart with the changes made since, deletes included, none repeated; a
+ * node's history read while its record is being rewritten ends at its current record; on a
  * 3-server cluster with 3 copies, ring compare-and-sets made at once by writers on separate connections
  * still let exactly one win, also after the ring's stream leader is killed; a read NATS cannot answer is
  * UnavailableError. The contract itself is in tests/contract/cluster-state.contract.test.ts.
@@ -50,6 +51,45 @@ test("kv-cluster-state - a ring watch keeps delivering across a nats-server rest
     await waitFor(() => seen.length === 2, "the watch hears the write after the restart", 15_000);
     expect(seen).toEqual([1, 2]);
     expect((await state.getRing())?.revision).toBe(r2!);
+  } finally {
+    stop();
+    await state.close();
+    await nc.close();
+    await server.stop();
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test("kv-cluster-state - a node watch resumes across a nats-server restart: the changes since, deletes included, none repeated", async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), "kv-nodes-restart-"));
+  let server = await startNats({ storeDir });
+  const nc = await connectNats(server.url, "kv-nodes-restart", { reconnectTimeWait: 100 });
+  const state = await NatsKvClusterState.open(nc, { onError: () => {} });
+  const heard: string[] = [];
+  const stop = state.watchNodes((c) => heard.push(`${c.kind} ${c.id}`));
+  try {
+    await state.putNode(node("n1"));
+    await state.putNode(node("n2"));
+    await waitFor(() => heard.length === 2, "the first records");
+
+    const reconnected = (async () => {
+      for await (const s of nc.status()) if (s.type === "reconnect") return;
+    })();
+    await server.kill();
+    server = await startNats({ storeDir, port: server.port });
+    await reconnected;
+    await waitFor(
+      () =>
+        state.deleteNode("n1").then(
+          () => true,
+          () => false,
+        ),
+      "the delete after the restart",
+      10_000,
+    );
+    await state.putNode(node("n3"));
+    await waitFor(() => heard.length === 4, "the watch hears the changes after the restart", 15_000);
+    expect(heard).toEqual(["put n1", "put n2", "delete n1", "put n3"]);
   } finally {
     stop();
     await state.close();
