@@ -150,4 +150,71 @@ describe("membership", () => {
     clock.now = end + DEATH + 1;
     expect((await membership.view()).members[0]!.state).toBe("dead");
   });
+
+  test("membership - watch hears joins, leaves and drains as changes, not the heartbeats of nodes it has heard", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 1_000 };
+    const membership = new Membership({ state, now: () => clock.now, deathTimeoutMs: DEATH });
+    await state.putNode(nodeRecord({ id: "f1", heartbeatAt: 900 }));
+    await state.putNode(nodeRecord({ id: "x1", role: "fetcher", heartbeatAt: 900 }));
+    const heard: number[] = [];
+    const stop = membership.watch(() => heard.push(membership.changes));
+    try {
+      // Every record present is new to this watch.
+      await until(() => membership.changes >= 2);
+      expect(membership.changes).toBe(2);
+      clock.now += 500;
+      for (let beat = 0; beat < 3; beat++) await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now + beat }));
+      // Changes arrive in order: once f2's join is heard, so were f1's beats before it, and they added nothing.
+      await state.putNode(nodeRecord({ id: "f2", heartbeatAt: clock.now }));
+      await until(() => membership.changes >= 3);
+      expect(membership.changes).toBe(3);
+      await state.deleteNode("x1");
+      await until(() => membership.changes >= 4);
+      expect(membership.changes).toBe(4);
+      await membership.drain("f2");
+      expect(membership.changes).toBe(5);
+      expect(heard).toEqual([1, 2, 3, 4, 5]);
+    } finally {
+      stop();
+    }
+    await state.putNode(nodeRecord({ id: "f3", heartbeatAt: clock.now }));
+    await membership.drain("f3");
+    expect(heard).toEqual([1, 2, 3, 4, 5]);
+  });
+
+  test("membership - a node heard again after more than the death timeout without a write is a change", async () => {
+    const state = new MemoryClusterState();
+    const clock = { now: 1_000 };
+    const membership = new Membership({ state, now: () => clock.now, deathTimeoutMs: DEATH });
+    const stop = membership.watch(() => {});
+    try {
+      await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now }));
+      await until(() => membership.changes >= 1);
+      expect(membership.changes).toBe(1);
+      clock.now += DEATH;
+      await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now }));
+      clock.now += DEATH + 1;
+      await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now }));
+      await until(() => membership.changes >= 2);
+      expect(membership.changes).toBe(2);
+      // Its next beat, on time, is not.
+      clock.now += 2_000;
+      await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now }));
+      await state.putNode(nodeRecord({ id: "f2", heartbeatAt: clock.now }));
+      await until(() => membership.changes >= 3);
+      expect(membership.changes).toBe(3);
+    } finally {
+      stop();
+    }
+  });
 });
+
+/** Waits for a condition the in-memory state's callbacks make true (they run in microtasks and timers). */
+async function until(cond: () => boolean): Promise<void> {
+  const deadline = performance.now() + 3_000;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}

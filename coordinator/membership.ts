@@ -16,6 +16,11 @@
  * A short outage of the cluster state therefore never makes every node look dead at once and moves no
  * partition: nodes whose heartbeats failed during it get a whole death timeout after it to write again.
  *
+ * Changes: `watch` tells the coordinator as soon as the membership may have changed (a record appeared or
+ * disappeared, a silent node wrote again, a drain), so it rebalances then rather than at its next
+ * heartbeat; the heartbeats of nodes it already heard are not changes. Death is not a record change: it is
+ * found by reading (`view`) on the coordinator's schedule.
+ *
  * A dead or left node is shown with no partitions (its last record may still list some): what `crawlctl
  * nodes` and `/v1/nodes` show is what serves now.
  *
@@ -79,6 +84,9 @@ export class Membership {
   private observedSince: number | undefined;
   /** Counts `blind()` calls, so a read that was under way during one is not taken as seen from its start. */
   private blindings = 0;
+  /** Changes heard (see `watch`). */
+  private changeCount = 0;
+  private readonly listeners = new Set<() => void>();
 
   constructor(private readonly opts: MembershipOptions) {
     this.observedSince = opts.observedSince ?? -Infinity;
@@ -86,6 +94,42 @@ export class Membership {
 
   get deathTimeoutMs(): number {
     return this.opts.deathTimeoutMs;
+  }
+
+  /** How many membership changes `watch` has heard so far: a cached read older than the last one is stale. */
+  get changes(): number {
+    return this.changeCount;
+  }
+
+  /**
+   * Calls `onChange` whenever the membership may have changed: a node's record appeared (a join; at the
+   * start, every record present), disappeared (a clean leave, a drained node gone), or was written again
+   * after more than the death timeout without a write (a node back after it was silent), and after this
+   * coordinator marked a node draining. Bursts are the caller's to debounce. Returns the function that stops
+   * watching.
+   */
+  watch(onChange: () => void): () => void {
+    /** When each node's record was last written, on this coordinator's clock. */
+    const heardAt = new Map<string, number>();
+    const changed = () => {
+      this.changeCount++;
+      onChange();
+    };
+    this.listeners.add(changed);
+    const unwatch = this.opts.state.watchNodes(({ id, kind }) => {
+      const now = this.opts.now();
+      const before = heardAt.get(id);
+      if (kind === "delete") {
+        heardAt.delete(id);
+        return changed();
+      }
+      heardAt.set(id, now);
+      if (before === undefined || now - before > this.opts.deathTimeoutMs) changed();
+    });
+    return () => {
+      this.listeners.delete(changed);
+      unwatch();
+    };
   }
 
   /** The node's last few records, oldest first (ClusterState.nodeHistory). */
@@ -154,6 +198,7 @@ export class Membership {
     this.drained.add(nodeId);
     const record: NodeRecord = { ...member.record, status: "draining" };
     await this.opts.state.putNode(record);
+    for (const listener of this.listeners) listener();
     return { ...member, record, state: "draining" };
   }
 }

@@ -128,4 +128,40 @@ describe("cluster stats", () => {
     clock.now += 600;
     expect((await stats.read()).pagesFetched).toBe(2);
   });
+
+  test("stats - a node joining or leaving makes the next read fresh, even within the cache time", async () => {
+    const clock = { now: 5_000 };
+    const state = new MemoryClusterState();
+    const membership = new Membership({ state, now: () => clock.now, deathTimeoutMs: 10_000 });
+    const stats = new ClusterStats({ membership, now: () => clock.now, cacheMs: 1_000 });
+    const stop = membership.watch(() => {});
+    try {
+      await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now }));
+      await until(() => membership.changes >= 1);
+      const first = await stats.read();
+      expect(first.frontierNodes).toBe(1);
+      // A beat is no change: the snapshot stands (the in-memory watch has heard it by now).
+      await state.putNode(nodeRecord({ id: "f1", heartbeatAt: clock.now, counters: { "fetch.pages": 3 } }));
+      expect(await stats.read()).toBe(first);
+      await state.putNode(nodeRecord({ id: "x1", role: "fetcher", heartbeatAt: clock.now }));
+      await until(() => membership.changes >= 2);
+      const joined = await stats.read();
+      expect(joined).not.toBe(first);
+      expect(joined).toMatchObject({ frontierNodes: 1, fetchNodes: 1, pagesFetched: 3 });
+      expect(await stats.read()).toBe(joined);
+      await state.deleteNode("x1");
+      await until(() => membership.changes >= 3);
+      expect((await stats.read()).fetchNodes).toBe(0);
+    } finally {
+      stop();
+    }
+  });
 });
+
+async function until(cond: () => boolean): Promise<void> {
+  const deadline = performance.now() + 3_000;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}

@@ -20,7 +20,8 @@
  *     heartbeat, on standbys too, so the samples are there when the lease moves.
  *
  * A read within `cacheMs` of the previous one returns the same snapshot, so two APIs asked together agree
- * to the digit.
+ * to the digit, unless the membership changed since (`Membership.changes`: a node joined or left), so the
+ * node counts are never behind a join that `/v1/nodes` already shows.
  */
 import type { NodeRecord } from "../core/cluster/index.ts";
 import type { Membership } from "./membership.ts";
@@ -55,12 +56,15 @@ export class ClusterStats {
   /** Samples of each frontier node's pages, per series (`id@startedAt`), oldest first. */
   private readonly series = new Map<string, Sample[]>();
   private cached: ClusterTotals | undefined;
+  /** `Membership.changes` when `cached` was read. */
+  private cachedChanges = 0;
 
   constructor(private readonly opts: ClusterStatsOptions) {}
 
   async read(): Promise<ClusterTotals> {
     const now = this.opts.now();
-    if (this.cached && now - this.cached.atMs < (this.opts.cacheMs ?? 1_000)) return this.cached;
+    const changes = this.opts.membership.changes;
+    if (this.cached && now - this.cached.atMs < (this.opts.cacheMs ?? 1_000) && changes === this.cachedChanges) return this.cached;
     const view = await this.opts.membership.view();
     const counters: Record<string, number> = {};
     const gauges: Record<string, number> = {};
@@ -101,6 +105,7 @@ export class ClusterStats {
       deadNodes,
     };
     this.cached = totals;
+    this.cachedChanges = changes;
     return totals;
   }
 

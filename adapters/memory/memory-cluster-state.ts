@@ -4,13 +4,16 @@
  * the reference the contract suite checks the networked implementation against.
  */
 import type { NodeRecord, RingRecord } from "../../core/cluster/index.ts";
-import type { ClusterState } from "../../core/ports/index.ts";
+import type { ClusterState, NodeChange } from "../../core/ports/index.ts";
 
 /** Records kept per node, as the NATS bucket's default history. */
 const HISTORY = 5;
 
 export class MemoryClusterState implements ClusterState {
   private readonly nodes = new Map<string, NodeRecord>();
+  /** The store's revision of each node's last write, as the KV bucket's sequence. */
+  private readonly nodeRevisions = new Map<string, number>();
+  private readonly nodeWatchers = new Set<NodeWatcher>();
   /** The last HISTORY records of each node, oldest first. */
   private readonly history = new Map<string, NodeRecord[]>();
   private ring: { ring: RingRecord; revision: number } | undefined;
@@ -26,12 +29,39 @@ export class MemoryClusterState implements ClusterState {
     const past = this.history.get(record.id) ?? [];
     past.push(structuredClone(record));
     this.history.set(record.id, past.slice(-HISTORY));
+    this.nodeRevisions.set(record.id, this.revision);
+    this.announce({ id: record.id, kind: "put" }, this.revision);
   }
 
   async deleteNode(id: string): Promise<void> {
     this.revision++;
-    this.nodes.delete(id);
+    const existed = this.nodes.delete(id);
     this.history.delete(id);
+    this.nodeRevisions.delete(id);
+    if (existed) this.announce({ id, kind: "delete" }, this.revision);
+  }
+
+  /** Watchers hear about a change after the writer's await resolves, as they would over the network. */
+  private announce(change: NodeChange, revision: number): void {
+    queueMicrotask(() => {
+      for (const w of this.nodeWatchers) w.deliver(change, revision);
+    });
+  }
+
+  watchNodes(onChange: (change: NodeChange) => void): () => void {
+    const watcher = new NodeWatcher(onChange);
+    this.nodeWatchers.add(watcher);
+    // The records present when the watch is set up, read then (a change announced before that is in it).
+    queueMicrotask(() =>
+      watcher.begin(
+        [...this.nodeRevisions].sort((x, y) => x[1] - y[1]),
+        this.revision,
+      ),
+    );
+    return () => {
+      watcher.active = false;
+      this.nodeWatchers.delete(watcher);
+    };
   }
 
   async listNodes(): Promise<NodeRecord[]> {
@@ -110,6 +140,8 @@ export class MemoryClusterState implements ClusterState {
     for (const w of this.watchers) w.active = false;
     this.watchers.clear();
     this.rootWatchers.clear();
+    for (const w of this.nodeWatchers) w.active = false;
+    this.nodeWatchers.clear();
   }
 }
 
@@ -128,5 +160,27 @@ class Watcher {
     if (!this.active || entry.revision <= this.lastRevision) return;
     this.lastRevision = entry.revision;
     this.onRing(structuredClone(entry.ring), entry.revision);
+  }
+}
+
+/**
+ * One watchNodes callback: the records present first (`begin`), then each later change once (newer
+ * revisions only, none announced before `begin`: the snapshot holds them), only while active.
+ */
+class NodeWatcher {
+  active = true;
+  private lastRevision: number | undefined;
+
+  constructor(private readonly onChange: (change: NodeChange) => void) {}
+
+  begin(present: ReadonlyArray<readonly [string, number]>, revision: number): void {
+    this.lastRevision = revision;
+    for (const [id] of present) if (this.active) this.onChange({ id, kind: "put" });
+  }
+
+  deliver(change: NodeChange, revision: number): void {
+    if (!this.active || this.lastRevision === undefined || revision <= this.lastRevision) return;
+    this.lastRevision = revision;
+    this.onChange({ ...change });
   }
 }

@@ -1,6 +1,8 @@
 /**
  * What the ClusterState contract cannot see of the KV implementation: a ring watch outlives a restart of
- * nats-server (same port, same store), and records written before the restart are still there; on a
+ * nats-server (same port, same store), and records written before the restart are still there; a node
+ * watch resumes after such a restart with the changes made since, deletes included, none repeated; a
+ * node's history read while its record is being rewritten ends at its current record; on a
  * 3-server cluster with 3 copies, ring compare-and-sets made at once by writers on separate connections
  * still let exactly one win, also after the ring's stream leader is killed; a read NATS cannot answer is
  * UnavailableError. The contract itself is in tests/contract/cluster-state.contract.test.ts.
@@ -10,7 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { RING_BUCKET, type RingRecord } from "../../core/cluster/index.ts";
+import { RING_BUCKET, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
 import { UnavailableError } from "../../core/errors/index.ts";
 import { startNats, startNatsCluster } from "../../tests/support/nats.ts";
 import { connectNats, NatsKvClusterState } from "./index.ts";
@@ -57,6 +59,85 @@ test("kv-cluster-state - a ring watch keeps delivering across a nats-server rest
     rmSync(storeDir, { recursive: true, force: true });
   }
 }, 30_000);
+
+test("kv-cluster-state - a node watch resumes across a nats-server restart: the changes since, deletes included, none repeated", async () => {
+  const storeDir = mkdtempSync(join(tmpdir(), "kv-nodes-restart-"));
+  let server = await startNats({ storeDir });
+  const nc = await connectNats(server.url, "kv-nodes-restart", { reconnectTimeWait: 100 });
+  const state = await NatsKvClusterState.open(nc, { onError: () => {} });
+  const heard: string[] = [];
+  const stop = state.watchNodes((c) => heard.push(`${c.kind} ${c.id}`));
+  try {
+    await state.putNode(node("n1"));
+    await state.putNode(node("n2"));
+    await waitFor(() => heard.length === 2, "the first records");
+
+    const reconnected = (async () => {
+      for await (const s of nc.status()) if (s.type === "reconnect") return;
+    })();
+    await server.kill();
+    server = await startNats({ storeDir, port: server.port });
+    await reconnected;
+    await waitFor(
+      () =>
+        state.deleteNode("n1").then(
+          () => true,
+          () => false,
+        ),
+      "the delete after the restart",
+      10_000,
+    );
+    await state.putNode(node("n3"));
+    await waitFor(() => heard.length === 4, "the watch hears the changes after the restart", 15_000);
+    expect(heard).toEqual(["put n1", "put n2", "delete n1", "put n3"]);
+  } finally {
+    stop();
+    await state.close();
+    await nc.close();
+    await server.stop();
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test("kv-cluster-state - a node's history read while its record is rewritten in a burst, then every 50 ms, ends at its current record", async () => {
+  // On nats-server 2.9.10 the history consumer's pending count stayed at 4 after such a burst, and a read
+  // that waited for it to reach 0 never ended while the beats went on (11 of 20 rounds before the fix).
+  const server = await startNats();
+  const [nc, writerNc] = await Promise.all([connectNats(server.url, "kv-history"), connectNats(server.url, "kv-history-writer")]);
+  const state = await NatsKvClusterState.open(nc, { onError: () => {} });
+  const writer = await NatsKvClusterState.open(writerNc, { onError: () => {} });
+  try {
+    for (let round = 0; round < 10; round++) {
+      const id = `n${round}`;
+      let beat = 0;
+      for (let k = 0; k < 12; k++) await writer.putNode({ ...node(id), heartbeatAt: ++beat });
+      const before = beat;
+      let writing = true;
+      const beats = (async () => {
+        while (writing) {
+          await writer.putNode({ ...node(id), heartbeatAt: ++beat });
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      })();
+      const read = await Promise.race([
+        state.nodeHistory(id),
+        new Promise<"still reading">((resolve) => setTimeout(() => resolve("still reading"), 10_000)),
+      ]);
+      writing = false;
+      await beats;
+      expect(read).not.toBe("still reading");
+      const beatsRead = (read as NodeRecord[]).map((r) => r.heartbeatAt);
+      expect(beatsRead.length).toBeGreaterThanOrEqual(1);
+      expect(beatsRead.at(-1)!).toBeGreaterThanOrEqual(before);
+      expect(beatsRead).toEqual(beatsRead.toSorted((x, y) => x - y));
+    }
+  } finally {
+    await state.close();
+    await writer.close();
+    await Promise.all([nc.close(), writerNc.close()]);
+    await server.stop();
+  }
+}, 120_000);
 
 test("kv-cluster-state - on a 3-server cluster with 3 copies, ring writes made at once from one revision by several processes: exactly one is stored, before and after the ring's leader is killed", async () => {
   // nats-server before 2.9.21 checks a clustered write's expected *subject* sequence before proposing it, so
@@ -140,4 +221,21 @@ async function waitFor(cond: () => boolean | Promise<boolean>, what: string, tim
 
 function ring(epoch: number): RingRecord {
   return { epoch, partitions: 2, vnodes: 8, regions: { eu: { owners: ["a", "b"], previous: ["", ""] } } };
+}
+
+function node(id: string): NodeRecord {
+  return {
+    id,
+    role: "frontier",
+    region: "eu",
+    runtime: "bun",
+    status: "active",
+    grpcAddress: "",
+    httpAddress: "",
+    startedAt: 1,
+    heartbeatAt: 2,
+    partitions: [],
+    counters: {},
+    gauges: {},
+  };
 }

@@ -25,7 +25,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { CLUSTER_BUCKET, keys, RING_BUCKET, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
-import { type ClusterState } from "../../core/ports/index.ts";
+import { type ClusterState, type NodeChange } from "../../core/ports/index.ts";
 import { isReplicasUnsupported, isWrongLastSequence, replicasError, stateUnavailable } from "./errors.ts";
 
 export interface NatsKvClusterStateOptions {
@@ -140,18 +140,31 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async nodeHistory(id: string): Promise<NodeRecord[]> {
+    const key = keys.node(id);
+    // The history is read up to the key's revision now, not until the iterator ends by itself: it ends when
+    // the consumer's pending count reaches 0, and on nats-server 2.9.10 a key rewritten several times in a
+    // row while its history is read (a frontier node announcing its partitions as they are prepared) keeps
+    // that count at 4 on every later entry, so the read never ended (seen: the coordinator's loop hung in
+    // it; reproduced in kv-cluster-state.test.ts).
+    const current = await unavailableIfFails(`the record of node ${id}`, () => this.kv.get(key));
+    if (!isLive(current)) return [];
     const records: NodeRecord[] = [];
-    const history = await unavailableIfFails(`the history of node ${id}`, () => this.kv.history({ key: keys.node(id) }));
-    for await (const e of history) {
-      if (!isLive(e)) {
-        records.length = 0; // deleted: what came before belongs to an earlier life of the id
-        continue;
+    const history = await unavailableIfFails(`the history of node ${id}`, () => this.kv.history({ key }));
+    try {
+      for await (const e of history) {
+        if (!isLive(e)) {
+          records.length = 0; // deleted: what came before belongs to an earlier life of the id
+        } else {
+          try {
+            records.push(e.json<NodeRecord>());
+          } catch (err) {
+            this.onError(err, `node record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
+          }
+        }
+        if (e.revision >= current.revision) break;
       }
-      try {
-        records.push(e.json<NodeRecord>());
-      } catch (err) {
-        this.onError(err, `node record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
-      }
+    } finally {
+      history.stop();
     }
     return records;
   }
@@ -178,6 +191,18 @@ export class NatsKvClusterState implements ClusterState {
     return this.watchKey(this.ringKv, keys.ring, "ring", (e) => onRing(e.json<RingRecord>(), e.revision));
   }
 
+  watchNodes(onChange: (change: NodeChange) => void): () => void {
+    const prefix = keys.nodePrefix;
+    // Headers only: the change is what is wanted, not the record (a frontier node's carries its host report).
+    return this.watchKey(
+      this.kv,
+      `${prefix}>`,
+      "node records",
+      (e) => onChange({ id: e.key.slice(prefix.length), kind: e.operation === "PUT" ? "put" : "delete" }),
+      { deletes: true, headersOnly: true },
+    );
+  }
+
   async addScopeRoots(hosts: readonly string[]): Promise<void> {
     await Promise.all([...new Set(hosts)].map((host) => this.kv.put(keys.scopeRoot(host), json({ host } satisfies ScopeRoot))));
   }
@@ -191,10 +216,17 @@ export class NatsKvClusterState implements ClusterState {
 
   /**
    * Watches a key (or a `prefix.>` of keys): the current value first (LastValue), then every later write,
-   * each PUT once, in order. After a failure the watch restarts with a backoff, resuming after the last
-   * revision delivered, so nothing is skipped and nothing repeated.
+   * each PUT once, in order; with `deletes`, every later delete or purge too (not the markers of keys
+   * deleted before the watch began: they are not present). After a failure the watch restarts with a
+   * backoff, resuming after the last revision delivered, so nothing is skipped and nothing repeated.
    */
-  private watchKey(kv: KV, key: string, what: string, onEntry: (e: KvEntry) => void): () => void {
+  private watchKey(
+    kv: KV,
+    key: string,
+    what: string,
+    onEntry: (e: KvEntry) => void,
+    opts: { deletes?: boolean; headersOnly?: boolean } = {},
+  ): () => void {
     let stopped = false;
     let stopIterator: (() => void) | undefined;
     let wake: (() => void) | undefined;
@@ -207,13 +239,18 @@ export class NatsKvClusterState implements ClusterState {
     this.watchers.add(stop);
     let last = 0;
     const watchOnce = async () => {
-      const iter = await kv.watch(last > 0 ? { key, resumeFromRevision: last + 1 } : { key });
+      const resumed = last > 0;
+      const headers_only = opts.headersOnly ?? false;
+      const iter = await kv.watch(resumed ? { key, headers_only, resumeFromRevision: last + 1 } : { key, headers_only });
       stopIterator = () => iter.stop();
       if (stopped) return iter.stop();
       for await (const e of iter) {
         if (stopped) break;
-        if (e.operation !== "PUT" || e.revision <= last) continue;
+        // A fresh watch's first entries are the keys' last values: a delete marker there is a key not present.
+        const wanted = e.operation === "PUT" || (opts.deletes === true && (resumed || e.isUpdate));
+        if (e.revision <= last) continue;
         last = e.revision;
+        if (!wanted) continue;
         try {
           onEntry(e);
         } catch (err) {

@@ -163,12 +163,27 @@ export class RedisSeenSet implements SeenSet {
     const out = new Array<boolean>(n);
     if (n === 0) return out;
     const h = this.hashes(keys);
-    let guard = this.guards.get(partition);
-    if (!guard) this.guards.set(partition, (guard = { token: "", minVer: 0 }));
+    const guard = this.guardOf(partition);
     for (let start = 0; start < n; start += this.maxKeysPerScript) {
       await this.runBatch(partition, { kind: "serve", guard }, h, start, Math.min(n, start + this.maxKeysPerScript), out);
     }
     return out;
+  }
+
+  /**
+   * One script call with no keys: the guard check `checkAndAdd` makes (adopting the generation when this
+   * client knows none yet), nothing added. Rejects with SeenSetLostError when the partition cannot answer.
+   */
+  async probe(partition: number): Promise<void> {
+    if (this.closed) throw new Error("RedisSeenSet is closed");
+    checkPartition(partition);
+    await this.round(partition, { kind: "serve", guard: this.guardOf(partition) }, new Uint32Array(0), 0, 0, []);
+  }
+
+  private guardOf(partition: number): Guard {
+    let guard = this.guards.get(partition);
+    if (!guard) this.guards.set(partition, (guard = { token: "", minVer: 0 }));
+    return guard;
   }
 
   /**
@@ -275,25 +290,30 @@ export class RedisSeenSet implements SeenSet {
     let at = start;
     for (let round = 0; at < end; round++) {
       if (round >= MAX_ROUNDS_PER_BATCH) throw new Error(`seen-set script for partition ${partition} made no progress in ${round} rounds`);
-      const sliceCount = Math.max(1, this.knownSlices.get(partition) ?? 1);
-      // Read the guard at each round: an answer to another call may have taught it more meanwhile.
-      const guardArgs = mode.kind === "serve" ? ["serve", mode.guard.token, String(mode.guard.minVer)] : ["rebuild", mode.token, "0"];
-      const { keys, args } = this.scriptInput(partition, sliceCount, guardArgs, h, at, end);
-      let reply: [number, number, string, string, number];
-      try {
-        reply = await script.run<[number, number, string, string, number]>(this.client, keys, args);
-      } catch (error) {
-        throw this.failure(partition, error, mode.kind === "serve" ? mode.guard : undefined);
-      }
-      const [slices, need, flags, gen, ver] = reply;
-      if (mode.kind === "serve" && this.guards.get(partition) === mode.guard) {
-        if (mode.guard.token === "") mode.guard.token = gen;
-        if (mode.guard.token === gen) mode.guard.minVer = Math.max(mode.guard.minVer, Number(ver));
-      }
-      for (let i = 0; i < flags.length; i++) out[at + i] = flags.charCodeAt(i) === 49; // '1'
-      at += flags.length;
-      this.knownSlices.set(partition, Math.max(Number(slices), Number(need)));
+      at += await this.round(partition, mode, h, at, end, out);
     }
+  }
+
+  /** One script call for keys `at`..`end` (none: a guard check); returns how many it processed. */
+  private async round(partition: number, mode: Mode, h: Uint32Array, at: number, end: number, out: boolean[]): Promise<number> {
+    const sliceCount = Math.max(1, this.knownSlices.get(partition) ?? 1);
+    // Read the guard at each round: an answer to another call may have taught it more meanwhile.
+    const guardArgs = mode.kind === "serve" ? ["serve", mode.guard.token, String(mode.guard.minVer)] : ["rebuild", mode.token, "0"];
+    const { keys, args } = this.scriptInput(partition, sliceCount, guardArgs, h, at, end);
+    let reply: [number, number, string, string, number];
+    try {
+      reply = await script.run<[number, number, string, string, number]>(this.client, keys, args);
+    } catch (error) {
+      throw this.failure(partition, error, mode.kind === "serve" ? mode.guard : undefined);
+    }
+    const [slices, need, flags, gen, ver] = reply;
+    if (mode.kind === "serve" && this.guards.get(partition) === mode.guard) {
+      if (mode.guard.token === "") mode.guard.token = gen;
+      if (mode.guard.token === gen) mode.guard.minVer = Math.max(mode.guard.minVer, Number(ver));
+    }
+    for (let i = 0; i < flags.length; i++) out[at + i] = flags.charCodeAt(i) === 49; // '1'
+    this.knownSlices.set(partition, Math.max(Number(slices), Number(need)));
+    return flags.length;
   }
 
   /** A failed script call as the error its caller reacts to; a loss drops the partition's guard. */

@@ -19,6 +19,11 @@ import type { NodeRecord, RingRecord } from "../cluster/index.ts";
  *  - `casRing(ring, revision)` writes only if the stored revision still equals `revision` (0: only if no ring
  *    exists yet) and returns the new revision; it returns undefined on a conflict and writes nothing.
  *  - `watchRing` calls back with the current ring (if any) and then with every later write, in order.
+ *  - `watchNodes` calls back with the id of every node record present (as a write), then with every later
+ *    write and delete of a node record, in order, until the returned function is called. It says which
+ *    record changed and how, not what it holds (a reader reads the records it needs); after a lost
+ *    connection it resumes after the last change it delivered. Meant to react at once to a node joining or
+ *    leaving; a reader must still not depend on hearing every change (it may also read on a schedule).
  *  - `acquireLease(name, holder, ttlMs, now)` grants the lease when it is free, expired, or already held by
  *    `holder` (renewal), atomically; false otherwise.
  *  - `addScopeRoots(hosts)` stores the host names of seeds (the roots `--scope host|domain` keeps a crawl
@@ -35,10 +40,17 @@ export interface ClusterState {
   getRing(): Promise<{ ring: RingRecord; revision: number } | undefined>;
   casRing(ring: RingRecord, revision: number): Promise<number | undefined>;
   watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void;
+  watchNodes(onChange: (change: NodeChange) => void): () => void;
   acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
   addScopeRoots(hosts: readonly string[]): Promise<void>;
   watchScopeRoots(onRoots: (hosts: string[]) => void): () => void;
   close(): Promise<void>;
+}
+
+/** A node record written (`put`: joined, or a heartbeat) or deleted (`delete`: left), as `watchNodes` says it. */
+export interface NodeChange {
+  id: string;
+  kind: "put" | "delete";
 }
 
 /** A message handed to a consumer; exactly one of ack / nak / term must be called. */

@@ -4,7 +4,7 @@
  * adapters/sqlite, networked ones in adapters/nats, adapters/redis, adapters/grpc; one contract test suite
  * (tests/contract) runs against every implementation.
  */
-export type { ClusterState, Delivery, MessageBus, Subscription } from "./cluster.ts";
+export type { ClusterState, Delivery, MessageBus, NodeChange, Subscription } from "./cluster.ts";
 export type { ContentIndex } from "./content-index.ts";
 export type { FetchClaim, FetchClaims } from "./fetch-claims.ts";
 export { DEFAULT_FETCH_CLAIM_TTL_MS } from "./fetch-claims.ts";

@@ -16,6 +16,10 @@
  *    has never been built for is rejected the same way (it cannot tell "new" from "emptied"); rebuilding
  *    it from no keys starts it. A set that cannot lose keys (in-process, saved to disk) has no `rebuild`
  *    and never rejects so.
+ *  - `probe(p)` (optional, with `rebuild`): resolves when partition p can answer `checkAndAdd` now (like
+ *    a first call, it adopts what the set holds), adding nothing; rejects with `SeenSetLostError` when it
+ *    cannot (never built, lost, being rebuilt). A caller that starts serving p probes it so a rebuild it
+ *    needs is done before the first URL of p arrives, rather than failing that URL's admission.
  *  - `release(p)` (optional): the caller stops using partition p (another node owns it now); a set that
  *    remembers per-partition state forgets it.
  *  - `close()` releases resources; the caller that built the set closes it.
@@ -28,6 +32,7 @@ export interface SeenSet {
    * keys again during the rebuild (start over).
    */
   rebuild?(partition: number, keys: AsyncIterable<readonly string[]> | Iterable<readonly string[]>): Promise<number>;
+  probe?(partition: number): Promise<void>;
   release?(partition: number): void;
   close(): Promise<void>;
 }

@@ -253,7 +253,11 @@ export class Frontier {
       this.hosts.delete(host);
     }
     this.serving = next;
-    for (const p of next) if (!before.has(p)) this.loadActiveHosts(p);
+    for (const p of next) {
+      if (before.has(p)) continue;
+      this.loadActiveHosts(p);
+      this.seenRecovery.probe(p);
+    }
   }
 
   /** Whether this frontier serves partition p. */

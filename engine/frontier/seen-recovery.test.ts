@@ -30,7 +30,7 @@ afterAll(async () => {
   await server.stop();
 });
 
-function setup(seen: SeenSet) {
+function setup(seen: SeenSet, serving?: number[]) {
   const store = FrontierStore.open(":memory:");
   let n = 0;
   const now = { t: Date.UTC(2026, 0, 1) };
@@ -42,6 +42,7 @@ function setup(seen: SeenSet) {
     maxQueued: 1_000_000,
     now: () => now.t,
     newTaskId: () => `t${n++}`,
+    serving,
   });
   return { frontier, store, now };
 }
@@ -111,6 +112,25 @@ describe("frontier over a Redis seen-set that loses its keys", () => {
     // Nothing the store knows is admitted again; the new URLs are.
     expect(await admitEventually(frontier, known)).toBe(0);
     expect(await admitEventually(frontier, fresh)).toBe(fresh.length);
+  });
+
+  test("a partition the frontier starts serving is probed: one Redis never built is started before its first URL, admitted at its first try", async () => {
+    const seen = new RedisSeenSet(client, { keyPrefix: `recovery-${++prefixes}`, initialCapacity: 1_000 });
+    const { frontier } = setup(seen, []);
+    frontier.setServing([0, 1, 2, 3]);
+    for (let i = 0; (frontier.counters.get("seen.partitions-started") ?? 0) < P || frontier.partitionsRebuildingSeen.length > 0; i++) {
+      if (i > 500) throw new Error("the served partitions were not started");
+      await Bun.sleep(10);
+    }
+    const urls = pages(0, 100);
+    expect(await frontier.admit(urls)).toBe(urls.length);
+    expect(frontier.counters.get("seen.lost.missing")).toBe(P);
+    expect(frontier.counters.get("seen.partitions-rebuilt")).toBe(0);
+    // Serving a partition again (it left and came back) probes it again: it answers, nothing to rebuild.
+    frontier.setServing([0, 1, 2]);
+    frontier.setServing([0, 1, 2, 3]);
+    expect(await frontier.admit(pages(100, 140))).toBe(40);
+    expect(frontier.counters.get("seen.partitions-started")).toBe(P);
   });
 
   test("an admission answered just before the loss and committed after it is in the rebuild", async () => {

@@ -87,6 +87,28 @@ test("frontier node - forwards a redirect to a host of another node's partition 
   expect(a.frontier.counters.get("node.redirects.forwarded")).toBe(1);
 });
 
+test("frontier node - writes its record as soon as the partitions it serves change, not at its next heartbeat", async () => {
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  // A heartbeat no test waits for: every record after the first is written because of a change.
+  const node = await bed.node("n1", { heartbeatIntervalMs: 3_600_000 });
+  const recorded = async () => (await bed.state.getNode("n1"))?.partitions;
+  expect(await recorded()).toEqual([]);
+  await writeRing(
+    bed.state,
+    ringOf(P, () => "n1"),
+  );
+  await waitFor(async () => (await recorded())?.length === P, "the record to show every partition");
+  expect(node.serving).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+  // Partitions moved to a node that is gone (no handoff): the record drops them at once.
+  await writeRing(
+    bed.state,
+    ringOf(P, (p) => (p < 4 ? "n1" : "gone"), undefined, 2),
+  );
+  await waitFor(async () => (await recorded())?.length === 4, "the record to show the four partitions left");
+  expect(await recorded()).toEqual([0, 1, 2, 3]);
+});
+
 test("frontier node - releases a host whose fetch result never comes once the fetch lease has passed", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();

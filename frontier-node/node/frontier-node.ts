@@ -118,6 +118,8 @@ export class FrontierNode {
   private stopping: Promise<void> | undefined;
   private stopRootsWatch: (() => void) | undefined;
   private left = false;
+  /** The partitions served as last announced by `announceServing` (its first record has none). */
+  private announced = "";
   private addresses = { grpc: "", http: "" };
 
   /** Builds the node, binds its servers, announces it and starts serving what the ring gives it. */
@@ -222,6 +224,7 @@ export class FrontierNode {
       onResultApplied: opts.fetchClaims && ((taskId) => this.markDone(opts.fetchClaims!, taskId)),
       onChange: () => {
         this.syncHealth();
+        this.announceServing();
         void this.checkDrained();
       },
       preparation: replicator && {
@@ -511,6 +514,20 @@ export class FrontierNode {
       this.left = false;
       this.log.warn("could not delete the node record after draining; retrying later", errorFields(error));
     }
+  }
+
+  /**
+   * Writes the record as soon as the partitions served change (a ring applied, a partition prepared or
+   * handed over), not at the next heartbeat: the coordinator's `/v1/nodes` and `cluster up`'s readiness
+   * read what a node serves from its record (measured: a node's record showed its partitions up to a
+   * heartbeat interval, 2 s, after it served them). Beats asked for while one is writing share one more.
+   */
+  private announceServing(): void {
+    if (!this.membership) return;
+    const serving = this.manager.served.join(",");
+    if (serving === this.announced) return;
+    this.announced = serving;
+    void this.membership.beat();
   }
 
   private syncHealth(): void {

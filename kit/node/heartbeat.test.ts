@@ -67,6 +67,42 @@ test("heartbeat - writes a fresh record at start and every interval, and a clean
   expect(hb.failures).toBe(0);
 });
 
+test("heartbeat - a beat asked for while one is writing follows it with a record built after the call; calls meanwhile share it", async () => {
+  const state = new MemoryClusterState();
+  let partitions = [0];
+  let release: () => void = () => {};
+  let gated = false;
+  const putNode = state.putNode.bind(state);
+  const written: number[][] = [];
+  state.putNode = async (record) => {
+    written.push(record.partitions);
+    if (gated) await new Promise<void>((resolve) => (release = resolve));
+    return putNode(record);
+  };
+  const hb = new NodeHeartbeat({
+    state,
+    record: () => ({ ...recordOf("f1", { n: 0 })(), partitions }),
+    intervalMs: 3_600_000,
+    log: recordingLog(),
+  });
+  try {
+    await hb.start();
+    gated = true;
+    const first = hb.beat();
+    await waitFor(() => written.length === 2, "the beat to be writing [0]");
+    partitions = [0, 1, 2];
+    const second = hb.beat();
+    const third = hb.beat();
+    gated = false;
+    release();
+    await Promise.all([first, second, third]);
+    expect(written).toEqual([[0], [0], [0, 1, 2]]);
+    expect((await state.getNode("f1"))!.partitions).toEqual([0, 1, 2]);
+  } finally {
+    hb.stop();
+  }
+});
+
 test("heartbeat - a failing beat is counted, logged once while failures last, and the recovery is logged", async () => {
   const state = new MemoryClusterState();
   const log = recordingLog();

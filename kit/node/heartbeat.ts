@@ -27,6 +27,8 @@ export interface HeartbeatOptions {
 export class NodeHeartbeat {
   private timer: ReturnType<typeof setInterval> | undefined;
   private running: Promise<void> | undefined;
+  /** The beat asked for while one was running: it follows that one. */
+  private queued: Promise<void> | undefined;
   private stopped = false;
   private lastOk = false;
   private failed = 0;
@@ -46,12 +48,23 @@ export class NodeHeartbeat {
     return this.lastOk;
   }
 
-  /** One beat now, unless one is running (that one carries fresh enough data). Never rejects. */
+  /**
+   * One beat now, with a record built after this call: while a beat is running (its record may predate
+   * what the caller just changed: partitions served, a status), one more follows it, shared by every call
+   * until it starts. Resolves when the beat is done; never rejects.
+   */
   beat(): Promise<void> {
-    this.running ??= this.write().finally(() => {
-      this.running = undefined;
+    if (!this.running) {
+      this.running = this.write().finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running.then(() => {
+      this.queued = undefined;
+      return this.beat();
     });
-    return this.running;
+    return this.queued;
   }
 
   /** Whether the last beat reached the cluster state. */
@@ -81,6 +94,7 @@ export class NodeHeartbeat {
   async leave(): Promise<void> {
     this.stop();
     await this.running;
+    await this.queued;
     try {
       await this.opts.state.deleteNode(this.opts.record().id);
     } catch (error) {

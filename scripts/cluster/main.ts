@@ -44,6 +44,14 @@ import { checkReady } from "./readiness.ts";
 import { prepareSecurity, securePlans, type SecureMaterial } from "./secure.ts";
 import { Supervisor } from "./supervisor.ts";
 
+/**
+ * Between two looks at readiness (readiness.ts). A look costs the coordinator about 2 ms of CPU (four
+ * admin API calls, two of them reading every node record; measured on a 2-core box); every 50 ms that is
+ * a few per cent of a core for the second or two the start takes, and the cluster is declared ready a mean
+ * 25 ms after it is, instead of 125 ms at the 250 ms it was.
+ */
+const READY_POLL_MS = 50;
+
 /** The `cluster up` table; the flags it shares with the nodes (`--partitions`, `--proxy`...) share their env vars too. */
 export interface UpSettings {
   coordinators: number;
@@ -361,7 +369,7 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
     if (look.ready) ready = true;
     else {
       why = look.why;
-      await new Promise((r) => setTimeout(r, 250));
+      await new Promise((r) => setTimeout(r, READY_POLL_MS));
     }
   }
   writeClusterFile(dir, clusterFile(endpoints, supervisor.status(), logDir));

@@ -23,6 +23,13 @@ export async function probeOnce(probe: Probe): Promise<boolean> {
   }
 }
 
+/**
+ * Between two attempts of a probe. A failed attempt is a refused connection or a 503, next to nothing, and
+ * each step of the start waits for its slowest probe: at 200 ms, the step after NATS and the one after the
+ * coordinator each started a mean 100 ms after the server was up.
+ */
+const PROBE_INTERVAL_MS = 25;
+
 export interface ProbeWait {
   deadline: number;
   /** Checked between attempts: a reason to stop waiting (the operator stopped, a fatal exit). */
@@ -36,7 +43,7 @@ export async function waitForProbe(what: string, probe: Probe, w: ProbeWait): Pr
     if (reason) throw new Error(`${what}: ${reason}`);
     if (await probeOnce(probe)) return;
     if (Date.now() > w.deadline) throw new Error(`${what} did not answer ${describe(probe)} in time`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, PROBE_INTERVAL_MS));
   }
 }
 

@@ -7,7 +7,8 @@
  *  - the ring is settled on exactly the planned frontier nodes: in each region every partition has one
  *    of that region's frontier nodes as owner, no handoff is pending, every frontier node owns some (when
  *    there are enough partitions), and each serves what the ring gives it (its record's partitions);
- *  - the totals (`/v1/stats`, refreshed every heartbeat) count every frontier and fetch node.
+ *  - the totals (`/v1/stats`: read again once a node has joined or left, else at most a second old) count
+ *    every frontier and fetch node.
  *
  * Only then does DIR/cluster.json appear, so a script that waits for the file finds a cluster in which
  * every node has joined and the ring gives each its share.

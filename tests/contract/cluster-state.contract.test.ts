@@ -218,6 +218,51 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
       }
     });
 
+    test(`${name} - watchNodes hears the records present, then every later write and delete once, in order; none after stop`, async () => {
+      await start();
+      await a.putNode(node("n1"));
+      await a.putNode(node("gone"));
+      await a.deleteNode("gone");
+      await a.putNode(node("n2"));
+      const heard: string[] = [];
+      const stop = b.watchNodes((c) => heard.push(`${c.kind} ${c.id}`));
+      const silent: string[] = [];
+      b.watchNodes((c) => silent.push(c.id))();
+      try {
+        // The records present, once each, without the one deleted before the watch began.
+        await waitFor(() => heard.length >= 2, "the records present");
+        await a.putNode(node("n3"));
+        await a.putNode(node("n1", { heartbeatAt: 2 }));
+        await a.deleteNode("n2");
+        await waitFor(() => heard.length >= 5, "three later changes");
+        expect(heard).toEqual(["put n1", "put n2", "put n3", "put n1", "delete n2"]);
+        // Ring writes and scope roots are not node changes.
+        await a.casRing(ring(1), 0);
+        await a.addScopeRoots(["www.example.com"]);
+        await a.putNode(node("n4"));
+        await waitFor(() => heard.length >= 6, "the next node write");
+        expect(heard.slice(5)).toEqual(["put n4"]);
+        expect(silent).toEqual([]);
+      } finally {
+        stop();
+      }
+    });
+
+    test(`${name} - a node watch started on an empty store hears the first record written`, async () => {
+      await start();
+      const heard: string[] = [];
+      const stop = b.watchNodes((c) => heard.push(`${c.kind} ${c.id}`));
+      try {
+        await a.putNode(node("n1"));
+        await waitFor(() => heard.length >= 1, "the first record");
+        await a.deleteNode("n1");
+        await waitFor(() => heard.length >= 2, "its delete");
+        expect(heard).toEqual(["put n1", "delete n1"]);
+      } finally {
+        stop();
+      }
+    });
+
     test(`${name} - leases: granted when free, refused while another holds it, renewed by its holder, taken when expired`, async () => {
       await start();
       const t = 1_000_000;

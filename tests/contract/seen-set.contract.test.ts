@@ -351,6 +351,29 @@ describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
     expect(await set.checkAndAdd(2, ["https://a.example/"])).toEqual([true]);
   });
 
+  test("a probe says whether a partition can answer, adding nothing: refused never built, after a loss or another client's rebuild", async () => {
+    const prefix = freshPrefix();
+    const set = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    const probeLoss = () =>
+      set.probe(7).then(
+        () => undefined,
+        (e: unknown) => e as SeenSetLostError,
+      );
+    expect((await probeLoss())?.reason).toBe("missing");
+    expect(await set.rebuild(7, [["https://a.example/"]])).toBe(1);
+    await set.probe(7);
+    await set.probe(7);
+    expect((await set.describe(7)).keys).toBe(1);
+    expect(await set.checkAndAdd(7, ["https://a.example/", "https://b.example/"])).toEqual([true, false]);
+    // The client adopted the generation at its first answer: another client's rebuild is a change.
+    const other = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    await other.rebuild(7, []);
+    expect((await probeLoss())?.reason).toBe("changed");
+    expect(await server.command("FLUSHALL")).toBe("+OK\r\n");
+    expect((await probeLoss())?.reason).toBe("missing");
+    expect((await set.describe(7)).keys).toBe(0);
+  });
+
   test("an emptied Redis is reported lost on every call, never as 'not seen'; a rebuild from the known keys brings them back", async () => {
     const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
     await set.rebuild(3, []);
