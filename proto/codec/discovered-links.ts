@@ -57,13 +57,23 @@ export function discoveredUrlFromProto(msg: pb.DiscoveredUrl): DiscoveredUrl {
 }
 
 export function encodeDiscoveredLinks(partition: number, urls: readonly DiscoveredUrl[]): Uint8Array {
+  return encodeDiscoveredLinksGenerated(partition, urls);
+}
+
+export function decodeDiscoveredLinks(bytes: Uint8Array): { partition: number; urls: DiscoveredUrl[] } {
+  return decodeDiscoveredLinksGenerated(bytes);
+}
+
+/** Through the generated code (proto/gen): the reference the hand-written codec is checked and measured against. */
+export function encodeDiscoveredLinksGenerated(partition: number, urls: readonly DiscoveredUrl[]): Uint8Array {
   return pb.DiscoveredLinks.encode({
     partition: toUint32("partition", partition),
     urls: urls.map(discoveredUrlToProto),
   }).finish();
 }
 
-export function decodeDiscoveredLinks(bytes: Uint8Array): { partition: number; urls: DiscoveredUrl[] } {
+/** Through the generated code (proto/gen): the reference the hand-written codec is checked and measured against. */
+export function decodeDiscoveredLinksGenerated(bytes: Uint8Array): { partition: number; urls: DiscoveredUrl[] } {
   const msg = decodeOrThrow("DiscoveredLinks", () => pb.DiscoveredLinks.decode(bytes));
   return { partition: msg.partition, urls: msg.urls.map(discoveredUrlFromProto) };
 }
