@@ -4,7 +4,8 @@
  * the codec as shipped (proto/codec/discovered-links.ts). Batches are built from the crawl benchmark's own
  * test web (tests/testweb/site.ts):
  *
- *   page     30 links of one page, all on its host, one source URL (what most messages carry)
+ *   page     30 links of one page, all on its host, one source URL (what most messages carry; the test web's
+ *            pages are built with 40 links here, so that 30 of them stay on the page's host)
  *   mixed    30 links of 30 pages on 30 hosts (every string differs from the one before it)
  *   sitemap  1,000 entries of one sitemap, with lastmod and priority (the largest batch a fetch node sends)
  *
