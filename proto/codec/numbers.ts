@@ -19,9 +19,14 @@ export function toUint32(field: string, value: number, round = false): number {
 
 /** A model number (epoch ms, byte count) for an int64 field; fractional milliseconds are rounded. */
 export function toInt64(field: string, value: number): bigint {
+  return BigInt(toSafeInteger(field, value));
+}
+
+/** toInt64's check and rounding, for a hand-written encoder that writes the number itself. */
+export function toSafeInteger(field: string, value: number): number {
   const n = Math.round(value);
   if (!Number.isSafeInteger(n)) throw new CodecError(`${field} must be a safe integer, got ${value}`);
-  return BigInt(n);
+  return n;
 }
 
 /** As toInt64, for a uint64 field. */
