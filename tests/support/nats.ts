@@ -26,6 +26,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -112,11 +113,12 @@ async function startSuperclusterOnce(regions: readonly string[], timeout: number
     // The first region listens for gateways on a port it picks; the others point at it, and gateway gossip
     // tells every server about every other one.
     const seed = regions[0]!;
+    const secret = randomBytes(12).toString("hex");
     for (const region of regions) {
       const dir = mkdtempSync(join(tmpdir(), `nats-${region}-`));
-      const seedGateway = region === seed ? [] : [{ name: seed, url: `nats://127.0.0.1:${gatewayPorts[seed]}` }];
+      const seedGateway = region === seed ? [] : [{ name: seed, url: `nats://gateway:${secret}@127.0.0.1:${gatewayPorts[seed]}` }];
       const conf = join(dir, "server.conf");
-      writeFileSync(conf, superclusterConfig(region, dir, await freePort(), seedGateway));
+      writeFileSync(conf, superclusterConfig(region, dir, await freePort(), seedGateway, secret));
       const server = await launch(["-c", conf], dir, true, timeout);
       started[region] = server;
       const gw = /Listening for gateways? connections on 127\.0\.0\.1:(\d+)/.exec(server.log());
@@ -174,12 +176,14 @@ export async function startNatsCluster(opts: { size?: number; name?: string; sta
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     const routePorts = await freePorts(size);
+    // Routes need this cluster's own secret, so a server of another test that dials a reused port cannot join (superclusterConfig).
+    const secret = randomBytes(12).toString("hex");
     const dirs = Array.from({ length: size }, (_, i) => mkdtempSync(join(tmpdir(), `nats-${name}-${i + 1}-`)));
     const clientPorts: (number | undefined)[] = Array.from({ length: size }, () => undefined);
     const servers: NatsServer[] = [];
     const configFor = (i: number) => {
       const conf = join(dirs[i]!, "server.conf");
-      writeFileSync(conf, clusterMemberConfig(name, i, dirs[i]!, clientPorts[i], routePorts));
+      writeFileSync(conf, clusterMemberConfig(name, i, dirs[i]!, clientPorts[i], routePorts, secret));
       return conf;
     };
     const routed = (i: number) => (log: string) => (log.match(/Route connection created/g)?.length ?? 0) >= size - 1;
@@ -266,13 +270,20 @@ async function waitForReplicaPlacement(urls: string[], replicas: number, timeout
 }
 
 /** A member of a routed JetStream cluster: its client port fixed once known, routes to every member (itself included: ignored). */
-function clusterMemberConfig(name: string, i: number, dir: string, clientPort: number | undefined, routePorts: number[]): string {
-  const routes = routePorts.map((port) => `"nats://127.0.0.1:${port}"`).join(", ");
+function clusterMemberConfig(
+  name: string,
+  i: number,
+  dir: string,
+  clientPort: number | undefined,
+  routePorts: number[],
+  secret: string,
+): string {
+  const routes = routePorts.map((port) => `"nats://route:${secret}@127.0.0.1:${port}"`).join(", ");
   return [
     `server_name: "${name}-${i + 1}"`,
     `listen: "127.0.0.1:${clientPort ?? -1}"`,
     `jetstream { store_dir: "${dir}" }`,
-    `cluster { name: "${name}", listen: "127.0.0.1:${routePorts[i]}", routes: [${routes}] }`,
+    `cluster { name: "${name}", listen: "127.0.0.1:${routePorts[i]}", authorization { user: "route", password: "${secret}" }, routes: [${routes}] }`,
     "",
   ].join("\n");
 }
@@ -298,14 +309,24 @@ async function freePorts(n: number): Promise<number[]> {
   return ports;
 }
 
-function superclusterConfig(region: string, dir: string, routePort: number, gateways: { name: string; url: string }[]): string {
+function superclusterConfig(
+  region: string,
+  dir: string,
+  routePort: number,
+  gateways: { name: string; url: string }[],
+  secret: string,
+): string {
   const gatewayList = gateways.map((g) => `{ name: "${g.name}", urls: ["${g.url}"] }`).join(", ");
+  // Routes and gateways need this supercluster's secret: every test's supercluster names its clusters and
+  // servers alike (us, eu-1...), and a server of another test that dials a port this one reuses (its old
+  // route or gateway peer, say) would otherwise join it, and a stream placed "in eu" could land on that
+  // stranger (seen: a publish to a frozen region was stored and confirmed).
   return [
     `server_name: "${region}-1"`,
     `listen: "127.0.0.1:-1"`,
     `jetstream { store_dir: "${dir}" }`,
-    `cluster { name: "${region}", listen: "127.0.0.1:${routePort}", routes: ["nats://127.0.0.1:${routePort}"] }`,
-    `gateway { name: "${region}", listen: "127.0.0.1:-1", gateways: [${gatewayList}] }`,
+    `cluster { name: "${region}", listen: "127.0.0.1:${routePort}", authorization { user: "route", password: "${secret}" }, routes: ["nats://route:${secret}@127.0.0.1:${routePort}"] }`,
+    `gateway { name: "${region}", listen: "127.0.0.1:-1", authorization { user: "gateway", password: "${secret}" }, gateways: [${gatewayList}] }`,
     "",
   ].join("\n");
 }
