@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { MemoryClusterState } from "../adapters/memory/index.ts";
 import { FailedPreconditionError, NotFoundError } from "../core/errors/index.ts";
 import { classifyNode, Membership } from "./membership.ts";
-import { nodeRecord } from "./test-support.ts";
+import { nodeRecord, until } from "./test-support.ts";
 
 const DEATH = 10_000;
 
@@ -209,12 +209,3 @@ describe("membership", () => {
     }
   });
 });
-
-/** Waits for a condition the in-memory state's callbacks make true (they run in microtasks and timers). */
-async function until(cond: () => boolean): Promise<void> {
-  const deadline = performance.now() + 3_000;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { MemoryClusterState } from "../adapters/memory/index.ts";
 import { Membership } from "./membership.ts";
 import { ClusterStats } from "./stats.ts";
-import { nodeRecord } from "./test-support.ts";
+import { nodeRecord, until } from "./test-support.ts";
 
 function setup() {
   const clock = { now: 1_000_000 };
@@ -157,11 +157,3 @@ describe("cluster stats", () => {
     }
   });
 });
-
-async function until(cond: () => boolean): Promise<void> {
-  const deadline = performance.now() + 3_000;
-  while (!cond()) {
-    if (performance.now() > deadline) throw new Error("timed out");
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}

@@ -197,3 +197,12 @@ function explanationFrom(nodeId: string, url: string): UrlExplanation {
     sitemap: "",
   };
 }
+
+/** Waits for a condition the in-memory state's callbacks make true (they run in microtasks and timers); 3 s at most. */
+export async function until(cond: () => boolean): Promise<void> {
+  const deadline = performance.now() + 3_000;
+  while (!cond()) {
+    if (performance.now() > deadline) throw new Error("timed out");
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}

@@ -12,21 +12,11 @@ import {
   encodeDiscoveredLinks,
   encodeDiscoveredLinksGenerated,
 } from "./discovered-links.ts";
+import { pick as pickIndex, rng, type Rng } from "../../tests/testweb/random.ts";
 
-/** mulberry32: the same cases on every run. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-type Random = ReturnType<typeof rng>;
-const int = (r: Random, n: number) => Math.floor(r() * n);
+type Random = Rng;
+// The same cases on every run: the test web's seeded generator.
+const int = (r: Random, n: number) => pickIndex(r, n);
 const pick = <T>(r: Random, xs: readonly T[]): T => xs[int(r, xs.length)]!;
 
 /** Non-ASCII pieces: two- and three-byte characters, an astral one, lone surrogates, a BOM, NUL and DEL. */
