@@ -17,7 +17,18 @@ export const ALLOCATOR_ENV: Readonly<Record<string, string>> = { MIMALLOC_PURGE_
 
 /** ALLOCATOR_ENV less the variables `outer` (the launcher's own environment) already sets. */
 export function allocatorEnv(outer: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  return envDefaults(ALLOCATOR_ENV, outer);
+}
+
+/**
+ * The variables of `defaults` that `outer` leaves unset or empty, as the shell's `${NAME:-default}` (what
+ * package.json's script does) reads them: a launcher's settings that an operator's own value overrides.
+ */
+export function envDefaults(
+  defaults: Readonly<Record<string, string>>,
+  outer: Readonly<Record<string, string | undefined>>,
+): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(ALLOCATOR_ENV)) if (outer[name] === undefined) out[name] = value;
+  for (const [name, value] of Object.entries(defaults)) if (!outer[name]) out[name] = value;
   return out;
 }

@@ -9,7 +9,7 @@
  * fetch nodes are spread over the regions in turn (node i in region ((i-1) mod R) + 1). Data lives under
  * DIR/<id>; the fetch nodes' WARC files in DIR/fetch-<i>/warc.
  */
-import { allocatorEnv } from "../../kit/allocator-env.ts";
+import { allocatorEnv, envDefaults } from "../../kit/allocator-env.ts";
 import { existsSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import type { PortMap } from "./layout.ts";
@@ -72,7 +72,7 @@ function crawlerEnv(): Record<string, string> {
  * GOMAXPROCS of the operator's own is kept.
  */
 export function natsServerEnv(outer: Readonly<Record<string, string | undefined>> = process.env): Record<string, string> {
-  return outer["GOMAXPROCS"] ? {} : { GOMAXPROCS: "1" };
+  return envDefaults({ GOMAXPROCS: "1" }, outer);
 }
 
 /** The order processes start in, group by group; they stop in the reverse order. */
