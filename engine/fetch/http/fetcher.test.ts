@@ -42,7 +42,9 @@ test("fetcher - returns status, lower-case headers with repeats joined, the body
     res.setHeader("X-Custom", "yes");
     res.end(`hello from ${req.url}`);
   });
-  const before = Date.now();
+  // On the fetcher's own clock (core/politeness preciseNow: timeOrigin + performance.now()), not Date.now(),
+  // which the system can step under a running process (seen: 10.1 s ahead in a full run).
+  const before = performance.timeOrigin + performance.now();
   const out = response(await fetcher().fetch({ url: `${s.origin}/page?x=1` }));
   expect(out.status).toBe(200);
   expect(text(out.body)).toBe("hello from /page?x=1");
