@@ -313,6 +313,30 @@ describe("fetch node", () => {
     expect(node!.gauges().outboxWaiting).toBe(0);
   });
 
+  test("fetch node - a repeat of a task whose outputs wait here for the bus is handed back unfetched, and dropped once the first attempt is done", async () => {
+    let requests = 0;
+    const counting: TaskRunner = { run: (task, signal) => (requests++, path.worker.run(task, signal)) };
+    await startNode(counting);
+    bus.failPublishes = 1_000_000;
+    const first = bus.deliver(pageTask(`${server.origin}/`, "t1", 250));
+    await waitFor(() => node!.gauges().outboxWaiting === 1);
+    // The restarted server forgot the delivery and sends the same copy again as a first delivery.
+    const repeat = bus.deliver(pageTask(`${server.origin}/`, "t1", 250));
+    await repeat.done;
+    expect(nakDelay(repeat.outcome())).toBeGreaterThanOrEqual(250);
+    expect(requests).toBe(1);
+    expect(node!.counters.get("fetcher.tasks.repeat-of-own-attempt")).toBe(1);
+    bus.failPublishes = 0;
+    await first.done;
+    expect(first.outcome()).toBe("ack");
+    // The nak'ed repeat comes back after the first attempt's ack: done, dropped unfetched.
+    const after = bus.deliver(pageTask(`${server.origin}/`, "t1", 250), 2);
+    await after.done;
+    expect(after.outcome()).toBe("ack");
+    expect(requests).toBe(1);
+    expect(bus.results).toHaveLength(1);
+  });
+
   test("fetch node - a node stopping while outputs wait for the bus hands their tasks back unacked", async () => {
     await startNode();
     bus.failPublishes = 1_000_000;

@@ -22,7 +22,8 @@
  * for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
  * died mid-task; or a first delivery of a copy that claimed the task before: a NATS server restarted
  * without its consumer's latest state, which then also waits until an attempt under way must have ended)
- * is done again unless it was marked done: the frontier's handling of links and results is idempotent, and
+ * is done again unless it was marked done, or unless this node is working on it right now (its outputs wait
+ * in the outbox for a restarted NATS server: it is handed back, and the attempt under way settles it): the frontier's handling of links and results is idempotent, and
  * a result published twice is stored once (its message id is the task id). The WARC may then hold the page
  * twice (once per attempt, possibly on two nodes); the CDXJ index lists both and readers take either.
  *
@@ -115,6 +116,8 @@ export class FetchNode {
   private readonly outbox: ResultOutbox;
   private readonly copies: CopyClaims;
   private readonly attemptMaxMs: number;
+  /** Tasks this node is working on now, from the claim to the ack or nak (their fetch, or outputs in the outbox). */
+  private readonly attempting = new Set<string>();
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -243,6 +246,27 @@ export class FetchNode {
       d.nak(0);
       return;
     }
+    if (this.attempting.has(task.taskId)) {
+      // A delivery of a task this node is working on now: a NATS server restarted without its consumer's
+      // latest state delivers a task again while its first attempt's outputs still wait here for the bus.
+      // Fetched, it would be a second request to the host just when the frontier, which gets the first
+      // attempt's result, may send the host's next task (seen: 1.4 ms apart). Handed back instead: the
+      // attempt under way acks the task or naks it politely, and a delivery after its ack is dropped as
+      // done by the claims.
+      this.counters.add("fetcher.tasks.repeat-of-own-attempt");
+      d.nak(Math.max(this.opts.nakDelayMs, task.hostGapMs));
+      return;
+    }
+    this.attempting.add(task.taskId);
+    try {
+      await this.attempt(d, task);
+    } finally {
+      this.attempting.delete(task.taskId);
+    }
+  }
+
+  /** Claims, fetches, publishes and acks one delivery of a task no other attempt of this node holds. */
+  private async attempt(d: Delivery<FetchTask>, task: FetchTask): Promise<void> {
     const claim = await this.copies.claim(task.taskId, d.copy);
     if (claim.kind === "other-copy" || claim.kind === "done") {
       // Another stored copy holds the task (fetched, or being fetched), or its outputs are stored already:

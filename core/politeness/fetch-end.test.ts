@@ -79,14 +79,16 @@ test("politeness - a longer Retry-After wins over the doubled gap, a shorter one
   expect(waitAfter(newHostState(), short)).toBe(2_000);
 });
 
-test("politeness - a Retry-After date is read against the end of the response", () => {
-  const endedAt = Date.UTC(2026, 10, 29, 12, 0, 0);
-  const state = onFetchEnd(
-    newHostState(),
-    { startedAt: endedAt - 50, endedAt, status: 429, retryAfter: "Sun, 29 Nov 2026 12:10:00 GMT" },
-    CFG,
-  );
-  expect(state.nextAllowedAt).toBe(endedAt + 600_000 + CFG.gapMarginMs);
+test("politeness - a Retry-After date that reaches the frontier is read against the wall clock, not the politeness clock", () => {
+  // The fetching side turns dates into delta-seconds; a date that still arrives is wall-clock time. The
+  // response's end is on the politeness clock, which parts from the wall clock when that is stepped: here
+  // it reads 10 minutes behind, and the wait is still the 10 minutes the date asks from now.
+  const endedAt = Date.now() - 600_000;
+  const until = new Date(Math.ceil(Date.now() / 1000) * 1000 + 600_000);
+  const state = onFetchEnd(newHostState(), { startedAt: endedAt - 50, endedAt, status: 429, retryAfter: until.toUTCString() }, CFG);
+  expect(state.gapMs).toBeGreaterThan(599_000);
+  expect(state.gapMs).toBeLessThanOrEqual(601_000);
+  expect(state.nextAllowedAt).toBe(endedAt + state.gapMs + CFG.gapMarginMs);
 });
 
 test("politeness - a hostile Retry-After is capped at the max gap, and garbage is ignored", () => {

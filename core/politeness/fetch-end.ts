@@ -94,7 +94,9 @@ export function onFetchEnd(state: HostState, outcome: FetchEnd, cfg: PolitenessC
 
   const penalty = 1 + consecutiveFailures + cfg.hostFailurePenalty * failureRate;
   const gap = Math.min(cfg.maxGapMs, Math.max(base * penalty, throttleMs));
-  const retryAfterMs = kind === "throttled" ? parseRetryAfter(outcome.retryAfter, outcome.endedAt) : undefined;
+  // The fetching side turns a date into delta-seconds (retryAfterAsDelay); a date that still comes here is
+  // wall-clock time and is read against the wall clock, never against the politeness clock of endedAt.
+  const retryAfterMs = kind === "throttled" ? parseRetryAfter(outcome.retryAfter, Date.now()) : undefined;
   const wait = Math.ceil(Math.max(gap, Math.min(retryAfterMs ?? 0, cfg.maxGapMs)));
 
   return {

@@ -15,6 +15,6 @@ export {
   setPaused,
 } from "./host-state.ts";
 export { baseGap, classifyOutcome, type FetchEnd, onFetchEnd, type OutcomeClass } from "./fetch-end.ts";
-export { parseHttpDate, parseRetryAfter } from "./retry-after.ts";
+export { parseHttpDate, parseRetryAfter, retryAfterAsDelay } from "./retry-after.ts";
 export { preciseNow, receivedResult } from "./clock.ts";
 export { WaitingHostHeap, type WaitingHost } from "./waiting-host-heap.ts";

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { parseHttpDate, parseRetryAfter } from "./retry-after.ts";
+import { parseHttpDate, parseRetryAfter, retryAfterAsDelay } from "./retry-after.ts";
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0); // Sun, 29 Nov 2026 12:00:00 GMT
 
@@ -61,4 +61,23 @@ test("parseHttpDate - refuses impossible dates and times", () => {
 
 test("parseHttpDate - reads a leap second as the second before", () => {
   expect(parseHttpDate("Wed, 31 Dec 2025 23:59:60 GMT", NOW)).toBe(Date.UTC(2025, 11, 31, 23, 59, 59));
+});
+
+test("retryAfterAsDelay - turns an HTTP-date into delta-seconds against the wall clock at arrival, rounded up", () => {
+  expect(retryAfterAsDelay("Sun, 29 Nov 2026 12:05:00 GMT", NOW)).toBe("300");
+  expect(retryAfterAsDelay("Sun, 29 Nov 2026 12:05:00 GMT", NOW + 400)).toBe("300");
+  expect(retryAfterAsDelay("Sun, 29 Nov 2026 12:05:00 GMT", NOW + 1_000)).toBe("299");
+  expect(retryAfterAsDelay("Sun, 29 Nov 2026 11:00:00 GMT", NOW)).toBe("0");
+});
+
+test("retryAfterAsDelay - passes delta-seconds, garbage and absence through unchanged", () => {
+  expect(retryAfterAsDelay("120", NOW)).toBe("120");
+  expect(retryAfterAsDelay("soon", NOW)).toBe("soon");
+  expect(retryAfterAsDelay(undefined, NOW)).toBeUndefined();
+});
+
+test("retryAfterAsDelay - the wait it gives is the same whatever the politeness clock reads later", () => {
+  // The frontier reads the delay against any clock: a wall clock stepped 10 s after arrival changes nothing.
+  const delay = retryAfterAsDelay("Sun, 29 Nov 2026 12:05:00 GMT", NOW);
+  expect(parseRetryAfter(delay, NOW + 10_000)).toBe(300_000);
 });

@@ -25,6 +25,23 @@ const MAX_DELTA_SECONDS = 2 ** 31;
  * Returns how many milliseconds from `now` the header asks the client to wait, 0 for a date already
  * past, or undefined for a missing or unreadable value. `now` is epoch milliseconds.
  */
+/**
+ * The header as the fetching side should pass it on: an HTTP-date becomes delta-seconds, read against the
+ * wall clock (`wallNow`, `Date.now()`) when the response arrived. A date is wall-clock time, while the
+ * times a result carries are on the monotonic politeness clock (./clock.ts) and cross threads and
+ * processes as differences; a date compared with those later would shift the wait by any step of the wall
+ * clock since the process started (seen: 10 s on a VM), or by the frontier's clock skew. Rounded up to
+ * the next second, so the wait is never shorter than the server asked. Delta-seconds and unreadable values
+ * pass through as they are (the frontier reads both as before).
+ */
+export function retryAfterAsDelay(value: string | undefined, wallNow: number): string | undefined {
+  if (value === undefined) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return value;
+  const at = parseHttpDate(text, wallNow);
+  return at === undefined ? value : String(Math.max(0, Math.ceil((at - wallNow) / 1000)));
+}
+
 export function parseRetryAfter(value: string | undefined | null, now: number): number | undefined {
   if (value === undefined || value === null) return undefined;
   const text = value.trim();

@@ -11,6 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { pageRequests, waitUntil, type Roles } from "../e2e/cluster/harness.ts";
 import type { TestWeb } from "../testweb/index.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster, type FaultWindow } from "./harness.ts";
+import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
 
@@ -35,14 +36,14 @@ describe("fault: coordinator killed", () => {
           const before = pageRequests(web).length;
           roles.coordinator.proc.signal("SIGKILL");
           await roles.coordinator.proc.waitExit(10_000);
-          const killedAt = Date.now();
+          const killedAt = logClock();
           await waitUntil(() => pageRequests(web).length >= before + PAGES_WHILE_DOWN, {
             timeoutMs: 60_000,
             what: `${PAGES_WHILE_DOWN} pages fetched with the coordinator down`,
             procs: nodes(),
           });
           const c = await roles.startCoordinator();
-          const backAt = Date.now();
+          const backAt = logClock();
           // Its first answers: the nodes and the ring as they were, and the crawl's rate under way.
           const stats = await c.stats();
           rateAfter = stats.pagesPerSecond;

@@ -21,6 +21,7 @@ import { ownerOf, REGION } from "../e2e/cluster/coordinator.ts";
 import type { Roles } from "../e2e/cluster/harness.ts";
 import type { TestWeb } from "../testweb/index.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster, type FaultWindow } from "./harness.ts";
+import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
 const VICTIM = "frontier-1";
@@ -50,7 +51,7 @@ describe("fault: a frontier node lost with its disk", () => {
           const victim = roles.frontiers.get(VICTIM)!;
           victim.signal("SIGKILL");
           await victim.waitExit(10_000);
-          const killedAt = Date.now();
+          const killedAt = logClock();
           unreplicated = resultsStillInTheJournal(roles.dataDirOf(VICTIM)!);
           rmSync(roles.dataDirOf(VICTIM)!, { recursive: true, force: true });
           roles.frontiers.delete(VICTIM);
@@ -58,7 +59,7 @@ describe("fault: a frontier node lost with its disk", () => {
           // Back when the survivor owns every partition (each rebuilt before it is served).
           const c = roles.coordinator;
           await c.waitForSettledRing([SURVIVOR], 60_000);
-          return { killedAt, backAt: Date.now() };
+          return { killedAt, backAt: logClock() };
         },
       });
       console.log(describeRun("frontier lost with its disk", run), `; results not yet replicated at the kill ${unreplicated.size}`);

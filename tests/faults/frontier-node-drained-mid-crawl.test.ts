@@ -9,6 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { ownerCounts, PARTITIONS, type RingView, waitUntil } from "../e2e/cluster/harness.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
+import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
 const DRAINED = "frontier-2";
@@ -28,12 +29,12 @@ describe("fault: a frontier node drained", () => {
           before = await c.ring();
           // Its counter counts the handoffs of the cluster's start too (the two nodes joined one after the other).
           claimedBefore = (await c.nodes()).find((n) => n.id === STAYS)!.counters["replication.partitions.claimed"] ?? 0;
-          const killedAt = Date.now();
+          const killedAt = logClock();
           const drain = await c.crawlctl(["node", "drain", DRAINED]);
           expect(drain.code).toBe(0);
           // Back when every handoff is done: the ring settled on the node that stays.
           await c.waitForSettledRing([STAYS], 60_000);
-          const backAt = Date.now();
+          const backAt = logClock();
           // Drained: it deleted its record, having nothing left; the operator stops it and it exits cleanly.
           const proc = roles.frontiers.get(DRAINED)!;
           await waitUntil(async () => !(await c.nodes()).some((n) => n.id === DRAINED), {

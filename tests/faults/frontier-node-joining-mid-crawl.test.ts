@@ -9,6 +9,7 @@
 import { describe, expect, test } from "bun:test";
 import { ownerCounts, PARTITIONS, REGION, type RingView } from "../e2e/cluster/harness.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
+import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
 const OLD = ["frontier-1", "frontier-2"];
@@ -23,11 +24,11 @@ describe("fault: a frontier node joins", () => {
       const run = await crawlThroughFault(cluster, {
         async inject(roles) {
           before = await roles.coordinator.ring();
-          const killedAt = Date.now();
+          const killedAt = logClock();
           await roles.startFrontier(JOINER);
           // Back when every handoff to it is done: the ring settled on three owners.
           after = await roles.coordinator.waitForSettledRing([...OLD, JOINER], 60_000);
-          return { killedAt, backAt: Date.now() };
+          return { killedAt, backAt: logClock() };
         },
       });
       console.log(describeRun("frontier node joining", run));

@@ -10,6 +10,7 @@
 import { describe, expect, test } from "bun:test";
 import { REGION, type RingView } from "../e2e/cluster/harness.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
+import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
 const VICTIM = "frontier-1";
@@ -28,11 +29,11 @@ describe("fault: a frontier node killed and restarted", () => {
           oldPid = victim.pid;
           victim.signal("SIGKILL");
           const exit = await victim.waitExit(10_000);
-          const killedAt = Date.now();
+          const killedAt = logClock();
           expect(exit.signal).toBe("SIGKILL");
           // Back when it has joined again (its record live, started after the kill).
           await roles.startFrontier(VICTIM);
-          return { killedAt, backAt: Date.now() };
+          return { killedAt, backAt: logClock() };
         },
       });
       console.log(describeRun("frontier node killed and restarted", run));

@@ -28,6 +28,7 @@ import { pageRequests, waitUntil, type Roles } from "../e2e/cluster/harness.ts";
 import type { NatsCluster } from "../support/nats.ts";
 import type { TestWeb } from "../testweb/index.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, useCluster, type FaultWindow } from "./harness.ts";
+import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
 
@@ -81,7 +82,7 @@ async function killFetchStreamLeader(roles: Roles, web: TestWeb): Promise<FaultW
   const victim = await fetchStreamLeader(nats);
   const before = pageRequests(web).length;
   await nats.kill(victim);
-  const killedAt = Date.now();
+  const killedAt = logClock();
   await waitUntil(() => pageRequests(web).length >= before + PAGES_WHILE_DOWN, {
     timeoutMs: 60_000,
     what: `${PAGES_WHILE_DOWN} pages fetched with one NATS server of three down`,
@@ -95,7 +96,7 @@ async function killFetchStreamLeader(roles: Roles, web: TestWeb): Promise<FaultW
     what: "a leader for every stream and consumer",
     procs: roles.procs(),
   });
-  return { killedAt, backAt: Date.now() };
+  return { killedAt, backAt: logClock() };
 }
 
 /** Whether every stream of STREAMS and every consumer of them has a leader now. */

@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
+import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
 
@@ -16,7 +17,7 @@ describe("fault: none (baseline)", () => {
     async () => {
       const run = await crawlThroughFault(cluster, {
         inject: async () => {
-          const now = Date.now();
+          const now = logClock();
           return { killedAt: now, backAt: now };
         },
       });

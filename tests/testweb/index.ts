@@ -6,6 +6,7 @@
 export { SITEMAP_PROBE_PATH, startTestWeb, resolveShape, webUrl, type TestWeb } from "./server.ts";
 export { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
 export { findViolations, retryAfterMs } from "./violations.ts";
+export { logClock, onLogClock } from "./clock.ts";
 export { FAULT_RETRY_AFTER_S, FAULT_SLOW_MS, faultyHosts, type FaultKind, type FaultShares } from "./faults.ts";
 export { refusedPort, type RefusedPort } from "./refused.ts";
 export { isAllowed, parseRobots, verdictFor } from "./robots.ts";

@@ -2,8 +2,8 @@
  * The request log. A record is opened when the request head arrives and closed when the response's last
  * byte has been handed to the socket, or when the connection closes first (timeouts, resets, a client
  * giving up on a drip), so the log shows how long each request really held its host. Times are epoch
- * milliseconds with sub-millisecond resolution, from one monotonic clock (the checker only subtracts them),
- * comparable with `Date.now()`.
+ * milliseconds with sub-millisecond resolution, from one monotonic clock (./clock.ts; the checker only
+ * subtracts them), which starts equal to `Date.now()` and parts from it when the wall clock is stepped.
  *
  * A response written at once (a page fits the socket buffer) ends when `end()` hands it over, and the
  * clock is read just before that call, not after it returns. The write wakes the client that was waiting
@@ -20,11 +20,12 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Target } from "./target.ts";
+import { logClock } from "./clock.ts";
 import type { RequestRecord } from "./types.ts";
+import { retryAfterMs } from "./violations.ts";
 
-export function now(): number {
-  return performance.timeOrigin + performance.now();
-}
+/** The log's clock (./clock.ts). */
+export const now = logClock;
 
 /**
  * Opens the record of one request in `log` and closes it when the response ends. `clock` is the test
@@ -59,7 +60,12 @@ export function record(
     rec.completed = completed;
     rec.status = res.headersSent ? res.statusCode : 0;
     const retryAfter = res.getHeader("retry-after");
-    if (retryAfter !== undefined) rec.retryAfter = String(retryAfter);
+    if (retryAfter !== undefined) {
+      rec.retryAfter = String(retryAfter);
+      // A date is wall-clock time: read now, while the wall clock is the server's clock of the answer.
+      const wait = retryAfterMs(rec.retryAfter, Date.now());
+      if (wait !== undefined) rec.retryAfterWaitMs = wait;
+    }
   };
   const end = res.end;
   /** The clock just before the running `end()` call, while it runs. */

@@ -114,6 +114,12 @@ export interface RequestRecord {
   completed: boolean;
   /** The Retry-After header sent with the response, if any. */
   retryAfter?: string;
+  /**
+   * The wait that header asked for, in ms from the response's end: an HTTP-date read against the wall clock
+   * when the response was sent (the log's own clock is monotonic, and a date compared with it later is off
+   * by any step of the wall clock since the process started).
+   */
+  retryAfterWaitMs?: number;
   /** Request headers, lower-case names (e.g. `user-agent`, `if-none-match`). */
   headers: Record<string, string>;
 }

@@ -130,6 +130,21 @@ describe("violation checker on crafted logs", () => {
     expect(retryAfterMs("soon", T0)).toBeUndefined();
   });
 
+  test("an HTTP-date Retry-After is judged by the wait the recorder read on the wall clock when it answered", () => {
+    // The log's clock and the wall clock part when the wall clock is stepped: the same date then asks for
+    // 6 s by the log's clock and 2 s by the wall clock at the answer; the server asked for the latter.
+    const date = new Date(T0 + 7000).toUTCString();
+    const log = [
+      rec("a.test", "/robots.txt", 0, 1),
+      rec("a.test", "/", 1001, 1002, { status: 503, retryAfter: date, retryAfterWaitMs: 2000 }),
+      rec("a.test", "/", 3001, 3002),
+      rec("a.test", "/", 4002, 4003),
+    ];
+    expect(kinds(log)).toEqual(["retry-after a.test/"]);
+    const [v] = findViolations(log, (h) => POLICIES[h], STRICT);
+    expect({ at: v?.request.startedAt, shortByMs: v?.shortByMs }).toEqual({ at: T0 + 3001, shortByMs: 1 });
+  });
+
   test("flags paths robots.txt disallows, for the * group or the given agent", () => {
     const log = [
       rec("a.test", "/robots.txt", 0, 1),

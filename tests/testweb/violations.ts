@@ -94,13 +94,14 @@ function required(prev: RequestRecord, verdict: RobotsVerdict | undefined, polic
   }
   if (verdict && verdict.crawlDelayMs > 0) consider(verdict.crawlDelayMs, "crawl-delay", "Crawl-delay");
   if (prev.retryAfter !== undefined) {
-    const wait = retryAfterMs(prev.retryAfter, prev.endedAt);
+    // The recorder's wall-clock reading; a record made by hand without one is read on its own clock.
+    const wait = prev.retryAfterWaitMs ?? retryAfterMs(prev.retryAfter, prev.endedAt);
     if (wait !== undefined) consider(wait, "retry-after", `Retry-After: ${prev.retryAfter}`);
   }
   return need;
 }
 
-/** A Retry-After value (seconds or HTTP date) as milliseconds after `from`. */
+/** A Retry-After value (seconds or HTTP date) as milliseconds after `from`, a wall-clock time for a date. */
 export function retryAfterMs(value: string, from: number): number | undefined {
   const v = value.trim();
   if (/^\d+$/.test(v)) return Number(v) * 1000;

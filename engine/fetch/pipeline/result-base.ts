@@ -4,6 +4,7 @@
  * or a "skipped" one when the kind is a refusal of our own (a blocked address: the host was never asked).
  */
 import { isSkipReason, type FetchResult, type FetchTask, type ResponseResult } from "../../../core/model/index.ts";
+import { retryAfterAsDelay } from "../../../core/politeness/index.ts";
 import type { FetchError, FetchOutcome, FetchResponse } from "../http/index.ts";
 
 export function resultFor(task: FetchTask, outcome: FetchResponse): ResponseResult;
@@ -34,7 +35,8 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
     status: outcome.status,
     etag: outcome.headers["etag"],
     lastModified: outcome.headers["last-modified"],
-    retryAfter: outcome.headers["retry-after"],
+    // A date is read here, on the wall clock at arrival; what travels is a delay (see retryAfterAsDelay).
+    retryAfter: retryAfterAsDelay(outcome.headers["retry-after"], Date.now()),
     truncated: outcome.truncated || undefined,
   };
 }

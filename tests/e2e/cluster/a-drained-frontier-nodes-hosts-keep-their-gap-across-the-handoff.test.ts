@@ -9,6 +9,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { ownerOf, pageRequests, useCluster, waitUntil } from "./harness.ts";
+import { logClock } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 const GAP_MS = 3000;
@@ -40,7 +41,7 @@ describe("cluster: a frontier node is drained", () => {
 
     const drain = await c.crawlctl(["node", "drain", DRAINED]);
     expect(drain.code).toBe(0);
-    const drainedAt = performance.timeOrigin + performance.now();
+    const drainedAt = logClock();
     const after = await c.waitForSettledRing(["frontier-1"], 60_000);
     expect(moving.filter((host) => ownerOf(after, host) !== "frontier-1")).toEqual([]);
     // The new owner went on with each moved host: two more pages of each since the drain.

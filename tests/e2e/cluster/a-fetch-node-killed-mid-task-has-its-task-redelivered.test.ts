@@ -12,9 +12,7 @@
 import { describe, expect, test } from "bun:test";
 import type { HostBehaviour } from "../../testweb/index.ts";
 import { useCluster, waitUntil } from "./harness.ts";
-
-/** The test web's log clock (timeOrigin + performance.now()): Date.now() can be stepped under a running suite (seen: 9-11 s). */
-const logClock = () => performance.timeOrigin + performance.now();
+import { logClock } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 const HOST = "stall.test";

@@ -20,6 +20,7 @@ import {
   waitForPages,
   waitUntil,
 } from "./harness.ts";
+import { logClock } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 const GAP_MS = 400;
@@ -53,7 +54,7 @@ describe("cluster: a frontier node crashes", () => {
     const victim = roles.frontiers.get(VICTIM)!;
     victim.signal("SIGKILL");
     const exit = await victim.waitExit(10_000);
-    const killedAt = Date.now();
+    const killedAt = logClock();
     expect(exit.signal).toBe("SIGKILL");
     const fetchedBeforeKill = new Set([...pageRequests(web), ...probeRequests(web)].filter((r) => r.startedAt < killedAt).map(urlOf));
     expect(victimPages.filter((u) => !fetchedBeforeKill.has(u)).length).toBeGreaterThan(victimPages.length / 3);

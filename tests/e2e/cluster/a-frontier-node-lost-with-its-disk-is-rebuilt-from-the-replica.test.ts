@@ -26,6 +26,7 @@ import {
   waitForPages,
   waitUntil,
 } from "./harness.ts";
+import { logClock } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 const GAP_MS = 400;
@@ -60,7 +61,7 @@ describe("cluster: a frontier node is lost with its disk", () => {
     const victim = roles.frontiers.get(VICTIM)!;
     victim.signal("SIGKILL");
     const exit = await victim.waitExit(10_000);
-    const killedAt = Date.now();
+    const killedAt = logClock();
     expect(exit.signal).toBe("SIGKILL");
     rmSync(roles.dataDirOf(VICTIM)!, { recursive: true, force: true });
     roles.frontiers.delete(VICTIM);

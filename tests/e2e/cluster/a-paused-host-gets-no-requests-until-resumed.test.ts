@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { fetchCounts, MIN_GAP_MS, missing, pageRequests, repeated, useCluster, waitForIdle, waitUntil } from "./harness.ts";
+import { logClock } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 const HOST = "site0.test";
@@ -30,7 +31,7 @@ describe("cluster: pausing a host", () => {
     await waitUntil(() => pageRequests(web, [HOST]).length >= 5, { timeoutMs: 20_000, what: `5 pages of ${HOST}`, procs: [c.proc] });
 
     const pause = await c.crawlctl(["host", "pause", HOST, "--json"]);
-    const pausedAt = Date.now();
+    const pausedAt = logClock();
     expect(pause.code).toBe(0);
     expect(JSON.parse(pause.stdout) as HostInfo).toMatchObject({ host: HOST, paused: true });
 

@@ -32,6 +32,7 @@ import { fetchCounts, pageRequests } from "../embedded/harness.ts";
 import { assertPolite, gapPolicyOf, KEEP_FOR_DEBUGGING, keptDir, type GapPolicy } from "../politeness.ts";
 import { Coordinator, REGION, type Stats } from "./coordinator.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
+import { logClock, onLogClock } from "../../testweb/index.ts";
 
 export { fetchCounts, missing, pageRequests, probeRequests, repeated, urlOf } from "../embedded/harness.ts";
 export * from "./coordinator.ts";
@@ -94,7 +95,8 @@ export async function waitForIdle(c: Coordinator, web: TestWeb, opts: IdleOption
   await waitUntil(
     async () => {
       stats = await c.stats();
-      if (!(stats.pagesFetched > 0 && Date.now() - lastActivity() >= quietMs && stats.atMs - lastActivity() >= quietMs / 2)) return false;
+      if (!(stats.pagesFetched > 0 && logClock() - lastActivity() >= quietMs && onLogClock(stats.atMs) - lastActivity() >= quietMs / 2))
+        return false;
       if (!only) return stats.queued === 0 && stats.inFlight === 0;
       busy = await busyHosts();
       return busy.length === 0;
@@ -404,7 +406,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         const { pid } = entry(id);
         if (pid === null) throw new Error(`${id} is not running now`);
         process.kill(pid, "SIGKILL");
-        return { pid, at: Date.now() };
+        return { pid, at: logClock() };
       };
       const waitRestarted = async (id: string, oldPid: number, timeoutMs = 60_000) => {
         let now: ProcessEntry | undefined;
@@ -454,21 +456,21 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         async restartRedis(downMs) {
           const { port } = currentRedis;
           await currentRedis.kill();
-          const killedAt = Date.now();
+          const killedAt = logClock();
           await Bun.sleep(downMs); // the outage itself: how long the server is gone is the fault's size
           currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir, port });
           services.redis = currentRedis;
-          return { killedAt, backAt: Date.now() };
+          return { killedAt, backAt: logClock() };
         },
         async restartNats(downMs) {
           if (natsCluster) throw new Error("restartNats is for a single server; kill and restart a cluster member instead");
           const { port, storeDir } = currentNats;
           await currentNats.kill();
-          const killedAt = Date.now();
+          const killedAt = logClock();
           await Bun.sleep(downMs); // the outage itself
           currentNats = await startNats({ jetstream: true, port, storeDir });
           services.nats = currentNats;
-          return { killedAt, backAt: Date.now() };
+          return { killedAt, backAt: logClock() };
         },
         pids: () => [...(natsCluster ? natsCluster.servers.map((s) => s.pid) : [currentNats.pid]), currentRedis.pid],
       };

@@ -30,9 +30,7 @@ import {
   type ClusterUp,
 } from "./harness.ts";
 import type { TestWeb } from "../../testweb/index.ts";
-
-/** The test web's log clock (timeOrigin + performance.now()): Date.now() can be stepped under a running suite (seen: 9-11 s). */
-const logClock = () => performance.timeOrigin + performance.now();
+import { logClock } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 const GAP_MS = 250;

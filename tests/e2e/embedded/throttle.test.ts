@@ -4,7 +4,7 @@
  * fetched once the host answers again.
  */
 import { describe, expect, test } from "bun:test";
-import { RATELIMIT_COUNT, retryAfterMs, type TestWeb } from "../../testweb/index.ts";
+import { RATELIMIT_COUNT, type TestWeb } from "../../testweb/index.ts";
 import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, useHarness, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
@@ -16,7 +16,7 @@ function waitsAfterThrottle(web: TestWeb, host: string): Array<{ waitedMs: numbe
   log.forEach((r, i) => {
     const next = log[i + 1];
     if (r.retryAfter === undefined || !next) return;
-    out.push({ waitedMs: next.startedAt - r.endedAt, owedMs: retryAfterMs(r.retryAfter, r.endedAt) ?? Number.NaN });
+    out.push({ waitedMs: next.startedAt - r.endedAt, owedMs: r.retryAfterWaitMs ?? Number.NaN });
   });
   return out;
 }
