@@ -8,6 +8,8 @@
  *                says (a NATS server restarted without its consumer's latest state delivers it as new);
  *   other-copy   another stored copy of the task holds it: ack this one and drop it unfetched
  *                (`fetcher.tasks.duplicate-copy-dropped`);
+ *   held         this copy's attempt, on another node, holds the task's outputs until the bus takes them
+ *                (it renews that word while it waits): hand it back unfetched, its result is still to come;
  *   done         the task's outputs are stored already: ack and drop (`fetcher.tasks.done-dropped`).
  *
  * When the claims cannot answer (Redis down or failing over) the task is fetched as if new: availability
@@ -61,6 +63,16 @@ export class CopyClaims {
     return answer;
   }
 
+  /** Says this copy's attempt holds the task's outputs for `forMs` more; when the claims cannot answer, only counts it. */
+  async hold(taskId: string, copy: number, forMs: number): Promise<void> {
+    try {
+      await this.opts.claims.hold(taskId, copy, forMs);
+      this.answered();
+    } catch (error) {
+      this.unavailable(error, "hold", taskId);
+    }
+  }
+
   /** Marks the task done (its outputs are stored); when the claims cannot answer, only counts it. */
   async done(taskId: string): Promise<void> {
     try {
@@ -77,7 +89,7 @@ export class CopyClaims {
     this.unanswered = 0;
   }
 
-  private unavailable(error: unknown, call: "claim" | "done", taskId: string): void {
+  private unavailable(error: unknown, call: "claim" | "done" | "hold", taskId: string): void {
     this.opts.counters.add("fetcher.claims.unavailable");
     const now = this.now();
     const first = this.unanswered === 0;

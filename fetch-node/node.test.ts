@@ -656,7 +656,7 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
   });
 
   /** A fetch node with its own fetch path and its own connection to the region's Redis. */
-  const startFetchNode = async (id: string, worker?: (path: FetchPath) => TaskRunner) => {
+  const startFetchNode = async (id: string, worker?: (path: FetchPath) => TaskRunner, busOf: (b: MemoryBus) => MessageBus = (b) => b) => {
     const path = await openFetchPath({
       policy: { ...DEFAULT_POLICY, allowPrivateAddresses: true },
       warcDir: join(dir, id),
@@ -677,7 +677,7 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
       concurrency: 2,
       heartbeatMs: 60_000,
       nakDelayMs: 10,
-      bus,
+      bus: busOf(bus),
       state: new MemoryClusterState(),
       worker: worker?.(path) ?? path.worker,
       claims: new RedisFetchClaims(client),
@@ -765,6 +765,42 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
     expect(attempts).toBeGreaterThanOrEqual(2);
     expect(requests.get("/retried")).toBe(1);
     expect(dropped()).toBe(0);
+    await got.sub.stop();
+  });
+
+  test("fetch nodes - while one node holds a task's outputs for the bus, a repeat of it on another node is handed back unfetched", async () => {
+    // Redelivered after a short ack wait while the first attempt's result cannot be published.
+    await bus.close();
+    bus = new MemoryBus({ viaCodec: true, duplicateWindowMs: 0, fetchAckWaitMs: 300, onError: () => {} });
+    await bus.ensureRegion("us", P);
+    const refusing = { on: true };
+    const refusingResults = (b: MemoryBus): MessageBus =>
+      new Proxy(b, {
+        get(target, key) {
+          if (key === "publishResult")
+            return async (...args: Parameters<MessageBus["publishResult"]>) => {
+              if (refusing.on) throw new Error("the bus refuses (expected in this test)");
+              return target.publishResult(...args);
+            };
+          const value = Reflect.get(target, key);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+    const holder = await startFetchNode("f1", undefined, refusingResults);
+    const got = results();
+    await bus.publishTask("us", pageTask(`${server.origin}/held`, "task-held"));
+    await waitFor(() => holder.gauges().outboxWaiting === 1, 10_000);
+    const other = await startFetchNode("f2");
+    // The ack wait runs out while f1 holds the outputs: the bus redelivers the task, f2 takes it.
+    await waitFor(() => other.counters.get("fetcher.tasks.held-elsewhere") >= 1, 10_000);
+    expect(requests.get("/held")).toBe(1);
+    expect(got.got).toHaveLength(0);
+    refusing.on = false;
+    await waitFor(() => got.got.length === 1 && holder.gauges().outboxWaiting === 0, 10_000);
+    // Whatever delivery of it comes now is dropped as done; the host was asked once.
+    await waitFor(() => bus.depth("us/fetchers") === 0, 30_000);
+    expect(requests.get("/held")).toBe(1);
+    expect(got.got.map((r) => r.taskId)).toEqual(["task-held"]);
     await got.sub.stop();
   });
 

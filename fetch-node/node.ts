@@ -22,9 +22,10 @@
  * for the host's gap. A task delivered again (deliveryCount > 1: a nak, an ack that was lost, a node that
  * died mid-task; or a first delivery of a copy that claimed the task before: a NATS server restarted
  * without its consumer's latest state, which then also waits until an attempt under way must have ended)
- * is done again unless it was marked done, or unless this node is working on it right now (its outputs wait
- * in the outbox for a restarted NATS server: it is handed back, and the attempt under way settles it): the frontier's handling of links and results is idempotent, and
- * a result published twice is stored once (its message id is the task id). The WARC may then hold the page
+ * is done again unless it was marked done, or unless an attempt of it is alive: this node's own (handed
+ * back, and the attempt under way settles it), or another node's that holds its outputs in its outbox and
+ * says so in the claims (handed back while that word lasts). The frontier's handling of links and results
+ * is idempotent, and a result published twice is stored once (its message id is the task id). The WARC may then hold the page
  * twice (once per attempt, possibly on two nodes); the CDXJ index lists both and readers take either.
  *
  * A full disk (the WARC write fails with ENOSPC): the task is redelivered no sooner than its host's gap
@@ -88,6 +89,14 @@ export interface FetchNodeOptions {
 }
 
 const DISK_PROBE_EVERY_MS = 2_000;
+
+/**
+ * How long an attempt's word that it holds its task's outputs lasts (CopyClaims.hold). Renewed before each
+ * retry of the outbox, which comes at most 1 s after the last one ended, and a publish to a server that
+ * does not answer ends at its 5 s timeout: so three times that. A node killed while it held them leaves
+ * the task's next delivery waiting this long at most, past the host's gap.
+ */
+const HOLD_WORD_MS = 18_000;
 
 type Phase = "new" | "running" | "stopping" | "stopped";
 
@@ -274,6 +283,16 @@ export class FetchNode {
       await this.settle(d);
       return;
     }
+    if (claim.kind === "held") {
+      // Another node fetched this task and holds its outputs until the bus takes them (a NATS server that
+      // restarted, and delivered the task again, or an ack wait that ran out meanwhile): its result is
+      // still to come, and a fetch now would be a second request the frontier never hears of. Handed back
+      // for as long as that attempt's word lasts; once it is published, a delivery is dropped as done, and
+      // if that node dies with it, its word lapses and the task is fetched as any redelivery is.
+      this.counters.add("fetcher.tasks.held-elsewhere");
+      d.nak(Math.max(claim.forMs, task.hostGapMs, this.opts.nakDelayMs));
+      return;
+    }
     if (d.deliveryCount > 1 || claim.kind === "again") {
       this.counters.add("fetcher.tasks.redelivered");
       // Delivered again: an earlier attempt may have reached the host and ended without a word to the
@@ -328,7 +347,9 @@ export class FetchNode {
     }
     const fetchedAt = preciseNow();
     // Published now, or held until the bus takes it (outbox); given back unacked only if the node stops first.
-    if (!(await this.outbox.deliver(output, this.abort.signal))) {
+    // While they wait for the bus, the claims say this attempt is alive, so no other node fetches a repeat.
+    const whileHeld = () => this.copies.hold(task.taskId, d.copy, HOLD_WORD_MS);
+    if (!(await this.outbox.deliver(output, this.abort.signal, whileHeld))) {
       this.counters.add("fetcher.tasks.abandoned");
       // Its request was made: the redo waits the host's gap after this fetch, as any nak after a request
       // (the time its outputs waited for the bus counts towards that gap, not towards the fetch's time).

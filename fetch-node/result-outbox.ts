@@ -46,9 +46,10 @@ export class ResultOutbox {
 
   /**
    * Publishes `output`, retrying until the bus takes it: true once published; false when `signal` aborted
-   * first (the node is stopping: the task is given back unacked).
+   * first (the node is stopping: the task is given back unacked). `whileHeld` runs when the output starts
+   * to wait and before each retry (at most every `retryMaxMs`): how the node says its attempt is alive.
    */
-  async deliver(output: WorkOutput, signal: AbortSignal): Promise<boolean> {
+  async deliver(output: WorkOutput, signal: AbortSignal, whileHeld?: () => Promise<void>): Promise<boolean> {
     let error: unknown;
     try {
       await this.opts.publish(output);
@@ -61,6 +62,7 @@ export class ResultOutbox {
     try {
       let delayMs = this.opts.retryMinMs ?? 100;
       for (;;) {
+        await whileHeld?.();
         if (!(await sleep(delayMs, signal))) return false;
         try {
           await this.opts.publish(output);

@@ -20,6 +20,8 @@ interface Held {
   copy: number | undefined;
   since: number;
   until: number;
+  /** Until when the copy's attempt said it holds the task's outputs (hold); 0: it never said so. */
+  heldUntil: number;
 }
 
 export class MemoryFetchClaims implements FetchClaims {
@@ -39,9 +41,10 @@ export class MemoryFetchClaims implements FetchClaims {
     if (held && held.until > now) {
       if (held.copy === undefined) return { kind: "done" };
       if (held.copy !== copy) return { kind: "other-copy" };
+      if (held.heldUntil > now) return { kind: "held", forMs: held.heldUntil - now };
       return { kind: "again", ageMs: Math.max(0, now - held.since) };
     }
-    this.set(taskId, { copy, since: now, until: now + ttlMs });
+    this.set(taskId, { copy, since: now, until: now + ttlMs, heldUntil: 0 });
     return { kind: "new" };
   }
 
@@ -49,7 +52,14 @@ export class MemoryFetchClaims implements FetchClaims {
     checkTtl(ttlMs);
     const now = this.now();
     this.sweep(now);
-    this.set(taskId, { copy: undefined, since: now, until: now + ttlMs });
+    this.set(taskId, { copy: undefined, since: now, until: now + ttlMs, heldUntil: 0 });
+  }
+
+  async hold(taskId: string, copy: number, forMs: number): Promise<void> {
+    checkTtl(forMs);
+    const now = this.now();
+    const held = this.claims.get(taskId);
+    if (held && held.until > now && held.copy === copy) held.heldUntil = now + forMs;
   }
 
   /** Claims held now (expired ones not swept yet included). */

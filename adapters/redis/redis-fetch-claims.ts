@@ -4,12 +4,13 @@
  * (core/cluster/redis-acl.ts):
  *
  *   crawler:fetch-claim:<task id>   string, expiring: `<copy>@<ms>`, the stream sequence of the copy holding
- *                                   the task and when it claimed it (Redis's clock), or `done`
+ *                                   the task and when it claimed it (Redis's clock), then `@<ms>` until
+ *                                   when its attempt holds the outputs once it said so (hold), or `done`
  *
  * A claim is one script call (one round trip): it reads Redis's clock (`TIME`, so every node's claims are
  * aged on one clock), sets the claim when there is none or reads the one there, and answers new / again
- * (with the age) / other-copy / done, atomically, so of two fetch nodes delivered two copies at the same
- * moment exactly one holds the task. Marking a task done is one `SET key done PX ttl`. Claiming again changes
+ * (with the age) / held (with what its attempt's word has left) / other-copy / done, atomically, so of two
+ * fetch nodes delivered two copies at the same moment exactly one holds the task. Marking a task done is one `SET key done PX ttl`; holding is one script call. Claiming again changes
  * nothing (nor extends the TTL). While the connection is down both fail at once rather than wait for it.
  *
  * Memory: measured on redis-server 7.0.15 with task ids as frontier nodes make them (500,000 keys,
@@ -39,10 +40,36 @@ if not v then return {'new', 0} end
 if v == 'done' then return {'done', 0} end
 local at = string.find(v, '@', 1, true)
 if not at or string.sub(v, 1, at - 1) ~= ARGV[1] then return {'other-copy', 0} end
-local since = tonumber(string.sub(v, at + 1)) or now
+local rest = string.sub(v, at + 1)
+local at2 = string.find(rest, '@', 1, true)
+if at2 then
+  local held = tonumber(string.sub(rest, at2 + 1)) or 0
+  if held > now then return {'held', held - now} end
+  rest = string.sub(rest, 1, at2 - 1)
+end
+local since = tonumber(rest) or now
 return {'again', math.max(0, now - since)}
 `;
 const claimScript = new LuaScript(CLAIM_LUA);
+
+/**
+ * KEYS[1]: the claim; ARGV[1]: the copy, ARGV[2]: for how long (ms) its attempt holds the outputs. Only the
+ * copy's own claim is touched; its TTL is kept (KEEPTTL), and a done mark or another copy's claim stays.
+ */
+const HOLD_LUA = `
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local at = string.find(v, '@', 1, true)
+if not at or string.sub(v, 1, at - 1) ~= ARGV[1] then return 0 end
+local rest = string.sub(v, at + 1)
+local at2 = string.find(rest, '@', 1, true)
+if at2 then rest = string.sub(rest, 1, at2 - 1) end
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('SET', KEYS[1], ARGV[1] .. '@' .. rest .. '@' .. string.format('%d', now + tonumber(ARGV[2])), 'KEEPTTL')
+return 1
+`;
+const holdScript = new LuaScript(HOLD_LUA);
 
 export class RedisFetchClaims implements FetchClaims {
   readonly keyPrefix: string;
@@ -79,6 +106,7 @@ export class RedisFetchClaims implements FetchClaims {
     const [kind, age] = answer;
     if (kind === "new" || kind === "done" || kind === "other-copy") return { kind };
     if (kind === "again") return { kind, ageMs: Number(age) };
+    if (kind === "held") return { kind, forMs: Number(age) };
     throw new Error(`the fetch claim of task ${taskId}: Redis answered ${JSON.stringify(answer)}, which the claim script never returns`);
   }
 
@@ -89,6 +117,16 @@ export class RedisFetchClaims implements FetchClaims {
       await this.client.sendCommand(["SET", this.key(taskId), "done", "PX", String(ttlMs)]);
     } catch (error) {
       throw redisCommandError(this.client, `marking task ${taskId} done`, error);
+    }
+  }
+
+  async hold(taskId: string, copy: number, forMs: number): Promise<void> {
+    this.check(forMs);
+    this.connected(`holding task ${taskId}`);
+    try {
+      await holdScript.run<number>(this.client, [this.key(taskId)], [String(copy), String(forMs)]);
+    } catch (error) {
+      throw redisCommandError(this.client, `holding task ${taskId}`, error);
     }
   }
 

@@ -23,17 +23,28 @@
  *      `new`        no copy held the task: now `copy` does, from now on, for `ttlMs`;
  *      `again`      `copy` already holds it, since `ageMs` ago (on the store's clock), and it is not done:
  *                   this delivery repeats an earlier one, whose attempt may have ended or be under way;
+ *      `held`       `copy` holds it and its attempt said (`hold`) it is alive, for `forMs` more;
  *      `other-copy` another copy holds it (not done);
  *      `done`       the task was marked done (by any copy).
  *    Of callers racing with different copies, exactly one hears `new`. Claiming again changes nothing.
  *  - `done(taskId, ttlMs)` marks the task done, whoever held it (or nobody); from then on, for `ttlMs`,
  *    every claim of it answers `done`. Idempotent.
+ *  - `hold(taskId, copy, forMs)` says that `copy`'s attempt is alive and holds the task's outputs (they
+ *    wait for the bus), for `forMs` from now; the holder says it again before then, or its word lapses.
+ *    Until it lapses a claim of that copy answers `held` (with the ms left) rather than `again`: the
+ *    attempt's result is still to come, so a repeat must not fetch. Only the copy holding the claim can
+ *    hold it (anything else changes nothing), and holding neither extends the claim's TTL nor undoes `done`.
  *  - A claim or mark lasts its `ttlMs` from when it was made; after that the task is free again. A TTL that
  *    is not a positive whole number of ms is refused (RangeError).
  *  - Both reject when the store cannot answer (unreachable); the caller decides what that means.
  *  - `close()` releases what the claims built themselves; the caller that built them closes them.
  */
-export type FetchClaim = { kind: "new" } | { kind: "again"; ageMs: number } | { kind: "other-copy" } | { kind: "done" };
+export type FetchClaim =
+  | { kind: "new" }
+  | { kind: "again"; ageMs: number }
+  | { kind: "held"; forMs: number }
+  | { kind: "other-copy" }
+  | { kind: "done" };
 
 /**
  * How long a claim or done mark lasts by default (the fetch node's --fetch-claim-ttl, and the frontier
@@ -44,5 +55,6 @@ export const DEFAULT_FETCH_CLAIM_TTL_MS = 10 * 60_000;
 export interface FetchClaims {
   claim(taskId: string, copy: number, ttlMs: number): Promise<FetchClaim>;
   done(taskId: string, ttlMs: number): Promise<void>;
+  hold(taskId: string, copy: number, forMs: number): Promise<void>;
   close(): Promise<void>;
 }

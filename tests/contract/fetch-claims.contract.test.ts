@@ -3,7 +3,7 @@
  * in-memory `MemoryFetchClaims` and `RedisFetchClaims` on a real redis-server (two connections: two fetch
  * nodes). The first copy to claim a task holds it, a repeat of it is told so and how long ago it claimed,
  * any other copy hears "other-copy", a task marked done is done for every copy, racing claims agree on one
- * holder, and claims expire. Then Redis-only properties: the key and its TTL, a dropped connection and an
+ * holder, a copy whose attempt says it holds the outputs is "held" until that word lapses, and claims expire. Then Redis-only properties: the key and its TTL, a dropped connection and an
  * emptied script cache, a server that does not answer.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
@@ -140,11 +140,49 @@ for (const impl of implementations) {
       await waitFor(async () => (await a.claim("short", 5, 60_000)).kind === "new", "the done mark to expire");
     });
 
+    test("while a copy's attempt says it holds the outputs, a repeat of that copy hears held, with the time left; then again", async () => {
+      const [a, b] = impl.make();
+      expect(await a.claim("h1", 8, MINUTE)).toEqual(NEW);
+      await a.hold("h1", 8, 400);
+      const repeat = await b.claim("h1", 8, MINUTE);
+      expect(repeat.kind).toBe("held");
+      const forMs = repeat.kind === "held" ? repeat.forMs : -1;
+      expect(forMs).toBeGreaterThan(0);
+      expect(forMs).toBeLessThanOrEqual(400);
+      // Another copy is still another copy, and done still wins.
+      expect(await b.claim("h1", 9, MINUTE)).toEqual(OTHER);
+      // The word lapses unless it is said again: then the repeat hears again, with the age of the claim.
+      await waitFor(async () => (await b.claim("h1", 8, MINUTE)).kind === "again", "the hold to lapse");
+      await a.hold("h1", 8, MINUTE);
+      expect((await b.claim("h1", 8, MINUTE)).kind).toBe("held");
+      await a.done("h1", MINUTE);
+      expect(await b.claim("h1", 8, MINUTE)).toEqual(DONE);
+    });
+
+    test("a hold changes nothing but the holding copy's own claim, and does not extend its TTL", async () => {
+      const [a, b] = impl.make();
+      // No claim: nothing to hold, the next claim is new.
+      await a.hold("h2", 1, MINUTE);
+      expect(await b.claim("h2", 1, MINUTE)).toEqual(NEW);
+      // Another copy's word does not touch the holder's claim.
+      await b.hold("h2", 2, MINUTE);
+      expect(await a.claim("h2", 1, MINUTE)).toEqual(again());
+      // A done task stays done.
+      await a.done("h3", MINUTE);
+      await a.hold("h3", 1, MINUTE);
+      expect(await b.claim("h3", 1, MINUTE)).toEqual(DONE);
+      // The claim still ends with its own TTL, held or not.
+      expect(await a.claim("h4", 4, 150)).toEqual(NEW);
+      await a.hold("h4", 4, MINUTE);
+      await waitFor(async () => (await b.claim("h4", 5, MINUTE)).kind === "new", "the held claim to expire with its TTL");
+    });
+
     test("a TTL that is not a positive whole number of ms is refused", async () => {
       const [a] = impl.make();
       await expect(a.claim("bad", 1, 0)).rejects.toThrow(RangeError);
       await expect(a.claim("bad", 1, 1.5)).rejects.toThrow(RangeError);
       await expect(a.done("bad", -1)).rejects.toThrow(RangeError);
+      await expect(a.hold("bad", 1, 0)).rejects.toThrow(RangeError);
       expect(await a.claim("bad", 1, MINUTE)).toEqual(NEW);
     });
   });
