@@ -180,6 +180,8 @@ test("wordHashes - the same words as lower-casing the whole text first, wherever
     "K",
     "-",
     "42",
+    "\ud800",
+    "x\udc00y",
   ];
   const next = rng(21);
   for (let i = 0; i < 3_000; i++) {
