@@ -120,3 +120,12 @@ test("fingerprintBytes - every tail length gives a distinct fingerprint", () => 
   for (let n = 0; n <= 64; n++) seen.add(fingerprintBytes(bytes.subarray(0, n)));
   expect(seen.size).toBe(65);
 });
+
+test("murmur3x86_128 - bytes at any alignment in their buffer hash the same as an aligned copy", () => {
+  const buffer = new Uint8Array(300).map((_, i) => (i * 131 + 7) & 0xff);
+  for (let offset = 0; offset < 4; offset++)
+    for (let n = 0; n <= 80; n++) {
+      const view = buffer.subarray(offset, offset + n);
+      expect({ offset, n, h: [...murmur3x86_128(view, 9)] }).toEqual({ offset, n, h: [...murmur3x86_128(view.slice(), 9)] });
+    }
+});
