@@ -35,6 +35,11 @@ export class ContentClaims {
     return answer;
   }
 
+  /** Whether `url` made a near claim already (its answer is kept, and a claim again changes nothing). */
+  knowsNear(url: string): boolean {
+    return this.nearAnswers.has(url);
+  }
+
   /** Distinct exact fingerprints recorded. */
   get size(): number {
     return this.exact.size;

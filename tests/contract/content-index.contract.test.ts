@@ -1,6 +1,7 @@
 /**
  * The ContentIndex contract (core/ports/content-index.ts), one suite run against every
- * implementation: the in-memory `MemoryContentIndex` and `RedisContentIndex` on a real redis-server.
+ * implementation: the in-memory `MemoryContentIndex`, the embedded crawler's `SqliteContentIndex` (a file)
+ * and `RedisContentIndex` on a real redis-server.
  * Exact claims: new content or the URL's own gives `undefined`, another URL's content gives that URL,
  * and asking again gives the same answer. Near claims: another URL within 3 bits is found, one 4 or more
  * bits away is not, and claiming again gives the same answer. Then Redis-only properties: racing fetch
@@ -11,6 +12,11 @@ import { connectRedis, type RedisClient } from "../../adapters/redis/connect.ts"
 import { RedisContentIndex } from "../../adapters/redis/redis-content-index.ts";
 import type { ContentIndex } from "../../core/ports/index.ts";
 import { MemoryContentIndex } from "../../adapters/memory/index.ts";
+import { SqliteContentIndex } from "../../adapters/sqlite/index.ts";
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startRedis, type RedisServer } from "../support/redis.ts";
 
 interface Implementation {
@@ -44,7 +50,18 @@ const implementations: Implementation[] = [
     },
     make: () => new RedisContentIndex(client!, { keyPrefix: freshPrefix() }),
   },
+  {
+    name: "SqliteContentIndex (embedded, a file)",
+    setup: async () => {
+      sqliteDir = mkdtempSync(join(tmpdir(), "content-index-contract-"));
+    },
+    teardown: async () => {
+      rmSync(sqliteDir, { recursive: true, force: true });
+    },
+    make: () => SqliteContentIndex.open(join(sqliteDir, `content-${++prefixes}.sqlite`)),
+  },
 ];
+let sqliteDir = "";
 
 /** `hash` with the given bit positions (0 = least significant) flipped. */
 const flip = (hash: bigint, ...bits: number[]) => bits.reduce((h, b) => h ^ (1n << BigInt(b)), hash);
@@ -215,5 +232,58 @@ describe("RedisContentIndex: Redis-specific properties", () => {
     // Other clients were dropped too; wait until they are back before the suite ends.
     await a.ping();
     await b.ping();
+  });
+});
+
+describe("SqliteContentIndex: what a reopened file remembers", () => {
+  let dir = "";
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "content-index-sqlite-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("claims made before close are known after reopening, in the order they were made", async () => {
+    const path = join(dir, "reopen.sqlite");
+    const first = SqliteContentIndex.open(path);
+    expect(await first.claimExact("f".repeat(32), "https://a.example/")).toBeUndefined();
+    expect(await first.claimExact("f".repeat(32), "https://a.example/")).toBeUndefined();
+    expect(await first.claimNear(BASE, "https://orig.example/")).toBeUndefined();
+    expect(await first.claimNear(flip(BASE, 3), "https://copy.example/")).toBe("https://orig.example/");
+    await first.close();
+    const again = SqliteContentIndex.open(path);
+    expect(await again.claimExact("f".repeat(32), "https://b.example/")).toBe("https://a.example/");
+    expect(await again.claimExact("f".repeat(32), "https://a.example/")).toBeUndefined();
+    // The copy is still the copy, and the original still its own.
+    expect(await again.claimNear(flip(BASE, 3), "https://copy.example/")).toBe("https://orig.example/");
+    expect(await again.claimNear(BASE, "https://orig.example/")).toBeUndefined();
+    expect(await again.claimNear(flip(BASE, 1), "https://third.example/")).toBe("https://orig.example/");
+    await again.close();
+    // Each claim that recorded something is one row; the repeats added none.
+    const db = new Database(path, { readonly: true });
+    expect(db.query("SELECT kind, url FROM claims ORDER BY rowid").all()).toEqual([
+      { kind: 0, url: "https://a.example/" },
+      { kind: 1, url: "https://orig.example/" },
+      { kind: 1, url: "https://copy.example/" },
+      { kind: 1, url: "https://third.example/" },
+    ]);
+    db.close();
+  });
+
+  test("a file of the earlier layout (tables by fingerprint and by URL) is read on open, and new claims go on", async () => {
+    const path = join(dir, "earlier.sqlite");
+    const db = new Database(path, { create: true });
+    db.exec("CREATE TABLE exact (fingerprint TEXT PRIMARY KEY, url TEXT NOT NULL) WITHOUT ROWID");
+    db.exec("CREATE TABLE near (url TEXT PRIMARY KEY, simhash TEXT NOT NULL) WITHOUT ROWID");
+    db.query("INSERT INTO exact VALUES (?, ?)").run("e".repeat(32), "https://old.example/");
+    db.query("INSERT INTO near VALUES (?, ?)").run("https://old.example/", BASE.toString(16).padStart(16, "0"));
+    db.close();
+    const index = SqliteContentIndex.open(path);
+    expect(await index.claimExact("e".repeat(32), "https://new.example/")).toBe("https://old.example/");
+    expect(await index.claimNear(flip(BASE, 2), "https://new.example/")).toBe("https://old.example/");
+    await index.close();
+    const reopened = SqliteContentIndex.open(path);
+    expect(await reopened.claimNear(flip(BASE, 2), "https://new.example/")).toBe("https://old.example/");
+    expect(await reopened.claimNear(flip(BASE, 2, 5), "https://newer.example/")).toBe("https://new.example/");
+    await reopened.close();
   });
 });
