@@ -337,6 +337,25 @@ describe("fetch node", () => {
     expect(bus.results).toHaveLength(1);
   });
 
+  test("fetch node - another stored copy of a task whose outputs wait here is acked unfetched at once, and the attempt still acks its own", async () => {
+    let requests = 0;
+    const counting: TaskRunner = { run: (task, signal) => (requests++, path.worker.run(task, signal)) };
+    await startNode(counting);
+    bus.failPublishes = 1_000_000;
+    const first = bus.deliver(pageTask(`${server.origin}/`, "t1", 250), 1, 1);
+    await waitFor(() => node!.gauges().outboxWaiting === 1);
+    // A frontier's re-offer after a NATS drop: copy 2 of the same task.
+    const reoffer = bus.deliver(pageTask(`${server.origin}/`, "t1", 250), 1, 2);
+    await reoffer.done;
+    expect(reoffer.outcome()).toBe("ack");
+    expect(requests).toBe(1);
+    expect(node!.counters.get("fetcher.tasks.duplicate-copy-dropped")).toBe(1);
+    bus.failPublishes = 0;
+    await first.done;
+    expect(first.outcome()).toBe("ack");
+    expect(bus.results).toHaveLength(1);
+  });
+
   test("fetch node - a node stopping while outputs wait for the bus hands their tasks back unacked", async () => {
     await startNode();
     bus.failPublishes = 1_000_000;

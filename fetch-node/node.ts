@@ -125,8 +125,11 @@ export class FetchNode {
   private readonly outbox: ResultOutbox;
   private readonly copies: CopyClaims;
   private readonly attemptMaxMs: number;
-  /** Tasks this node is working on now, from the claim to the ack or nak (their fetch, or outputs in the outbox). */
-  private readonly attempting = new Set<string>();
+  /**
+   * Tasks this node is working on now, from the claim to the ack or nak (their fetch, or outputs in the
+   * outbox), with the stored copy each attempt took.
+   */
+  private readonly attempting = new Map<string, number>();
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -255,18 +258,27 @@ export class FetchNode {
       d.nak(0);
       return;
     }
-    if (this.attempting.has(task.taskId)) {
-      // A delivery of a task this node is working on now: a NATS server restarted without its consumer's
-      // latest state delivers a task again while its first attempt's outputs still wait here for the bus.
-      // Fetched, it would be a second request to the host just when the frontier, which gets the first
-      // attempt's result, may send the host's next task (seen: 1.4 ms apart). Handed back instead: the
-      // attempt under way acks the task or naks it politely, and a delivery after its ack is dropped as
-      // done by the claims.
+    const attemptCopy = this.attempting.get(task.taskId);
+    if (attemptCopy !== undefined) {
+      // A delivery of a task this node is working on now: fetched, it would be a second request to the host
+      // just when the frontier, which gets the attempt's result, may send the host's next task (seen: 1.4
+      // ms apart). Another stored copy (a frontier's re-offer after a NATS drop) is acked and dropped at
+      // once, as the claims would answer: the attempt's own copy stays in the stream until that attempt
+      // settles it. The same copy delivered again (a NATS server restarted without its consumer's latest
+      // state) cannot be acked without acking the attempt's message: it is handed back, and a delivery
+      // after the attempt's ack is dropped as done by the claims. Dropping a copy at once matters when the
+      // claims are lost next (a Redis outage): a copy handed back would then come back to find no claims
+      // to ask, and be fetched (seen: 4 hosts asked 149 ms after such a fetch).
+      if (d.copy !== attemptCopy) {
+        this.counters.add("fetcher.tasks.duplicate-copy-dropped");
+        await this.settle(d);
+        return;
+      }
       this.counters.add("fetcher.tasks.repeat-of-own-attempt");
       d.nak(Math.max(this.opts.nakDelayMs, task.hostGapMs));
       return;
     }
-    this.attempting.add(task.taskId);
+    this.attempting.set(task.taskId, d.copy);
     try {
       await this.attempt(d, task);
     } finally {
