@@ -136,19 +136,21 @@ test("exactFingerprint - equal bytes give equal fingerprints, one changed byte a
   expect(exactFingerprint(bytes)).toMatch(/^[0-9a-f]{32}$/);
 });
 
+/** The murmur3 finalizer, written out for the references below. */
+function fmix(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
 /**
  * The words' hashes the slow, obvious way: lower-case the whole text, take each run of letters, digits and
  * marks (each Han or kana character alone), FNV-1a over its UTF-16 units, the murmur3 finalizer of that
  * xor its length. `wordHashes` reads ASCII as found and lower-cases only from the first other character.
  */
 function referenceWordHashes(text: string): number[] {
-  const fmix = (h: number) => {
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    return (h ^ (h >>> 16)) >>> 0;
-  };
   const words =
     text
       .toLowerCase()
@@ -202,13 +204,6 @@ function referenceSimhash(text: string): [number, number] {
   if (words.length === 0) return [0, 0];
   const width = Math.min(3, words.length);
   const features = words.length - width + 1;
-  const fmix = (h: number) => {
-    h ^= h >>> 16;
-    h = Math.imul(h, 0x85ebca6b);
-    h ^= h >>> 13;
-    h = Math.imul(h, 0xc2b2ae35);
-    return (h ^ (h >>> 16)) >>> 0;
-  };
   const featureHash = (i: number, seed: number) => {
     let h = seed;
     for (let j = 0; j < width; j++) {
