@@ -6,7 +6,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { HostBehaviour, TestWeb } from "../../testweb/index.ts";
-import { fetchCounts, interrupt, missing, pageRequests, pathsOf, useHarness, waitUntilIdle } from "./harness.ts";
+import { expectCleanExit, fetchCounts, interrupt, missing, pageRequests, pathsOf, useHarness, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
 
@@ -56,7 +56,7 @@ describe("crawl: address safety", () => {
       what: "both loopback pages",
     });
     const { exit } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     // robots.txt names no sitemap: /sitemap.xml is probed once, after the home page (the test web answers 404).
     expect(pathsOf(web, "127.0.0.1")).toEqual(["/robots.txt", "/", "/sitemap.xml", "/next"]);
     // Straight to the address: origin-form requests with a Host header, no proxy in between.
@@ -77,7 +77,7 @@ describe("crawl: address safety", () => {
       what: "the site through the proxy",
     });
     const { exit } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(web.requests.length).toBe(expected.pages.size + 2); // the pages, robots.txt and the /sitemap.xml probe
     expect(web.requests.every((r) => r.via === "proxy")).toBe(true);
     expect(web.requests[0]!.path).toBe("/robots.txt");

@@ -6,7 +6,18 @@
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, repeated, useHarness, waitFor, waitUntilIdle } from "./harness.ts";
+import {
+  expectCleanExit,
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  repeated,
+  useHarness,
+  waitFor,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -56,7 +67,7 @@ describe("crawl: bad input", () => {
       what: "the valid seeds' pages",
     });
     const { exit } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(exit.stderr).toMatch(/seed rejected: not a url at all/);
     expect(exit.stderr).toMatch(/seed rejected: ftp:\/\/site0\.test\/file/);
     expect(exit.stderr).not.toMatch(/seed rejected: .*site1\.test/);
@@ -83,7 +94,7 @@ describe("crawl: bad input", () => {
       what: "the first crawl to finish its pages",
     });
     const { exit } = await interrupt(first);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect([...fetchCounts(pageRequests(web)).keys()].sort()).toEqual([...expected.pages].sort());
     expect(repeated(pageRequests(web))).toEqual({});
     expect(web.violations({ minGapMs: 200, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);

@@ -7,6 +7,7 @@ import { describe, expect, test } from "bun:test";
 import { statSync } from "node:fs";
 import { BOMB_BYTES, HUGE_BYTES } from "../../testweb/index.ts";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -42,7 +43,7 @@ describe("crawl: oversized bodies", () => {
     });
     const peakRss = run.peakRssBytes();
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     // The huge bodies were not downloaded in full: the crawler hung up at the cap.
     for (const path of ["/huge", "/huge-chunked"]) {

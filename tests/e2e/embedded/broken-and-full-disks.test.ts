@@ -10,7 +10,17 @@ import { closeSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { FrontierStore } from "../../../engine/frontier/index.ts";
 import { mountSmallDisk } from "../../support/small-disk.ts";
-import { crawlArgs, fetchCounts, missing, pageRequests, parseSummary, readAllRecords, useHarness, waitFor } from "./harness.ts";
+import {
+  expectCleanExit,
+  crawlArgs,
+  fetchCounts,
+  missing,
+  pageRequests,
+  parseSummary,
+  readAllRecords,
+  useHarness,
+  waitFor,
+} from "./harness.ts";
 
 const h = useHarness();
 const MIN_GAP_MS = 300;
@@ -59,7 +69,7 @@ describe("crawl: broken and full disks", () => {
         run,
       });
       const exit = await run.waitExit(120_000);
-      expect(exit.code).toBe(0);
+      expectCleanExit(exit);
       expect(parseSummary(exit.stdout, run).reason).toBe("done");
 
       const pages = pageRequests(web);

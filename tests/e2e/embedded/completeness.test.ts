@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -38,7 +39,7 @@ describe("crawl: completeness", () => {
     });
     const { exit, summary } = await interrupt(run);
 
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(summary.queued).toBe(0);
     const pages = pageRequests(web);
     expect([...fetchCounts(pages).keys()].sort()).toEqual([...expected.pages].sort());
@@ -59,7 +60,7 @@ describe("crawl: completeness", () => {
     const out = h.tempDir();
     const run = h.crawl(crawlArgs(web, [seed], out, ["--max-pages", "7"]), { out });
     const exit = await run.waitExit(30_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     const summary = parseSummary(exit.stdout, run);
     expect(summary.reason).toBe("max-pages");
     expect(summary.pagesFetched).toBe(7);
@@ -74,7 +75,7 @@ describe("crawl: completeness", () => {
     const out = h.tempDir();
     const run = h.crawl(crawlArgs(web, [seed], out), { out });
     const exit = await run.waitExit(30_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     const summary = parseSummary(exit.stdout, run);
     expect(summary.reason).toBe("done");
     expect([...fetchCounts(pageRequests(web)).keys()].sort()).toEqual([...expected.pages].sort());

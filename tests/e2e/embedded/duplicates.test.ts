@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { REVISIT_PROFILES } from "../../../engine/fetch/index.ts";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -33,7 +34,7 @@ describe("crawl: duplicate content", () => {
       what: `every page of ${host}`,
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(repeated(pageRequests(web))).toEqual({});
 
     const stored = (await readAllRecords(out)).filter((r) => r.type === "response" && r.status === 200).map((r) => r.url!);
@@ -74,7 +75,7 @@ describe("crawl: duplicate content", () => {
     const out = h.tempDir();
     const run = h.crawl(crawlArgs(web, [web.url(host)], out), { out });
     const exit = await run.waitExit(30_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     // One host, one request at a time: the order of the log is the order of the queue.
     const order = pageRequests(web, [host]).map((r) => r.path);
     expect(order).toEqual(["/", "/orig", "/near", "/later", "/o1", "/o2", "/l1", "/l2", "/n1", "/n2"]);

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { RequestRecord, TestWeb } from "../../testweb/index.ts";
 import { readRecordAt } from "../../../engine/fetch/warc/index.ts";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -80,7 +81,7 @@ describe("crawl: durability", () => {
       detail: () => `missing: ${missing(expected.pages, fetched()).join(", ")}`,
     });
     const { exit } = await interrupt(second);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     const pages = pageRequests(web, NORMAL_HOSTS);
     expect([...fetchCounts(pages).keys()].sort()).toEqual([...expected.pages].sort());
@@ -144,7 +145,7 @@ describe("crawl: durability", () => {
         detail: () => `missing: ${missing(expected.pages, fetched()).join(", ")}`,
       });
       const { exit } = await interrupt(second);
-      expect(exit.code).toBe(0);
+      expectCleanExit(exit);
 
       const counts = fetchCounts(pageRequests(web));
       expect([...counts.keys()].sort()).toEqual([...expected.pages].sort());
@@ -164,7 +165,7 @@ describe("crawl: durability", () => {
     await waitFor(() => hanging()?.endedAt === Infinity, { timeoutMs: 15_000, what: "hang.test's page to be in flight", run });
     run.signal("SIGINT");
     const exit = await run.waitExit(10_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(hanging()!.endedAt).toBeLessThan(Infinity); // the crawler hung up rather than leave it open
     const summary = parseSummary(exit.stdout, run);
     // ... because of the stop, not its 20 s response timeout: the fetch was given back, not timed out.

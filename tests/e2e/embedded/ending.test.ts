@@ -7,7 +7,7 @@
  * printing counters.
  */
 import { describe, expect, test } from "bun:test";
-import { crawlArgs, pathsOf, parseSummary, useHarness } from "./harness.ts";
+import { expectCleanExit, crawlArgs, pathsOf, parseSummary, useHarness } from "./harness.ts";
 
 const h = useHarness();
 
@@ -26,7 +26,7 @@ describe("crawl: ending and what is left", () => {
     const startedAt = Date.now();
     const run = h.crawl(args, { out });
     const exit = await run.waitExit(30_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     const summary = parseSummary(exit.stdout, run);
     expect(summary.reason).toBe("done");
     expect(exit.stdout).toContain("left for the next run:");
@@ -47,7 +47,7 @@ describe("crawl: ending and what is left", () => {
       { out },
     );
     const exit = await run.waitExit(40_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     const tries = web.requestsTo("errors.test").filter((r) => r.path === "/500");
     expect(tries.map((r) => r.status)).toEqual([500, 500]);
     // The retry came when it was due, not before.
@@ -63,7 +63,7 @@ describe("crawl: ending and what is left", () => {
     const seeds = [web.url("robots-500.test"), web.url("robots-unreachable.test"), web.url("nowhere.test")];
     const run = h.crawl(crawlArgs(web, seeds, out), { out });
     const exit = await run.waitExit(30_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(parseSummary(exit.stdout, run).reason).toBe("nothing-due");
     expect(exit.stdout).toContain("every host of this crawl was unreachable, nothing was fetched (3 hosts):");
     // robots.txt answered 500; the connection was reset; the test web answers 502 for a host it does not know, as a proxy would.
@@ -87,7 +87,7 @@ describe("crawl: ending and what is left", () => {
       },
     );
     const exit = await run.waitExit(40_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(parseSummary(exit.stdout, run).reason).toBe("max-duration");
     const lines = exit.stderr
       .split("\n")

@@ -9,7 +9,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import type { RequestRecord, TestWeb } from "../../testweb/index.ts";
-import { crawlArgs, interrupt, useHarness, waitFor } from "./harness.ts";
+import { expectCleanExit, crawlArgs, interrupt, useHarness, waitFor } from "./harness.ts";
 
 const h = useHarness();
 
@@ -61,7 +61,7 @@ describe("crawl: exact gaps", () => {
       detail: () => `${web.requests.length} requests; met: ${troubleMet(web).join(", ")}`,
     });
     const { exit } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(troubleMet(web).sort()).toEqual([...ALL_TROUBLE].sort());
     expect(politeness(web, 150)).toEqual([]);
   }, 90_000);
@@ -99,7 +99,7 @@ describe("crawl: exact gaps", () => {
       run: second,
     });
     const { exit } = await interrupt(second);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     // Both runs asked hosts the other had asked (the resumed crawl is not polite by having new hosts).
     const before = new Set(web.requests.slice(0, killedAt).map((r) => r.host));
     expect(web.requests.slice(killedAt).filter((r) => before.has(r.host)).length).toBeGreaterThan(100);

@@ -5,6 +5,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -55,7 +56,7 @@ describe("crawl: failing hosts", () => {
       },
     );
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     for (const host of slowHosts) {
       const home = homeOf(host)!;
@@ -89,7 +90,7 @@ describe("crawl: failing hosts", () => {
       what: `every page of ${host}`,
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     expect(repeated(pageRequests(web))).toEqual({});
     for (const status of [404, 410, 403, 500]) expect(summary.counters[`fetch.status.${status}`]).toBe(1);

@@ -9,7 +9,7 @@
  * Also here: reading what a crawl left behind (the summary it prints, its WARC files and CDXJ index) and
  * turning the request log into the set of page URLs a crawl fetched.
  */
-import { afterEach } from "bun:test";
+import { afterEach, expect } from "bun:test";
 import { Database } from "bun:sqlite";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -245,6 +245,19 @@ export async function waitFor(cond: () => boolean, opts: WaitOptions): Promise<v
  * condition a test waited for: a summary with nothing queued proves the crawler had no work left, so what
  * it did not fetch it never would have.
  */
+/**
+ * The crawl ended with exit code 0; otherwise the failure says how it ended (a code, or the signal that
+ * ended it: a crash) and the end of what it wrote on stderr.
+ */
+export function expectCleanExit(exit: ExitInfo): void {
+  const clean = exit.code === 0;
+  expect({ code: exit.code, signal: exit.signal, stderr: clean ? "" : exit.stderr.slice(-3_000) }).toEqual({
+    code: 0,
+    signal: null,
+    stderr: "",
+  });
+}
+
 export async function interrupt(run: CrawlRun, timeoutMs = 10_000): Promise<{ exit: ExitInfo; summary: CrawlSummary }> {
   run.signal("SIGINT");
   const exit = await run.waitExit(timeoutMs);

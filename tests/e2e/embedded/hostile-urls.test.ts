@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { linkingSite, robotsInside } from "../../support/hostile-sites.ts";
 import { hostileUrls, INTERNAL_ADDRESS, type HostileUrl } from "../../support/hostile-urls.ts";
 import type { TestWeb } from "../../testweb/index.ts";
-import { interrupt, missing, useHarness, waitUntilIdle } from "./harness.ts";
+import { expectCleanExit, interrupt, missing, useHarness, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
 
@@ -78,7 +78,7 @@ describe.each(modes)("crawl: hostile URLs, $name", (mode) => {
       detail: () => `missing: ${missing(redirects, linkingPaths()).slice(0, 5).join(", ")}`,
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     // The internal network never saw a connection.
     expect(internal.connections).toBe(0);

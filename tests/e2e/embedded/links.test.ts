@@ -7,6 +7,7 @@
 import { describe, expect, test } from "bun:test";
 import { MALFORMED_LINKS } from "../../testweb/index.ts";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -47,7 +48,7 @@ describe("crawl: links", () => {
       detail: () => `missing: ${missing(mustFetch, fetched()).join(", ")}`,
     });
     const { exit } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     const requested = pageRequests(web).map(urlOf);
     expect(requested.filter((u) => mustNotFetch.includes(u))).toEqual([]);

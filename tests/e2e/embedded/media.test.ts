@@ -8,7 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { MEDIA_ON_PAGE } from "../../testweb/index.ts";
-import { crawlArgs, fetchCounts, pageRequests, parseSummary, readAllRecords, repeated, useHarness } from "./harness.ts";
+import { expectCleanExit, crawlArgs, fetchCounts, pageRequests, parseSummary, readAllRecords, repeated, useHarness } from "./harness.ts";
 
 const h = useHarness();
 const PAGES = Object.keys(MEDIA_ON_PAGE);
@@ -29,7 +29,7 @@ describe("crawl: media", () => {
     const out = h.tempDir();
     const run = h.crawl(crawlArgs(web, [web.url("media.test")], out), { out });
     const exit = await run.waitExit(30_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect([...fetchCounts(pageRequests(web)).keys()].sort()).toEqual([...PAGES].sort());
     expect(web.requestsTo("media-cdn.test")).toEqual([]);
 
@@ -58,7 +58,7 @@ describe("crawl: media", () => {
     const out = h.tempDir();
     const run = h.crawl(crawlArgs(web, [web.url("media.test")], out, ["--fetch-media", "--max-media-body", "64KiB"]), { out });
     const exit = await run.waitExit(60_000);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     const allowed = [...new Set(Object.values(MEDIA_ON_PAGE).flat())].filter((u) => !u.includes("/private/"));
     const fetched = [...fetchCounts(pageRequests(web)).keys()];

@@ -10,6 +10,7 @@ import { gunzipSync } from "node:zlib";
 import { readRecordAt } from "../../../engine/fetch/warc/index.ts";
 import { prosePool, sitePage } from "../../testweb/index.ts";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -37,7 +38,7 @@ describe("crawl: output", () => {
       what: "every expected page",
     });
     const { exit } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     const files = warcFiles(out);
     expect(files.length).toBeGreaterThan(0);

@@ -5,7 +5,18 @@
  * host whose robots.txt failed, and a robots.txt Crawl-delay honoured.
  */
 import { describe, expect, test } from "bun:test";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, pathsOf, urlOf, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  expectCleanExit,
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  pathsOf,
+  urlOf,
+  useHarness,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -55,7 +66,7 @@ describe("crawl: politeness and robots.txt", () => {
     // The failed-robots hosts must have been tried, or "nothing fetched from them" would prove nothing.
     for (const host of PARKED) expect(pathsOf(web, host)).toContain("/robots.txt");
     const { exit } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     const violations = web.violations({ minGapMs: MIN_GAP_MS, gapMultiplier: MULTIPLIER });
     expect(violations.map((v) => v.message)).toEqual([]);

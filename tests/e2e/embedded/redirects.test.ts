@@ -6,7 +6,18 @@
  */
 import { describe, expect, test } from "bun:test";
 import { LONG_CHAIN } from "../../testweb/index.ts";
-import { crawlArgs, fetchCounts, interrupt, missing, pageRequests, pathsOf, repeated, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  expectCleanExit,
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  pathsOf,
+  repeated,
+  useHarness,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -24,7 +35,7 @@ describe("crawl: redirects", () => {
       detail: () => `missing: ${missing(mustFetch, fetched()).join(", ")}`,
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     const pages = pageRequests(web, [host, "landing.test"]);
     expect(repeated(pages)).toEqual({});

@@ -15,7 +15,7 @@ import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { describe, expect, test } from "bun:test";
 import { stableEtag } from "../../testweb/index.ts";
-import { crawlArgs, interrupt, parseSummary, pathsOf, readAllRecords, useHarness, waitFor } from "./harness.ts";
+import { expectCleanExit, crawlArgs, interrupt, parseSummary, pathsOf, readAllRecords, useHarness, waitFor } from "./harness.ts";
 
 const h = useHarness();
 const SHORT_REFETCH = ["--allow-short-refetch", "--refetch-initial", "4s", "--refetch-min", "2s", "--refetch-max", "1m"];
@@ -44,7 +44,7 @@ describe("crawl: refetch", () => {
       run,
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(summary.reason).toBe("interrupted");
 
     const visit = (p: string, n: number) => web.requestsTo(host).filter((r) => r.path === p)[n]!;

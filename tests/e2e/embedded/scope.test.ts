@@ -9,7 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SCOPE_CHAIN } from "../../testweb/index.ts";
-import { crawlArgs, interrupt, pageRequests, urlOf, useHarness, waitUntilIdle } from "./harness.ts";
+import { expectCleanExit, crawlArgs, interrupt, pageRequests, urlOf, useHarness, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
 
@@ -46,7 +46,7 @@ describe("crawl: scope and filters", () => {
         what: "every page the scope keeps",
       });
       const { exit, summary } = await interrupt(run);
-      expect(exit.code).toBe(0);
+      expectCleanExit(exit);
       expect(pageRequests(web).map(urlOf).sort()).toEqual(want.sort());
       expect(Object.fromEntries(Object.entries(summary.counters).filter(([k]) => k.startsWith("admission.rejected.")))).toEqual(c.rejected);
       expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
@@ -75,7 +75,7 @@ describe("crawl: scope and filters", () => {
       what: "every page the scope file keeps",
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(pageRequests(web).map(urlOf).sort()).toEqual(want.sort());
     expect(summary.counters["admission.refused.denied-host"]).toBe(1);
     expect(summary.counters["admission.rejected.extension"]).toBe(3);

@@ -11,6 +11,7 @@
 import { describe, expect, test } from "bun:test";
 import { SITEMAP_BIG_FILLERS, type HostBehaviour } from "../../testweb/index.ts";
 import {
+  expectCleanExit,
   crawlArgs,
   fetchCounts,
   interrupt,
@@ -53,7 +54,7 @@ describe("crawl: sitemaps", () => {
       detail: () => `missing: ${missing(mustFetch, fetched().keys()).join(", ")}; lastmod home: ${fetched().get(lastmodHome)}`,
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
 
     const requested = pageRequests(web).map(urlOf);
     expect(requested.filter((u) => must(web, hosts, "mustNotFetch").includes(u))).toEqual([]);
@@ -103,7 +104,7 @@ describe("crawl: sitemaps", () => {
       detail: () => `missing: ${missing(mustFetch, fetchCounts(pageRequests(web)).keys()).join(", ")}`,
     });
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     const requested = pageRequests(web, [host]).map(urlOf);
     expect(requested.filter((u) => must(web, [host], "mustNotFetch").includes(u))).toEqual([]);
     expect(summary.counters).toMatchObject({
@@ -131,7 +132,7 @@ describe("crawl: sitemaps", () => {
     });
     const peakRss = run.peakRssBytes();
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     const requested = pageRequests(web, [host]).map(urlOf);
     expect(requested.filter((u) => must(web, [host], "mustNotFetch").includes(u))).toEqual([]);
     expect(summary.counters).toMatchObject({ "sitemap.limit.bytes": 1, "sitemap.entries": 1 });
@@ -169,7 +170,7 @@ describe("crawl: sitemaps", () => {
         { out },
       );
       const exit = await run.waitExit(60_000);
-      expect(exit.code).toBe(0);
+      expectCleanExit(exit);
       const { counters } = parseSummary(exit.stdout, run);
       // The gap, robots.txt and one request at a time hold over every request to a host, the probe included.
       expect(web.violations({ minGapMs: 100, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);

@@ -5,7 +5,17 @@
  * repeated-segment rule. The crawl then goes idle instead of fetching forever.
  */
 import { describe, expect, test } from "bun:test";
-import { crawlArgs, fetchCounts, interrupt, pageRequests, pathsOf, repeated, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  expectCleanExit,
+  crawlArgs,
+  fetchCounts,
+  interrupt,
+  pageRequests,
+  pathsOf,
+  repeated,
+  useHarness,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -41,7 +51,7 @@ describe("crawl: traps", () => {
       { timeoutMs: 30_000, what: "the trap pages within the limits", detail: () => JSON.stringify(hosts.map(pagePaths)) },
     );
     const { exit, summary } = await interrupt(run);
-    expect(exit.code).toBe(0);
+    expectCleanExit(exit);
     expect(summary.queued).toBe(0);
 
     expect(pagePaths("calendar.test").sort()).toEqual(calendar.sort());
