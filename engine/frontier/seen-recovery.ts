@@ -116,8 +116,10 @@ export class SeenRecovery {
     const { log, counters, store, seen, now } = this.opts;
     await this.windowsClosed(upTo);
     const known = store.knowsPartition(p);
-    // A partition never built, with nothing in the store, is simply new: no alarm for that.
-    const quiet = cause.reason === "missing" && !known;
+    // A partition never built, with nothing in the store, is simply new: no alarm for that. Nor for one
+    // found half-built by another node (a node that joined just after the first one takes partitions over
+    // while that one is still starting their seen-sets): with nothing of it in this store, nothing was lost.
+    const quiet = (cause.reason === "missing" || cause.reason === "rebuilding") && !known;
     if (!quiet) {
       log?.warn(
         "the seen-set lost this partition's URLs; rebuilding it from the store before admitting more",
