@@ -8,6 +8,7 @@ import { startRedis, type RedisServer } from "../tests/support/redis.ts";
 import { parseRegionRules } from "../core/cluster/index.ts";
 import { type Delivery, type MessageBus, type Subscription } from "../core/ports/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
+import { preciseNow } from "../core/politeness/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { openFetchPath, type FetchPath } from "../engine/fetch/fetch-path.ts";
@@ -530,9 +531,9 @@ describe("fetch node", () => {
 
   test("fetch node - a result leaves stamped with the node's clock, so the frontier can move its times onto its own", async () => {
     await startNode();
-    const before = performance.timeOrigin + performance.now();
+    const before = preciseNow();
     await bus.deliver(pageTask(`${server.origin}/`)).done;
-    const after = performance.timeOrigin + performance.now();
+    const after = preciseNow();
     const result = bus.results[0]!.result;
     expect(result.sentAt).toBeGreaterThanOrEqual(result.endedAt);
     expect(result.endedAt).toBeGreaterThan(result.startedAt);

@@ -21,7 +21,7 @@ import {
   type Violation,
 } from "../../tests/testweb/index.ts";
 import { cpuSeconds, ioBytes, machineBusySeconds, mainThreadCpuSeconds, memory } from "./proc.ts";
-import { now as webNow } from "../../tests/testweb/recorder.ts";
+import { logClock as webNow } from "../../tests/testweb/clock.ts";
 import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
 
 export interface Scenario {

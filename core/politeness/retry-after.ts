@@ -25,6 +25,14 @@ const MAX_DELTA_SECONDS = 2 ** 31;
  * Returns how many milliseconds from `now` the header asks the client to wait, 0 for a date already
  * past, or undefined for a missing or unreadable value. `now` is epoch milliseconds.
  */
+export function parseRetryAfter(value: string | undefined | null, now: number): number | undefined {
+  if (value === undefined || value === null) return undefined;
+  const text = value.trim();
+  if (/^\d+$/.test(text)) return Math.min(Number(text), MAX_DELTA_SECONDS) * 1000;
+  const at = parseHttpDate(text, now);
+  return at === undefined ? undefined : Math.max(0, at - now);
+}
+
 /**
  * The header as the fetching side should pass it on: an HTTP-date becomes delta-seconds, read against the
  * wall clock (`wallNow`, `Date.now()`) when the response arrived. A date is wall-clock time, while the
@@ -35,19 +43,9 @@ const MAX_DELTA_SECONDS = 2 ** 31;
  * pass through as they are (the frontier reads both as before).
  */
 export function retryAfterAsDelay(value: string | undefined, wallNow: number): string | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return value;
-  const at = parseHttpDate(text, wallNow);
-  return at === undefined ? value : String(Math.max(0, Math.ceil((at - wallNow) / 1000)));
-}
-
-export function parseRetryAfter(value: string | undefined | null, now: number): number | undefined {
-  if (value === undefined || value === null) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Math.min(Number(text), MAX_DELTA_SECONDS) * 1000;
-  const at = parseHttpDate(text, now);
-  return at === undefined ? undefined : Math.max(0, at - now);
+  if (value === undefined || /^\d+$/.test(value.trim())) return value;
+  const ms = parseRetryAfter(value, wallNow);
+  return ms === undefined ? value : String(Math.ceil(ms / 1000));
 }
 
 /**

@@ -9,7 +9,8 @@ import { EventEmitter } from "node:events";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { connect } from "node:net";
 import { proxyGet } from "./client.ts";
-import { now, record } from "./recorder.ts";
+import { logClock as now } from "./clock.ts";
+import { record } from "./recorder.ts";
 import { startTestWeb, type TestWeb } from "./server.ts";
 import type { HostBehaviour, RequestRecord } from "./types.ts";
 

@@ -24,19 +24,16 @@ import { logClock } from "./clock.ts";
 import type { RequestRecord } from "./types.ts";
 import { retryAfterMs } from "./violations.ts";
 
-/** The log's clock (./clock.ts). */
-export const now = logClock;
-
 /**
  * Opens the record of one request in `log` and closes it when the response ends. `clock` is the test
- * web's clock (`now`); a test may pass another to stand for time the process spends off the CPU.
+ * web's clock (`logClock`); a test may pass another to stand for time the process spends off the CPU.
  */
 export function record(
   log: RequestRecord[],
   req: IncomingMessage,
   res: ServerResponse,
   target: Target,
-  clock: () => number = now,
+  clock: () => number = logClock,
 ): RequestRecord {
   const headers: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.headers)) {

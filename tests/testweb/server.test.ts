@@ -3,6 +3,7 @@ import { Agent } from "node:http";
 // The real undici, not Bun's built-in stand-in (see STACK-NOTES.md): this is the crawler's client.
 import { ProxyAgent, request } from "undici/index.js";
 import { directGet, proxyGet } from "./client.ts";
+import { logClock } from "./clock.ts";
 import { startTestWeb, type TestWeb } from "./server.ts";
 import { SITE_ROBOTS } from "./site.ts";
 import type { HostBehaviour } from "./types.ts";
@@ -87,9 +88,9 @@ describe("test web server", () => {
 
   test("records host, path, method, route, status, times and request headers", async () => {
     web.clearRequests();
-    // On the log's own clock (timeOrigin + performance.now()): the wall clock can be stepped under a running
-    // process (seen: Date.now() 10.1 s ahead of it in a full run), which would fail this comparison.
-    const before = performance.timeOrigin + performance.now();
+    // On the log's own clock: the wall clock can be stepped under a running process (seen: Date.now() 10.1 s
+    // ahead of it in a full run), which would fail this comparison.
+    const before = logClock();
     await proxyGet(web.proxyUrl, "http://site2.test/page/5?utm_source=x", {
       agent,
       headers: { "user-agent": "testbot/1.0", "if-none-match": '"abc"' },

@@ -1,5 +1,6 @@
 import { afterEach, expect, test } from "bun:test";
 import { AddressPolicy } from "../../../core/net/index.ts";
+import { preciseNow } from "../../../core/politeness/index.ts";
 import type { ServerResponse } from "node:http";
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from "node:zlib";
 import { HttpFetcher, type FetchOutcome, type FetchResponse, type HttpFetcherOptions } from "./index.ts";
@@ -42,9 +43,9 @@ test("fetcher - returns status, lower-case headers with repeats joined, the body
     res.setHeader("X-Custom", "yes");
     res.end(`hello from ${req.url}`);
   });
-  // On the fetcher's own clock (core/politeness preciseNow: timeOrigin + performance.now()), not Date.now(),
-  // which the system can step under a running process (seen: 10.1 s ahead in a full run).
-  const before = performance.timeOrigin + performance.now();
+  // On the fetcher's own clock (preciseNow), not Date.now(), which the system can step under a running
+  // process (seen: 10.1 s ahead in a full run).
+  const before = preciseNow();
   const out = response(await fetcher().fetch({ url: `${s.origin}/page?x=1` }));
   expect(out.status).toBe(200);
   expect(text(out.body)).toBe("hello from /page?x=1");
