@@ -23,7 +23,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startTestWeb, type FaultShares, type TestWeb, type Violation } from "../../tests/testweb/index.ts";
+import { logClock, startTestWeb, type FaultShares, type TestWeb, type Violation } from "../../tests/testweb/index.ts";
 import { clusterCrawler } from "./cluster.ts";
 import { clockTicksPerSecond } from "./proc.ts";
 import { measureCrawl, type Scenario } from "./run.ts";
@@ -158,14 +158,14 @@ async function embeddedRun(args: Args, dir: string, killAtMs: number | undefined
     const windowEnd = firstAt + scenario.seconds * 1000;
     const times: Record<string, number> = { firstAt };
     if (killAtMs !== undefined) {
-      await Bun.sleep(Math.max(0, firstAt + killAtMs - Date.now()));
-      times.killAt = performance.timeOrigin + performance.now();
+      await Bun.sleep(Math.max(0, firstAt + killAtMs - logClock()));
+      times.killAt = logClock();
       proc.kill("SIGKILL");
       await proc.exited;
-      times.restartAt = performance.timeOrigin + performance.now();
+      times.restartAt = logClock();
       proc = spawn(2);
     }
-    await Bun.sleep(Math.max(0, windowEnd - Date.now()));
+    await Bun.sleep(Math.max(0, windowEnd - logClock()));
     proc.kill("SIGTERM");
     const stopped = await Promise.race([proc.exited.then(() => true), Bun.sleep(30_000).then(() => false)]);
     if (!stopped) {
