@@ -50,6 +50,9 @@ describe("fault: one NATS server of three killed", () => {
     const run = await crawlThroughFault(cluster, {
       services: { natsCluster: true },
       inject: killFetchStreamLeader,
+      // The crawl goes on with two servers: it may be over while the cluster elects its last leaders
+      // (seen in CI: 768 of 768 pages by then).
+      mayFinishDuringFault: true,
     });
     console.log(describeRun("nats server of three killed", run));
     expectNothingLost(run);
