@@ -3,9 +3,9 @@
  * web> --dir <scratch> --frontiers N --fetchers M -- --min-gap <gap>` as one child in a process group of
  * its own (nats-server, redis-server, the coordinator, N frontier nodes and M fetch nodes, the first on
  * Deno when Deno is installed, all its descendants), measured over the whole process tree. Once the
- * launcher has written DIR/cluster.json, every home page is seeded with `crawlctl seed add --file`; the
- * window then opens at the first request the test web sees, as for the embedded crawler. Every other
- * policy keeps its default, including gap ≥ 10 × fetch time, checked as its own rule. The benchmark
+ * launcher has written DIR/cluster.json, every home page is seeded with `crawlctl seed add --file`. The
+ * window opens at the spawn, as for every crawler (run.ts): the cluster's start-up and seeding count.
+ * Every policy but the gap keeps its default, including gap ≥ 10 × fetch time, checked as its own rule. The benchmark
  * stops the cluster with SIGTERM to the launcher (which stops its children in order) and checks by pid
  * that every process of the tree has gone.
  */
