@@ -245,3 +245,39 @@ test("runMain - waits for the output to be flushed, then exits with the code", a
   expect(flushed).toBe(true);
   expect(rt.written.stdout).toBe("result\n");
 });
+
+test("runMain - a stop signal while the output is flushed is held: the process still exits with its code; a second exits at once", async () => {
+  const rt = memoryRuntime();
+  let releaseFlush!: () => void;
+  rt.flush = () => new Promise<void>((resolve) => (releaseFlush = resolve));
+  const exited = runMain(
+    demo(async (ctx) => {
+      ctx.out("summary\n");
+      return 0;
+    }),
+    rt,
+  );
+  await until(() => releaseFlush !== undefined);
+  // The run is over: without a handler now, the system's default action would end the process by the signal.
+  expect(rt.handlers).toBe(1);
+  rt.signal("SIGINT");
+  expect(rt.exits).toEqual([]);
+  releaseFlush();
+  await expect(exited).rejects.toEqual(new ExitCalled(0));
+  expect(rt.written.stdout).toBe("summary\n");
+
+  const rt2 = memoryRuntime();
+  let flushing = false;
+  rt2.flush = () => ((flushing = true), new Promise<void>(() => {})); // a reader that never takes the output
+  const stuck = runMain(demo(async () => 4), rt2).catch((e: unknown) => e);
+  await until(() => flushing);
+  rt2.signal("SIGTERM");
+  expect(() => rt2.signal("SIGTERM")).toThrow(new ExitCalled(4));
+  expect(rt2.exits).toEqual([4]);
+  void stuck;
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let i = 0; i < 1_000 && !condition(); i++) await Bun.sleep(1);
+  if (!condition()) throw new Error("condition never held");
+}

@@ -65,6 +65,13 @@ export interface ProcessContext<C> {
 /** Runs the process to its end and exits with its code. The composition root's last line. */
 export async function runMain<C>(spec: ProcessSpec<C>, runtime: RuntimePort = hostRuntime()): Promise<never> {
   const code = await runProcess(spec, runtime);
+  // The process has stopped and exits with `code` once its output is out. A stop signal arriving now (a
+  // Ctrl-C just as a crawl ends on its own) must not find the default action, which would end the process
+  // by the signal, its code lost and its output perhaps cut: the first one is held, a second exits at once.
+  let signals = 0;
+  runtime.onStopSignal(() => {
+    if (++signals > 1) runtime.exit(code);
+  });
   await runtime.flush();
   return runtime.exit(code);
 }
