@@ -26,6 +26,7 @@
  * JSON (the bench's table reads them), whatever its assertions then say.
  */
 import { expect } from "bun:test";
+import { FrontierClient } from "../../adapters/grpc/index.ts";
 import { writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import type { RequestRecord, TestWeb } from "../testweb/index.ts";
@@ -165,8 +166,9 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
     detail: async () =>
       `${pageRequests(web).length} of ${expected.pages.size} pages fetched; totals ${JSON.stringify(await roles.coordinator.stats())}`,
   });
-  // Tasks out just before the fault (the totals are at most a heartbeat old).
-  const inFlightAtFault = (await roles.coordinator.stats()).inFlight;
+  // Tasks out just before the fault: the coordinator's total is up to a heartbeat old and misses tasks
+  // issued since, so the frontier nodes are asked themselves too (seen: 6 in the total, 9 live).
+  const inFlightAtFault = Math.max((await roles.coordinator.stats()).inFlight, await liveInFlight(roles));
   const window = await scenario.inject(roles, web);
   yieldCpuToTheWeb(roles); // whatever the fault started again
   // The coordinator after the fault (a row may have killed and started it again).
@@ -362,4 +364,20 @@ export function describeRun(name: string, run: FaultRun): string {
   const s = (ms: number) => (ms / 1000).toFixed(1);
   const longest = r.longestWait ? `, longest wait across it ${s(r.longestWait.waitedMs)} s (allowed ${s(r.longestWait.allowedMs)} s)` : "";
   return `${name}: outage ${s(r.outageMs)} s, ${r.pages} page requests, ${r.distinct} distinct pages (${r.expected} expected), fetched twice ${r.fetchedTwice} (in flight at the fault ${r.inFlightAtFault}), violations ${r.violations}, stalled hosts ${r.stalledHosts}${longest}`;
+}
+
+/** Tasks out now, summed over every live frontier node's own count (its GetStats, not its last heartbeat). */
+export async function liveInFlight(roles: Roles): Promise<number> {
+  const frontiers = (await roles.coordinator.nodes()).filter((n) => n.role === "frontier" && n.state === "live");
+  const counts = await Promise.all(
+    frontiers.map(async (n) => {
+      const client = new FrontierClient(n.grpcAddress, { deadlineMs: 5_000 });
+      try {
+        return (await client.getStats()).inFlight;
+      } finally {
+        client.close();
+      }
+    }),
+  );
+  return counts.reduce((a, b) => a + b, 0);
 }
