@@ -241,11 +241,6 @@ export async function waitFor(cond: () => boolean, opts: WaitOptions): Promise<v
 }
 
 /**
- * Stops a crawl the way a user does (Ctrl-C), waits for it to exit and returns its summary. Use after the
- * condition a test waited for: a summary with nothing queued proves the crawler had no work left, so what
- * it did not fetch it never would have.
- */
-/**
  * The crawl ended with exit code 0; otherwise the failure says how it ended (a code, or the signal that
  * ended it: a crash) and the end of what it wrote on stderr.
  */
@@ -258,6 +253,11 @@ export function expectCleanExit(exit: ExitInfo): void {
   });
 }
 
+/**
+ * Stops a crawl the way a user does (Ctrl-C), waits for it to exit and returns its summary. Use after the
+ * condition a test waited for: a summary with nothing queued proves the crawler had no work left, so what
+ * it did not fetch it never would have.
+ */
 export async function interrupt(run: CrawlRun, timeoutMs = 10_000): Promise<{ exit: ExitInfo; summary: CrawlSummary }> {
   run.signal("SIGINT");
   const exit = await run.waitExit(timeoutMs);
