@@ -269,7 +269,10 @@ test("runMain - a stop signal while the output is flushed is held: the process s
   const rt2 = memoryRuntime();
   let flushing = false;
   rt2.flush = () => ((flushing = true), new Promise<void>(() => {})); // a reader that never takes the output
-  const stuck = runMain(demo(async () => 4), rt2).catch((e: unknown) => e);
+  const stuck = runMain(
+    demo(async () => 4),
+    rt2,
+  ).catch((e: unknown) => e);
   await until(() => flushing);
   rt2.signal("SIGTERM");
   expect(() => rt2.signal("SIGTERM")).toThrow(new ExitCalled(4));
