@@ -90,6 +90,9 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
       extra.push(`peak RSS held at once ${((r.peakConcurrentRssBytes ?? 0) / 2 ** 20).toFixed(0)} MB (column: sum of each process's peak)`);
     }
     out.push(`  ${r.name}: ${extra.join(", ")}${kinds.length ? `; violations: ${kinds.join(", ")}` : ""}`);
+    out.push(
+      `    per ${r.bins.seconds} s from spawn: pages ${r.bins.pages.join(" ")}; robots.txt ${r.bins.robots.join(" ")}; CPU s ${r.bins.cpuSeconds.map((c) => c.toFixed(1)).join(" ")}`,
+    );
     for (const ex of r.violationExamples) out.push(`    e.g. ${ex}`);
     if (r.processes) out.push(...processTable(r));
     if (r.otherLoadCpuSeconds > BUSY_BOX_SHARE * r.seconds) {

@@ -127,6 +127,11 @@ export interface CrawlResult {
    * above it is the crawler's own overhead per host, which caps the rate when the CPU does not.
    */
   hostIdleMs: { p50: number; p90: number; samples: number };
+  /**
+   * The window in bins of `BIN_SECONDS` from the spawn: pages and robots.txt requests started in each, and
+   * the crawler's CPU seconds spent in each. Shows how long start-up and the robots.txt burst hold the rate.
+   */
+  bins: { seconds: number; pages: number[]; robots: number[]; cpuSeconds: number[] };
   /** From spawning the crawler to the first request the test web saw. */
   startupSeconds: number;
   /** From SIGTERM to exit. */
@@ -151,6 +156,8 @@ export interface CrawlResult {
 const STARTUP_LIMIT_MS = 120_000;
 const STOP_GRACE_MS = 20_000;
 const SAMPLE_MS = 250;
+/** Width of the timeline bins (`CrawlResult.bins`). */
+const BIN_SECONDS = 5;
 
 export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario, dir: string, ticks: number): Promise<CrawlResult> {
   mkdirSync(dir, { recursive: true });
@@ -229,8 +236,22 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const windowEnd = windowStart + scenario.seconds * 1000;
     const windowMid = windowStart + (scenario.seconds * 1000) / 2;
     const cpuNow = (): number | undefined => (processTree ? processTree.cpuSecondsSoFar() : cpuSeconds(proc.pid, ticks));
-    await Bun.sleep(Math.max(0, windowMid - webNow()));
-    const cpuMid = cpuNow() ?? 0;
+    // CPU read at every bin's end, so the bins' CPU and the steady half's come from the same readings.
+    const cpuAtBinEnd: number[] = [];
+    let cpuMid = 0;
+    for (let b = 1; b * BIN_SECONDS * 1000 <= scenario.seconds * 1000 + 1e-6; b++) {
+      const binEnd = windowStart + b * BIN_SECONDS * 1000;
+      if (cpuMid === 0 && binEnd > windowMid) {
+        await Bun.sleep(Math.max(0, windowMid - webNow()));
+        cpuMid = cpuNow() ?? 0;
+      }
+      await Bun.sleep(Math.max(0, binEnd - webNow()));
+      cpuAtBinEnd.push(cpuNow() ?? cpuAtBinEnd.at(-1) ?? 0);
+    }
+    if (cpuMid === 0) {
+      await Bun.sleep(Math.max(0, windowMid - webNow()));
+      cpuMid = cpuNow() ?? 0;
+    }
     await Bun.sleep(Math.max(0, windowEnd - webNow()));
     clearInterval(sampler);
     clearInterval(treeSampler);
@@ -271,6 +292,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const counts = countWindow(web.requests, windowStart, windowEnd);
     const steadyPages = countWindow(web.requests, windowMid, windowEnd).pages;
     const hostIdleMs = hostIdle(web.requests, windowMid, windowEnd);
+    const bins = binWindow(web.requests, windowStart, cpuAtBinEnd.length);
     const steadyCpu = cpuEnd - cpuMid;
     const found = web.violations({ minGapMs: scenario.minGapMs, gapMultiplier: 0 });
     const ownFound = crawler.ownPolicy ? web.violations({ minGapMs: scenario.minGapMs, ...crawler.ownPolicy }) : undefined;
@@ -306,6 +328,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       otherLoadCpuSeconds: Math.max(0, busy - cpu - webCpuSeconds),
       startupSeconds,
       hostIdleMs,
+      bins: { ...bins, cpuSeconds: cpuAtBinEnd.map((c, i) => c - (i === 0 ? 0 : cpuAtBinEnd[i - 1]!)) },
       stopSeconds,
       exitCode: stopped ? proc.exitCode : null,
       logFile,
@@ -417,6 +440,19 @@ function countWindow(log: readonly RequestRecord[], from: number, to: number) {
     } else otherResponses++;
   }
   return { pages, uniquePages: unique.size, robotsRequests, otherResponses };
+}
+
+/** Pages and robots.txt requests started in each of `count` bins of BIN_SECONDS from `from`. */
+function binWindow(log: readonly RequestRecord[], from: number, count: number): { seconds: number; pages: number[]; robots: number[] } {
+  const pages = new Array<number>(count).fill(0);
+  const robots = new Array<number>(count).fill(0);
+  for (const r of log) {
+    const b = Math.floor((r.startedAt - from) / (BIN_SECONDS * 1000));
+    if (b < 0 || b >= count) continue;
+    if (r.path === "/robots.txt") robots[b]!++;
+    else if (r.status === 200 && r.completed) pages[b]!++;
+  }
+  return { seconds: BIN_SECONDS, pages, robots };
 }
 
 /** Per host, from the end of each response to the host's next request, for next requests inside [from, to). */
