@@ -50,6 +50,11 @@ for (let c = 0x41; c <= 0x5a; c++) ASCII_CLASS[c] = UPPER;
 const ASCII_FOLDED = new Uint8Array(0x80);
 for (let c = 0; c < 0x80; c++) ASCII_FOLDED[c] = ASCII_CLASS[c] === SEPARATOR ? 0 : ASCII_CLASS[c] === UPPER ? c | 0x20 : c;
 
+/** ASCII_FOLDED over every byte value, NON_ASCII for the bytes at or above 0x80 (where the ASCII prefix ends). */
+const NON_ASCII = 0x100;
+const BYTE_FOLDED = new Uint16Array(0x100).fill(NON_ASCII);
+BYTE_FOLDED.set(ASCII_FOLDED);
+
 const utf8 = new TextEncoder();
 /** The text's UTF-8 bytes, reused from call to call (grown as needed; each thread has its own). */
 let asciiScratch = new Uint8Array(0);
@@ -78,12 +83,13 @@ export function wordHashes(text: string): Uint32Array {
   const written = utf8.encodeInto(text, bytes).written;
   const limit = Math.min(n, written);
   for (; i < limit; i++) {
-    const c = bytes[i]!;
-    if (c >= 0x80) break;
-    const f = ASCII_FOLDED[c]!;
-    if (f !== 0) {
+    const f = BYTE_FOLDED[bytes[i]!]!;
+    if ((f - 1) >>> 0 < 0x7f) {
+      // A letter or digit, folded (1..127): one test on the common path.
       h = Math.imul(h ^ f, FNV_PRIME);
       len++;
+    } else if (f === NON_ASCII) {
+      break;
     } else if (len > 0) {
       if (count === out.length) out = grown(out);
       out[count++] = fmix32(h ^ len);
