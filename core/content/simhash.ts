@@ -47,7 +47,7 @@ export function simhash64Parts(text: string): [number, number] {
   if (words.length === 0) return [0, 0];
   const width = Math.min(SHINGLE, words.length);
   const features = words.length - width + 1;
-  // Room for the features rounded up to a whole group of 16, the padding zeros (a zero adds no bits).
+  // Room for the features rounded up to a whole group of 8, the padding zeros (a zero adds no bits).
   const padded = Math.ceil(features / GROUP) * GROUP;
   if (loScratch.length < padded) {
     loScratch = new Int32Array(Math.max(padded, 2 * loScratch.length));
@@ -87,116 +87,81 @@ export function simhash64Parts(text: string): [number, number] {
 }
 
 /** Features counted per step of `countBits`. */
-const GROUP = 16;
+const GROUP = 8;
 /** Feature hashes of the text at hand (grown as needed; each thread has its own). */
 let loScratch = new Int32Array(1024);
 let hiScratch = new Int32Array(1024);
 
 /**
- * Adds, for each bit position b of the 32-bit words v[0 .. n) (n a multiple of 16), how many of them have
- * bit b set to counts[base + b]. Counting is bit-sliced: `ones`, `twos`, `fours` and `eights` hold, per bit
- * position, the bits of a running count, and each group of 16 words goes through a tree of carry-save adders
- * (3 inputs to a sum and a carry, 5 operations for 32 positions at once), which leaves one word of carries
- * worth 16 each. Those are summed in byte lanes: accumulator Sj holds, in its four bytes, the sixteens for
- * bits j, j+8, j+16 and j+24, and is emptied before a byte can overflow. About 6 operations per word, where
- * adding each word's bits in byte lanes took 24.
+ * Adds, for each bit position b of the 32-bit words v[0 .. n) (n a multiple of 8), how many of them have
+ * bit b set to counts[base + b]. Counting is bit-sliced: `ones`, `twos` and `fours` hold, per bit position,
+ * the low bits of a running count, and each group of 8 words goes through a tree of 7 carry-save adders
+ * (three words in, a word of sums and a word of carries out: 5 operations for 32 positions at once), which
+ * leaves one word of carries worth 8 each. Those are summed in byte lanes: accumulator Ej holds, in its four
+ * bytes, the eights for bits j, j+8, j+16 and j+24, and is emptied before a byte can overflow. About 5.5
+ * operations per word, where adding each word's bits in byte lanes took 24.
  */
 function countBits(v: Int32Array, n: number, counts: Float64Array, base: number): void {
   let ones = 0;
   let twos = 0;
   let fours = 0;
-  let eights = 0;
-  let S0 = 0,
-    S1 = 0,
-    S2 = 0,
-    S3 = 0,
-    S4 = 0,
-    S5 = 0,
-    S6 = 0,
-    S7 = 0;
+  let E0 = 0,
+    E1 = 0,
+    E2 = 0,
+    E3 = 0,
+    E4 = 0,
+    E5 = 0,
+    E6 = 0,
+    E7 = 0;
   let pending = 0;
-  let a: number, b: number, u: number;
-  let twosA: number, twosB: number, foursA: number, foursB: number, eightsA: number, eightsB: number;
   for (let i = 0; i < n; i += GROUP) {
-    // Each step: (carry, sum) of three words; carry = majority, sum = xor.
-    a = v[i]!;
-    b = v[i + 1]!;
-    u = ones ^ a;
-    twosA = (ones & a) | (u & b);
+    // Each adder: carry = majority of (x, a, b), sum = x ^ a ^ b.
+    let a = v[i]!;
+    let b = v[i + 1]!;
+    let u = ones ^ a;
+    const twosA = (ones & a) | (u & b);
     ones = u ^ b;
     a = v[i + 2]!;
     b = v[i + 3]!;
     u = ones ^ a;
-    twosB = (ones & a) | (u & b);
+    const twosB = (ones & a) | (u & b);
     ones = u ^ b;
     u = twos ^ twosA;
-    foursA = (twos & twosA) | (u & twosB);
+    const foursA = (twos & twosA) | (u & twosB);
     twos = u ^ twosB;
     a = v[i + 4]!;
     b = v[i + 5]!;
     u = ones ^ a;
-    twosA = (ones & a) | (u & b);
+    const twosC = (ones & a) | (u & b);
     ones = u ^ b;
     a = v[i + 6]!;
     b = v[i + 7]!;
     u = ones ^ a;
-    twosB = (ones & a) | (u & b);
+    const twosD = (ones & a) | (u & b);
     ones = u ^ b;
-    u = twos ^ twosA;
-    foursB = (twos & twosA) | (u & twosB);
-    twos = u ^ twosB;
+    u = twos ^ twosC;
+    const foursB = (twos & twosC) | (u & twosD);
+    twos = u ^ twosD;
     u = fours ^ foursA;
-    eightsA = (fours & foursA) | (u & foursB);
+    const eights = (fours & foursA) | (u & foursB);
     fours = u ^ foursB;
-    a = v[i + 8]!;
-    b = v[i + 9]!;
-    u = ones ^ a;
-    twosA = (ones & a) | (u & b);
-    ones = u ^ b;
-    a = v[i + 10]!;
-    b = v[i + 11]!;
-    u = ones ^ a;
-    twosB = (ones & a) | (u & b);
-    ones = u ^ b;
-    u = twos ^ twosA;
-    foursA = (twos & twosA) | (u & twosB);
-    twos = u ^ twosB;
-    a = v[i + 12]!;
-    b = v[i + 13]!;
-    u = ones ^ a;
-    twosA = (ones & a) | (u & b);
-    ones = u ^ b;
-    a = v[i + 14]!;
-    b = v[i + 15]!;
-    u = ones ^ a;
-    twosB = (ones & a) | (u & b);
-    ones = u ^ b;
-    u = twos ^ twosA;
-    foursB = (twos & twosA) | (u & twosB);
-    twos = u ^ twosB;
-    u = fours ^ foursA;
-    eightsB = (fours & foursA) | (u & foursB);
-    fours = u ^ foursB;
-    u = eights ^ eightsA;
-    const sixteens = (eights & eightsA) | (u & eightsB);
-    eights = u ^ eightsB;
-    S0 += sixteens & LANES;
-    S1 += (sixteens >>> 1) & LANES;
-    S2 += (sixteens >>> 2) & LANES;
-    S3 += (sixteens >>> 3) & LANES;
-    S4 += (sixteens >>> 4) & LANES;
-    S5 += (sixteens >>> 5) & LANES;
-    S6 += (sixteens >>> 6) & LANES;
-    S7 += (sixteens >>> 7) & LANES;
+    E0 += eights & LANES;
+    E1 += (eights >>> 1) & LANES;
+    E2 += (eights >>> 2) & LANES;
+    E3 += (eights >>> 3) & LANES;
+    E4 += (eights >>> 4) & LANES;
+    E5 += (eights >>> 5) & LANES;
+    E6 += (eights >>> 6) & LANES;
+    E7 += (eights >>> 7) & LANES;
     if (++pending === 255) {
-      flush(counts, base, 16, S0, S1, S2, S3, S4, S5, S6, S7);
-      S0 = S1 = S2 = S3 = S4 = S5 = S6 = S7 = 0;
+      flush(counts, base, GROUP, E0, E1, E2, E3, E4, E5, E6, E7);
+      E0 = E1 = E2 = E3 = E4 = E5 = E6 = E7 = 0;
       pending = 0;
     }
   }
-  flush(counts, base, 16, S0, S1, S2, S3, S4, S5, S6, S7);
+  flush(counts, base, GROUP, E0, E1, E2, E3, E4, E5, E6, E7);
   for (let bit = 0; bit < 32; bit++) {
-    counts[base + bit]! += 8 * ((eights >>> bit) & 1) + 4 * ((fours >>> bit) & 1) + 2 * ((twos >>> bit) & 1) + ((ones >>> bit) & 1);
+    counts[base + bit]! += 4 * ((fours >>> bit) & 1) + 2 * ((twos >>> bit) & 1) + ((ones >>> bit) & 1);
   }
 }
 
