@@ -47,7 +47,7 @@ export function simhash64Parts(text: string): [number, number] {
   if (words.length === 0) return [0, 0];
   const width = Math.min(SHINGLE, words.length);
   const features = words.length - width + 1;
-  // Room for the features rounded up to a whole group of 8, the padding zeros (a zero adds no bits).
+  // Room for the features rounded up to a whole group of 4, the padding zeros (a zero adds no bits).
   const padded = Math.ceil(features / GROUP) * GROUP;
   if (loScratch.length < padded) {
     loScratch = new Int32Array(Math.max(padded, 2 * loScratch.length));
@@ -87,32 +87,31 @@ export function simhash64Parts(text: string): [number, number] {
 }
 
 /** Features counted per step of `countBits`. */
-const GROUP = 8;
+const GROUP = 4;
 /** Feature hashes of the text at hand (grown as needed; each thread has its own). */
 let loScratch = new Int32Array(1024);
 let hiScratch = new Int32Array(1024);
 
 /**
- * Adds, for each bit position b of the 32-bit words v[0 .. n) (n a multiple of 8), how many of them have
- * bit b set to counts[base + b]. Counting is bit-sliced: `ones`, `twos` and `fours` hold, per bit position,
- * the low bits of a running count, and each group of 8 words goes through a tree of 7 carry-save adders
- * (three words in, a word of sums and a word of carries out: 5 operations for 32 positions at once), which
- * leaves one word of carries worth 8 each. Those are summed in byte lanes: accumulator Ej holds, in its four
- * bytes, the eights for bits j, j+8, j+16 and j+24, and is emptied before a byte can overflow. About 5.5
- * operations per word, where adding each word's bits in byte lanes took 24.
+ * Adds, for each bit position b of the 32-bit words v[0 .. n) (n a multiple of 4), how many of them have
+ * bit b set to counts[base + b]. Counting is bit-sliced: `ones` and `twos` hold, per bit position, the low
+ * bits of a running count, and each group of 4 words goes through 3 carry-save adders (three words in, a
+ * word of sums and a word of carries out: 5 operations for 32 positions at once), which leave one word of
+ * carries worth 4 each. Those are summed in byte lanes: accumulator Fj holds, in its four bytes, the fours
+ * for bits j, j+8, j+16 and j+24, and is emptied before a byte can overflow. About 6 operations per word,
+ * where adding each word's bits in byte lanes took 24.
  */
 function countBits(v: Int32Array, n: number, counts: Float64Array, base: number): void {
   let ones = 0;
   let twos = 0;
-  let fours = 0;
-  let E0 = 0,
-    E1 = 0,
-    E2 = 0,
-    E3 = 0,
-    E4 = 0,
-    E5 = 0,
-    E6 = 0,
-    E7 = 0;
+  let F0 = 0,
+    F1 = 0,
+    F2 = 0,
+    F3 = 0,
+    F4 = 0,
+    F5 = 0,
+    F6 = 0,
+    F7 = 0;
   let pending = 0;
   for (let i = 0; i < n; i += GROUP) {
     // Each adder: carry = majority of (x, a, b), sum = x ^ a ^ b.
@@ -127,42 +126,24 @@ function countBits(v: Int32Array, n: number, counts: Float64Array, base: number)
     const twosB = (ones & a) | (u & b);
     ones = u ^ b;
     u = twos ^ twosA;
-    const foursA = (twos & twosA) | (u & twosB);
+    const fours = (twos & twosA) | (u & twosB);
     twos = u ^ twosB;
-    a = v[i + 4]!;
-    b = v[i + 5]!;
-    u = ones ^ a;
-    const twosC = (ones & a) | (u & b);
-    ones = u ^ b;
-    a = v[i + 6]!;
-    b = v[i + 7]!;
-    u = ones ^ a;
-    const twosD = (ones & a) | (u & b);
-    ones = u ^ b;
-    u = twos ^ twosC;
-    const foursB = (twos & twosC) | (u & twosD);
-    twos = u ^ twosD;
-    u = fours ^ foursA;
-    const eights = (fours & foursA) | (u & foursB);
-    fours = u ^ foursB;
-    E0 += eights & LANES;
-    E1 += (eights >>> 1) & LANES;
-    E2 += (eights >>> 2) & LANES;
-    E3 += (eights >>> 3) & LANES;
-    E4 += (eights >>> 4) & LANES;
-    E5 += (eights >>> 5) & LANES;
-    E6 += (eights >>> 6) & LANES;
-    E7 += (eights >>> 7) & LANES;
+    F0 += fours & LANES;
+    F1 += (fours >>> 1) & LANES;
+    F2 += (fours >>> 2) & LANES;
+    F3 += (fours >>> 3) & LANES;
+    F4 += (fours >>> 4) & LANES;
+    F5 += (fours >>> 5) & LANES;
+    F6 += (fours >>> 6) & LANES;
+    F7 += (fours >>> 7) & LANES;
     if (++pending === 255) {
-      flush(counts, base, GROUP, E0, E1, E2, E3, E4, E5, E6, E7);
-      E0 = E1 = E2 = E3 = E4 = E5 = E6 = E7 = 0;
+      flush(counts, base, GROUP, F0, F1, F2, F3, F4, F5, F6, F7);
+      F0 = F1 = F2 = F3 = F4 = F5 = F6 = F7 = 0;
       pending = 0;
     }
   }
-  flush(counts, base, GROUP, E0, E1, E2, E3, E4, E5, E6, E7);
-  for (let bit = 0; bit < 32; bit++) {
-    counts[base + bit]! += 4 * ((fours >>> bit) & 1) + 2 * ((twos >>> bit) & 1) + ((ones >>> bit) & 1);
-  }
+  flush(counts, base, GROUP, F0, F1, F2, F3, F4, F5, F6, F7);
+  for (let bit = 0; bit < 32; bit++) counts[base + bit]! += 2 * ((twos >>> bit) & 1) + ((ones >>> bit) & 1);
 }
 
 /** One bit of each byte: the lanes of an accumulator. */
