@@ -236,21 +236,20 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const windowEnd = windowStart + scenario.seconds * 1000;
     const windowMid = windowStart + (scenario.seconds * 1000) / 2;
     const cpuNow = (): number | undefined => (processTree ? processTree.cpuSecondsSoFar() : cpuSeconds(proc.pid, ticks));
-    // CPU read at every bin's end, so the bins' CPU and the steady half's come from the same readings.
+    // The crawler's CPU at the end of every bin and at the window's middle (the steady half's start), read in
+    // time order.
+    const binEnds = Array.from(
+      { length: Math.floor(scenario.seconds / BIN_SECONDS) },
+      (_, b) => windowStart + (b + 1) * BIN_SECONDS * 1000,
+    );
     const cpuAtBinEnd: number[] = [];
     let cpuMid = 0;
-    for (let b = 1; b * BIN_SECONDS * 1000 <= scenario.seconds * 1000 + 1e-6; b++) {
-      const binEnd = windowStart + b * BIN_SECONDS * 1000;
-      if (cpuMid === 0 && binEnd > windowMid) {
-        await Bun.sleep(Math.max(0, windowMid - webNow()));
-        cpuMid = cpuNow() ?? 0;
-      }
-      await Bun.sleep(Math.max(0, binEnd - webNow()));
-      cpuAtBinEnd.push(cpuNow() ?? cpuAtBinEnd.at(-1) ?? 0);
-    }
-    if (cpuMid === 0) {
-      await Bun.sleep(Math.max(0, windowMid - webNow()));
-      cpuMid = cpuNow() ?? 0;
+    const readings = [...binEnds.map((at) => ({ at, mid: false })), { at: windowMid, mid: true }].sort((x, y) => x.at - y.at);
+    for (const { at, mid } of readings) {
+      await Bun.sleep(Math.max(0, at - webNow()));
+      const cpu = cpuNow() ?? cpuAtBinEnd.at(-1) ?? 0;
+      if (mid) cpuMid = cpu;
+      else cpuAtBinEnd.push(cpu);
     }
     await Bun.sleep(Math.max(0, windowEnd - webNow()));
     clearInterval(sampler);
@@ -292,7 +291,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const counts = countWindow(web.requests, windowStart, windowEnd);
     const steadyPages = countWindow(web.requests, windowMid, windowEnd).pages;
     const hostIdleMs = hostIdle(web.requests, windowMid, windowEnd);
-    const bins = binWindow(web.requests, windowStart, cpuAtBinEnd.length);
+    const binCounts = binEnds.map((end) => countWindow(web.requests, end - BIN_SECONDS * 1000, end));
     const steadyCpu = cpuEnd - cpuMid;
     const found = web.violations({ minGapMs: scenario.minGapMs, gapMultiplier: 0 });
     const ownFound = crawler.ownPolicy ? web.violations({ minGapMs: scenario.minGapMs, ...crawler.ownPolicy }) : undefined;
@@ -328,7 +327,12 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       otherLoadCpuSeconds: Math.max(0, busy - cpu - webCpuSeconds),
       startupSeconds,
       hostIdleMs,
-      bins: { ...bins, cpuSeconds: cpuAtBinEnd.map((c, i) => c - (i === 0 ? 0 : cpuAtBinEnd[i - 1]!)) },
+      bins: {
+        seconds: BIN_SECONDS,
+        pages: binCounts.map((c) => c.pages),
+        robots: binCounts.map((c) => c.robotsRequests),
+        cpuSeconds: cpuAtBinEnd.map((c, i) => c - (i === 0 ? 0 : cpuAtBinEnd[i - 1]!)),
+      },
       stopSeconds,
       exitCode: stopped ? proc.exitCode : null,
       logFile,
@@ -440,19 +444,6 @@ function countWindow(log: readonly RequestRecord[], from: number, to: number) {
     } else otherResponses++;
   }
   return { pages, uniquePages: unique.size, robotsRequests, otherResponses };
-}
-
-/** Pages and robots.txt requests started in each of `count` bins of BIN_SECONDS from `from`. */
-function binWindow(log: readonly RequestRecord[], from: number, count: number): { seconds: number; pages: number[]; robots: number[] } {
-  const pages = new Array<number>(count).fill(0);
-  const robots = new Array<number>(count).fill(0);
-  for (const r of log) {
-    const b = Math.floor((r.startedAt - from) / (BIN_SECONDS * 1000));
-    if (b < 0 || b >= count) continue;
-    if (r.path === "/robots.txt") robots[b]!++;
-    else if (r.status === 200 && r.completed) pages[b]!++;
-  }
-  return { seconds: BIN_SECONDS, pages, robots };
 }
 
 /** Per host, from the end of each response to the host's next request, for next requests inside [from, to). */
