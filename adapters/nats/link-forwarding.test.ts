@@ -9,6 +9,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { streams } from "../../core/cluster/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { Counters } from "../../core/stats/index.ts";
+import { freeze, thaw } from "../../tests/support/freeze.ts";
 import { startNatsSupercluster, type Supercluster } from "../../tests/support/nats.ts";
 import { connectNats, JetStreamBus, type NatsConnection } from "./index.ts";
 
@@ -72,7 +73,7 @@ test("link forwarding - links for a region that does not answer wait in the loca
   await until(() => (got.size === 1 ? true : undefined), "the direct link in eu");
 
   // eu stops answering: the publishes still resolve, the links wait in us's forward stream.
-  process.kill(eu.pid, "SIGSTOP");
+  await freeze(eu.pid);
   try {
     await fetcher.publishUrls("eu", 1, [link("https://b.example.de/")]);
     await fetcher.publishUrls("eu", 1, [link("https://c.example.de/")]); // straight to the forward stream
@@ -82,7 +83,7 @@ test("link forwarding - links for a region that does not answer wait in the loca
     expect([...got]).toEqual(["https://a.example.de/"]);
     fetcher.forwardLinks({ concurrency: 2 });
   } finally {
-    process.kill(eu.pid, "SIGCONT");
+    thaw(eu.pid);
   }
   // eu answers again (its frontier node's pull, frozen with the server, is started anew): the forwarder
   // delivers what waited, and nothing stays behind.
@@ -104,10 +105,19 @@ test("link forwarding - without localRegion, or for its own region, a failed pub
   const plain = await bus(us.url, "coordinator in us", { regions: ["us", "eu"], publishTimeoutMs: 1_000 });
   await plain.ensureRegion("us", 1);
   await plain.ensureRegion("eu", 1);
-  process.kill(sc.regions["eu"]!.pid, "SIGSTOP");
+  // eu's URL stream lives on eu's one server, so freezing it leaves nobody to confirm a publish.
+  const jsm = await jetstreamManager(connections[0]!, { checkAPI: false });
+  const placed = (await jsm.streams.info(streams.urls("eu"))).cluster;
+  expect({ cluster: placed?.name, leader: placed?.leader, replicas: placed?.replicas?.length ?? 0 }).toEqual({
+    cluster: "eu",
+    leader: "eu-1",
+    replicas: 0,
+  });
+  const eu = sc.regions["eu"]!;
+  await freeze(eu.pid);
   try {
     await expect(plain.publishUrls("eu", 0, [link("https://x.example.de/")])).rejects.toThrow();
   } finally {
-    process.kill(sc.regions["eu"]!.pid, "SIGCONT");
+    thaw(eu.pid);
   }
 }, 120_000);

@@ -17,6 +17,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connectNats } from "../../../adapters/nats/index.ts";
 import { streams } from "../../../core/cluster/index.ts";
 import { readCdxj } from "../embedded/harness.ts";
+import { freeze } from "../../support/freeze.ts";
 import {
   fetchCounts,
   missing,
@@ -49,7 +50,7 @@ const pagesOf = (web: TestWeb, region: string, since = 0) =>
  */
 async function regionTwoLoses(c: ClusterUp, web: TestWeb, id: string, during: number): Promise<number> {
   const { pid } = c.readFile().processes.find((p) => p.id === id)!;
-  process.kill(pid!, "SIGSTOP");
+  await freeze(pid!);
   const at = logClock();
   await waitUntil(() => pagesOf(web, "region-1", at).length >= during, {
     timeoutMs: 30_000,
