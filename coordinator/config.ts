@@ -48,6 +48,8 @@ export interface CoordinatorConfig {
   regionRules: string;
   partitions: number;
   vnodes: number;
+  /** Frontier nodes the first ring waits for (up to 10 s); 0: none. */
+  expectFrontiers: number;
   natsUrls: readonly string[];
   /** Copies JetStream keeps of the region streams and the cluster-state bucket. */
   natsReplicas: number;
@@ -105,6 +107,14 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     flag: "--vnodes",
     description: "Virtual nodes per frontier node on the ring",
     ...integerKind(between(1, 4096)),
+  },
+  expectFrontiers: {
+    default: 0,
+    env: "CRAWL_EXPECT_FRONTIERS",
+    flag: "--expect-frontiers",
+    description:
+      "Frontier nodes (all regions) the cluster starts with: the first ring waits up to 10 s for this many, so each gets its share at once instead of by handoffs from the first to join; 0: no wait",
+    ...integerKind(between(0, 100_000)),
   },
   natsUrls: {
     default: ["nats://127.0.0.1:4222"],

@@ -118,6 +118,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       leaseTtlMs: config.leaseTtlMs,
       partitions: config.partitions,
       vnodes: config.vnodes,
+      expectFrontiers: config.expectFrontiers,
       regions,
       now,
       log: log.child("rebalancer"),

@@ -3,7 +3,7 @@ import { MemoryClusterState } from "../adapters/memory/index.ts";
 import { completeHandoff, type RingRecord } from "../core/cluster/index.ts";
 import { silentLog } from "../kit/log/index.ts";
 import { Membership } from "./membership.ts";
-import { Rebalancer } from "./rebalancer.ts";
+import { Rebalancer, type RebalancerOptions } from "./rebalancer.ts";
 import { nodeRecord, P } from "./test-support.ts";
 
 const DEATH = 10_000;
@@ -11,7 +11,7 @@ const TTL = 6_000;
 
 function setup(state = new MemoryClusterState()) {
   const clock = { now: 1_000_000 };
-  const make = (id: string) => {
+  const make = (id: string, extra: Partial<RebalancerOptions> = {}) => {
     const now = () => clock.now;
     const membership = new Membership({ state, now, deathTimeoutMs: DEATH });
     return new Rebalancer({
@@ -24,6 +24,7 @@ function setup(state = new MemoryClusterState()) {
       regions: ["us", "eu"],
       now,
       log: silentLog,
+      ...extra,
     });
   };
   const beat = (...ids: string[]) =>
@@ -282,5 +283,45 @@ describe("rebalancer", () => {
     await beat("a");
     await state.casRing({ epoch: 1, partitions: P * 2, vnodes: 64, regions: {} }, 0);
     await expect(make("c1").tick()).rejects.toThrow(/fixed for the cluster's life/);
+  });
+
+  test("rebalancer - the first ring waits for the expected frontier nodes, so nodes started together hand nothing over", async () => {
+    const { state, clock, make, beat } = setup();
+    const r = make("c1", { expectFrontiers: 2, startedAt: clock.now });
+    await beat("a");
+    expect(await r.tick()).toMatchObject({ leader: true, wrote: false });
+    expect(await state.getRing()).toBeUndefined();
+    expect(r.hasRing).toBe(false);
+    clock.now += 300;
+    await beat("a", "b");
+    expect(await r.tick()).toMatchObject({ wrote: true, epoch: 1 });
+    const { ring } = (await state.getRing())!;
+    expect(new Set(owners(ring))).toEqual(new Set(["a", "b"]));
+    expect(previous(ring).every((p) => p === "")).toBe(true);
+  });
+
+  test("rebalancer - an expected frontier node that never comes holds the first ring back for the wait only", async () => {
+    const { state, clock, make, beat } = setup();
+    const r = make("c1", { expectFrontiers: 3, startedAt: clock.now, firstRingWaitMs: 5_000 });
+    await beat("a", "b");
+    expect(await r.tick()).toMatchObject({ wrote: false });
+    clock.now += 4_999;
+    await beat("a", "b");
+    expect(await r.tick()).toMatchObject({ wrote: false });
+    clock.now += 1;
+    await beat("a", "b");
+    expect(await r.tick()).toMatchObject({ wrote: true });
+    expect(new Set(owners((await state.getRing())!.ring))).toEqual(new Set(["a", "b"]));
+  });
+
+  test("rebalancer - with a ring stored, a coordinator started again does not wait for the expected frontier nodes", async () => {
+    const { state, clock, make, beat } = setup();
+    await beat("a", "b");
+    await make("c1").tick();
+    clock.now += DEATH + 1;
+    await beat("a");
+    const again = make("c2", { expectFrontiers: 2, startedAt: clock.now });
+    expect(await again.tick()).toMatchObject({ leader: true, wrote: true, epoch: 2 });
+    expect(new Set(owners((await state.getRing())!.ring))).toEqual(new Set(["a"]));
   });
 });

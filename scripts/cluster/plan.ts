@@ -214,6 +214,9 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         `127.0.0.1:${p["http"]}`,
         "--admin-token",
         input.token,
+        // The frontier nodes start together: the first ring gives each its share (no start-up handoffs).
+        "--expect-frontiers",
+        String(input.frontiers),
         ...shared,
       ],
       cwd: REPO_ROOT,

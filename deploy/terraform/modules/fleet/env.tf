@@ -103,6 +103,8 @@ locals {
           CRAWL_NATS_URL    = local.nats_urls[m.region]
           CRAWL_GRPC_LISTEN = "${var.listen_host}:${m.ports.grpc}"
           CRAWL_HTTP_LISTEN = "${var.listen_host}:${m.ports.http}"
+          # The fleet's frontier nodes boot together: the first ring gives each its share, no handoffs.
+          CRAWL_EXPECT_FRONTIERS = tostring(sum([for r in values(var.fleet.regions) : r.frontier]))
       })
       secret_env = merge(local.nats_secret_env.coordinator, { CRAWL_ADMIN_TOKEN = "{{admin_token}}" })
     } :
