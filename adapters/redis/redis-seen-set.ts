@@ -21,7 +21,10 @@
  * one after the other so a key repeated across batches still reports `true` for its later copies.
  *
  * Reconnects lose nothing: the client keeps no filter state (only a cached slice count, re-validated on
- * every call), and a server whose script cache is empty gets the body again (lua-script.ts).
+ * every call), and a server whose script cache is empty gets the body again (lua-script.ts). What it does
+ * keep is the keys it knows are in each partition's filter (seen-positive-cache.ts): a link found again,
+ * most links of a crawl, is answered "maybe seen" without the script call; the partition's loss or
+ * rebuild and its release forget them.
  *
  * Redis is a cache, not the truth (the frontier's store is): what Redis keeps across its own restart is
  * its persistence setting (AOF in `cluster up` and the fleet), and a failover may land on a replica that
@@ -47,6 +50,7 @@ import { randomBytes } from "node:crypto";
 import { SeenSetLostError, type SeenLossReason, type SeenSet } from "../../core/ports/index.ts";
 import { connectRedis, redisCommandError, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
+import { SeenPositiveCache } from "./seen-positive-cache.ts";
 import { SEEN_CHECK_AND_ADD_LUA, SEEN_REBUILD_LUA } from "./seen-script.ts";
 
 export interface RedisSeenSetOptions {
@@ -62,6 +66,11 @@ export interface RedisSeenSetOptions {
   tightening?: number;
   /** Most keys per script run; bounds how long one call holds Redis (default 500: a few ms). */
   maxKeysPerScript?: number;
+  /**
+   * Keys per partition remembered as in the filter, answered without asking Redis (seen-positive-cache.ts),
+   * in each of two generations (default 16,384: at most ~32k numbers per partition served; 0: none).
+   */
+  cachedKeysPerPartition?: number;
 }
 
 /** A slice as planned: its shape and the fill at which the next one starts. */
@@ -121,6 +130,7 @@ export class RedisSeenSet implements SeenSet {
   /** Per partition; replaced (never edited back) when dropped, so answers to older calls are not adopted. */
   private readonly guards = new Map<number, Guard>();
   private readonly lanes = new Uint32Array(2);
+  private readonly known: SeenPositiveCache;
   private closed = false;
 
   /**
@@ -139,6 +149,7 @@ export class RedisSeenSet implements SeenSet {
       growth = 2,
       tightening = 0.5,
       maxKeysPerScript = 500,
+      cachedKeysPerPartition = 16_384,
     } = options;
     if (!Number.isInteger(maxKeysPerScript) || maxKeysPerScript < 1) {
       throw new RangeError(`maxKeysPerScript must be a positive integer, got ${maxKeysPerScript}`);
@@ -148,6 +159,7 @@ export class RedisSeenSet implements SeenSet {
     this.planText = `v1/${initialCapacity}/${falsePositiveBound}/${growth}/${tightening}`;
     this.keyPrefix = keyPrefix;
     this.maxKeysPerScript = maxKeysPerScript;
+    this.known = new SeenPositiveCache(cachedKeysPerPartition);
   }
 
   /** Connects to `url` and returns a set that closes the connection on `close()`. */
@@ -162,11 +174,25 @@ export class RedisSeenSet implements SeenSet {
     const n = keys.length;
     const out = new Array<boolean>(n);
     if (n === 0) return out;
-    const h = this.hashes(keys);
-    const guard = this.guardOf(partition);
-    for (let start = 0; start < n; start += this.maxKeysPerScript) {
-      await this.runBatch(partition, { kind: "serve", guard }, h, start, Math.min(n, start + this.maxKeysPerScript), out);
+    const all = this.hashes(keys);
+    // Keys this client already knows to be in the filter answer "maybe seen" here; the rest go to Redis.
+    const ask: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (this.known.has(partition, SeenPositiveCache.keyOf(all[2 * i]!, all[2 * i + 1]!))) out[i] = true;
+      else ask.push(i);
     }
+    if (ask.length === 0) return out;
+    const h = ask.length === n ? all : new Uint32Array(2 * ask.length);
+    if (h !== all) ask.forEach((i, j) => h.set(all.subarray(2 * i, 2 * i + 2), 2 * j));
+    const answers = ask.length === n ? out : new Array<boolean>(ask.length);
+    const guard = this.guardOf(partition);
+    for (let start = 0; start < ask.length; start += this.maxKeysPerScript) {
+      await this.runBatch(partition, { kind: "serve", guard }, h, start, Math.min(ask.length, start + this.maxKeysPerScript), answers);
+    }
+    // Every key asked is in the filter now. (Not if the partition was lost meanwhile: its guard is gone.)
+    if (this.guards.get(partition) === guard)
+      for (let j = 0; j < ask.length; j++) this.known.add(partition, SeenPositiveCache.keyOf(h[2 * j]!, h[2 * j + 1]!));
+    if (answers !== out) ask.forEach((i, j) => (out[i] = answers[j]!));
     return out;
   }
 
@@ -223,9 +249,13 @@ export class RedisSeenSet implements SeenSet {
     return total;
   }
 
-  /** Forgets the guard of `partition` (another node serves it now); the next call adopts what it finds. */
+  /**
+   * Forgets the guard of `partition` (another node serves it now, or it was lost or is being rebuilt) and
+   * the keys known to be in it; the next call adopts what it finds.
+   */
   release(partition: number): void {
     this.guards.delete(partition);
+    this.known.drop(partition);
   }
 
   /** The planned shape of slice `i` (the same as `ScalableBloomFilter`'s slice i). */

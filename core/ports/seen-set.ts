@@ -12,7 +12,9 @@
  *  - A set kept in a cache (Redis) can lose what it held: restarted empty, or failed over to a replica
  *    that lagged. Such a set never answers "not seen" from a partition that may have lost keys: it
  *    rejects `checkAndAdd` for that partition with `SeenSetLostError` and adds nothing, until the caller
- *    has called `rebuild(p, keys)` with every key it knows of p (its exact store). A partition the set
+ *    has called `rebuild(p, keys)` with every key it knows of p (its exact store). (A call whose keys
+ *    the client itself added before may be answered "seen" without asking the cache, which is what it
+ *    held; the loss is then reported by the next call that asks.) A partition the set
  *    has never been built for is rejected the same way (it cannot tell "new" from "emptied"); rebuilding
  *    it from no keys starts it. A set that cannot lose keys (in-process, saved to disk) has no `rebuild`
  *    and never rejects so.

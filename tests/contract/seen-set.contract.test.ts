@@ -374,8 +374,9 @@ describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
     expect((await set.describe(7)).keys).toBe(0);
   });
 
+  // Without the client's cache of keys it knows are in (tested on its own below), every call asks Redis.
   test("an emptied Redis is reported lost on every call, never as 'not seen'; a rebuild from the known keys brings them back", async () => {
-    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000, cachedKeysPerPartition: 0 });
     await set.rebuild(3, []);
     const known = range(0, 2_000, urlKey);
     await addAll(set, 3, known, 250);
@@ -391,7 +392,7 @@ describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
 
   test("a Redis holding less than this client was told (a failover to a replica that lagged) is reported lost", async () => {
     const prefix = freshPrefix();
-    const set = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000 });
+    const set = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000, cachedKeysPerPartition: 0 });
     await set.rebuild(6, []);
     const early = range(0, 1_000, urlKey);
     const late = range(1_000, 1_500, urlKey);
@@ -409,6 +410,28 @@ describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
     expect(loss.message).toContain("confirmed");
     await set.rebuild(6, [[...early, ...late]]);
     expect((await addAll(set, 6, late, 250)).every((x) => x)).toBe(true);
+  });
+
+  test("keys the client knows are in answer 'seen' without Redis; the first call that asks Redis reports its loss and forgets them", async () => {
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+    await set.rebuild(5, []);
+    const known = range(0, 200, urlKey);
+    expect(countTrue(await addAll(set, 5, known, 50))).toBe(0);
+    const scriptCalls = async () =>
+      Number(/cmdstat_evalsha:calls=(\d+)/.exec(await client.sendCommand<string>(["INFO", "commandstats"]))?.[1] ?? 0);
+    const before = await scriptCalls();
+    expect((await set.checkAndAdd(5, known.slice(0, 50))).every((x) => x)).toBe(true);
+    expect(await scriptCalls()).toBe(before);
+    // Redis loses everything. What the client knows is still true of the crawl (those keys were added)...
+    await server.command("FLUSHALL");
+    expect((await set.checkAndAdd(5, known.slice(0, 50))).every((x) => x)).toBe(true);
+    // ...and a key it must ask about finds the loss, after which it vouches for nothing until a rebuild.
+    expect((await lossOf(set, 5, [known[0]!, freshKey(0)])).reason).toBe("missing");
+    expect((await lossOf(set, 5, known.slice(0, 5))).reason).toBe("missing");
+    await set.rebuild(5, [known.slice(0, 100)]);
+    const answers = await set.checkAndAdd(5, known);
+    expect(countTrue(answers.slice(0, 100))).toBe(100);
+    expect(countTrue(answers.slice(100))).toBeLessThan(5);
   });
 
   test("a client that adopted a partition refuses to answer once another client has rebuilt it, then adopts the new generation", async () => {
