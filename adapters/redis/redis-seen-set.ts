@@ -67,10 +67,10 @@ export interface RedisSeenSetOptions {
   /** Most keys per script run; bounds how long one call holds Redis (default 500: a few ms). */
   maxKeysPerScript?: number;
   /**
-   * Keys per partition remembered as in the filter, answered without asking Redis (seen-positive-cache.ts),
-   * in each of two generations (default 16,384: at most ~32k numbers per partition served; 0: none).
+   * Slots per partition of the table of keys known to be in the filter, answered without asking Redis
+   * (seen-positive-cache.ts): 4 bytes each, default 32,768 (128 KB per partition served); 0: none.
    */
-  cachedKeysPerPartition?: number;
+  cacheSlotsPerPartition?: number;
 }
 
 /** A slice as planned: its shape and the fill at which the next one starts. */
@@ -149,7 +149,7 @@ export class RedisSeenSet implements SeenSet {
       growth = 2,
       tightening = 0.5,
       maxKeysPerScript = 500,
-      cachedKeysPerPartition = 16_384,
+      cacheSlotsPerPartition = 32_768,
     } = options;
     if (!Number.isInteger(maxKeysPerScript) || maxKeysPerScript < 1) {
       throw new RangeError(`maxKeysPerScript must be a positive integer, got ${maxKeysPerScript}`);
@@ -159,7 +159,7 @@ export class RedisSeenSet implements SeenSet {
     this.planText = `v1/${initialCapacity}/${falsePositiveBound}/${growth}/${tightening}`;
     this.keyPrefix = keyPrefix;
     this.maxKeysPerScript = maxKeysPerScript;
-    this.known = new SeenPositiveCache(cachedKeysPerPartition);
+    this.known = new SeenPositiveCache(cacheSlotsPerPartition);
   }
 
   /** Connects to `url` and returns a set that closes the connection on `close()`. */
@@ -178,7 +178,7 @@ export class RedisSeenSet implements SeenSet {
     // Keys this client already knows to be in the filter answer "maybe seen" here; the rest go to Redis.
     const ask: number[] = [];
     for (let i = 0; i < n; i++) {
-      if (this.known.has(partition, SeenPositiveCache.keyOf(all[2 * i]!, all[2 * i + 1]!))) out[i] = true;
+      if (this.known.has(partition, all[2 * i]!, all[2 * i + 1]!)) out[i] = true;
       else ask.push(i);
     }
     if (ask.length === 0) return out;
@@ -190,8 +190,7 @@ export class RedisSeenSet implements SeenSet {
       await this.runBatch(partition, { kind: "serve", guard }, h, start, Math.min(ask.length, start + this.maxKeysPerScript), answers);
     }
     // Every key asked is in the filter now. (Not if the partition was lost meanwhile: its guard is gone.)
-    if (this.guards.get(partition) === guard)
-      for (let j = 0; j < ask.length; j++) this.known.add(partition, SeenPositiveCache.keyOf(h[2 * j]!, h[2 * j + 1]!));
+    if (this.guards.get(partition) === guard) for (let j = 0; j < ask.length; j++) this.known.add(partition, h[2 * j]!, h[2 * j + 1]!);
     if (answers !== out) ask.forEach((i, j) => (out[i] = answers[j]!));
     return out;
   }

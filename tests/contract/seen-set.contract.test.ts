@@ -22,6 +22,7 @@ import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
 import { connectRedis, RedisCommandError, RedisUnavailableError, type RedisClient } from "../../adapters/redis/connect.ts";
 import { RedisSeenSet, SeenPlanMismatchError, type RedisSeenSetOptions } from "../../adapters/redis/redis-seen-set.ts";
+import { hash64pairInto } from "../../core/hash/index.ts";
 import { ScalableBloomFilter } from "../../core/seen/index.ts";
 import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
 import { SeenSetLostError, type SeenSet } from "../../core/ports/index.ts";
@@ -376,7 +377,7 @@ describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
 
   // Without the client's cache of keys it knows are in (tested on its own below), every call asks Redis.
   test("an emptied Redis is reported lost on every call, never as 'not seen'; a rebuild from the known keys brings them back", async () => {
-    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000, cachedKeysPerPartition: 0 });
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000, cacheSlotsPerPartition: 0 });
     await set.rebuild(3, []);
     const known = range(0, 2_000, urlKey);
     await addAll(set, 3, known, 250);
@@ -392,7 +393,7 @@ describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
 
   test("a Redis holding less than this client was told (a failover to a replica that lagged) is reported lost", async () => {
     const prefix = freshPrefix();
-    const set = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000, cachedKeysPerPartition: 0 });
+    const set = new RedisSeenSet(client, { keyPrefix: prefix, initialCapacity: 1_000, cacheSlotsPerPartition: 0 });
     await set.rebuild(6, []);
     const early = range(0, 1_000, urlKey);
     const late = range(1_000, 1_500, urlKey);
@@ -413,9 +414,19 @@ describe("RedisSeenSet: Redis is a cache (the loss guard)", () => {
   });
 
   test("keys the client knows are in answer 'seen' without Redis; the first call that asks Redis reports its loss and forgets them", async () => {
-    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000 });
+    const slots = 4_096;
+    const set = new RedisSeenSet(client, { keyPrefix: freshPrefix(), initialCapacity: 1_000, cacheSlotsPerPartition: slots });
     await set.rebuild(5, []);
-    const known = range(0, 200, urlKey);
+    // Keys that share no slot of the client's table (a newer key takes an older one's slot).
+    const lanes = new Uint32Array(2);
+    const slotOf = (key: string) => (hash64pairInto(key, lanes), lanes[1]! & (slots - 1));
+    const bySlot = new Map<number, string[]>();
+    for (const key of range(0, 400, urlKey)) bySlot.set(slotOf(key), [...(bySlot.get(slotOf(key)) ?? []), key]);
+    const known = [...bySlot.values()]
+      .filter((keys) => keys.length === 1)
+      .map((keys) => keys[0]!)
+      .slice(0, 200);
+    expect(known.length).toBe(200);
     expect(countTrue(await addAll(set, 5, known, 50))).toBe(0);
     // Redis loses everything. What the client knows is still true of the crawl (those keys were added),
     // and it answers without asking: asked, Redis would report the loss.
