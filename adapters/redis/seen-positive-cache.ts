@@ -8,8 +8,9 @@
  *
  * A direct-mapped table per partition: the key's 64-bit hash (hi, lo) picks slot `lo & mask` and the slot
  * holds `hi`; a newer key in the same slot replaces the older. So memory is fixed (4 bytes a slot), an add
- * or a look-up is one array access (a Set of numbers cost ~1.5 µs per add in a crawl where most links were
- * new, more than it saved), and a false "seen" needs two keys to agree on 32 bits of `hi` and the slot
+ * or a look-up is one array access with no allocation (a Set of numbers, the first version, grew and
+ * rotated generations: 0.8 % of a frontier node's CPU where most links were new), and a false "seen"
+ * needs two keys to agree on 32 bits of `hi` and the slot
  * bits of `lo`: about one look-up in 4 x 10^9, far below the filter's own false-positive rate. A key
  * whose `hi` is 0 is never held (0 marks an empty slot).
  */
