@@ -7,11 +7,12 @@
 // of 1,000,000 bytes with the right ETag). Under Node the store is consistent.
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
-import { mkdir, rename } from "node:fs/promises";
+import { mkdir, rename, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import S3rver from "s3rver";
+import S3Object from "s3rver/lib/models/object.js";
 import FilesystemStore from "s3rver/lib/stores/filesystem.js";
 
 // A PUT becomes an object only once its whole body is stored, as on S3: s3rver writes the body straight
@@ -39,10 +40,27 @@ FilesystemStore.prototype.putObject = async function putObject(object) {
     createWriteStream(partial),
   );
   await rename(partial, objectPath);
+  // A kill right here leaves the object without its metadata files: s3rver then computes the MD5 from
+  // the object and serves no stored headers, which is consistent.
   const digest = md5.digest("hex");
   await this.putMetadata(object.bucket, object.key, object.metadata, digest);
   return { size, md5: digest };
 };
+
+// s3rver writes an object's metadata and MD5 files in place, so a store killed mid-write kept a
+// truncated metadata.json, and every HEAD of that key answered 500 from then on (seen: the uploader
+// retried it for 90 s). The same files, each written beside its name and renamed into place.
+FilesystemStore.prototype.putMetadata = async function putMetadata(bucket, key, metadata, md5) {
+  const kept = Object.entries(metadata).filter(([name]) => S3Object.ALLOWED_METADATA.includes(name) || name.startsWith("x-amz-meta-"));
+  if (md5) await writeWhole(this.getResourcePath(bucket, key, "object.md5"), md5);
+  await writeWhole(this.getResourcePath(bucket, key, "metadata.json"), JSON.stringify(Object.fromEntries(kept), null, 2));
+};
+
+async function writeWhole(path, text) {
+  const partial = `${path}.uploading-${process.pid}-${++uploads}`;
+  await writeFile(partial, text);
+  await rename(partial, path);
+}
 
 const arg = (name) => {
   const i = process.argv.indexOf(name);
