@@ -182,16 +182,23 @@ export class RedisSeenSet implements SeenSet {
       else ask.push(i);
     }
     if (ask.length === 0) return out;
-    const h = ask.length === n ? all : new Uint32Array(2 * ask.length);
-    if (h !== all) ask.forEach((i, j) => h.set(all.subarray(2 * i, 2 * i + 2), 2 * j));
-    const answers = ask.length === n ? out : new Array<boolean>(ask.length);
+    // Without a hit (most calls where links are new) the hashes and answers are used as they are.
+    const whole = ask.length === n;
+    const h = whole ? all : new Uint32Array(2 * ask.length);
+    const answers = whole ? out : new Array<boolean>(ask.length);
+    if (!whole) {
+      for (let j = 0; j < ask.length; j++) {
+        h[2 * j] = all[2 * ask[j]!]!;
+        h[2 * j + 1] = all[2 * ask[j]! + 1]!;
+      }
+    }
     const guard = this.guardOf(partition);
     for (let start = 0; start < ask.length; start += this.maxKeysPerScript) {
       await this.runBatch(partition, { kind: "serve", guard }, h, start, Math.min(ask.length, start + this.maxKeysPerScript), answers);
     }
     // Every key asked is in the filter now. (Not if the partition was lost meanwhile: its guard is gone.)
     if (this.guards.get(partition) === guard) for (let j = 0; j < ask.length; j++) this.known.add(partition, h[2 * j]!, h[2 * j + 1]!);
-    if (answers !== out) ask.forEach((i, j) => (out[i] = answers[j]!));
+    if (!whole) for (let j = 0; j < ask.length; j++) out[ask[j]!] = answers[j]!;
     return out;
   }
 

@@ -20,7 +20,15 @@ import { join } from "node:path";
 import { ownerOf, REGION } from "../e2e/cluster/coordinator.ts";
 import type { Roles } from "../e2e/cluster/harness.ts";
 import type { TestWeb } from "../testweb/index.ts";
-import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster, type FaultWindow } from "./harness.ts";
+import {
+  askedHostsOwnedBy,
+  crawlThroughFault,
+  describeRun,
+  expectRefetchesOnlyInFlight,
+  ROW_TIMEOUT_MS,
+  useCluster,
+  type FaultWindow,
+} from "./harness.ts";
 import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
@@ -47,7 +55,7 @@ describe("fault: a frontier node lost with its disk", () => {
         inject: async (roles: Roles, web: TestWeb): Promise<FaultWindow> => {
           const ring = await roles.coordinator.ring();
           victimPartitions = ring.regions[REGION]!.owners.filter((o) => o === VICTIM).length;
-          victimHosts = new Set([...new Set(web.requests.map((r) => r.host))].filter((host) => ownerOf(ring, host) === VICTIM));
+          victimHosts = askedHostsOwnedBy(web.requests, ring, VICTIM);
           const victim = roles.frontiers.get(VICTIM)!;
           victim.signal("SIGKILL");
           await victim.waitExit(10_000);
@@ -63,17 +71,9 @@ describe("fault: a frontier node lost with its disk", () => {
         },
       });
       console.log(describeRun("frontier lost with its disk", run), `; results not yet replicated at the kill ${unreplicated.size}`);
-      // What was in flight at the kill, exactly: a host has one fetch out at a time, so the lost node had at
-      // most one page in flight per host it owned (the cluster's in-flight total is a heartbeat-old sample).
-      // A page fetched twice is the lost node's, one per host at most, or a result it had not replicated.
-      const twice = Object.keys(run.twice);
-      expect(twice.filter((url) => !victimHosts.has(new URL(url).host))).toEqual([]);
-      const perHost = new Map<string, number>();
-      for (const url of twice.filter((u) => !unreplicated.has(u)))
-        perHost.set(new URL(url).host, (perHost.get(new URL(url).host) ?? 0) + 1);
-      expect([...perHost].filter(([, n]) => n > 1)).toEqual([]);
-      expect(Object.values(run.twice).every((n) => n === 2)).toBe(true);
-      expectNothingLost({ ...run, inFlightAtFault: victimHosts.size + unreplicated.size });
+      // What was in flight at the kill, exactly (the cluster's in-flight total is a heartbeat-old sample): a
+      // page fetched twice is the lost node's, one per host at most, or a result it had not replicated.
+      expectRefetchesOnlyInFlight(run, victimHosts, unreplicated);
       const c = run.roles.coordinator;
       expect((await c.ring()).regions[REGION]!.owners.every((o) => o === SURVIVOR)).toBe(true);
       const nodes = await c.nodes();

@@ -8,9 +8,8 @@
  * full gap from its restart, so none waits longer than the outage and its gap.
  */
 import { describe, expect, test } from "bun:test";
-import { ownerOf } from "../e2e/cluster/coordinator.ts";
 import { REGION, type RingView } from "../e2e/cluster/harness.ts";
-import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
+import { askedHostsOwnedBy, crawlThroughFault, describeRun, expectRefetchesOnlyInFlight, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
 import { logClock } from "../testweb/index.ts";
 
 const cluster = useCluster();
@@ -35,8 +34,11 @@ describe("fault: a frontier node killed and restarted", () => {
           expect(exit.signal).toBe("SIGKILL");
           // Every host of the victim that could have had a fetch out: a page's task comes after its host's
           // robots.txt, so such a host had a request before the kill.
-          const asked = web.requests.filter((r) => r.startedAt < killedAt).map((r) => r.host);
-          victimHosts = new Set(asked.filter((host) => ownerOf(ringBefore!, host) === VICTIM));
+          victimHosts = askedHostsOwnedBy(
+            web.requests.filter((r) => r.startedAt < killedAt),
+            ringBefore!,
+            VICTIM,
+          );
           // Back when it has joined again (its record live, started after the kill).
           await roles.startFrontier(VICTIM);
           return { killedAt, backAt: logClock() };
@@ -53,13 +55,7 @@ describe("fault: a frontier node killed and restarted", () => {
       // received and not yet committed (the host's one fetch stays in flight until then), is fetched again
       // after the restart. So a page fetched twice is the victim's, one per host at most. (Tasks out counted
       // before the kill missed results waiting for their group commit: seen 9 twice with 7 counted.)
-      const twice = Object.keys(run.twice);
-      expect(twice.filter((url) => !victimHosts.has(new URL(url).host))).toEqual([]);
-      const perHost = new Map<string, number>();
-      for (const url of twice) perHost.set(new URL(url).host, (perHost.get(new URL(url).host) ?? 0) + 1);
-      expect([...perHost].filter(([, n]) => n > 1)).toEqual([]);
-      expect(Object.values(run.twice).every((n) => n === 2)).toBe(true);
-      expectNothingLost({ ...run, inFlightAtFault: victimHosts.size });
+      expectRefetchesOnlyInFlight(run, victimHosts);
       expect(run.roles.frontiers.get(VICTIM)!.pid).not.toBe(oldPid);
       // The partitions never moved: the restart beat the death timeout.
       const ringAfter = await c.ring();

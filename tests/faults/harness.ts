@@ -30,6 +30,7 @@ import { FrontierClient } from "../../adapters/grpc/index.ts";
 import { writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import type { RequestRecord, TestWeb } from "../testweb/index.ts";
+import { ownerOf, type RingView } from "../e2e/cluster/coordinator.ts";
 import {
   fetchCounts,
   MIN_GAP_MS,
@@ -356,6 +357,27 @@ export function expectNothingLost(run: FaultRun): void {
   expect(run.violations).toEqual([]);
   expect(run.stalls).toEqual([]);
   expect(run.blankErrors).toEqual([]);
+}
+
+/** The hosts among `requests` that `node` owns in `ring`: those of a killed frontier node that could have had a fetch out. */
+export function askedHostsOwnedBy(requests: readonly RequestRecord[], ring: RingView, node: string): Set<string> {
+  return new Set([...new Set(requests.map((r) => r.host))].filter((host) => ownerOf(ring, host) === node));
+}
+
+/**
+ * The verdict for a frontier node killed mid-crawl, with what it can cost counted exactly: a host has one
+ * fetch in flight at a time (out, or its result received and not yet committed), so a page fetched twice
+ * is on one of `hosts` (the node's hosts asked before the kill), one per host at most, each fetched twice;
+ * `exempt` pages (results the node had not replicated) come on top of that. Then `expectNothingLost`.
+ */
+export function expectRefetchesOnlyInFlight(run: FaultRun, hosts: ReadonlySet<string>, exempt: ReadonlySet<string> = new Set()): void {
+  const twice = Object.keys(run.twice);
+  expect(twice.filter((url) => !hosts.has(new URL(url).host))).toEqual([]);
+  const perHost = new Map<string, number>();
+  for (const url of twice.filter((u) => !exempt.has(u))) perHost.set(new URL(url).host, (perHost.get(new URL(url).host) ?? 0) + 1);
+  expect([...perHost].filter(([, n]) => n > 1)).toEqual([]);
+  expect(Object.values(run.twice).every((n) => n === 2)).toBe(true);
+  expectNothingLost({ ...run, inFlightAtFault: hosts.size + exempt.size });
 }
 
 /** One line for the log of a run: what the fault cost (the suite's table row). */

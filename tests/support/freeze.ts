@@ -15,7 +15,7 @@ function threadStates(pid: number): string[] {
   return readdirSync(`/proc/${pid}/task`).map((tid) => {
     const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
     // The command name is in parentheses and may hold spaces; the state follows the last ") ".
-    return stat.slice(stat.lastIndexOf(") ") + 2, stat.lastIndexOf(") ") + 3);
+    return stat.charAt(stat.lastIndexOf(") ") + 2);
   });
 }
 
