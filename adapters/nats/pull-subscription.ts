@@ -9,8 +9,8 @@
  *    handlers plus `maxMessages` pulled ahead; the next request goes out once half of that is free, so a
  *    slow handler stops the pulling instead of letting messages pile up. A request lasts `consumeExpiresMs`.
  *  - "fetch" (fetch tasks: seconds each, many at once): room for the free handler slots only, fetched
- *    exactly. Nothing waits in a client buffer while its ack wait runs down, and a task redelivered after a
- *    fetch node stalled goes to a node with a free slot, not back into a full one.
+ *    exactly, once a sixteenth of them is free. Nothing waits in a client buffer while its ack wait runs down,
+ *    and a task redelivered after a fetch node stalled goes to a node with a free slot, not back into a full one.
  *
  * Why not nats.js's `consume()`: a pull request lives on the consumer's leader, and when that leader is
  * lost (its NATS server of a 3-server cluster killed) the request dies with it. consume() ignores the
@@ -75,6 +75,12 @@ export interface PullSubscriptionOptions<T> {
   onRefused: (reason: string, subject: string, seq: number) => void;
 }
 
+/**
+ * Fetch mode pulls once this share of its slots is free (1/16: 16 of 256), not for every slot freed: a pull
+ * is a request, a reply subject and a status at its end on client and server alike, and one per task was
+ * most of the bus's work per page. A task waits for it no longer than the node takes to finish that many.
+ */
+const FETCH_PULL_FRACTION = 16;
 const RETRY_MIN_MS = 100;
 /** Longest wait between two pulls that failed: how late after a new consumer leader exists we ask it. */
 const RETRY_MAX_MS = 1_000;
@@ -88,7 +94,7 @@ export class PullSubscription<T> implements Subscription {
   private running = 0;
   /** Messages this subscription may hold at once (queued and running). */
   private readonly capacity: number;
-  /** Free room below which no pull is sent (consume mode: half the room; fetch mode: one slot). */
+  /** Free room below which no pull is sent (consume mode: half the room; fetch mode: a sixteenth of the slots, at least one). */
   private readonly minPull: number;
   private readonly concurrency: number;
   private wake: (() => void) | undefined;
@@ -109,7 +115,10 @@ export class PullSubscription<T> implements Subscription {
     this.concurrency = Math.max(1, opts.concurrency);
     const ahead = opts.mode === "consume" ? Math.max(1, opts.maxMessages) : 0;
     this.capacity = this.concurrency + ahead;
-    this.minPull = opts.mode === "consume" ? Math.max(1, Math.floor(this.capacity / 2)) : 1;
+    this.minPull =
+      opts.mode === "consume"
+        ? Math.max(1, Math.floor(this.capacity / 2))
+        : Math.max(1, Math.floor(this.concurrency / FETCH_PULL_FRACTION));
     this.where = `${opts.stream}/${opts.consumer}`;
     const again = () => {
       this.retryNow = true;
