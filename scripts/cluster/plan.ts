@@ -75,9 +75,18 @@ export function natsServerEnv(outer: Readonly<Record<string, string | undefined>
   return envDefaults({ GOMAXPROCS: "1" }, outer);
 }
 
-/** The order processes start in, group by group; they stop in the reverse order. */
-export const START_ORDER: readonly (readonly Role[])[] = [["nats", "redis"], ["coordinator"], ["fetch"], ["frontier"]];
-export const STOP_ORDER: readonly (readonly Role[])[] = [...START_ORDER].reverse();
+/**
+ * The order processes start in, group by group. The roles start together once their servers answer: each
+ * sets up the streams and buckets it needs, frontier nodes wait for the coordinator's first ring, and the
+ * coordinator waits for the frontier nodes it expects; waiting for the coordinator first cost the cluster's
+ * readiness its start-up (about 0.4 s here).
+ */
+export const START_ORDER: readonly (readonly Role[])[] = [
+  ["nats", "redis"],
+  ["coordinator", "fetch", "frontier"],
+];
+/** The order they stop in: frontier nodes first (they stop dispatching), then fetch nodes, coordinators, servers. */
+export const STOP_ORDER: readonly (readonly Role[])[] = [["frontier"], ["fetch"], ["coordinator"], ["nats", "redis"]];
 
 export interface PlanInput {
   dir: string;
