@@ -77,8 +77,9 @@ export interface PullSubscriptionOptions<T> {
 
 /**
  * Fetch mode pulls once this share of its slots is free (1/16: 16 of 256), not for every slot freed: a pull
- * is a request, a reply subject and a status at its end on client and server alike, and one per task was
- * most of the bus's work per page. A task waits for it no longer than the node takes to finish that many.
+ * is a request, a reply subject and a status at its end on client and server alike, and one per task cost
+ * the cluster about a twentieth of its rate (bench/README.md, "Issue 8, evening"). A task waits for it no
+ * longer than the node takes to finish that many.
  */
 const FETCH_PULL_FRACTION = 16;
 const RETRY_MIN_MS = 100;
