@@ -119,6 +119,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       partitions: config.partitions,
       vnodes: config.vnodes,
       expectFrontiers: config.expectFrontiers,
+      // The record says who leads as soon as that changes (a standby's refusal names the leader from it).
+      onLeaderChange: () => void heartbeat.beat(),
       regions,
       now,
       log: log.child("rebalancer"),

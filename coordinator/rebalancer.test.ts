@@ -239,6 +239,23 @@ describe("rebalancer", () => {
     expect(await restarted.tick()).toMatchObject({ leader: true });
   });
 
+  test("rebalancer - taking and losing the lease is told once each, so the coordinator writes its record then", async () => {
+    const { state, clock, make, beat } = setup();
+    const told: string[] = [];
+    const first = make("c1", { onLeaderChange: (leader) => told.push(`c1 ${leader}`) });
+    const second = make("c2", { onLeaderChange: (leader) => told.push(`c2 ${leader}`) });
+    await beat("a");
+    await first.tick();
+    await second.tick();
+    await first.tick();
+    expect(told).toEqual(["c1 true"]);
+    // Another holder takes the expired lease: the first is told it lost it at its next tick.
+    clock.now += TTL + 1;
+    await state.acquireLease("coordinator", "c3", TTL, clock.now);
+    await first.tick();
+    expect(told).toEqual(["c1 true", "c1 false"]);
+  });
+
   test("rebalancer - releasing the lease lets a standby take over before the TTL", async () => {
     const { clock, make, beat } = setup();
     const first = make("c1");

@@ -51,6 +51,11 @@ export interface RebalancerOptions {
   expectFrontiers?: number;
   /** The longest the first ring waits for `expectFrontiers`; default 10 s. */
   firstRingWaitMs?: number;
+  /**
+   * Called when a tick takes or loses the lease: the coordinator writes its record then (its `leader`
+   * gauge), so a standby names the new leader at once instead of after the leader's next heartbeat.
+   */
+  onLeaderChange?: (leader: boolean) => void;
 }
 
 export interface TickOutcome {
@@ -128,8 +133,10 @@ export class Rebalancer {
       !wasLeader && (await this.warmingUp())
         ? false
         : await this.onState(() => state.acquireLease(COORDINATOR_LEASE, this.holder, leaseTtlMs, this.opts.now()));
-    if (this.leader !== wasLeader)
+    if (this.leader !== wasLeader) {
       this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
+      this.opts.onLeaderChange?.(this.leader);
+    }
     if (!this.leader) {
       this.ringSeen = (await this.onState(() => state.getRing())) !== undefined;
       return { leader: false, wrote: false };
