@@ -20,6 +20,8 @@ export interface Layout {
   token: string;
   /** Process id to its ports. */
   ports: Record<string, PortMap>;
+  /** The cluster's partition count P, fixed for its life (partition-count.ts); absent in files written before it was kept. */
+  partitions?: number;
 }
 
 export const LAYOUT_FILE = "layout.json";
@@ -27,6 +29,11 @@ export const LAYOUT_FILE = "layout.json";
 /** A layout file that cannot be read back: say which file and what to do, never start on half of it. */
 export class LayoutError extends Error {
   override name = "LayoutError";
+}
+
+/** Whether `dir` has run a cluster before (its layout.json exists). */
+export function hasLayout(dir: string): boolean {
+  return existsSync(join(dir, LAYOUT_FILE));
 }
 
 /** The layout stored in `dir`, or a fresh one with `newToken()` when there is none. */
@@ -50,8 +57,10 @@ export function writeLayout(dir: string, layout: Layout): void {
 
 function layoutProblem(value: unknown): string | undefined {
   if (typeof value !== "object" || value === null) return "not an object";
-  const { token, ports } = value as Partial<Layout>;
+  const { token, ports, partitions } = value as Partial<Layout>;
   if (typeof token !== "string" || token.length < 16) return "token missing or shorter than 16 characters";
+  if (partitions !== undefined && (!Number.isInteger(partitions) || partitions < 1 || partitions > 4096))
+    return `partitions is not a partition count (1-4096): ${JSON.stringify(partitions)}`;
   if (typeof ports !== "object" || ports === null) return "ports missing";
   for (const [id, map] of Object.entries(ports)) {
     if (typeof map !== "object" || map === null) return `ports of ${id} are not an object`;
@@ -90,7 +99,7 @@ export async function assignPorts(layout: Layout, wanted: Record<string, readonl
   } finally {
     await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
   }
-  return { token: layout.token, ports };
+  return { ...layout, ports };
 }
 
 /** The ports in `ports` that something else listens on now (each probed by binding it). */

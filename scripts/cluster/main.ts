@@ -37,7 +37,8 @@ import { PROXY_URL_FIELD } from "../../kit/net/index.ts";
 import { runMain, startStep, StartupError, type ProcessContext, type ProcessSpec } from "../../kit/main/index.ts";
 import { lockDir } from "../../kit/fs/index.ts";
 import { clusterFile, removeClusterFile, writeClusterFile, type Endpoints } from "./cluster-file.ts";
-import { assignPorts, LayoutError, portsInUse, readLayout, writeLayout } from "./layout.ts";
+import { assignPorts, hasLayout, LayoutError, portsInUse, readLayout, writeLayout } from "./layout.ts";
+import { clusterPartitions, MIN_NEW_PARTITIONS, PARTITIONS_PER_FRONTIER } from "./partition-count.ts";
 import { coordinatorAddresses, planProcesses, portNames, START_ORDER, STOP_ORDER, type ProcessPlan } from "./plan.ts";
 import { waitForProbe } from "./probes.ts";
 import { checkReady } from "./readiness.ts";
@@ -60,7 +61,8 @@ export interface UpSettings {
   regions: number;
   proxyUrl: string | undefined;
   dir: string;
-  partitions: number;
+  /** Absent: the DIR's own, or a new DIR's default (partition-count.ts). */
+  partitions: number | undefined;
   regionRules: string;
   allowPrivateAddresses: boolean;
   noDeno: boolean;
@@ -117,10 +119,11 @@ const SPECS: FieldSpecs<UpSettings> = {
     ...dirKind(),
   },
   partitions: {
-    default: 64,
+    default: undefined,
+    defaultText: `for a new DIR ${PARTITIONS_PER_FRONTIER} per frontier node, at least ${MIN_NEW_PARTITIONS}; then the DIR's own (layout.json)`,
     env: "CRAWL_PARTITIONS",
     flag: "--partitions",
-    description: "Partition count P of the cluster",
+    description: "Partition count P of the cluster, fixed for its life",
     ...integerKind(between(1, 4096)),
   },
   regionRules: {
@@ -269,12 +272,17 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
   const wanted = portNames({ regions, coordinators: o.coordinators, frontiers: o.frontiers, fetchers: o.fetchers });
   let layout;
   try {
-    layout = await assignPorts(readLayout(dir, randomToken), wanted);
+    const known = hasLayout(dir);
+    const stored = readLayout(dir, randomToken);
+    const count = clusterPartitions({ given: o.partitions, layout: known ? stored : undefined, frontiers: o.frontiers });
+    if ("problem" in count) throw new StartupError(count.problem);
+    layout = await assignPorts({ ...stored, partitions: count.partitions }, wanted);
   } catch (error) {
     if (error instanceof LayoutError) throw new StartupError(error.message);
     throw error;
   }
   writeLayout(dir, layout);
+  const partitions = layout.partitions!;
   const ours = Object.fromEntries(Object.keys(wanted).map((id) => [id, layout.ports[id]!]));
   const busy = await portsInUse(ours);
   if (busy.length > 0) {
@@ -292,7 +300,7 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
     coordinators: o.coordinators,
     frontiers: o.frontiers,
     fetchers: o.fetchers,
-    partitions: o.partitions,
+    partitions,
     regionRules: o.regionRules,
     proxyUrl: o.proxyUrl,
     allowPrivateAddresses: o.allowPrivateAddresses,

@@ -8,6 +8,8 @@
  * and seeding again still fetches nothing.
  */
 import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { sendInline } from "../../support/redis.ts";
 import { pageRequests, useCluster, waitForIdle, waitForPages, waitUntil, type ClusterUp } from "./harness.ts";
 import type { TestWeb } from "../../testweb/index.ts";
@@ -96,6 +98,17 @@ describe("cluster up: servers keep their data", () => {
     // The whole launcher, stopped and started again on the same directory.
     c.proc.signal("SIGTERM");
     expect(await c.proc.waitExit(90_000)).toEqual({ code: 0, signal: null });
+    // The DIR's partition count is fixed: another one is refused before anything starts, saying which.
+    const layout = readFileSync(join(c.dir, "layout.json"), "utf8");
+    expect((JSON.parse(layout) as { partitions: number }).partitions).toBe(16);
+    const refused = Bun.spawnSync(["bun", "run", "cluster", "up", "--dir", c.dir, "--partitions", "64"], {
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stderr.toString()).toContain("--partitions 64: this DIR's cluster has 16 partitions, fixed for its life");
+    expect(readFileSync(join(c.dir, "layout.json"), "utf8")).toBe(layout);
+    expect(existsSync(join(c.dir, "cluster.json"))).toBe(false);
     const again = await cluster.up({ web, noDeno: true, dir: c.dir });
     expect(again.file.token).toBe(c.file.token);
     expect(again.file.processes.map((p) => [p.id, p.ports])).toEqual(c.file.processes.map((p) => [p.id, p.ports]));

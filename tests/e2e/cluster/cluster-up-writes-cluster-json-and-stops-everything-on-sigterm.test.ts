@@ -37,6 +37,8 @@ describe("cluster up", () => {
     ]);
     const ring = await c.ring();
     const owners = ring.regions[REGION]!;
+    // A new DIR's partition count: 8 per frontier node (at least 16).
+    expect(owners.owners.length).toBe(24);
     expect(owners.previous.every((p) => p === "")).toBe(true);
     for (const id of ["frontier-1", "frontier-2", "frontier-3"]) {
       const share = owners.owners.flatMap((o, p) => (o === id ? [p] : []));
@@ -101,8 +103,13 @@ describe("cluster up", () => {
     // And nothing answers at the old addresses.
     await expect(fetch(`${info.adminUrl}/healthz`, { signal: AbortSignal.timeout(2_000) })).rejects.toThrow();
     // The layout stays for the next cluster up on this directory: same token, same ports.
-    const layout = JSON.parse(readFileSync(join(c.dir, "layout.json"), "utf8")) as { token: string; ports: Record<string, object> };
+    const layout = JSON.parse(readFileSync(join(c.dir, "layout.json"), "utf8")) as {
+      token: string;
+      ports: Record<string, object>;
+      partitions: number;
+    };
     expect(layout.token).toBe(info.token);
+    expect(layout.partitions).toBe(24);
     expect(layout.ports["coordinator-1"]).toEqual(coordinator.ports);
   }, 180_000);
 });
