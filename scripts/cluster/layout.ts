@@ -31,15 +31,10 @@ export class LayoutError extends Error {
   override name = "LayoutError";
 }
 
-/** Whether `dir` has run a cluster before (its layout.json exists). */
-export function hasLayout(dir: string): boolean {
-  return existsSync(join(dir, LAYOUT_FILE));
-}
-
-/** The layout stored in `dir`, or a fresh one with `newToken()` when there is none. */
-export function readLayout(dir: string, newToken: () => string): Layout {
+/** The layout stored in `dir`, or undefined when `dir` has not run a cluster before. */
+export function readLayout(dir: string): Layout | undefined {
   const path = join(dir, LAYOUT_FILE);
-  if (!existsSync(path)) return { token: newToken(), ports: {} };
+  if (!existsSync(path)) return undefined;
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, "utf8"));

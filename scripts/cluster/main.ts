@@ -37,7 +37,7 @@ import { PROXY_URL_FIELD } from "../../kit/net/index.ts";
 import { runMain, startStep, StartupError, type ProcessContext, type ProcessSpec } from "../../kit/main/index.ts";
 import { lockDir } from "../../kit/fs/index.ts";
 import { clusterFile, removeClusterFile, writeClusterFile, type Endpoints } from "./cluster-file.ts";
-import { assignPorts, hasLayout, LayoutError, portsInUse, readLayout, writeLayout } from "./layout.ts";
+import { assignPorts, LayoutError, portsInUse, readLayout, writeLayout } from "./layout.ts";
 import { clusterPartitions, MIN_NEW_PARTITIONS, PARTITIONS_PER_FRONTIER } from "./partition-count.ts";
 import { coordinatorAddresses, planProcesses, portNames, START_ORDER, STOP_ORDER, type ProcessPlan } from "./plan.ts";
 import { waitForProbe } from "./probes.ts";
@@ -270,19 +270,18 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
 
   // Fixed ports and the token: the layout's when this DIR has run before, new ones for what it has not.
   const wanted = portNames({ regions, coordinators: o.coordinators, frontiers: o.frontiers, fetchers: o.fetchers });
-  let layout;
+  let stored;
   try {
-    const known = hasLayout(dir);
-    const stored = readLayout(dir, randomToken);
-    const count = clusterPartitions({ given: o.partitions, layout: known ? stored : undefined, frontiers: o.frontiers });
-    if ("problem" in count) throw new StartupError(count.problem);
-    layout = await assignPorts({ ...stored, partitions: count.partitions }, wanted);
+    stored = readLayout(dir);
   } catch (error) {
     if (error instanceof LayoutError) throw new StartupError(error.message);
     throw error;
   }
+  const count = clusterPartitions({ given: o.partitions, layout: stored, frontiers: o.frontiers });
+  if ("problem" in count) throw new StartupError(count.problem);
+  const { partitions } = count;
+  const layout = await assignPorts({ ...(stored ?? { token: randomToken(), ports: {} }), partitions }, wanted);
   writeLayout(dir, layout);
-  const partitions = layout.partitions!;
   const ours = Object.fromEntries(Object.keys(wanted).map((id) => [id, layout.ports[id]!]));
   const busy = await portsInUse(ours);
   if (busy.length > 0) {

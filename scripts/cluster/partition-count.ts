@@ -7,8 +7,9 @@
  * a fleet that grows). Each partition a frontier node serves costs it something whatever its traffic: a
  * JetStream consumer for its URLs and one for its results (so nats-server tracks and signals twice as many
  * consumers), a seen-set script call per group commit that touches it, and its own replication queue. On
- * one box with 2 frontier nodes, 16 partitions crawled 10-15 % faster than 64 (bench/README.md, issue 8),
- * and 16 still leaves room for up to 16 frontier nodes.
+ * one 2-core box with 2 frontier nodes, 16 partitions crawled about a tenth faster than 64 (the crawl bench's
+ * cluster row, runs alternated: 700-756 against 656-694 pages/s), and 16 still leaves room for 16 frontier
+ * nodes.
  */
 
 export const PARTITIONS_PER_FRONTIER = 8;
