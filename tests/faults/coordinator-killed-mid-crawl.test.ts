@@ -29,7 +29,7 @@ describe("fault: coordinator killed", () => {
       const run = await crawlThroughFault(cluster, {
         // A slower crawl than the suite's (its 768 pages take ~7 s on an idle box): the coordinator's kill,
         // 20 pages without it and its restart all land well before the last page.
-        roles: { frontierArgs: ["--min-gap", "1000ms"] },
+        minGapMs: 1000,
         inject: async (roles: Roles, web: TestWeb): Promise<FaultWindow> => {
           ringBefore = JSON.stringify((await roles.coordinator.ring()).regions);
           const nodes = () => [...roles.frontiers.values(), ...roles.fetchers.values()];
