@@ -395,7 +395,11 @@ test("jetstream-bus - a subscription whose consumer leader is lost with its serv
     // The subscriber is connected to another server: it is not cut off, only its pull dies with the leader.
     const other = cluster.urls.filter((_, i) => i !== victim);
     conn = await connectNats([other[0]!], "bus-subscriber");
-    b = new JetStreamBus(conn, { onError: (e, w) => console.log("ONERR", Date.now(), w, String(e)), replicas: 3, pullExpiresMs: 600_000 });
+    // What the subscription reported, with when (ms after the kill): the story of a failure.
+    const reported: string[] = [];
+    let killedAt = performance.now();
+    const onError = (e: unknown, where: string) => reported.push(`${Math.round(performance.now() - killedAt)} ms: ${where}: ${String(e)}`);
+    b = new JetStreamBus(conn, { onError, replicas: 3, pullExpiresMs: 600_000 });
     const got: string[] = [];
     const sub = b.consumeUrls("eu", 0, async (d) => {
       got.push(d.data[0]!.url);
@@ -403,6 +407,7 @@ test("jetstream-bus - a subscription whose consumer leader is lost with its serv
     });
     await b.publishUrls("eu", 0, links("before"));
     await waitFor(() => got.length === 1, "the message before the loss", 10_000);
+    killedAt = performance.now();
     await cluster.kill(victim);
     await waitFor(
       async () =>
@@ -413,7 +418,9 @@ test("jetstream-bus - a subscription whose consumer leader is lost with its serv
       "a publish once the stream has a leader",
       30_000,
     );
-    await waitFor(() => got.includes(links("after")[0]!.url), "the message published after the loss", 30_000);
+    await waitFor(() => got.includes(links("after")[0]!.url), "the message published after the loss", 30_000).catch((e: Error) => {
+      throw new Error(`${e.message}; the subscription reported: ${reported.join(" | ") || "nothing"}`);
+    });
     await sub.stop();
   } finally {
     await b?.close();
@@ -422,6 +429,40 @@ test("jetstream-bus - a subscription whose consumer leader is lost with its serv
     await cluster.stop();
   }
 }, 150_000);
+
+test("jetstream-bus - after its consumer's leader moves a subscription pulls for 2 s at a time, for 10 s, then for its usual time again", async () => {
+  // The pulls as the server gets them: a pull sent while an election was still settling may be answered by
+  // nobody, and a short one is found out by its missed heartbeats in 2 s rather than in a minute.
+  const region = freshRegion();
+  const b = new JetStreamBus(nc, { onError: (_err, where) => errors.push(where), pullExpiresMs: 600_000 });
+  buses.push(b);
+  await b.ensureRegion(region, 1);
+  const pulls: Array<{ at: number; expiresMs: number }> = [];
+  const watch = nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${streams.urls(region)}.${consumers.urls(0)}`, {
+    callback: (_err, msg) =>
+      pulls.push({ at: performance.now(), expiresMs: (JSON.parse(msg.string()) as { expires: number }).expires / 1e6 }),
+  });
+  try {
+    const sub = b.consumeUrls(region, 0, async (d) => d.ack());
+    await waitFor(() => pulls.length > 0, "the subscription's first pull");
+    expect(pulls.map((p) => p.expiresMs)).toEqual([600_000]);
+    const electedAt = performance.now();
+    nc.publish(`$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.${streams.urls(region)}.${consumers.urls(0)}`, "{}");
+    await waitFor(() => pulls.some((p) => p.at > electedAt && p.expiresMs === 600_000), "a pull of the usual life again", 20_000);
+    const after = pulls.filter((p) => p.at > electedAt);
+    const short = after.filter((p) => p.expiresMs === 2_000);
+    // Pulled again at once, then every 2 s (each one expired unanswered: nothing was published), until 10 s
+    // had passed since the advisory.
+    expect(short.length).toBeGreaterThanOrEqual(4);
+    expect(short[0]!.at - electedAt).toBeLessThan(1_000);
+    const usualAgain = after.find((p) => p.expiresMs === 600_000)!;
+    expect(usualAgain.at - electedAt).toBeGreaterThanOrEqual(10_000);
+    expect(after.every((p) => p.expiresMs === 2_000 || p.expiresMs === 600_000)).toBe(true);
+    await sub.stop();
+  } finally {
+    watch.unsubscribe();
+  }
+}, 30_000);
 
 test("jetstream-bus - replicas on a server that runs alone are refused with what to do", async () => {
   const replicated = new JetStreamBus(nc, { onError: () => {}, replicas: 3 });

@@ -20,7 +20,8 @@
  * was pulled again only 17 s after it, and its hosts waited that long. A `fetch()` ends on that status (or
  * on missed heartbeats) and is pulled again after at most RETRY_MAX_MS, the Consumer handle is kept (no
  * info request per retry), and `whenLeaderElected` (the server's leader-elected advisory for this
- * consumer) ends the pull under way and pulls again at once: the new leader is asked the moment it exists. Messages
+ * consumer) ends the pull under way and pulls again at once: the new leader is asked the moment it exists; for some seconds after, pulls are short, so one the
+ * settling election never answered costs seconds, not a long pull's heartbeats (WARY_MS). Messages
  * go from a pull into the queue without waiting, so ending a pull never leaves one behind in a buffer.
  *
  * A handler that throws without settling its message gets it nak'ed after `errorNakDelayMs`; a message
@@ -85,6 +86,15 @@ const FETCH_PULL_FRACTION = 16;
 const RETRY_MIN_MS = 100;
 /** Longest wait between two pulls that failed: how late after a new consumer leader exists we ask it. */
 const RETRY_MAX_MS = 1_000;
+/**
+ * After a sign that the consumer's leader moved (its advisory, the connection back, a pull failed), pulls
+ * last WARY_PULL_MS for WARY_MS: a pull sent while the election was still settling, and answered by nobody,
+ * is then found out by its missed heartbeats (half its life each, two missed) in 2 s, not in two heartbeats
+ * of a long pull (a minute at most). Seen under load: the advisory came and the pull sent on it was never
+ * answered; the subscription waited past the test's 30 s for the message published after the loss.
+ */
+const WARY_MS = 10_000;
+const WARY_PULL_MS = 2_000;
 
 export class PullSubscription<T> implements Subscription {
   private stopping = false;
@@ -104,6 +114,8 @@ export class PullSubscription<T> implements Subscription {
   private readonly unwatch: Array<() => void> = [];
   /** The connection came back or a new leader was elected: the next retry goes at once, the backoff starts over. */
   private retryNow = false;
+  /** Until when pulls are short: the consumer's leader may have just moved (see WARY_MS). */
+  private waryUntil = 0;
   private consumer: Consumer | undefined;
   /** Messages pulled and still queued, with when they were pulled (for in-progress reports). */
   private readonly held = new Map<JsMsg, number>();
@@ -123,6 +135,7 @@ export class PullSubscription<T> implements Subscription {
     this.where = `${opts.stream}/${opts.consumer}`;
     const again = () => {
       this.retryNow = true;
+      this.beWary();
       this.wake?.();
       // The pull under way may be held by a server or leader that is gone: end it and ask again.
       this.messages?.stop();
@@ -173,6 +186,7 @@ export class PullSubscription<T> implements Subscription {
         retryMs = RETRY_MIN_MS;
       } catch (err) {
         if (this.stopping) return;
+        this.beWary();
         if (isGone(err)) this.consumer = undefined; // deleted or never created: look it up again
         if (this.retryNow) {
           this.retryNow = false;
@@ -192,6 +206,10 @@ export class PullSubscription<T> implements Subscription {
     }
   }
 
+  private beWary(): void {
+    this.waryUntil = Date.now() + WARY_MS;
+  }
+
   /** Free room for pulled messages. */
   private room(): number {
     return this.capacity - this.queue.length - this.running;
@@ -199,7 +217,8 @@ export class PullSubscription<T> implements Subscription {
 
   /** One pull request for the free room; its messages go to the queue as they come. Throws when the pull failed. */
   private async pull(consumer: Consumer): Promise<void> {
-    const expires = this.opts.mode === "consume" ? this.opts.consumeExpiresMs : this.opts.fetchExpiresMs;
+    const usual = this.opts.mode === "consume" ? this.opts.consumeExpiresMs : this.opts.fetchExpiresMs;
+    const expires = Date.now() < this.waryUntil ? Math.min(usual, WARY_PULL_MS) : usual;
     this.retryNow = false;
     const messages = await consumer.fetch({ max_messages: this.room(), expires });
     if (!this.track(messages)) return;
