@@ -439,8 +439,9 @@ test("jetstream-bus - after its consumer's leader moves a subscription pulls for
   await b.ensureRegion(region, 1);
   const pulls: Array<{ at: number; expiresMs: number }> = [];
   const watch = nc.subscribe(`$JS.API.CONSUMER.MSG.NEXT.${streams.urls(region)}.${consumers.urls(0)}`, {
-    callback: (_err, msg) =>
-      pulls.push({ at: performance.now(), expiresMs: (JSON.parse(msg.string()) as { expires: number }).expires / 1e6 }),
+    callback: (_err, msg) => {
+      pulls.push({ at: performance.now(), expiresMs: (JSON.parse(msg.string()) as { expires: number }).expires / 1e6 });
+    },
   });
   try {
     const sub = b.consumeUrls(region, 0, async (d) => d.ack());
