@@ -29,7 +29,7 @@ import { expect } from "bun:test";
 import { FrontierClient } from "../../adapters/grpc/index.ts";
 import { writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
-import type { RequestRecord, TestWeb } from "../testweb/index.ts";
+import type { RequestRecord, TestWeb, TestWebOptions } from "../testweb/index.ts";
 import { ownerOf, type RingView } from "../e2e/cluster/coordinator.ts";
 import {
   fetchCounts,
@@ -77,7 +77,12 @@ export interface FaultRun {
 export interface FaultScenario {
   services?: ServicesOptions;
   /** Flags of the roles beyond the suite's (e.g. the coordinator's `--death-timeout`). */
-  roles?: Pick<RolesOptions, "coordinatorArgs" | "frontierArgs" | "fetcherArgs">;
+  roles?: Pick<RolesOptions, "coordinatorArgs" | "frontierArgs" | "fetcherArgs" | "fetcherArgsOf">;
+  /**
+   * Hosts the row serves beside the synthetic web (e.g. one that holds a request open). They are not
+   * seeded and not among the expected pages: the row seeds them when it needs them and checks them itself.
+   */
+  extraHosts?: TestWebOptions["extraHosts"];
   /** Runs once every role has joined, before the seeds (e.g. a consumer setting the roles would reset). */
   prepare?(roles: Roles): Promise<void>;
   /**
@@ -156,7 +161,13 @@ function suiteSize(name: string | undefined): SuiteSize {
 export const ROW_TIMEOUT_MS = SIZE.toAThirdMs + SIZE.afterFaultMs + 150_000;
 
 export async function crawlThroughFault(cluster: ClusterHarness, scenario: FaultScenario): Promise<FaultRun> {
-  const web = await cluster.web({ hosts: SIZE.hosts, pagesPerHost: SIZE.pagesPerHost, linksPerPage: 6, pageBytes: 1500 });
+  const web = await cluster.web({
+    hosts: SIZE.hosts,
+    pagesPerHost: SIZE.pagesPerHost,
+    linksPerPage: 6,
+    pageBytes: 1500,
+    extraHosts: scenario.extraHosts,
+  });
   const seeds = Array.from({ length: SIZE.hosts }, (_, i) => web.url(`site${i}.test`));
   const expected = web.expectedPages(seeds);
   const minGapMs = scenario.minGapMs ?? MIN_GAP_MS;

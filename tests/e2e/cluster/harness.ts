@@ -213,6 +213,8 @@ export interface RolesOptions {
   /** Flags of every frontier node (policy flags); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   fetcherArgs?: string[];
+  /** More flags of one fetch node, after `fetcherArgs` (e.g. its own `--user-agent`, to tell its requests apart). */
+  fetcherArgsOf?: (id: string) => string[];
   services?: ServicesOptions;
 }
 
@@ -345,7 +347,8 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         },
         async startFetcher(id, runtime = "bun") {
           const since = Date.now();
-          const p = harness.fetcher({ ...services, id, web: opts.web, runtime, args: opts.fetcherArgs });
+          const args = [...(opts.fetcherArgs ?? []), ...(opts.fetcherArgsOf?.(id) ?? [])];
+          const p = harness.fetcher({ ...services, id, web: opts.web, runtime, args });
           fetchers.set(id, p);
           await roles.coordinator.waitForNode(id, { since, procs: [p] });
           return p;
