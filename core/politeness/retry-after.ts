@@ -43,9 +43,9 @@ export function parseRetryAfter(value: string | undefined | null, now: number): 
  * pass through as they are (the frontier reads both as before).
  */
 export function retryAfterAsDelay(value: string | undefined, wallNow: number): string | undefined {
-  if (value === undefined || /^\d+$/.test(value.trim())) return value;
-  const ms = parseRetryAfter(value, wallNow);
-  return ms === undefined ? value : String(Math.ceil(ms / 1000));
+  // Delta-seconds are no HTTP-date, nor is an unreadable value: both come back undefined here.
+  const at = value === undefined ? undefined : parseHttpDate(value, wallNow);
+  return at === undefined ? value : String(Math.ceil(Math.max(0, at - wallNow) / 1000));
 }
 
 /**
