@@ -20,9 +20,10 @@
  * was pulled again only 17 s after it, and its hosts waited that long. A `fetch()` ends on that status (or
  * on missed heartbeats) and is pulled again after at most RETRY_MAX_MS, the Consumer handle is kept (no
  * info request per retry), and `whenLeaderElected` (the server's leader-elected advisory for this
- * consumer) ends the pull under way and pulls again at once: the new leader is asked the moment it exists; for some seconds after, pulls are short, so one the
- * settling election never answered costs seconds, not a long pull's heartbeats (WARY_MS). Messages
- * go from a pull into the queue without waiting, so ending a pull never leaves one behind in a buffer.
+ * consumer) ends the pull under way and pulls again at once: the new leader is asked the moment it exists;
+ * for some seconds after, pulls are short, so one the settling election never answered costs seconds, not
+ * a long pull's heartbeats (WARY_MS). Messages go from a pull into the queue without waiting, so ending a
+ * pull never leaves one behind in a buffer.
  *
  * A handler that throws without settling its message gets it nak'ed after `errorNakDelayMs`; a message
  * that cannot be decoded is terminated (it never will be decodable), and so is one whose encoding version
@@ -90,8 +91,8 @@ const RETRY_MAX_MS = 1_000;
  * After a sign that the consumer's leader moved (its advisory, the connection back, a pull failed), pulls
  * last WARY_PULL_MS for WARY_MS: a pull sent while the election was still settling, and answered by nobody,
  * is then found out by its missed heartbeats (half its life each, two missed) in 2 s, not in two heartbeats
- * of a long pull (a minute at most). Seen under load: the advisory came and the pull sent on it was never
- * answered; the subscription waited past the test's 30 s for the message published after the loss.
+ * of a long pull (a minute at most). The likely story of the leader-loss test's one timeout under full-suite
+ * load (its subscription waited past 30 s for the message published after the loss; not reproduced alone).
  */
 const WARY_MS = 10_000;
 const WARY_PULL_MS = 2_000;
