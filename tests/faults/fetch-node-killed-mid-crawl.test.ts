@@ -20,7 +20,7 @@
 import { describe, expect, test } from "bun:test";
 import { pageRequests, urlOf, waitUntil } from "../e2e/cluster/harness.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
-import { logClock, type HostBehaviour, type RequestRecord } from "../testweb/index.ts";
+import { homePageHeldOnce, logClock, type RequestRecord } from "../testweb/index.ts";
 
 const cluster = useCluster();
 const ACK_WAIT_MS = 10_000;
@@ -29,25 +29,6 @@ const HEARTBEAT_MS = 2_000;
 const FETCHERS = ["fetch-1", "fetch-2"];
 const HOLD_HOST = "hold.test";
 const userAgentOf = (id: string) => `PoliteCrawler/0.1 (fault suite; ${id})`;
-
-/** `/` is not answered the first time it is asked (left open until the client goes away); later, a page. */
-function holdFirstHomePage(): HostBehaviour {
-  let asked = 0;
-  return {
-    description: "the first request for / is accepted and never answered; later ones get a page",
-    robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
-    serve(_req, res, ctx) {
-      if (ctx.path === "/" && asked++ === 0) return;
-      if (ctx.path !== "/") {
-        res.writeHead(404, { "content-type": "text/html" });
-        res.end("<!doctype html><title>404</title>");
-        return;
-      }
-      res.writeHead(200, { "content-type": "text/html" });
-      res.end("<!doctype html><title>held</title><p>answered at last</p>");
-    },
-  };
-}
 
 /** The fetch node that made `r`, by its User-Agent. */
 function nodeOf(r: RequestRecord): string | undefined {
@@ -69,7 +50,7 @@ describe("fault: a fetch node killed", () => {
         // the crawl is mid-way when the dead node's tasks come back.
         minGapMs: 1000,
         roles: { fetcherArgsOf: (id) => ["--user-agent", userAgentOf(id)] },
-        extraHosts: { [HOLD_HOST]: holdFirstHomePage() },
+        extraHosts: { [HOLD_HOST]: homePageHeldOnce() },
         prepare: (roles) => cluster.setFetchAckWait(roles.services, ACK_WAIT_MS),
         async inject(roles, web) {
           await roles.coordinator.seed([web.url(HOLD_HOST)]);

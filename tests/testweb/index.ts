@@ -34,6 +34,7 @@ export {
   stableEtag,
   urlsetXml,
 } from "./special/index.ts";
+export { homePageHeldOnce } from "./held-home-page.ts";
 export type {
   HostBehaviour,
   PolitenessPolicy,

@@ -10,31 +10,16 @@
  * started (each role's start would set it back to 60 s).
  */
 import { describe, expect, test } from "bun:test";
-import type { HostBehaviour } from "../../testweb/index.ts";
 import { useCluster, waitUntil } from "./harness.ts";
-import { logClock } from "../../testweb/index.ts";
+import { homePageHeldOnce, logClock } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 const HOST = "stall.test";
 const ACK_WAIT_MS = 2_000;
 
-/** `/` never answers the first time it is asked; every later request gets a small page. */
-function stallOnce(): HostBehaviour {
-  let asked = 0;
-  return {
-    description: "the first request for / is accepted and never answered; later ones get a page",
-    robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
-    serve(_req, res, ctx) {
-      if (ctx.path === "/" && asked++ === 0) return; // left open until the client goes away
-      res.writeHead(200, { "content-type": "text/html" });
-      res.end("<!doctype html><title>stall</title><p>answered at last</p>");
-    },
-  };
-}
-
 describe("cluster: a fetch node crashes", () => {
   test("a fetch node killed with SIGKILL mid-task has its task redelivered to the other fetch node", async () => {
-    const web = await cluster.web({ hosts: 1, extraHosts: { [HOST]: stallOnce() } });
+    const web = await cluster.web({ hosts: 1, extraHosts: { [HOST]: homePageHeldOnce() } });
     const roles = await cluster.roles({ web, frontiers: ["frontier-1"], fetchers: ["fetch-1"] });
     const c = roles.coordinator;
     await c.seed([web.url(HOST)]);
