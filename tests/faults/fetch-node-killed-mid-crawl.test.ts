@@ -20,7 +20,7 @@
 import { describe, expect, test } from "bun:test";
 import { pageRequests, urlOf, waitUntil } from "../e2e/cluster/harness.ts";
 import { crawlThroughFault, describeRun, expectNothingLost, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
-import { homePageHeldOnce, logClock, type RequestRecord } from "../testweb/index.ts";
+import { homePageHeldOnce, logClock, type RequestRecord, type TestWeb } from "../testweb/index.ts";
 
 const cluster = useCluster();
 const ACK_WAIT_MS = 10_000;
@@ -42,8 +42,7 @@ describe("fault: a fetch node killed", () => {
       let killedAt = 0;
       let heldAtKill = 0;
       let victim = "";
-      const holdRequests = (web: { requests: readonly RequestRecord[] }) =>
-        web.requests.filter((r) => r.host === HOLD_HOST && r.path === "/");
+      const holdRequests = (web: TestWeb) => web.requestsTo(HOLD_HOST).filter((r) => r.path === "/");
       const run = await crawlThroughFault(cluster, {
         // A slower crawl than the suite's: at its gap the survivor alone fetched every page left within the
         // 4.5 s this row waits after the kill (seen on a fast box). At 1 s the rest takes it about 20 s, so
