@@ -16,6 +16,7 @@ import { decodeBody, extractPage } from "../engine/fetch/parse/index.ts";
 import { WarcWriter } from "../engine/fetch/warc/index.ts";
 import { sitePage } from "../tests/testweb/site.ts";
 import { prosePool } from "../tests/testweb/text.ts";
+import { minOf } from "../core/stats/index.ts";
 
 const rounds = Number(process.argv[2] ?? 15);
 const shape = { hosts: 2000, pagesPerHost: 1000, linksPerPage: 30, pageBytes: 25_000, seed: 1 };
@@ -99,6 +100,6 @@ for (const [name] of stages) {
   const m = median(perPage.get(name)!);
   // extractPage decodes too: its own figure is what the pipeline pays for decode + parse.
   if (name !== "decode body") total += m;
-  console.log(`${name.padEnd(36)} ${m.toFixed(1).padStart(8)} µs   (min ${Math.min(...perPage.get(name)!).toFixed(1)})`);
+  console.log(`${name.padEnd(36)} ${m.toFixed(1).padStart(8)} µs   (min ${minOf(perPage.get(name)!).toFixed(1)})`);
 }
 console.log(`${"sum (decode+parse, SimHash, WARC)".padEnd(36)} ${total.toFixed(1).padStart(8)} µs   [${sink & 1}]`);

@@ -218,7 +218,7 @@ describe("admin API", () => {
   test("admin - POST /v1/seeds publishes and reports rejected URLs with reasons", async () => {
     const got: string[] = [];
     h.bus.consumeUrls("us", partitionOf("example.com", P), async (d) => {
-      got.push(...d.data.map((u) => u.url));
+      for (const item of d.data.map((u) => u.url)) got.push(item);
       await d.ack();
     });
     const res = await post("/v1/seeds", JSON.stringify({ urls: ["https://Example.com/x", "mailto:a@b.c", "http://0x7f000001/"] }));

@@ -247,7 +247,7 @@ export function resolveCoordinatorConfig(argv: readonly string[], env: Env, gene
     httpTlsCertFile,
     httpTlsKeyFile,
   };
-  problems.push(...checkSecuritySettings(security));
+  for (const item of checkSecuritySettings(security)) problems.push(item);
   if (config.deathTimeoutMs < 2 * config.heartbeatIntervalMs)
     problems.push("deathTimeoutMs: must be at least two heartbeat intervals, or a slow heartbeat kills a healthy node");
   if (config.leaseTtlMs <= config.heartbeatIntervalMs)

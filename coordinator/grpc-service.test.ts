@@ -108,7 +108,7 @@ describe("coordinator gRPC service", () => {
   test("grpc - AddSeeds publishes accepted URLs and lists rejected ones", async () => {
     const got: string[] = [];
     h.bus.consumeUrls("eu", partitionOf("beispiel.de", P), async (d) => {
-      got.push(...d.data.map((u) => u.url));
+      for (const item of d.data.map((u) => u.url)) got.push(item);
       await d.ack();
     });
     const res = await client.addSeeds(["http://beispiel.de/", "not a url"]);

@@ -13,7 +13,7 @@ const rules = parseRegionRules("eu=.de", "us");
 function collect(bus: MemoryBus, region: string, host: string): DiscoveredUrl[] {
   const got: DiscoveredUrl[] = [];
   bus.consumeUrls(region, partitionOf(host, P), async (d) => {
-    got.push(...d.data);
+    for (const item of d.data) got.push(item);
     await d.ack();
   });
   return got;

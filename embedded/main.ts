@@ -218,7 +218,7 @@ async function readSeeds(args: CrawlConfig, log: Log): Promise<DiscoveredUrl[]> 
   const raw = [...args.seeds];
   if (args.seedsFile) {
     try {
-      raw.push(...seedLines(await Bun.file(args.seedsFile).text()));
+      for (const item of seedLines(await Bun.file(args.seedsFile).text())) raw.push(item);
     } catch (error) {
       throw new ConfigError(`cannot read seeds file ${args.seedsFile}: ${errorInfo(error).message}`);
     }

@@ -277,7 +277,7 @@ export function loadFetchNodeConfig(
     httpTlsCertFile: values.httpTlsCertFile,
     httpTlsKeyFile: values.httpTlsKeyFile,
   };
-  problems.push(...checkSecuritySettings(security, values.redisUrl));
+  for (const item of checkSecuritySettings(security, values.redisUrl)) problems.push(item);
   const listen = parseHostPort(values.httpListen);
   if (problems.length > 0 || !policy || !regionRules || !listen) throw new FetchNodeConfigError(problems);
 

@@ -19,6 +19,13 @@
  * carry their file extension. Test files (`*.test.ts`, tests/, bench/) may reach internals, but core's
  * tests still import only core.
  *
+ * Size: no hand-written source file over 700 lines (generated code lives in proto/gen and is skipped): a
+ * file past that does more than one job. Unbounded spreads: no `push(...xs)`, `unshift(...xs)`,
+ * `Math.max(...xs)`, `Math.min(...xs)` or `String.fromCharCode(...xs)` anywhere, tests included: every
+ * element becomes a call argument on the stack, and past about 100,000 of them the call throws "Maximum
+ * call stack size exceeded" (a seeds file of a million lines once stopped the crawl that way). Loop, or
+ * use a bounded helper.
+ *
  * Prints one line per violation (`file:line: rule: detail`) and exits non-zero when there is any.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -59,8 +66,13 @@ interface Violation {
   detail: string;
 }
 
+const MAX_LINES = 700;
+const SPREAD_INTO_CALL = /\.(push|unshift)\(\s*\.\.\.|\b(Math\.(max|min)|String\.fromCharCode|String\.fromCodePoint)\(\s*\.\.\./;
+
 const violations: Violation[] = [];
 for (const top of roots) for (const file of walk(join(root, top))) checkFile(file);
+for (const top of roots)
+  for (const file of walk(join(root, top), /\.(js|mjs|cjs|py|sh)$/)) checkLength(file, readFileSync(file, "utf8").split("\n"));
 
 for (const v of violations) console.log(`${v.file}:${v.line}: ${v.rule}: ${v.detail}`);
 if (violations.length > 0) {
@@ -69,7 +81,7 @@ if (violations.length > 0) {
 }
 console.log("lint: clean");
 
-function* walk(dir: string): Generator<string> {
+function* walk(dir: string, wanted = /\.(ts|tsx|mts)$/): Generator<string> {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -79,8 +91,8 @@ function* walk(dir: string): Generator<string> {
   for (const name of names) {
     if (skipDirs.has(name)) continue;
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) yield* walk(path);
-    else if (/\.(ts|tsx|mts)$/.test(name) && !name.endsWith(".d.ts")) yield path;
+    if (statSync(path).isDirectory()) yield* walk(path, wanted);
+    else if (wanted.test(name) && !name.endsWith(".d.ts")) yield path;
   }
 }
 
@@ -101,9 +113,13 @@ function checkFile(path: string): void {
   const report: Report = (line, rule, detail) => violations.push({ file: rel, line, rule, detail });
   const portable = !isTest && PORTABLE.some((p) => rel.startsWith(p));
 
+  checkLength(path, lines);
   lines.forEach((text, i) => {
     const lineNo = i + 1;
     const code = stripComment(text);
+    if (SPREAD_INTO_CALL.test(code)) {
+      report(lineNo, "spread-into-call", "spreading an array into a call's arguments overflows the stack when it is long: loop instead");
+    }
     for (const spec of importSpecifiers(code)) {
       if (spec.startsWith(".")) {
         if (!/\.(ts|js|json|mjs)$/.test(spec)) report(lineNo, "explicit-extension", `relative import '${spec}' needs its file extension`);
@@ -126,6 +142,18 @@ function checkFile(path: string): void {
       report(lineNo, "portable", `${rel} runs on Deno too: no Bun globals outside tests`);
     }
   });
+}
+
+function checkLength(path: string, lines: string[]): void {
+  const count = lines.at(-1) === "" ? lines.length - 1 : lines.length;
+  if (count > MAX_LINES) {
+    violations.push({
+      file: toRel(path),
+      line: MAX_LINES + 1,
+      rule: "file-length",
+      detail: `${count} lines; split it by job (at most ${MAX_LINES})`,
+    });
+  }
 }
 
 function checkLayer(rel: string, target: string, isTest: boolean, line: number, report: Report): void {

@@ -63,7 +63,7 @@ function listFiles(dir: string): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...listFiles(path).map((p) => join(name, p)));
+    if (statSync(path).isDirectory()) for (const p of listFiles(path)) out.push(join(name, p));
     else out.push(name);
   }
   return out.sort();

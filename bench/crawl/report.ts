@@ -94,7 +94,7 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
       `    per ${r.bins.seconds} s from spawn: pages ${r.bins.pages.join(" ")}; robots.txt ${r.bins.robots.join(" ")}; CPU s ${r.bins.cpuSeconds.map((c) => c.toFixed(1)).join(" ")}`,
     );
     for (const ex of r.violationExamples) out.push(`    e.g. ${ex}`);
-    if (r.processes) out.push(...processTable(r));
+    if (r.processes) for (const line of processTable(r)) out.push(line);
     if (r.otherLoadCpuSeconds > BUSY_BOX_SHARE * r.seconds) {
       out.push(
         `    warning: other processes used ${r.otherLoadCpuSeconds.toFixed(0)} CPU s during this ${r.seconds} s window; its pages/s is a floor`,

@@ -158,7 +158,7 @@ export function descendantsOf(root: number): number[] {
     const pid = stack.pop()!;
     if (seen.has(pid) || readStat(pid) === undefined) continue;
     seen.add(pid);
-    stack.push(...childrenOf(pid));
+    for (const item of childrenOf(pid)) stack.push(item);
   }
   return [...seen];
 }

@@ -148,7 +148,7 @@ export function seedAddCommand(env: Env) {
       for (let i = 0; i < urls.length; i += 5_000) {
         const r = await c.addSeeds(urls.slice(i, i + 5_000));
         accepted += r.accepted;
-        rejected.push(...r.rejected);
+        for (const item of r.rejected) rejected.push(item);
       }
       if (opts.json) io.out(toJson({ accepted, rejected }));
       else {

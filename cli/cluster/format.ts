@@ -2,9 +2,10 @@
  * Human-readable output of the cluster commands: aligned tables, ages, and JSON that survives 64-bit
  * counters (protobuf int64 arrives as bigint; JSON output turns it into a number when it is exact).
  */
+import { maxOf } from "../../core/stats/index.ts";
 export function table(headers: string[], rows: Array<Array<string | number>>): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
-  const widths = headers.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? "").length)));
+  const widths = headers.map((_, c) => maxOf(cells.map((r) => (r[c] ?? "").length)));
   return `${cells
     .map((r) =>
       r

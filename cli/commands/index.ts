@@ -23,6 +23,7 @@ import {
   statusCommand,
   urlExplainCommand,
 } from "../cluster/commands.ts";
+import { maxOf } from "../../core/stats/index.ts";
 
 const CLUSTER = "[--coordinator ADDR] [--token TOKEN] [--tls-ca-file FILE] [--json]";
 
@@ -121,7 +122,7 @@ export const commands: Command[] = [
 ];
 
 export function usage(): string {
-  const width = Math.max(...commands.map((c) => c.words.join(" ").length));
+  const width = maxOf(commands.map((c) => c.words.join(" ").length));
   const lines = commands.map((c) => `  ${c.words.join(" ").padEnd(width)}  ${c.args}\n  ${" ".repeat(width)}  ${c.summary}`);
   return `usage: crawlctl COMMAND [ARGS]\n\ncommands:\n${lines.join("\n")}\n\nCluster commands reach the coordinator at --coordinator or CRAWLCTL_COORDINATOR, with --token or CRAWLCTL_TOKEN\n(and --tls-ca-file or CRAWLCTL_TLS_CA_FILE when its gRPC is TLS).\nRun \`crawlctl COMMAND --help\` for one command.\n`;
 }

@@ -34,14 +34,14 @@ export function readConfig<C>(argv: readonly string[], env: Env, rows: readonly 
   const known = (options.policy ? [...rows, ...POLICY_FIELDS] : rows) as readonly AnyFieldRow[];
   const { flags, problems, positionals, rest } = readFlags(argv, known, options.unknown, options);
   const read = readFields(rows, flags, env);
-  problems.push(...read.problems);
+  for (const item of read.problems) problems.push(item);
   let policy: PolicyConfig | undefined;
   if (options.policy) {
     try {
       policy = resolvePolicy(policyOverrides(flags), env);
     } catch (error) {
       if (!(error instanceof PolicyConfigError)) throw error;
-      problems.push(...error.problems);
+      for (const item of error.problems) problems.push(item);
     }
   }
   return { values: read.values, given: read.given, policy, positionals, rest, problems };

@@ -46,7 +46,7 @@ export function readFlags(
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === "--" && shape.rest) {
-      rest.push(...argv.slice(i + 1));
+      for (const item of argv.slice(i + 1)) rest.push(item);
       break;
     }
     if (shape.positionals && !arg.startsWith("--")) {

@@ -49,7 +49,7 @@ export function resolvePolicy(overrides: Readonly<Record<string, string | undefi
   }
 
   const read = readFields(POLICY_FIELDS, new Map([...flags].map(([flag, { raw }]) => [flag, raw])), env);
-  problems.push(...read.problems);
+  for (const item of read.problems) problems.push(item);
   if (problems.length > 0) throw new PolicyConfigError(problems);
 
   const crossProblems = validatePolicy(read.values).map((p) => `${p.field}: ${p.message}`);

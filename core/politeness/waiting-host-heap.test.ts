@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { WaitingHostHeap } from "./waiting-host-heap.ts";
+import { minOf } from "../stats/index.ts";
 
 function drain(heap: WaitingHostHeap): string[] {
   const out: string[] = [];
@@ -95,7 +96,7 @@ test("waiting host heap - stays ordered through many random pushes, updates and 
       const top = heap.pop();
       if (model.size === 0) expect(top).toBeUndefined();
       else {
-        expect(top?.at).toBe(Math.min(...model.values()));
+        expect(top?.at).toBe(minOf(model.values()));
         model.delete(top?.host as string);
       }
     }

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
 import { HashRing } from "./index.ts";
+import { maxOf } from "../stats/index.ts";
 
 const P = 4096;
 const node = (i: number) => `frontier-${i}`;
@@ -60,7 +61,7 @@ test("HashRing - 128 virtual nodes keep the busiest of 10 nodes within 1.35x the
   const load = new Map<string, number>();
   for (const owner of ringOf(ids(10)).assign(P).values()) load.set(owner, (load.get(owner) ?? 0) + 1);
   expect(load.size).toBe(10);
-  const max = Math.max(...load.values());
+  const max = maxOf(load.values());
   expect(max / (P / 10)).toBeLessThan(1.35);
 });
 

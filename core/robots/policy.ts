@@ -44,7 +44,7 @@ export function policyFor(rules: RobotsRules, userAgent: string): RobotsPolicy {
   const merged: RobotsRule[] = [];
   let crawlDelayMs: number | undefined;
   for (const group of selected) {
-    merged.push(...group.rules);
+    for (const item of group.rules) merged.push(item);
     if (group.crawlDelayMs !== undefined && (crawlDelayMs === undefined || group.crawlDelayMs > crawlDelayMs)) {
       crawlDelayMs = group.crawlDelayMs;
     }

@@ -292,7 +292,7 @@ export function resolveFrontierNodeConfig(argv: readonly string[], env: Env): Re
     httpTlsCertFile,
     httpTlsKeyFile,
   };
-  if (problems.length === 0) problems.push(...checkSecuritySettings(security, config.redisUrl));
+  if (problems.length === 0) for (const p of checkSecuritySettings(security, config.redisUrl)) problems.push(p);
   let rules: RegionRules | undefined;
   if (problems.length === 0) {
     try {

@@ -23,7 +23,7 @@ afterEach(async () => {
 /** Every queued URL of a store, one entry per queue row. */
 function queued(store: FrontierStore): string[] {
   const out: string[] = [];
-  for (let p = 0; p < P; p++) out.push(...store.queuedInPartition(p, undefined, 100_000).map((q) => q.url));
+  for (let p = 0; p < P; p++) for (const q of store.queuedInPartition(p, undefined, 100_000)) out.push(q.url);
   return out.sort();
 }
 

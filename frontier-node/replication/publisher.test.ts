@@ -34,8 +34,8 @@ function commit(store: FrontierStore, i: number): void {
 function replayed(replica: MemoryPartitionReplica): { rows: number[]; gaps: number } {
   const rules = new ReplayRules();
   const rows: number[] = [];
-  for (const e of replica.entries(REGION, 0)) rows.push(...rules.feed(e).map((r) => r.n));
-  rows.push(...rules.finish().map((r) => r.n));
+  for (const e of replica.entries(REGION, 0)) for (const r of rules.feed(e)) rows.push(r.n);
+  for (const item of rules.finish().map((r) => r.n)) rows.push(item);
   return { rows, gaps: rules.counts.gaps };
 }
 

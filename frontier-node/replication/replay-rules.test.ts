@@ -21,8 +21,8 @@ const claim = (seq: number, writer: typeof A, after: number): ReplicaEntry => ({
 
 function replay(rules: ReplayRules, entries: ReplicaEntry[]): number[] {
   const out: number[] = [];
-  for (const e of entries) out.push(...rules.feed(e).map((r) => r.n));
-  out.push(...rules.finish().map((r) => r.n));
+  for (const e of entries) for (const r of rules.feed(e)) out.push(r.n);
+  for (const item of rules.finish().map((r) => r.n)) out.push(item);
   return out;
 }
 

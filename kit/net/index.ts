@@ -3,3 +3,4 @@
  * address-safety switch is a row of the crawl policy, core/config, which every role reads.)
  */
 export { PROXY_URL_FIELD, proxyFromEnv } from "./proxy-env.ts";
+export { unusedPort } from "./unused-port.ts";

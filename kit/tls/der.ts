@@ -91,7 +91,7 @@ export function oid(dotted: string): Bytes {
       base128.unshift((n & 0x7f) | (base128.length > 0 ? 0x80 : 0));
       if (n < 128) break;
     }
-    out.push(...base128);
+    for (const item of base128) out.push(item);
   }
   return tlv(TAG.oid, Uint8Array.from(out));
 }

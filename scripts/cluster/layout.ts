@@ -11,6 +11,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
+import { unusedPort } from "../../kit/net/index.ts";
 import { writeFileAtomic } from "./atomic-file.ts";
 
 /** Named ports of one process, e.g. `{ client: 4222, monitor: 8222 }`. */
@@ -68,31 +69,17 @@ function layoutProblem(value: unknown): string | undefined {
 
 /**
  * Gives every process in `wanted` (id to the names of the ports it needs) its ports: the layout's when it
- * has them, otherwise new free ones. New ports are found by holding a listener on each until all are
- * chosen, so no two are the same; they are free when chosen, and another program could still take one
- * before the process binds it (the process then fails to start and says so in its log).
+ * has them, otherwise new free ones, drawn from below the OS's ephemeral range (kit/net's unusedPort), so
+ * the outgoing connections and port-0 listeners of other programs cannot take one before its process binds
+ * it; another program drawing the same port at the same moment still could (the process then fails to
+ * start and says so in its log).
  */
 export async function assignPorts(layout: Layout, wanted: Record<string, readonly string[]>): Promise<Layout> {
   const ports: Record<string, PortMap> = structuredClone(layout.ports);
-  const held: Server[] = [];
   const taken = new Set(Object.values(ports).flatMap((m) => Object.values(m)));
-  try {
-    for (const [id, names] of Object.entries(wanted)) {
-      const map = (ports[id] ??= {});
-      for (const name of names) {
-        if (map[name] !== undefined) continue;
-        let port: number;
-        do {
-          const server = await listenAnywhere();
-          held.push(server);
-          port = (server.address() as { port: number }).port;
-        } while (taken.has(port));
-        taken.add(port);
-        map[name] = port;
-      }
-    }
-  } finally {
-    await Promise.all(held.map((s) => new Promise<void>((resolve) => s.close(() => resolve()))));
+  for (const [id, names] of Object.entries(wanted)) {
+    const map = (ports[id] ??= {});
+    for (const name of names) map[name] ??= await unusedPort(taken);
   }
   return { ...layout, ports };
 }
@@ -108,10 +95,6 @@ export async function portsInUse(ports: Record<string, PortMap>): Promise<Array<
     }
   }
   return busy;
-}
-
-function listenAnywhere(): Promise<Server> {
-  return listenOn(0);
 }
 
 function listenOn(port: number): Promise<Server> {

@@ -192,8 +192,8 @@ export function parseUp(argv: readonly string[], env: Env = {}): UpOptions {
     problems.push(`--frontiers must be at least --regions (${values.regions}): every region needs a frontier node`);
   if (problems.length === 0 && values.fetchers < values.regions)
     problems.push(`--fetchers must be at least --regions (${values.regions}): every region needs a fetch node`);
-  if (problems.length === 0) problems.push(...regionRuleProblems(values.regionRules, values.regions));
-  problems.push(...frontierFlagProblems(read.rest));
+  if (problems.length === 0) for (const p of regionRuleProblems(values.regionRules, values.regions)) problems.push(p);
+  for (const item of frontierFlagProblems(read.rest)) problems.push(item);
   if (problems.length > 0) throw new UpConfigError(problems);
   return { ...values, frontierArgs: read.rest };
 }

@@ -203,7 +203,9 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
         for (const h of hosts) heard.add(h);
       });
       const stopped: string[] = [];
-      b.watchScopeRoots((hosts) => stopped.push(...hosts))();
+      b.watchScopeRoots((hosts) => {
+        for (const h of hosts) stopped.push(h);
+      })();
       try {
         await waitFor(() => heard.size === 3, "the roots stored so far");
         await a.addScopeRoots(["blog.example.org", "www.example.com"]);

@@ -8,6 +8,7 @@ import type { PartitionReplica, ReplicaEntry, SnapshotInfo } from "../../core/po
 import { MemoryPartitionReplica } from "../../adapters/memory/index.ts";
 import { connectNats, JetStreamPartitionReplica, type NatsConnection } from "../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
+import { maxOf } from "../../core/stats/index.ts";
 
 interface Fixture {
   setup(): Promise<void>;
@@ -138,7 +139,7 @@ function replicaContract(name: string, fixture: Fixture): void {
           r.append(region, 9, { writer: A, epoch: 0, first: i + 1, last: i + 1, body: `[[${i + 1},[]]]` }),
         ),
       );
-      const got = await all(r.read(region, 9, 0, Math.max(...seqs)));
+      const got = await all(r.read(region, 9, 0, maxOf(seqs)));
       expect(got.map((e) => (e.kind === "batch" ? e.first : -1))).toEqual(Array.from({ length: 700 }, (_, i) => i + 1));
     });
   });

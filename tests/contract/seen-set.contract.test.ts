@@ -84,7 +84,7 @@ async function addAll(set: SeenSet, partition: number, keys: string[], batch = 5
     for (let j = 0; j < inFlight && i + j * batch < keys.length; j++) {
       calls.push(set.checkAndAdd(partition, keys.slice(i + j * batch, i + (j + 1) * batch)));
     }
-    for (const answers of await Promise.all(calls)) out.push(...answers);
+    for (const answers of await Promise.all(calls)) for (const a of answers) out.push(a);
   }
   return out;
 }
@@ -173,7 +173,7 @@ describe("RedisSeenSet: Redis-specific properties", () => {
     await set.rebuild(9, []);
     const local = new ScalableBloomFilter({ initialCapacity: 700 });
     const keys = range(0, 12_000, urlKey);
-    keys.push(...range(0, 500, urlKey)); // some repeats, which must not change either filter
+    for (const k of range(0, 500, urlKey)) keys.push(k); // some repeats, which must not change either filter
     const remote = await addAll(set, 9, keys, 333);
     expect(remote).toEqual(keys.map((k) => local.add(k)));
 

@@ -18,6 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DEFAULT_POLICY, parseDecimal, parseDuration } from "../../core/config/index.ts";
 import type { TestWeb } from "../testweb/index.ts";
+import { minOf } from "../../core/stats/index.ts";
 
 /**
  * Set `E2E_KEEP=1` to look into a failure afterwards: the harnesses leave their temp dirs (the nodes' logs
@@ -65,8 +66,8 @@ export function gapPolicyOf(args: readonly string[]): GapPolicy {
 export function assertPolite(web: TestWeb, policies: readonly GapPolicy[]): void {
   if (policies.length === 0) return;
   const policy = {
-    minGapMs: Math.min(...policies.map((p) => p.minGapMs)),
-    gapMultiplier: Math.min(...policies.map((p) => p.gapMultiplier)),
+    minGapMs: minOf(policies.map((p) => p.minGapMs)),
+    gapMultiplier: minOf(policies.map((p) => p.gapMultiplier)),
   };
   const found = web.violations(policy);
   if (found.length === 0) return;

@@ -27,11 +27,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { jetstreamManager, StorageType } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
+import { unusedPort } from "../../kit/net/index.ts";
 
 export interface NatsServer {
   /** nats://127.0.0.1:<port> */
@@ -70,7 +70,7 @@ export async function startNats(opts: StartNatsOptions = {}): Promise<NatsServer
   const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "nats-test-"));
   const args = ["-a", "127.0.0.1", "-p", String(opts.port ?? -1), "-sd", storeDir];
   if (opts.jetstream ?? true) args.unshift("-js");
-  args.push(...(opts.args ?? []));
+  for (const item of opts.args ?? []) args.push(item);
   try {
     return await launch(args, storeDir, ownsDir, opts.startupTimeoutMs ?? 10_000);
   } catch (err) {
@@ -118,7 +118,7 @@ async function startSuperclusterOnce(regions: readonly string[], timeout: number
       const dir = mkdtempSync(join(tmpdir(), `nats-${region}-`));
       const seedGateway = region === seed ? [] : [{ name: seed, url: `nats://gateway:${secret}@127.0.0.1:${gatewayPorts[seed]}` }];
       const conf = join(dir, "server.conf");
-      writeFileSync(conf, superclusterConfig(region, dir, await freePort(), seedGateway, secret));
+      writeFileSync(conf, superclusterConfig(region, dir, await unusedPort(), seedGateway, secret));
       const server = await launch(["-c", conf], dir, true, timeout);
       started[region] = server;
       const gw = /Listening for gateways? connections on 127\.0\.0\.1:(\d+)/.exec(server.log());
@@ -175,7 +175,9 @@ export async function startNatsCluster(opts: { size?: number; name?: string; sta
   const timeout = opts.startupTimeoutMs ?? 30_000;
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const routePorts = await freePorts(size);
+    const taken = new Set<number>();
+    const routePorts: number[] = [];
+    for (let i = 0; i < size; i++) routePorts.push(await unusedPort(taken));
     // Routes need this cluster's own secret, so a server of another test that dials a reused port cannot join (superclusterConfig).
     const secret = randomBytes(12).toString("hex");
     const dirs = Array.from({ length: size }, (_, i) => mkdtempSync(join(tmpdir(), `nats-${name}-${i + 1}-`)));
@@ -288,27 +290,6 @@ function clusterMemberConfig(
   ].join("\n");
 }
 
-/** `n` distinct ports free right now on 127.0.0.1, all held at once while they are chosen. */
-async function freePorts(n: number): Promise<number[]> {
-  const held = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const srv = createServer();
-          srv.once("error", reject);
-          srv.listen(0, "127.0.0.1", () => resolve(srv));
-        }),
-    ),
-  );
-  const ports = held.map((srv) => {
-    const addr = srv.address();
-    return typeof addr === "object" && addr ? addr.port : 0;
-  });
-  await Promise.all(held.map((srv) => new Promise<void>((resolve) => srv.close(() => resolve()))));
-  return ports;
-}
-
 function superclusterConfig(
   region: string,
   dir: string,
@@ -329,19 +310,6 @@ function superclusterConfig(
     `gateway { name: "${region}", listen: "127.0.0.1:-1", authorization { user: "gateway", password: "${secret}" }, gateways: [${gatewayList}] }`,
     "",
   ].join("\n");
-}
-
-/** A port free right now on 127.0.0.1 (for the route listener, which cannot be asked to pick one and report it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 /** The nats-server binary: $NATS_SERVER, else the first on PATH, else Debian's /usr/sbin one. */

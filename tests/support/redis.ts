@@ -8,9 +8,10 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
-import { connect, createServer } from "node:net";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { unusedPort } from "../../kit/net/index.ts";
 
 export interface RedisServer {
   url: string;
@@ -51,7 +52,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   // gets one try).
   let lastError: unknown;
   for (let attempt = 0; attempt < (options.port === undefined ? 3 : 1); attempt++) {
-    const port = options.port ?? (await freePort());
+    const port = options.port ?? (await unusedPort());
     const ownsDir = options.dir === undefined;
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "crawler-redis-"));
     const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir], {
@@ -89,7 +90,9 @@ async function waitReady(port: number, child: ChildProcess, timeoutMs: number, o
   for (;;) {
     if (exited) throw new Error(`redis-server exited before it was ready:\n${output()}`);
     try {
-      if ((await sendInline(port, "PING")).startsWith("+PONG")) return;
+      // Its own log must say it listens: a PONG alone could come from another test's server that took the
+      // port first while this one is failing to bind it.
+      if (/Ready to accept connections/.test(output()) && (await sendInline(port, "PING")).startsWith("+PONG")) return;
     } catch {
       // Not listening yet.
     }
@@ -135,17 +138,5 @@ export function sendInline(port: number, line: string): Promise<string> {
     });
     socket.on("end", () => done());
     socket.on("error", (error) => done(error));
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
   });
 }

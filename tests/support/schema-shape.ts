@@ -50,9 +50,9 @@ export function shapeProblems(
       const problems: string[] = [];
       for (const key of schema.required ?? []) if (!(key in obj)) problems.push(`${path}.${key}: missing`);
       for (const [key, v] of Object.entries(obj)) {
-        if (props[key]) problems.push(...shapeProblems(v, props[key], doc, `${path}.${key}`));
+        if (props[key]) for (const p of shapeProblems(v, props[key], doc, `${path}.${key}`)) problems.push(p);
         else if (schema.additionalProperties && typeof schema.additionalProperties === "object")
-          problems.push(...shapeProblems(v, schema.additionalProperties, doc, `${path}.${key}`));
+          for (const item of shapeProblems(v, schema.additionalProperties, doc, `${path}.${key}`)) problems.push(item);
         else if (schema.properties && schema.additionalProperties === undefined) problems.push(`${path}.${key}: not in the schema`);
       }
       return problems;

@@ -10,7 +10,6 @@
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect as connectTls } from "node:tls";
@@ -18,6 +17,7 @@ import { REDIS_CRAWLER_ACL, REDIS_CRAWLER_USER, renderNatsAccounts, type NatsRol
 import type { IdentityRole } from "../../core/auth/index.ts";
 import { initAuthority, issueNodeFiles, type NodeFiles } from "../../kit/tls/index.ts";
 import { startNats, type NatsServer } from "./nats.ts";
+import { unusedPort } from "../../kit/net/index.ts";
 
 /** A CA directory and the certificate files of each node made in it. */
 export interface Pki {
@@ -124,7 +124,7 @@ export async function startSecureRedis(opts: { pki: Pki; password?: string }): P
 
 async function launchSecureRedis(pki: Pki, server: NodeFiles, password: string): Promise<SecureRedis> {
   const dir = mkdtempSync(join(tmpdir(), "secure-redis-"));
-  const port = await freePort();
+  const port = await unusedPort();
   const conf = join(dir, "redis.conf");
   writeFileSync(
     conf,
@@ -196,16 +196,5 @@ export function redisTlsConverse(port: number, caFile: string, commands: readonl
     });
     socket.on("error", reject);
     socket.on("close", done);
-  });
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
   });
 }

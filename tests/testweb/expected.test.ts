@@ -4,6 +4,7 @@ import { proxyGet } from "./client.ts";
 import { expectedPages } from "./expected.ts";
 import { isAllowed, parseRobots, type RobotsGroup } from "./robots.ts";
 import { resolveShape, startTestWeb, type TestWeb } from "./server.ts";
+import { maxOf } from "../../core/stats/index.ts";
 
 /** The normalisation ARCHITECTURE.md asks of the crawler, enough of it for the hrefs the generator writes. */
 function normalise(href: string, base: string): string | undefined {
@@ -73,7 +74,7 @@ describe("expected page set", () => {
     const expected = web.expectedPages([web.url("site2.test")], { maxDepth: 1 });
     const got = await crawl(web, [web.url("site2.test")], 1);
     expect([...got.fetched].sort()).toEqual([...expected.pages].sort());
-    expect(Math.max(...expected.depth.values())).toBe(1);
+    expect(maxOf(expected.depth.values())).toBe(1);
     expect(expected.depth.get("http://site2.test/")).toBe(0);
   });
 

@@ -9,6 +9,7 @@
 import { mimeEssence } from "./content-type.ts";
 
 const PRESCAN_BYTES = 1024;
+const ONE_BYTE_PER_CHAR = new TextDecoder("latin1");
 const META_CHARSET = /<meta\b[^>]*?charset\s*=\s*["']?\s*([^\s"'\/;>]+)/i;
 const HEADER_CHARSET = /;\s*charset\s*=\s*(?:"([^"]*)"|([^\s;]+))/i;
 
@@ -45,8 +46,9 @@ function charsetParam(contentType: string | undefined): string | undefined {
 }
 
 function metaCharset(body: Uint8Array): string | undefined {
-  // Read the head as Latin-1 so every byte maps to one char and ASCII markup is found whatever the encoding.
-  const head = String.fromCharCode(...body.subarray(0, PRESCAN_BYTES));
+  // Read the head as a one-byte encoding so every byte maps to one char and ASCII markup is found whatever
+  // the encoding (the charset name itself is ASCII).
+  const head = ONE_BYTE_PER_CHAR.decode(body.subarray(0, PRESCAN_BYTES));
   return META_CHARSET.exec(head)?.[1];
 }
 

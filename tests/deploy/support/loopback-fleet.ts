@@ -6,9 +6,9 @@
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { dirname, join } from "node:path";
 import type { FleetMachine, FleetOutput } from "./terraform.ts";
+import { unusedPort } from "../../../kit/net/index.ts";
 
 /** Port keys each role has (fleet module, main.tf role_ports). */
 const ROLE_PORTS: Record<FleetMachine["role"], string[]> = {
@@ -41,7 +41,7 @@ export async function loopbackOverrides(ids: Map<string, FleetMachine["role"]>, 
   const taken = new Set<number>();
   for (const [id, role] of ids) {
     const ports: Record<string, number> = {};
-    for (const key of ROLE_PORTS[role]) ports[key] = await freePort(taken);
+    for (const key of ROLE_PORTS[role]) ports[key] = await unusedPort(taken);
     overrides[id] = {
       host: "127.0.0.1",
       ports,
@@ -224,25 +224,6 @@ export function startProcess(argv: string[], env: Record<string, string>, cwd: s
       return end;
     },
   };
-}
-
-/** A port free right now on 127.0.0.1, not one handed out before in this fleet. */
-function freePort(taken: Set<number>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      const port = typeof addr === "object" && addr ? addr.port : 0;
-      srv.close(() => {
-        if (taken.has(port)) resolve(freePort(taken));
-        else {
-          taken.add(port);
-          resolve(port);
-        }
-      });
-    });
-  });
 }
 
 export type { FleetOutput };

@@ -94,7 +94,7 @@ describe("cluster: gRPC health and reflection", () => {
         pending += decoder.decode(chunk, { stream: true });
         const parts = pending.split("\n");
         pending = parts.pop() ?? "";
-        lines.push(...parts.filter((l) => l.trim() !== ""));
+        for (const item of parts.filter((l) => l.trim() !== "")) lines.push(item);
       }
     })();
     await waitUntil(() => lines.length >= 1, { timeoutMs: 20_000, what: "the first Watch answer", detail: () => lines.join("\n") });

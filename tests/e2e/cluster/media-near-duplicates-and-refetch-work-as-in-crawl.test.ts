@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { readWarc, REVISIT_PROFILES, type WarcRecordView } from "../../../engine/fetch/index.ts";
 import { MEDIA_ON_PAGE, stableEtag } from "../../testweb/index.ts";
 import { fetchCounts, MIN_GAP_MS, pageRequests, repeated, useCluster, waitForPages, waitUntil } from "./harness.ts";
+import { maxOf, minOf } from "../../../core/stats/index.ts";
 
 const cluster = useCluster();
 
@@ -91,8 +92,8 @@ describe("cluster: media, near duplicates, refetch", () => {
     expect(near.warcHeaders["WARC-Profile"]).toBe(REVISIT_PROFILES["near-duplicate"]);
     expect(near.warcHeaders["WARC-Refers-To-Target-URI"]).toBe(web.url("neardup.test", "/orig"));
     const order = pageRequests(web, ["neardup.test"]).map((r) => r.path);
-    const last = (paths: string[]) => Math.max(...paths.map((p) => order.indexOf(p)));
-    const first = (paths: string[]) => Math.min(...paths.map((p) => order.indexOf(p)));
+    const last = (paths: string[]) => maxOf(paths.map((p) => order.indexOf(p)));
+    const first = (paths: string[]) => minOf(paths.map((p) => order.indexOf(p)));
     expect(first(["/n1", "/n2"])).toBeGreaterThan(last(["/o1", "/o2", "/l1", "/l2"]));
   }, 150_000);
 
