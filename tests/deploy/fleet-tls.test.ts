@@ -2,7 +2,7 @@
  * The fleet module with TLS on, started for real: a private CA and a node certificate made with openssl,
  * the rendered NATS servers of two regions (routes and gateways verifying each other's certificates) and
  * the rendered Redis (TLS only) booted on 127.0.0.1. Clients get in over TLS with their role's password,
- * and plain-text clients are refused.
+ * and plain-text clients are refused at the TLS handshake.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
@@ -141,15 +141,53 @@ test("fleet TLS - the NATS servers verify each other on routes and gateways, and
     if (!ok) await new Promise((r) => setTimeout(r, 100));
   }
   expect(ok).toBe(true);
+  // nats.js turns to TLS whenever the server's INFO says tls_required, so a client without the CA is
+  // refused at the certificate, and connectNats says so (any other failure, a server down among them,
+  // would not match).
+  const first = new URL(coordinator.env["CRAWL_NATS_URL"]!.split(",")[0]!);
   await expect(
-    connectNats(coordinator.env["CRAWL_NATS_URL"]!.split(",")[0]!, "plain", {
+    connectNats(first.href, "no CA", {
       user: "coordinator",
       pass: password,
       maxReconnectAttempts: 0,
       waitOnFirstConnect: false,
     }),
-  ).rejects.toThrow();
+  ).rejects.toThrow(/TLS certificate was not accepted/);
+  // A client that stays in plain text: the server's INFO requires TLS, and the CONNECT and PING sent in
+  // the clear end the connection at the TLS handshake, unanswered.
+  const at = ids.findIndex((id) => fleet.machines[id]!.ports["client"] === Number(first.port));
+  expect(at).toBeGreaterThanOrEqual(0);
+  const connect = JSON.stringify({ user: "coordinator", pass: password, verbose: false, pedantic: false });
+  const plain = await plainTextAttempt(Number(first.port), [`CONNECT ${connect}`, "PING"]);
+  expect(plain.error).toBeUndefined();
+  // Only the INFO line came back (no +OK, no PONG, no -ERR).
+  expect(plain.read).toMatch(/^INFO [^\r\n]*\r\n$/);
+  expect(JSON.parse(plain.read.slice("INFO ".length))).toMatchObject({ tls_required: true });
+  await servers[at]!.waitFor(/TLS handshake error/, 5_000, `${ids[at]} refuses a plain-text client`);
 }, 120_000);
+
+/**
+ * Connects in plain text, sends `lines` as soon as the connection is open, and resolves once the server
+ * ends the connection: with what it sent (text) and how it ended. A connection that could not be made
+ * (refused, nothing listening) resolves with its `error` code.
+ */
+function plainTextAttempt(port: number, lines: string[]): Promise<{ read: string; end: "closed" | "reset" | "error"; error?: string }> {
+  return new Promise((resolve) => {
+    let read = "";
+    let opened = false;
+    const sock = connectTcp(port, "127.0.0.1", () => {
+      opened = true;
+      sock.write(lines.map((l) => `${l}\r\n`).join(""));
+    });
+    sock.setTimeout(10_000, () => sock.destroy(new Error("the server kept the plain-text connection open for 10 s")));
+    sock.on("data", (d) => (read += d.toString()));
+    sock.on("error", (e: NodeJS.ErrnoException) => {
+      if (opened && e.code === "ECONNRESET") resolve({ read, end: "reset" });
+      else resolve({ read, end: "error", error: e.code ?? e.message });
+    });
+    sock.on("close", () => resolve({ read, end: "closed" }));
+  });
+}
 
 /** Sends RESP inline lines over `socket` once it is open and resolves with everything read until `lines` replies came. */
 function converse(open: (onOpen: () => void) => import("node:net").Socket, commands: string[], lines: number): Promise<string[]> {
@@ -184,7 +222,9 @@ test("fleet TLS - Redis accepts TLS only, and the crawler user logs in over it",
     2,
   );
   expect(replies).toEqual(["+OK", "+PONG"]);
-  // A plain-text client is dropped (reset or closed) without an answer.
-  const plain = await converse((onOpen) => connectTcp(port, "127.0.0.1", onOpen), ["PING"], 1).catch(() => []);
-  expect(plain).not.toContain("+PONG");
+  // A plain-text client is dropped (reset or closed) at the TLS handshake, without a byte of answer; a
+  // connection that could not be made at all, or one answered in plain text, fails here.
+  const plain = await plainTextAttempt(port, ["PING"]);
+  expect(plain).toMatchObject({ read: "", end: expect.stringMatching(/^(closed|reset)$/) });
+  await p.waitFor(/Error accepting a client connection: .*SSL routines/, 5_000, "redis refuses a plain-text client at the handshake");
 }, 60_000);
