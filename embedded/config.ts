@@ -253,11 +253,3 @@ export function httpListen(value: string): HostPort | undefined {
   if (/^\d{1,5}$/.test(trimmed)) return Number(trimmed) <= 65535 ? { host: "127.0.0.1", port: Number(trimmed) } : undefined;
   return parseHostPort(trimmed);
 }
-
-/** Reads seed lines: one URL per line, blank lines and `#` comments ignored. */
-export function seedLines(text: string): string[] {
-  return text
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .filter((l) => l.length > 0 && !l.startsWith("#"));
-}

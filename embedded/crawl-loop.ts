@@ -32,6 +32,8 @@ export interface CrawlLoopOptions {
   /** Without `continuous`: end once nothing is in flight and nothing falls due within this long. */
   horizonMs: number;
   now: () => number;
+  /** True while something else still adds work (seeds being read): the loop does not end for lack of work. */
+  busy?: () => boolean;
   /** Called for every error that is a bug or a broken store, not a web problem. */
   onError: (error: unknown, task: FetchTask) => void;
 }
@@ -53,6 +55,11 @@ export class CrawlLoop {
   /** Asks the loop to stop (Ctrl-C); `run` resolves once fetches in flight are finished or given back. */
   stop(reason: StopReason = "interrupted"): void {
     this.stopReason ??= reason;
+    this.wake?.();
+  }
+
+  /** New work arrived from outside (a batch of seeds): look for tasks now rather than at the next wake. */
+  poke(): void {
     this.wake?.();
   }
 
@@ -78,7 +85,7 @@ export class CrawlLoop {
       // Without --continuous, done when nothing runs and nothing falls due within the horizon (URLs or
       // sitemaps to read). Retries and refetches scheduled for later stay in the store: the next run of the
       // same command (or this one with --continuous) picks them up.
-      if (this.running.size === 0 && !this.opts.continuous && this.nothingDueSoon()) {
+      if (this.running.size === 0 && !this.opts.continuous && !this.opts.busy?.() && this.nothingDueSoon()) {
         this.stop(frontier.queued === 0 && frontier.sitemapsPending === 0 ? "done" : "nothing-due");
         break;
       }

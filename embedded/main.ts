@@ -19,7 +19,7 @@ import { preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
-import { checkDiskRoom, lockDir } from "../kit/fs/index.ts";
+import { checkDiskRoom, FileReadError, lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { hostRuntime } from "../kit/runtime.ts";
@@ -29,7 +29,8 @@ import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
-import { crawlUsage, resolveCrawlConfig, seedLines, type CrawlConfig } from "./config.ts";
+import { crawlUsage, resolveCrawlConfig, type CrawlConfig } from "./config.ts";
+import { SeedFeed } from "./seed-feed.ts";
 import { CrawlLoop } from "./crawl-loop.ts";
 import { Progress, summary } from "./progress.ts";
 import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
@@ -59,7 +60,6 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const { log } = ctx;
   // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
   const args = { ...ctx.config, policy: applyScopeFile(ctx.config.policy, (path) => readFileSync(path, "utf8")) };
-  const seeds = await readSeeds(args, log);
   const out = resolve(args.out);
   mkdirSync(join(out, "warc"), { recursive: true });
   const lock = lockDir(out);
@@ -100,16 +100,28 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
         : log.info(`there is room on the disk of ${out} again: fetching goes on`),
     diskProbe: () => probeDisk(out, store),
   });
-  const added = await frontier.addSeeds(seeds);
+  // Seeds are admitted in batches while the crawl runs (a seeds file of millions of lines is read as a
+  // stream); the crawl starts once the first batch is in, and does not end while seeds are still coming.
+  let newSeeds = () => {};
+  const feed = new SeedFeed({
+    urls: args.seeds,
+    file: args.seedsFile,
+    policy: args.policy,
+    log,
+    add: (batch) => frontier.addSeeds(batch),
+    onBatch: () => newSeeds(),
+  });
+  const feeding = feed.run().catch((error: unknown) => {
+    throw error instanceof FileReadError ? new ConfigError(`cannot read seeds file ${args.seedsFile}: ${error.reason}`) : error;
+  });
+  await Promise.race([feed.firstBatch, feeding]);
+  if (feed.done) await feeding;
   const start = frontier.snapshot(true);
-  if (start.queued === 0 && start.scheduled === 0 && start.sitemapsPending === 0) {
-    if (seeds.length === 0)
+  if (feed.done && start.queued === 0 && start.scheduled === 0 && start.sitemapsPending === 0) {
+    if (feed.totals.offered === 0)
       throw new ConfigError(`nothing to crawl: give seed URLs (arguments or --seeds FILE); ${out} holds no queued URLs`);
-    const refused = Object.entries(start.counters)
-      .filter(([name]) => name.startsWith("admission.refused."))
-      .reduce((sum, [, n]) => sum + n, 0);
     // Every seed refused by the address policy is a usage error, like giving none (each was logged above).
-    if (refused === seeds.length) throw new ConfigError("nothing to crawl: every seed was refused (see above)");
+    if (feed.totals.refused === feed.totals.offered) throw new ConfigError("nothing to crawl: every seed was refused (see above)");
     log.info(`nothing to crawl: every seed was already fetched into ${out}`);
     return 0;
   }
@@ -124,10 +136,18 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     continuous: args.continuous,
     horizonMs: args.waitHorizonMs,
     now,
+    busy: () => !feed.done,
     onError: (error, task) =>
       isStoreDamage(error)
         ? log.error(damagedStoreMessage(error as Error, out))
         : log.error(`internal error on ${task.url}`, errorFields(error, { url: task.url })),
+  });
+  newSeeds = () => loop.poke();
+  // A seeds file that fails to be read part-way (a disk error) ends the crawl with an error: what was
+  // admitted stays queued, and the same command admits the rest (the seen-set skips what is known).
+  feeding.catch((error: unknown) => {
+    log.error(errorInfo(error).message, { seedsFile: args.seedsFile, linesRead: feed.totals.lines });
+    loop.stop("error");
   });
   if (args.http) await startHttp(ctx, args.http, frontier, loop, startedAt);
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
@@ -139,7 +159,9 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     now,
   );
   if (!args.quiet) {
-    log.info(`${added} new seed(s), ${start.queued} URLs queued, output in ${out}`, { newSeeds: added, queued: start.queued, out });
+    const added = feed.totals.added;
+    const more = feed.done ? "" : " (more seeds are being read)";
+    log.info(`${added} new seed(s)${more}, ${start.queued} URLs queued, output in ${out}`, { newSeeds: added, queued: start.queued, out });
     progress.start();
   }
   const saver = setInterval(() => {
@@ -211,37 +233,6 @@ async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, fro
     metrics: `${http.server.url}/metrics`,
     inFlight: loop.inFlight,
   });
-}
-
-/** The seeds of the arguments and the seeds file, normalized; a rejected one is logged and skipped. */
-async function readSeeds(args: CrawlConfig, log: Log): Promise<DiscoveredUrl[]> {
-  const raw = [...args.seeds];
-  if (args.seedsFile) {
-    try {
-      for (const item of seedLines(await Bun.file(args.seedsFile).text())) raw.push(item);
-    } catch (error) {
-      throw new ConfigError(`cannot read seeds file ${args.seedsFile}: ${errorInfo(error).message}`);
-    }
-  }
-  const seeds: DiscoveredUrl[] = [];
-  const addresses = AddressPolicy.of(args.policy);
-  for (const url of raw) {
-    const n = normalizeUrl(url);
-    if (!n.ok) {
-      log.warn(`seed rejected: ${url}`, { reason: n.reason });
-      continue;
-    }
-    const host = hostKeyOf(n.url);
-    // The frontier's admission refuses (and counts) it; say why here, where the operator is looking.
-    const refusal = addresses.checkHost(host);
-    if (refusal)
-      log.warn(`seed rejected: ${url}: refused-address: ${refusal.reason}: ${describeRefusal(refusal)}`, {
-        reason: "refused-address",
-        address: refusal.reason,
-      });
-    seeds.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
-  }
-  return seeds;
 }
 
 /**

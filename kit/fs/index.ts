@@ -4,3 +4,4 @@
  */
 export { lockDir, type DirLock } from "./dir-lock.ts";
 export { checkDiskRoom } from "./disk-room.ts";
+export { FileReadError, fileSize, readLines, type FileLine, type ReadLinesOptions } from "./read-lines.ts";

@@ -68,9 +68,10 @@ describe("crawl: bad input", () => {
     });
     const { exit } = await interrupt(run);
     expectCleanExit(exit);
-    expect(exit.stderr).toMatch(/seed rejected: not a url at all/);
-    expect(exit.stderr).toMatch(/seed rejected: ftp:\/\/site0\.test\/file/);
-    expect(exit.stderr).not.toMatch(/seed rejected: .*site1\.test/);
+    // A bad line is named by its file and line number, a bad argument as an argument.
+    expect(exit.stderr).toContain(`seed rejected (${seedsFile}:3): not a url at all`);
+    expect(exit.stderr).toContain("seed rejected (argument): ftp://site0.test/file");
+    expect(exit.stderr).not.toMatch(/seed rejected .*site1\.test/);
     expect([...fetchCounts(pageRequests(web)).keys()].sort()).toEqual([...expected.pages].sort());
   }, 30_000);
 
