@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { SCOPE_CHAIN } from "../../testweb/index.ts";
+import { assertPolite, gapPolicyOf } from "../politeness.ts";
 import { expectCleanExit, crawlArgs, interrupt, pageRequests, urlOf, useHarness, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
@@ -62,7 +63,8 @@ describe("crawl: scope and filters", () => {
       ["# the blog and PDFs are not wanted", "deny-host blog.scope.test", "deny-extension pdf", "deny-url re:/d/[3-9]$", ""].join("\n"),
     );
     const out = h.tempDir();
-    const run = h.crawl(crawlArgs(web, [web.url("www.scope.test")], out, ["--scope-file", file]), { out });
+    const argv = crawlArgs(web, [web.url("www.scope.test")], out, ["--scope-file", file]);
+    const run = h.crawl(argv, { out });
     const want = ["/", "/a", "/print/a", "/d/1", "/d/2"]
       .map((p) => web.url("www.scope.test", p))
       .concat(
@@ -79,6 +81,9 @@ describe("crawl: scope and filters", () => {
     expect(pageRequests(web).map(urlOf).sort()).toEqual(want.sort());
     expect(summary.counters["admission.refused.denied-host"]).toBe(1);
     expect(summary.counters["admission.rejected.extension"]).toBe(3);
+    // The harness judges politeness after the test, from the log the bad run below starts by clearing:
+    // this crawl is judged here, by the same strict checker, while its requests are still in the log.
+    assertPolite(web, [gapPolicyOf(argv)]);
 
     web.clearRequests();
     writeFileSync(file, "allow-host ok.test\ndeny-url re:(\nnonsense line\n");
