@@ -1,0 +1,199 @@
+/**
+ * The queue table of the frontier store: each host's back queue, ordered by (priority, seq) within
+ * (partition, host), so the head of a host is one index lookup. A head handed to a fetcher stays here until
+ * its result is committed, so a crash refetches it. The sequence counter lives here too: it only grows, is
+ * saved in `meta` inside the transactions that enqueue, and is never below the largest queued seq.
+ *
+ * Cost: one WITHOUT ROWID row per queued URL (its URL text plus about 20 bytes), and one random B-tree
+ * insert per admitted URL; admissions are written ROWS_PER_INSERT to a statement.
+ */
+import type { Database } from "bun:sqlite";
+import type { Priority, UrlKind } from "../../../core/model/index.ts";
+import { queuedChange, type Change } from "./changes.ts";
+import { countOf, KIND_NAME, kindCode, MultiRowInsert, ROWS_PER_INSERT, type Count } from "./sql.ts";
+
+export interface QueuedUrl {
+  host: string;
+  partition: number;
+  priority: Priority;
+  seq: number;
+  url: string;
+  depth: number;
+  hops: number;
+  /** A page, or a media file a page named (--fetch-media). */
+  kind: UrlKind;
+}
+
+/** Where a queued URL sits: its key in the queue. */
+export type QueuePlace = Pick<QueuedUrl, "partition" | "host" | "priority" | "seq">;
+
+const QUEUE_COLUMNS = `host, partition, priority, seq, url, depth, hops, ${KIND_NAME}`;
+
+function prepare(db: Database) {
+  return {
+    head: db.query<QueuedUrl, [partition: number, host: string]>(
+      `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`,
+    ),
+    dequeue: db.query<never, [partition: number, host: string, priority: Priority, seq: number]>(
+      "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
+    ),
+    urlAt: db.query<{ url: string }, [partition: number, host: string, priority: Priority, seq: number]>(
+      "SELECT url FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
+    ),
+    queuedUrl: db.query<{ x: 1 }, [partition: number, host: string, url: string]>(
+      "SELECT 1 AS x FROM queue WHERE partition = ? AND host = ? AND url = ? LIMIT 1",
+    ),
+    hostCounts: db.query<{ host: string; n: number }, []>("SELECT host, COUNT(*) AS n FROM queue GROUP BY partition, host"),
+    hostCountsIn: db.query<{ host: string; n: number }, [partition: number]>(
+      "SELECT host, COUNT(*) AS n FROM queue WHERE partition = ? GROUP BY host",
+    ),
+    hostCount: db.query<Count, [partition: number, host: string]>("SELECT COUNT(*) AS n FROM queue WHERE partition = ? AND host = ?"),
+    total: db.query<Count, []>("SELECT COUNT(*) AS n FROM queue"),
+    dropLowest: db.query<QueuePlace & { url: string; depth: number }, [limit: number]>(
+      `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
+       RETURNING partition, host, url, depth, priority, seq`,
+    ),
+    put: db.query<
+      never,
+      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: 0 | 1]
+    >("INSERT OR REPLACE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+    maxSeq: db.query<Count, []>("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
+    inPartition: db.query<QueuedUrl, [partition: number, host: string, priority: number, seq: number, limit: number]>(
+      `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND (host, priority, seq) > (?, ?, ?) ORDER BY host, priority, seq LIMIT ?`,
+    ),
+    anyIn: db.query<{ x: 1 }, [partition: number]>("SELECT 1 AS x FROM queue WHERE partition = ? LIMIT 1"),
+    deletePartition: db.query<never, [partition: number]>("DELETE FROM queue WHERE partition = ?"),
+  };
+}
+
+/** The change that says a queue row left (fetched, disallowed, dropped). */
+export function dequeueChange(place: QueuePlace): Change {
+  return ["d", place.host, place.priority, place.seq];
+}
+
+export class QueueTable {
+  private readonly s: ReturnType<typeof prepare>;
+  private readonly insertMany: MultiRowInsert;
+  private next: number;
+
+  constructor(
+    db: Database,
+    /** Notes a write in the store's change journal (a no-op without one). */
+    private readonly note: (partition: number, change: Change) => void,
+    /** The sequence counter as last saved (0 when never). */
+    savedSeq: number,
+  ) {
+    this.s = prepare(db);
+    this.insertMany = new MultiRowInsert(
+      db,
+      "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES ",
+      "(?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.next = Math.max(savedSeq, countOf(this.s.maxSeq)) + 1;
+  }
+
+  /** The sequence number the next enqueued URL gets (what `meta` saves). */
+  get nextSeq(): number {
+    return this.next;
+  }
+
+  head(partition: number, host: string): QueuedUrl | undefined {
+    return this.s.head.get(partition, host) ?? undefined;
+  }
+
+  /**
+   * Appends URLs to their hosts' queues, in order, behind others of the same priority, one multi-row
+   * INSERT per up to ROWS_PER_INSERT of them. Returns each URL's sequence number, or undefined for one that
+   * was not added (which a fresh sequence number never collides into; were it to happen, the rows are
+   * looked up one by one).
+   */
+  enqueueMany(items: ReadonlyArray<Omit<QueuedUrl, "seq">>): Array<number | undefined> {
+    const seqs: Array<number | undefined> = [];
+    for (let from = 0; from < items.length; from += ROWS_PER_INSERT) {
+      const chunk = items.slice(from, from + ROWS_PER_INSERT);
+      const params: Array<string | number> = [];
+      const chunkSeqs: number[] = [];
+      for (const item of chunk) {
+        const seq = this.next++;
+        chunkSeqs.push(seq);
+        params.push(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops, kindCode(item.kind));
+      }
+      const changes = this.insertMany.of(chunk.length).run(...params).changes;
+      chunk.forEach((item, i) => {
+        const seq = chunkSeqs[i]!;
+        // All rows went in, none did, or this one did if the row at its key is its own (an ignored row left
+        // another's there).
+        const added =
+          changes === chunk.length || (changes > 0 && this.s.urlAt.get(item.partition, item.host, item.priority, seq)?.url === item.url);
+        if (!added) {
+          seqs.push(undefined);
+          return;
+        }
+        seqs.push(seq);
+        this.note(item.partition, queuedChange({ ...item, seq }));
+      });
+    }
+    return seqs;
+  }
+
+  /** Writes a queue row with its own sequence number (a replayed or restored row, kept as its store wrote it). */
+  put(item: QueuedUrl): void {
+    this.s.put.run(item.partition, item.host, item.priority, item.seq, item.url, item.depth, item.hops, kindCode(item.kind));
+    this.note(item.partition, queuedChange(item));
+  }
+
+  /** Makes the next sequence number larger than `seq` (after rows with another store's numbers came in). */
+  reserveSeq(seq: number): void {
+    if (seq >= this.next) this.next = seq + 1;
+  }
+
+  dequeue(place: QueuePlace): void {
+    this.s.dequeue.run(place.partition, place.host, place.priority, place.seq);
+    this.note(place.partition, dequeueChange(place));
+  }
+
+  /** Whether a URL is in its host's queue (scans that host's queue: for handoff imports, not hot paths). */
+  has(partition: number, host: string, url: string): boolean {
+    return this.s.queuedUrl.get(partition, host, url) !== null;
+  }
+
+  /** Queued URL counts by host, for every partition or for one. */
+  countsByHost(partition?: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const rows = partition === undefined ? this.s.hostCounts.all() : this.s.hostCountsIn.all(partition);
+    for (const row of rows) out.set(row.host, row.n);
+    return out;
+  }
+
+  countForHost(partition: number, host: string): number {
+    return countOf(this.s.hostCount, partition, host);
+  }
+
+  total(): number {
+    return countOf(this.s.total);
+  }
+
+  /**
+   * Deletes the `n` lowest-priority, most recently queued URLs (the size limit) and returns them; the caller
+   * journals each as it gives the URL its final state.
+   */
+  deleteLowest(n: number): Array<QueuePlace & { url: string; depth: number }> {
+    return this.s.dropLowest.all(n);
+  }
+
+  // ---- partition handoff --------------------------------------------------------------------------
+
+  /** A page of a partition's queue, in key order after `after` (undefined: from the start). */
+  inPartition(partition: number, after: Pick<QueuedUrl, "host" | "priority" | "seq"> | undefined, limit: number): QueuedUrl[] {
+    const a = after ?? { host: "", priority: 0, seq: 0 };
+    return this.s.inPartition.all(partition, a.host, a.priority, a.seq, limit);
+  }
+
+  anyIn(partition: number): boolean {
+    return this.s.anyIn.get(partition) !== null;
+  }
+
+  deletePartition(partition: number): void {
+    this.s.deletePartition.run(partition);
+  }
+}
