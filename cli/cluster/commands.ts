@@ -11,9 +11,9 @@ import { type CliIo, UsageError } from "../io.ts";
 import { ago, ranges, table, toJson, until } from "./format.ts";
 import { parseClusterOptions, type ClusterOptions } from "./options.ts";
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
-async function withClient(opts: ClusterOptions, io: CliIo, fn: (c: CoordinatorLeaderClient) => Promise<number>): Promise<number> {
+export async function withClient(opts: ClusterOptions, io: CliIo, fn: (c: CoordinatorLeaderClient) => Promise<number>): Promise<number> {
   const client = new CoordinatorLeaderClient(opts.coordinators, {
     token: opts.token,
     deadlineMs: 10_000,
@@ -123,39 +123,6 @@ export function ringCommand(env: Env) {
       io.out(`ring epoch ${ring.epoch}, ${ring.partitions} partitions per region\n`);
       io.out(table(["REGION", "OWNER", "COUNT", "PARTITIONS", "HANDOFFS PENDING"], rows));
       return 0;
-    });
-  };
-}
-
-export function seedAddCommand(env: Env) {
-  return async (argv: string[], io: CliIo): Promise<number> => {
-    const opts = parseClusterOptions(argv, env, { valued: ["--file"] });
-    const urls = [...opts.rest];
-    const file = opts.flags.get("--file");
-    if (file) {
-      const text = await io.readText(file);
-      urls.push(
-        ...text
-          .split(/\r?\n/)
-          .map((l) => l.trim())
-          .filter((l) => l && !l.startsWith("#")),
-      );
-    }
-    if (urls.length === 0) throw new UsageError("give seed URLs as arguments or with --file FILE");
-    return withClient(opts, io, async (c) => {
-      let accepted = 0;
-      const rejected: Array<{ url: string; reason: string }> = [];
-      for (let i = 0; i < urls.length; i += 5_000) {
-        const r = await c.addSeeds(urls.slice(i, i + 5_000));
-        accepted += r.accepted;
-        for (const item of r.rejected) rejected.push(item);
-      }
-      if (opts.json) io.out(toJson({ accepted, rejected }));
-      else {
-        io.out(`${accepted} seed(s) accepted${rejected.length ? `, ${rejected.length} rejected` : ""}\n`);
-        for (const r of rejected) io.out(`  REJECT ${r.url}: ${r.reason}\n`);
-      }
-      return rejected.length > 0 && accepted === 0 ? 1 : 0;
     });
   };
 }

@@ -19,10 +19,10 @@ import {
   nodeDrainCommand,
   nodesCommand,
   ringCommand,
-  seedAddCommand,
   statusCommand,
   urlExplainCommand,
 } from "../cluster/commands.ts";
+import { seedAddCommand } from "../cluster/seed-add.ts";
 import { maxOf } from "../../core/stats/index.ts";
 
 const CLUSTER = "[--coordinator ADDR] [--token TOKEN] [--tls-ca-file FILE] [--json]";
