@@ -2,8 +2,11 @@ import { expect, test } from "bun:test";
 import { Deadline } from "./deadline.ts";
 
 test("deadline - fires after its time and says it timed out", async () => {
+  const madeAt = performance.now();
   const deadline = new Deadline(20);
   await new Promise((resolve) => deadline.signal.addEventListener("abort", resolve));
+  // Not before its time (1 ms for a timer's rounding to whole milliseconds).
+  expect(performance.now() - madeAt).toBeGreaterThanOrEqual(19);
   expect(deadline.timedOut).toBe(true);
   expect(deadline.callerAborted).toBe(false);
   deadline.dispose();
@@ -29,6 +32,12 @@ test("deadline - starts aborted when the caller already aborted", () => {
 test("deadline - never fires once disposed", async () => {
   const deadline = new Deadline(10);
   deadline.dispose();
-  await new Promise((resolve) => setTimeout(resolve, 30));
+  // The fence: a deadline of the same time made after it. Timers fire in the order they are due, so once
+  // this one has fired, the disposed one would have, however late the timers run.
+  const fence = new Deadline(10);
+  await new Promise((resolve) => fence.signal.addEventListener("abort", resolve));
+  expect(fence.timedOut).toBe(true);
   expect(deadline.signal.aborted).toBe(false);
+  expect(deadline.timedOut).toBe(false);
+  fence.dispose();
 });
