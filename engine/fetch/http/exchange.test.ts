@@ -95,19 +95,35 @@ test("exchange - the signal aborts while the body is read: the reader gets its r
   });
   const controller = new AbortController();
   const response = await sendGet(agent(), new URL(`${server.origin}/`), { host: "a" }, controller.signal);
-  const reading = readAll(response.body);
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Mid-body: the first bytes are in, the rest is awaited when the signal aborts.
+  const chunks = response.body[Symbol.asyncIterator]();
+  const first = await chunks.next();
+  expect(first.done).toBe(false);
+  expect("abc".startsWith(Buffer.from(first.value!).toString())).toBe(true);
+  const rest = readAll({ [Symbol.asyncIterator]: () => chunks });
   controller.abort(new Error("too slow"));
-  await expect(reading).rejects.toThrow("too slow");
+  await expect(rest).rejects.toThrow("too slow");
 });
 
 test("exchange - an already aborted signal sends nothing", async () => {
-  const server = await tcp(() => {});
+  const asked: string[] = [];
+  const server = await tcp((socket) => {
+    socket.on("data", (data) => {
+      asked.push(data.toString().split("\r\n")[0]!);
+      socket.write("HTTP/1.1 204 No Content\r\n\r\n");
+    });
+  });
+  // One connection, one request at a time: what goes through it reaches the server in the order sent.
+  const through = agent();
   const controller = new AbortController();
   controller.abort(new Error("gone"));
-  await expect(sendGet(agent(), new URL(`${server.origin}/`), { host: "a" }, controller.signal)).rejects.toThrow("gone");
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  expect(server.connections).toBe(0);
+  await expect(sendGet(through, new URL(`${server.origin}/aborted`), { host: "a" }, controller.signal)).rejects.toThrow("gone");
+  // The fence: a request sent after it through the same agent is answered, and the server saw only that one.
+  const after = await sendGet(through, new URL(`${server.origin}/after`), { host: "a" }, never);
+  expect(after.statusCode).toBe(204);
+  await readAll(after.body);
+  expect(asked).toEqual(["GET /after HTTP/1.1"]);
+  expect(server.connections).toBe(1);
 });
 
 test("exchange - interim 1xx responses are skipped; the final status, headers and body are the response", async () => {
