@@ -27,15 +27,18 @@ describe("cluster: a standby coordinator", () => {
       expect(r.code).toBe(0);
       expect((JSON.parse(r.stdout) as Stats).frontierNodes).toBe(2);
     }
-    const leaders = () =>
+    // Each coordinator's /readyz: 200 from the leader, 503 from a standby, "unreachable" from one that does
+    // not answer (down, or not listening), which is neither.
+    const readiness = () =>
       Promise.all(
         admin.map(
-          async (url) => (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.ok ?? false,
+          async (url) =>
+            (await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) }).catch(() => undefined))?.status ?? "unreachable",
         ),
       );
-    const ready = await leaders();
-    expect(ready.filter(Boolean).length).toBe(1);
-    const leaderIndex = ready.indexOf(true);
+    const ready = await readiness();
+    expect([...ready].sort()).toEqual([200, 503]);
+    const leaderIndex = ready.indexOf(200);
     const leaderId = `coordinator-${leaderIndex + 1}`;
     const standbyIndex = 1 - leaderIndex;
     // The standby refuses, naming the leader.
@@ -59,7 +62,7 @@ describe("cluster: a standby coordinator", () => {
     // Right after the kill, crawlctl (both addresses) answers: from the standby once it holds the lease.
     const during = await c.crawlctl(["status", "--json"], { timeoutMs: 40_000 });
     expect(during.code).toBe(0);
-    await waitUntil(async () => (await leaders())[standbyIndex] === true, {
+    await waitUntil(async () => (await readiness())[standbyIndex] === 200, {
       timeoutMs: 30_000,
       what: `coordinator-${standbyIndex + 1} to take the lease`,
       procs: [c.proc],
@@ -85,7 +88,8 @@ describe("cluster: a standby coordinator", () => {
       what: `${leaderId} to rejoin`,
       procs: [c.proc],
     });
-    expect((await leaders())[leaderIndex]).toBe(false);
+    // It answers, as a standby.
+    expect((await readiness())[leaderIndex]).toBe(503);
 
     await waitForPages(web, expected.pages, { timeoutMs: 120_000, what: "every expected page", procs: [c.proc] });
     await waitForIdle(c, web, { timeoutMs: 60_000, procs: [c.proc] });
