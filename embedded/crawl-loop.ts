@@ -11,7 +11,8 @@
  * exactly those pages. A full disk does not stop it: a page that could not be written is given back, and
  * the frontier hands out nothing until there is room again.
  */
-import type { FetchTask, DiscoveredUrl, FetchResult } from "../core/model/index.ts";
+import { isLocalFailure, type FetchTask, type DiscoveredUrl, type FetchResult } from "../core/model/index.ts";
+import type { LocalTrouble } from "../engine/fetch/index.ts";
 import type { Frontier } from "../engine/frontier/index.ts";
 import { GroupCommit } from "../engine/frontier/index.ts";
 import type { TaskRunner } from "../core/ports/index.ts";
@@ -32,6 +33,11 @@ export interface CrawlLoopOptions {
   /** Without `continuous`: end once nothing is in flight and nothing falls due within this long. */
   horizonMs: number;
   now: () => number;
+  /**
+   * Failures of our own side (proxy, ports, file table, resolver): their tasks go back untouched and no new
+   * fetch starts until it allows (engine/fetch local-trouble.ts).
+   */
+  trouble: LocalTrouble;
   /** True while something else still adds work (seeds being read): the loop does not end for lack of work. */
   busy?: () => boolean;
   /** Called for every error that is a bug or a broken store, not a web problem. */
@@ -75,7 +81,7 @@ export class CrawlLoop {
         this.stop("max-duration");
         break;
       }
-      let room = maxInFlight - this.running.size;
+      let room = Math.min(maxInFlight - this.running.size, this.opts.trouble.allowance());
       if (this.opts.maxPages !== undefined) room = Math.min(room, this.opts.maxPages - this.pages - this.pagesInFlight());
       if (room > 0) for (const task of frontier.nextTasks(room)) this.launch(task);
       if (this.opts.maxPages !== undefined && this.pages >= this.opts.maxPages) {
@@ -85,11 +91,12 @@ export class CrawlLoop {
       // Without --continuous, done when nothing runs and nothing falls due within the horizon (URLs or
       // sitemaps to read). Retries and refetches scheduled for later stay in the store: the next run of the
       // same command (or this one with --continuous) picks them up.
-      if (this.running.size === 0 && !this.opts.continuous && !this.opts.busy?.() && this.nothingDueSoon()) {
+      // Nor while our own side is failing (tasks were given back, not done): nothing can be concluded then.
+      if (this.running.size === 0 && !this.opts.continuous && !this.opts.busy?.() && !this.opts.trouble.troubled && this.nothingDueSoon()) {
         this.stop(frontier.queued === 0 && frontier.sitemapsPending === 0 ? "done" : "nothing-due");
         break;
       }
-      const wakeAt = frontier.nextWakeAt();
+      const wakeAt = this.opts.trouble.resumeAt ?? frontier.nextWakeAt();
       // Sleep until the next host is due, at most a second, at least a millisecond (no busy loop); a
       // finished fetch wakes the loop early, since it may free a host or bring new ones.
       let waitMs = room <= 0 || wakeAt === undefined ? 1000 : wakeAt - this.opts.now();
@@ -111,6 +118,7 @@ export class CrawlLoop {
   }
 
   private launch(task: FetchTask): void {
+    this.opts.trouble.started();
     const done = this.opts.worker
       .run(task, this.abort.signal)
       .then(async (out) => {
@@ -118,6 +126,13 @@ export class CrawlLoop {
           this.opts.frontier.abandon(task);
           return;
         }
+        if (isLocalFailure(out.result)) {
+          // The host was never asked: its task goes back as it was, and the whole crawl waits instead.
+          this.opts.frontier.abandon(task);
+          this.opts.trouble.failed(out.result.local, out.result.message ?? out.result.local);
+          return;
+        }
+        this.opts.trouble.succeeded();
         if (task.kind === "page" && out.result.kind === "response") this.pages++;
         await this.results.submit({ result: out.result, links: out.links });
       })

@@ -23,7 +23,7 @@ import { checkDiskRoom, FileReadError, lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { hostRuntime } from "../kit/runtime.ts";
-import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { LocalTrouble, openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
@@ -137,6 +137,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     horizonMs: args.waitHorizonMs,
     now,
     busy: () => !feed.done,
+    trouble: new LocalTrouble({ log, now, counters: frontier.counters }),
     onError: (error, task) =>
       isStoreDamage(error)
         ? log.error(damagedStoreMessage(error as Error, out))

@@ -176,7 +176,11 @@ export function summary(opts: {
   if (!ended) lines.push(`  resume with     ${opts.resumeCommand}`);
   if (opts.pending) {
     const now = opts.now ?? Date.now();
-    for (const item of leftoverLines(opts.pending, now, { pagesFetched: opts.pages, continueCommand: ended ? opts.resumeCommand : undefined })) lines.push(item);
+    for (const item of leftoverLines(opts.pending, now, {
+      pagesFetched: opts.pages,
+      continueCommand: ended ? opts.resumeCommand : undefined,
+    }))
+      lines.push(item);
   }
   return `${lines.join("\n")}\n`;
 }

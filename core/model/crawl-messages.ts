@@ -4,7 +4,7 @@
  * in-process; in cluster mode the adapters carry them as the protobuf messages of proto/crawler/fetch/v1,
  * converting only at the edge.
  */
-import type { FetchErrorKind } from "./fetch-outcome.ts";
+import type { FetchErrorKind, LocalCause } from "./fetch-outcome.ts";
 
 /** Priority class of a queued URL: 1 first (home pages, changed pages), 3 last. */
 export type Priority = 1 | 2 | 3;
@@ -161,6 +161,15 @@ export interface ResponseResult extends FetchResultFields {
 export interface NetworkErrorResult extends FetchResultFields {
   kind: "network-error";
   error: Exclude<FetchErrorKind, SkipReason>;
+  /** For `local`: which of our own resources failed (the host was not asked, and is not blamed). */
+  local?: LocalCause;
+  /** For `local`: the error, in words (for the one warning the process logs). */
+  message?: string;
+}
+
+/** A failure of our own side (proxy, ports, file table, resolver): the task is given back, the host not blamed. */
+export function isLocalFailure(result: FetchResult): result is NetworkErrorResult & { error: "local"; local: LocalCause } {
+  return result.kind === "network-error" && result.error === "local";
 }
 
 /** The fetch path declined to ask the host, for `error`. */

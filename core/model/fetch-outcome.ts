@@ -31,11 +31,15 @@ export interface FetchRequest {
  *   other            anything else
  *   blocked-address  the address is in a refused range: the crawler never asked the host
  *   aborted          the crawler stopped the fetch itself
+ *   local            our own side failed before the host was asked: the egress proxy refused or could not
+ *                    be reached, no local port or file descriptor was left, the kernel had no buffers, the
+ *                    local resolver failed every name (`local` says which; see LocalCause)
  *
  * The reactions: the first eight are the host failing (the URL follows the retry schedule, the host's gap
  * grows, an unreadable robots.txt parks the host); `blocked-address` is a refusal of our own, so the task
  * is skipped and the URL never retried (see SkipReason); `aborted` is not the host's fault, so the task is
- * given back rather than reported.
+ * given back rather than reported; `local` is not either: the task is given back untouched and the process
+ * slows down as a whole until the local resource is back (engine/fetch LocalTrouble).
  */
 const FETCH_ERROR_KINDS = [
   "dns",
@@ -47,6 +51,7 @@ const FETCH_ERROR_KINDS = [
   "tls",
   "bad-response",
   "aborted",
+  "local",
   "other",
 ] as const;
 
@@ -82,11 +87,21 @@ export interface FetchResponse {
   httpVersion: string;
 }
 
+/**
+ * Which of our own resources failed a fetch of kind `local`, so the warning can name it and the setting that
+ * helps: the egress proxy refusing or unreachable, or asking for credentials; no local port left for a new
+ * connection (EADDRNOTAVAIL); the file table full (EMFILE, ENFILE); no kernel buffers (ENOBUFS, ENOMEM);
+ * the local resolver failing for every name at once.
+ */
+export type LocalCause = "proxy-unreachable" | "proxy-auth" | "local-ports" | "file-table" | "kernel-buffers" | "resolver";
+
 export interface FetchError {
   kind: "error";
   url: string;
   error: FetchErrorKind;
   message: string;
+  /** For `local`: which of our own resources failed. */
+  local?: LocalCause;
   /** For `blocked-address`: the address policy's reason (core/net RefusalReason: `loopback`, `metadata`...). */
   refusal?: string;
   startedAt: number;

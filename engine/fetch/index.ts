@@ -8,6 +8,7 @@ export { openFetchPath, type FetchPath, type FetchPathOptions } from "./fetch-pa
 export { FetchWorker, type WorkerDeps } from "./pipeline/index.ts";
 export { HttpFetcher, type HttpFetcherOptions, type LookupFn } from "./http/index.ts";
 export { extractPage } from "./parse/index.ts";
+export { LocalTrouble, type LocalTroubleOptions } from "./local-trouble.ts";
 export {
   WarcWriter,
   INDEX_FILE,

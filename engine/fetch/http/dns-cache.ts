@@ -6,9 +6,19 @@
  * resolver is injectable: tests map names to loopback without touching the system resolver.
  * `node:dns` `lookup` (getaddrinfo) is the default because it honours /etc/hosts and search domains
  * the way every other program on the machine does; it reports no TTL, hence the fixed cache TTL.
+ *
+ * A resolver that is down fails every name alike ("temporary failure", EAI_AGAIN), which must not be
+ * booked against the hosts: once RESOLVER_DOWN_STREAK distinct names in a row failed that way with no
+ * answer between them, each further such failure is a ResolverDownError (a local failure: the task goes
+ * back, the host is not blamed) and is not remembered, so names resolve again the moment the resolver does.
  */
 import { lookup as systemLookup } from "node:dns/promises";
-import { DnsLookupError } from "./errors.ts";
+import { DnsLookupError, ResolverDownError } from "./errors.ts";
+
+/** Distinct names failing temporarily in a row, with no answer between, that mean our resolver is down. */
+export const RESOLVER_DOWN_STREAK = 8;
+/** What a resolver that does not answer reports through getaddrinfo (and through c-ares, for resolve*). */
+const TEMPORARY = new Set(["EAI_AGAIN", "ETIMEOUT", "ECONNREFUSED", "ESERVFAIL"]);
 
 export interface ResolvedAddress {
   address: string;
@@ -47,6 +57,8 @@ export class DnsCache {
   readonly #now: () => number;
   readonly #entries = new Map<string, Entry>();
   readonly #inFlight = new Map<string, Promise<ResolvedAddress[]>>();
+  /** Names that failed temporarily since the last answer (bounded: only its size past the streak matters). */
+  readonly #failingNames = new Set<string>();
 
   constructor(options: DnsCacheOptions = {}) {
     this.#lookup = options.lookup ?? defaultLookup;
@@ -85,15 +97,25 @@ export class DnsCache {
     try {
       const addresses = await this.#lookup(key);
       if (addresses.length === 0) throw new Error("the resolver returned no addresses");
+      this.#failingNames.clear();
       this.#store(key, { expiresAt: this.#now() + this.#ttlMs, addresses });
       return addresses;
     } catch (cause) {
+      if (this.#resolverDown(key, cause)) throw new ResolverDownError(key, this.#failingNames.size, cause);
       const error = cause instanceof DnsLookupError ? cause : new DnsLookupError(key, cause);
       this.#store(key, { expiresAt: this.#now() + this.#negativeTtlMs, error });
       throw error;
     } finally {
       this.#inFlight.delete(key);
     }
+  }
+
+  /** Counts a temporary failure of `key`; true once enough distinct names failed so in a row. */
+  #resolverDown(key: string, cause: unknown): boolean {
+    const code = (cause as { code?: unknown } | null)?.code;
+    if (typeof code !== "string" || !TEMPORARY.has(code)) return false;
+    if (this.#failingNames.size <= RESOLVER_DOWN_STREAK) this.#failingNames.add(key);
+    return this.#failingNames.size >= RESOLVER_DOWN_STREAK;
   }
 
   #store(key: string, entry: Entry): void {

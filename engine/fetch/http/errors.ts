@@ -7,7 +7,7 @@
  * Node word their messages differently but agree on codes.
  */
 import { describeRefusal, type Refusal } from "../../../core/net/index.ts";
-import type { FetchErrorKind } from "./types.ts";
+import type { FetchErrorKind, LocalCause } from "./types.ts";
 
 /** A name did not resolve (or not in time). Reaction: treat the host as unreachable, retry later. */
 export class DnsLookupError extends Error {
@@ -18,6 +18,18 @@ export class DnsLookupError extends Error {
   ) {
     super(`DNS lookup of ${host} failed: ${describe(cause)}`, { cause });
     this.name = "DnsLookupError";
+  }
+}
+
+/**
+ * Our own resolver is down: many names in a row failed alike (dns-cache.ts). Reaction: a local failure,
+ * the task goes back and the host is not blamed.
+ */
+export class ResolverDownError extends Error {
+  readonly code = "ERR_CRAWLER_RESOLVER_DOWN";
+  constructor(host: string, names: number, cause: unknown) {
+    super(`the resolver failed ${host} and the ${names - 1} names before it alike: ${describe(cause)}`, { cause });
+    this.name = "ResolverDownError";
   }
 }
 
@@ -87,6 +99,37 @@ const KIND_BY_CODE: Readonly<Record<string, FetchErrorKind>> = {
   UND_ERR_CLOSED: "aborted",
   ABORT_ERR: "aborted",
 };
+
+/** Codes that say our own machine ran out of something, whoever the target was. */
+const LOCAL_BY_CODE: Readonly<Record<string, LocalCause>> = {
+  ERR_CRAWLER_RESOLVER_DOWN: "resolver",
+  EADDRNOTAVAIL: "local-ports",
+  EMFILE: "file-table",
+  ENFILE: "file-table",
+  ENOBUFS: "kernel-buffers",
+  ENOMEM: "kernel-buffers",
+};
+
+/** With a proxy every connection goes to it: these mean the proxy, not the host, could not be reached. */
+const PROXY_UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
+
+/**
+ * Whether a failed fetch failed on our own side (the host was never asked), and on what. Without a proxy a
+ * refused connection is the host's; with one, the only connection we open is to the proxy, so a refusal is
+ * the proxy's (a host the proxy cannot reach comes back as the proxy's answer to CONNECT, or as its error
+ * response, never as a refused socket of ours). A 407 is the proxy asking for credentials we lack.
+ */
+export function localCauseOf(error: unknown, viaProxy: boolean): LocalCause | undefined {
+  if (viaProxy && error instanceof Error && /Proxy Authentication Required \(407\)|^Proxy response \(407\)/.test(error.message)) {
+    return "proxy-auth";
+  }
+  for (const code of errorCodes(error)) {
+    const local = LOCAL_BY_CODE[code];
+    if (local) return local;
+    if (viaProxy && PROXY_UNREACHABLE.has(code)) return "proxy-unreachable";
+  }
+  return undefined;
+}
 
 /** The kind of a failed fetch, judged from the error's codes; `'other'` when none is known. */
 export function errorKind(error: unknown): FetchErrorKind {

@@ -18,7 +18,7 @@ import { Deadline } from "./deadline.ts";
 import { createDispatcher } from "./dispatcher.ts";
 import { DnsCache } from "./dns-cache.ts";
 import { AddressPolicy, describeRefusal } from "../../../core/net/index.ts";
-import { BadEncodingError, describe, errorKind, refusalIn } from "./errors.ts";
+import { BadEncodingError, describe, errorKind, localCauseOf, refusalIn } from "./errors.ts";
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
 import { Slots } from "./slots.ts";
 import type {
@@ -153,7 +153,7 @@ export class HttpFetcher {
       const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
       return await handle(response, { startedAt, requestHeaders });
     } catch (error) {
-      return failed(req.url, error, deadline, startedAt);
+      return failed(req.url, error, deadline, startedAt, this.#proxied);
     } finally {
       deadline.dispose();
     }
@@ -258,7 +258,10 @@ function explain(error: unknown, deadline: Deadline): string {
 }
 
 /** The outcome of a request that threw: its kind, in words, and the address rule when one refused it. */
-function failed(url: string, error: unknown, deadline: Deadline, startedAt: number): FetchError {
+function failed(url: string, error: unknown, deadline: Deadline, startedAt: number, viaProxy: boolean): FetchError {
+  // Our own side failing is told apart first: the host was never asked, and must not be blamed.
+  const local = deadline.callerAborted || deadline.timedOut ? undefined : localCauseOf(error, viaProxy);
+  if (local) return { ...failure(url, "local", describe(error), startedAt), local };
   const outcome = failure(url, classify(error, deadline), explain(error, deadline), startedAt);
   const refusal = outcome.error === "blocked-address" ? refusalIn(error) : undefined;
   return refusal ? { ...outcome, refusal: refusal.reason } : outcome;

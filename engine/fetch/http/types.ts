@@ -10,6 +10,7 @@ export type {
   FetchError,
   FetchErrorKind,
   FetchOutcome,
+  LocalCause,
   FetchRequest,
   FetchResponse,
   StreamedResponseHead,

@@ -27,6 +27,7 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
     // so counters and the URL's note say which rule refused it.
     if (isSkipReason(error))
       return { ...common, kind: "skipped", status: 0, error, ...(outcome.refusal ? { refusal: outcome.refusal } : {}) };
+    if (error === "local") return { ...common, kind: "network-error", status: 0, error, local: outcome.local, message: outcome.message };
     return { ...common, kind: "network-error", status: 0, error };
   }
   return {

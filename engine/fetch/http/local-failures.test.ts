@@ -1,0 +1,116 @@
+/**
+ * Failures of our own side are told from the host's: the host was never asked, so it must not be blamed
+ * (no unreachable mark, no longer gap). A refused connection is the host's without a proxy and the
+ * proxy's with one; exhausted local ports, file tables and buffers are ours whatever the target; a
+ * resolver failing every name alike is ours once enough names in a row fail.
+ */
+import { afterEach, expect, test } from "bun:test";
+import { AddressPolicy } from "../../../core/net/index.ts";
+import { DnsCache, RESOLVER_DOWN_STREAK } from "./dns-cache.ts";
+import { DnsLookupError, ResolverDownError, localCauseOf } from "./errors.ts";
+import { HttpFetcher, type FetchOutcome, type HttpFetcherOptions } from "./index.ts";
+import { closedPort, startHttpServer } from "./test-servers.ts";
+
+const owned: Array<{ close(): Promise<void> }> = [];
+afterEach(async () => {
+  for (const item of owned.splice(0).reverse()) await item.close();
+});
+
+function fetcher(overrides: Partial<HttpFetcherOptions> = {}): HttpFetcher {
+  const f = new HttpFetcher({
+    userAgent: "testbot/1.0",
+    connectTimeoutMs: 1000,
+    responseTimeoutMs: 1000,
+    maxBodyBytes: 1 << 20,
+    addressPolicy: new AddressPolicy({ allowPrivate: true }),
+    ...overrides,
+  });
+  owned.push(f);
+  return f;
+}
+
+function errorOf(outcome: FetchOutcome): { error: string; local?: string; message: string } {
+  if (outcome.kind !== "error") throw new Error(`expected an error, got a ${outcome.status} response`);
+  return { error: outcome.error, local: outcome.local, message: outcome.message };
+}
+
+const coded = (code: string) => Object.assign(new Error(`connect ${code} 127.0.0.1:8080`), { code });
+
+test("a proxy that refuses connections is a local failure, for http and https targets alike", async () => {
+  const port = await closedPort();
+  const f = fetcher({ proxyUrl: `http://127.0.0.1:${port}` });
+  for (const url of ["http://site.example/", "https://site.example/"]) {
+    expect(errorOf(await f.fetch({ url }))).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  }
+});
+
+test("without a proxy a refused connection is still the host's", async () => {
+  const port = await closedPort();
+  expect(errorOf(await fetcher().fetch({ url: `http://127.0.0.1:${port}/` }))).toMatchObject({ error: "refused" });
+  expect(errorOf(await fetcher().fetch({ url: `http://127.0.0.1:${port}/` })).local).toBeUndefined();
+});
+
+test("a host the proxy cannot reach is the host's failure (the proxy's answer), not ours", async () => {
+  // A forward proxy that answers for the host: 502 to a plain request is a response from it, 502 to CONNECT a refusal.
+  const proxy = await startHttpServer((_req, res) => {
+    res.writeHead(502, { "content-type": "text/plain" });
+    res.end("bad gateway");
+  });
+  owned.push(proxy);
+  const f = fetcher({ proxyUrl: proxy.origin });
+  const plain = await f.fetch({ url: "http://site.example/" });
+  expect(plain.kind === "response" && plain.status).toBe(502);
+  expect(errorOf(await f.fetch({ url: "https://site.example/" }))).toMatchObject({ error: "refused", local: undefined });
+});
+
+test("exhausted ports, file tables and buffers are ours with or without a proxy; proxy codes only with one", () => {
+  expect(localCauseOf(coded("EADDRNOTAVAIL"), false)).toBe("local-ports");
+  expect(localCauseOf(coded("EMFILE"), false)).toBe("file-table");
+  expect(localCauseOf(coded("ENFILE"), true)).toBe("file-table");
+  expect(localCauseOf(coded("ENOBUFS"), false)).toBe("kernel-buffers");
+  expect(localCauseOf(coded("ECONNREFUSED"), false)).toBeUndefined();
+  expect(localCauseOf(coded("EHOSTUNREACH"), true)).toBe("proxy-unreachable");
+  expect(localCauseOf(coded("ECONNRESET"), true)).toBeUndefined();
+  expect(localCauseOf(new Error("Proxy response (407) !== 200 when HTTP Tunneling"), true)).toBe("proxy-auth");
+  expect(localCauseOf(new Error("Proxy response (502) !== 200 when HTTP Tunneling"), true)).toBeUndefined();
+  // Wrapped, as undici and our connector wrap socket errors.
+  expect(localCauseOf(new Error("fetch failed", { cause: new AggregateError([coded("EADDRNOTAVAIL")]) }), false)).toBe("local-ports");
+});
+
+test("a resolver failing every name alike becomes a local failure after a streak, and forgets nothing once back", async () => {
+  let down = true;
+  const calls: string[] = [];
+  const cache = new DnsCache({
+    lookup: async (host) => {
+      calls.push(host);
+      if (down) throw Object.assign(new Error(`getaddrinfo EAI_AGAIN ${host}`), { code: "EAI_AGAIN" });
+      return [{ address: "192.0.2.1", family: 4 }];
+    },
+  });
+  const failures: unknown[] = [];
+  for (let i = 0; i < RESOLVER_DOWN_STREAK + 3; i++) failures.push(await cache.resolve(`h${i}.example`).catch((e: unknown) => e));
+  // The first names of the streak cannot be told from a host whose name servers fail; after it, ours.
+  for (const e of failures.slice(0, RESOLVER_DOWN_STREAK - 1)) expect(e).toBeInstanceOf(DnsLookupError);
+  for (const e of failures.slice(RESOLVER_DOWN_STREAK - 1)) {
+    expect(e).toBeInstanceOf(ResolverDownError);
+    expect(localCauseOf(e, false)).toBe("resolver");
+  }
+  // Not remembered as failed: once the resolver answers, so do the names it failed while down.
+  down = false;
+  const last = `h${RESOLVER_DOWN_STREAK + 2}.example`;
+  expect(await cache.resolve(last)).toEqual([{ address: "192.0.2.1", family: 4 }]);
+  expect(calls.filter((h) => h === last)).toHaveLength(2);
+});
+
+test("names that do not exist never add up to a resolver outage", async () => {
+  const cache = new DnsCache({
+    lookup: async (host) => {
+      throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: "ENOTFOUND" });
+    },
+  });
+  for (let i = 0; i < RESOLVER_DOWN_STREAK * 3; i++) {
+    const e = await cache.resolve(`gone${i}.example`).catch((error: unknown) => error);
+    expect(e).toBeInstanceOf(DnsLookupError);
+    expect(localCauseOf(e, false)).toBeUndefined();
+  }
+});
