@@ -125,7 +125,7 @@ export class SeedFeed {
       this.report(`seed rejected (${where}): ${url}: refused-address: ${refusal.reason}: ${describeRefusal(refusal)}`, {
         reason: "refused-address",
         address: refusal.reason,
-        at: where,
+        seedFrom: where,
       });
     }
     this.totals.offered++;
@@ -135,7 +135,7 @@ export class SeedFeed {
 
   private reject(where: string, why: string, reason: string): void {
     this.totals.rejected++;
-    this.report(`seed rejected (${where}): ${why}`, { reason, at: where });
+    this.report(`seed rejected (${where}): ${why}`, { reason, seedFrom: where });
   }
 
   private report(message: string, fields: Record<string, unknown>): void {

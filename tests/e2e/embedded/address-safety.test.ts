@@ -40,7 +40,7 @@ describe("crawl: address safety", () => {
     const exit = await run.waitExit(15_000);
     // The only seed was refused at admission: nothing to crawl, a usage error, and the reason on stderr.
     expect(exit.code).toBe(2);
-    expect(exit.stderr).toContain(`crawl: seed rejected: ${seed}: refused-address: loopback: 127.0.0.1 is a loopback address`);
+    expect(exit.stderr).toContain(`crawl: seed rejected (argument): ${seed}: refused-address: loopback: 127.0.0.1 is a loopback address`);
     expect(exit.stderr).toContain("every seed was refused");
     expect(web.requests).toEqual([]);
     expect(web.connections).toBe(0);

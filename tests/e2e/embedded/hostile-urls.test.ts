@@ -96,9 +96,9 @@ describe.each(modes)("crawl: hostile URLs, $name", (mode) => {
     for (const reason of ["loopback", "metadata", "private", "localhost", "local-name", "single-label", "this-network", "link-local"]) {
       expect(refused).toContain(`admission.refused.${reason}`);
     }
-    expect(exit.stderr).toContain(`seed rejected: http://0x7f000002:${internal.port}/: refused-address: loopback: `);
+    expect(exit.stderr).toContain(`seed rejected (argument): http://0x7f000002:${internal.port}/: refused-address: loopback: `);
     expect(exit.stderr).toContain(
-      "seed rejected: http://169.254.169.254/latest/meta-data/iam/security-credentials/: refused-address: metadata",
+      "seed rejected (argument): http://169.254.169.254/latest/meta-data/iam/security-credentials/: refused-address: metadata",
     );
   }, 90_000);
 });
