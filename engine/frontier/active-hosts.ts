@@ -1,0 +1,226 @@
+/**
+ * The active hosts: each host with work (queued URLs, sitemaps to read) or a fetch in flight, in memory as a
+ * HostEntry, and in exactly one of three places while it has nothing in flight: the waiting heap (until its
+ * gap, daily cap or robots.txt retry has passed), a ready queue (by the priority of its next URL), or paused.
+ * A host with nothing left to do is saved and forgotten. This part loads hosts from the store and saves
+ * them, puts each where it belongs after every change (`settle`), caches the head of its queue and its
+ * compiled robots.txt, and rebuilds hosts from the store after a transaction that touched them rolled back.
+ *
+ * Cost: a host's entry is a few hundred bytes plus its robots.txt rules; `settle` is a Map lookup and a
+ * heap push (log n of the waiting hosts); the head and robots.txt are read from the store once per change.
+ */
+import { newHostState, releaseAfterLoss, releaseLostFetch, setPaused } from "../../core/politeness/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
+import { parseRobots, policyFor } from "../../core/robots/index.ts";
+import type { FrontierState } from "./frontier-state.ts";
+import type { HostEntry } from "./host-entry.ts";
+import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
+import type { PersistedHost } from "./store/persisted-host.ts";
+
+export class ActiveHosts {
+  constructor(private readonly s: FrontierState) {}
+
+  get(host: string): HostEntry | undefined {
+    return this.s.hosts.get(host);
+  }
+
+  /** The host's entry, loaded from the store and made active when it was not. */
+  activate(host: string): HostEntry {
+    let entry = this.s.hosts.get(host);
+    if (!entry) {
+      entry = this.load(host);
+      this.s.hosts.set(host, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * A host as the store has it, not made active. A state another run saved (this store before a restart,
+   * clean or kill -9; another node before a partition handoff) waits its last gap from now: its times are on
+   * another clock, and a request may have been in flight when it was saved, its result lost. So does a host
+   * with no saved state when `queuedBefore` (its URLs or sitemaps were queued before this run: its first
+   * request may have been in flight, robots.txt or a page, when the last run died). Every request another
+   * run made ended before now (the process is gone, or the old owner had nothing of the partition in flight
+   * when it handed it over), so a gap from now is a gap from each of them.
+   */
+  load(host: string, queuedBefore = false): HostEntry {
+    const saved = this.s.store.loadHost(host);
+    let state = saved?.state ?? newHostState();
+    if (saved ? saved.run !== this.s.run : queuedBefore) {
+      const now = this.s.now();
+      state = releaseLostFetch({ ...state, inFlight: true, inFlightSince: now }, now, this.s.policy);
+    }
+    return {
+      key: host,
+      partition: partitionOf(host, this.s.opts.partitions),
+      state,
+      queued: 0,
+      sitemaps: 0,
+      pagesToday: saved?.pagesToday ?? null,
+      minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
+    };
+  }
+
+  /** Writes the host's state to the store (inside the caller's transaction). */
+  save(entry: HostEntry): void {
+    const persisted: PersistedHost = {
+      state: entry.state,
+      pagesToday: entry.pagesToday,
+      minGapOverrideMs: entry.minGapOverrideMs,
+      run: this.s.run,
+    };
+    this.s.store.saveHost(entry.key, entry.partition, persisted);
+  }
+
+  /** Puts a host where it belongs: waiting for its time, or forgotten when it has nothing to do. */
+  settle(entry: HostEntry): void {
+    if (entry.inFlight) return;
+    if (!this.s.serves(entry.partition)) {
+      // Its partition was given up while the fetch was in flight: its queue stays in the store for the handoff.
+      this.forget(entry.key);
+      return;
+    }
+    if (entry.state.paused) return;
+    if (entry.queued <= 0 && entry.sitemaps <= 0) {
+      entry.queued = 0;
+      this.forget(entry.key);
+      return;
+    }
+    if (!this.s.ready.has(entry.key)) this.makeWaiting(entry);
+  }
+
+  /** The host waits for its next allowed time; from now on it has work (for the gap-wait histogram). */
+  makeWaiting(entry: HostEntry): void {
+    if (entry.state.paused) return;
+    if (entry.workSince === undefined) entry.workSince = this.s.now();
+    this.s.waiting.push(entry.key, entry.state.nextAllowedAt);
+  }
+
+  /** Takes the host out of memory (its state is in the store). */
+  forget(host: string): void {
+    this.s.waiting.remove(host);
+    this.s.ready.remove(host);
+    this.s.hosts.delete(host);
+  }
+
+  /** The head of the host's queue, read from the store once per change (its count is put right when it has none). */
+  headOf(entry: HostEntry): QueuedUrl | undefined {
+    if (!entry.head) entry.head = this.s.store.head(entry.partition, entry.key);
+    if (!entry.head) entry.queued = 0;
+    return entry.head;
+  }
+
+  /** The host's robots.txt as stored, compiled once and kept with the entry. */
+  robotsOf(entry: HostEntry): HostEntry["robots"] {
+    if (!entry.robots) {
+      const stored = this.s.store.loadRobots(entry.key);
+      if (stored) entry.robots = { stored, policy: compileRobots(stored, this.s.policy.userAgent) };
+    }
+    return entry.robots;
+  }
+
+  /** The host's robots.txt as just fetched and stored, compiled into its entry. */
+  setRobots(entry: HostEntry, stored: StoredRobots): NonNullable<HostEntry["robots"]> {
+    entry.robots = { stored, policy: compileRobots(stored, this.s.policy.userAgent) };
+    return entry.robots;
+  }
+
+  /** A URL's place in memory once the store has queued it (`seq` undefined: it was not added). */
+  queued(item: Omit<QueuedUrl, "seq">, seq: number | undefined): void {
+    if (seq === undefined) return;
+    this.s.queuedAt.mark(seq, this.s.now());
+    this.s.totalQueued++;
+    // URLs of partitions this node does not serve (yet) wait in the store; their hosts stay out of memory.
+    if (!this.s.serves(item.partition)) return;
+    const entry = this.activate(item.host);
+    entry.queued++;
+    if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
+    if (!entry.head && entry.queued === 1) entry.head = { ...item, seq };
+    this.settle(entry);
+  }
+
+  /** A URL left its host's queue (fetched, disallowed): counts, the cached head and the pattern trap follow. */
+  dequeued(entry: HostEntry, item: QueuedUrl): void {
+    entry.queued--;
+    this.s.totalQueued--;
+    if (entry.head && entry.head.seq === item.seq && entry.head.priority === item.priority) entry.head = undefined;
+    this.s.patterns.remove(entry.key, item.url);
+  }
+
+  /** Loads the hosts with queued URLs or sitemaps to read (of one partition, or all), waiting for their time. */
+  loadWithWork(partition: number | undefined, lostAt: number | undefined): void {
+    const now = this.s.now();
+    const queuedBy = this.s.store.queuedByHost(partition);
+    const sitemapsBy = this.s.store.sitemaps.pendingByHost(partition);
+    for (const host of new Set([...queuedBy.keys(), ...sitemapsBy.keys()])) {
+      if (this.s.hosts.has(host)) continue;
+      // A host with work queued before this run (URLs or sitemaps) may have had a request in flight, saved
+      // state or not.
+      const entry = this.load(host, true);
+      entry.queued = queuedBy.get(host) ?? 0;
+      entry.sitemaps = sitemapsBy.get(host) ?? 0;
+      // Rebuilt from a replica: a fetch the lost holder started may still be running.
+      if (lostAt !== undefined) entry.state = releaseAfterLoss(entry.state, now, lostAt, this.s.policy);
+      this.s.hosts.set(host, entry);
+      this.makeWaiting(entry);
+    }
+  }
+
+  /**
+   * Rebuilds hosts in memory from the store after a transaction that touched them rolled back. A host with
+   * a fetch in flight keeps it unless `releaseFlights` (its result was the one that failed): then the fetch
+   * counts as done without a result, and the host waits a full gap from now, its URL still queued.
+   */
+  rollBack(keys: Iterable<string>, releaseFlights: boolean): void {
+    const now = this.s.now();
+    const store = this.s.store;
+    this.s.knownHomePages.clear();
+    for (const key of keys) {
+      const old = this.s.hosts.get(key);
+      if (!old) continue;
+      if (old.inFlight && !releaseFlights) {
+        old.head = undefined;
+        old.queued = store.queuedForHost(old.partition, key);
+        old.sitemaps = store.sitemaps.pendingFor(old.partition, key);
+        continue;
+      }
+      if (old.inFlight) this.s.inFlightCount--;
+      this.forget(key);
+      if (!this.s.serves(old.partition)) continue;
+      const fresh = this.load(key);
+      fresh.queued = store.queuedForHost(fresh.partition, key);
+      fresh.sitemaps = store.sitemaps.pendingFor(fresh.partition, key);
+      if (releaseFlights) fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.s.policy);
+      if (fresh.queued === 0 && fresh.sitemaps === 0) continue;
+      this.s.hosts.set(key, fresh);
+      this.makeWaiting(fresh);
+    }
+    this.s.recount();
+  }
+
+  /** Pauses or resumes a host; a fetch in flight finishes. */
+  setPaused(host: string, paused: boolean): void {
+    const entry = this.s.hosts.get(host) ?? this.load(host);
+    entry.state = setPaused(entry.state, paused);
+    this.s.hosts.set(host, entry);
+    this.s.store.tx(() => this.save(entry));
+    if (paused) {
+      this.s.waiting.remove(host);
+      this.s.ready.remove(host);
+    } else {
+      this.settle(entry);
+    }
+  }
+
+  /** Sets an operator override of a host's minimum gap (0 clears it). */
+  setMinGap(host: string, minGapMs: number): void {
+    const entry = this.s.hosts.get(host) ?? this.load(host);
+    entry.minGapOverrideMs = Math.max(0, minGapMs);
+    if (this.s.hosts.has(host) || entry.queued > 0) this.s.hosts.set(host, entry);
+    this.s.store.tx(() => this.save(entry));
+  }
+}
+
+function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {
+  return stored.verdict === "parse" ? policyFor(parseRobots(stored.body ?? ""), userAgent) : undefined;
+}

@@ -1,0 +1,212 @@
+/**
+ * Scheduling: which host is fetched next, and when. A host waits in the heap until its politeness gap (or
+ * daily cap, or robots.txt retry) has passed, then goes to a front queue by the priority of its next URL;
+ * `nextTasks` takes hosts from the best queue first and makes one task for each: robots.txt when the host
+ * has none fresh, then its sitemaps (its home page aside), then the head of its queue, skipping heads its
+ * robots.txt forbids. A host has at most one task in flight, and none while robots.txt was unavailable.
+ * Retries and refetches whose time has come are moved back into their host queues at most once a second.
+ *
+ * It records two histograms (core/stats):
+ *   - `frontier.queue-wait-seconds`: for each page task handed out, the time since its URL was queued
+ *     here (admitted, due again for a retry or refetch, or received by a handoff through `admit`), to about
+ *     a second (seq-clock.ts); URLs queued before this process started are not observed;
+ *   - `politeness.gap-wait-seconds`: for each task handed out, how long it waited for its host's gap: the
+ *     host's next allowed time minus the moment the host had work to do (a URL queued and no fetch in
+ *     flight), when that is positive. A host that was allowed already when it got work is not observed, so
+ *     the histogram's count is the number of requests that waited for a gap.
+ *
+ * Cost per task: a heap pop and a ready-queue shift, the host's cached head and robots.txt (read from the
+ * store once per change), one URL-state read for the validators, one task object.
+ */
+import { isDiskFull } from "../../core/errors/index.ts";
+import type { FetchTask, TaskKind } from "../../core/model/index.ts";
+import { onFetchStart } from "../../core/politeness/index.ts";
+import { countToday, nextUtcDayStart, urlPathAndQuery } from "../../core/traps/index.ts";
+import { isHomePage, originOf } from "../../core/url/index.ts";
+import type { ActiveHosts } from "./active-hosts.ts";
+import type { DiskWatch } from "./disk-full.ts";
+import type { FrontierState } from "./frontier-state.ts";
+import type { HostEntry } from "./host-entry.ts";
+import type { HostSitemaps } from "./host-sitemaps.ts";
+import type { QueuedUrl } from "./store/frontier-store.ts";
+import type { SitemapRow } from "./store/sitemap-table.ts";
+
+/** Most robots.txt-disallowed heads written off for one host in one turn (the rest on its next turn). */
+const HEAD_SKIP_LIMIT = 64;
+
+export class Scheduling {
+  constructor(
+    private readonly s: FrontierState,
+    private readonly hosts: ActiveHosts,
+    private readonly sitemaps: HostSitemaps,
+    private readonly disk: DiskWatch,
+  ) {}
+
+  /** Hands out up to `max` fetch tasks for hosts that may be fetched now. */
+  nextTasks(max: number): FetchTask[] {
+    if (this.s.draining) return [];
+    const now = this.s.now();
+    if (this.disk.stillFull(now)) return [];
+    this.pumpDue(now);
+    const { waiting, ready } = this.s;
+    for (let e = waiting.popReady(now); e; e = waiting.popReady(now)) this.promote(e.host);
+    const tasks: FetchTask[] = [];
+    while (tasks.length < max) {
+      const host = ready.shift();
+      if (host === undefined) break;
+      let task: FetchTask | undefined;
+      try {
+        task = this.taskFor(host, now);
+      } catch (error) {
+        // A robots.txt-disallowed head could not be written off: the host tries again in a second.
+        waiting.push(host, now + 1_000);
+        if (!isDiskFull(error)) throw error;
+        this.disk.noteFull(error);
+        break;
+      }
+      if (task) tasks.push(task);
+    }
+    return tasks;
+  }
+
+  /** When the next host becomes ready (for the dispatcher's sleep); undefined when none is waiting. */
+  nextWakeAt(): number | undefined {
+    const now = this.s.now();
+    if (this.s.ready.size > 0) return now;
+    const next = this.s.waiting.peek()?.at;
+    // The earliest scheduled retry or refetch changes rarely and is hours away: read it at most once a
+    // second (the loop wakes at least that often anyway), not on every wake.
+    if (now - this.s.dueReadAt >= 1000) {
+      this.s.dueReadAt = now;
+      this.s.dueAt = this.s.store.nextDueAt();
+    }
+    const due = this.s.dueAt;
+    if (next === undefined) return due;
+    return due === undefined ? next : Math.min(next, due);
+  }
+
+  /** Moves retries and refetches whose time has come back into their host queues. */
+  private pumpDue(now: number): void {
+    if (now - this.s.lastDuePump < 1000) return;
+    this.s.lastDuePump = now;
+    const store = this.s.store;
+    const due = store.nextDueAt();
+    if (due === undefined || due > now) return;
+    const hosts = new Set<string>();
+    try {
+      store.tx(() => {
+        for (const s of store.takeDue(now, 10_000)) {
+          hosts.add(s.host);
+          store.setUrlState(s, "queued");
+          const item = { host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0, kind: s.kind };
+          this.hosts.queued(item, store.enqueue(item));
+          this.s.counters.add("frontier.rescheduled");
+        }
+        store.saveSeq();
+      });
+    } catch (error) {
+      this.hosts.rollBack(hosts, false);
+      if (!isDiskFull(error)) throw error;
+      this.disk.noteFull(error); // the due URLs stay scheduled: taken again once there is room
+    }
+  }
+
+  /** A host's gap has passed: file it under the priority of its next URL. */
+  private promote(host: string): void {
+    const entry = this.s.hosts.get(host);
+    if (!entry) return;
+    const head = this.hosts.headOf(entry);
+    if (!head && entry.sitemaps <= 0) return this.hosts.settle(entry);
+    // A host with a sitemap to read goes at least to level 2: its sitemap may hold its best pages.
+    this.s.ready.push(host, head && (entry.sitemaps <= 0 || head.priority === 1) ? head.priority : 2);
+  }
+
+  private taskFor(host: string, now: number): FetchTask | undefined {
+    const entry = this.s.hosts.get(host);
+    if (!entry || entry.inFlight || entry.state.paused) return undefined;
+    const store = this.s.store;
+    if (countToday(entry.pagesToday, now) >= this.s.policy.maxPagesPerHostPerDay) {
+      this.s.counters.add("frontier.host-daily-cap-waits");
+      this.s.waiting.push(host, nextUtcDayStart(now));
+      return undefined;
+    }
+    let head = this.hosts.headOf(entry);
+    // Sitemaps are read before the host's pages, its home page aside (the way in, and often what names them).
+    let sitemap = head && isHomePage(head.url) ? undefined : this.sitemaps.next(entry);
+    if (!head && !sitemap) return void this.hosts.settle(entry);
+    const robots = this.hosts.robotsOf(entry);
+    if (!robots || robots.stored.expiresAt <= now) {
+      return this.start(entry, "robots", `${originOf((head ?? sitemap)!.url)}/robots.txt`, now);
+    }
+    if (robots.stored.verdict === "disallow-all") {
+      // robots.txt was unavailable (5xx or unreachable): nothing may be fetched until it is read again.
+      this.s.counters.add("robots.host-parked");
+      this.s.waiting.push(host, robots.stored.expiresAt);
+      return undefined;
+    }
+    // A sitemap is a request like any other: robots.txt may forbid it, and then it is never read.
+    while (sitemap && robots.policy && !robots.policy.isAllowed(urlPathAndQuery(sitemap.url))) {
+      const forbidden = sitemap;
+      store.tx(() => store.sitemaps.finish(forbidden, "disallowed", now));
+      this.sitemaps.finished(entry);
+      this.s.counters.add("robots.disallowed-sitemaps");
+      sitemap = this.sitemaps.next(entry);
+    }
+    if (sitemap) return this.start(entry, "sitemap", sitemap.url, now, undefined, sitemap);
+    if (!head) return void this.hosts.settle(entry);
+    for (let skipped = 0; head && robots.policy && skipped < HEAD_SKIP_LIMIT; skipped++) {
+      if (robots.policy.isAllowed(urlPathAndQuery(head.url))) break;
+      store.tx(() => {
+        store.dequeue(head!);
+        store.setUrlState(head!, "robots-disallowed");
+      });
+      this.s.counters.add("robots.disallowed");
+      this.hosts.dequeued(entry, head);
+      head = this.hosts.headOf(entry);
+    }
+    if (!head) return void this.hosts.settle(entry);
+    if (robots.policy && !robots.policy.isAllowed(urlPathAndQuery(head.url))) {
+      this.s.ready.push(host, head.priority);
+      return undefined;
+    }
+    return this.start(entry, head.kind, head.url, now, head);
+  }
+
+  private start(entry: HostEntry, kind: TaskKind, url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask {
+    const policy = this.s.policy;
+    this.observeWaits(entry, now, item);
+    entry.state = onFetchStart(entry.state, now);
+    const prev = item ? this.s.store.getUrl(item.partition, item.url) : undefined;
+    const task: FetchTask = {
+      taskId: this.s.opts.newTaskId(),
+      kind,
+      url,
+      host: entry.key,
+      partition: entry.partition,
+      depth: item?.depth ?? sitemap?.depth ?? 0,
+      redirectHops: item?.hops ?? sitemap?.hops ?? 0,
+      etag: prev?.etag ?? undefined,
+      lastModified: prev?.lastModified ?? undefined,
+      previousFingerprint: prev?.fingerprint ?? undefined,
+      hostGapMs: Math.ceil(Math.max(policy.minGapMs, entry.state.gapMs)) + policy.gapMarginMs,
+      issuedAt: now,
+      ...(sitemap ? { sitemap: { grants: sitemap.grants, ...(sitemap.fromIndex ? { fromIndex: true } : {}) } } : {}),
+    };
+    if (kind === "page" && policy.fetchMedia) task.fetchMedia = true;
+    entry.inFlight = { task, item, prev, sitemap };
+    this.s.inFlightCount++;
+    this.s.counters.add(`frontier.tasks.${kind}`);
+    return task;
+  }
+
+  /** The gap wait and queue wait of a task handed out now (see the module comment). */
+  private observeWaits(entry: HostEntry, now: number, item: QueuedUrl | undefined): void {
+    const since = entry.workSince;
+    entry.workSince = undefined;
+    if (since !== undefined && entry.state.nextAllowedAt > since)
+      this.s.histograms.observe("politeness.gap-wait-seconds", (entry.state.nextAllowedAt - since) / 1000);
+    if (item === undefined) return;
+    const queuedAt = this.s.queuedAt.queuedAt(item.seq);
+    if (queuedAt !== undefined) this.s.histograms.observe("frontier.queue-wait-seconds", Math.max(0, now - queuedAt) / 1000);
+  }
+}
