@@ -33,6 +33,11 @@
  * that cannot be stored, until `diskProbe` finds room again (checked every few seconds); the node says so
  * in its log both times.
  *
+ * A local failure (the egress proxy refusing, no local port or file descriptor left, the resolver down:
+ * engine/fetch LocalTrouble) is not the host's: no result is published, the task is handed back for when
+ * the node tries again, and until a probe gets through, tasks are handed back unfetched; the node warns
+ * once, naming the cause and the setting to change.
+ *
  * Stopping (SIGINT/SIGTERM): stop pulling, let tasks in flight finish for up to the grace period, then
  * abort the rest and nak them so another node takes them once the host's gap has passed (their fetch ended
  * early, or their outputs still waited for the bus: nothing of theirs is acked), leave the cluster state.
@@ -41,7 +46,8 @@
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
-import type { FetchResult, FetchTask } from "../core/model/index.ts";
+import { isLocalFailure, type FetchResult, type FetchTask } from "../core/model/index.ts";
+import { LocalTrouble } from "../engine/fetch/index.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import { isDiskFull } from "../core/errors/index.ts";
@@ -130,6 +136,8 @@ export class FetchNode {
    * outbox), with the stored copy each attempt took.
    */
   private readonly attempting = new Map<string, number>();
+  /** Failures of this node's own side (proxy, ports, file table, resolver): tasks are handed back meanwhile. */
+  private readonly trouble: LocalTrouble;
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -151,6 +159,7 @@ export class FetchNode {
       now: this.now,
     });
     this.startedAt = this.now();
+    this.trouble = new LocalTrouble({ log: this.log, now: this.now, counters: this.counters });
     this.heartbeat = new NodeHeartbeat({
       state: opts.state,
       record: () => this.record(),
@@ -330,6 +339,13 @@ export class FetchNode {
       d.nak(Math.max(this.opts.nakDelayMs, DISK_PROBE_EVERY_MS));
       return;
     }
+    if (this.trouble.allowance() === 0) {
+      // Our own side is failing: nothing would reach the host. Back when the next probe may go out.
+      this.counters.add("fetcher.tasks.deferred-local-trouble");
+      this.nakPolitely(d, Math.max(this.opts.nakDelayMs, (this.trouble.resumeAt ?? this.now()) - this.now()));
+      return;
+    }
+    this.trouble.started();
     const startedAt = preciseNow();
     let output: WorkOutput;
     try {
@@ -357,6 +373,13 @@ export class FetchNode {
       this.nakPolitely(d, delayMs);
       return;
     }
+    if (isLocalFailure(output.result)) {
+      // The host was never asked, so no result and no gap: the task waits only for this node's next probe.
+      this.trouble.failed(output.result.local, output.result.message ?? output.result.local);
+      this.nakPolitely(d, Math.max(this.opts.nakDelayMs, (this.trouble.resumeAt ?? this.now()) - this.now()));
+      return;
+    }
+    this.trouble.succeeded();
     const fetchedAt = preciseNow();
     // Published now, or held until the bus takes it (outbox); given back unacked only if the node stops first.
     // While they wait for the bus, the claims say this attempt is alive, so no other node fetches a repeat.
