@@ -3,7 +3,7 @@
  * robots-parked among its active hosts (those in memory: work queued or a fetch in flight), a few of each,
  * and the politeness figures behind its gauges (throttled and parked hosts, the largest gap). One pass over
  * the active hosts with a bounded top-k per list, so its cost follows the active hosts, not the crawl's
- * size; the Frontier caches the result for a second, since dashboards, heartbeats and /metrics all ask.
+ * size; reports.ts caches the result for a second, since dashboards, heartbeats and /metrics all ask.
  */
 import type { HostReport, HostRow } from "../../core/dashboard/index.ts";
 import type { HostEntry } from "./host-entry.ts";

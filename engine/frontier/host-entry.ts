@@ -28,6 +28,6 @@ export interface HostEntry {
   minGapOverrideMs: number;
   /** Recent fetch duration, a moving average (in memory only, for the host board); undefined before a fetch. */
   fetchMs?: number;
-  /** Since when the host has had work while not ready: the start of a gap wait (see Frontier.start). */
+  /** Since when the host has had work while not ready: the start of a gap wait (scheduling.ts). */
   workSince?: number;
 }

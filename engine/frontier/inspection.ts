@@ -3,8 +3,8 @@
  * and never changes anything: a host's politeness state, queue length, robots.txt verdict and today's page
  * count, whether it is active (in memory) or only in the store; and for a URL its stored state, schedule,
  * the robots.txt rule that decides it, any trap limit it breaks, the address rule that refuses its host,
- * the scope or filter rule that leaves it out, and, for a sitemap, its state. The Frontier hands it a read-only view
- * of its internals (`InspectedFrontier`) and delegates its inspection methods here.
+ * the scope or filter rule that leaves it out, and, for a sitemap, its state. The Frontier's reports (reports.ts) hand
+ * it a read-only view of the frontier's state (`InspectedFrontier`) and delegate the inspection methods here.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { describeRefusal, type AddressPolicy } from "../../core/net/index.ts";

@@ -5,8 +5,8 @@
  * vouches for the sitemaps it names, wherever they live); telling sitemap references apart from page links;
  * and counting what a sitemap task found. The probe is a guess, so what it finds absent (404, 410) or not a
  * sitemap is counted apart (`sitemap.probe.*`) and not as a fetch error: most hosts have none, and a crawl
- * of a thousand hosts must not report a thousand 404s. The Frontier keeps the sitemaps themselves
- * (store/sitemap-table.ts, a probed one like any other) and issues their tasks.
+ * of a thousand hosts must not report a thousand 404s. The frontier keeps the sitemaps themselves
+ * (host-sitemaps.ts over store/sitemap-table.ts, a probed one like any other) and issues their tasks (scheduling.ts).
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";

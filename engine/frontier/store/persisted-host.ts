@@ -14,7 +14,7 @@ export interface PersistedHost {
   pagesToday: DailyCounter | null;
   /** Operator override of the host's minimum gap; absent in rows written before overrides existed. */
   minGapOverrideMs?: number;
-  /** The frontier run that saved it (see Frontier.loadHost); absent in rows written before runs were kept. */
+  /** The frontier run that saved it (see ActiveHosts.load); absent in rows written before runs were kept. */
   run?: string;
 }
 
