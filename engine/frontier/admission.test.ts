@@ -1,14 +1,18 @@
 /**
  * Admission and the address policy: every URL that enters the frontier (seeds, links, redirect targets)
  * is judged by core/net before anything else, so no task is ever planned for an internal address, a
- * local name or an empty host; each refusal is counted by its reason and `explainUrl` names it.
+ * local name or an empty host; each refusal is counted by its reason and `explainUrl` names it. Then the
+ * seen check and the queue behind it (admission.ts): a Bloom "maybe" confirmed where a miss would cost,
+ * a batch failed whole when the seen-set cannot vouch for it, and the queue's size limit.
  */
 import { describe, expect, test } from "bun:test";
 import { DEFAULT_POLICY, type PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchTask, ResponseResult } from "../../core/model/index.ts";
+import { SeenSetLostError, type SeenSet } from "../../core/ports/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
 import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
-import { Frontier } from "./frontier.ts";
+import { Frontier, type FrontierOptions } from "./frontier.ts";
 import { FrontierStore } from "./store/frontier-store.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -148,5 +152,67 @@ describe("frontier admission: the address policy", () => {
     );
     const fine = url("http://public.test/");
     expect(frontier.explainUrl(fine.url, fine.host).addressRefusal).toBe("");
+  });
+});
+
+/** A seen-set that answers "maybe seen" for every URL: what a Bloom filter's false positive looks like. */
+const alwaysMaybe: SeenSet = { checkAndAdd: async (_p, keys) => keys.map(() => true), close: async () => {} };
+
+function withSeen(seen: SeenSet, extra: Partial<FrontierOptions> = {}) {
+  let n = 0;
+  return new Frontier({
+    store: FrontierStore.open(":memory:"),
+    seen,
+    policy: { ...DEFAULT_POLICY, sitemaps: "robots" },
+    partitions: 16,
+    maxQueued: 1_000_000,
+    now: () => T0,
+    newTaskId: () => `t${n++}`,
+    ...extra,
+  });
+}
+
+describe("admission: the seen check and the queue", () => {
+  test("admission - a link the seen-set only thinks it saw is skipped, but a seed or a home page is confirmed in the store and queued", async () => {
+    const frontier = withSeen(alwaysMaybe);
+    expect(await frontier.admit([url("http://a.test/page"), url("http://b.test/")])).toBe(1);
+    expect(await frontier.addSeeds([url("http://c.test/start")])).toBe(1);
+    expect(frontier.counters.toJSON()).toMatchObject({ "seen.skipped": 1, "seen.bloom-false-positive-caught": 2, "frontier.admitted": 2 });
+    // Now in the store, the home page is known for what it is.
+    expect(await frontier.admit([url("http://b.test/")])).toBe(0);
+    expect(frontier.queued).toBe(2);
+  });
+
+  test("admission - a batch that comes a second time has every maybe confirmed in the store, so what its first try half-did is not lost", async () => {
+    const frontier = withSeen(alwaysMaybe);
+    expect(await frontier.admit([url("http://a.test/page")], { confirmSeen: true })).toBe(1);
+    expect(await frontier.admit([url("http://a.test/page")], { confirmSeen: true })).toBe(0);
+    expect(frontier.queued).toBe(1);
+  });
+
+  test("admission - a seen-set that cannot vouch for one partition fails the whole batch, and nothing of it is queued", async () => {
+    const lost = partitionOf("lost.test", 16);
+    const frontier = withSeen({
+      checkAndAdd: async (p, keys) => {
+        if (p === lost) throw new SeenSetLostError(p, "missing");
+        return keys.map(() => false);
+      },
+      close: async () => {},
+    });
+    const other = ["a.test", "b.test", "c.test"].find((h) => partitionOf(h, 16) !== lost)!;
+    await expect(frontier.admit([url(`http://${other}/`), url("http://lost.test/")])).rejects.toBeInstanceOf(SeenSetLostError);
+    expect(frontier.queued).toBe(0);
+    expect(frontier.nextTasks(10)).toEqual([]);
+  });
+
+  test("admission - over the queue limit the lowest-priority, newest URLs are dropped, counted, and their state says why", async () => {
+    const frontier = withSeen(LocalBloomSeenSet.open(undefined, 10_000), { maxQueued: 2 });
+    await frontier.addSeeds([url("http://a.test/")]);
+    await frontier.admit([url("http://a.test/deep/older", 4), url("http://a.test/deep/newer", 4)]);
+    expect(frontier.queued).toBe(2);
+    expect(frontier.counters.toJSON()["frontier.dropped-size-limit"]).toBe(1);
+    const dropped = url("http://a.test/deep/newer");
+    expect(frontier.explainUrl(dropped.url, dropped.host)).toMatchObject({ state: "dropped", note: "frontier size limit" });
+    expect(frontier.explainUrl("http://a.test/deep/older", "a.test").state).toBe("queued");
   });
 });
