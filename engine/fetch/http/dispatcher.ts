@@ -1,8 +1,9 @@
 /**
  * Builds the undici dispatcher the fetcher sends through: an Agent whose connections go through the
- * safe connector, or, with a proxy, a ProxyAgent whose connections go to the proxy. Both keep one
- * pool per target origin limited to `connectionsPerOrigin` (politeness: one connection per host by
- * default) with keep-alive, and idle connections close after `keepAliveTimeoutMs`, which a server's
+ * safe connector, or, with a proxy, plain-HTTP targets on shared connections to the proxy and https ones
+ * through a ProxyAgent's CONNECT tunnels (forward-proxy.ts). The Agent and the tunnels keep one pool per
+ * target origin limited to `connectionsPerOrigin` (politeness: one connection per host by default) with
+ * keep-alive, and idle connections close after `keepAliveTimeoutMs`, which a server's
  * Keep-Alive hint may shorten but never lengthen. HTTP/2 is not negotiated: one connection per host
  * already rules out its multiplexing gain, the WARC records want HTTP/1.1 messages, and undici's
  * HTTP/2 path rests on `node:http2`, whose behaviour on Bun and Deno this project has not measured.
@@ -10,6 +11,7 @@
 import type { AddressPolicy } from "../../../core/net/index.ts";
 import { createSafeConnector } from "./connector.ts";
 import type { DnsCache } from "./dns-cache.ts";
+import { ForwardProxyDispatcher } from "./forward-proxy.ts";
 import { Agent, Client, Pool, ProxyAgent } from "./undici.ts";
 import type { Dispatcher } from "./undici.ts";
 
@@ -19,6 +21,8 @@ export interface DispatcherOptions {
   connectionsPerOrigin: number;
   keepAliveTimeoutMs: number;
   proxyUrl?: string;
+  /** Connections to the proxy at most for plain-HTTP targets, which share them (the requests in flight at most). */
+  proxyConnections: number;
   /** Used only without a proxy. */
   dns: DnsCache;
   /** Judges resolved addresses at connect time; used only without a proxy (the proxy resolves names). */
@@ -39,7 +43,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
 
   if (options.proxyUrl) {
-    return new ProxyAgent({
+    const tunnels = new ProxyAgent({
       uri: options.proxyUrl,
       ...perConnection,
       connectTimeout: options.connectTimeoutMs,
@@ -47,6 +51,14 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       // ProxyAgent creates one pool per target origin for forwarded http requests but passes it
       // only `{ connect }`, so without this factory the per-origin limit and timeouts would be lost.
       factory: (origin, factoryOptions) => perOriginPool(origin, { ...factoryOptions, ...perConnection }, options.connectionsPerOrigin),
+    });
+    // Plain-HTTP targets share the proxy connections (forward-proxy.ts); https ones tunnel through the agent.
+    return new ForwardProxyDispatcher({
+      proxyUrl: options.proxyUrl,
+      connections: options.proxyConnections,
+      perOrigin: options.connectionsPerOrigin,
+      connection: { ...perConnection, connectTimeout: options.connectTimeoutMs },
+      tunnels,
     });
   }
 

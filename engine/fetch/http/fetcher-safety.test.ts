@@ -86,12 +86,24 @@ test("fetcher safety - refuses metadata addresses even when private addresses ar
  * A forward proxy that answers every request itself, as if it were the virtual host named in the
  * absolute-form request target; CONNECT tunnels are refused with 502.
  */
-async function forwardProxy(): Promise<TestServer & { seen: Array<{ target: string; host: string; method: string }> }> {
+async function forwardProxy(): Promise<
+  TestServer & { seen: Array<{ target: string; host: string; method: string }>; mostAtOnce: Map<string, number> }
+> {
   const seen: Array<{ target: string; host: string; method: string }> = [];
+  // Requests in flight per virtual host, and the most seen at once: answered on the next turn, so
+  // overlapping requests would show.
+  const running = new Map<string, number>();
+  const mostAtOnce = new Map<string, number>();
   const server = createServer((req, res) => {
     seen.push({ target: req.url ?? "", host: req.headers.host ?? "", method: req.method ?? "" });
     const target = new URL(req.url ?? "/", "http://invalid.invalid");
-    res.end(`virtual host ${target.host} served ${target.pathname}`);
+    const now = (running.get(target.host) ?? 0) + 1;
+    running.set(target.host, now);
+    mostAtOnce.set(target.host, Math.max(now, mostAtOnce.get(target.host) ?? 0));
+    setTimeout(() => {
+      running.set(target.host, (running.get(target.host) ?? 1) - 1);
+      res.end(`virtual host ${target.host} served ${target.pathname}`);
+    }, 5);
   });
   server.on("connect", (req: IncomingMessage, socket: Duplex) => {
     seen.push({ target: req.url ?? "", host: req.headers.host ?? "", method: req.method ?? "" });
@@ -99,7 +111,7 @@ async function forwardProxy(): Promise<TestServer & { seen: Array<{ target: stri
   });
   const s = await listenTestServer(server);
   owned.push(s);
-  return Object.assign(s, { seen });
+  return Object.assign(s, { seen, mostAtOnce });
 }
 
 test("fetcher safety - sends absolute-form requests with the right Host through the proxy and resolves nothing itself", async () => {
@@ -120,13 +132,43 @@ test("fetcher safety - sends absolute-form requests with the right Host through 
   expect(looked).toEqual([]);
 });
 
-test("fetcher safety - keeps one connection per target origin through the proxy", async () => {
+test("fetcher safety - one request at a time per target origin through the proxy, on connections the hosts share", async () => {
   const proxy = await forwardProxy();
   const f = fetcher({ proxyUrl: proxy.origin });
-  await Promise.all([1, 2, 3].map((i) => f.fetch({ url: `http://one.test/${i}` })));
-  await Promise.all([1, 2].map((i) => f.fetch({ url: `http://two.test/${i}` })));
+  // Three requests to one host and two to another, all at once: each host's arrive one after another.
+  await Promise.all([
+    ...[1, 2, 3].map((i) => f.fetch({ url: `http://one.test/${i}` })),
+    ...[1, 2].map((i) => f.fetch({ url: `http://two.test/${i}` })),
+  ]);
   expect(proxy.seen.length).toBe(5);
-  expect(proxy.connections).toBe(2);
+  expect(proxy.mostAtOnce.get("one.test")).toBe(1);
+  expect(proxy.mostAtOnce.get("two.test")).toBe(1);
+  // Two hosts at once need two connections at most, never one per request.
+  expect(proxy.connections).toBeLessThanOrEqual(2);
+});
+
+test("fetcher safety - plain-HTTP hosts one after another reuse one connection to the proxy", async () => {
+  const proxy = await forwardProxy();
+  const f = fetcher({ proxyUrl: proxy.origin });
+  for (let i = 0; i < 50; i++) {
+    const outcome = await f.fetch({ url: `http://site${i}.test/` });
+    expect(outcome.kind).toBe("response");
+  }
+  expect(proxy.seen.length).toBe(50);
+  // One, or two when the pool is handed the next request a moment before it takes the last connection back.
+  expect(proxy.connections).toBeLessThanOrEqual(2);
+});
+
+test("fetcher safety - a proxy asking for credentials (407) is a local failure, not the host's answer", async () => {
+  const proxy = await listenTestServer(
+    createServer((_req, res) => {
+      res.writeHead(407, { "proxy-authenticate": 'Basic realm="egress"' });
+      res.end();
+    }),
+  );
+  owned.push(proxy);
+  const outcome = await fetcher({ proxyUrl: proxy.origin }).fetch({ url: "http://site.test/" });
+  expect(outcome).toMatchObject({ kind: "error", error: "local", local: "proxy-auth" });
 });
 
 test("fetcher safety - a proxy that refuses to tunnel an https target is refused", async () => {

@@ -65,6 +65,7 @@ export class HttpFetcher {
       connectionsPerOrigin: options.maxConnectionsPerOrigin ?? 1,
       keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULT_POLICY.keepAliveMs,
       proxyUrl: options.proxyUrl,
+      proxyConnections: options.maxConcurrentRequests ?? 256,
       dns: this.#dns,
       addressPolicy: this.#addressPolicy,
       onConnected: (origin, address) => this.#rememberAddress(origin, address),

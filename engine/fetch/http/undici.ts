@@ -6,11 +6,9 @@
  * the same way under Node and Deno (undici has no `exports` map, so the subpath is allowed
  * everywhere). {@link assertRealUndici} checks at construction that the real one was loaded.
  */
-import { Agent, buildConnector, Client, Pool, ProxyAgent } from "undici/index.js";
-import type { Dispatcher } from "undici/index.js";
+import { Agent, buildConnector, Client, Dispatcher, Pool, ProxyAgent } from "undici/index.js";
 
-export { Agent, buildConnector, Client, Pool, ProxyAgent };
-export type { Dispatcher };
+export { Agent, buildConnector, Client, Dispatcher, Pool, ProxyAgent };
 
 /**
  * Throws unless `AgentClass` is the real undici Agent: the stand-in's instances lack `compose`.
