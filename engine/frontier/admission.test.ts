@@ -29,7 +29,16 @@ function setup(policy: Partial<PolicyConfig> = {}, forward?: { owns(host: string
     maxQueued: 1_000_000,
     now: () => clock.now,
     newTaskId: () => `t${n++}`,
-    ...(forward ? { forward: { owns: forward.owns, send: async (urls: DiscoveredUrl[]) => void forward.sent.push(...urls) } } : {}),
+    ...(forward
+      ? {
+          forward: {
+            owns: forward.owns,
+            send: async (urls: DiscoveredUrl[]) => {
+              for (const u of urls) forward.sent.push(u);
+            },
+          },
+        }
+      : {}),
   });
   return { frontier, clock };
 }
