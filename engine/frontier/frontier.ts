@@ -2,7 +2,7 @@
  * The frontier: which URL is fetched next, and when. The same class runs inside `crawl` (embedded mode) and
  * inside each frontier node of a cluster; only the SeenSet and the transport around it differ. It composes
  * parts with one job each, which share one FrontierState (frontier-state.ts), in the order a URL meets them
- * (the steps of the README's "How a URL is crawled"):
+ * (the steps of docs/architecture.md's "Data flow"):
  *
  *   1. seed      `addSeeds`: an operator's URLs, admitted as in 2 past the depth limit; their hosts become
  *                roots of the scope (admission.ts).
@@ -21,7 +21,9 @@
  * Around the flow: the active hosts in memory (active-hosts.ts), the partitions served (partitions.ts), a
  * full disk pausing the tasks (disk-full.ts), seen-set partitions a cache lost rebuilt from the store
  * (seen-recovery.ts), and what the frontier reports about itself (reports.ts: the snapshot, pending work,
- * the host board, host and URL inspection).
+ * the host board, host and URL inspection). Its histograms are recorded where their events happen:
+ * `frontier.queue-wait-seconds` and `politeness.gap-wait-seconds` by scheduling.ts, `fetch.duration-seconds`
+ * and `fetch.page-bytes` by result-effects.ts; each module's header says what is observed.
  */
 import type { HostReport } from "../../core/dashboard/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";

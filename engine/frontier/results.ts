@@ -164,7 +164,7 @@ export class Results {
     prepared: readonly PreparedResult[],
     lateCandidates: readonly DiscoveredUrl[],
     lateSitemaps: readonly DiscoveredUrl[],
-  ) {
+  ): void {
     if (this.recommit.size + prepared.length > RECOMMIT_MAX) this.recommit.clear();
     for (const p of prepared) this.recommit.add(p.result.url);
     // Hosts whose flight this batch answered; a host handed out again meanwhile keeps its new flight.

@@ -2,11 +2,12 @@
  * Screening: the rules every URL faces before the seen-set is asked about it, in this order: the address
  * policy (core/net: no internal address, local name or empty host, the deny lists), media files when
  * `--fetch-media` is off, the scope and filters (core/scope), the trap limits (core/traps: URL length,
- * path depth, repeated segments, the host's queue) and, for a URL not a seed, the URL-pattern families of its
- * host. Every page URL that enters the frontier passes here (seeds, links, redirect targets, sitemap
- * entries), so no request is ever planned for a URL the crawl must not make. Sitemaps face the address
- * policy and the redirect limit only. Each refusal is counted by its reason in a tally the caller adds to
- * the frontier's counters once the batch went through (`count`), so a batch that comes back is not counted twice.
+ * repeated segments, the host's queue) and, for a URL not a seed, the URL-pattern families of its host.
+ * Every page URL that enters the frontier passes here (seeds, links, redirect targets, sitemap entries), so
+ * no request is ever planned for a URL the crawl must not make. Sitemaps face the address policy and the
+ * redirect limit only. Each refusal is counted by its reason in a tally the caller adds to the frontier's
+ * counters (`count`) once the seen-set has answered for the batch: a batch it refuses comes back, is
+ * screened again, and must not be counted twice.
  *
  * Cost per URL: a Set insert (the batch's duplicates), the address check, the scope check (memoized
  * registrable domain), the trap checks on the URL text, and a Map lookup for its host's pattern counts.
