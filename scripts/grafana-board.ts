@@ -67,7 +67,7 @@ const ROWS: Array<{ title: string; panels: Panel[] }> = [
       {
         title: "Gap waited",
         unit: "s",
-        description: "How long requests waited for their host's politeness gap (engine/frontier/frontier.ts)",
+        description: "How long requests waited for their host's politeness gap (engine/frontier/scheduling.ts)",
         targets: quantiles("crawler_politeness_gap_wait_seconds"),
       },
     ],

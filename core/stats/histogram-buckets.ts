@@ -13,7 +13,7 @@
  *   fetcher.page-bytes            5 MiB body cap: a cut page lands in the last finite bucket.
  *   frontier.queue-wait-seconds   a page URL queued (admitted, due again, or handed over) until its task is
  *                                 handed out: 1 s to 7 days, since a big crawl keeps URLs for days.
- *   politeness.gap-wait-seconds   how long a request waited for its host's gap (engine/frontier/frontier.ts
+ *   politeness.gap-wait-seconds   how long a request waited for its host's gap (engine/frontier/scheduling.ts
  *                                 says exactly what is measured): 100 ms to 1 day (the maximum gap), dense
  *                                 around the 1 s minimum gap and the 10 s of a slow host.
  */

@@ -33,7 +33,16 @@ function setup(
     maxQueued: 1_000_000,
     now: () => clock.now,
     newTaskId: () => `t${n++}`,
-    ...(forward ? { forward: { owns: forward.owns, send: async (urls: DiscoveredUrl[]) => void forward.sent.push(...urls) } } : {}),
+    ...(forward
+      ? {
+          forward: {
+            owns: forward.owns,
+            send: async (urls: DiscoveredUrl[]) => {
+              for (const u of urls) forward.sent.push(u);
+            },
+          },
+        }
+      : {}),
   });
   /** The next task, the clock moved past any gap first. */
   const next = (): FetchTask | undefined => {
