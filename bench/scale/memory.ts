@@ -2,7 +2,8 @@
  * What the scale bench reads of memory. `sample` forces a full collection first (Bun.gc), then reads the
  * process's RSS and peak RSS (/proc/self/status), the JS heap (`heapStats` of bun:jsc: live object bytes,
  * and "extra memory", the backing stores of typed arrays such as the Bloom filter's bits) and the counts of
- * the object types that hold a frontier's per-host state.
+ * the object types that hold a frontier's per-host state, and mimalloc's own statistics (which Bun adds to
+ * heapStats): the native bytes live (SQLite's page cache, statements, Bun's buffers) and what it holds.
  *
  * `internals` counts entries in the frontier's in-memory structures (FrontierState: the active hosts, the
  * waiting heap, the ready queues, the known home pages, the scope roots). The bench may reach internals,
@@ -27,6 +28,12 @@ export interface MemorySample {
   rssBytes: number;
   peakRssBytes: number;
   heapBytes: number;
+  /** What the JS heap holds from the system (live objects and free space it keeps). */
+  heapCapacityBytes: number;
+  /** Live bytes malloc'd through mimalloc (native: SQLite's page cache and statements, Bun's own); -1 when not reported. */
+  nativeLiveBytes: number;
+  /** What mimalloc holds from the system (live and kept free: MIMALLOC_PURGE_DELAY=-1 keeps it all); -1 when not reported. */
+  nativeCommittedBytes: number;
   /** Outside the JS heap but owned by JS objects: typed arrays' backing stores (the Bloom filter). */
   extraBytes: number;
   objects: number;
@@ -40,11 +47,18 @@ export function sample(label: string): MemorySample {
   const kib = (key: string) => Number(new RegExp(`^${key}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
   const types: Record<string, number> = {};
   for (const t of TYPES) types[t] = h.objectTypeCounts[t] ?? 0;
+  // Bun adds mimalloc's statistics to heapStats (not in its types): read them defensively.
+  const mi = (h as unknown as { mimalloc?: Record<string, { current?: number }> }).mimalloc;
+  const current = (key: string) => mi?.[key]?.current;
+  const live = (current("malloc_normal") ?? Number.NaN) + (current("malloc_huge") ?? 0);
   return {
     label,
     rssBytes: kib("VmRSS"),
     peakRssBytes: kib("VmHWM"),
     heapBytes: h.heapSize,
+    heapCapacityBytes: h.heapCapacity,
+    nativeLiveBytes: Number.isFinite(live) ? live : -1,
+    nativeCommittedBytes: current("committed") ?? -1,
     extraBytes: h.extraMemorySize,
     objects: h.objectCount,
     types,

@@ -125,8 +125,11 @@ export function table(r: SizeResult): string {
       [
         "outside heap",
         mb(filled.extraBytes),
-        `typed arrays (the Bloom filter's bits); the rest of RSS, ${mb(filled.rssBytes - filled.heapBytes - filled.extraBytes)}, is ` +
-          "Bun itself, SQLite's page cache (up to 128 MiB) and allocator slack: estimated, not measured apart",
+        `typed arrays (the Bloom filter's bits); after the fill the JS heap holds ${mb(filled.heapCapacityBytes)} from the system ` +
+          `for its ${mb(filled.heapBytes)} of live objects; native (mimalloc) ${mb(filled.nativeLiveBytes)} live ` +
+          `(SQLite's page cache, at most 128 MiB, its statements, Bun's buffers), ${mb(filled.nativeCommittedBytes)} held; ` +
+          `after dispatch ${mb(dispatched.nativeLiveBytes)} live, ${mb(dispatched.nativeCommittedBytes)} held, ` +
+          `heap ${mb(dispatched.heapBytes)} of ${mb(dispatched.heapCapacityBytes)}`,
       ],
       [
         "disk",
