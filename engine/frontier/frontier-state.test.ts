@@ -56,5 +56,4 @@ describe("frontier state", () => {
     expect([s.totalQueued, s.totalSitemaps]).toEqual([2, 1]);
     expect(s.scope.roots.hasHost("seed.test")).toBe(true);
   });
-
 });

@@ -57,6 +57,21 @@ describe("scheduling", () => {
     expect(state.inFlightCount).toBe(1);
   });
 
+  test("scheduling - new hosts' robots.txt takes every other slot, so hosts already read get pages from the start", () => {
+    const { scheduling, queue, robots } = setup();
+    // A big seed list: many hosts never read, queued before the few whose robots.txt is known.
+    for (let i = 0; i < 20; i++) queue(`http://new${i}.test/`, 1);
+    for (let i = 0; i < 3; i++) {
+      robots(`known${i}.test`);
+      queue(`http://known${i}.test/page`, 2);
+    }
+    const tasks = scheduling.nextTasks(6);
+    expect(tasks.map((t) => t.kind)).toEqual(["page", "robots", "page", "robots", "page", "robots"]);
+    expect(tasks.filter((t) => t.kind === "page").map((t) => t.host)).toEqual(["known0.test", "known1.test", "known2.test"]);
+    // With no known host ready, robots.txt takes every slot: the robots.txt phase still ends.
+    expect(scheduling.nextTasks(10).map((t) => t.kind)).toEqual(Array(10).fill("robots"));
+  });
+
   test("scheduling - when capacity is short, the host whose next URL ranks best goes first", () => {
     const { scheduling, queue, robots } = setup();
     robots("low.test");

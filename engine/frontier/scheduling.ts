@@ -117,8 +117,11 @@ export class Scheduling {
     if (!entry) return;
     const head = this.hosts.headOf(entry);
     if (!head && entry.sitemaps <= 0) return this.hosts.settle(entry);
-    // A host with a sitemap to read goes at least to level 2: its sitemap may hold its best pages.
-    this.s.ready.push(host, head && (entry.sitemaps <= 0 || head.priority === 1) ? head.priority : 2);
+    // A host with a sitemap to read goes at least to level 2: its sitemap may hold its best pages. One whose
+    // robots.txt must be read first waits in the robots.txt lane, which shares the turns (ready-queues.ts).
+    const robots = this.hosts.robotsOf(entry);
+    const needsRobots = !robots || robots.stored.expiresAt <= this.s.now();
+    this.s.ready.push(host, head && (entry.sitemaps <= 0 || head.priority === 1) ? head.priority : 2, needsRobots);
   }
 
   private taskFor(host: string, now: number): FetchTask | undefined {
