@@ -3,7 +3,8 @@
  * process's RSS and peak RSS (/proc/self/status), the JS heap (`heapStats` of bun:jsc: live object bytes,
  * and "extra memory", the backing stores of typed arrays such as the Bloom filter's bits) and the counts of
  * the object types that hold a frontier's per-host state, and mimalloc's own statistics (which Bun adds to
- * heapStats): the native bytes live (SQLite's page cache, statements, Bun's buffers) and what it holds.
+ * heapStats): the bytes live through it (the JS heap's pages among them, SQLite's page cache, Bun's buffers)
+ * and what it holds from the system.
  *
  * `internals` counts entries in the frontier's in-memory structures (FrontierState: the active hosts, the
  * waiting heap, the ready queues, the known home pages, the scope roots). The bench may reach internals,
@@ -30,7 +31,10 @@ export interface MemorySample {
   heapBytes: number;
   /** What the JS heap holds from the system (live objects and free space it keeps). */
   heapCapacityBytes: number;
-  /** Live bytes malloc'd through mimalloc (native: SQLite's page cache and statements, Bun's own); -1 when not reported. */
+  /**
+   * Live bytes malloc'd through mimalloc, -1 when not reported. In Bun that includes the JS heap's own pages
+   * (1M strings of 40 characters raise both by about 100 MB), SQLite's page cache and statements, and Bun's buffers.
+   */
   nativeLiveBytes: number;
   /** What mimalloc holds from the system (live and kept free: MIMALLOC_PURGE_DELAY=-1 keeps it all); -1 when not reported. */
   nativeCommittedBytes: number;

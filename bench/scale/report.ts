@@ -101,8 +101,8 @@ export function table(r: SizeResult): string {
         `target >= ${int(TARGET_DISPATCH_TASKS_PER_SECOND)}: ${met(f.dispatchTasksPerSecond >= TARGET_DISPATCH_TASKS_PER_SECOND)}; ` +
           `CPU ${f.dispatchCpuUsPerTask.toFixed(1)} µs/task (${int(per1(f.dispatchCpuUsPerTask))} per CPU s); ` +
           `${int(f.dispatchTasks)} tasks (robots ${int(d.tasks.robots)}, sitemap ${int(d.tasks.sitemap)}, page ${int(d.tasks.page)}), ` +
-          `nextTasks ${f.nextTasksUsPerTask.toFixed(1)} µs/task (slowest call ${d.next.maxCallMs.toFixed(0)} ms), ` +
-          `completeMany ${f.completeUsPerResult.toFixed(1)} µs/result (slowest ${d.complete.maxCallMs.toFixed(0)} ms)${stopped(d.stoppedByTime)}`,
+          `nextTasks ${f.nextTasksUsPerTask.toFixed(1)} µs/task (slowest call ${d.next.maxCallMs.toFixed(0)} ms, call ${d.next.maxCallAt} of ${d.next.calls}), ` +
+          `completeMany ${f.completeUsPerResult.toFixed(1)} µs/result (slowest ${d.complete.maxCallMs.toFixed(0)} ms, call ${d.complete.maxCallAt} of ${d.complete.calls})${stopped(d.stoppedByTime)}`,
       ],
       [
         "  by kind",
@@ -149,6 +149,7 @@ export function table(r: SizeResult): string {
         `seen-set snapshots, ${r.checkpoints.seconds.toFixed(1)} s (not in the rates above), slowest ${r.checkpoints.maxCallMs.toFixed(0)} ms`,
       ],
     ]),
+    `  memory by phase (after a full GC): ${r.memory.map(phase).join("; ")}`,
     `  counters: ${COUNTERS.map((c) => `${c} ${int(r.counters[c] ?? 0)}`).join(", ")}`,
     `  store per URL (closed, dbstat): a queued URL ${perRow(r, ["queue", "queue_drop_order"])} B (queue row + drop-order index entry), ` +
       `a fetched URL ${perRow(r, ["urls"])} B (state) + ${perRow(r, ["scheduled", "scheduled_due"])} B (refetch schedule), ` +
@@ -188,6 +189,14 @@ const COUNTERS = [
   "admission.rejected.depth",
   "frontier.tasks.page",
 ];
+
+/** One memory sample in words. mimalloc's live bytes include the JS heap's own pages, so they are not added to it. */
+function phase(m: MemorySample): string {
+  return (
+    `${m.label}: RSS ${mb(m.rssBytes)}, heap ${mb(m.heapBytes)} live of ${mb(m.heapCapacityBytes)}, typed arrays ${mb(m.extraBytes)}, ` +
+    `mimalloc ${mb(m.nativeLiveBytes)} live of ${mb(m.nativeCommittedBytes)}`
+  );
+}
 
 /** Bytes per row of the named tables and indexes together (rows counted on the first). */
 function perRow(r: SizeResult, names: readonly string[]): string {

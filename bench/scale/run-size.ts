@@ -53,6 +53,8 @@ export interface Timing {
   cpuSeconds: number;
   /** The slowest single call: an O(n) step shows here first. */
   maxCallMs: number;
+  /** Which call it was (1 is the first). */
+  maxCallAt: number;
 }
 
 export interface SizeResult {
@@ -86,7 +88,7 @@ export interface SizeResult {
 }
 
 function timing(): Timing {
-  return { calls: 0, seconds: 0, cpuSeconds: 0, maxCallMs: 0 };
+  return { calls: 0, seconds: 0, cpuSeconds: 0, maxCallMs: 0, maxCallAt: 0 };
 }
 
 /** Runs `fn` and adds its wall and CPU time to `t`. */
@@ -99,7 +101,10 @@ async function timed<T>(t: Timing, fn: () => T | Promise<T>): Promise<T> {
   t.calls++;
   t.seconds += ms / 1000;
   t.cpuSeconds += (used.user + used.system) / 1e6;
-  if (ms > t.maxCallMs) t.maxCallMs = ms;
+  if (ms > t.maxCallMs) {
+    t.maxCallMs = ms;
+    t.maxCallAt = t.calls;
+  }
   return out;
 }
 
