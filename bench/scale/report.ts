@@ -126,10 +126,9 @@ export function table(r: SizeResult): string {
         "outside heap",
         mb(filled.extraBytes),
         `typed arrays (the Bloom filter's bits); after the fill the JS heap holds ${mb(filled.heapCapacityBytes)} from the system ` +
-          `for its ${mb(filled.heapBytes)} of live objects; native (mimalloc) ${mb(filled.nativeLiveBytes)} live ` +
-          `(SQLite's page cache, at most 128 MiB, its statements, Bun's buffers), ${mb(filled.nativeCommittedBytes)} held; ` +
-          `after dispatch ${mb(dispatched.nativeLiveBytes)} live, ${mb(dispatched.nativeCommittedBytes)} held, ` +
-          `heap ${mb(dispatched.heapBytes)} of ${mb(dispatched.heapCapacityBytes)}`,
+          `for its ${mb(filled.heapBytes)} of live objects; mimalloc, which holds the JS heap's pages too, SQLite's page cache ` +
+          `(at most 128 MiB) and Bun's buffers, ${mb(filled.nativeLiveBytes)} live and ${mb(filled.nativeCommittedBytes)} held ` +
+          `(after dispatch ${mb(dispatched.nativeLiveBytes)} and ${mb(dispatched.nativeCommittedBytes)})`,
       ],
       [
         "disk",
