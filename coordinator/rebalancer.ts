@@ -154,12 +154,16 @@ export class Rebalancer {
       for (const region of this.opts.regions) live[region] = [];
       for (const [region, ids] of Object.entries(view.liveFrontiers)) live[region] = [...ids];
       if (!current && this.waitingForFrontiers(live)) return { leader: true, wrote: false };
-      const next = computeRing(current?.ring, {
-        partitions: this.opts.partitions,
-        vnodes: this.opts.vnodes,
-        live,
-        reachable: view.reachableFrontiers,
-      });
+      const next = {
+        ...computeRing(current?.ring, {
+          partitions: this.opts.partitions,
+          vnodes: this.opts.vnodes,
+          live,
+          reachable: view.reachableFrontiers,
+        }),
+        // Nodes fence themselves by it (frontier-node/node/self-fence.ts); a changed timeout rewrites the ring.
+        deathTimeoutMs: this.opts.membership.deathTimeoutMs,
+      };
       if (current && sameRing(current.ring, next)) {
         this.ringSeen = true;
         return { leader: true, wrote: false, epoch: current.ring.epoch, revision: current.revision };
@@ -193,7 +197,7 @@ export class Rebalancer {
 
 /** Structural equality of two rings (the stored one may have its keys in another order). */
 function sameRing(a: RingRecord, b: RingRecord): boolean {
-  if (a.epoch !== b.epoch || a.partitions !== b.partitions || a.vnodes !== b.vnodes) return false;
+  if (a.epoch !== b.epoch || a.partitions !== b.partitions || a.vnodes !== b.vnodes || a.deathTimeoutMs !== b.deathTimeoutMs) return false;
   const ra = Object.keys(a.regions).sort();
   const rb = Object.keys(b.regions).sort();
   if (ra.length !== rb.length || ra.some((r, i) => r !== rb[i])) return false;

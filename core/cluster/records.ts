@@ -39,6 +39,12 @@ export interface RingRecord {
   partitions: number;
   vnodes: number;
   regions: Record<string, RegionAssignment>;
+  /**
+   * The death timeout of the coordinator that wrote the ring, in ms: a node silent longer is found dead
+   * and its partitions move without a handoff. A frontier node fences itself by it, stopping before that
+   * (frontier-node/node/self-fence.ts). Absent from rings written before it existed.
+   */
+  deathTimeoutMs?: number;
 }
 
 export interface RegionAssignment {

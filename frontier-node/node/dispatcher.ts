@@ -25,6 +25,10 @@
  * held within each fetch node, two nodes can each fetch one copy. A re-offer whose publish fails is
  * published again (same number) until `republishForMs` has passed, then dropped: the original is still
  * there. Tasks waiting to be published again (above) are not re-offered: they are on their way.
+ *
+ * Nothing is handed out, published again or re-offered while the node's self-fence says no (`fence`,
+ * self-fence.ts: its last heartbeat written is old enough that its partitions may have moved); it is
+ * asked right before each hand-out, so a thawed node's overdue timer cannot run the loop past it.
  */
 import type { MessageBus } from "../../core/ports/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
@@ -40,6 +44,8 @@ export interface DispatcherOptions {
   /** How long a task whose publish fails is published again before it is given back. Default 60 s. */
   republishForMs?: number;
   now: () => number;
+  /** Asked before every hand-out: false while the node may have lost its partitions (self-fence.ts). */
+  fence?: { allows(): boolean };
   log: Log;
 }
 
@@ -97,6 +103,17 @@ export class Dispatcher {
     this.reoffers.delete(taskId);
   }
 
+  /**
+   * Forgets the tasks out for partition p and returns them (p was taken from this node without a
+   * handoff: they are not to be published, re-offered or given back here again).
+   */
+  forgetPartition(p: number): FetchTask[] {
+    const tasks: FetchTask[] = [];
+    for (const task of this.published.values()) if (task.partition === p) tasks.push(task);
+    for (const task of tasks) this.settled(task.taskId);
+    return tasks;
+  }
+
   /** Tasks published and not yet answered. */
   get outstanding(): number {
     return this.published.size;
@@ -124,10 +141,11 @@ export class Dispatcher {
   private async loop(): Promise<void> {
     const { frontier } = this.opts;
     while (!this.stopped) {
-      if (this.unconfirmed.size > 0) await this.republish();
-      if (this.reoffers.size > 0) await this.reoffer();
+      if (this.unconfirmed.size > 0 && this.allowed()) await this.republish();
+      if (this.reoffers.size > 0 && this.allowed()) await this.reoffer();
       const room = this.opts.credit - frontier.inFlight;
-      if (room > 0 && !frontier.isDraining && this.unconfirmed.size === 0) {
+      // The fence is asked last, with nothing awaited between it and the hand-out.
+      if (room > 0 && !frontier.isDraining && this.unconfirmed.size === 0 && this.allowed()) {
         const tasks = frontier.nextTasks(room);
         if (tasks.length > 0) await this.publish(tasks);
       }
@@ -136,9 +154,14 @@ export class Dispatcher {
     }
   }
 
+  private allowed(): boolean {
+    return this.opts.fence?.allows() ?? true;
+  }
+
   private waitMs(room: number): number {
     if (this.backoffMs > 0) return this.backoffMs;
-    if (room <= 0 || this.opts.frontier.isDraining) return MAX_SLEEP_MS;
+    // Suspended: woken when the fence lets the node act again.
+    if (room <= 0 || this.opts.frontier.isDraining || !this.allowed()) return MAX_SLEEP_MS;
     const wakeAt = this.opts.frontier.nextWakeAt();
     if (wakeAt === undefined) return MAX_SLEEP_MS;
     return Math.min(MAX_SLEEP_MS, Math.max(1, wakeAt - this.opts.now()));

@@ -3,6 +3,8 @@
  * partitions of its region that the ring gives it. It wires the parts and owns their lifecycle:
  *
  *   Membership        NodeRecord at start and every heartbeat; drain on the coordinator's mark
+ *   SelfFence         a node silent (paused) nearly as long as the death timeout stops acting on every
+ *                     partition, beats, re-reads the ring and resumes with what it still gives it
  *   PartitionManager  ring watch -> serving set, urls/results consumers, handoffs out
  *   Dispatcher        frontier.nextTasks -> crawl.fetch.<region>, bounded by credit
  *   lost-fetch sweep  frontier.releaseLost every few seconds (fetch lease)
@@ -42,6 +44,7 @@ import { HandoffSender, type HandoffPeer } from "./handoff-sender.ts";
 import { Membership } from "./membership.ts";
 import { PartitionManager } from "./partitions.ts";
 import { Pulse } from "./pulse.ts";
+import { DEFAULT_DEATH_TIMEOUT_MS, SelfFence } from "./self-fence.ts";
 
 export interface FrontierNodeOptions {
   nodeId: string;
@@ -102,6 +105,7 @@ export interface FrontierNodeOptions {
 export class FrontierNode {
   readonly frontier: Frontier;
   private readonly pulse = new Pulse();
+  private readonly fence: SelfFence;
   private readonly dispatcher: Dispatcher;
   private readonly manager: PartitionManager;
   private readonly receiver: HandoffReceiver;
@@ -182,6 +186,18 @@ export class FrontierNode {
       : undefined);
     /** Partitions received whole by handoff, with the ring epoch that marked them handed over. */
     const handedIn = new Map<number, number>();
+    this.fence = new SelfFence({
+      now,
+      deathTimeoutMs: () => this.manager.currentRing?.deathTimeoutMs ?? DEFAULT_DEATH_TIMEOUT_MS,
+      beat: () => this.membership.beat(),
+      refreshRing: () => this.manager.refresh(),
+      onResume: () => {
+        this.dispatcher.wake();
+        this.pulse.notify();
+      },
+      counters: frontier.counters,
+      log: log.child("fence"),
+    });
     this.dispatcher = new Dispatcher({
       frontier,
       bus,
@@ -189,6 +205,7 @@ export class FrontierNode {
       credit: opts.credit,
       republishForMs: opts.republishForMs,
       now,
+      fence: this.fence,
       log: log.child("dispatcher"),
     });
     const sender = new HandoffSender({
@@ -222,6 +239,7 @@ export class FrontierNode {
       pulse: this.pulse,
       now,
       onResultApplied: opts.fetchClaims && ((taskId) => this.markDone(opts.fetchClaims!, taskId)),
+      fence: this.fence,
       onChange: () => {
         this.syncHealth();
         this.announceServing();
@@ -354,6 +372,7 @@ export class FrontierNode {
           this.syncHealth();
           void this.checkDrained();
         },
+        onWritten: (heartbeatAt) => this.fence.beatWritten(heartbeatAt),
         log: log.child("membership"),
       });
       await this.membership.start();
@@ -439,6 +458,7 @@ export class FrontierNode {
       if (this.sweeper) clearInterval(this.sweeper);
       if (this.healthSync) clearInterval(this.healthSync);
       this.stopRootsWatch?.();
+      this.fence.stop();
       this.membership.stop();
       await this.dispatcher.stop();
       await this.manager.stopIntake();
@@ -457,6 +477,7 @@ export class FrontierNode {
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.healthSync) clearInterval(this.healthSync);
     this.stopRootsWatch?.();
+    this.fence.stop();
     this.grpc?.health.set(false);
     await this.dispatcher.stop();
     await this.manager.stopIntake();

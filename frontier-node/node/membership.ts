@@ -25,6 +25,8 @@ export interface MembershipOptions {
   report: () => Pick<NodeRecord, "partitions" | "counters" | "gauges" | "histograms" | "hosts">;
   /** Called once when the stored record says `draining` (set by the coordinator). */
   onDrain: () => void;
+  /** After each record written, with its `heartbeatAt` (the self-fence keeps it). */
+  onWritten?: (heartbeatAt: number) => void;
   log: Log;
 }
 
@@ -41,6 +43,7 @@ export class Membership {
       intervalMs: opts.intervalMs,
       log: opts.log,
       beforeWrite: () => this.checkDrainMark(),
+      onWritten: (record) => opts.onWritten?.(record.heartbeatAt),
     });
   }
 

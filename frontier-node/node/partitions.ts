@@ -42,10 +42,10 @@ export interface PartitionManagerOptions {
   nodeId: string;
   region: string;
   partitions: number;
-  state: Pick<ClusterState, "watchRing">;
+  state: Pick<ClusterState, "watchRing" | "getRing">;
   bus: Pick<MessageBus, "consumeUrls" | "consumeResults">;
   frontier: Frontier;
-  dispatcher: Pick<Dispatcher, "wake" | "settled">;
+  dispatcher: Pick<Dispatcher, "wake" | "settled" | "forgetPartition">;
   sender: Pick<HandoffSender, "give">;
   pulse: Pulse;
   /** The frontier's clock: a result's times are moved onto it when the result arrives. */
@@ -60,6 +60,13 @@ export interface PartitionManagerOptions {
    * ack) is dropped unfetched instead of asking the host again after the frontier has moved on.
    */
   onResultApplied?: (taskId: string) => void;
+  /**
+   * The node's self-fence (self-fence.ts): while it says no, URL and result messages are nak'ed (they come
+   * back, here if the ring still leaves their partition here, else to its owner). They do not wait for it:
+   * the fence resumes only after applying the ring, which stops URL subscriptions and waits for their
+   * handlers. Absent: never suspended.
+   */
+  fence?: { allows(): boolean };
   log: Log;
 }
 
@@ -118,6 +125,21 @@ export class PartitionManager {
         .then(() => this.apply(ring, revision))
         .catch((error: unknown) => this.opts.log.error("applying a ring failed", errorFields(error, { revision })));
     });
+  }
+
+  /**
+   * Reads the ring now and applies it, in turn with the watch's (a revision already applied changes
+   * nothing). The self-fence calls it before resuming: after a pause the watch may deliver the ring late.
+   * Rejects when the ring cannot be read.
+   */
+  async refresh(): Promise<void> {
+    const got = await this.opts.state.getRing();
+    if (!got) return;
+    const applied = this.chain.then(() => this.apply(got.ring, got.revision));
+    this.chain = applied.catch((error: unknown) =>
+      this.opts.log.error("applying a ring failed", errorFields(error, { revision: got.revision })),
+    );
+    await applied;
   }
 
   /** The last ring applied, if any. */
@@ -248,8 +270,16 @@ export class PartitionManager {
       else if (!this.prepared.has(p)) this.startPreparing(p);
     }
     const servable = this.roles.serve.filter((p) => this.prepared.has(p));
+    // Served here and now nobody's business of this node, not even to hand over: the coordinator found it
+    // dead (silent past the death timeout: a pause, a starved box) and another node rebuilt them from the
+    // replica. What this node has of them is dropped as a loss would drop it: its tasks in flight there are
+    // forgotten (their results go to the new owner, which counts them stale and fetches the pages again),
+    // so their results subscriptions are released at once instead of taking the new owner's results.
+    const kept = new Set([...this.roles.serve, ...this.roles.handOff, ...this.roles.await]);
+    const lost = [...this.serving].filter((p) => !kept.has(p) && !this.handoffs.has(p));
     this.serving = new Set(servable);
     frontier.setServing(servable);
+    if (lost.length > 0) this.dropLost(lost);
     for (const [p, sub] of [...this.urlSubs]) {
       if (this.serving.has(p)) continue;
       this.urlSubs.delete(p);
@@ -272,6 +302,22 @@ export class PartitionManager {
     this.pruneResults();
     this.opts.dispatcher.wake();
     this.opts.onChange?.();
+  }
+
+  /** Forgets the tasks out for partitions lost without a handoff (see `sync`); their hosts leave memory. */
+  private dropLost(lost: number[]): void {
+    let tasks = 0;
+    for (const p of lost) {
+      for (const task of this.opts.dispatcher.forgetPartition(p)) {
+        this.opts.frontier.abandon(task);
+        tasks++;
+      }
+    }
+    this.opts.frontier.counters.add("node.partitions.lost", lost.length);
+    this.opts.log.warn("partitions taken from this node without a handoff (it was found dead); dropped with their tasks in flight", {
+      partitions: lost,
+      tasks,
+    });
   }
 
   /** Queues p's preparation (a few run at once); when it is done, p is served if it is still this node's. */
@@ -380,6 +426,11 @@ export class PartitionManager {
 
   private async onUrls(p: number, d: Delivery<DiscoveredUrl[]>): Promise<void> {
     const { frontier } = this.opts;
+    if (!(this.opts.fence?.allows() ?? true) || !this.serving.has(p)) {
+      // Suspended (p may be another node's now), or p released as the message came: it comes back.
+      d.nak(NAK_BASE_MS);
+      return;
+    }
     const urls = d.data.filter((u) => partitionOf(u.host, this.opts.partitions) === p);
     if (urls.length < d.data.length) frontier.counters.add("node.urls.misrouted", d.data.length - urls.length);
     if (frontier.seenRebuilding(p)) {
@@ -426,6 +477,13 @@ export class PartitionManager {
 
   private async onResult(p: number, d: Delivery<FetchResult>): Promise<void> {
     const { frontier } = this.opts;
+    const mine = this.serving.has(p) || this.handoffs.has(p) || frontier.inFlightIn(p) > 0;
+    if (!(this.opts.fence?.allows() ?? true) || !mine) {
+      // Suspended (p may be another node's now), or nothing of p is this node's any more (lost without a
+      // handoff): the result comes back, to its new owner if p moved.
+      d.nak(NAK_BASE_MS);
+      return;
+    }
     try {
       // The fetch node timed the fetch on its own clock; from here on the times are on the frontier's.
       await this.results.submit({ result: receivedResult(d.data, this.opts.now()), links: [], confirmSeen: d.deliveryCount > 1 });

@@ -22,6 +22,11 @@ export interface HeartbeatOptions {
   beforeWrite?: () => Promise<void>;
   /** Told about each failed beat (a counter, for /metrics). */
   onFailure?: (error: unknown) => void;
+  /**
+   * Told about each record written, after the write: its `heartbeatAt` is what the coordinator judges, so
+   * a node that fences itself by its own clock keeps it (frontier-node/node/self-fence.ts).
+   */
+  onWritten?: (record: NodeRecord) => void;
 }
 
 export class NodeHeartbeat {
@@ -116,10 +121,12 @@ export class NodeHeartbeat {
     try {
       await this.opts.beforeWrite?.();
       if (this.stopped) return;
-      await this.opts.state.putNode(this.opts.record());
+      const record = this.opts.record();
+      await this.opts.state.putNode(record);
       if (this.inARow > 0) this.opts.log.info("heartbeat recovered", { failedBeats: this.inARow });
       this.lastOk = true;
       this.inARow = 0;
+      this.opts.onWritten?.(record);
     } catch (error) {
       this.failed++;
       this.inARow++;
