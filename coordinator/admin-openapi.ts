@@ -240,6 +240,10 @@ export const ADMIN_OPENAPI = {
           vnodes: int,
           epoch: int,
           revision: int,
+          deathTimeoutMs: {
+            ...int,
+            description: "The writing coordinator's death timeout, ms: frontier nodes fence themselves by it (absent from older rings)",
+          },
           regions: {
             type: "object",
             additionalProperties: {

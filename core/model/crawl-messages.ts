@@ -70,6 +70,12 @@ export interface FetchTask {
    * sets it from its --fetch-media policy). Media are listed in the WARC either way.
    */
   fetchMedia?: boolean;
+  /**
+   * The ring epoch under which the issuing frontier node took the task's partition (its ownership epoch
+   * as it knows it): a fencing token, so a task of a former owner can be told from the current owner's.
+   * Absent: unknown (embedded mode, or a task of an older release).
+   */
+  ownerEpoch?: number;
 }
 
 /**

@@ -44,6 +44,8 @@ export interface DispatcherOptions {
   /** How long a task whose publish fails is published again before it is given back. Default 60 s. */
   republishForMs?: number;
   now: () => number;
+  /** The ownership epoch of a served partition, stamped on its tasks (`FetchTask.ownerEpoch`). */
+  ownerEpoch?: (partition: number) => number | undefined;
   /** Asked before every hand-out: false while the node may have lost its partitions (self-fence.ts). */
   fence?: { allows(): boolean };
   log: Log;
@@ -170,7 +172,11 @@ export class Dispatcher {
   private async publish(tasks: FetchTask[]): Promise<void> {
     const { frontier, bus, region } = this.opts;
     // Registered before publishing: a result may come back before the publish resolves.
-    for (const t of tasks) this.published.set(t.taskId, t);
+    for (const t of tasks) {
+      const epoch = this.opts.ownerEpoch?.(t.partition);
+      if (epoch) t.ownerEpoch = epoch;
+      this.published.set(t.taskId, t);
+    }
     const outcomes = await Promise.allSettled(tasks.map((t) => bus.publishTask(region, t).then(() => this.confirmed(t.taskId))));
     const now = this.opts.now();
     let failed = 0;

@@ -206,6 +206,7 @@ export class FrontierNode {
       republishForMs: opts.republishForMs,
       now,
       fence: this.fence,
+      ownerEpoch: (p) => this.manager.ownerEpoch(p),
       log: log.child("dispatcher"),
     });
     const sender = new HandoffSender({

@@ -101,6 +101,8 @@ export class PartitionManager {
   private revision = 0;
   private roles: Roles = { serve: [], handOff: [], await: [] };
   private serving = new Set<number>();
+  /** The ring epoch under which each served partition began to be served here (its tasks carry it). */
+  private readonly servedSince = new Map<number, number>();
   private readonly urlSubs = new Map<number, Subscription>();
   private readonly resultSubs = new Map<number, Subscription>();
   private readonly handoffs = new Map<number, { abort: AbortController; done: Promise<void> }>();
@@ -149,6 +151,14 @@ export class PartitionManager {
 
   get currentRoles(): Readonly<Roles> {
     return this.roles;
+  }
+
+  /**
+   * The ring epoch under which partition p began to be served here, its ownership epoch as this node knows
+   * it (`FetchTask.ownerEpoch`); undefined when p is not served.
+   */
+  ownerEpoch(p: number): number | undefined {
+    return this.servedSince.get(p);
   }
 
   /** Partitions served now: the ring's `serve` role, once prepared. */
@@ -270,14 +280,18 @@ export class PartitionManager {
       else if (!this.prepared.has(p)) this.startPreparing(p);
     }
     const servable = this.roles.serve.filter((p) => this.prepared.has(p));
-    // Served here and now nobody's business of this node, not even to hand over: the coordinator found it
-    // dead (silent past the death timeout: a pause, a starved box) and another node rebuilt them from the
-    // replica. What this node has of them is dropped as a loss would drop it: its tasks in flight there are
-    // forgotten (their results go to the new owner, which counts them stale and fetches the pages again),
-    // so their results subscriptions are released at once instead of taking the new owner's results.
-    const kept = new Set([...this.roles.serve, ...this.roles.handOff, ...this.roles.await]);
+    // Served here and now neither served nor to hand over: the coordinator found this node dead (silent
+    // past the death timeout: a pause, a starved box) and another node rebuilt them from the replica. So
+    // is one this node now awaits from another node: it went away and is coming back (the ring after the
+    // node beat again, maybe the first one it reads). What this node has of them is dropped as a loss would
+    // drop it: its tasks in flight there are forgotten (their results go to the new owner, which counts
+    // them stale and fetches the pages again), so their results subscriptions are released at once instead
+    // of taking the new owner's results.
+    const kept = new Set([...this.roles.serve, ...this.roles.handOff]);
     const lost = [...this.serving].filter((p) => !kept.has(p) && !this.handoffs.has(p));
     this.serving = new Set(servable);
+    for (const p of [...this.servedSince.keys()]) if (!this.serving.has(p)) this.servedSince.delete(p);
+    for (const p of servable) if (!this.servedSince.has(p)) this.servedSince.set(p, this.ring?.epoch ?? 0);
     frontier.setServing(servable);
     if (lost.length > 0) this.dropLost(lost);
     for (const [p, sub] of [...this.urlSubs]) {

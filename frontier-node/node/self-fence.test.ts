@@ -137,6 +137,8 @@ test("self-fence - a node thawed after its partitions moved hands out nothing fo
   await waitFor(() => node.serving.length === P, "n1 to serve every partition");
   await publishUrls(bed.bus, P, discovered(["http://h0.test/"], true));
   await waitFor(() => fetcher.pages().length === 1, "h0's home page to be fetched");
+  // Its tasks carry the epoch under which it took their partitions: a fencing token for later readers.
+  expect(fetcher.tasks.map((t) => t.ownerEpoch)).toEqual([1, 1]);
 
   // Frozen: the coordinator found n1 dead and gave everything to n2, whose ring n1's watch has not delivered.
   state.hold = true;

@@ -26,6 +26,7 @@ const fullTask: FetchTask = {
   previousFingerprint: "f".repeat(64),
   hostGapMs: 1500,
   issuedAt: 1_732_900_000_123,
+  ownerEpoch: 7,
 };
 
 const minimalTask: FetchTask = {

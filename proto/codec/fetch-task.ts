@@ -6,7 +6,7 @@
 import type { FetchTask, TaskKind } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
-import { fromInt64, optional, toInt64, toUint32 } from "./numbers.ts";
+import { fromInt64, optional, toInt64, toUint32, toUint64 } from "./numbers.ts";
 import { sitemapRefFromProto, sitemapRefToProto } from "./sitemap.ts";
 
 export function taskKindToProto(kind: TaskKind): pb.TaskKind {
@@ -56,6 +56,7 @@ export function fetchTaskToProto(task: FetchTask, region: string): pb.FetchTask 
     region,
     sitemap: task.sitemap ? sitemapRefToProto(task.sitemap) : undefined,
     fetchMedia: task.fetchMedia ?? false,
+    ownerEpoch: toUint64("ownerEpoch", task.ownerEpoch ?? 0),
   };
 }
 
@@ -80,6 +81,8 @@ export function fetchTaskFromProto(msg: pb.FetchTask): FetchTask {
   if (previousFingerprint !== undefined) task.previousFingerprint = previousFingerprint;
   if (msg.sitemap) task.sitemap = sitemapRefFromProto(msg.sitemap);
   if (msg.fetchMedia) task.fetchMedia = true;
+  const ownerEpoch = fromInt64("ownerEpoch", msg.ownerEpoch);
+  if (ownerEpoch > 0) task.ownerEpoch = ownerEpoch;
   return task;
 }
 

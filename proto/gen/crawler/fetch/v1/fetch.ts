@@ -249,6 +249,13 @@ export interface FetchTask {
     | undefined;
   /** For a page: also return the media URLs it names as discovered URLs of kind MEDIA (--fetch-media). */
   fetchMedia: boolean;
+  /**
+   * The ring epoch under which the issuing frontier node took the partition (its ownership epoch as that
+   * node knows it); 0 when unknown (a task of an older release, or of a node serving without a ring).
+   * A task whose issuer the ring of a higher epoch no longer names as the partition's owner comes from a
+   * former owner (a node that was paused and found dead): it is a fencing token for that.
+   */
+  ownerEpoch: bigint;
 }
 
 /** What reading a sitemap found (its entries travel as DiscoveredLinks). */
@@ -477,6 +484,7 @@ function createBaseFetchTask(): FetchTask {
     region: "",
     sitemap: undefined,
     fetchMedia: false,
+    ownerEpoch: 0n,
   };
 }
 
@@ -529,6 +537,12 @@ export const FetchTask: MessageFns<FetchTask> = {
     }
     if (message.fetchMedia !== false) {
       writer.uint32(120).bool(message.fetchMedia);
+    }
+    if (message.ownerEpoch !== 0n) {
+      if (BigInt.asUintN(64, message.ownerEpoch) !== message.ownerEpoch) {
+        throw new globalThis.Error("value provided for field message.ownerEpoch of type uint64 too large");
+      }
+      writer.uint32(128).uint64(message.ownerEpoch);
     }
     return writer;
   },
@@ -666,6 +680,14 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.fetchMedia = reader.bool();
             continue;
           }
+          case 16: {
+            if (tag !== 128) {
+              break;
+            }
+
+            message.ownerEpoch = reader.uint64() as bigint;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -723,6 +745,11 @@ export const FetchTask: MessageFns<FetchTask> = {
         : isSet(object.fetch_media)
         ? globalThis.Boolean(object.fetch_media)
         : false,
+      ownerEpoch: isSet(object.ownerEpoch)
+        ? BigInt(object.ownerEpoch)
+        : isSet(object.owner_epoch)
+        ? BigInt(object.owner_epoch)
+        : 0n,
     };
   },
 
@@ -773,6 +800,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.fetchMedia !== false) {
       obj.fetchMedia = message.fetchMedia;
     }
+    if (message.ownerEpoch !== 0n) {
+      obj.ownerEpoch = message.ownerEpoch.toString();
+    }
     return obj;
   },
 
@@ -800,6 +830,9 @@ export const FetchTask: MessageFns<FetchTask> = {
       ? SitemapRef.fromPartial(object.sitemap)
       : undefined;
     message.fetchMedia = object.fetchMedia ?? false;
+    message.ownerEpoch = (object.ownerEpoch !== undefined && object.ownerEpoch !== null)
+      ? BigInt(object.ownerEpoch)
+      : 0n;
     return message;
   },
 };
