@@ -8,16 +8,32 @@
  *
  * Cost: a host's entry is a few hundred bytes plus its robots.txt rules; `settle` is a Map lookup and a
  * heap push (log n of the waiting hosts); the head and robots.txt are read from the store once per change.
+ *
+ * Memory at a million hosts: a host never fetched shares one initial politeness state (states are never
+ * changed in place, only replaced); compiled robots.txt rules are shared by hosts whose robots.txt reads
+ * the same; and past HOT_HOSTS active hosts, a host keeps its queue head and robots.txt in memory only
+ * while it has a fetch in flight: the rest read them from the store when their turn comes (a read or two
+ * per task), so memory follows the hosts being fetched, not the hosts known.
  */
-import { newHostState, releaseAfterLoss, releaseLostFetch, setPaused } from "../../core/politeness/index.ts";
+import { newHostState, releaseAfterLoss, releaseLostFetch, setPaused, type HostState } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
-import { parseRobots, policyFor } from "../../core/robots/index.ts";
+import { parseRobots, policyFor, type RobotsPolicy } from "../../core/robots/index.ts";
 import type { FrontierState } from "./frontier-state.ts";
 import type { HostEntry } from "./host-entry.ts";
 import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
 
+/** Active hosts past which heads and robots.txt are kept only for hosts with a fetch in flight. */
+export const HOT_HOSTS = 50_000;
+/** Distinct robots.txt bodies whose compiled rules are kept for sharing. */
+const COMPILED_ROBOTS_KEPT = 4_096;
+/** The state of every host never fetched, shared: states are replaced, never changed. */
+const UNTOUCHED: HostState = Object.freeze(newHostState());
+
 export class ActiveHosts {
+  /** Compiled robots.txt rules by body, the oldest dropped first (Map order). */
+  private readonly compiled = new Map<string, RobotsPolicy | undefined>();
+
   constructor(private readonly s: FrontierState) {}
 
   get(host: string): HostEntry | undefined {
@@ -45,7 +61,7 @@ export class ActiveHosts {
    */
   load(host: string, queuedBefore = false): HostEntry {
     const saved = this.s.store.loadHost(host);
-    let state = saved?.state ?? newHostState();
+    let state = saved?.state ?? UNTOUCHED;
     if (saved ? saved.run !== this.s.run : queuedBefore) {
       const now = this.s.now();
       state = releaseLostFetch({ ...state, inFlight: true, inFlightSince: now }, now, this.s.policy);
@@ -72,9 +88,18 @@ export class ActiveHosts {
     this.s.store.saveHost(entry.key, entry.partition, persisted);
   }
 
+  /** Past HOT_HOSTS, only hosts with a fetch in flight keep their head and robots.txt in memory. */
+  get lean(): boolean {
+    return this.s.hosts.size > HOT_HOSTS;
+  }
+
   /** Puts a host where it belongs: waiting for its time, or forgotten when it has nothing to do. */
   settle(entry: HostEntry): void {
     if (entry.inFlight) return;
+    if (this.lean) {
+      entry.head = undefined;
+      entry.robots = undefined;
+    }
     if (!this.s.serves(entry.partition)) {
       // Its partition was given up while the fetch was in flight: its queue stays in the store for the handoff.
       this.forget(entry.key);
@@ -110,19 +135,49 @@ export class ActiveHosts {
     return entry.head;
   }
 
+  /** The priority of the host's next URL, without keeping its head in memory when lean. */
+  headPriority(entry: HostEntry): QueuedUrl["priority"] | undefined {
+    if (entry.head || !this.lean) return this.headOf(entry)?.priority;
+    const head = this.s.store.head(entry.partition, entry.key);
+    if (!head) entry.queued = 0;
+    return head?.priority;
+  }
+
   /** The host's robots.txt as stored, compiled once and kept with the entry. */
   robotsOf(entry: HostEntry): HostEntry["robots"] {
     if (!entry.robots) {
       const stored = this.s.store.loadRobots(entry.key);
-      if (stored) entry.robots = { stored, policy: compileRobots(stored, this.s.policy.userAgent) };
+      if (stored) entry.robots = { stored: withoutBody(stored), policy: this.compile(stored) };
     }
     return entry.robots;
   }
 
+  /** The host's robots.txt with its text, as the store has it (the entry keeps only the compiled rules). */
+  robotsText(entry: HostEntry): StoredRobots | undefined {
+    return this.s.store.loadRobots(entry.key);
+  }
+
+  /** Whether the host's robots.txt must be fetched before anything else (none, or expired at `now`). */
+  needsRobots(entry: HostEntry, now: number): boolean {
+    const stored = entry.robots?.stored ?? (this.lean ? this.s.store.loadRobots(entry.key) : this.robotsOf(entry)?.stored);
+    return !stored || stored.expiresAt <= now;
+  }
+
   /** The host's robots.txt as just fetched and stored, compiled into its entry. */
   setRobots(entry: HostEntry, stored: StoredRobots): NonNullable<HostEntry["robots"]> {
-    entry.robots = { stored, policy: compileRobots(stored, this.s.policy.userAgent) };
+    entry.robots = { stored: withoutBody(stored), policy: this.compile(stored) };
     return entry.robots;
+  }
+
+  /** Compiled rules, shared by every host whose robots.txt has the same body. */
+  private compile(stored: StoredRobots): RobotsPolicy | undefined {
+    if (stored.verdict !== "parse") return undefined;
+    const body = stored.body ?? "";
+    if (this.compiled.has(body)) return this.compiled.get(body);
+    const policy = compileRobots(stored, this.s.policy.userAgent);
+    if (this.compiled.size >= COMPILED_ROBOTS_KEPT) this.compiled.delete(this.compiled.keys().next().value!);
+    this.compiled.set(body, policy);
+    return policy;
   }
 
   /** A URL's place in memory once the store has queued it (`seq` undefined: it was not added). */
@@ -135,7 +190,7 @@ export class ActiveHosts {
     const entry = this.activate(item.host);
     entry.queued++;
     if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
-    if (!entry.head && entry.queued === 1) entry.head = { ...item, seq };
+    if (!entry.head && entry.queued === 1 && !this.lean) entry.head = { ...item, seq };
     this.settle(entry);
   }
 
@@ -219,6 +274,11 @@ export class ActiveHosts {
     if (this.s.hosts.has(host) || entry.queued > 0) this.s.hosts.set(host, entry);
     this.s.store.tx(() => this.save(entry));
   }
+}
+
+/** The stored robots.txt without its text: the compiled rules are what is consulted, and they are shared. */
+function withoutBody(stored: StoredRobots): StoredRobots {
+  return stored.body === undefined ? stored : { verdict: stored.verdict, fetchedAt: stored.fetchedAt, expiresAt: stored.expiresAt };
 }
 
 function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {

@@ -82,7 +82,8 @@ export class HostSitemaps {
 
   /** Whether a sitemap row of the host is its probed /sitemap.xml (sitemap-refs.ts). */
   isProbe(entry: HostEntry, row: SitemapRow): boolean {
-    const robots = this.hosts.robotsOf(entry)?.stored;
+    // The text itself (kept in the store, not in memory): whether it names this sitemap.
+    const robots = this.hosts.robotsText(entry);
     return isSitemapProbe(row, robots?.verdict === "parse" ? (robots.body ?? "") : undefined);
   }
 }

@@ -115,13 +115,12 @@ export class Scheduling {
   private promote(host: string): void {
     const entry = this.s.hosts.get(host);
     if (!entry) return;
-    const head = this.hosts.headOf(entry);
-    if (!head && entry.sitemaps <= 0) return this.hosts.settle(entry);
+    const priority = this.hosts.headPriority(entry);
+    if (priority === undefined && entry.sitemaps <= 0) return this.hosts.settle(entry);
     // A host with a sitemap to read goes at least to level 2: its sitemap may hold its best pages. One whose
     // robots.txt must be read first waits in the robots.txt lane, which shares the turns (ready-queues.ts).
-    const robots = this.hosts.robotsOf(entry);
-    const needsRobots = !robots || robots.stored.expiresAt <= this.s.now();
-    this.s.ready.push(host, head && (entry.sitemaps <= 0 || head.priority === 1) ? head.priority : 2, needsRobots);
+    const needsRobots = this.hosts.needsRobots(entry, this.s.now());
+    this.s.ready.push(host, priority !== undefined && (entry.sitemaps <= 0 || priority === 1) ? priority : 2, needsRobots);
   }
 
   private taskFor(host: string, now: number): FetchTask | undefined {
