@@ -125,7 +125,7 @@ export function table(r: SizeResult): string {
       [
         "outside heap",
         mb(filled.extraBytes),
-        `typed arrays (the Bloom filter's bits); after the fill the JS heap holds ${mb(filled.heapCapacityBytes)} from the system ` +
+        `extra memory (typed arrays: the Bloom filter's bits among them); after the fill the JS heap holds ${mb(filled.heapCapacityBytes)} from the system ` +
           `for its ${mb(filled.heapBytes)} of live objects; mimalloc, which holds the JS heap's pages too, SQLite's page cache ` +
           `(at most 128 MiB) and Bun's buffers, ${mb(filled.nativeLiveBytes)} live and ${mb(filled.nativeCommittedBytes)} held ` +
           `(after dispatch ${mb(dispatched.nativeLiveBytes)} and ${mb(dispatched.nativeCommittedBytes)})`,
