@@ -163,3 +163,47 @@ test("self-fence - a node thawed after its partitions moved hands out nothing fo
   expect(node.frontier.inFlight).toBe(0);
   state.release();
 });
+
+test("self-fence - a partition the re-read ring says to receive back from another node was lost meanwhile: its task in flight is dropped", async () => {
+  const P = 4;
+  bed = new TestBed(P);
+  await bed.ensureRegion();
+  await writeRing(bed.state, { ...ringOf(P, () => "n1"), deathTimeoutMs: 2_000 });
+  let offset = 0;
+  const state = lateRingWatch(bed.state);
+  const node = await bed.node("n1", { state, now: () => Date.now() + offset });
+  // The page task is taken and never answered: it stays in flight on n1, as a task out at a freeze.
+  bed.fetcher({ answer: (t) => t.kind !== "page" });
+  await waitFor(() => node.serving.length === P, "n1 to serve every partition");
+  await publishUrls(bed.bus, P, discovered(["http://h0.test/"], true));
+  await waitFor(() => node.frontier.counters.get("frontier.tasks.page") === 1 && node.frontier.inFlight === 1, "the page task out");
+
+  // While n1 was frozen its partitions went to n2 and, once n1 beat again, came back to be handed over by
+  // n2: the ring it reads after beating is the last one, with n2 as `previous` everywhere.
+  state.hold = true;
+  await writeRing(bed.state, {
+    ...ringOf(
+      P,
+      () => "n2",
+      () => "",
+      2,
+    ),
+    deathTimeoutMs: 2_000,
+  });
+  await writeRing(bed.state, {
+    ...ringOf(
+      P,
+      () => "n1",
+      () => "n2",
+      3,
+    ),
+    deathTimeoutMs: 2_000,
+  });
+  offset += 30_000;
+
+  await waitFor(() => node.frontier.counters.get("node.partitions.lost") === P, "n1 to count its partitions lost");
+  expect(node.frontier.inFlight).toBe(0);
+  expect(node.serving).toEqual([]);
+  expect(node.pending.await).toEqual([0, 1, 2, 3]);
+  state.release();
+});

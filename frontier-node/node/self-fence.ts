@@ -89,7 +89,7 @@ export class SelfFence {
   allows(): boolean {
     if (this.recovering) return false;
     if (this.opts.now() - this.lastBeatAt < this.limitMs) return true;
-    this.suspend(this.opts.now() - this.lastBeatAt);
+    this.suspend(this.opts.now() - this.lastBeatAt, "a check before acting");
     return false;
   }
 
@@ -105,7 +105,7 @@ export class SelfFence {
   beatWritten(stampedAt: number): void {
     const silentMs = stampedAt - this.lastBeatAt;
     if (stampedAt > this.lastBeatAt) this.lastBeatAt = stampedAt;
-    if (silentMs >= this.limitMs) this.suspend(silentMs);
+    if (silentMs >= this.limitMs) this.suspend(silentMs, "a heartbeat written after the silence");
   }
 
   /** Ends a recovery under way (the node is stopping); `ready()` then resolves. */
@@ -113,12 +113,12 @@ export class SelfFence {
     this.stopped = true;
   }
 
-  private suspend(silentMs: number): void {
+  private suspend(silentMs: number, noticedBy: string): void {
     if (this.recovering || this.stopped) return;
     this.opts.counters.add("node.fence.suspended");
     this.opts.log.warn(
       "suspended dispatching for every partition: this node's last heartbeat written is as old as the coordinator's death timeout allows, so its partitions may have moved; beating and re-reading the ring before acting again",
-      { silentMs: Math.round(silentMs), limitMs: this.limitMs, deathTimeoutMs: this.opts.deathTimeoutMs() },
+      { silentMs: Math.round(silentMs), limitMs: this.limitMs, deathTimeoutMs: this.opts.deathTimeoutMs(), noticedBy },
     );
     const since = this.opts.now();
     // Started after `recovering` is set: the recovery's own beat, written at once, must not start another.
