@@ -7,3 +7,4 @@
 export { hash32, hash32Bytes, hash64pair, hash64pairInto, PAIR_SEED_A, PAIR_SEED_B } from "./murmur3-32.ts";
 export { fingerprintBytes, murmur3x86_128 } from "./murmur3-128.ts";
 export { fmix32 } from "./mix.ts";
+export { key53 } from "./key53.ts";

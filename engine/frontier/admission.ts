@@ -19,6 +19,7 @@ import { hostnameOf } from "../../core/scope/index.ts";
 import { levelOfSitemapPriority } from "../../core/sitemap/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import { isHomePage } from "../../core/url/index.ts";
+import { key53 } from "../../core/hash/index.ts";
 import type { ActiveHosts } from "./active-hosts.ts";
 import type { DiskWatch } from "./disk-full.ts";
 import type { FrontierState } from "./frontier-state.ts";
@@ -165,7 +166,7 @@ export class Admission {
         }
         counters.add("seen.bloom-false-positive-caught");
       } else if (maybeSeen[i]) {
-        if (!(u.isSeed || home || this.s.opts.confirmAllSeen || confirmAll) || this.s.knownHomePages.has(u.url)) {
+        if (!(u.isSeed || home || this.s.opts.confirmAllSeen || confirmAll) || this.s.knownHomePages.has(key53(u.url))) {
           counters.add("seen.skipped");
           return;
         }
@@ -241,6 +242,6 @@ export class Admission {
   /** Bounded: cleared when full, after which the store answers again. */
   private rememberHomePage(url: string): void {
     if (this.s.knownHomePages.size >= KNOWN_HOME_PAGES_MAX) this.s.knownHomePages.clear();
-    this.s.knownHomePages.add(url);
+    this.s.knownHomePages.add(key53(url));
   }
 }

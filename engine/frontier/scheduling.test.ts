@@ -72,6 +72,25 @@ describe("scheduling", () => {
     expect(scheduling.nextTasks(10).map((t) => t.kind)).toEqual(Array(10).fill("robots"));
   });
 
+  test("scheduling - hosts falling due together are filed a bounded number per call, and the rest come next", () => {
+    const { state, scheduling, queue, robots } = setup();
+    for (let i = 0; i < 10_000; i++) {
+      robots(`h${i}.test`);
+      queue(`http://h${i}.test/`, 2);
+    }
+    expect(state.waiting.size).toBe(10_000);
+    // One task asked for: 4,096 hosts filed (not all 10,000), one handed out, the rest still in the heap.
+    const first = scheduling.nextTasks(1);
+    expect(first).toHaveLength(1);
+    expect(state.ready.size).toBe(4_095);
+    expect(state.waiting.size).toBe(10_000 - 4_096);
+    expect(scheduling.nextWakeAt()).toBe(state.now());
+    // Every host is handed out in the end, each once.
+    const hosts = new Set<string>([first[0]!.host]);
+    for (let round = 0; round < 10 && hosts.size < 10_000; round++) for (const t of scheduling.nextTasks(2_000)) hosts.add(t.host);
+    expect(hosts.size).toBe(10_000);
+  });
+
   test("scheduling - when capacity is short, the host whose next URL ranks best goes first", () => {
     const { scheduling, queue, robots } = setup();
     robots("low.test");

@@ -31,6 +31,10 @@ import type { HostSitemaps } from "./host-sitemaps.ts";
 import type { QueuedUrl } from "./store/frontier-store.ts";
 import type { SitemapRow } from "./store/sitemap-table.ts";
 
+/** Hosts filed into the ready queues per task asked for, and at least, in one nextTasks call. */
+const PROMOTE_PER_TASK = 4;
+const PROMOTE_AT_LEAST = 4_096;
+
 /** Most robots.txt-disallowed heads written off for one host in one turn (the rest on its next turn). */
 const HEAD_SKIP_LIMIT = 64;
 
@@ -49,7 +53,14 @@ export class Scheduling {
     if (this.disk.stillFull(now)) return [];
     this.pumpDue(now);
     const { waiting, ready } = this.s;
-    for (let e = waiting.popReady(now); e; e = waiting.popReady(now)) this.promote(e.host);
+    // Hosts that fell due are filed into the ready queues a bounded number at a time: when a million fall
+    // due together (a big seed list, a resume) filing them all took one call 8-17 s, the loop stalled.
+    // The rest stay in the heap, first due first, and are filed by the next calls (nextWakeAt says now).
+    let budget = Math.max(PROMOTE_PER_TASK * max, PROMOTE_AT_LEAST);
+    for (let e = waiting.popReady(now); e; e = budget > 0 ? waiting.popReady(now) : undefined) {
+      this.promote(e.host);
+      budget--;
+    }
     const tasks: FetchTask[] = [];
     while (tasks.length < max) {
       const host = ready.shift();
