@@ -69,8 +69,15 @@ describe("fault: a frontier node frozen for 30 s", () => {
         if (!thawed && victimPid) thaw(victimPid);
       });
       console.log(describeRun("frontier node frozen for 30 s", run));
-      const victimLog = run.roles.frontiers.get(VICTIM)!.output();
-      const fenced = victimLog.split("\n").filter((l) => l.includes("suspended dispatching"));
+      const lines = run.roles.frontiers.get(VICTIM)!.output().split("\n");
+      const fenced = lines.filter((l) => l.includes("suspended dispatching"));
+      // What the thawed node did first, in order: the suspension, the rings it applied, what it dropped, the resume.
+      const from = Math.max(0, lines.indexOf(fenced[0] ?? ""));
+      const afterThaw = lines
+        .slice(from)
+        .filter((l) => /frontier-node\.(fence|partitions)"/.test(l))
+        .slice(0, 8)
+        .map((l) => l.slice(0, 520));
       console.log(
         JSON.stringify({
           ringBefore: ringBefore!.epoch,
@@ -78,9 +85,9 @@ describe("fault: a frontier node frozen for 30 s", () => {
           victimHosts: victimHosts.size,
           twice: run.twice,
           violations: run.violations.slice(0, 10),
-          fenced: fenced.slice(0, 3),
         }),
       );
+      console.log(afterThaw.join("\n"));
       // What the freeze can cost, counted as for a frontier node killed: to the node that rebuilt the frozen
       // node's partitions from the replica, each of its hosts may have had one fetch out (or its result
       // applied and not yet in the replica: the journal's linger), fetched again; so a page fetched twice is
