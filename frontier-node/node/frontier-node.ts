@@ -312,6 +312,7 @@ export class FrontierNode {
           serving: () => manager.served,
           drain: () => this.drain(),
           onAdmitted: () => dispatcher.wake(),
+          mayAct: () => this.fence.allows(),
           logInternal: (error) => grpcLog.error("internal error in a gRPC handler", errorFields(error)),
         }),
       ],

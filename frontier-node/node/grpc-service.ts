@@ -10,7 +10,8 @@
  *  - Enqueue never refuses a URL for its partition: URLs of partitions this node serves are admitted here;
  *    the others are published to `crawl.urls.<region>.<p>` for their owner (the same path a fetch node's
  *    links take), so a caller may send seeds to any frontier node. `admitted` counts the URLs new here
- *    plus the URLs forwarded (whose seen check happens at their owner).
+ *    plus the URLs forwarded (whose seen check happens at their owner). While the node's self-fence says
+ *    it may not act (self-fence.ts), every URL takes the stream: its partition may be another node's now.
  */
 import { addressOf, groupByOwner, hostKeyOfArgument } from "../../core/addressing/index.ts";
 import { errorInfo } from "../../kit/log/index.ts";
@@ -47,6 +48,8 @@ export interface FrontierServiceDeps {
   drain: () => Promise<void>;
   /** Called after URLs were admitted here (the dispatcher looks again). */
   onAdmitted: () => void;
+  /** Whether the node may act on its partitions now (self-fence.ts); default always. */
+  mayAct?: () => boolean;
   logInternal?: InternalErrorLog;
 }
 
@@ -92,6 +95,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       const local: DiscoveredUrl[] = [];
       const remote: DiscoveredUrl[] = [];
       const rejected: string[] = [];
+      const acting = deps.mayAct?.() ?? true;
       for (const u of request.urls) {
         const n = normalizeUrl(u.url);
         if (!n.ok) {
@@ -103,7 +107,7 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
         if (u.sourceUrl) discovered.sourceUrl = u.sourceUrl;
         if (u.isSeed) discovered.isSeed = true;
         const { region, partition } = addressOf(host, deps);
-        if (region === deps.region && frontier.serves(partition)) local.push(discovered);
+        if (acting && region === deps.region && frontier.serves(partition)) local.push(discovered);
         else remote.push(discovered);
       }
       if (rejected.length > 0) {

@@ -10,6 +10,8 @@ import type { RingRecord } from "../../core/cluster/index.ts";
 import type { ClusterState } from "../../core/ports/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import { silentLog } from "../../kit/log/index.ts";
+import { FrontierClient } from "../../adapters/grpc/index.ts";
+import { DiscoveredUrl } from "../../proto/gen/crawler/fetch/v1/fetch.ts";
 import { SelfFence } from "./self-fence.ts";
 import { discovered, publishUrls, ringOf, TestBed, waitFor, writeRing } from "./testing.ts";
 
@@ -154,6 +156,14 @@ test("self-fence - a node thawed after its partitions moved hands out nothing fo
   const tasksBefore = fetcher.tasks.length;
   offset += 30_000; // thawed: its clock says 30 s passed since its last beat
   await publishUrls(bed.bus, P, discovered(["http://h1.test/", "http://h2.test/", "http://h3.test/"], true));
+  // A seed sent to it while suspended goes to its partition's stream (for whoever owns it), not into its store.
+  const client = new FrontierClient(node.grpcAddress);
+  try {
+    expect((await client.enqueue({ urls: [DiscoveredUrl.fromPartial({ url: "http://h4.test/", isSeed: true })] })).admitted).toBe(1);
+  } finally {
+    client.close();
+  }
+  expect(node.frontier.counters.get("node.enqueue.forwarded")).toBe(1);
 
   await waitFor(() => node.serving.length === 0, "n1 to apply the ring it re-read");
   expect(node.frontier.counters.get("node.fence.suspended")).toBeGreaterThanOrEqual(1);
