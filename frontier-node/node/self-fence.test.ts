@@ -52,6 +52,7 @@ function fenceOnFakeClock(deathTimeoutMs = 10_000) {
 
 test("self-fence - allows acting while the last heartbeat written is younger than three quarters of the death timeout", () => {
   const { t, fence } = fenceOnFakeClock();
+  fence.beatWritten(t.now);
   expect(fence.limitMs).toBe(7_500);
   t.now += 7_499;
   expect(fence.allows()).toBe(true);
@@ -75,8 +76,17 @@ test("self-fence - past the limit it suspends once, beats, re-reads the ring and
   expect(counters.get("node.fence.suspended")).toBe(1);
 });
 
+test("self-fence - a slow start before the first heartbeat is no silence", () => {
+  const { t, fence } = fenceOnFakeClock();
+  t.now += 20_000; // the node took 20 s to connect and write its first record
+  fence.beatWritten(t.now);
+  expect(fence.suspended).toBe(false);
+  expect(fence.allows()).toBe(true);
+});
+
 test("self-fence - a heartbeat written after a silence as long as the limit suspends, fresh as it is", async () => {
   const { t, fence } = fenceOnFakeClock();
+  fence.beatWritten(t.now);
   t.now += 20_000;
   // The heartbeat's timer ran first after the thaw, and its write got through before any check.
   fence.beatWritten(t.now);

@@ -58,8 +58,10 @@ export interface SelfFenceOptions {
 }
 
 export class SelfFence {
-  /** The stamp of the last heartbeat written; the node's start counts as one (its first record). */
+  /** The stamp of the last heartbeat written; until the first, when the fence was built. */
   private lastBeatAt: number;
+  /** Whether a heartbeat was written yet: the time a start takes before its first record is no silence. */
+  private written = false;
   private recovering: Promise<void> | undefined;
   private stopped = false;
 
@@ -103,7 +105,8 @@ export class SelfFence {
    * coordinator may have judged the node dead meanwhile, fresh as this beat is: suspend.
    */
   beatWritten(stampedAt: number): void {
-    const silentMs = stampedAt - this.lastBeatAt;
+    const silentMs = this.written ? stampedAt - this.lastBeatAt : 0;
+    this.written = true;
     if (stampedAt > this.lastBeatAt) this.lastBeatAt = stampedAt;
     if (silentMs >= this.limitMs) this.suspend(silentMs, "a heartbeat written after the silence");
   }
