@@ -27,6 +27,14 @@
  * copy dropped unfetched: no run lost a delivery with the server, so a re-offered copy being fetched is
  * shown by fetch-node/node.test.ts and frontier-node/node/dispatcher.test.ts, not here). Two runs of the 15 also saw hosts wait 10.6-14.9 s
  * where 10.3-10.6 s were allowed, cause not traced; not seen since.
+ *
+ * Since frontier nodes fence themselves (frontier-node/node/self-fence.ts), an outage this long suspends
+ * them: no heartbeat can be written while NATS is down, and past three quarters of the death timeout a node
+ * cannot know whether the coordinator moved its partitions, so it hands nothing out until it has beaten and
+ * re-read the ring (seen: both nodes suspended 4.0-4.1 s, resuming once the cluster state answered again).
+ * That is the price of never dispatching for a partition another node may own, and it may add to a host's
+ * wait: the row allows 8 s beyond the outage and the gap instead of 5 (seen once in a full suite run: 11.05
+ * s waited where 10.25 s were allowed), and prints how often the nodes suspended.
  */
 import { describe, expect, test } from "bun:test";
 import { crawlThroughFault, describeRun, expectNothingLost, useCluster } from "./harness.ts";
@@ -37,6 +45,7 @@ describe("fault: NATS restarted", () => {
   test("nats-server killed and restarted on its port and store 5 s later: nothing lost, no host stalled, duplicates at most in flight", async () => {
     const run = await crawlThroughFault(cluster, {
       inject: (roles) => roles.services.restartNats(5_000),
+      slackMs: 8_000,
     });
     console.log(describeRun("nats restarted", run));
     console.log(
@@ -51,6 +60,7 @@ describe("fault: NATS restarted", () => {
         doneDropped: run.counters.fetcher["fetcher.tasks.done-dropped"] ?? 0,
         redeliveredUnannounced: run.counters.fetcher["fetcher.tasks.redelivered-unannounced"] ?? 0,
         claimsUnavailable: run.counters.fetcher["fetcher.claims.unavailable"] ?? 0,
+        fenceSuspensions: run.counters.frontier["node.fence.suspended"] ?? 0,
       }),
     );
     expectNothingLost(run);
