@@ -59,7 +59,7 @@ export class ForwardProxyDispatcher extends Dispatcher {
       turn.running++;
       this.#pool.dispatch(
         forwarded,
-        whenDone(proxyAuthRefused(handler), () => this.#next(origin)),
+        proxied(handler, () => this.#next(origin)),
       );
     };
     if (turn.running < this.#perOrigin) send();
@@ -105,8 +105,11 @@ export class ForwardProxyDispatcher extends Dispatcher {
   }
 }
 
-/** Calls `done` once when the request ends, however it ends. */
-function whenDone(handler: Dispatcher.DispatchHandler, done: () => void): Dispatcher.DispatchHandler {
+/**
+ * The caller's handler as the proxy pool sees it: `done` is called once when the request ends, however it
+ * ends, and the proxy's 407 ends it as an error (our credentials are missing), never as the host's answer.
+ */
+function proxied(handler: Dispatcher.DispatchHandler, done: () => void): Dispatcher.DispatchHandler {
   let ended = false;
   const end = () => {
     if (ended) return;
@@ -116,8 +119,14 @@ function whenDone(handler: Dispatcher.DispatchHandler, done: () => void): Dispat
   return {
     ...handler,
     onRequestStart: handler.onRequestStart?.bind(handler),
-    onResponseStart: handler.onResponseStart?.bind(handler),
     onResponseData: handler.onResponseData?.bind(handler),
+    onResponseStart(controller, statusCode, headers, statusMessage) {
+      if (statusCode === 407) {
+        controller.abort(new Error("Proxy Authentication Required (407)"));
+        return;
+      }
+      handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
+    },
     onResponseEnd(controller, trailers) {
       end();
       handler.onResponseEnd?.(controller, trailers);
@@ -125,24 +134,6 @@ function whenDone(handler: Dispatcher.DispatchHandler, done: () => void): Dispat
     onResponseError(controller, error) {
       end();
       handler.onResponseError?.(controller, error);
-    },
-  };
-}
-
-/** The proxy's 407 ends the request as an error (our credentials are missing), never as the host's answer. */
-function proxyAuthRefused(handler: Dispatcher.DispatchHandler): Dispatcher.DispatchHandler {
-  return {
-    ...handler,
-    onRequestStart: handler.onRequestStart?.bind(handler),
-    onResponseData: handler.onResponseData?.bind(handler),
-    onResponseEnd: handler.onResponseEnd?.bind(handler),
-    onResponseError: handler.onResponseError?.bind(handler),
-    onResponseStart(controller, statusCode, headers, statusMessage) {
-      if (statusCode === 407) {
-        controller.abort(new Error("Proxy Authentication Required (407)"));
-        return;
-      }
-      handler.onResponseStart?.(controller, statusCode, headers, statusMessage);
     },
   };
 }
