@@ -18,7 +18,7 @@ import { Deadline } from "./deadline.ts";
 import { createDispatcher } from "./dispatcher.ts";
 import { DnsCache } from "./dns-cache.ts";
 import { AddressPolicy, describeRefusal } from "../../../core/net/index.ts";
-import { BadEncodingError, describe, errorKind, localCauseOf, refusalIn } from "./errors.ts";
+import { BadEncodingError, describe, errorKind, localCauseOf, refusalIn, type Via } from "./errors.ts";
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
 import { Slots } from "./slots.ts";
 import type {
@@ -150,11 +150,16 @@ export class HttpFetcher {
     const deadline = new Deadline(this.#responseTimeoutMs, req.signal);
     const target = new URL(url);
     target.hash = "";
+    // Which connection failed decides who is blamed: with a proxy, a plain-http request rides a connection to
+    // the proxy until its answer starts (see errors.ts localCauseOf).
+    let answered = false;
     try {
       const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
+      answered = true;
       return await handle(response, { startedAt, requestHeaders });
     } catch (error) {
-      return failed(req.url, error, deadline, startedAt, this.#proxied);
+      const via = !this.#proxied ? "direct" : target.protocol === "http:" && !answered ? "proxy-before-answer" : "proxy";
+      return failed(req.url, error, deadline, startedAt, via);
     } finally {
       deadline.dispose();
     }
@@ -259,9 +264,9 @@ function explain(error: unknown, deadline: Deadline): string {
 }
 
 /** The outcome of a request that threw: its kind, in words, and the address rule when one refused it. */
-function failed(url: string, error: unknown, deadline: Deadline, startedAt: number, viaProxy: boolean): FetchError {
+function failed(url: string, error: unknown, deadline: Deadline, startedAt: number, via: Via): FetchError {
   // Our own side failing is told apart first: the host was never asked, and must not be blamed.
-  const local = deadline.callerAborted || deadline.timedOut ? undefined : localCauseOf(error, viaProxy);
+  const local = deadline.callerAborted || deadline.timedOut ? undefined : localCauseOf(error, via);
   if (local) return { ...failure(url, "local", describe(error), startedAt), local };
   const outcome = failure(url, classify(error, deadline), explain(error, deadline), startedAt);
   const refusal = outcome.error === "blocked-address" ? refusalIn(error) : undefined;
