@@ -93,14 +93,7 @@ export interface FetchResponse {
  * connection (EADDRNOTAVAIL); the file table full (EMFILE, ENFILE); no kernel buffers (ENOBUFS, ENOMEM);
  * the local resolver failing for every name at once.
  */
-export type LocalCause =
-  | "proxy-unreachable"
-  | "proxy-dropped"
-  | "proxy-auth"
-  | "local-ports"
-  | "file-table"
-  | "kernel-buffers"
-  | "resolver";
+export type LocalCause = "proxy-unreachable" | "proxy-auth" | "local-ports" | "file-table" | "kernel-buffers" | "resolver";
 
 export interface FetchError {
   kind: "error";

@@ -18,8 +18,6 @@ const QUIET_AFTER_MS = 60_000;
 
 const ADVICE: Readonly<Record<LocalCause, string>> = {
   "proxy-unreachable": "the egress proxy refused the connection or could not be reached: check that it runs and that --proxy names it",
-  "proxy-dropped":
-    "the egress proxy closed a connection before answering (restarting, or closing idle connections as they were reused): check its logs and its idle timeout against --keep-alive",
   "proxy-auth": "the egress proxy asks for credentials (407): put them in --proxy's URL (http://user:password@host:port)",
   "local-ports":
     "no local port was free for a new connection (EADDRNOTAVAIL): lower the fetches in flight (--max-in-flight, a fetch node's --concurrency) or widen net.ipv4.ip_local_port_range",

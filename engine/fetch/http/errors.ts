@@ -113,35 +113,29 @@ const LOCAL_BY_CODE: Readonly<Record<string, LocalCause>> = {
 /** With a proxy every connection goes to it: these mean the proxy, not the host, could not be reached. */
 const PROXY_UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
 
-/** A connection closed under a request that had no answer yet. */
+/** A connection that closed under a request. */
 const DROPPED = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET"]);
 
-/**
- * Which connection a failed fetch was on: its own to the host (`direct`); through the proxy (`proxy`: a
- * CONNECT tunnel, or a plain-http answer that had started); or a plain-http request through the proxy
- * whose answer had not started (`proxy-before-answer`): that connection ends at the proxy.
- */
-export type Via = "direct" | "proxy" | "proxy-before-answer";
+/** Whether the request's connection closed under it (reset, or closed by the other end). */
+export function droppedConnection(error: unknown): boolean {
+  return errorCodes(error).some((code) => DROPPED.has(code));
+}
 
 /**
- * Whether a failed fetch failed on our own side (the host was never asked, or cannot be told from the
- * proxy), and on what. Without a proxy a refused connection is the host's; with one, the only connection we
- * open is to the proxy, so a refusal is the proxy's (a host the proxy cannot reach comes back as the proxy's
- * answer to CONNECT, or as its error response, never as a refused socket of ours). Likewise a plain-http
- * request whose connection to the proxy closed before any answer: a proxy that lost the host answers 502, so
- * a dropped connection is the proxy going away (restarting, or closing an idle connection as we reused it).
- * Inside a CONNECT tunnel, or once an answer has started, a reset may be the host's and stays so. A 407 is
- * the proxy asking for credentials we lack.
+ * Whether a failed fetch failed on our own side (the host was never asked), and on what. Without a proxy a
+ * refused connection is the host's; with one, the only connection we open is to the proxy, so a refusal is
+ * the proxy's (a host the proxy cannot reach comes back as the proxy's answer to CONNECT, or as its error
+ * response, never as a refused socket of ours). A 407 is the proxy asking for credentials we lack. (A
+ * request the proxy dropped is told apart by the fetcher, which asks whether the proxy still listens.)
  */
-export function localCauseOf(error: unknown, via: Via): LocalCause | undefined {
-  if (via !== "direct" && error instanceof Error && /Proxy Authentication Required \(407\)|^Proxy response \(407\)/.test(error.message)) {
+export function localCauseOf(error: unknown, viaProxy: boolean): LocalCause | undefined {
+  if (viaProxy && error instanceof Error && /Proxy Authentication Required \(407\)|^Proxy response \(407\)/.test(error.message)) {
     return "proxy-auth";
   }
   for (const code of errorCodes(error)) {
     const local = LOCAL_BY_CODE[code];
     if (local) return local;
-    if (via !== "direct" && PROXY_UNREACHABLE.has(code)) return "proxy-unreachable";
-    if (via === "proxy-before-answer" && DROPPED.has(code)) return "proxy-dropped";
+    if (viaProxy && PROXY_UNREACHABLE.has(code)) return "proxy-unreachable";
   }
   return undefined;
 }

@@ -18,8 +18,9 @@ import { Deadline } from "./deadline.ts";
 import { createDispatcher } from "./dispatcher.ts";
 import { DnsCache } from "./dns-cache.ts";
 import { AddressPolicy, describeRefusal } from "../../../core/net/index.ts";
-import { BadEncodingError, describe, errorKind, localCauseOf, refusalIn, type Via } from "./errors.ts";
+import { BadEncodingError, describe, droppedConnection, errorKind, localCauseOf, refusalIn } from "./errors.ts";
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
+import { proxyListens } from "./proxy-probe.ts";
 import { Slots } from "./slots.ts";
 import type {
   FetchError,
@@ -35,12 +36,15 @@ import { sendGet, type ResponseStart } from "./exchange.ts";
 import type { Dispatcher } from "./undici.ts";
 
 const MAX_REMEMBERED_ORIGINS = 10_000;
+/** How long a proxy that dropped a request has to take a new connection before it counts as gone. */
+const PROXY_PROBE_MS = 1_000;
 
 export class HttpFetcher {
   readonly #userAgent: string;
   readonly #responseTimeoutMs: number;
   readonly #maxBodyBytes: number;
   readonly #proxied: boolean;
+  readonly #proxyUrl: string | undefined;
   readonly #addressPolicy: AddressPolicy;
   readonly #dns: DnsCache;
   readonly #dispatcher: Dispatcher;
@@ -56,6 +60,7 @@ export class HttpFetcher {
     this.#responseTimeoutMs = options.responseTimeoutMs;
     this.#maxBodyBytes = options.maxBodyBytes;
     this.#proxied = options.proxyUrl !== undefined;
+    this.#proxyUrl = options.proxyUrl;
     this.#addressPolicy = options.addressPolicy ?? new AddressPolicy();
     this.#dns = new DnsCache({ lookup: options.lookup, ttlMs: options.dnsCacheTtlMs, negativeTtlMs: options.dnsNegativeTtlMs });
     this.#slots = new Slots(options.maxConcurrentRequests ?? 256);
@@ -150,16 +155,22 @@ export class HttpFetcher {
     const deadline = new Deadline(this.#responseTimeoutMs, req.signal);
     const target = new URL(url);
     target.hash = "";
-    // Which connection failed decides who is blamed: with a proxy, a plain-http request rides a connection to
-    // the proxy until its answer starts (see errors.ts localCauseOf).
+    // A plain-http request through the proxy whose connection closed before any answer: the proxy went away,
+    // or passed the host's reset on; proxy-probe.ts tells which.
     let answered = false;
     try {
       const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
       answered = true;
       return await handle(response, { startedAt, requestHeaders });
     } catch (error) {
-      const via = !this.#proxied ? "direct" : target.protocol === "http:" && !answered ? "proxy-before-answer" : "proxy";
-      return failed(req.url, error, deadline, startedAt, via);
+      const dropped = this.#proxyUrl !== undefined && target.protocol === "http:" && !answered && droppedConnection(error);
+      if (dropped && !deadline.callerAborted && !deadline.timedOut && !(await proxyListens(this.#proxyUrl!, PROXY_PROBE_MS))) {
+        return {
+          ...failure(req.url, "local", `the proxy dropped the request and takes no connection: ${describe(error)}`, startedAt),
+          local: "proxy-unreachable",
+        };
+      }
+      return failed(req.url, error, deadline, startedAt, this.#proxied);
     } finally {
       deadline.dispose();
     }
@@ -264,9 +275,9 @@ function explain(error: unknown, deadline: Deadline): string {
 }
 
 /** The outcome of a request that threw: its kind, in words, and the address rule when one refused it. */
-function failed(url: string, error: unknown, deadline: Deadline, startedAt: number, via: Via): FetchError {
+function failed(url: string, error: unknown, deadline: Deadline, startedAt: number, viaProxy: boolean): FetchError {
   // Our own side failing is told apart first: the host was never asked, and must not be blamed.
-  const local = deadline.callerAborted || deadline.timedOut ? undefined : localCauseOf(error, via);
+  const local = deadline.callerAborted || deadline.timedOut ? undefined : localCauseOf(error, viaProxy);
   if (local) return { ...failure(url, "local", describe(error), startedAt), local };
   const outcome = failure(url, classify(error, deadline), explain(error, deadline), startedAt);
   const refusal = outcome.error === "blocked-address" ? refusalIn(error) : undefined;

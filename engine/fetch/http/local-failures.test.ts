@@ -5,7 +5,7 @@
  * resolver failing every name alike is ours once enough names in a row fail.
  */
 import { afterEach, expect, test } from "bun:test";
-import { createServer, type AddressInfo, type Socket } from "node:net";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
 import { AddressPolicy } from "../../../core/net/index.ts";
 import { DnsCache, RESOLVER_DOWN_STREAK } from "./dns-cache.ts";
 import { DnsLookupError, ResolverDownError, localCauseOf } from "./errors.ts";
@@ -64,35 +64,45 @@ test("a host the proxy cannot reach is the host's failure (the proxy's answer), 
   expect(errorOf(await f.fetch({ url: "https://site.example/" }))).toMatchObject({ error: "refused", local: undefined });
 });
 
-/** A proxy on a raw socket: reads a request's head, then does `act` with the socket. */
-async function rawProxy(act: (socket: Socket, head: string) => void): Promise<string> {
+/** A proxy on a raw socket: reads a request's head, then does `act` with the socket (and the server). */
+async function rawProxy(act: (socket: Socket, head: string, server: Server) => void): Promise<string> {
   const server = createServer((socket) => {
     let head = "";
     socket.on("data", (chunk) => {
       head += chunk.toString("latin1");
-      if (head.includes("\r\n\r\n")) act(socket, head);
+      if (head.includes("\r\n\r\n")) act(socket, head, server);
     });
     socket.on("error", () => {});
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  owned.push({ close: () => new Promise<void>((resolve) => server.close(() => resolve())) });
+  owned.push({ close: () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve())) });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-test("a proxy that drops a plain-http request before answering is a local failure; once it answered, or in a tunnel, the host's", async () => {
-  const dropping = fetcher({ proxyUrl: await rawProxy((socket) => socket.resetAndDestroy()) });
-  expect(errorOf(await dropping.fetch({ url: "http://site.example/" }))).toMatchObject({ error: "local", local: "proxy-dropped" });
-  // Through a CONNECT tunnel the bytes may be the host's: a tunnel that opens and then breaks is the host's reset.
+/** The proxy stops listening (at once: close's callback would wait for this connection) and drops the socket. */
+function stopThenReset(server: Server, socket: Socket): void {
+  server.close();
+  socket.resetAndDestroy();
+}
+
+test("a proxy that drops a plain-http request and takes no new connection is a local failure; one that still listens passed the host's reset on", async () => {
+  // Gone: the proxy stops listening and drops what it held, as a proxy restarting does.
+  const going = fetcher({ proxyUrl: await rawProxy((socket, _head, server) => stopThenReset(server, socket)) });
+  expect(errorOf(await going.fetch({ url: "http://site.example/" }))).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  // Still there: the drop is the host's (a proxy that lost the host would have answered 502).
+  const passing = fetcher({ proxyUrl: await rawProxy((socket) => socket.resetAndDestroy()) });
+  expect(errorOf(await passing.fetch({ url: "http://site.example/" }))).toMatchObject({ error: "reset", local: undefined });
+  // Through a CONNECT tunnel the bytes are the host's: a tunnel that opens and then breaks is the host's reset.
   const tunnel = fetcher({
-    proxyUrl: await rawProxy((socket, head) => {
-      if (head.startsWith("CONNECT")) socket.write("HTTP/1.1 200 Connection established\r\n\r\n", () => socket.resetAndDestroy());
+    proxyUrl: await rawProxy((socket, head, server) => {
+      if (head.startsWith("CONNECT")) socket.write("HTTP/1.1 200 Connection established\r\n\r\n", () => stopThenReset(server, socket));
     }),
   });
   expect(errorOf(await tunnel.fetch({ url: "https://site.example/" })).local).toBeUndefined();
   // An answer that started and broke off: the host may have failed mid-body, which a proxy can only pass on so.
   const midBody = fetcher({
-    proxyUrl: await rawProxy((socket) =>
-      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\nhalf", () => setTimeout(() => socket.resetAndDestroy(), 20)),
+    proxyUrl: await rawProxy((socket, _head, server) =>
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 1000\r\n\r\nhalf", () => setTimeout(() => stopThenReset(server, socket), 20)),
     ),
   });
   const outcome = await midBody.fetch({ url: "http://site.example/" });
@@ -100,19 +110,17 @@ test("a proxy that drops a plain-http request before answering is a local failur
 });
 
 test("exhausted ports, file tables and buffers are ours with or without a proxy; proxy codes only with one", () => {
-  expect(localCauseOf(coded("EADDRNOTAVAIL"), "direct")).toBe("local-ports");
-  expect(localCauseOf(coded("EMFILE"), "direct")).toBe("file-table");
-  expect(localCauseOf(coded("ENFILE"), "proxy")).toBe("file-table");
-  expect(localCauseOf(coded("ENOBUFS"), "direct")).toBe("kernel-buffers");
-  expect(localCauseOf(coded("ECONNREFUSED"), "direct")).toBeUndefined();
-  expect(localCauseOf(coded("EHOSTUNREACH"), "proxy")).toBe("proxy-unreachable");
-  expect(localCauseOf(coded("ECONNRESET"), "proxy")).toBeUndefined();
-  expect(localCauseOf(coded("ECONNRESET"), "direct")).toBeUndefined();
-  expect(localCauseOf(coded("ECONNRESET"), "proxy-before-answer")).toBe("proxy-dropped");
-  expect(localCauseOf(new Error("Proxy response (407) !== 200 when HTTP Tunneling"), "proxy")).toBe("proxy-auth");
-  expect(localCauseOf(new Error("Proxy response (502) !== 200 when HTTP Tunneling"), "proxy")).toBeUndefined();
+  expect(localCauseOf(coded("EADDRNOTAVAIL"), false)).toBe("local-ports");
+  expect(localCauseOf(coded("EMFILE"), false)).toBe("file-table");
+  expect(localCauseOf(coded("ENFILE"), true)).toBe("file-table");
+  expect(localCauseOf(coded("ENOBUFS"), false)).toBe("kernel-buffers");
+  expect(localCauseOf(coded("ECONNREFUSED"), false)).toBeUndefined();
+  expect(localCauseOf(coded("EHOSTUNREACH"), true)).toBe("proxy-unreachable");
+  expect(localCauseOf(coded("ECONNRESET"), true)).toBeUndefined();
+  expect(localCauseOf(new Error("Proxy response (407) !== 200 when HTTP Tunneling"), true)).toBe("proxy-auth");
+  expect(localCauseOf(new Error("Proxy response (502) !== 200 when HTTP Tunneling"), true)).toBeUndefined();
   // Wrapped, as undici and our connector wrap socket errors.
-  expect(localCauseOf(new Error("fetch failed", { cause: new AggregateError([coded("EADDRNOTAVAIL")]) }), "direct")).toBe("local-ports");
+  expect(localCauseOf(new Error("fetch failed", { cause: new AggregateError([coded("EADDRNOTAVAIL")]) }), false)).toBe("local-ports");
 });
 
 test("a resolver failing every name alike becomes a local failure after a streak, and forgets nothing once back", async () => {
@@ -131,7 +139,7 @@ test("a resolver failing every name alike becomes a local failure after a streak
   for (const e of failures.slice(0, RESOLVER_DOWN_STREAK - 1)) expect(e).toBeInstanceOf(DnsLookupError);
   for (const e of failures.slice(RESOLVER_DOWN_STREAK - 1)) {
     expect(e).toBeInstanceOf(ResolverDownError);
-    expect(localCauseOf(e, "direct")).toBe("resolver");
+    expect(localCauseOf(e, false)).toBe("resolver");
   }
   // Not remembered as failed: once the resolver answers, so do the names it failed while down.
   down = false;
@@ -149,6 +157,6 @@ test("names that do not exist never add up to a resolver outage", async () => {
   for (let i = 0; i < RESOLVER_DOWN_STREAK * 3; i++) {
     const e = await cache.resolve(`gone${i}.example`).catch((error: unknown) => error);
     expect(e).toBeInstanceOf(DnsLookupError);
-    expect(localCauseOf(e, "direct")).toBeUndefined();
+    expect(localCauseOf(e, false)).toBeUndefined();
   }
 });
