@@ -17,6 +17,7 @@ const SNAPSHOT: FrontierSnapshot = {
   activeHosts: 0,
   hostsReady: 0,
   hostsWaiting: 0,
+  hostsCold: 0,
   inFlight: 0,
   knownUrls: 1,
   sitemapsPending: 0,

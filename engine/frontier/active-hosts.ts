@@ -14,17 +14,34 @@
  * the same; and past HOT_HOSTS active hosts, a host keeps its queue head and robots.txt in memory only
  * while it has a fetch in flight: the rest read them from the store when their turn comes (a read or two
  * per task), so memory follows the hosts being fetched, not the hosts known.
+ *
+ * And past `warmHosts` (WARM_HOSTS) hosts in memory, hosts with work go cold: they wait in the store's
+ * cold_hosts table by the time they may be asked next (store/cold-host-table.ts), not in memory. A host
+ * with new work while others are cold goes cold too, behind them; a host just fetched goes cold when the
+ * warm set is full and a cold host is due before it; and `nextTasks` warms the first-due cold hosts as room
+ * is made (`warm`), so every host takes its turn, first due first, and memory holds the hosts fetched soon
+ * (measured in bench/README.md "Scale"). A host is warm or cold, never both: an admission to a host not in
+ * memory looks for it in the table first (only while the table has rows).
  */
+import { isDiskFull } from "../../core/errors/index.ts";
 import { newHostState, releaseAfterLoss, releaseLostFetch, setPaused, type HostState } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, type RobotsPolicy } from "../../core/robots/index.ts";
+import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
 import type { FrontierState } from "./frontier-state.ts";
 import type { HostEntry } from "./host-entry.ts";
+import type { ColdHost } from "./store/cold-host-table.ts";
 import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
 
 /** Active hosts past which heads and robots.txt are kept only for hosts with a fetch in flight. */
 export const HOT_HOSTS = 50_000;
+/** Hosts in memory at most by default (besides those in flight); the rest wait cold in the store. */
+export const WARM_HOSTS = 100_000;
+/** A warm set within this share of its limit is full: a host just fetched makes room for a cold host due first. */
+const WARM_SLACK = 0.1;
+/** Cold hosts due this soon are warmed already, so they wait their last moments in the heap, not late. */
+const WARM_AHEAD_MS = 1_000;
 /** Distinct robots.txt bodies whose compiled rules are kept for sharing. */
 const COMPILED_ROBOTS_KEPT = 4_096;
 /** The state of every host never fetched, shared: states are replaced, never changed. */
@@ -34,7 +51,15 @@ export class ActiveHosts {
   /** Compiled robots.txt rules by body, the oldest dropped first (Map order). */
   private readonly compiled = new Map<string, RobotsPolicy | undefined>();
 
-  constructor(private readonly s: FrontierState) {}
+  /** Hosts in memory at most before hosts go cold. */
+  readonly warmLimit: number;
+
+  constructor(private readonly s: FrontierState) {
+    this.warmLimit = Math.max(1, s.opts.warmHosts ?? WARM_HOSTS);
+    // Derived from the queue: the hosts with work are loaded again (loadWithWork), some of them cold.
+    s.store.cold.clear();
+    s.coldHosts = 0;
+  }
 
   get(host: string): HostEntry | undefined {
     return this.s.hosts.get(host);
@@ -114,6 +139,123 @@ export class ActiveHosts {
     if (!this.s.ready.has(entry.key)) this.makeWaiting(entry);
   }
 
+  /**
+   * Settles hosts whose fetch just ended (their results committed): each waits for its time, or goes cold
+   * when the warm set is full and a cold host is due before it (or the set is over its limit). Cooled in one
+   * transaction; when that cannot be written, they stay warm.
+   */
+  settleFetched(entries: readonly HostEntry[]): void {
+    const cooling: ColdHost[] = [];
+    for (const entry of entries) {
+      const dueAt = this.coolingDue(entry);
+      if (dueAt === undefined) this.settle(entry);
+      else cooling.push({ host: entry.key, partition: entry.partition, dueAt, queued: entry.queued, before: false, lostAt: 0 });
+    }
+    if (cooling.length === 0) return;
+    try {
+      this.s.store.tx(() => {
+        for (const c of cooling) this.s.store.cold.add(c);
+      });
+    } catch (error) {
+      for (const c of cooling) this.settle(this.s.hosts.get(c.host)!);
+      if (!isDiskFull(error)) throw error;
+      return;
+    }
+    for (const c of cooling) this.forget(c.host);
+    this.s.coldHosts += cooling.length;
+    this.s.counters.add("frontier.hosts-cooled", cooling.length);
+  }
+
+  /** When a host just fetched may be asked next, if it is to go cold; undefined when it stays (or leaves). */
+  private coolingDue(entry: HostEntry): number | undefined {
+    if (entry.inFlight || entry.state.paused || !this.s.serves(entry.partition)) return undefined;
+    if (entry.queued <= 0 && entry.sitemaps <= 0) return undefined;
+    const size = this.s.hosts.size;
+    const now = this.s.now();
+    const robots = entry.robots?.stored;
+    // A host parked on an unavailable robots.txt stays in memory (the summary names it) unless memory is over.
+    const parked = robots?.verdict === "disallow-all" && robots.expiresAt > now;
+    let dueAt = entry.state.nextAllowedAt;
+    if (parked) dueAt = Math.max(dueAt, robots.expiresAt);
+    if (countToday(entry.pagesToday, now) >= this.s.policy.maxPagesPerHostPerDay) dueAt = Math.max(dueAt, nextUtcDayStart(now));
+    if (size > this.warmLimit) return dueAt;
+    if (parked || this.s.coldHosts === 0 || size < this.warmLimit * (1 - WARM_SLACK)) return undefined;
+    const firstCold = this.s.store.cold.nextDueAt();
+    return firstCold !== undefined && firstCold <= dueAt ? dueAt : undefined;
+  }
+
+  /**
+   * Warms up to `max` cold hosts due within WARM_AHEAD_MS, first due first, while the warm set has room:
+   * each is loaded as any host is (its saved state, the gap a request of an earlier run may call for) and
+   * waits for its time in the heap.
+   */
+  warm(now: number, max: number): void {
+    if (this.s.coldHosts <= 0) return;
+    const room = Math.min(max, this.warmLimit - this.s.hosts.size);
+    if (room <= 0) return;
+    let rows: ColdHost[];
+    try {
+      rows = this.s.store.tx(() => this.s.store.cold.takeDue(now + WARM_AHEAD_MS, room));
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      return; // they stay cold, and are warmed once the disk has room
+    }
+    this.s.coldHosts = Math.max(0, this.s.coldHosts - rows.length);
+    for (const row of rows) this.warmRow(row);
+  }
+
+  /** A cold host made warm by name (an operator's action on it); false when it was not cold. */
+  private warmByName(host: string): boolean {
+    if (this.s.coldHosts <= 0) return false;
+    const row = this.s.store.cold.take(host);
+    if (!row) return false;
+    this.s.coldHosts--;
+    this.warmRow(row);
+    return true;
+  }
+
+  private warmRow(row: ColdHost): void {
+    // A host of a partition given up stays in the store for its new owner.
+    if (!this.s.serves(row.partition) || this.s.hosts.has(row.host)) return;
+    const entry = this.load(row.host, row.before);
+    if (row.lostAt > 0) entry.state = releaseAfterLoss(entry.state, this.s.now(), row.lostAt, this.s.policy);
+    entry.queued = row.queued;
+    entry.sitemaps = this.s.store.sitemaps.pendingFor(row.partition, row.host);
+    if (entry.queued <= 0 && entry.sitemaps <= 0) return;
+    this.s.hosts.set(row.host, entry);
+    this.makeWaiting(entry);
+    this.s.counters.add("frontier.hosts-warmed");
+  }
+
+  /** A host not in memory gets new work: it stays (or goes) cold, or is made active; undefined when cold. */
+  private activateOrCool(host: string, partition: number, queued: number): HostEntry | undefined {
+    const entry = this.s.hosts.get(host);
+    if (entry) return entry;
+    if (this.s.coldHosts > 0 && this.s.store.cold.bump(host, queued)) return undefined;
+    // Others are cold already (they go first), or memory is full.
+    if (this.s.coldHosts > 0 || this.s.hosts.size >= this.warmLimit) {
+      this.s.store.cold.add({ host, partition, dueAt: this.s.now(), queued, before: false, lostAt: 0 });
+      this.s.coldHosts++;
+      return undefined;
+    }
+    return this.activate(host);
+  }
+
+  /** A sitemap was queued for `host` (of a partition served here). */
+  sitemapQueued(host: string, partition: number): void {
+    const entry = this.activateOrCool(host, partition, 0);
+    if (!entry) return; // warmed, it counts its sitemaps from the store
+    entry.sitemaps++;
+    this.settle(entry);
+  }
+
+  /** Cold hosts of partitions no longer served are dropped (their work stays in the store for the new owner). */
+  dropColdOf(partitions: Iterable<number>): void {
+    if (this.s.coldHosts <= 0) return;
+    for (const p of partitions) this.s.store.cold.removePartition(p);
+    this.s.coldHosts = this.s.store.cold.count();
+  }
+
   /** The host waits for its next allowed time; from now on it has work (for the gap-wait histogram). */
   makeWaiting(entry: HostEntry): void {
     if (entry.state.paused) return;
@@ -187,7 +329,8 @@ export class ActiveHosts {
     this.s.totalQueued++;
     // URLs of partitions this node does not serve (yet) wait in the store; their hosts stay out of memory.
     if (!this.s.serves(item.partition)) return;
-    const entry = this.activate(item.host);
+    const entry = this.activateOrCool(item.host, item.partition, 1);
+    if (!entry) return;
     entry.queued++;
     if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
     if (!entry.head && entry.queued === 1 && !this.lean) entry.head = { ...item, seq };
@@ -202,13 +345,22 @@ export class ActiveHosts {
     this.s.patterns.remove(entry.key, item.url);
   }
 
-  /** Loads the hosts with queued URLs or sitemaps to read (of one partition, or all), waiting for their time. */
+  /**
+   * Loads the hosts with queued URLs or sitemaps to read (of one partition, or all), waiting for their time;
+   * past the warm limit they go cold, due now, and are loaded the same way when warmed.
+   */
   loadWithWork(partition: number | undefined, lostAt: number | undefined): void {
     const now = this.s.now();
     const queuedBy = this.s.store.queuedByHost(partition);
     const sitemapsBy = this.s.store.sitemaps.pendingByHost(partition);
+    const cold: ColdHost[] = [];
     for (const host of new Set([...queuedBy.keys(), ...sitemapsBy.keys()])) {
       if (this.s.hosts.has(host)) continue;
+      if (this.s.hosts.size >= this.warmLimit) {
+        const p = partitionOf(host, this.s.opts.partitions);
+        cold.push({ host, partition: p, dueAt: now, queued: queuedBy.get(host) ?? 0, before: true, lostAt: lostAt ?? 0 });
+        continue;
+      }
       // A host with work queued before this run (URLs or sitemaps) may have had a request in flight, saved
       // state or not.
       const entry = this.load(host, true);
@@ -219,6 +371,11 @@ export class ActiveHosts {
       this.s.hosts.set(host, entry);
       this.makeWaiting(entry);
     }
+    if (cold.length === 0) return;
+    this.s.store.tx(() => {
+      for (const c of cold) this.s.store.cold.add(c);
+    });
+    this.s.coldHosts = this.s.store.cold.count();
   }
 
   /**
@@ -251,10 +408,13 @@ export class ActiveHosts {
       this.makeWaiting(fresh);
     }
     this.s.recount();
+    // Hosts made cold in the transaction that rolled back are not.
+    if (this.s.coldHosts > 0) this.s.coldHosts = this.s.store.cold.count();
   }
 
   /** Pauses or resumes a host; a fetch in flight finishes. */
   setPaused(host: string, paused: boolean): void {
+    this.warmByName(host);
     const entry = this.s.hosts.get(host) ?? this.load(host);
     entry.state = setPaused(entry.state, paused);
     this.s.hosts.set(host, entry);
@@ -269,6 +429,7 @@ export class ActiveHosts {
 
   /** Sets an operator override of a host's minimum gap (0 clears it). */
   setMinGap(host: string, minGapMs: number): void {
+    this.warmByName(host);
     const entry = this.s.hosts.get(host) ?? this.load(host);
     entry.minGapOverrideMs = Math.max(0, minGapMs);
     if (this.s.hosts.has(host) || entry.queued > 0) this.s.hosts.set(host, entry);

@@ -5,8 +5,9 @@
  * (admission.ts, scheduling.ts, results.ts, ...) gets this one object and keeps nothing of another's, so a
  * part never needs a reference back to the Frontier or to a part that uses it.
  *
- * Memory: one HostEntry per active host (a host with queued URLs, sitemaps to read or a fetch in flight;
- * host-entry.ts), in the map, the waiting heap or a ready queue; the URL-pattern tracker's counts per host;
+ * Memory: one HostEntry per active host in memory (a host with queued URLs, sitemaps to read or a fetch in
+ * flight, at most `warmHosts` of them besides those in flight; host-entry.ts), in the map, the waiting heap
+ * or a ready queue; the URL-pattern tracker's counts per host;
  * up to KNOWN_HOME_PAGES_MAX home-page URLs; a queue time per queued seq, to about a second (seq-clock.ts).
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
@@ -65,6 +66,11 @@ export interface FrontierOptions {
   sharedRoots?: { add(hosts: readonly string[]): Promise<void> };
   /** Where the seen-set's losses and rebuilds are told (seen-recovery.ts); default: not logged. */
   log?: Log;
+  /**
+   * Hosts kept in memory at most (besides those with a fetch in flight); past it, hosts with work wait in
+   * the store by due time and are warmed as room is made (active-hosts.ts). Default WARM_HOSTS (100,000).
+   */
+  warmHosts?: number;
 }
 
 export class FrontierState {
@@ -98,6 +104,8 @@ export class FrontierState {
    */
   readonly run = crypto.randomUUID();
   inFlightCount = 0;
+  /** Hosts with work kept in the store, not in memory (active-hosts.ts, store/cold-host-table.ts). */
+  coldHosts = 0;
   totalQueued: number;
   totalSitemaps: number;
   /** Partitions this frontier serves; undefined: every partition (embedded mode). */

@@ -60,9 +60,7 @@ export class HostSitemaps {
       this.s.counters.add("sitemap.queued");
       this.s.totalSitemaps++;
       if (!this.s.serves(partition)) continue;
-      const entry = this.hosts.activate(u.host);
-      entry.sitemaps++;
-      this.hosts.settle(entry);
+      this.hosts.sitemapQueued(u.host, partition);
     }
   }
 

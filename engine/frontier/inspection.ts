@@ -57,6 +57,8 @@ export interface InspectedFrontier {
   /** The in-memory entry of an active host. */
   active(host: string): HostEntry | undefined;
   activeHosts(): Iterable<HostEntry>;
+  /** The hosts with work kept cold in the store (not in memory): how many, their URLs, the first due time. */
+  coldHosts(): { hosts: number; queued: number; firstDueAt?: number };
   /** A host's entry built from the store, without making it active. */
   load(host: string): HostEntry;
   /** The host's robots.txt as stored, compiled (cached in the entry). */

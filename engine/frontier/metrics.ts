@@ -16,6 +16,7 @@ export function frontierGauges(frontier: Frontier): Record<string, number> {
     activeHosts: s.activeHosts,
     hostsReady: s.hostsReady,
     hostsWaiting: s.hostsWaiting,
+    hostsCold: s.hostsCold,
     inFlight: s.inFlight,
     hostsThrottled: p.throttledHosts,
     hostsParked: p.parkedHosts,

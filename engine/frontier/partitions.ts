@@ -35,6 +35,7 @@ export class Partitions {
       if (next.has(entry.partition) || entry.inFlight) continue;
       this.hosts.forget(host);
     }
+    this.hosts.dropColdOf([...before].filter((p) => !next.has(p)));
     this.s.serving = next;
     for (const p of next) {
       if (before.has(p)) continue;

@@ -90,6 +90,13 @@ export function pendingWork(f: InspectedFrontier, limit: number): PendingWork {
       work.sitemaps.firstReadyAt = earliest(work.sitemaps.firstReadyAt, readyAt);
     }
   }
+  // Hosts kept cold in the store wait for their time like the others (their URLs may include sitemaps' hosts).
+  const cold = f.coldHosts();
+  if (cold.hosts > 0) {
+    work.queued.urls += cold.queued;
+    work.queued.hosts += cold.hosts;
+    work.queued.firstReadyAt = earliest(work.queued.firstReadyAt, Math.max(now, cold.firstDueAt ?? now));
+  }
   // Hosts whose robots.txt was read but whose pages fail: their URLs wait for a retry, or rest.
   for (const r of f.store.failingByHost(limit)) {
     const known = unreachable.get(r.host);

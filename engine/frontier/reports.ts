@@ -18,6 +18,8 @@ export interface FrontierSnapshot {
   scheduled: number;
   activeHosts: number;
   hostsReady: number;
+  /** Of them (and of activeHosts), the hosts with work kept in the store, not in memory (active-hosts.ts). */
+  hostsCold: number;
   hostsWaiting: number;
   inFlight: number;
   knownUrls: number;
@@ -49,6 +51,7 @@ export class Reports {
       now: () => s.now(),
       active: (host) => hosts.get(host),
       activeHosts: () => s.hosts.values(),
+      coldHosts: () => (s.coldHosts > 0 ? s.store.cold.summary() : { hosts: 0, queued: 0 }),
       load: (host) => hosts.load(host),
       robotsOf: (entry) => hosts.robotsOf(entry),
       addresses: s.addresses,
@@ -68,9 +71,10 @@ export class Reports {
     return {
       queued: this.s.totalQueued,
       scheduled: this.counts.scheduled,
-      activeHosts: this.s.hosts.size,
+      activeHosts: this.s.hosts.size + this.s.coldHosts,
       hostsReady: this.s.ready.size,
-      hostsWaiting: this.s.waiting.size,
+      hostsCold: this.s.coldHosts,
+      hostsWaiting: this.s.waiting.size + this.s.coldHosts,
       inFlight: this.s.inFlightCount,
       knownUrls: this.counts.knownUrls,
       sitemapsPending: this.s.totalSitemaps,
@@ -90,6 +94,9 @@ export class Reports {
     const until = now + horizonMs;
     const due = this.s.store.nextDueAt();
     if (due !== undefined && due <= until) return true;
+    // Cold hosts have work by definition (store/cold-host-table.ts); when each may be asked is what they keep.
+    const cold = this.s.coldHosts > 0 ? this.s.store.cold.nextDueAt() : undefined;
+    if (cold !== undefined && cold <= until) return true;
     for (const entry of this.s.hosts.values()) {
       if ((entry.queued <= 0 && entry.sitemaps <= 0) || entry.state.paused) continue;
       const robots = this.hosts.robotsOf(entry);

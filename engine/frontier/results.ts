@@ -152,7 +152,7 @@ export class Results {
       this.disk.writeFailed(error);
       throw error;
     }
-    for (const entry of touched) this.hosts.settle(entry);
+    this.hosts.settleFetched(touched);
   }
 
   /**

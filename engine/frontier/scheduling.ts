@@ -57,6 +57,8 @@ export class Scheduling {
     // due together (a big seed list, a resume) filing them all took one call 8-17 s, the loop stalled.
     // The rest stay in the heap, first due first, and are filed by the next calls (nextWakeAt says now).
     let budget = Math.max(PROMOTE_PER_TASK * max, PROMOTE_AT_LEAST);
+    // Cold hosts due soon come into memory as room is made, a bounded number a call (active-hosts.ts).
+    this.hosts.warm(now, budget);
     for (let e = waiting.popReady(now); e; e = budget > 0 ? waiting.popReady(now) : undefined) {
       this.promote(e.host);
       budget--;
@@ -92,8 +94,9 @@ export class Scheduling {
       this.s.dueAt = this.s.store.nextDueAt();
     }
     const due = this.s.dueAt;
-    if (next === undefined) return due;
-    return due === undefined ? next : Math.min(next, due);
+    // A cold host is warmed a moment before its time; the loop must wake for it (only while there is room).
+    const cold = this.s.coldHosts > 0 && this.s.hosts.size < this.hosts.warmLimit ? this.s.store.cold.nextDueAt() : undefined;
+    return earliest(earliest(next, due), cold === undefined ? undefined : Math.max(now, cold - 1_000));
   }
 
   /** Moves retries and refetches whose time has come back into their host queues. */
@@ -222,4 +225,9 @@ export class Scheduling {
     const queuedAt = this.s.queuedAt.queuedAt(item.seq);
     if (queuedAt !== undefined) this.s.histograms.observe("frontier.queue-wait-seconds", Math.max(0, now - queuedAt) / 1000);
   }
+}
+
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  if (a === undefined) return b;
+  return b === undefined ? a : Math.min(a, b);
 }

@@ -21,6 +21,13 @@ import type { FrontierState } from "./frontier-state.ts";
 export class Screening {
   constructor(private readonly s: FrontierState) {}
 
+  /** The URLs a host has queued, in memory or cold in the store (the per-host trap limit). */
+  private hostQueued(host: string): number {
+    const entry = this.s.hosts.get(host);
+    if (entry) return entry.queued;
+    return this.s.coldHosts > 0 ? (this.s.store.cold.get(host)?.queued ?? 0) : 0;
+  }
+
   /** The URLs worth a seen check, each once; refusals are counted in `tally` by their reason. */
   pages(urls: readonly DiscoveredUrl[], tally: Counters): DiscoveredUrl[] {
     const policy = this.s.policy;
@@ -41,8 +48,7 @@ export class Screening {
         tally.add(scopeCounterName(outside));
         continue;
       }
-      const entry = this.s.hosts.get(u.host);
-      const verdict = checkTrap(u.url, { hostQueued: entry?.queued ?? 0, hostPagesToday: 0 }, policy);
+      const verdict = checkTrap(u.url, { hostQueued: this.hostQueued(u.host), hostPagesToday: 0 }, policy);
       if (!verdict.ok) {
         tally.add(trapCounterName(verdict.reason));
         continue;

@@ -14,6 +14,7 @@
  *   - robots-table.ts       each host's robots.txt
  *   - sitemap-table.ts      each host's sitemaps to read
  *   - scope-root-table.ts   the hosts of the crawl's seeds
+ *   - cold-host-table.ts    hosts with work kept out of memory, by due time (this process's own)
  *   - recent-url-log.ts     admissions since the last seen-set snapshot (embedded mode)
  *   - meta-table.ts         the store's own values (schema, identity, sequence counter)
  *
@@ -23,6 +24,7 @@
  */
 import type { Database } from "bun:sqlite";
 import { ChangeJournal } from "./change-journal.ts";
+import { ColdHostTable } from "./cold-host-table.ts";
 import type { Change } from "./changes.ts";
 import { HostStateTable } from "./host-state-table.ts";
 import { MetaTable } from "./meta-table.ts";
@@ -56,6 +58,8 @@ export class FrontierStore {
   readonly sitemaps: SitemapTable;
   /** The hosts of the crawl's seeds (scope-root-table.ts). */
   readonly scopeRoots: ScopeRootTable;
+  /** Hosts with work kept out of memory (cold-host-table.ts). */
+  readonly cold: ColdHostTable;
   /** The change journal, when kept (`journal: true`). */
   readonly journal: ChangeJournal | undefined;
   private readonly queue: QueueTable;
@@ -81,6 +85,7 @@ export class FrontierStore {
     this.robots = new RobotsTable(db, note);
     this.sitemaps = new SitemapTable(db, note);
     this.scopeRoots = new ScopeRootTable(db, note);
+    this.cold = new ColdHostTable(db);
     this.recent = new RecentUrlLog(db, options.recentLog ?? false);
   }
 
