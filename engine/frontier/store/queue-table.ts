@@ -4,8 +4,15 @@
  * its result is committed, so a crash refetches it. The sequence counter lives here too: it only grows, is
  * saved in `meta` inside the transactions that enqueue, and is never below the largest queued seq.
  *
- * Cost: one WITHOUT ROWID row per queued URL (its URL text plus about 20 bytes), and one random B-tree
- * insert per admitted URL; admissions are written ROWS_PER_INSERT to a statement.
+ * Cost: one WITHOUT ROWID row per queued URL (its URL text relative to its host plus about 20 bytes), and
+ * one random B-tree insert per admitted URL; admissions are written ROWS_PER_INSERT to a statement.
+ *
+ * A row's key already names the host, so its `url` column does not repeat it (schema version 6): a URL that
+ * starts with `http://` + host + `/` is stored from that `/` on, one that starts with `https://` + host + `/`
+ * as `~` and the same path, any other URL whole (a queued URL is absolute: it starts with its scheme, never
+ * with `/` or `~`). The host must match exactly up to the `/`, so a host key with a port shortens only URLs
+ * with that port. Rows written by a store before version 6 hold whole URLs and are read as they are; a URL
+ * is looked up in both forms. Only this file sees the stored form: everything it returns is whole URLs.
  */
 import type { Database } from "bun:sqlite";
 import type { Priority, UrlKind } from "../../../core/model/index.ts";
@@ -27,7 +34,26 @@ export interface QueuedUrl {
 /** Where a queued URL sits: its key in the queue. */
 export type QueuePlace = Pick<QueuedUrl, "partition" | "host" | "priority" | "seq">;
 
-const QUEUE_COLUMNS = `host, partition, priority, seq, url, depth, hops, ${KIND_NAME}`;
+const SLASH = 47;
+
+/** A queued URL as its row stores it: relative to its host when it is on it (see above). */
+function storedUrl(host: string, url: string): string {
+  const https = url.startsWith("https://");
+  if (!https && !url.startsWith("http://")) return url;
+  const at = https ? 8 : 7;
+  if (!url.startsWith(host, at) || url.charCodeAt(at + host.length) !== SLASH) return url;
+  const path = url.slice(at + host.length);
+  return https ? `~${path}` : path;
+}
+
+/**
+ * A row's whole URL, as the column `url` (what `storedUrl` undoes; a whole URL is read as it is): every read
+ * of a queue row selects this instead of the column.
+ */
+const WHOLE_URL =
+  "CASE substr(url, 1, 1) WHEN '/' THEN 'http://' || host || url WHEN '~' THEN 'https://' || host || substr(url, 2) ELSE url END AS url";
+
+const QUEUE_COLUMNS = `host, partition, priority, seq, ${WHOLE_URL}, depth, hops, ${KIND_NAME}`;
 
 function prepare(db: Database) {
   return {
@@ -38,10 +64,11 @@ function prepare(db: Database) {
       "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
     ),
     urlAt: db.query<{ url: string }, [partition: number, host: string, priority: Priority, seq: number]>(
-      "SELECT url FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
+      `SELECT ${WHOLE_URL} FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?`,
     ),
-    queuedUrl: db.query<{ x: 1 }, [partition: number, host: string, url: string]>(
-      "SELECT 1 AS x FROM queue WHERE partition = ? AND host = ? AND url = ? LIMIT 1",
+    // The URL as this store writes it and whole, as a store before version 6 wrote it.
+    queuedUrl: db.query<{ x: 1 }, [partition: number, host: string, stored: string, url: string]>(
+      "SELECT 1 AS x FROM queue WHERE partition = ? AND host = ? AND url IN (?, ?) LIMIT 1",
     ),
     hostCounts: db.query<{ host: string; n: number }, []>("SELECT host, COUNT(*) AS n FROM queue GROUP BY partition, host"),
     hostCountsIn: db.query<{ host: string; n: number }, [partition: number]>(
@@ -51,7 +78,7 @@ function prepare(db: Database) {
     total: db.query<Count, []>("SELECT COUNT(*) AS n FROM queue"),
     dropLowest: db.query<QueuePlace & { url: string; depth: number }, [limit: number]>(
       `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
-       RETURNING partition, host, url, depth, priority, seq`,
+       RETURNING partition, host, ${WHOLE_URL}, depth, priority, seq`,
     ),
     put: db.query<
       never,
@@ -116,7 +143,16 @@ export class QueueTable {
       for (const item of chunk) {
         const seq = this.next++;
         chunkSeqs.push(seq);
-        params.push(item.partition, item.host, item.priority, seq, item.url, item.depth, item.hops, kindCode(item.kind));
+        params.push(
+          item.partition,
+          item.host,
+          item.priority,
+          seq,
+          storedUrl(item.host, item.url),
+          item.depth,
+          item.hops,
+          kindCode(item.kind),
+        );
       }
       const changes = this.insertMany.of(chunk.length).run(...params).changes;
       chunk.forEach((item, i) => {
@@ -138,7 +174,8 @@ export class QueueTable {
 
   /** Writes a queue row with its own sequence number (a replayed or restored row, kept as its store wrote it). */
   put(item: QueuedUrl): void {
-    this.s.put.run(item.partition, item.host, item.priority, item.seq, item.url, item.depth, item.hops, kindCode(item.kind));
+    const url = storedUrl(item.host, item.url);
+    this.s.put.run(item.partition, item.host, item.priority, item.seq, url, item.depth, item.hops, kindCode(item.kind));
     this.note(item.partition, queuedChange(item));
   }
 
@@ -154,7 +191,7 @@ export class QueueTable {
 
   /** Whether a URL is in its host's queue (scans that host's queue: for handoff imports, not hot paths). */
   has(partition: number, host: string, url: string): boolean {
-    return this.s.queuedUrl.get(partition, host, url) !== null;
+    return this.s.queuedUrl.get(partition, host, storedUrl(host, url), url) !== null;
   }
 
   /** Queued URL counts by host, for every partition or for one. */

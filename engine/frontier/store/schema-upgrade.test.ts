@@ -91,6 +91,55 @@ test("schema - a version-4 store opens with its rows, journal and scope roots, i
   db.close();
 });
 
+/** A store as a version-5 build left it: queued URLs whole in their rows (not relative to their host), the drop order's index descending. */
+function version5Store(path: string): void {
+  const store = FrontierStore.open(path, { journal: true });
+  store.tx(() =>
+    store.enqueueMany([
+      { partition: 3, host: "a.test", priority: 2, url: "http://a.test/old", depth: 1, hops: 0, kind: "page" },
+      { partition: 3, host: "a.test", priority: 3, url: "https://a.test/old-tls", depth: 1, hops: 0, kind: "media" },
+    ]),
+  );
+  store.close();
+  const db = new Database(path);
+  db.exec(
+    "UPDATE queue SET url = CASE substr(url, 1, 1) WHEN '/' THEN 'http://' || host || url ELSE 'https://' || host || substr(url, 2) END",
+  );
+  db.exec("DROP INDEX queue_drop_order; CREATE INDEX queue_drop_order ON queue (priority DESC, seq DESC)");
+  expect(db.query("SELECT url FROM queue ORDER BY seq").all()).toEqual([{ url: "http://a.test/old" }, { url: "https://a.test/old-tls" }]);
+  db.exec("UPDATE meta SET value = '5' WHERE key = 'schema'");
+  db.close();
+}
+
+const dropOrderIndex = (db: Database) =>
+  db.query("SELECT sql FROM sqlite_schema WHERE name = 'queue_drop_order'").get() as { sql: string } | null;
+
+test("schema - a version-5 store opens, its whole queued URLs read, found (never admitted twice) and dropped as before", () => {
+  const path = storePath();
+  version5Store(path);
+  const store = FrontierStore.open(path, { journal: true });
+  expect(store.head(3, "a.test")).toMatchObject({ url: "http://a.test/old", kind: "page" });
+  expect(store.isKnown(3, "a.test", "http://a.test/old")).toBe(true);
+  expect(store.isKnown(3, "a.test", "https://a.test/old-tls")).toBe(true);
+  expect(store.isQueued(3, "a.test", "https://a.test/old-tls")).toBe(true);
+  expect(store.isKnown(3, "a.test", "http://a.test/new")).toBe(false);
+  store.tx(() => store.enqueue({ partition: 3, host: "a.test", priority: 2, url: "http://a.test/new", depth: 1, hops: 0, kind: "page" }));
+  expect(store.isKnown(3, "a.test", "http://a.test/new")).toBe(true);
+  expect(store.queuedInPartition(3, undefined, 10).map((q) => q.url)).toEqual([
+    "http://a.test/old",
+    "http://a.test/new",
+    "https://a.test/old-tls",
+  ]);
+  expect(store.tx(() => store.dropLowestPriority(1)).map((d) => d.url)).toEqual(["https://a.test/old-tls"]);
+  store.close();
+  const db = new Database(path);
+  expect(db.query("SELECT url FROM queue ORDER BY seq").all()).toEqual([{ url: "http://a.test/old" }, { url: "/new" }]);
+  // The drop order's index was built again, ascending (read backwards).
+  expect(dropOrderIndex(db)?.sql).toBe("CREATE INDEX queue_drop_order ON queue (priority, seq)");
+  expect(db.query("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({ value: String(SCHEMA_VERSION) });
+  db.close();
+});
+
 test("schema - scope roots kept without their partition are kept, as no partition's", () => {
   const path = storePath();
   version3Store(path, true);
