@@ -36,6 +36,26 @@ export class ConnectionWatch {
     return this.up;
   }
 
+  /**
+   * Resolves true once the connection is up: at once when it is, else when it is back; false if it is not
+   * back within `timeoutMs`.
+   */
+  whenUp(timeoutMs: number): Promise<boolean> {
+    if (this.up) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        this.onBack.delete(back);
+        resolve(false);
+      }, timeoutMs);
+      const back = () => {
+        clearTimeout(timer);
+        this.onBack.delete(back);
+        resolve(true);
+      };
+      this.onBack.add(back);
+    });
+  }
+
   /** Calls `f` each time the connection is back after a drop; returns the unsubscribe. */
   whenBack(f: () => void): () => void {
     this.onBack.add(f);

@@ -77,12 +77,13 @@ export class BusUnavailableError extends Error {
 }
 
 /**
- * A read of the cluster state that NATS did not answer: the server is down or restarting, JetStream has no
- * meta or stream leader yet ("jetstream is not enabled", "temporarily unavailable"), or the request timed
- * out. Every such failure passes; the caller is told to retry later (HTTP 503, gRPC UNAVAILABLE), never
- * given an internal error.
+ * A read (or, with `verb` "written", a write) of the cluster state that NATS did not answer: the server
+ * is down or restarting, the connection dropped under the request, JetStream has no meta or stream leader
+ * yet ("jetstream is not enabled", "temporarily unavailable"), or the request timed out. Every such
+ * failure passes; the caller is told to retry later (HTTP 503, gRPC UNAVAILABLE), never given an internal
+ * error.
  */
-export function stateUnavailable(what: string, cause: unknown): UnavailableError {
+export function stateUnavailable(what: string, cause: unknown, verb: "read" | "written" = "read"): UnavailableError {
   const reason = cause instanceof Error && cause.message ? cause.message : String(cause);
-  return new UnavailableError(`the cluster state (NATS) cannot be read now (${what}: ${reason}); retry shortly`, { cause });
+  return new UnavailableError(`the cluster state (NATS) cannot be ${verb} now (${what}: ${reason}); retry shortly`, { cause });
 }

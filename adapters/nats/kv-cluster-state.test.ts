@@ -5,7 +5,9 @@
  * node's history read while its record is being rewritten ends at its current record; on a
  * 3-server cluster with 3 copies, ring compare-and-sets made at once by writers on separate connections
  * still let exactly one win, also after the ring's stream leader is killed; a read NATS cannot answer is
- * UnavailableError. The contract itself is in tests/contract/cluster-state.contract.test.ts.
+ * UnavailableError; a request whose connection drops under it fails at once, and one made while the
+ * connection is down goes out the moment it is back (a heartbeat is not held 5 s past a NATS restart).
+ * The contract itself is in tests/contract/cluster-state.contract.test.ts.
  */
 import { expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +16,7 @@ import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { RING_BUCKET, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
 import { UnavailableError } from "../../core/errors/index.ts";
+import { freeze } from "../../tests/support/freeze.ts";
 import { startNats, startNatsCluster } from "../../tests/support/nats.ts";
 import { connectNats, NatsKvClusterState } from "./index.ts";
 
@@ -92,6 +95,57 @@ test("kv-cluster-state - a node watch resumes across a nats-server restart: the 
     expect(heard).toEqual(["put n1", "put n2", "delete n1", "put n3"]);
   } finally {
     stop();
+    await state.close();
+    await nc.close();
+    await server.stop();
+    rmSync(storeDir, { recursive: true, force: true });
+  }
+}, 30_000);
+
+test("kv-cluster-state - a request sent to a frozen server fails as soon as the connection drops, and one made while it is down is sent the moment it is back", async () => {
+  // A heartbeat's path (tests/e2e/cluster/two-regions-...): region-2's server frozen, then killed and
+  // restarted. nats.js left the beat sent to the frozen server waiting for its 5 s timeout after the kill,
+  // and discarded one written while disconnected (its own 5 s timeout again): the node's record was written
+  // 3.7 s after the reconnect, its silence past the coordinator's death timeout.
+  const storeDir = mkdtempSync(join(tmpdir(), "kv-drop-"));
+  let server = await startNats({ storeDir });
+  const nc = await connectNats(server.url, "kv-drop", { reconnectTimeWait: 100 });
+  const state = await NatsKvClusterState.open(nc, { onError: () => {} });
+  const status = (type: string) =>
+    (async () => {
+      for await (const s of nc.status()) if (s.type === type) return performance.now();
+      return Number.NaN;
+    })();
+  try {
+    await state.putNode({ ...node("n1"), heartbeatAt: 1 });
+    await freeze(server.pid);
+    const settled = <T>(p: Promise<T>) =>
+      p.then(
+        () => "settled without error",
+        (e: unknown) => ({ error: e, at: performance.now() }),
+      );
+    const write = settled(state.putNode({ ...node("n1"), heartbeatAt: 2 }));
+    const read = settled(state.getNode("n1"));
+    await new Promise((r) => setTimeout(r, 200));
+    const dropped = status("disconnect");
+    await server.kill();
+    const droppedAt = await dropped;
+    for (const outcome of [await write, await read]) {
+      if (typeof outcome === "string") throw new Error(`a request to the frozen server ${outcome}`);
+      expect(outcome.error).toBeInstanceOf(UnavailableError);
+      // At the drop, not nats.js's request timeout (5 s) after the request.
+      expect(outcome.at - droppedAt).toBeLessThan(1_000);
+    }
+
+    // Made while the connection is down: it waits for the connection instead of being discarded with it.
+    const whileDown = state.putNode({ ...node("n1"), heartbeatAt: 3 });
+    const back = status("reconnect");
+    server = await startNats({ storeDir, port: server.port });
+    const backAt = await back;
+    await whileDown;
+    expect(performance.now() - backAt).toBeLessThan(1_000);
+    expect((await state.getNode("n1"))?.heartbeatAt).toBe(3);
+  } finally {
     await state.close();
     await nc.close();
     await server.stop();

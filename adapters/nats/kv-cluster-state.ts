@@ -19,14 +19,28 @@
  * two coordinators starting at once could both store a first ring, which names no handoff, so nothing is
  * undone. Ring reads go to the stream leader (a direct get may be answered by a replica still catching up).
  *
+ * Requests and the connection (connection-watch.ts): nats.js neither fails a request whose connection
+ * drops under it nor sends one written while it is disconnected (it discards that buffer when it dials
+ * again); either runs into its 5 s timeout, seconds after the connection is back. For a heartbeat that is
+ * silence the coordinator counts: a beat sent to a frozen server that was then killed and restarted failed
+ * 5 s after it was sent, and the next one was written 3.7-4.9 s after the reconnect, so a region's frontier
+ * node stayed silent for its region's NATS outage (6.3-6.7 s) plus that, was declared dead, and the pages
+ * it had handed out meanwhile were fetched again (tests/e2e/cluster/two-regions-crawl-their-own-hosts-...,
+ * 4 runs of 6). So every request here fails at once when its connection drops (its outcome unknown, as
+ * after a timeout: the caller retries), and one made while the connection is down waits for it, up to the
+ * request timeout, and is sent the moment it is back. Either failure is UnavailableError (retry later). A
+ * node record read also has a short first try (see getNode).
+ *
  * The connection is borrowed: close() stops this object's watchers but leaves the connection open.
  */
-import type { NatsConnection } from "@nats-io/nats-core";
+import { TimeoutError, type NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { CLUSTER_BUCKET, keys, RING_BUCKET, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
+import { UnavailableError } from "../../core/errors/index.ts";
 import { type ClusterState, type NodeChange } from "../../core/ports/index.ts";
-import { isReplicasUnsupported, isWrongLastSequence, replicasError, stateUnavailable } from "./errors.ts";
+import { ConnectionWatch } from "./connection-watch.ts";
+import { BusUnavailableError, isReplicasUnsupported, isWrongLastSequence, replicasError, stateUnavailable } from "./errors.ts";
 
 export interface NatsKvClusterStateOptions {
   /** Bucket name; default CLUSTER_BUCKET. */
@@ -54,6 +68,14 @@ interface ScopeRoot {
   host: string;
 }
 
+/**
+ * How long a request made while the connection is down waits for it before failing: nats.js's request
+ * timeout, the most such a request could take before (it was discarded and timed out).
+ */
+const DOWN_WAIT_MS = 5_000;
+/** The first try of a node record read (see getNode); the second gets the usual 5 s. */
+const FIRST_TRY_MS = 1_000;
+
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const json = (value: unknown) => encoder.encode(JSON.stringify(value));
@@ -66,11 +88,13 @@ export class NatsKvClusterState implements ClusterState {
   private constructor(
     private readonly kv: KV,
     private readonly ringKv: KV,
+    private readonly kvFirstTry: KV,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
     private readonly bucket: string,
     ringBucket: string,
     private readonly onError: (err: unknown, where: string) => void,
+    private readonly connection: ConnectionWatch,
   ) {
     this.ringStream = `KV_${ringBucket}`;
     this.ringSubject = `$KV.${ringBucket}.${keys.ring}`;
@@ -97,16 +121,36 @@ export class NatsKvClusterState implements ClusterState {
     };
     const kv = await openBucket(bucket);
     const ringKv = await openBucket(ringBucket);
+    // The same bucket, its requests timing out after FIRST_TRY_MS: the first try of a node record read.
+    const firstTry = await new Kvm(jetstream(nc, { timeout: FIRST_TRY_MS })).open(bucket, {
+      allow_direct: (await jsm.streams.info(`KV_${bucket}`)).config.allow_direct,
+    });
     const onError = opts.onError ?? ((err: unknown, where: string) => console.error(`cluster-state: ${where}:`, err));
-    return new NatsKvClusterState(kv, ringKv, jetstream(nc), jsm, bucket, ringBucket, onError);
+    return new NatsKvClusterState(kv, ringKv, firstTry, jetstream(nc), jsm, bucket, ringBucket, onError, new ConnectionWatch(nc));
+  }
+
+  /**
+   * Runs `request` once the connection is up (waiting for it up to DOWN_WAIT_MS), and fails it at once if
+   * the connection drops before it settles (see the module comment). Failures for want of a connection
+   * are UnavailableError; the request's own errors pass unchanged.
+   */
+  private async send<T>(what: string, verb: "read" | "written", request: () => Promise<T>): Promise<T> {
+    if (!(await this.connection.whenUp(DOWN_WAIT_MS)))
+      throw stateUnavailable(what, new Error(`NATS stayed disconnected for ${DOWN_WAIT_MS} ms (reconnecting); not sent`), verb);
+    try {
+      return await this.connection.run(request, what);
+    } catch (err) {
+      if (err instanceof BusUnavailableError) throw stateUnavailable(what, err, verb);
+      throw err;
+    }
   }
 
   async putNode(record: NodeRecord): Promise<void> {
-    await this.kv.put(keys.node(record.id), json(record));
+    await this.send(`the record of node ${record.id}`, "written", () => this.kv.put(keys.node(record.id), json(record)));
   }
 
   async deleteNode(id: string): Promise<void> {
-    await this.kv.delete(keys.node(id));
+    await this.send(`the record of node ${id}`, "written", () => this.kv.delete(keys.node(id)));
   }
 
   async listNodes(): Promise<NodeRecord[]> {
@@ -115,11 +159,13 @@ export class NatsKvClusterState implements ClusterState {
     // a consumer, which a clustered JetStream cannot do without its meta leader (in a supercluster of
     // regions, while one region's server is down), so membership stays readable through such an outage.
     const prefix = `$KV.${this.bucket}.`;
-    const entries = await unavailableIfFails("the node records", async () => {
-      const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
-      const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
-      return Promise.all(names.map((k) => this.kv.get(k)));
-    });
+    const entries = await unavailableIfFails("the node records", () =>
+      this.send("the node records", "read", async () => {
+        const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
+        const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+        return Promise.all(names.map((k) => this.kv.get(k)));
+      }),
+    );
     const nodes: NodeRecord[] = [];
     for (const e of entries) {
       if (!isLive(e)) continue; // deleted between keys() and get()
@@ -135,7 +181,20 @@ export class NatsKvClusterState implements ClusterState {
 
   async getNode(id: string): Promise<NodeRecord | undefined> {
     // A direct get: any replica answers, so a node can read its own record while the bucket elects a leader.
-    const e = await unavailableIfFails(`the record of node ${id}`, () => this.kv.get(keys.node(id)));
+    // Tried for FIRST_TRY_MS, then once more with the usual timeout: a direct get sent to a server just
+    // restarted, before its gateways are up, is dropped without an answer when the bucket is in another
+    // region (a publish is refused at once instead: no stream listens). That window is about a second after
+    // the server's start; a read that waited out 5 s in it held a frontier node's heartbeat (this read is
+    // its drain-mark check) 5 s past its region's NATS restart.
+    const key = keys.node(id);
+    const e = await unavailableIfFails(`the record of node ${id}`, () =>
+      this.send(`the record of node ${id}`, "read", () =>
+        this.kvFirstTry.get(key).catch((err: unknown) => {
+          if (err instanceof TimeoutError) return this.kv.get(key);
+          throw err;
+        }),
+      ),
+    );
     return isLive(e) ? e.json<NodeRecord>() : undefined;
   }
 
@@ -171,16 +230,20 @@ export class NatsKvClusterState implements ClusterState {
 
   async getRing(): Promise<{ ring: RingRecord; revision: number } | undefined> {
     // From the stream leader: what the next compare-and-set is checked against.
-    const m = await unavailableIfFails("the ring", () => this.jsm.streams.getMessage(this.ringStream, { last_by_subj: this.ringSubject }));
+    const m = await unavailableIfFails("the ring", () =>
+      this.send("the ring", "read", () => this.jsm.streams.getMessage(this.ringStream, { last_by_subj: this.ringSubject })),
+    );
     if (!m || m.header?.get("KV-Operation")) return undefined; // never written, or a delete marker
     return { ring: JSON.parse(decoder.decode(m.data)) as RingRecord, revision: m.seq };
   }
 
   async casRing(ring: RingRecord, revision: number): Promise<number | undefined> {
     try {
-      if (revision === 0) return await this.ringKv.create(keys.ring, json(ring));
+      if (revision === 0) return await this.send("the first ring", "written", () => this.ringKv.create(keys.ring, json(ring)));
       // The stream's last sequence, not the key's: see the module comment.
-      return (await this.js.publish(this.ringSubject, json(ring), { expect: { lastSequence: revision } })).seq;
+      return (
+        await this.send("the ring", "written", () => this.js.publish(this.ringSubject, json(ring), { expect: { lastSequence: revision } }))
+      ).seq;
     } catch (err) {
       if (isWrongLastSequence(err)) return undefined;
       throw err;
@@ -204,7 +267,9 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async addScopeRoots(hosts: readonly string[]): Promise<void> {
-    await Promise.all([...new Set(hosts)].map((host) => this.kv.put(keys.scopeRoot(host), json({ host } satisfies ScopeRoot))));
+    await this.send("the scope roots", "written", () =>
+      Promise.all([...new Set(hosts)].map((host) => this.kv.put(keys.scopeRoot(host), json({ host } satisfies ScopeRoot)))),
+    );
   }
 
   watchScopeRoots(onRoots: (hosts: string[]) => void): () => void {
@@ -285,15 +350,15 @@ export class NatsKvClusterState implements ClusterState {
   async acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
     const key = keys.lease(name);
     const value = json({ holder, expiresAt: now + ttlMs } satisfies Lease);
-    const current = await this.kv.get(key);
+    const current = await this.send(`the lease ${name}`, "read", () => this.kv.get(key));
     try {
       if (!isLive(current)) {
-        await this.kv.create(key, value);
+        await this.send(`the lease ${name}`, "written", () => this.kv.create(key, value));
         return true;
       }
       const lease = current.json<Lease>();
       if (lease.holder !== holder && lease.expiresAt > now) return false;
-      await this.kv.update(key, value, current.revision);
+      await this.send(`the lease ${name}`, "written", () => this.kv.update(key, value, current.revision));
       return true;
     } catch (err) {
       if (isWrongLastSequence(err)) return false;
@@ -303,6 +368,7 @@ export class NatsKvClusterState implements ClusterState {
 
   async close(): Promise<void> {
     for (const stop of [...this.watchers]) stop();
+    this.connection.stop();
   }
 }
 
@@ -311,6 +377,7 @@ async function unavailableIfFails<T>(what: string, read: () => Promise<T>): Prom
   try {
     return await read();
   } catch (err) {
+    if (err instanceof UnavailableError) throw err;
     throw stateUnavailable(what, err);
   }
 }
