@@ -24,6 +24,7 @@
  * memory looks for it in the table first (only while the table has rows).
  */
 import { isDiskFull } from "../../core/errors/index.ts";
+import type { TaskKind } from "../../core/model/index.ts";
 import { newHostState, releaseAfterLoss, releaseLostFetch, setPaused, type HostState } from "../../core/politeness/index.ts";
 import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, type RobotsPolicy } from "../../core/robots/index.ts";
@@ -141,13 +142,16 @@ export class ActiveHosts {
 
   /**
    * Settles hosts whose fetch just ended (their results committed): each waits for its time, or goes cold
-   * when the warm set is full and a cold host is due before it (or the set is over its limit). Cooled in one
-   * transaction; when that cannot be written, they stay warm.
+   * when the warm set is full and a cold host is due before it (or the set is over its limit). A host that
+   * has just read its robots.txt stays for its next request, so a host taken in from the cold is asked for
+   * its best page before it goes back: a list of a million new hosts yields pages as fast as robots.txt
+   * files, not the robots.txt of every host first (measured: 647,954 robots.txt and 3,584 pages in 120 s).
+   * Cooled in one transaction; when that cannot be written, they stay warm.
    */
-  settleFetched(entries: readonly HostEntry[]): void {
+  settleFetched(fetched: ReadonlyArray<{ entry: HostEntry; kind: TaskKind }>): void {
     const cooling: ColdHost[] = [];
-    for (const entry of entries) {
-      const dueAt = this.coolingDue(entry);
+    for (const { entry, kind } of fetched) {
+      const dueAt = this.coolingDue(entry, kind);
       if (dueAt === undefined) this.settle(entry);
       else cooling.push({ host: entry.key, partition: entry.partition, dueAt, queued: entry.queued, before: false, lostAt: 0 });
     }
@@ -167,7 +171,7 @@ export class ActiveHosts {
   }
 
   /** When a host just fetched may be asked next, if it is to go cold; undefined when it stays (or leaves). */
-  private coolingDue(entry: HostEntry): number | undefined {
+  private coolingDue(entry: HostEntry, kind: TaskKind): number | undefined {
     if (entry.inFlight || entry.state.paused || !this.s.serves(entry.partition)) return undefined;
     if (entry.queued <= 0 && entry.sitemaps <= 0) return undefined;
     const size = this.s.hosts.size;
@@ -179,7 +183,7 @@ export class ActiveHosts {
     if (parked) dueAt = Math.max(dueAt, robots.expiresAt);
     if (countToday(entry.pagesToday, now) >= this.s.policy.maxPagesPerHostPerDay) dueAt = Math.max(dueAt, nextUtcDayStart(now));
     if (size > this.warmLimit) return dueAt;
-    if (parked || this.s.coldHosts === 0 || size < this.warmLimit * (1 - WARM_SLACK)) return undefined;
+    if (parked || kind === "robots" || this.s.coldHosts === 0 || size < this.warmLimit * (1 - WARM_SLACK)) return undefined;
     const firstCold = this.s.store.cold.nextDueAt();
     return firstCold !== undefined && firstCold <= dueAt ? dueAt : undefined;
   }

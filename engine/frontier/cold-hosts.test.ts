@@ -135,6 +135,17 @@ describe("cold hosts", () => {
     expect(shortGaps(issued)).toEqual([]);
     expect(f.frontier.snapshot()).toMatchObject({ activeHosts: 0, hostsCold: 0, queued: 0 });
     expect(f.frontier.counters.get("frontier.hosts-cooled")).toBeGreaterThan(0);
+    // A host taken in from the cold reads its robots.txt and then its home page before it goes back: robots.txt
+    // never runs ahead of home pages by more than the hosts in memory (all 20 of them, were robots.txt first).
+    let ahead = 0;
+    let robotsSoFar = 0;
+    let homesSoFar = 0;
+    for (const { task } of issued) {
+      if (task.kind === "robots") robotsSoFar++;
+      else if (new URL(task.url).pathname === "/") homesSoFar++;
+      ahead = Math.max(ahead, robotsSoFar - homesSoFar);
+    }
+    expect(ahead).toBeLessThanOrEqual(4 + 3);
     // No host waits for the warm ones to run dry: every home page comes before any host's third page.
     const lastHome = maxOf(hosts.map((h) => pages(issued).indexOf(`http://${h}/`)));
     const firstThird = minOf(hosts.map((h) => pages(issued).indexOf(`http://${h}/b`)));

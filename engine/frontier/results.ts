@@ -13,7 +13,7 @@
  * is given up the same way: its URL stays at the head of its queue, its host waits a gap from now.
  */
 import { isDiskFull } from "../../core/errors/index.ts";
-import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask, TaskKind } from "../../core/model/index.ts";
 import { isFetchLost, releaseLostFetch } from "../../core/politeness/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
@@ -126,7 +126,7 @@ export class Results {
     const maybe = await this.admission.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
     this.screening.count(tally);
     const now = this.s.now();
-    const touched: HostEntry[] = [];
+    const touched: Array<{ entry: HostEntry; kind: TaskKind }> = [];
     try {
       this.s.store.tx(() => {
         let offset = 0;
@@ -142,7 +142,7 @@ export class Results {
           }
           this.effects.apply(p, mine, now);
           this.sitemaps.offer(p.sitemaps, now);
-          touched.push(p.entry);
+          touched.push({ entry: p.entry, kind: p.flight.task.kind });
         }
         this.admission.enqueueNew(lateCandidates, maybe.slice(offset), lateConfirm);
         this.sitemaps.offer(lateSitemaps, now);
