@@ -105,3 +105,46 @@ test("waiting host heap - stays ordered through many random pushes, updates and 
   const rest = drain(heap).map((entry) => Number(entry.split("@")[1]));
   expect(rest).toEqual([...model.values()].sort((a, b) => a - b));
 });
+
+test("waiting host heap - pops exactly by time then push order through random moves, with get and has kept", () => {
+  // Few distinct times, so ties are common: a host moved to a new time queues behind the hosts already there.
+  let seed = 7;
+  const random = (n: number): number => {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    return seed % n;
+  };
+  const heap = new WaitingHostHeap();
+  const model = new Map<string, { at: number; order: number }>();
+  let order = 0;
+  const first = () => [...model].sort((a, b) => a[1].at - b[1].at || a[1].order - b[1].order)[0];
+  for (let step = 0; step < 4_000; step++) {
+    const host = `h${random(200)}`;
+    const action = random(5);
+    if (action < 2) {
+      const at = random(8);
+      const known = model.get(host);
+      if (action === 0) heap.push(host, at);
+      else expect(heap.update(host, at)).toBe(known !== undefined);
+      if (action === 0 || known) {
+        // An unchanged time keeps the host's place; a new time puts it behind the hosts already at that time.
+        if (known?.at !== at) model.set(host, { at, order: order++ });
+      }
+    } else if (action === 2) {
+      expect(heap.remove(host)).toBe(model.delete(host));
+    } else if (action === 3) {
+      const now = random(8);
+      const expected = first();
+      const due = expected !== undefined && expected[1].at <= now ? expected : undefined;
+      expect(heap.popReady(now)?.host).toBe(due?.[0]);
+      if (due) model.delete(due[0]);
+    } else {
+      const expected = first();
+      const top = heap.pop();
+      expect(top && [top.host, top.at]).toEqual(expected && [expected[0], expected[1].at]);
+      if (expected) model.delete(expected[0]);
+    }
+    expect(heap.size).toBe(model.size);
+    expect(heap.get(host)).toBe(model.get(host)?.at);
+    expect(heap.has(host)).toBe(model.has(host));
+  }
+});

@@ -1,11 +1,12 @@
 /**
  * The hosts that are waiting: not ready yet, each until its time (the end of its politeness gap, the next
  * UTC day for a host at its daily cap, the expiry of an unreadable robots.txt). A binary min-heap keyed by
- * that time, with a host-to-position map so that changing or removing one host costs O(log n) instead of a
- * scan. The frontier pops a host once its time has come (it moves to the ready queues) and pushes it back
- * with its new time after its fetch (or leaves it out while its queue is empty). Hosts with equal times
- * come out in the order they were pushed, so no host is starved by ties. It is an in-memory index, rebuilt
- * from the persisted host states at start-up, so unlike those states it is not plain data.
+ * that time, with a host-to-slot map (each slot keeps its own position, so a sift writes no map entry), so
+ * that changing or removing one host costs O(log n) instead of a scan. The frontier pops a host once its
+ * time has come (it moves to the ready queues) and pushes it back with its new time after its fetch (or
+ * leaves it out while its queue is empty). Hosts with equal times come out in the order they were pushed,
+ * so no host is starved by ties. It is an in-memory index, rebuilt from the persisted host states at
+ * start-up, so unlike those states it is not plain data.
  */
 
 /** One waiting host and the time it may be fetched again. */
@@ -20,11 +21,14 @@ interface Slot {
   at: number;
   /** Push order, breaking ties between equal times first-in first-out. */
   seq: number;
+  /** The slot's position in the heap array, kept by every move (so the index map is written only on push and removal). */
+  i: number;
 }
 
 export class WaitingHostHeap {
   readonly #slots: Slot[] = [];
-  readonly #index = new Map<string, number>();
+  /** Each host's slot; a slot knows its own position, so sifting moves no map entries. */
+  readonly #index = new Map<string, Slot>();
   #seq = 0;
 
   get size(): number {
@@ -37,39 +41,35 @@ export class WaitingHostHeap {
 
   /** The host's time, or undefined when it is not in the heap. */
   get(host: string): number | undefined {
-    const i = this.#index.get(host);
-    return i === undefined ? undefined : this.#slots[i]?.at;
+    return this.#index.get(host)?.at;
   }
 
   /** Adds a host, or moves it to `at` when it is already in (an upsert, so callers need not check). */
   push(host: string, at: number): void {
-    if (this.#index.has(host)) {
-      this.update(host, at);
+    const slot = this.#index.get(host);
+    if (slot) {
+      this.#move(slot, at);
       return;
     }
-    this.#slots.push({ host, at, seq: this.#seq++ });
-    this.#index.set(host, this.#slots.length - 1);
-    this.#up(this.#slots.length - 1);
+    const added: Slot = { host, at, seq: this.#seq++, i: this.#slots.length };
+    this.#slots.push(added);
+    this.#index.set(host, added);
+    this.#up(added);
   }
 
   /** Moves a host already in the heap to `at`; returns false, changing nothing, when it is not in. */
   update(host: string, at: number): boolean {
-    const i = this.#index.get(host);
-    if (i === undefined) return false;
-    const slot = this.#slots[i] as Slot;
-    if (slot.at === at) return true;
-    slot.at = at;
-    slot.seq = this.#seq++;
-    this.#up(i);
-    this.#down(this.#index.get(host) as number);
+    const slot = this.#index.get(host);
+    if (slot === undefined) return false;
+    this.#move(slot, at);
     return true;
   }
 
   /** Takes a host out; returns false when it was not in. */
   remove(host: string): boolean {
-    const i = this.#index.get(host);
-    if (i === undefined) return false;
-    this.#removeAt(i);
+    const slot = this.#index.get(host);
+    if (slot === undefined) return false;
+    this.#removeAt(slot.i);
     return true;
   }
 
@@ -81,9 +81,10 @@ export class WaitingHostHeap {
 
   /** Removes and returns the host with the earliest time. */
   pop(): WaitingHost | undefined {
-    const top = this.peek();
-    if (top) this.#removeAt(0);
-    return top;
+    const top = this.#slots[0];
+    if (!top) return undefined;
+    this.#removeAt(0);
+    return { host: top.host, at: top.at };
   }
 
   /** Removes and returns the earliest host if its time has come (`at <= now`): it is ready now. Else undefined. */
@@ -97,50 +98,69 @@ export class WaitingHostHeap {
     this.#index.clear();
   }
 
+  #move(slot: Slot, at: number): void {
+    if (slot.at === at) return;
+    slot.at = at;
+    slot.seq = this.#seq++;
+    this.#up(slot);
+    this.#down(slot);
+  }
+
   #removeAt(i: number): void {
-    const last = this.#slots.pop() as Slot;
-    this.#index.delete(last.host);
-    if (i === this.#slots.length) return; // the removed slot was the last one
-    this.#index.delete((this.#slots[i] as Slot).host);
-    this.#slots[i] = last;
-    this.#index.set(last.host, i);
-    this.#up(i);
-    this.#down(this.#index.get(last.host) as number);
+    const slots = this.#slots;
+    const removed = slots[i] as Slot;
+    const last = slots.pop() as Slot;
+    this.#index.delete(removed.host);
+    if (last === removed) return; // the removed slot was the last one
+    slots[i] = last;
+    last.i = i;
+    this.#up(last);
+    this.#down(last);
   }
 
-  #less(a: Slot, b: Slot): boolean {
-    return a.at < b.at || (a.at === b.at && a.seq < b.seq);
-  }
-
-  #swap(i: number, j: number): void {
-    const a = this.#slots[i] as Slot;
-    const b = this.#slots[j] as Slot;
-    this.#slots[i] = b;
-    this.#slots[j] = a;
-    this.#index.set(b.host, i);
-    this.#index.set(a.host, j);
-  }
-
-  #up(i: number): void {
+  /** Moves `slot` towards the root while it is earlier than its parent: parents shift down into the hole. */
+  #up(slot: Slot): void {
+    const slots = this.#slots;
+    let i = slot.i;
     while (i > 0) {
-      const parent = (i - 1) >> 1;
-      if (!this.#less(this.#slots[i] as Slot, this.#slots[parent] as Slot)) return;
-      this.#swap(i, parent);
-      i = parent;
+      const p = (i - 1) >> 1;
+      const parent = slots[p] as Slot;
+      if (!less(slot, parent)) break;
+      slots[i] = parent;
+      parent.i = i;
+      i = p;
     }
+    slots[i] = slot;
+    slot.i = i;
   }
 
-  #down(i: number): void {
-    const n = this.#slots.length;
+  /** Moves `slot` towards the leaves while a child is earlier: the earlier child shifts up into the hole. */
+  #down(slot: Slot): void {
+    const slots = this.#slots;
+    const n = slots.length;
+    let i = slot.i;
     for (;;) {
       const left = 2 * i + 1;
-      const right = left + 1;
-      let least = i;
-      if (left < n && this.#less(this.#slots[left] as Slot, this.#slots[least] as Slot)) least = left;
-      if (right < n && this.#less(this.#slots[right] as Slot, this.#slots[least] as Slot)) least = right;
-      if (least === i) return;
-      this.#swap(i, least);
-      i = least;
+      if (left >= n) break;
+      let c = left;
+      let child = slots[left] as Slot;
+      if (left + 1 < n) {
+        const right = slots[left + 1] as Slot;
+        if (less(right, child)) {
+          c = left + 1;
+          child = right;
+        }
+      }
+      if (!less(child, slot)) break;
+      slots[i] = child;
+      child.i = i;
+      i = c;
     }
+    slots[i] = slot;
+    slot.i = i;
   }
+}
+
+function less(a: Slot, b: Slot): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
 }
