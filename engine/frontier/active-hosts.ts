@@ -150,8 +150,11 @@ export class ActiveHosts {
    */
   settleFetched(fetched: ReadonlyArray<{ entry: HostEntry; kind: TaskKind }>): void {
     const cooling: ColdHost[] = [];
+    // The first cold host's time, read once for the batch (rows are added after the loop, so it holds for all).
+    let firstCold: { at: number | undefined } | undefined;
+    const firstColdAt = () => (firstCold ??= { at: this.s.store.cold.nextDueAt() }).at;
     for (const { entry, kind } of fetched) {
-      const dueAt = this.coolingDue(entry, kind);
+      const dueAt = this.coolingDue(entry, kind, firstColdAt);
       if (dueAt === undefined) this.settle(entry);
       else cooling.push({ host: entry.key, partition: entry.partition, dueAt, queued: entry.queued, before: false, lostAt: 0 });
     }
@@ -171,7 +174,7 @@ export class ActiveHosts {
   }
 
   /** When a host just fetched may be asked next, if it is to go cold; undefined when it stays (or leaves). */
-  private coolingDue(entry: HostEntry, kind: TaskKind): number | undefined {
+  private coolingDue(entry: HostEntry, kind: TaskKind, firstColdAt: () => number | undefined): number | undefined {
     if (entry.inFlight || entry.state.paused || !this.s.serves(entry.partition)) return undefined;
     if (entry.queued <= 0 && entry.sitemaps <= 0) return undefined;
     const size = this.s.hosts.size;
@@ -184,7 +187,7 @@ export class ActiveHosts {
     if (countToday(entry.pagesToday, now) >= this.s.policy.maxPagesPerHostPerDay) dueAt = Math.max(dueAt, nextUtcDayStart(now));
     if (size > this.warmLimit) return dueAt;
     if (parked || kind === "robots" || this.s.coldHosts === 0 || size < this.warmLimit * (1 - WARM_SLACK)) return undefined;
-    const firstCold = this.s.store.cold.nextDueAt();
+    const firstCold = firstColdAt();
     return firstCold !== undefined && firstCold <= dueAt ? dueAt : undefined;
   }
 
