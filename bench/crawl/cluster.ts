@@ -11,6 +11,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { ClusterStats, delta, type ClusterProcess, type ServerSnapshot } from "./cluster-stats.ts";
 import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
 
 const REPO_ROOT = new URL("../..", import.meta.url).pathname;
@@ -36,9 +37,13 @@ interface ClusterInfo {
   adminUrl: string;
   grpcAddress: string;
   token: string;
+  processes: ClusterProcess[];
 }
 
 export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
+  // The servers' own figures (issue 26): read at ready, the window's middle and its end.
+  let stats: ClusterStats | undefined;
+  const snaps: Partial<Record<"ready" | "mid" | "end", ServerSnapshot>> = {};
   const hasDeno =
     !(opts.upArgs ?? []).includes("--no-deno") &&
     Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
@@ -76,6 +81,38 @@ export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
         `  cluster ready after ${((performance.now() - t0) / 1000).toFixed(1)} s (gRPC ${info.grpcAddress}); seeding ${ctx.seedsFile}`,
       );
       await seed(ctx, info);
+      stats = new ClusterStats(info.processes ?? []);
+      await stats.start();
+    },
+    observe: async (point) => {
+      if (!stats) return;
+      try {
+        snaps[point] = await stats.snapshot();
+      } catch (e) {
+        process.stderr.write(`  note: the cluster's servers could not be read at ${point}: ${(e as Error).message}\n`);
+      }
+    },
+    observed: async () => {
+      const { ready, mid, end } = snaps;
+      if (!stats || !ready || !mid || !end) {
+        stats?.close();
+        return undefined;
+      }
+      try {
+        const families = await stats.keyFamilies();
+        // The scan runs after the window: scale its counts to the keys Redis held at the window's end.
+        const scanned = families.reduce((a, f) => a + f.keys, 0);
+        const scale = scanned > 0 ? end.redis.keys / scanned : 1;
+        return {
+          fromReady: delta(ready, end),
+          steady: delta(mid, end),
+          keyFamilies: families.map((f) => ({ ...f, keys: Math.round(f.keys * scale), bytes: Math.round(f.bytes * scale) })),
+          redisUsedMemoryBytes: end.redis.usedMemoryBytes,
+          redisKeys: end.redis.keys,
+        };
+      } finally {
+        stats.close();
+      }
     },
     ownPolicy: { gapMultiplier: 10 },
   };

@@ -24,10 +24,12 @@
  * --profile DIR runs our crawler under `bun --cpu-prof` (writing DIR/*.cpuprofile) and prints where its CPU
  * went by component (profile.ts); sampling costs some throughput, so use it to find costs, not to score.
  * --crawl-arg passes one more argument to our `crawl` (repeatable), e.g. --crawl-arg --max-in-flight=1024.
+ * --costs-out FILE writes the cluster's cost per page by role (and the embedded crawler's figures of the same
+ * run) as JSON with the date and the command: the measured input of the fleet model (bench/fleet/).
  * --frontier-arg passes one more argument to every frontier node of the cluster (repeatable), e.g.
  * --frontier-arg --credit --frontier-arg 1024; --no-deno runs every fetch node on Bun.
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clusterCrawler } from "./cluster.ts";
@@ -36,6 +38,7 @@ import { ourCrawler } from "./ours.ts";
 import { clockTicksPerSecond } from "./proc.ts";
 import { formatSummary, summarize } from "./profile.ts";
 import { jsonLine, table } from "./report.ts";
+import { measuredCosts } from "./costs-file.ts";
 import { measureCrawl, type CrawlerUnderTest, type CrawlResult, type Scenario } from "./run.ts";
 
 interface BenchArgs {
@@ -52,6 +55,7 @@ interface BenchArgs {
   fetchers: number;
   noDeno: boolean;
   frontierArgs: string[];
+  costsOut?: string;
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -98,6 +102,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     else if (a === "--fetchers") args.fetchers = num(i++);
     else if (a === "--no-deno") args.noDeno = true;
     else if (a === "--frontier-arg") args.frontierArgs.push(argv[++i]!);
+    else if (a === "--costs-out") args.costsOut = argv[++i];
     else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
   }
   return args;
@@ -153,6 +158,10 @@ if (args.profileDir && !args.skipOurs) {
   if (newest) process.stdout.write(`${formatSummary(summarize(JSON.parse(readFileSync(newest, "utf8"))), 15, 3)}(${newest})\n`);
 }
 process.stdout.write(table(args.scenario, results));
+if (args.costsOut) {
+  writeFileSync(args.costsOut, `${JSON.stringify(measuredCosts(args.scenario, results, process.argv.slice(2)), null, 2)}\n`);
+  log(`wrote ${args.costsOut}`);
+}
 process.stdout.write(jsonLine(args.scenario, results));
 const broken = results.filter(
   (r) =>

@@ -2,6 +2,7 @@
  * The benchmark's output: a small table for people and one JSON line for machines (last line of stdout).
  */
 import { availableParallelism } from "node:os";
+import { roleCosts, roleTable, serverCosts } from "./roles.ts";
 import type { CrawlResult, Scenario } from "./run.ts";
 
 /** Issue 8: 100 million pages a day, over a window counted from the command's start, with zero violations. */
@@ -95,6 +96,11 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     );
     for (const ex of r.violationExamples) out.push(`    e.g. ${ex}`);
     if (r.processes) for (const line of processTable(r)) out.push(line);
+    if (r.processes) for (const line of roleTable(r)) out.push(line);
+    else if (r.hostsRequested > 0)
+      out.push(
+        `    test web: ${r.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
+      );
     if (r.otherLoadCpuSeconds > BUSY_BOX_SHARE * r.seconds) {
       out.push(
         `    warning: other processes used ${r.otherLoadCpuSeconds.toFixed(0)} CPU s during this ${r.seconds} s window; its pages/s is a floor`,
@@ -173,7 +179,7 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
     },
     ratio: ours && peer && peer.pagesPerSecond > 0 ? Number((ours.pagesPerSecond / peer.pagesPerSecond).toFixed(2)) : null,
     cluster: c ? { ratio: Number(c.ratio.toFixed(3)), target: { ratio: CLUSTER_TARGET_RATIO, met: c.met } } : null,
-    results: results.map(({ logFile: _log, violationExamples: _ex, ...r }) => ({
+    results: results.map(({ logFile: _log, violationExamples: _ex, ...r }, i) => ({
       ...r,
       ...(r.processes
         ? {
@@ -185,6 +191,7 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
           }
         : {}),
       ...(r.prepareSeconds !== undefined ? { prepareSeconds: Number(r.prepareSeconds.toFixed(2)) } : {}),
+      ...(r.processes ? { roles: roleCosts(results[i]!), serverCosts: serverCosts(results[i]!) } : {}),
       pagesPerSecond: Number(r.pagesPerSecond.toFixed(1)),
       steady: {
         pages: r.steady.pages,

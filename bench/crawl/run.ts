@@ -23,6 +23,7 @@ import {
 import { cpuSeconds, ioBytes, machineBusySeconds, mainThreadCpuSeconds, memory } from "./proc.ts";
 import { logClock as webNow } from "../../tests/testweb/clock.ts";
 import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
+import type { ServerReport } from "./roles.ts";
 
 export interface Scenario {
   hosts: number;
@@ -76,6 +77,13 @@ export interface CrawlerUnderTest {
   prepare?(ctx: PrepareContext): Promise<void>;
   /** How long the child may take to exit after SIGTERM before it is killed. Default 20 s. */
   stopGraceMs?: number;
+  /**
+   * Reads the crawler's own servers (the cluster's Redis and NATS) at three points: right after `prepare`
+   * (ready and seeded), at the window's middle and at its end. `observed` runs after the window, before the
+   * stop, and returns what was read.
+   */
+  observe?(point: "ready" | "mid" | "end"): Promise<void>;
+  observed?(): Promise<Omit<ServerReport, "pages"> | undefined>;
 }
 
 export interface CrawlResult {
@@ -151,6 +159,18 @@ export interface CrawlResult {
   leftRunning?: string[];
   /** With `processTree`: processes still running after everything (must be empty: checked by pid and process group). */
   stillRunning?: string[];
+  /** TCP connections the test web accepted from the spawn to the window's end. */
+  connections: number;
+  /** Distinct hosts the test web saw a request for in the window. */
+  hostsRequested: number;
+  /**
+   * Per host, the distinct TCP connections (to the test web as proxy) its requests in the window came on,
+   * averaged over the hosts: 1 when every host keeps to one connection (host affinity), more when its
+   * requests are spread over fetchers or connections are not kept alive.
+   */
+  connectionsPerHost: number;
+  /** With `observe`: the servers' figures, with the pages they are divided by. */
+  servers?: ServerReport;
 }
 
 const STARTUP_LIMIT_MS = 120_000;
@@ -224,6 +244,8 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       });
       prepareSeconds = (performance.now() - spawnedAt) / 1000;
     }
+    const readyAt = webNow();
+    await crawler.observe?.("ready");
     const firstAt = await firstRequest(web, exited);
     if (firstAt === undefined) throw new Error(`${crawler.name} made no request (exit ${proc.exitCode}); log:\n${tail(logFile)}`);
     const startupSeconds = (firstAt - windowStart) / 1000;
@@ -248,10 +270,15 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     for (const { at, mid } of readings) {
       await Bun.sleep(Math.max(0, at - webNow()));
       const cpu = cpuNow() ?? cpuAtBinEnd.at(-1) ?? 0;
-      if (mid) cpuMid = cpu;
-      else cpuAtBinEnd.push(cpu);
+      if (mid) {
+        cpuMid = cpu;
+        processTree?.markMiddle();
+        await crawler.observe?.("mid");
+      } else cpuAtBinEnd.push(cpu);
     }
     await Bun.sleep(Math.max(0, windowEnd - webNow()));
+    const connections = web.connections;
+    const observing = crawler.observe?.("end");
     clearInterval(sampler);
     clearInterval(treeSampler);
     treeSampler = undefined;
@@ -259,6 +286,8 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const mainThreadEnd = processTree ? undefined : mainThreadCpuSeconds(proc.pid, ticks);
     const writtenEnd = ioBytes(proc.pid)?.written ?? 0;
     processTree?.closeWindow();
+    await observing;
+    const observed = await crawler.observed?.();
     const busy = machineBusySeconds(ticks) - busyStart;
     peakRssBytes = Math.max(peakRssBytes, memory(proc.pid)?.peakRssBytes ?? 0);
     const webCpu = process.cpuUsage(webCpuStart);
@@ -300,6 +329,12 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     const written = usage ? usage.reduce((sum, p) => sum + p.writtenBytes, 0) : writtenEnd;
     if (usage) peakRssBytes = usage.reduce((sum, p) => sum + p.peakRssBytes, 0);
     const webCpuSeconds = (webCpu.user + webCpu.system) / 1e6;
+    const servers: ServerReport | undefined = observed
+      ? {
+          ...observed,
+          pages: { fromReady: countWindow(web.requests, Math.max(readyAt, windowStart), windowEnd).pages, steady: steadyPages },
+        }
+      : undefined;
     return {
       name: crawler.name,
       kind: crawler.kind ?? "peer",
@@ -334,6 +369,9 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
         cpuSeconds: cpuAtBinEnd.map((c, i) => c - (i === 0 ? 0 : cpuAtBinEnd[i - 1]!)),
       },
       stopSeconds,
+      connections,
+      ...hostConnections(web.requests, windowStart, windowEnd),
+      ...(servers ? { servers } : {}),
       exitCode: stopped ? proc.exitCode : null,
       logFile,
       ...(processTree
@@ -458,6 +496,19 @@ function hostIdle(log: readonly RequestRecord[], from: number, to: number): { p5
   gaps.sort((a, b) => a - b);
   const at = (q: number) => (gaps.length === 0 ? 0 : Math.round(gaps[Math.min(gaps.length - 1, Math.floor(q * gaps.length))]!));
   return { p50: at(0.5), p90: at(0.9), samples: gaps.length };
+}
+
+function hostConnections(log: readonly RequestRecord[], from: number, to: number): { hostsRequested: number; connectionsPerHost: number } {
+  const byHost = new Map<string, Set<number>>();
+  for (const r of log) {
+    if (r.startedAt < from || r.startedAt >= to) continue;
+    let conns = byHost.get(r.host);
+    if (!conns) byHost.set(r.host, (conns = new Set()));
+    if (r.connection !== undefined) conns.add(r.connection);
+  }
+  let sum = 0;
+  for (const conns of byHost.values()) sum += conns.size;
+  return { hostsRequested: byHost.size, connectionsPerHost: byHost.size > 0 ? sum / byHost.size : 0 };
 }
 
 function byKind(violations: readonly Violation[]): Record<string, number> {

@@ -34,6 +34,10 @@ export interface ProcessUsage {
   peakRssBytes: number;
   /** wchar inside the window. */
   writtenBytes: number;
+  /** write_bytes inside the window: what the process sent to storage (its files, not its sockets). */
+  diskWrittenBytes: number;
+  /** utime + stime from the window's middle (`markMiddle`) to its end: the steady half. */
+  steadyCpuSeconds: number;
 }
 
 interface Reading {
@@ -42,6 +46,7 @@ interface Reading {
   peakRssBytes: number;
   rssBytes: number;
   written: number;
+  diskWritten: number;
 }
 
 interface Known extends TreeProcess {
@@ -49,6 +54,8 @@ interface Known extends TreeProcess {
   last?: Reading;
   /** Reading when the window opened (undefined: born later, counted from zero). */
   atStart?: Reading;
+  /** Reading at the window's middle (undefined: born later, counted from zero). */
+  atMid?: Reading;
   atEnd?: Reading;
   gone: boolean;
 }
@@ -93,11 +100,15 @@ function readMemory(pid: number): { rssBytes: number; peakRssBytes: number } {
   }
 }
 
-function readWritten(pid: number): number {
+function readWritten(pid: number): { written: number; diskWritten: number } {
   try {
-    return Number(/^wchar:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/io`, "utf8"))?.[1] ?? 0);
+    const io = readFileSync(`/proc/${pid}/io`, "utf8");
+    return {
+      written: Number(/^wchar:\s+(\d+)/m.exec(io)?.[1] ?? 0),
+      diskWritten: Number(/^write_bytes:\s+(\d+)/m.exec(io)?.[1] ?? 0),
+    };
   } catch {
-    return 0;
+    return { written: 0, diskWritten: 0 };
   }
 }
 
@@ -240,7 +251,7 @@ export class ProcessTree {
         mainThreadTicks: readMainThreadTicks(pid),
         peakRssBytes: Math.max(mem.peakRssBytes, k.last?.peakRssBytes ?? 0),
         rssBytes: mem.rssBytes,
-        written: readWritten(pid),
+        ...readWritten(pid),
       };
       k.first ??= reading;
       k.last = reading;
@@ -256,6 +267,12 @@ export class ProcessTree {
     // Gone ones too: a process that ended before the window then counts zero, not its whole life.
     for (const k of this.known.values()) k.atStart = k.last;
     this.windowOpen = true;
+  }
+
+  /** Samples, and takes that as every process's reading at the window's middle (the steady half's start). */
+  markMiddle(): void {
+    this.sample();
+    for (const k of this.known.values()) k.atMid = k.last;
   }
 
   /** Samples, and freezes every process's reading at the window's end. */
@@ -281,12 +298,13 @@ export class ProcessTree {
   /** Per-process usage inside the window, in start order (the launcher first). */
   usage(): ProcessUsage[] {
     if (!this.windowClosed) throw new Error("ProcessTree.usage() before closeWindow()");
-    const zero: Reading = { cpuTicks: 0, mainThreadTicks: 0, peakRssBytes: 0, rssBytes: 0, written: 0 };
+    const zero: Reading = { cpuTicks: 0, mainThreadTicks: 0, peakRssBytes: 0, rssBytes: 0, written: 0, diskWritten: 0 };
     return [...this.known.values()]
       .sort((a, b) => a.startTicks - b.startTicks || a.pid - b.pid)
       .map((k) => {
         const start = k.atStart ?? zero;
         const end = k.atEnd ?? k.atStart ?? zero; // born after the window: nothing inside it
+        const mid = k.atMid ?? zero; // born after the middle: all of its CPU is the steady half's
         return {
           pid: k.pid,
           name: k.name,
@@ -294,6 +312,8 @@ export class ProcessTree {
           mainThreadCpuSeconds: (end.mainThreadTicks - start.mainThreadTicks) / this.ticksPerSecond,
           peakRssBytes: k.last?.peakRssBytes ?? 0,
           writtenBytes: end.written - start.written,
+          diskWrittenBytes: end.diskWritten - start.diskWritten,
+          steadyCpuSeconds: Math.max(0, end.cpuTicks - mid.cpuTicks) / this.ticksPerSecond,
         };
       });
   }

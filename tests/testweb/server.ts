@@ -79,6 +79,8 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
   };
   const lookup = (host: string): HostBehaviour | undefined => named.get(host) ?? normalHost(host);
   const log: RequestRecord[] = [];
+  /** Each accepted socket's number (1, 2, ...), so a record says which connection carried it. */
+  const connectionIds = new WeakMap<Socket, number>();
 
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const target = parseTarget(req.url ?? "/", req.headers.host);
@@ -86,7 +88,8 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
       send(res, 400, "bad request target\n", "text/plain");
       return;
     }
-    record(log, req, res, target);
+    const rec = record(log, req, res, target);
+    rec.connection = connectionIds.get(req.socket);
     const behaviour = lookup(target.host);
     if (!behaviour) {
       send(res, 502, `testweb: no such host ${target.host}\n`, "text/plain");
@@ -114,7 +117,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
 
   const server = createServer(handle);
   let connections = 0;
-  server.on("connection", () => connections++);
+  server.on("connection", (socket: Socket) => connectionIds.set(socket, ++connections));
   // Crawlers keep connections to their proxy open between fetches; do not cut them short.
   server.keepAliveTimeout = 65_000;
   server.on("clientError", (_err: Error, socket: Socket) => socket.destroy());

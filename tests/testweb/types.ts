@@ -122,6 +122,11 @@ export interface RequestRecord {
   retryAfterWaitMs?: number;
   /** Request headers, lower-case names (e.g. `user-agent`, `if-none-match`). */
   headers: Record<string, string>;
+  /**
+   * Which TCP connection carried it: the server's count of accepted connections when this one came (1, 2...).
+   * Distinct values per host say how many connections a crawler opened for the host (host affinity).
+   */
+  connection?: number;
 }
 
 /**
