@@ -103,7 +103,7 @@ function firstError(output: string): string {
 function brokenChecks(p: RunReport): string {
   const broken: string[] = [];
   if (p.missing > 0) broken.push(`${p.missing} pages never fetched`);
-  if (p.fetchedTwice > p.inFlightAtFault) broken.push("more pages fetched twice than were in flight");
+  if (p.extraFetches > p.inFlightAtFault) broken.push("more extra fetches than tasks were in flight");
   if (p.violations > 0) broken.push(`${p.violations} politeness violations`);
   if (p.stalledHosts > 0) broken.push(`${p.stalledHosts} hosts waited longer than allowed`);
   if (p.blankErrors > 0) broken.push(`${p.blankErrors} errors logged with no message`);
@@ -121,7 +121,7 @@ function row(r: RowResult): string {
   const wait = p.longestWait ? `${s(p.longestWait.waitedMs)} s / ${s(p.longestWait.allowedMs)} s` : "—";
   const stalled = p.stalledHosts > 0 ? ` (${p.stalledHosts} hosts stalled)` : "";
   const lost = p.missing > 0 ? ` (${p.missing} missing)` : "";
-  return `| ${name} | ${p.pages.toLocaleString("en")} | ${p.distinct.toLocaleString("en")} of ${p.expected.toLocaleString("en")}${lost} | ${p.fetchedTwice} | ${p.inFlightAtFault} | ${wait}${stalled} | ${p.violations} | ${tail}`;
+  return `| ${name} | ${p.pages.toLocaleString("en")} | ${p.distinct.toLocaleString("en")} of ${p.expected.toLocaleString("en")}${lost} | ${p.fetchedTwice}${p.extraFetches > p.fetchedTwice ? ` (${p.extraFetches} extra)` : ""} | ${p.inFlightAtFault} | ${wait}${stalled} | ${p.violations} | ${tail}`;
 }
 
 const { size, only } = parseArgs(process.argv.slice(2));
@@ -142,7 +142,7 @@ const total = (performance.now() - started) / 1000;
 
 console.log("");
 console.log(
-  "| fault | pages | distinct | fetched twice | in flight at the fault | longest wait across the fault / allowed | politeness violations | result | time | load |",
+  "| fault | pages | distinct | fetched twice (extra fetches if more) | in flight at the fault | longest wait across the fault / allowed | politeness violations | result | time | load |",
 );
 console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const r of results) console.log(row(r));

@@ -341,4 +341,39 @@ describe("rebalancer", () => {
     expect(await again.tick()).toMatchObject({ leader: true, wrote: true, epoch: 2 });
     expect(new Set(owners((await state.getRing())!.ring))).toEqual(new Set(["a"]));
   });
+
+  test("rebalancer - a leader paused mid-tick, whose lease a standby took meanwhile, writes no ring from what it read before", async () => {
+    // The pause falls between the leader's membership read (both nodes live) and its ring read: meanwhile
+    // node b died, the lease ran out and c2 took it and wrote a ring without b. Thawed, the old leader reads
+    // c2's ring; a compare-and-set on it would succeed and give b its partitions back.
+    let pauseOnce: (() => Promise<void>) | undefined;
+    class PausingState extends MemoryClusterState {
+      override async getRing() {
+        const pause = pauseOnce;
+        pauseOnce = undefined;
+        await pause?.();
+        return super.getRing();
+      }
+    }
+    const { state, clock, make, beat } = setup(new PausingState());
+    const mono = { now: 0 };
+    await beat("a", "b");
+    const c1 = make("c1", { monotonicNow: () => mono.now });
+    const c2 = make("c2");
+    expect(await c1.tick()).toMatchObject({ leader: true, wrote: true, epoch: 1 });
+    expect(await c2.tick()).toMatchObject({ leader: false });
+    pauseOnce = async () => {
+      clock.now += 20_000;
+      mono.now += 20_000;
+      await beat("a"); // b is silent: dead by now
+      expect(await c2.tick()).toMatchObject({ leader: true, wrote: true, epoch: 2 });
+    };
+    expect(await c1.tick()).toMatchObject({ wrote: false });
+    const { ring } = (await state.getRing())!;
+    expect(ring.epoch).toBe(2);
+    expect(new Set(owners(ring))).toEqual(new Set(["a"]));
+    // Its next tick finds the lease taken: it stands by.
+    expect(await c1.tick()).toMatchObject({ leader: false, wrote: false });
+    expect((await state.getRing())!.ring.epoch).toBe(2);
+  });
 });

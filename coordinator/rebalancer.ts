@@ -13,6 +13,16 @@
  * that started less than two lease TTLs ago does not contend while an older live coordinator exists (the
  * lease it left expires within one TTL, and the standby asks at every tick after that). So a warm standby (a full membership view, full rate samples) takes over, and the restarted one stands by;
  * a coordinator alone takes the lease once it has expired.
+ *
+ * A leader that stops running for a while (SIGSTOP, a long GC pause, a VM migration) and comes back must
+ * not write a ring it computed before: its lease may have run out and a standby taken it meanwhile, and the
+ * membership it read may call live nodes dead. So a ring is written only while the lease renewal that began
+ * the tick is younger than half the TTL on this process's own monotonic clock (the other half covers the
+ * clocks of two coordinators disagreeing, since the lease's expiry is written in wall time). A tick past
+ * that writes nothing, says so, and blinds the membership view (a pause is silence this coordinator could
+ * not see); the next tick renews the lease (or finds it taken and stands by) and reads everything again.
+ * What is left: a pause between that check and the compare-and-set leaving the process, microseconds of
+ * code; the compare-and-set then still fails if anyone wrote the ring since it was read.
  */
 import { computeRing, type RingRecord } from "../core/cluster/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
@@ -37,6 +47,8 @@ export interface RebalancerOptions {
   regions: readonly string[];
   now: () => number;
   log: Log;
+  /** A clock that only moves forward and keeps counting while the process is stopped (default `performance.now`). */
+  monotonicNow?: () => number;
   /** Compare-and-set attempts per tick before giving up until the next tick; default 5. */
   maxAttempts?: number;
   /**
@@ -126,9 +138,27 @@ export class Rebalancer {
     }
   }
 
+  /** Whether the lease renewal that began at `askedAt` still covers a write now (see the module comment). */
+  private leaseStillCovers(askedAt: number): boolean {
+    const elapsed = this.monotonicNow() - askedAt;
+    if (elapsed < this.opts.leaseTtlMs / 2) return true;
+    this.opts.membership.blind();
+    this.opts.log.warn("not writing the ring: the lease was renewed too long ago to be sure it is still ours", {
+      renewedMsAgo: Math.round(elapsed),
+      leaseTtlMs: this.opts.leaseTtlMs,
+      hint: "this coordinator did not run for a while (a pause, a slow cluster state); the next tick renews the lease or stands by",
+    });
+    return false;
+  }
+
+  private monotonicNow(): number {
+    return (this.opts.monotonicNow ?? (() => performance.now()))();
+  }
+
   async tick(): Promise<TickOutcome> {
     const { state, nodeId, leaseTtlMs } = this.opts;
     const wasLeader = this.leader;
+    const askedAt = this.monotonicNow();
     this.leader =
       !wasLeader && (await this.warmingUp())
         ? false
@@ -168,6 +198,7 @@ export class Rebalancer {
         this.ringSeen = true;
         return { leader: true, wrote: false, epoch: current.ring.epoch, revision: current.revision };
       }
+      if (!this.leaseStillCovers(askedAt)) return { leader: true, wrote: false };
       const revision = await this.onState(() => state.casRing(next, current?.revision ?? 0));
       if (revision !== undefined) {
         this.ringSeen = true;

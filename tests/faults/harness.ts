@@ -29,8 +29,10 @@ import { expect } from "bun:test";
 import { FrontierClient } from "../../adapters/grpc/index.ts";
 import { writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
+import { freeze, thaw } from "../support/freeze.ts";
+import { logClock } from "../testweb/index.ts";
 import type { RequestRecord, TestWeb, TestWebOptions } from "../testweb/index.ts";
-import { ownerOf, type RingView } from "../e2e/cluster/coordinator.ts";
+import { ownerOf, type Coordinator, type RingView } from "../e2e/cluster/coordinator.ts";
 import {
   fetchCounts,
   MIN_GAP_MS,
@@ -77,7 +79,7 @@ export interface FaultRun {
 export interface FaultScenario {
   services?: ServicesOptions;
   /** Flags of the roles beyond the suite's (e.g. the coordinator's `--death-timeout`). */
-  roles?: Pick<RolesOptions, "coordinatorArgs" | "frontierArgs" | "fetcherArgs" | "fetcherArgsOf">;
+  roles?: Pick<RolesOptions, "coordinatorArgs" | "standbyCoordinator" | "frontierArgs" | "fetcherArgs" | "fetcherArgsOf">;
   /**
    * Hosts the row serves beside the synthetic web (e.g. one that holds a request open). They are not
    * seeded and not among the expected pages: the row seeds them when it needs them and checks them itself.
@@ -195,8 +197,9 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
   const inFlightAtFault = Math.max((await roles.coordinator.stats()).inFlight, await liveInFlight(roles));
   const window = await scenario.inject(roles, web);
   yieldCpuToTheWeb(roles); // whatever the fault started again
-  // The coordinator after the fault (a row may have killed and started it again).
-  const c = roles.coordinator;
+  // The coordinator after the fault (a row may have killed and started it again; with a standby, whichever
+  // of the two holds the lease now).
+  const c = roles.coordinators ?? roles.coordinator;
   // The fault landed mid-crawl: pages were still to be fetched when it began, and, unless the row says
   // the crawl may finish during it, when it ended.
   const fetchedBeforeFault = pageRequests(web).filter((r) => r.startedAt < window.killedAt);
@@ -236,13 +239,34 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
   return run;
 }
 
+/**
+ * Freezes process `pid` (SIGSTOP, until every thread is stopped) for `ms` as the log clock counts, then
+ * thaws it (SIGCONT): a process that stops answering without dying (a long GC pause, a hung disk, a VM
+ * migration). `during` runs while it is frozen (a check that the rest went on); whatever it throws, the
+ * process is thawed before the error goes on, so a failed row leaves nothing stopped for the teardown.
+ */
+export async function freezeFor(pid: number, ms: number, during?: (frozenAt: number) => Promise<void>): Promise<FaultWindow> {
+  await freeze(pid);
+  const killedAt = logClock();
+  try {
+    await during?.(killedAt);
+    await Bun.sleep(Math.max(0, ms - (logClock() - killedAt)));
+  } finally {
+    thaw(pid);
+  }
+  return { killedAt, backAt: logClock() };
+}
+
 /** What the bench's table shows of a run (`FAULTS_REPORT`). */
 export interface RunReport {
   size: SuiteSize["name"];
   pages: number;
   distinct: number;
   expected: number;
+  /** Pages fetched more than once. */
   fetchedTwice: number;
+  /** Fetches beyond each page's first (a page fetched three times counts 2): what the bound is on. */
+  extraFetches: number;
   inFlightAtFault: number;
   outageMs: number;
   longestWait?: HostWait;
@@ -260,6 +284,7 @@ export function reportOf(run: FaultRun): RunReport {
     distinct: fetchCounts(pages).size,
     expected: run.expected.size,
     fetchedTwice: Object.keys(run.twice).length,
+    extraFetches: extraFetches(run),
     inFlightAtFault: run.inFlightAtFault,
     outageMs: run.window.backAt - run.window.killedAt,
     longestWait: run.longestWait,
@@ -271,7 +296,7 @@ export function reportOf(run: FaultRun): RunReport {
 }
 
 /** For a crawl that stopped short: the missing pages and what the admin API says of each of their hosts. */
-async function stuckHosts(c: Roles["coordinator"], web: TestWeb, expected: ReadonlySet<string>): Promise<string> {
+async function stuckHosts(c: Coordinator, web: TestWeb, expected: ReadonlySet<string>): Promise<string> {
   const left = missing(expected, fetchCounts(pageRequests(web)).keys());
   const hosts = [...new Set(left.map((u) => new URL(u).host))].slice(0, 5);
   const views = await Promise.all(
@@ -377,10 +402,20 @@ function sumCounters(nodes: readonly NodeView[], role: NodeView["role"]): Record
   return out;
 }
 
-/** The common verdict: nothing lost, at most what was in flight fetched twice, polite, no host stalled, every error said. */
+/**
+ * Fetches beyond each page's first, summed: a task in flight at the fault can cost one extra fetch, so the
+ * bound is on these, not on the pages (a page fetched three times is two extra fetches, and counted so).
+ */
+export function extraFetches(run: Pick<FaultRun, "twice">): number {
+  let extra = 0;
+  for (const n of Object.values(run.twice)) extra += n - 1;
+  return extra;
+}
+
+/** The common verdict: nothing lost, at most one extra fetch per task in flight at the fault, polite, no host stalled, every error said. */
 export function expectNothingLost(run: FaultRun): void {
   expect(run.missing).toEqual([]);
-  expect(Object.keys(run.twice).length).toBeLessThanOrEqual(run.inFlightAtFault);
+  expect(extraFetches(run)).toBeLessThanOrEqual(run.inFlightAtFault);
   expect(run.violations).toEqual([]);
   expect(run.stalls).toEqual([]);
   expect(run.blankErrors).toEqual([]);
@@ -412,7 +447,7 @@ export function describeRun(name: string, run: FaultRun): string {
   const r = reportOf(run);
   const s = (ms: number) => (ms / 1000).toFixed(1);
   const longest = r.longestWait ? `, longest wait across it ${s(r.longestWait.waitedMs)} s (allowed ${s(r.longestWait.allowedMs)} s)` : "";
-  return `${name}: outage ${s(r.outageMs)} s, ${r.pages} page requests, ${r.distinct} distinct pages (${r.expected} expected), fetched twice ${r.fetchedTwice} (in flight at the fault ${r.inFlightAtFault}), violations ${r.violations}, stalled hosts ${r.stalledHosts}${longest}`;
+  return `${name}: outage ${s(r.outageMs)} s, ${r.pages} page requests, ${r.distinct} distinct pages (${r.expected} expected), fetched twice ${r.fetchedTwice} (${r.extraFetches} extra fetches; in flight at the fault ${r.inFlightAtFault}), violations ${r.violations}, stalled hosts ${r.stalledHosts}${longest}`;
 }
 
 /** Tasks out now, summed over every live frontier node's own count (its GetStats, not its last heartbeat). */

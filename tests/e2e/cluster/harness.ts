@@ -210,6 +210,11 @@ export interface RolesOptions {
   fetchers: readonly string[];
   /** Coordinator flags, e.g. `--death-timeout 60s`. */
   coordinatorArgs?: string[];
+  /**
+   * Also start `coordinator-2` with the same flags and token once `coordinator-1` holds the lease: a
+   * standby (`Roles.standby`), and `Roles.coordinators` asks whichever of the two holds the lease.
+   */
+  standbyCoordinator?: boolean;
   /** Flags of every frontier node (policy flags); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   fetcherArgs?: string[];
@@ -222,6 +227,10 @@ export interface RolesOptions {
 export interface Roles {
   services: Services;
   coordinator: Coordinator & { proc: Proc };
+  /** With `standbyCoordinator`: coordinator-2, started as the standby. */
+  standby?: Coordinator & { proc: Proc };
+  /** With `standbyCoordinator`: a client of both coordinators' APIs, answered by the one holding the lease. */
+  coordinators?: Coordinator;
   /** The running process of each frontier node (the latest one after a restart). */
   frontiers: Map<string, Proc>;
   fetchers: Map<string, Proc>;
@@ -251,7 +260,11 @@ export interface ClusterHarness {
   /** nats-server (JetStream) and redis-server for roles started one by one. */
   services(opts?: ServicesOptions): Promise<Services>;
   /** A coordinator on free ports with a fixed token; `args` e.g. `--death-timeout 60s`. */
-  coordinator(s: RoleOptions, args?: string[]): Promise<Coordinator & { proc: Proc }>;
+  coordinator(
+    s: RoleOptions,
+    args?: string[],
+    who?: { id?: string; token?: string; standby?: boolean },
+  ): Promise<Coordinator & { proc: Proc }>;
   /** A frontier node (not waited for: use `waitForNode`). */
   frontier(opts: FrontierOptions): Proc;
   /** A fetch node (not waited for: use `waitForNode`). */
@@ -331,7 +344,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         coordinator,
         frontiers,
         fetchers,
-        procs: () => [roles.coordinator.proc, ...frontiers.values(), ...fetchers.values()],
+        procs: () => [roles.coordinator.proc, ...(roles.standby ? [roles.standby.proc] : []), ...frontiers.values(), ...fetchers.values()],
         dataDirOf: (id) => dataDirs.get(id),
         async startCoordinator() {
           roles.coordinator = await harness.coordinator(services, opts.coordinatorArgs);
@@ -355,6 +368,20 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         },
       };
       await Promise.all([...opts.frontiers.map((id) => roles.startFrontier(id)), ...opts.fetchers.map((id) => roles.startFetcher(id))]);
+      if (opts.standbyCoordinator) {
+        // Started once coordinator-1 serves (it has the lease), so coordinator-2 is the standby.
+        const standby = await harness.coordinator(services, opts.coordinatorArgs, {
+          id: "coordinator-2",
+          token: coordinator.info.token,
+          standby: true,
+        });
+        roles.standby = standby;
+        roles.coordinators = new Coordinator({
+          adminUrl: `${coordinator.info.adminUrl},${standby.info.adminUrl}`,
+          grpcAddress: `${coordinator.info.grpcAddress},${standby.info.grpcAddress}`,
+          token: coordinator.info.token,
+        });
+      }
       // Handoffs between nodes that joined at once: seconds on an idle box, more on a loaded one (a 3-server
       // NATS cluster replicates every node record write).
       await coordinator.waitForSettledRing(opts.frontiers, 60_000);
@@ -480,8 +507,8 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       return services;
     },
 
-    async coordinator(s, args = []) {
-      const token = crypto.randomUUID().replace(/-/g, "");
+    async coordinator(s, args = [], who = {}) {
+      const token = who.token ?? crypto.randomUUID().replace(/-/g, "");
       const p = proc(
         spawnProc(
           "coordinator",
@@ -489,7 +516,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
             "bun",
             "coordinator/main.ts",
             "--node-id",
-            "coordinator-1",
+            who.id ?? "coordinator-1",
             ...commonFlags(s),
             "--grpc-listen",
             "127.0.0.1:0",
@@ -512,7 +539,9 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         { timeoutMs: 20_000, what: "the coordinator to print its addresses", procs: [p] },
       );
       const c = Object.assign(new Coordinator({ adminUrl: line!.adminUrl, grpcAddress: line!.grpcAddress, token }), { proc: p });
-      await waitUntil(async () => (await c.admin("/readyz")).ok, { timeoutMs: 20_000, what: "the coordinator to be ready", procs: [p] });
+      // A standby serves /healthz and answers /readyz 503 until it takes the lease.
+      const probe = who.standby ? "/healthz" : "/readyz";
+      await waitUntil(async () => (await c.admin(probe)).ok, { timeoutMs: 20_000, what: `the coordinator to answer ${probe}`, procs: [p] });
       return c;
     },
 
