@@ -113,7 +113,7 @@ const log = (line: string) => process.stderr.write(`[scale ${new Date().toISOStr
 export async function runSize(o: SizeOptions): Promise<SizeResult> {
   const memory: MemorySample[] = [sample("start")];
   const dir = mkdtempSync(join(o.dir, `scale-${o.hosts}-`));
-  const store = FrontierStore.open(join(dir, "frontier.sqlite"), { recentLog: true });
+  const store = FrontierStore.open(join(dir, "frontier.sqlite"), { recentLog: true, backgroundCheckpoints: true });
   const seen = LocalBloomSeenSet.openReplaying(join(dir, "seen.bloom"), store);
   const clock = { now: T0 };
   let taskCounter = 0;

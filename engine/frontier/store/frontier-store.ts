@@ -18,18 +18,21 @@
  *   - recent-url-log.ts     admissions since the last seen-set snapshot (embedded mode)
  *   - meta-table.ts         the store's own values (schema, identity, sequence counter)
  *
+ * With `backgroundCheckpoints: true` the WAL is copied into the file by a thread of its own (checkpointer.ts).
+ *
  * With `journal: true` (a frontier node that replicates its partitions) every write to a partition's rows
  * is also noted in the store's change journal (change-journal.ts), committed with the writes; writes made
  * inside `untracked` (replays and imports of another store's rows) are not.
  */
 import type { Database } from "bun:sqlite";
 import { ChangeJournal } from "./change-journal.ts";
+import { BackgroundCheckpointer } from "./checkpointer.ts";
 import { ColdHostTable } from "./cold-host-table.ts";
 import type { Change } from "./changes.ts";
 import { HostStateTable } from "./host-state-table.ts";
 import { MetaTable } from "./meta-table.ts";
 import type { PersistedHost } from "./persisted-host.ts";
-import { dequeueChange, QueueTable, type QueuedUrl } from "./queue-table.ts";
+import { dequeueChange, QueueTable, type QueuedUrl, type QueuePlace } from "./queue-table.ts";
 import { RecentUrlLog } from "./recent-url-log.ts";
 import { RobotsTable, type StoredRobots } from "./robots-table.ts";
 import { ScheduleTable, type ScheduledUrl } from "./schedule-table.ts";
@@ -51,6 +54,11 @@ export interface FrontierStoreOptions {
   recentLog?: boolean;
   /** Keep a change journal of every partition's writes (a frontier node replicating its state). */
   journal?: boolean;
+  /**
+   * Run the WAL checkpoints on a thread of their own (checkpointer.ts), not inside the commits of this
+   * thread (`crawl`'s store; ignored for `:memory:`).
+   */
+  backgroundCheckpoints?: boolean;
 }
 
 export class FrontierStore {
@@ -69,6 +77,7 @@ export class FrontierStore {
   private readonly robots: RobotsTable;
   private readonly recent: RecentUrlLog;
   private readonly meta: MetaTable;
+  private checkpointer: BackgroundCheckpointer | undefined;
   private txDepth = 0;
 
   private constructor(
@@ -94,7 +103,10 @@ export class FrontierStore {
    * that is damaged (corrupt, torn, not SQLite) is found here and refused with StoreDamagedError (store-file.ts).
    */
   static open(path: string, options: FrontierStoreOptions = {}): FrontierStore {
-    return openStoreFile(path, (db) => new FrontierStore(db, options));
+    const store = openStoreFile(path, (db) => new FrontierStore(db, options));
+    // Started once the file is set up (WAL mode, the schema): the thread opens it as it is.
+    if (options.backgroundCheckpoints && path !== ":memory:") store.checkpointer = new BackgroundCheckpointer(path);
+    return store;
   }
 
   /** This store's identity, made when it was created. */
@@ -196,7 +208,7 @@ export class FrontierStore {
   }
 
   /** Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped. */
-  dropLowestPriority(n: number): { partition: number; host: string; url: string }[] {
+  dropLowestPriority(n: number): Array<QueuePlace & { url: string }> {
     const dropped = this.queue.deleteLowest(n);
     for (const d of dropped) {
       this.note(d.partition, dequeueChange(d));
@@ -419,7 +431,10 @@ export class FrontierStore {
     this.meta.set(key, value);
   }
 
+  /** Closes the store: the checkpoint thread stops first, then the WAL is copied into the file and emptied. */
   close(): void {
+    this.checkpointer?.stop();
+    this.checkpointer = undefined;
     this.saveSeq();
     this.db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     this.db.close();

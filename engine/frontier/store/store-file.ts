@@ -42,7 +42,8 @@ function setUp(db: Database, path: string): void {
   db.exec("PRAGMA cache_size = -131072");
   // Checkpoints copy WAL pages into the database and sync it; a busy frontier rewrites the same hot pages
   // (host queues, URL rows) many times between checkpoints, so checkpointing every 64 MiB instead of
-  // every 4 MiB writes each of them once instead of many times.
+  // every 4 MiB writes each of them once instead of many times. With the checkpoint thread (checkpointer.ts)
+  // this is the WAL's bound: the thread has copied most of it by then, and this copies the rest.
   db.exec("PRAGMA wal_autocheckpoint = 16384");
   if (path !== ":memory:") checkSqliteStore(path, sizeOnDisk(path), (sql) => db.query(sql).all() as Array<Record<string, unknown>>);
   const version = storedVersion(db);
