@@ -20,7 +20,7 @@ const gib = (x: number) => (x >= 100 * GiB ? `${int(x / GiB)} GiB` : `${fix(x / 
 const perDay = (x: number) => (x >= TB ? `${fix(x / TB, 2)} TB/day` : `${fix(x / 1e9, 1)} GB/day`);
 const mbps = (x: number) => `${fix(x / 1e6, 1)} MB/s`;
 const millions = (x: number) =>
-  x >= 1e9 ? `${fix(x / 1e9, x % 1e9 === 0 ? 0 : 2)} billion` : `${fix(x / 1e6, x % 1e6 === 0 ? 0 : 1)} million`;
+  x < 1e6 ? int(x) : x >= 1e9 ? `${fix(x / 1e9, x % 1e9 === 0 ? 0 : 2)} billion` : `${fix(x / 1e6, x % 1e6 === 0 ? 0 : 1)} million`;
 
 const ROLE_ORDER: RoleSizing["role"][] = ["fetch", "frontier", "redis-server", "nats-server", "coordinator"];
 

@@ -30,7 +30,7 @@ module "fleet" {
     default_region  = "us-east-1"
     control_region  = "us-east-1"
     coordinators    = 2
-    partitions      = 256
+    partitions      = 256 # docs/sizing.md: at 1 B pages a day 64 partitions leave the busiest frontier node at 1.5x the mean, 256 at 1.3x
     regions         = local.regions
     warc_upload     = "s3://${var.warc_bucket_prefix}-{region}"
   }

@@ -128,7 +128,7 @@ variable "ami_id" {
 }
 
 variable "instance_types" {
-  description = "EC2 instance type per role."
+  description = "EC2 instance type per role. docs/sizing.md gives machine counts per role for a vCPU and memory size (`bun run docs:sizing --vcpu N --memory-gib N`), and how long one Redis's memory lasts."
   type = object({
     nats     = optional(string, "c6i.large")
     redis    = optional(string, "r6i.xlarge")
@@ -154,7 +154,7 @@ variable "root_volume_gb" {
 }
 
 variable "frontier_data_volume" {
-  description = "Each frontier node's own EBS data volume (its SQLite store). It outlives the instance: a replacement instance re-attaches it and resumes."
+  description = "Each frontier node's own EBS data volume (its SQLite store). It outlives the instance: a replacement instance re-attaches it and resumes. Size it from docs/sizing.md (frontier disk per machine and its write rate: a fetched URL keeps ~318 B, a queued one ~104 B)."
   type = object({
     size_gb    = optional(number, 200)
     type       = optional(string, "gp3")
