@@ -14,6 +14,11 @@
  * and hosts with work (what the frontier keeps in memory). Fetch times and outcomes are drawn per host
  * (speed and health) and per fetch; no I/O.
  *
+ * The order in which due hosts are taken is the frontier's (earliest next-allowed time first), kept in a
+ * typed-array heap of its own (event-heap.ts) rather than the frontier's WaitingHostHeap, whose string-keyed
+ * slots would cost about 130 B a host more at 5 million hosts; the cold/warm split of the store is left out
+ * (it changes where a host waits, not when it may be asked).
+ *
  * Measured after a warm-up (hosts start idle, the busiest fill their queues), over `seconds` of virtual time.
  * Runs at 5 million hosts in about 16 s and 2.5 GB of RSS on the 2-core box (one event per host in the heap).
  */

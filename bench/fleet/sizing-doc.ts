@@ -139,6 +139,11 @@ export function renderSizing(inputs: FleetInputs, results: readonly TargetSizing
       `${scale}: ${frontier.diskBytesPerQueuedUrl} B a queued URL (${a.queueDaysAhead} day queued ahead), ${frontier.diskBytesPerFetchedUrl} B a fetched URL (${a.horizonDays} days of new URLs), ${frontier.diskBytesPerHost} B a host`,
     );
     row(
+      "frontier disk added a day",
+      (r) => perDay(r.frontierDisk.fetchedUrls / a.horizonDays),
+      `${scale}: ${frontier.diskBytesPerFetchedUrl} B a fetched URL, every page a new URL`,
+    );
+    row(
       "frontier disk per machine",
       (r) => gib(r.frontierDisk.total / r.roles.find((x) => x.role === "frontier")!.machines),
       "the row above over the frontier machines (the Terraform module's data volume defaults to 200 GB)",
