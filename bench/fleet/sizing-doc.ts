@@ -217,17 +217,18 @@ export function renderSizing(inputs: FleetInputs, results: readonly TargetSizing
     "Per region, the simulated fetches per partition (hosts placed by `partitionOf`, the real hash), partitions placed",
     `on the frontier nodes the model needs by the real ring (\`computeRing\`, ${a.partitions === 64 ? "64" : a.partitions} partitions configured, 128 virtual nodes a node):`,
     "",
-    "| pages/day | region | partitions | frontier nodes | busiest partition / mean | busiest node / mean | partitions a node (max / mean) | idle nodes |",
-    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| pages/day | region | partitions | frontier nodes | fetches a partition in the window (mean) | busiest partition / mean | busiest node / mean | partitions a node (max / mean) | idle nodes |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
   );
   for (const t of results)
     for (const c of t.spread)
       p(
-        `| ${millions(t.sizing.pagesPerDay)} | ${c.region} | ${c.partitions} | ${c.nodes} | ${fix(c.partitionMaxOverMean, 2)} | ${fix(c.nodeMaxOverMean, 2)} | ${c.maxPartitionsPerNode} / ${fix(c.meanPartitionsPerNode, 1)} | ${c.idleNodes} |`,
+        `| ${millions(t.sizing.pagesPerDay)} | ${c.region} | ${c.partitions} | ${c.nodes} | ${int(c.meanPartitionFetches)} | ${fix(c.partitionMaxOverMean, 2)} | ${fix(c.nodeMaxOverMean, 2)} | ${c.maxPartitionsPerNode} / ${fix(c.meanPartitionsPerNode, 1)} | ${c.idleNodes} |`,
       );
   p(
     "",
-    "Partitions are even among themselves (politeness caps the biggest hosts, and millions of hosts average out); the",
+    "Partitions are even among themselves where the window gave them many fetches (politeness caps the biggest hosts, and",
+    "millions of hosts average out; with a few dozen fetches a partition the max/mean is mostly the sample's noise); the",
     "unevenness is the ring's: few partitions per node leave the busiest node well above the mean, and the model buys",
     "frontier capacity for that busiest node. More partitions per node flatten it.",
     "",

@@ -14,6 +14,8 @@ export interface SpreadCheck {
   region: string;
   partitions: number;
   nodes: number;
+  /** Fetches a partition had on average in the simulated window (few: the max/mean is partly sampling noise). */
+  meanPartitionFetches: number;
   /** Busiest partition's fetches over the mean partition's. */
   partitionMaxOverMean: number;
   /** Busiest node's fetches (its partitions' sum) over the mean node's. */
@@ -92,6 +94,7 @@ export function spreadCheck(region: string, load: Float64Array, nodes: number): 
     region,
     partitions,
     nodes,
+    meanPartitionFetches: total / partitions,
     partitionMaxOverMean: total > 0 ? maxPartition / (total / partitions) : 0,
     nodeMaxOverMean: total > 0 ? maxNode / (total / nodes) : 0,
     maxPartitionsPerNode: maxParts,
