@@ -21,11 +21,17 @@ import type { FrontierState } from "./frontier-state.ts";
 export class Screening {
   constructor(private readonly s: FrontierState) {}
 
-  /** The URLs a host has queued, in memory or cold in the store (the per-host trap limit). */
+  /**
+   * The URLs a host has queued, in memory or cold in the store (the per-host trap limit). For a cold host,
+   * a bound below the limit gives the trap check the same answer as its count, without reading its row.
+   */
   private hostQueued(host: string): number {
     const entry = this.s.hosts.get(host);
     if (entry) return entry.queued;
-    return this.s.coldHosts > 0 ? (this.s.store.cold.get(host)?.queued ?? 0) : 0;
+    if (this.s.coldHosts <= 0) return 0;
+    const atMost = this.s.store.cold.queuedAtMost(host);
+    if (atMost < this.s.policy.maxQueuePerHost) return atMost;
+    return this.s.store.cold.get(host)?.queued ?? 0;
   }
 
   /** The URLs worth a seen check, each once; refusals are counted in `tally` by their reason. */
