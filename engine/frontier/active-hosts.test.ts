@@ -15,7 +15,7 @@ import { FrontierStore, type QueuedUrl } from "./store/frontier-store.ts";
 const T0 = Date.UTC(2026, 10, 29, 12);
 const PARTITIONS = 16;
 
-function setup() {
+function setup(opts: { hotHosts?: number } = {}) {
   const clock = { now: T0 };
   const state = new FrontierState({
     store: FrontierStore.open(":memory:"),
@@ -25,6 +25,7 @@ function setup() {
     maxQueued: 1_000_000,
     now: () => clock.now,
     newTaskId: () => "t",
+    ...opts,
   });
   return { state, hosts: new ActiveHosts(state), clock };
 }
@@ -71,6 +72,33 @@ describe("active hosts", () => {
     expect(hosts.get("a.test")).toBeUndefined();
     expect(state.waiting.size).toBe(0);
     expect(state.totalQueued).toBe(0);
+  });
+
+  test("active hosts - a lean host's next priority follows its queue without keeping its head: a better URL queued, the head fetched", () => {
+    const { state, hosts } = setup({ hotHosts: 0 });
+    const queue = (path: string, priority: QueuedUrl["priority"]) => {
+      const u = { ...item("a.test", path), priority };
+      hosts.queued(u, state.store.enqueue(u));
+    };
+    queue("/deep", 3);
+    const entry = hosts.get("a.test")!;
+    expect(hosts.headPriority(entry)).toBe(3);
+    queue("/shallow", 2);
+    queue("/deeper", 3);
+    expect(hosts.headPriority(entry)).toBe(2);
+    expect(entry.head).toBeUndefined();
+    const head = hosts.headOf(entry)!;
+    expect(head.url).toBe("http://a.test/shallow");
+    state.store.dequeue(head);
+    hosts.dequeued(entry, head);
+    hosts.settle(entry);
+    expect(hosts.headPriority(entry)).toBe(3);
+    for (let i = 0; i < 2; i++) {
+      const h = hosts.headOf(entry)!;
+      state.store.dequeue(h);
+      hosts.dequeued(entry, h);
+    }
+    expect(hosts.headPriority(entry)).toBeUndefined();
   });
 
   test("active hosts - a URL the store did not add leaves memory as it was", () => {

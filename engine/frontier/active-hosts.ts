@@ -48,15 +48,23 @@ const COMPILED_ROBOTS_KEPT = 4_096;
 /** The state of every host never fetched, shared: states are replaced, never changed. */
 const UNTOUCHED: HostState = Object.freeze(newHostState());
 
+/** What a robots.txt body compiles to: its rules for our user agent, and whether it names sitemaps. */
+type CompiledRobots = { policy: RobotsPolicy | undefined; namesSitemaps: boolean };
+/** A robots.txt without rules to read (allow-all, disallow-all): no policy, no sitemaps named. */
+const NOT_PARSED: CompiledRobots = Object.freeze({ policy: undefined, namesSitemaps: false });
+
 export class ActiveHosts {
   /** Compiled robots.txt rules by body, the oldest dropped first (Map order). */
-  private readonly compiled = new Map<string, RobotsPolicy | undefined>();
+  private readonly compiled = new Map<string, CompiledRobots>();
 
   /** Hosts in memory at most before hosts go cold. */
   readonly warmLimit: number;
+  /** Active hosts past which hosts are lean. */
+  private readonly hotLimit: number;
 
   constructor(private readonly s: FrontierState) {
     this.warmLimit = Math.max(1, s.opts.warmHosts ?? WARM_HOSTS);
+    this.hotLimit = s.opts.hotHosts ?? HOT_HOSTS;
     // Derived from the queue: the hosts with work are loaded again (loadWithWork), some of them cold.
     s.store.cold.clear();
     s.coldHosts = 0;
@@ -114,9 +122,9 @@ export class ActiveHosts {
     this.s.store.saveHost(entry.key, entry.partition, persisted);
   }
 
-  /** Past HOT_HOSTS, only hosts with a fetch in flight keep their head and robots.txt in memory. */
+  /** Past HOT_HOSTS (`hotHosts`), only hosts with a fetch in flight keep their head and robots.txt in memory. */
   get lean(): boolean {
-    return this.s.hosts.size > HOT_HOSTS;
+    return this.s.hosts.size > this.hotLimit;
   }
 
   /** Puts a host where it belongs: waiting for its time, or forgotten when it has nothing to do. */
@@ -280,14 +288,21 @@ export class ActiveHosts {
   /** The head of the host's queue, read from the store once per change (its count is put right when it has none). */
   headOf(entry: HostEntry): QueuedUrl | undefined {
     if (!entry.head) entry.head = this.s.store.head(entry.partition, entry.key);
+    entry.nextPriority = entry.head?.priority ?? 0;
     if (!entry.head) entry.queued = 0;
     return entry.head;
   }
 
-  /** The priority of the host's next URL, without keeping its head in memory when lean. */
+  /**
+   * The priority of the host's next URL, without keeping its head in memory when lean: the priority alone is
+   * kept (nextPriority), so a host whose head has not changed since its last turn (after robots.txt or a
+   * sitemap) is filed without reading it again.
+   */
   headPriority(entry: HostEntry): QueuedUrl["priority"] | undefined {
     if (entry.head || !this.lean) return this.headOf(entry)?.priority;
+    if (entry.nextPriority !== undefined) return entry.nextPriority === 0 ? undefined : entry.nextPriority;
     const head = this.s.store.head(entry.partition, entry.key);
+    entry.nextPriority = head?.priority ?? 0;
     if (!head) entry.queued = 0;
     return head?.priority;
   }
@@ -296,37 +311,44 @@ export class ActiveHosts {
   robotsOf(entry: HostEntry): HostEntry["robots"] {
     if (!entry.robots) {
       const stored = this.s.store.loadRobots(entry.key);
-      if (stored) entry.robots = { stored: withoutBody(stored), policy: this.compile(stored) };
+      entry.robotsExpiresAt = stored?.expiresAt ?? 0;
+      if (stored) entry.robots = { stored: withoutBody(stored), ...this.compile(stored) };
     }
     return entry.robots;
   }
 
-  /** The host's robots.txt with its text, as the store has it (the entry keeps only the compiled rules). */
-  robotsText(entry: HostEntry): StoredRobots | undefined {
-    return this.s.store.loadRobots(entry.key);
-  }
-
-  /** Whether the host's robots.txt must be fetched before anything else (none, or expired at `now`). */
+  /**
+   * Whether the host's robots.txt must be fetched before anything else (none, or expired at `now`). A lean
+   * host keeps only the time its robots.txt expires (robotsExpiresAt), so the store is read for it once,
+   * not at every turn: robots.txt changes only through `setRobots`.
+   */
   needsRobots(entry: HostEntry, now: number): boolean {
-    const stored = entry.robots?.stored ?? (this.lean ? this.s.store.loadRobots(entry.key) : this.robotsOf(entry)?.stored);
-    return !stored || stored.expiresAt <= now;
+    let expiresAt = entry.robots?.stored.expiresAt ?? entry.robotsExpiresAt;
+    if (expiresAt === undefined) {
+      if (this.lean) expiresAt = entry.robotsExpiresAt = this.s.store.loadRobots(entry.key)?.expiresAt ?? 0;
+      else expiresAt = this.robotsOf(entry)?.stored.expiresAt ?? 0;
+    }
+    return expiresAt <= now;
   }
 
   /** The host's robots.txt as just fetched and stored, compiled into its entry. */
   setRobots(entry: HostEntry, stored: StoredRobots): NonNullable<HostEntry["robots"]> {
-    entry.robots = { stored: withoutBody(stored), policy: this.compile(stored) };
+    entry.robots = { stored: withoutBody(stored), ...this.compile(stored) };
+    entry.robotsExpiresAt = stored.expiresAt;
     return entry.robots;
   }
 
-  /** Compiled rules, shared by every host whose robots.txt has the same body. */
-  private compile(stored: StoredRobots): RobotsPolicy | undefined {
-    if (stored.verdict !== "parse") return undefined;
+  /** Compiled rules and whether the text names sitemaps, shared by every host whose robots.txt has the same body. */
+  private compile(stored: StoredRobots): CompiledRobots {
+    if (stored.verdict !== "parse") return NOT_PARSED;
     const body = stored.body ?? "";
-    if (this.compiled.has(body)) return this.compiled.get(body);
-    const policy = compileRobots(stored, this.s.policy.userAgent);
+    const known = this.compiled.get(body);
+    if (known) return known;
+    const parsed = parseRobots(body);
+    const compiled = { policy: policyFor(parsed, this.s.policy.userAgent), namesSitemaps: parsed.sitemaps.length > 0 };
     if (this.compiled.size >= COMPILED_ROBOTS_KEPT) this.compiled.delete(this.compiled.keys().next().value!);
-    this.compiled.set(body, policy);
-    return policy;
+    this.compiled.set(body, compiled);
+    return compiled;
   }
 
   /** A URL's place in memory once the store has queued it (`seq` undefined: it was not added). */
@@ -339,15 +361,19 @@ export class ActiveHosts {
     const entry = this.activateOrCool(item.host, item.partition, 1);
     if (!entry) return;
     entry.queued++;
+    // Behind the URLs of its priority: the next priority changes only for a better one, or an empty queue's first.
+    if (entry.nextPriority !== undefined && (entry.nextPriority === 0 || item.priority < entry.nextPriority)) entry.nextPriority = item.priority;
     if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
     if (!entry.head && entry.queued === 1 && !this.lean) entry.head = { ...item, seq };
     this.settle(entry);
   }
 
-  /** A URL left its host's queue (fetched, disallowed): counts, the cached head and the pattern trap follow. */
-  dequeued(entry: HostEntry, item: QueuedUrl): void {
+  /** A URL left its host's queue (fetched, disallowed, dropped): counts, the cached head and the pattern trap follow. */
+  dequeued(entry: HostEntry, item: Pick<QueuedUrl, "priority" | "seq" | "url">): void {
     entry.queued--;
     this.s.totalQueued--;
+    // One of the next priority may have been the last of it: the next priority is read again.
+    if (entry.nextPriority !== undefined && (entry.nextPriority === 0 || item.priority <= entry.nextPriority)) entry.nextPriority = undefined;
     if (entry.head && entry.head.seq === item.seq && entry.head.priority === item.priority) entry.head = undefined;
     this.s.patterns.remove(entry.key, item.url);
   }
@@ -399,6 +425,7 @@ export class ActiveHosts {
       if (!old) continue;
       if (old.inFlight && !releaseFlights) {
         old.head = undefined;
+        old.nextPriority = undefined;
         old.queued = store.queuedForHost(old.partition, key);
         old.sitemaps = store.sitemaps.pendingFor(old.partition, key);
         continue;
@@ -447,8 +474,4 @@ export class ActiveHosts {
 /** The stored robots.txt without its text: the compiled rules are what is consulted, and they are shared. */
 function withoutBody(stored: StoredRobots): StoredRobots {
   return stored.body === undefined ? stored : { verdict: stored.verdict, fetchedAt: stored.fetchedAt, expiresAt: stored.expiresAt };
-}
-
-function compileRobots(stored: { verdict: string; body?: string }, userAgent: string) {
-  return stored.verdict === "parse" ? policyFor(parseRobots(stored.body ?? ""), userAgent) : undefined;
 }

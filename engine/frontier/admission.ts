@@ -206,11 +206,11 @@ export class Admission {
       for (const d of this.s.store.dropLowestPriority(excess)) {
         const entry = this.s.hosts.get(d.host);
         if (entry) {
-          entry.queued--;
-          if (entry.head?.url === d.url) entry.head = undefined;
+          this.hosts.dequeued(entry, d);
+        } else {
+          this.s.totalQueued--;
+          this.s.patterns.remove(d.host, d.url);
         }
-        this.s.totalQueued--;
-        this.s.patterns.remove(d.host, d.url);
         this.s.counters.add("frontier.dropped-size-limit");
       }
     });

@@ -71,6 +71,11 @@ export interface FrontierOptions {
    * the store by due time and are warmed as room is made (active-hosts.ts). Default WARM_HOSTS (100,000).
    */
   warmHosts?: number;
+  /**
+   * Active hosts past which a host keeps its queue head and robots.txt in memory only while it has a fetch
+   * in flight (active-hosts.ts). Default HOT_HOSTS (50,000); tests set it low to drive the lean path.
+   */
+  hotHosts?: number;
 }
 
 export class FrontierState {

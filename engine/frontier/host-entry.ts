@@ -20,9 +20,20 @@ export interface HostEntry {
   /** Sitemaps waiting to be read (a host with one is active even with an empty queue). */
   sitemaps: number;
   head?: QueuedUrl;
+  /**
+   * The priority of its queue's head (0: the queue is empty), kept when `head` is let go (a lean host) and
+   * put right by every enqueue and dequeue (active-hosts.ts); undefined until read, or after a dequeue.
+   */
+  nextPriority?: QueuedUrl["priority"] | 0;
   /** The task in flight, its queue row or sitemap row, and the URL's stored state when it was handed out. */
   inFlight?: { task: FetchTask; item?: QueuedUrl; prev?: UrlRow; sitemap?: SitemapRow };
-  robots?: { stored: StoredRobots; policy?: RobotsPolicy };
+  /** Its robots.txt (without the text), compiled; `namesSitemaps`: the text names sitemaps (sitemap-refs.ts). */
+  robots?: { stored: StoredRobots; policy?: RobotsPolicy; namesSitemaps: boolean };
+  /**
+   * When its robots.txt expires (0: none stored), kept when `robots` is let go (a lean host), so that a
+   * turn does not read robots.txt twice; undefined until read.
+   */
+  robotsExpiresAt?: number;
   pagesToday: DailyCounter | null;
   /** Operator override of the minimum gap for this host (0: none). */
   minGapOverrideMs: number;

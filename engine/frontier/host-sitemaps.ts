@@ -80,8 +80,7 @@ export class HostSitemaps {
 
   /** Whether a sitemap row of the host is its probed /sitemap.xml (sitemap-refs.ts). */
   isProbe(entry: HostEntry, row: SitemapRow): boolean {
-    // The text itself (kept in the store, not in memory): whether it names this sitemap.
-    const robots = this.hosts.robotsText(entry);
-    return isSitemapProbe(row, robots?.verdict === "parse" ? (robots.body ?? "") : undefined);
+    // A sitemap task was handed out with the host's robots.txt in its entry, which says whether it names sitemaps.
+    return isSitemapProbe(row, this.hosts.robotsOf(entry)?.namesSitemaps ?? false);
   }
 }

@@ -36,12 +36,12 @@ export function probeUrlOf(url: string): string {
 
 /**
  * Whether a sitemap is the probe: `/sitemap.xml` of its host, not from an index nor a redirect, on a host
- * whose robots.txt (its stored body; none for a robots.txt that was absent) names no sitemap. A robots.txt
- * that names `/sitemap.xml` itself makes it a named sitemap, counted as one.
+ * whose robots.txt names no sitemap (`robotsNamesSitemaps` false; an absent robots.txt names none). A
+ * robots.txt that names `/sitemap.xml` itself makes it a named sitemap, counted as one.
  */
-export function isSitemapProbe(row: { url: string; fromIndex: boolean; hops: number }, robotsBody: string | undefined): boolean {
+export function isSitemapProbe(row: { url: string; fromIndex: boolean; hops: number }, robotsNamesSitemaps: boolean): boolean {
   if (row.fromIndex || row.hops > 0 || row.url !== probeUrlOf(row.url)) return false;
-  return robotsBody === undefined || parseRobots(robotsBody).sitemaps.length === 0;
+  return !robotsNamesSitemaps;
 }
 
 /** A probe's answer that says the host has no sitemap there: 404 or 410, counted quietly. */
