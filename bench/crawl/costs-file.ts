@@ -25,6 +25,7 @@ export function measuredCosts(scenario: Scenario, results: readonly CrawlResult[
           peakRssBytes: ours.peakRssBytes,
           violations: ours.violations,
           connectionsPerHost: r3(ours.connectionsPerHost),
+          processesPerHost: r3(ours.hostAffinity.processesPerHost),
           otherLoadCpuSeconds: r3(ours.otherLoadCpuSeconds),
         }
       : null,

@@ -99,7 +99,7 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     if (r.processes) for (const line of roleTable(r)) out.push(line);
     else if (r.hostsRequested > 0)
       out.push(
-        `    test web: ${r.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
+        `    test web: ${r.hostAffinity.processesPerHost.toFixed(2)} crawler processes per host (${(100 * r.hostAffinity.placedShare).toFixed(0)} % of requests placed); ${r.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
       );
     if (r.otherLoadCpuSeconds > BUSY_BOX_SHARE * r.seconds) {
       out.push(

@@ -125,6 +125,8 @@ export function serverCosts(r: CrawlResult) {
     redisBytesPerPageByFamily: Object.fromEntries(s.keyFamilies.map((f) => [f.family, round(per(f.bytes, r.pages), 1)])),
     redisKeysByFamily: Object.fromEntries(s.keyFamilies.map((f) => [f.family, f.keys])),
     connectionsPerHost: r.connectionsPerHost,
+    processesPerHost: r.hostAffinity.processesPerHost,
+    processesPerHostPlacedShare: r.hostAffinity.placedShare,
     proxyConnections: r.connections,
   };
 }
@@ -194,7 +196,7 @@ export function roleTable(r: CrawlResult): string[] {
         `nats-server wrote ${kb(s.natsDiskBytesPerPage)} KB/page to disk`,
     );
     out.push(
-      `    test web: ${s.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
+      `    test web: ${r.hostAffinity.processesPerHost.toFixed(2)} fetch processes per host (${(100 * r.hostAffinity.placedShare).toFixed(0)} % of requests placed by their connection's port); ${s.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
     );
   }
   return out;

@@ -24,6 +24,7 @@ import { cpuSeconds, ioBytes, machineBusySeconds, mainThreadCpuSeconds, memory }
 import { logClock as webNow } from "../../tests/testweb/clock.ts";
 import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
 import type { ServerReport } from "./roles.ts";
+import { type HostAffinity, hostAffinity, portOwners } from "./affinity.ts";
 
 export interface Scenario {
   hosts: number;
@@ -169,6 +170,12 @@ export interface CrawlResult {
    * requests are spread over fetchers or connections are not kept alive.
    */
   connectionsPerHost: number;
+  /**
+   * Per host, the distinct crawler processes its requests in the window came from (the client port of each
+   * request's connection to the test web, placed by /proc at the window's end): 1 when a host stays with
+   * one fetcher.
+   */
+  hostAffinity: HostAffinity;
   /** With `observe`: the servers' figures, with the pages they are divided by. */
   servers?: ServerReport;
 }
@@ -278,6 +285,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     }
     await Bun.sleep(Math.max(0, windowEnd - webNow()));
     const connections = web.connections;
+    const owners = portOwners(web.port, processTree ? processTree.processes().map((p) => p.pid) : [proc.pid]);
     const observing = crawler.observe?.("end");
     clearInterval(sampler);
     clearInterval(treeSampler);
@@ -371,6 +379,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       stopSeconds,
       connections,
       ...hostConnections(web.requests, windowStart, windowEnd),
+      hostAffinity: hostAffinity(web.requests, windowStart, windowEnd, owners),
       ...(servers ? { servers } : {}),
       exitCode: stopped ? proc.exitCode : null,
       logFile,

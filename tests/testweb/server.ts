@@ -90,6 +90,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     }
     const rec = record(log, req, res, target);
     rec.connection = connectionIds.get(req.socket);
+    rec.clientPort = req.socket.remotePort;
     const behaviour = lookup(target.host);
     if (!behaviour) {
       send(res, 502, `testweb: no such host ${target.host}\n`, "text/plain");

@@ -127,6 +127,8 @@ export interface RequestRecord {
    * Distinct values per host say how many connections a crawler opened for the host (host affinity).
    */
   connection?: number;
+  /** The client's port of that connection: with /proc/net/tcp it names the process that sent the request. */
+  clientPort?: number;
 }
 
 /**
