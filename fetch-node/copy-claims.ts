@@ -10,7 +10,11 @@
  *                (`fetcher.tasks.duplicate-copy-dropped`);
  *   held         this copy's attempt, on another node, holds the task's outputs until the bus takes them
  *                (it renews that word while it waits): hand it back unfetched, its result is still to come;
- *   done         the task's outputs are stored already: ack and drop (`fetcher.tasks.done-dropped`).
+ *   done         the task's outputs are stored already: ack and drop (`fetcher.tasks.done-dropped`);
+ *   stale        the task was issued under an older ownership epoch of its partition than a task already
+ *                claimed (`FetchTask.ownerEpoch`): its issuer no longer owns the partition (it was
+ *                paused or cut off and has not noticed yet) and the new owner hands out its own task for
+ *                the host; ack and drop unfetched (`fetcher.tasks.stale-owner-dropped`).
  *
  * When the claims cannot answer (Redis down or failing over) the task is fetched as if new: availability
  * first, since a second copy or a repeated first delivery exists only after a NATS restart, so a page
@@ -19,7 +23,7 @@
  * with the count, and once when the claims answer again.
  */
 import { errorFields } from "../core/errors/index.ts";
-import type { FetchClaim, FetchClaims, Log } from "../core/ports/index.ts";
+import type { FetchClaim, FetchClaims, Log, TaskOwner } from "../core/ports/index.ts";
 import type { Counters } from "../core/stats/index.ts";
 
 export interface CopyClaimsOptions {
@@ -44,10 +48,10 @@ export class CopyClaims {
   }
 
   /** The claim of `copy` of the task; `new` when the claims cannot answer. Counts and logs the drops. */
-  async claim(taskId: string, copy: number): Promise<FetchClaim> {
+  async claim(taskId: string, copy: number, owner?: TaskOwner): Promise<FetchClaim> {
     let answer: FetchClaim;
     try {
-      answer = await this.opts.claims.claim(taskId, copy, this.opts.ttlMs);
+      answer = await this.opts.claims.claim(taskId, copy, this.opts.ttlMs, owner);
     } catch (error) {
       this.unavailable(error, "claim", taskId);
       return { kind: "new" };
@@ -56,6 +60,15 @@ export class CopyClaims {
     if (answer.kind === "other-copy") {
       this.opts.counters.add("fetcher.tasks.duplicate-copy-dropped");
       this.opts.log.info("a second stored copy of a task another copy holds: dropped unfetched", { task: taskId, copy });
+    } else if (answer.kind === "stale") {
+      this.opts.counters.add("fetcher.tasks.stale-owner-dropped");
+      this.opts.log.warn("a task of a former owner of its partition: dropped unfetched", {
+        task: taskId,
+        copy,
+        partition: owner?.partition,
+        taskOwnerEpoch: owner?.epoch,
+        partitionOwnerEpoch: answer.ownerEpoch,
+      });
     } else if (answer.kind === "done") {
       this.opts.counters.add("fetcher.tasks.done-dropped");
       this.opts.log.info("a task delivered again after it was done: dropped unfetched", { task: taskId, copy });

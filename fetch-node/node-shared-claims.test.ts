@@ -188,6 +188,29 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
     await got.sub.stop();
   });
 
+  test("fetch nodes - a task of a former owner of its partition, claimed after the new owner's first task, is dropped unfetched", async () => {
+    const f1 = await startFetchNode("f1");
+    const f2 = await startFetchNode("f2");
+    const got = results();
+    const stamped = (path: string, id: string, ownerEpoch: number) => ({ ...pageTask(`${server.origin}${path}`, id), ownerEpoch });
+    // The partition's owner since epoch 2, then a new owner since epoch 4 (the first was declared dead while paused).
+    await bus.publishTask("us", stamped("/first-owner", "task-first-owner", 2));
+    await waitFor(() => got.got.length === 1, 10_000);
+    await bus.publishTask("us", stamped("/new-owner", "task-new-owner", 4));
+    await waitFor(() => got.got.length === 2, 10_000);
+    // The former owner, thawed, hands out a task before it learns the ring: never sent to the host.
+    await bus.publishTask("us", stamped("/former-owner", "task-former-owner", 2));
+    const staleDropped = () => f1.counters.get("fetcher.tasks.stale-owner-dropped") + f2.counters.get("fetcher.tasks.stale-owner-dropped");
+    await waitFor(() => bus.depth("us/fetchers") === 0 && staleDropped() === 1, 10_000);
+    expect(requests.get("/former-owner")).toBeUndefined();
+    expect(got.got.map((r) => r.taskId)).toEqual(["task-first-owner", "task-new-owner"]);
+    // A task without an epoch (embedded, an older release) is not fenced.
+    await bus.publishTask("us", pageTask(`${server.origin}/unstamped`, "task-unstamped"));
+    await waitFor(() => got.got.length === 3, 10_000);
+    expect(requests.get("/unstamped")).toBe(1);
+    await got.sub.stop();
+  });
+
   test("fetch nodes - when Redis cannot answer, a task is fetched anyway and counted as unclaimed", async () => {
     const node = await startFetchNode("f1");
     const got = results();

@@ -2,9 +2,11 @@
  * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks (the shared durable
  * consumer `fetchers` on `crawl.fetch.<region>`), and for each task, in this order:
  *
- *   claim(task id, copy)                  the region's fetch claims (copy-claims.ts): another stored copy
- *                                         of a task stored twice, or a task already done, is acked and
- *                                         dropped unfetched; a repeat of this copy is a redelivery
+ *   claim(task id, copy, owner)           the region's fetch claims (copy-claims.ts): another stored copy
+ *                                         of a task stored twice, a task already done, or a task of a
+ *                                         former owner of its partition (an older ownership epoch than
+ *                                         one claimed already) is acked and dropped unfetched; a repeat
+ *                                         of this copy is a redelivery
  *   worker.run(task)                      fetch, parse, fingerprint, write WARC (engine/fetch/pipeline)
  *   publishUrls per (region, partition)   the links, grouped by their hosts' owners (core/addressing)
  *   publishResult(region, result)         to `crawl.results.<region>.<task partition>`, the host's owner
@@ -297,10 +299,11 @@ export class FetchNode {
 
   /** Claims, fetches, publishes and acks one delivery of a task no other attempt of this node holds. */
   private async attempt(d: Delivery<FetchTask>, task: FetchTask): Promise<void> {
-    const claim = await this.copies.claim(task.taskId, d.copy);
-    if (claim.kind === "other-copy" || claim.kind === "done") {
-      // Another stored copy holds the task (fetched, or being fetched), or its outputs are stored already:
-      // this delivery must never reach the host.
+    const owner = task.ownerEpoch ? { partition: task.partition, epoch: task.ownerEpoch } : undefined;
+    const claim = await this.copies.claim(task.taskId, d.copy, owner);
+    if (claim.kind === "other-copy" || claim.kind === "done" || claim.kind === "stale") {
+      // Another stored copy holds the task (fetched, or being fetched), or its outputs are stored already,
+      // or its issuer no longer owns the host's partition: this delivery must never reach the host.
       await this.settle(d);
       return;
     }

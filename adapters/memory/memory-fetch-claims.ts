@@ -5,7 +5,7 @@
  * each call sweeps up to two expired ones from the oldest end, so with one TTL (a fetch node's) memory
  * stays at the claims of the last `ttlMs`.
  */
-import type { FetchClaim, FetchClaims } from "../../core/ports/index.ts";
+import type { FetchClaim, FetchClaims, TaskOwner } from "../../core/ports/index.ts";
 
 export interface MemoryFetchClaimsOptions {
   /** Clock of the claims (their age and expiry). Default Date.now. */
@@ -27,14 +27,21 @@ interface Held {
 export class MemoryFetchClaims implements FetchClaims {
   /** Task id -> claim, in the order set (so the oldest expire first, with one TTL). */
   private readonly claims = new Map<string, Held>();
+  /** Partition -> the highest ownership epoch a task of it was claimed under (one number per partition). */
+  private readonly ownerEpochs = new Map<number, number>();
   private readonly now: () => number;
 
   constructor(options: MemoryFetchClaimsOptions = {}) {
     this.now = options.now ?? Date.now;
   }
 
-  async claim(taskId: string, copy: number, ttlMs: number): Promise<FetchClaim> {
+  async claim(taskId: string, copy: number, ttlMs: number, owner?: TaskOwner): Promise<FetchClaim> {
     checkTtl(ttlMs);
+    if (owner) {
+      const floor = this.ownerEpochs.get(owner.partition) ?? 0;
+      if (owner.epoch < floor) return { kind: "stale", ownerEpoch: floor };
+      if (owner.epoch > floor) this.ownerEpochs.set(owner.partition, owner.epoch);
+    }
     const now = this.now();
     this.sweep(now);
     const held = this.claims.get(taskId);
@@ -69,6 +76,7 @@ export class MemoryFetchClaims implements FetchClaims {
 
   async close(): Promise<void> {
     this.claims.clear();
+    this.ownerEpochs.clear();
   }
 
   /** Deleted first, so a claim set again goes to the end of the insertion order. */

@@ -6,6 +6,9 @@
  *   crawler:fetch-claim:<task id>   string, expiring: `<copy>@<ms>`, the stream sequence of the copy holding
  *                                   the task and when it claimed it (Redis's clock), then `@<ms>` until
  *                                   when its attempt holds the outputs once it said so (hold), or `done`
+ *   crawler:fetch-owner-epoch:<p>   string, kept: the highest ownership epoch a task of partition p was
+ *                                   claimed under (a claim with an owner: a task of an older epoch is
+ *                                   `stale`); one key per partition, a few bytes each
  *
  * A claim is one script call (one round trip): it reads Redis's clock (`TIME`, so every node's claims are
  * aged on one clock), sets the claim when there is none or reads the one there, and answers new / again
@@ -18,21 +21,31 @@
  * 1,157 pages a second (100 million a day) with the default 10 min TTL holds about 694,000 keys, nearly all
  * done: about 111 MB.
  */
-import type { FetchClaim, FetchClaims } from "../../core/ports/index.ts";
+import type { FetchClaim, FetchClaims, TaskOwner } from "../../core/ports/index.ts";
 import { connectRedis, redisCommandError, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
 
 export interface RedisFetchClaimsOptions {
-  /** Prepended to every key (default "crawler:fetch-claim:"). */
+  /** Prepended to every claim's key (default "crawler:fetch-claim:"). */
   keyPrefix?: string;
+  /** Prepended to every partition's ownership epoch key (default "crawler:fetch-owner-epoch:"). */
+  ownerEpochPrefix?: string;
 }
 
 /**
- * KEYS[1]: the claim; ARGV[1]: the copy, ARGV[2]: the TTL in ms. Returns { answer, age in ms }. `SET NX GET`
- * (Redis 7.0+) sets the claim only when there is none and returns what was there: the read and the write
- * in one command, as the exact content claim does.
+ * KEYS[1]: the claim, KEYS[2]: the partition's ownership epoch; ARGV[1]: the copy, ARGV[2]: the TTL in ms,
+ * ARGV[3]: the task's ownership epoch ('' for a task without one: KEYS[2] is then not touched). Returns
+ * { answer, age in ms } (for `stale`, the partition's epoch). `SET NX GET` (Redis 7.0+) sets the claim only
+ * when there is none and returns what was there: the read and the write in one command, as the exact
+ * content claim does.
  */
 const CLAIM_LUA = `
+if ARGV[3] ~= '' then
+  local epoch = tonumber(ARGV[3])
+  local floor = tonumber(redis.call('GET', KEYS[2]) or '0') or 0
+  if epoch < floor then return {'stale', floor} end
+  if epoch > floor then redis.call('SET', KEYS[2], ARGV[3]) end
+end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local v = redis.call('SET', KEYS[1], ARGV[1] .. '@' .. string.format('%d', now), 'NX', 'GET', 'PX', ARGV[2])
@@ -73,6 +86,7 @@ const holdScript = new LuaScript(HOLD_LUA);
 
 export class RedisFetchClaims implements FetchClaims {
   readonly keyPrefix: string;
+  readonly ownerEpochPrefix: string;
   private closed = false;
 
   /** Uses `client`, which the caller keeps and closes (see `RedisFetchClaims.connect`). */
@@ -82,6 +96,7 @@ export class RedisFetchClaims implements FetchClaims {
     private readonly ownsClient = false,
   ) {
     this.keyPrefix = options.keyPrefix ?? "crawler:fetch-claim:";
+    this.ownerEpochPrefix = options.ownerEpochPrefix ?? "crawler:fetch-owner-epoch:";
   }
 
   /** Connects to `url` and returns claims that close the connection on `close()`. */
@@ -94,12 +109,16 @@ export class RedisFetchClaims implements FetchClaims {
     return new RedisFetchClaims(client, options, true);
   }
 
-  async claim(taskId: string, copy: number, ttlMs: number): Promise<FetchClaim> {
+  async claim(taskId: string, copy: number, ttlMs: number, owner?: TaskOwner): Promise<FetchClaim> {
     this.check(ttlMs);
     this.connected(`the fetch claim of task ${taskId}`);
     let answer: [string, number];
     try {
-      answer = await claimScript.run<[string, number]>(this.client, [this.key(taskId)], [String(copy), String(ttlMs)]);
+      answer = await claimScript.run<[string, number]>(
+        this.client,
+        [this.key(taskId), `${this.ownerEpochPrefix}${owner?.partition ?? "none"}`],
+        [String(copy), String(ttlMs), owner ? String(owner.epoch) : ""],
+      );
     } catch (error) {
       throw redisCommandError(this.client, `the fetch claim of task ${taskId}`, error);
     }
@@ -107,6 +126,7 @@ export class RedisFetchClaims implements FetchClaims {
     if (kind === "new" || kind === "done" || kind === "other-copy") return { kind };
     if (kind === "again") return { kind, ageMs: Number(age) };
     if (kind === "held") return { kind, forMs: Number(age) };
+    if (kind === "stale") return { kind, ownerEpoch: Number(age) };
     throw new Error(`the fetch claim of task ${taskId}: Redis answered ${JSON.stringify(answer)}, which the claim script never returns`);
   }
 

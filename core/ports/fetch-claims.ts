@@ -27,6 +27,12 @@
  *      `other-copy` another copy holds it (not done);
  *      `done`       the task was marked done (by any copy).
  *    Of callers racing with different copies, exactly one hears `new`. Claiming again changes nothing.
+ *    With `owner` (the task's partition and the ownership epoch its issuer stamped on it,
+ *    `FetchTask.ownerEpoch`), first, atomically with the rest: if a task of that partition was already
+ *    claimed under a higher epoch, the answer is `stale` (with that epoch) and nothing is set: a newer
+ *    owner serves the partition, so this task's issuer no longer does (a node that was paused, or cut
+ *    off, and has not noticed yet), and the new owner hands out its own task for that host. Otherwise the
+ *    partition's epoch becomes at least the task's.
  *  - `done(taskId, ttlMs)` marks the task done, whoever held it (or nobody); from then on, for `ttlMs`,
  *    every claim of it answers `done`. Idempotent.
  *  - `hold(taskId, copy, forMs)` says that `copy`'s attempt is alive and holds the task's outputs (they
@@ -44,7 +50,14 @@ export type FetchClaim =
   | { kind: "again"; ageMs: number }
   | { kind: "held"; forMs: number }
   | { kind: "other-copy" }
-  | { kind: "done" };
+  | { kind: "done" }
+  | { kind: "stale"; ownerEpoch: number };
+
+/** Whose task a claim is for: its partition and the ownership epoch stamped on it by its issuer. */
+export interface TaskOwner {
+  partition: number;
+  epoch: number;
+}
 
 /**
  * How long a claim or done mark lasts by default (the fetch node's --fetch-claim-ttl, and the frontier
@@ -53,7 +66,7 @@ export type FetchClaim =
 export const DEFAULT_FETCH_CLAIM_TTL_MS = 10 * 60_000;
 
 export interface FetchClaims {
-  claim(taskId: string, copy: number, ttlMs: number): Promise<FetchClaim>;
+  claim(taskId: string, copy: number, ttlMs: number, owner?: TaskOwner): Promise<FetchClaim>;
   done(taskId: string, ttlMs: number): Promise<void>;
   hold(taskId: string, copy: number, forMs: number): Promise<void>;
   close(): Promise<void>;

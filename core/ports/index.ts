@@ -6,7 +6,7 @@
  */
 export type { ClusterState, Delivery, MessageBus, NodeChange, Subscription } from "./cluster.ts";
 export type { ContentIndex } from "./content-index.ts";
-export type { FetchClaim, FetchClaims } from "./fetch-claims.ts";
+export type { FetchClaim, FetchClaims, TaskOwner } from "./fetch-claims.ts";
 export { DEFAULT_FETCH_CLAIM_TTL_MS } from "./fetch-claims.ts";
 export type { Fetcher, PageStore, StreamingFetcher, TaskRunner, WorkOutput } from "./fetch.ts";
 export { silentLog, type Log, type LogFields } from "./log.ts";

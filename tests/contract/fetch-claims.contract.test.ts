@@ -48,7 +48,11 @@ const implementations: Implementation[] = [
     },
     make: () => {
       const keyPrefix = freshPrefix();
-      return [new RedisFetchClaims(clients[0]!, { keyPrefix }), new RedisFetchClaims(clients[1]!, { keyPrefix })];
+      const ownerEpochPrefix = `${keyPrefix}owner-epoch:`;
+      return [
+        new RedisFetchClaims(clients[0]!, { keyPrefix, ownerEpochPrefix }),
+        new RedisFetchClaims(clients[1]!, { keyPrefix, ownerEpochPrefix }),
+      ];
     },
   },
 ];
@@ -175,6 +179,25 @@ for (const impl of implementations) {
       expect(await a.claim("h4", 4, 150)).toEqual(NEW);
       await a.hold("h4", 4, MINUTE);
       await waitFor(async () => (await b.claim("h4", 5, MINUTE)).kind === "new", "the held claim to expire with its TTL");
+    });
+
+    test("a task of an older ownership epoch than one already claimed for its partition is stale and takes nothing; others are not fenced", async () => {
+      const [a, b] = impl.make();
+      // The partition's first owner (epoch 3), then a new owner (epoch 5) after it was declared dead.
+      expect(await a.claim("old-1", 1, MINUTE, { partition: 7, epoch: 3 })).toEqual(NEW);
+      expect(await b.claim("new-1", 2, MINUTE, { partition: 7, epoch: 5 })).toEqual(NEW);
+      // The former owner, thawed, still hands out tasks stamped with 3: refused, on either node, with the epoch that fences them.
+      expect(await a.claim("old-2", 3, MINUTE, { partition: 7, epoch: 3 })).toEqual({ kind: "stale", ownerEpoch: 5 });
+      expect(await b.claim("old-2", 3, MINUTE, { partition: 7, epoch: 3 })).toEqual({ kind: "stale", ownerEpoch: 5 });
+      // Nothing was set for it: once it is no longer stale (never, here) it would be new. Its own claim of
+      // before the new owner came is a plain repeat only if asked without an owner.
+      expect(await a.claim("old-2", 3, MINUTE)).toEqual(NEW);
+      // The current owner's tasks, and the same epoch again, pass; a higher one raises the fence.
+      expect(await a.claim("new-2", 4, MINUTE, { partition: 7, epoch: 5 })).toEqual(NEW);
+      expect(await b.claim("newer", 5, MINUTE, { partition: 7, epoch: 6 })).toEqual(NEW);
+      expect(await a.claim("new-3", 6, MINUTE, { partition: 7, epoch: 5 })).toEqual({ kind: "stale", ownerEpoch: 6 });
+      // Partitions are fenced apart: an old epoch of another partition is not stale.
+      expect(await a.claim("other-partition", 7, MINUTE, { partition: 8, epoch: 1 })).toEqual(NEW);
     });
 
     test("a TTL that is not a positive whole number of ms is refused", async () => {
