@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { Deadline } from "./deadline.ts";
+import { Deadline, PAUSE_MS } from "./deadline.ts";
 
 test("deadline - fires after its time and says it timed out", async () => {
   const madeAt = performance.now();
@@ -40,4 +40,39 @@ test("deadline - never fires once disposed", async () => {
   expect(deadline.signal.aborted).toBe(false);
   expect(deadline.timedOut).toBe(false);
   fence.dispose();
+});
+
+/** Keeps this thread busy for `ms`: its timers cannot run, as in a process that is stopped. */
+function blockFor(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // busy
+  }
+}
+
+test("deadline - a timer that finds the process was not running gives the host that time back, then fires", async () => {
+  const deadline = new Deadline(100);
+  blockFor(100 + PAUSE_MS + 300);
+  // Overdue by more than PAUSE_MS: the process did not run, so the deadline moves on instead of firing.
+  await Bun.sleep(10);
+  expect(deadline.signal.aborted).toBe(false);
+  expect(deadline.pausedMs).toBeGreaterThan(PAUSE_MS);
+  // Nothing came meanwhile: it fires once the time given back (at most the timeout) has passed.
+  await new Promise((resolve) => deadline.signal.addEventListener("abort", resolve));
+  expect(deadline.timedOut).toBe(true);
+  deadline.dispose();
+});
+
+test("deadline - a fetch answered while the process was not running is read, not timed out", async () => {
+  const deadline = new Deadline(100);
+  const answered = Bun.sleep(150).then(() => "answered");
+  blockFor(100 + PAUSE_MS + 300);
+  // The answer (here a timer due long ago, as data waiting in a socket) comes before the deadline's new time.
+  const first = await Promise.race([
+    answered,
+    new Promise((resolve) => deadline.signal.addEventListener("abort", () => resolve("timeout"))),
+  ]);
+  expect(first).toBe("answered");
+  expect(deadline.timedOut).toBe(false);
+  deadline.dispose();
 });

@@ -6,13 +6,27 @@
  * at thousands of fetches per second every finished fetch would leave a 20 s timer and a joined
  * signal behind (measured on Bun 1.4: 200k fetches' worth held ~130 MB more RSS and cost 4.5x the
  * time). `setTimeout` is just as exact as `AbortSignal.timeout`, unlike undici's coarse timers.
+ *
+ * The deadline is the host's time to answer, so it counts only time this process was running. A process
+ * stopped for a while (SIGSTOP, a long GC pause, a VM migration; or its event loop blocked) finds its timers
+ * overdue all at once when it runs again, while the answer the host sent meanwhile still waits, unread, in
+ * the socket. A timer that fires more than PAUSE_MS after it was due therefore does not end the fetch: the
+ * deadline moves on by the time the process missed (at most the whole timeout again), so the pending answer
+ * is read first. Seen on a fetch node frozen 30 s with a request answered 2 s after it was asked: the fetch
+ * ended as a timeout booked against the host, its page asked again later.
  */
+
+/** A timer this late means the process was not running (a box merely busy delays timers by milliseconds). */
+export const PAUSE_MS = 1_000;
 export class Deadline {
   readonly signal: AbortSignal;
   #timedOut = false;
   #callerAborted = false;
   readonly #controller = new AbortController();
-  readonly #timer: ReturnType<typeof setTimeout>;
+  #timer: ReturnType<typeof setTimeout>;
+  /** When the timer is due (performance.now()). */
+  #dueAt: number;
+  #pausedMs = 0;
   readonly #caller: AbortSignal | undefined;
   readonly #onCallerAbort = (): void => {
     this.#callerAborted = true;
@@ -25,12 +39,29 @@ export class Deadline {
   ) {
     this.signal = this.#controller.signal;
     this.#caller = caller;
-    this.#timer = setTimeout(() => {
-      this.#timedOut = true;
-      this.#controller.abort(new DOMException(`response deadline of ${timeoutMs} ms passed`, "TimeoutError"));
-    }, timeoutMs);
+    this.#dueAt = performance.now() + timeoutMs;
+    this.#timer = setTimeout(this.#onTimer, timeoutMs);
     if (caller?.aborted) this.#onCallerAbort();
     else caller?.addEventListener("abort", this.#onCallerAbort, { once: true });
+  }
+
+  readonly #onTimer = (): void => {
+    const late = performance.now() - this.#dueAt;
+    if (late > PAUSE_MS) {
+      // The process did not run on time: give the host back the time it lost, so what it sent meanwhile is read.
+      const more = Math.min(late, this.timeoutMs);
+      this.#pausedMs += late;
+      this.#dueAt = performance.now() + more;
+      this.#timer = setTimeout(this.#onTimer, more);
+      return;
+    }
+    this.#timedOut = true;
+    this.#controller.abort(new DOMException(`response deadline of ${this.timeoutMs} ms passed`, "TimeoutError"));
+  };
+
+  /** How long this process was found not running past the deadline's time (0: never): time not counted. */
+  get pausedMs(): number {
+    return this.#pausedMs;
   }
 
   /** The deadline fired before the caller aborted. */

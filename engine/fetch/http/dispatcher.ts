@@ -30,16 +30,22 @@ export interface DispatcherOptions {
   onConnected: (origin: string, address: string) => void;
 }
 
+/** Past the response deadline, plus a pause of the process as long again (deadline.ts gives that much back), plus a minute. */
+function backstopMs(responseTimeoutMs: number): number {
+  return 2 * responseTimeoutMs + 60_000;
+}
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const perConnection = {
     allowH2: false,
     pipelining: 1,
     keepAliveTimeout: options.keepAliveTimeoutMs,
     keepAliveMaxTimeout: options.keepAliveTimeoutMs,
-    // The fetcher's own deadline is exact and ends every request; these are only backstops,
-    // set a little later so they never decide the outcome (undici's timers are coarse).
-    headersTimeout: options.responseTimeoutMs + 1000,
-    bodyTimeout: options.responseTimeoutMs + 1000,
+    // The fetcher's own deadline is exact and ends every request; these are only backstops, set well
+    // after it so they never decide the outcome: undici's timers are coarse, and they count time the
+    // process was stopped, which the deadline gives back to the host (deadline.ts).
+    headersTimeout: backstopMs(options.responseTimeoutMs),
+    bodyTimeout: backstopMs(options.responseTimeoutMs),
   };
 
   if (options.proxyUrl) {
