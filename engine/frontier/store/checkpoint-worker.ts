@@ -15,7 +15,7 @@ import { CHECKPOINT_FLAGS, type CheckpointerStart } from "./checkpointer.ts";
 declare const self: Worker;
 
 self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
-  const { path, flags: buffer, intervalMs } = event.data;
+  const { path, flags: buffer, intervalMs, writerCheckpointPages, standAsideMs } = event.data;
   const flags = new Int32Array(buffer);
   let db: Database | undefined;
   try {
@@ -24,15 +24,20 @@ self.onmessage = (event: MessageEvent<CheckpointerStart>) => {
       db.exec("PRAGMA busy_timeout = 1000");
       // The writer's durability: a checkpoint syncs the WAL before copying it, and the database after.
       db.exec("PRAGMA synchronous = NORMAL");
-      const checkpoint = db.query("PRAGMA wal_checkpoint(PASSIVE)");
+      const checkpoint = db.query<{ busy: number; log: number; checkpointed: number }, []>("PRAGMA wal_checkpoint(PASSIVE)");
+      let waitMs = intervalMs;
       while (Atomics.load(flags, CHECKPOINT_FLAGS.stop) === 0) {
-        Atomics.wait(flags, CHECKPOINT_FLAGS.stop, 0, intervalMs);
+        Atomics.wait(flags, CHECKPOINT_FLAGS.stop, 0, waitMs);
         if (Atomics.load(flags, CHECKPOINT_FLAGS.stop) !== 0) break;
         try {
-          checkpoint.get();
+          const { log } = checkpoint.get() ?? { log: 0 };
           Atomics.add(flags, CHECKPOINT_FLAGS.runs, 1);
+          // Past the writer's size its next commit checkpoints the little left and starts the WAL again,
+          // unless it finds this thread holding the checkpoint: stand aside (checkpointer.ts).
+          waitMs = log >= writerCheckpointPages ? standAsideMs : intervalMs;
         } catch {
           // busy or failed: the next turn, or the writer's own checkpoint, copies these pages
+          waitMs = intervalMs;
         }
       }
     }

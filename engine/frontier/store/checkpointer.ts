@@ -8,15 +8,20 @@
  *
  * The WAL stays bounded as before: the writer's own auto-checkpoint still runs when the WAL reaches its size
  * (store-file.ts), and then has only the pages this thread has not copied yet; once every page is copied,
- * the writer's next transaction starts the WAL again from its beginning. Nothing here is needed for
+ * the writer's next transaction starts the WAL again from its beginning. The thread alone never gets there
+ * while commits go on (pages come in behind it), and a writer's checkpoint that finds the thread at work
+ * gives up until its next commit, so once the WAL is past that size the thread stands aside for a while. Nothing here is needed for
  * durability: a commit is durable in the WAL (kill -9 loses nothing committed), and `stop` comes before the
  * store's final checkpoint on close.
  *
  * Cost: one thread and one SQLite connection per store (its page cache stays small: it reads no table).
  */
+import { WAL_AUTOCHECKPOINT_PAGES } from "./store-file.ts";
 
 /** How often the thread checkpoints (a commit of 512 results writes about 6 MB of WAL, a few a second). */
 const CHECKPOINT_INTERVAL_MS = 100;
+/** Turns the thread stands aside once the WAL is past the writer's checkpoint size (its commits are ~40 ms apart). */
+const STAND_ASIDE_TURNS = 5;
 /** How long `stop` waits for a checkpoint under way to end (a WAL of 64 MiB takes about 0.1-0.4 s). */
 const STOP_WAIT_MS = 10_000;
 
@@ -28,6 +33,9 @@ export interface CheckpointerStart {
   path: string;
   flags: SharedArrayBuffer;
   intervalMs: number;
+  /** WAL pages past which the writer checkpoints itself (store-file.ts); the thread then waits `standAsideMs`. */
+  writerCheckpointPages: number;
+  standAsideMs: number;
 }
 
 export class BackgroundCheckpointer {
@@ -40,7 +48,13 @@ export class BackgroundCheckpointer {
     this.worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url).href);
     // The thread never keeps the process alive: a store left open does not hold a process at its end.
     this.worker.unref();
-    const start: CheckpointerStart = { path, flags: this.flags.buffer as SharedArrayBuffer, intervalMs };
+    const start: CheckpointerStart = {
+      path,
+      flags: this.flags.buffer as SharedArrayBuffer,
+      intervalMs,
+      writerCheckpointPages: WAL_AUTOCHECKPOINT_PAGES,
+      standAsideMs: STAND_ASIDE_TURNS * intervalMs,
+    };
     this.worker.postMessage(start);
   }
 

@@ -11,6 +11,9 @@ import { checkSqliteStore, isStoreDamage, StoreDamagedError } from "../../../cor
 import { JOURNAL_SCHEMA } from "./change-journal.ts";
 import { OLDEST_SCHEMA_VERSION, SCHEMA, SCHEMA_VERSION, upgradeSchema } from "./schema.ts";
 
+/** WAL pages (4 KiB) past which a commit checkpoints: 64 MiB. */
+export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
+
 /**
  * Opens (creating when needed) the store file at `path` (`:memory:` for a throwaway one) and hands the
  * database to `use`; the database is closed again when anything on the way fails, `use` included.
@@ -44,7 +47,7 @@ function setUp(db: Database, path: string): void {
   // (host queues, URL rows) many times between checkpoints, so checkpointing every 64 MiB instead of
   // every 4 MiB writes each of them once instead of many times. With the checkpoint thread (checkpointer.ts)
   // this is the WAL's bound: the thread has copied most of it by then, and this copies the rest.
-  db.exec("PRAGMA wal_autocheckpoint = 16384");
+  db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   if (path !== ":memory:") checkSqliteStore(path, sizeOnDisk(path), (sql) => db.query(sql).all() as Array<Record<string, unknown>>);
   const version = storedVersion(db);
   if (version !== undefined && (version > SCHEMA_VERSION || version < OLDEST_SCHEMA_VERSION)) {
