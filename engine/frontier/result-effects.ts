@@ -42,6 +42,8 @@ export interface PreparedResult {
   confirmSeen: boolean;
   /** Sitemaps its links or its robots.txt named, for hosts this frontier keeps. */
   sitemaps: DiscoveredUrl[];
+  /** The result of a task this frontier did not hand out, adopted (results.ts): its host was not in flight. */
+  adopted?: boolean;
 }
 
 export class ResultEffects {
@@ -64,8 +66,10 @@ export class ResultEffects {
       this.s.histograms.observe("fetch.duration-seconds", ms / 1000);
       entry.fetchMs = entry.fetchMs === undefined ? ms : entry.fetchMs + FETCH_MS_WEIGHT * (ms - entry.fetchMs);
     }
-    entry.inFlight = undefined;
-    this.s.inFlightCount--;
+    if (!p.adopted) {
+      entry.inFlight = undefined;
+      this.s.inFlightCount--;
+    }
     const robotsDelay = flight.task.kind === "robots" ? this.robots(entry, result) : undefined;
     entry.state = onFetchEnd(
       entry.state,

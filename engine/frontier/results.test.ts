@@ -122,4 +122,59 @@ describe("results", () => {
     clock.now += 1_000;
     expect(frontier.nextTasks(10).map((t) => t.url)).toEqual([page.url]);
   });
+
+  test("results - the result of a task handed out elsewhere, for the URL at the head of an idle host, is adopted: fetched once, the host's time kept", async () => {
+    // A fetch released as lost whose result comes after all stands for every such result: a former owner's
+    // last tasks reaching the node that rebuilt its partition, a restarted node's own.
+    const { frontier, clock, firstPage } = setup();
+    const page = await firstPage("http://a.test/");
+    await frontier.admit([url("http://a.test/second")]);
+    clock.now += policy.fetchLeaseMs;
+    expect(frontier.releaseLost(clock.now).map((t) => t.taskId)).toEqual([page.taskId]);
+    const waitUntil = frontier.hostInfo("a.test")!.state.nextAllowedAt;
+    expect(frontier.queued).toBe(2);
+    // Its result: the request reached the host and was answered long ago.
+    await frontier.complete(ok(page, { startedAt: clock.now - 60_000, endedAt: clock.now - 59_990 }), [url("http://a.test/third")]);
+    expect(frontier.counters.toJSON()["frontier.results-adopted"]).toBe(1);
+    expect(frontier.counters.toJSON()["frontier.stale-results"]).toBeUndefined();
+    expect(frontier.explainUrl(page.url, page.host).state).toBe("fetched");
+    expect([frontier.inFlight, frontier.queued]).toEqual([0, 2]);
+    // Its time is not brought forward by a result that ended long ago: nothing before it, then the next page.
+    expect(frontier.hostInfo("a.test")!.state.nextAllowedAt).toBe(waitUntil);
+    clock.now = waitUntil - 1;
+    expect(frontier.nextTasks(10)).toEqual([]);
+    clock.now = waitUntil;
+    expect(frontier.nextTasks(10).map((t) => t.url)).toEqual(["http://a.test/second"]);
+  });
+
+  test("results - a result applied already, delivered again, is not adopted: its URL has left the head", async () => {
+    const { frontier, clock, firstPage } = setup();
+    const page = await firstPage("http://a.test/");
+    await frontier.admit([url("http://a.test/second")]);
+    const result = ok(page, { startedAt: clock.now, endedAt: clock.now + 10 });
+    await frontier.complete(result, []);
+    await frontier.complete(result, []);
+    expect(frontier.counters.toJSON()["frontier.results-adopted"]).toBeUndefined();
+    expect(frontier.counters.toJSON()["frontier.stale-results"]).toBe(1);
+    expect(frontier.queued).toBe(1);
+    clock.now += 2_000;
+    expect(frontier.nextTasks(10).map((t) => t.url)).toEqual(["http://a.test/second"]);
+  });
+
+  test("results - an adopted result for a host already due waits it out again: no request before the gap after that fetch", async () => {
+    const { frontier, clock, firstPage } = setup();
+    const page = await firstPage("http://a.test/");
+    await frontier.admit([url("http://a.test/second")]);
+    clock.now += policy.fetchLeaseMs;
+    frontier.releaseLost(clock.now);
+    clock.now = frontier.hostInfo("a.test")!.state.nextAllowedAt;
+    // Due now: filed in the ready queue, not handed out yet (no slot was asked for).
+    expect(frontier.nextTasks(0)).toEqual([]);
+    // The result of that fetch, which ended just now: the host's next request is a full gap after it.
+    await frontier.complete(ok(page, { startedAt: clock.now - 10, endedAt: clock.now }), []);
+    expect(frontier.counters.toJSON()["frontier.results-adopted"]).toBe(1);
+    expect(frontier.nextTasks(10)).toEqual([]);
+    clock.now += 1_000;
+    expect(frontier.nextTasks(10).map((t) => t.url)).toEqual(["http://a.test/second"]);
+  });
 });

@@ -7,6 +7,14 @@
  * a host must not be handed out again on a result that could still be lost. A result whose host has moved
  * on (redelivered, or its fetch released as lost) is stale: its links are still admitted.
  *
+ * A result of a fetch this frontier did not hand out, for the URL at the head of a host with nothing in
+ * flight, is adopted: applied as if it had been handed out (the URL is fetched, not asked again). That is a
+ * partition rebuilt from its replica receiving the results of its former owner's last tasks (one paused,
+ * cut off or lost, whose results were not yet replicated, and are acked only once they are), a node
+ * restarted receiving its own, or a fetch released as lost whose result came after all. The request did
+ * reach the host, so its time counts for politeness; a late result never brings the host's next request
+ * forward (onFetchEnd), and the host waits for its new time rather than its old one.
+ *
  * When the commit fails nothing of the batch is kept: each page counts as fetched without a result (its URL
  * stays queued, its host waits a full gap) and its links, found again next time, are confirmed in the store,
  * since their seen-set bits were set here. A task whose result never comes (aborted, or its fetch node died)
@@ -83,11 +91,12 @@ export class Results {
     for (const { result, links: found, confirmSeen = false } of items) {
       const { pages, refs } = splitSitemapRefs(found);
       const entry = this.s.hosts.get(result.host);
-      const flight = entry?.inFlight;
+      const adopted = entry && !entry.inFlight ? this.adoption(entry, result) : undefined;
+      const flight = entry?.inFlight ?? adopted;
       // A sitemap lists pages: its entries are queued as pages whatever kind they came marked with.
       const links =
         flight?.task.kind === "sitemap" ? pages.map((u) => (u.kind === undefined ? u : { ...u, kind: "page" as const })) : pages;
-      if (!entry || !flight || flight.task.taskId !== result.taskId) {
+      if (!entry || !flight || (!adopted && flight.task.taskId !== result.taskId)) {
         // A redelivered or late result: its host has moved on. Its links are still worth admitting.
         this.s.counters.add("frontier.stale-results");
         for (const u of links) late.push(u);
@@ -119,7 +128,7 @@ export class Results {
       const redirect = admissible && !foreign ? this.screening.pages([target], tally) : [];
       // The recommit mark is taken (deleted) either way: it holds for one retry.
       const confirm = this.recommit.delete(result.url) || confirmSeen;
-      prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirmSeen: confirm });
+      prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirmSeen: confirm, adopted: adopted !== undefined });
     }
     await Promise.all(forwards);
     const lateCandidates = this.screening.pages(late, tally);
@@ -133,12 +142,17 @@ export class Results {
         for (const p of prepared) {
           const mine = maybe.slice(offset, offset + p.candidates.length + p.redirect.length);
           offset += mine.length;
-          if (p.entry.inFlight !== p.flight) {
+          if (p.adopted ? p.entry.inFlight !== undefined : p.entry.inFlight !== p.flight) {
             // The fetch was released (lost-fetch lease) while the seen-set answered: a late result. Keep its links.
             this.s.counters.add("frontier.stale-results");
             this.admission.enqueueNew([...p.candidates, ...p.redirect], mine, p.confirmSeen);
             this.sitemaps.offer(p.sitemaps, now);
             continue;
+          }
+          if (p.adopted) {
+            // Out of the ready queue: its new time (never earlier than the old) decides when it is next asked.
+            this.s.ready.remove(p.entry.key);
+            this.s.counters.add("frontier.results-adopted");
           }
           this.effects.apply(p, mine, now);
           this.sitemaps.offer(p.sitemaps, now);
@@ -153,6 +167,28 @@ export class Results {
       throw error;
     }
     this.hosts.settleFetched(touched);
+  }
+
+  /**
+   * The flight a result stands for when this frontier did not hand its task out: its URL is the head of the
+   * host's queue, as a page or media task of that kind (see the module comment). Undefined otherwise.
+   */
+  private adoption(entry: HostEntry, result: FetchResult): HostEntry["inFlight"] {
+    if (result.kind === "skipped" || (result.taskKind !== "page" && result.taskKind !== "media")) return undefined;
+    const item = this.s.store.head(entry.partition, entry.key);
+    if (!item || item.url !== result.url || item.kind !== result.taskKind) return undefined;
+    const task: FetchTask = {
+      taskId: result.taskId,
+      kind: item.kind,
+      url: item.url,
+      host: entry.key,
+      partition: entry.partition,
+      depth: item.depth,
+      redirectHops: item.hops,
+      hostGapMs: 0,
+      issuedAt: result.startedAt,
+    };
+    return { task, item, prev: this.s.store.getUrl(item.partition, item.url) };
   }
 
   /**

@@ -14,7 +14,9 @@
  * rebuilt from the replica: frontier-node/replication) and served, pulled and dispatched only once that
  * is done; preparations run a few at a time and are retried until they succeed or the partition leaves.
  * A URL message is then acked only once the rows its admission wrote are in the replica, so an admitted
- * URL is never lost with this node's disk.
+ * URL is never lost with this node's disk; a result message likewise, so a result applied here but not yet
+ * replicated when this node is lost (or paused past the death timeout) is delivered again to the node that
+ * rebuilds the partition, which adopts it (engine/frontier/results.ts) instead of fetching the page again.
  *
  * A partition whose seen-set Redis lost (seen-recovery.ts in the engine) is rebuilt from the store before
  * it admits again: its URL messages are nak'ed meanwhile (quietly: the rebuild is logged once). A message
@@ -516,7 +518,16 @@ export class PartitionManager {
     this.opts.dispatcher.settled(d.data.taskId);
     this.opts.onResultApplied?.(d.data.taskId);
     frontier.counters.add("node.results.received");
-    await d.ack();
+    const preparation = this.opts.preparation;
+    if (preparation) {
+      // As for URLs: acked once the result's rows are in the replica (the handler goes on meanwhile).
+      preparation.committed(p).then(
+        () => d.ack(),
+        () => d.nak(nakDelay(d.deliveryCount)),
+      );
+    } else {
+      await d.ack();
+    }
     this.opts.dispatcher.wake();
     this.opts.pulse.notify();
     if (!this.serving.has(p)) this.pruneResults();

@@ -384,7 +384,7 @@ test("replication - a partition's pending sitemaps and its seeds' scope roots su
   expect(fetcher.tasks.filter((t) => t.kind === "robots").length).toBe(hosts.length);
 }, 30_000);
 
-test("replication - a media URL queued on a node lost with its disk is still a media URL after the rebuild from the replica (snapshot and log)", async () => {
+test("replication - a media URL queued on a node lost with its disk is still a media URL after the rebuild from the replica (snapshot and log), and a media result of the lost node is adopted as one", async () => {
   bed = new TestBed(P);
   await bed.ensureRegion();
   const replica = new MemoryPartitionReplica();
@@ -416,14 +416,21 @@ test("replication - a media URL queued on a node lost with its disk is still a m
     expect(queued.map((q) => [q.url, q.kind])).toEqual(mediaOf(h).map((url) => [url, "media"]));
   }
   open();
-  await waitFor(() => tasksOf("b", "media").length === media.length && b.frontier.inFlight === 0, "b to fetch every media file");
-  // b fetched both media files of every host as media tasks (the one a had in flight again, the queued one
-  // for the first time), and no page: the home pages a fetched are not asked again, the media not as pages.
+  // The media files a had in flight are answered now: their results reach b, which adopts them (results.ts:
+  // the URL at the head of an idle host); b fetches the queued ones.
+  const adopted = () => b.frontier.counters.toJSON()["frontier.results-adopted"] ?? 0;
+  await waitFor(
+    () => tasksOf("b", "media").length === hosts.length && adopted() === hosts.length && b.frontier.inFlight === 0,
+    "b to adopt a's media results and fetch the rest",
+  );
+  // Each media file was fetched once, as a media task: the first by a (its result adopted by b), the second
+  // by b; no page either: the home pages a fetched are not asked again, the media not as pages.
   expect(
     tasksOf("b", "media")
       .map((t) => t.url)
       .sort(),
-  ).toEqual(media.map((u) => u.url).sort());
+  ).toEqual(hosts.map((h) => mediaOf(h)[1]!).sort());
+  for (const h of hosts) expect(b.frontier.explainUrl(mediaOf(h)[0]!, h).state).toBe("fetched");
   expect(tasksOf("b", "page")).toEqual([]);
 }, 30_000);
 
