@@ -172,7 +172,8 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
       for (let k = from; k < Math.min(seed.hosts, from + o.batch); k++) linksOf(o, k, wave, depth, batch);
       pages += Math.min(seed.hosts, from + o.batch) - from;
       links += batch.length;
-      added += await timed(admitTiming, () => frontier.admit(batch));
+      const delivered = asDelivered(batch);
+      added += await timed(admitTiming, () => frontier.admit(delivered));
       await maybeCheckpoint();
     }
     log(`admission wave ${wave}: ${frontier.queued} queued`);
@@ -223,6 +224,17 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
   };
 }
 
+/**
+ * What the synthetic web made, as the crawl's frontier receives it: a structured clone, as a fetch thread's
+ * results come by postMessage (`crawl` runs the fetch path on 2 threads by default) and a cluster's by a
+ * decoded message. The synthetic web builds its URLs with template literals, which JSC keeps as ropes; the
+ * first hash of one (a Set or Map lookup in screening) flattened it inside the timed call, about 0.3 µs a
+ * URL that no real crawl pays there (bench/README.md, "Dispatch without the WAL checkpoint...").
+ */
+function asDelivered<T>(made: T): T {
+  return structuredClone(made);
+}
+
 async function runDispatch(o: SizeOptions, frontier: Frontier, clock: { now: number }, maybeCheckpoint: () => Promise<void>) {
   const tasks: FetchTally = { robots: 0, sitemap: 0, page: 0, other: 0, links: 0 };
   const next = timing();
@@ -253,8 +265,9 @@ async function runDispatch(o: SizeOptions, frontier: Frontier, clock: { now: num
     const before = { ...tasks };
     const items: Array<{ result: FetchResult; links: readonly DiscoveredUrl[] }> = [];
     for (const task of handed) items.push(answer(o, task, clock.now, tasks));
+    const delivered = asDelivered(items);
     const completeBefore = complete.seconds;
-    await timed(complete, () => frontier.completeMany(items));
+    await timed(complete, () => frontier.completeMany(delivered));
     done += handed.length;
     // The batch's time (both calls), shared by its tasks' kinds.
     const spent = next.seconds - nextBefore + complete.seconds - completeBefore;
