@@ -122,6 +122,8 @@ interface FetchResultFields {
    */
   startedAt: number;
   endedAt: number;
+  /** Time within the fetch the fetching process was not running (core/model FetchResponse.pausedMs); absent: none. */
+  pausedMs?: number;
   /**
    * The fetching side's clock when it handed the result over (to another thread or to the bus); the
    * receiver shifts startedAt and endedAt by its receipt time minus this, then drops it.

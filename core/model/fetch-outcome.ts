@@ -81,6 +81,12 @@ export interface FetchResponse {
   /** Epoch milliseconds when the request started and when the body was complete. */
   startedAt: number;
   endedAt: number;
+  /**
+   * Time within the fetch during which this process was not running (stopped, or its loop blocked, for
+   * over a second: the response deadline gives that time back to the host). Not the host's time: it is
+   * left out of the fetch's duration that politeness multiplies. Absent: none.
+   */
+  pausedMs?: number;
   /** The headers sent, lower-case names, Host included (for the WARC request record). */
   requestHeaders: Record<string, string>;
   /** The HTTP version the client spoke: always '1.1' (HTTP/2 is not negotiated, see dispatcher.ts; undici does not expose a server's HTTP/1.0 status line). */
@@ -106,6 +112,12 @@ export interface FetchError {
   refusal?: string;
   startedAt: number;
   endedAt: number;
+  /**
+   * Time within the fetch during which this process was not running (stopped, or its loop blocked, for
+   * over a second: the response deadline gives that time back to the host). Not the host's time: it is
+   * left out of the fetch's duration that politeness multiplies. Absent: none.
+   */
+  pausedMs?: number;
 }
 
 export type FetchOutcome = FetchResponse | FetchError;
@@ -128,6 +140,12 @@ export interface StreamedResponseHead {
 export interface StreamedResponse<T> extends StreamedResponseHead {
   kind: "response";
   endedAt: number;
+  /**
+   * Time within the fetch during which this process was not running (stopped, or its loop blocked, for
+   * over a second: the response deadline gives that time back to the host). Not the host's time: it is
+   * left out of the fetch's duration that politeness multiplies. Absent: none.
+   */
+  pausedMs?: number;
   value: T;
 }
 

@@ -40,6 +40,16 @@ test("politeness - a slow fetch waits ten times its duration", () => {
   expect(waitAfter(newHostState(), after, 800)).toBe(8_000);
 });
 
+test("politeness - time the fetching process was not running is not the host's: left out of the fetch time the multiplier takes", () => {
+  // 800 ms of a 30.8 s fetch was the host's; the rest the fetch node was stopped (SIGSTOP, a long pause).
+  const paused = onFetchEnd(newHostState(), { startedAt: T0, endedAt: T0 + 30_800, pausedMs: 30_000, status: 200 }, CFG);
+  expect(paused.gapMs).toBe(8_000);
+  expect(paused.nextAllowedAt).toBe(T0 + 30_800 + 8_000 + CFG.gapMarginMs);
+  // Without it, the same fetch would keep the host away ten times the pause (capped).
+  const unpaused = onFetchEnd(newHostState(), { startedAt: T0, endedAt: T0 + 30_800, status: 200 }, CFG);
+  expect(unpaused.gapMs).toBe(Math.min(308_000, CFG.maxGapMs));
+});
+
 test("politeness - a min gap of 0 leaves just the multiplier term", () => {
   const after = fetchOnce(newHostState(), { status: 200 }, 30, { ...CFG, minGapMs: 0 });
   expect(waitAfter(newHostState(), after, 30)).toBe(300);

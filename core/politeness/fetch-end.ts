@@ -31,6 +31,8 @@ export interface FetchEnd {
   readonly startedAt: number;
   /** When the response (or the error) was complete; the next gap runs from here. */
   readonly endedAt: number;
+  /** Time within the fetch the fetching process was not running: not the host's, so not part of its duration. */
+  readonly pausedMs?: number;
   /** HTTP status, when a response arrived. */
   readonly status?: number;
   /** How the fetch failed, when no response arrived. Every kind counts as the host failing (classifyOutcome). */
@@ -77,7 +79,7 @@ export function baseGap(durationMs: number, crawlDelayMs: number, cfg: Politenes
 export function onFetchEnd(state: HostState, outcome: FetchEnd, cfg: PolitenessConfig): HostState {
   const kind = classifyOutcome(outcome);
   const crawlDelayMs = outcome.crawlDelayMs ?? state.crawlDelayMs;
-  const base = baseGap(outcome.endedAt - outcome.startedAt, crawlDelayMs, cfg);
+  const base = baseGap(outcome.endedAt - outcome.startedAt - (outcome.pausedMs ?? 0), crawlDelayMs, cfg);
 
   const failed = kind === "failure";
   // A throttle answer says nothing about whether the host works, so it leaves the failure record alone.

@@ -62,7 +62,7 @@ export class ResultEffects {
     const probe = flight.task.kind === "sitemap" && flight.sitemap !== undefined && this.sitemaps.isProbe(entry, flight.sitemap);
     this.count(result, probe && probeFoundNone(result));
     if (result.kind !== "skipped") {
-      const ms = Math.max(0, result.endedAt - result.startedAt);
+      const ms = Math.max(0, result.endedAt - result.startedAt - (result.pausedMs ?? 0));
       this.s.histograms.observe("fetch.duration-seconds", ms / 1000);
       entry.fetchMs = entry.fetchMs === undefined ? ms : entry.fetchMs + FETCH_MS_WEIGHT * (ms - entry.fetchMs);
     }
@@ -76,6 +76,7 @@ export class ResultEffects {
       {
         startedAt: result.startedAt,
         endedAt: Math.max(result.endedAt, result.startedAt),
+        pausedMs: result.pausedMs,
         status: result.kind === "response" ? result.status : undefined,
         error: result.kind === "network-error" ? result.error : undefined,
         retryAfter: result.retryAfter,

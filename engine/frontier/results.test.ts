@@ -177,4 +177,12 @@ describe("results", () => {
     clock.now += 1_000;
     expect(frontier.nextTasks(10).map((t) => t.url)).toEqual(["http://a.test/second"]);
   });
+
+  test("results - a fetch during which the fetch node was not running gets a gap of ten times the host's part of it, not of the pause", async () => {
+    const { frontier, clock, firstPage } = setup();
+    const page = await firstPage("http://a.test/");
+    await frontier.admit([url("http://a.test/second")]);
+    await frontier.complete(ok(page, { startedAt: clock.now, endedAt: clock.now + 30_800, pausedMs: 30_000 }), []);
+    expect(frontier.hostInfo("a.test")!.state.nextAllowedAt).toBe(clock.now + 30_800 + 8_000);
+  });
 });

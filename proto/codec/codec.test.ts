@@ -287,6 +287,12 @@ test("codec - a media task, a page task asking for media, and a page's media cou
   expect(decodeFetchResult(encodeFetchResult(mediaResult)).taskKind).toBe("media");
 });
 
+test("codec - a result's time the fetch node was not running survives the round trip, to the microsecond; none is absent", () => {
+  const paused: FetchResult = { ...pageResult, pausedMs: 30_012.345 };
+  expect(decodeFetchResult(encodeFetchResult(paused))).toStrictEqual(paused);
+  expect(decodeFetchResult(encodeFetchResult(pageResult)).pausedMs).toBeUndefined();
+});
+
 test("codec - a discovered media URL and a link found on a near duplicate keep their marks; an unknown kind is refused", () => {
   const urls: DiscoveredUrl[] = [
     { url: "https://example.com/a.jpg", host: "example.com", depth: 3, sourceUrl: "https://example.com/", redirectHops: 0, kind: "media" },

@@ -82,6 +82,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     sentAtUs: result.sentAt === undefined ? 0n : toInt64("sentAt", result.sentAt * 1000),
     sitemap: result.sitemap ? sitemapSummaryToProto(result.sitemap) : undefined,
     mediaFound: toUint32("mediaFound", result.mediaFound ?? 0),
+    pausedUs: toUint64("pausedMs", Math.round((result.pausedMs ?? 0) * 1000)),
   };
 }
 
@@ -124,6 +125,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   if (msg.truncated) result.truncated = true;
   if (msg.sentAtUs !== 0n) result.sentAt = fromInt64("sentAtUs", msg.sentAtUs) / 1000;
   if (msg.mediaFound > 0) result.mediaFound = msg.mediaFound;
+  if (msg.pausedUs > 0n) result.pausedMs = fromInt64("pausedUs", msg.pausedUs) / 1000;
   const verdict = verdictFromProto(msg.robotsVerdict);
   if (verdict !== undefined) {
     result.robots = { verdict };

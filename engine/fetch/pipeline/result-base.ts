@@ -18,6 +18,7 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
     partition: task.partition,
     startedAt: outcome.startedAt,
     endedAt: outcome.endedAt,
+    ...(outcome.pausedMs ? { pausedMs: outcome.pausedMs } : {}),
     linksFound: 0,
     bytes: 0,
   };

@@ -340,6 +340,12 @@ export interface FetchResult {
     | undefined;
   /** Media URLs (images, video, audio) the page names, listed in the WARC's metadata and the media list. */
   mediaFound: number;
+  /**
+   * Microseconds within the fetch during which the fetch node's process was not running (stopped, or its
+   * loop blocked, over a second): not the host's time, so left out of the duration politeness multiplies.
+   * 0: none.
+   */
+  pausedUs: bigint;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -1027,6 +1033,7 @@ function createBaseFetchResult(): FetchResult {
     sentAtUs: 0n,
     sitemap: undefined,
     mediaFound: 0,
+    pausedUs: 0n,
   };
 }
 
@@ -1142,6 +1149,12 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.mediaFound !== 0) {
       writer.uint32(248).uint32(message.mediaFound);
+    }
+    if (message.pausedUs !== 0n) {
+      if (BigInt.asUintN(64, message.pausedUs) !== message.pausedUs) {
+        throw new globalThis.Error("value provided for field message.pausedUs of type uint64 too large");
+      }
+      writer.uint32(256).uint64(message.pausedUs);
     }
     return writer;
   },
@@ -1407,6 +1420,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.mediaFound = reader.uint32();
             continue;
           }
+          case 32: {
+            if (tag !== 256) {
+              break;
+            }
+
+            message.pausedUs = reader.uint64() as bigint;
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1516,6 +1537,11 @@ export const FetchResult: MessageFns<FetchResult> = {
         : isSet(object.media_found)
         ? globalThis.Number(object.media_found)
         : 0,
+      pausedUs: isSet(object.pausedUs)
+        ? BigInt(object.pausedUs)
+        : isSet(object.paused_us)
+        ? BigInt(object.paused_us)
+        : 0n,
     };
   },
 
@@ -1614,6 +1640,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.mediaFound !== 0) {
       obj.mediaFound = Math.round(message.mediaFound);
     }
+    if (message.pausedUs !== 0n) {
+      obj.pausedUs = message.pausedUs.toString();
+    }
     return obj;
   },
 
@@ -1659,6 +1688,7 @@ export const FetchResult: MessageFns<FetchResult> = {
       ? SitemapSummary.fromPartial(object.sitemap)
       : undefined;
     message.mediaFound = object.mediaFound ?? 0;
+    message.pausedUs = (object.pausedUs !== undefined && object.pausedUs !== null) ? BigInt(object.pausedUs) : 0n;
     return message;
   },
 };
