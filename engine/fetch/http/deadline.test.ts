@@ -76,3 +76,22 @@ test("deadline - a fetch answered while the process was not running is read, not
   expect(deadline.timedOut).toBe(false);
   deadline.dispose();
 });
+
+test("deadline - an interrupt ends it at once as neither timed out nor aborted by the caller, and the timer never fires", async () => {
+  const caller = new AbortController();
+  const d = new Deadline(30, caller.signal);
+  const reason = new Error("the egress proxy was found out of reach");
+  d.interrupt(reason);
+  expect(d.signal.aborted).toBe(true);
+  expect(d.signal.reason).toBe(reason);
+  expect([d.interrupted, d.timedOut, d.callerAborted]).toEqual([true, false, false]);
+  await Bun.sleep(60);
+  expect(d.timedOut).toBe(false);
+  // Once ended, a later interrupt changes nothing.
+  const timed = new Deadline(10);
+  await Bun.sleep(30);
+  timed.interrupt(reason);
+  expect([timed.timedOut, timed.interrupted]).toEqual([true, false]);
+  d.dispose();
+  timed.dispose();
+});

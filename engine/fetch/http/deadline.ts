@@ -22,6 +22,7 @@ export class Deadline {
   readonly signal: AbortSignal;
   #timedOut = false;
   #callerAborted = false;
+  #interrupted = false;
   readonly #controller = new AbortController();
   #timer: ReturnType<typeof setTimeout>;
   /** When the timer is due (performance.now()). */
@@ -64,9 +65,25 @@ export class Deadline {
     return this.#pausedMs;
   }
 
-  /** The deadline fired before the caller aborted. */
+  /** The deadline fired before the caller aborted (or the fetcher interrupted). */
   get timedOut(): boolean {
-    return this.#timedOut && !this.#callerAborted;
+    return this.#timedOut && !this.#callerAborted && !this.#interrupted;
+  }
+
+  /**
+   * Ends the fetch for a reason of the fetcher's own, neither the caller's nor the time's: the egress proxy
+   * found out of reach by another request while this one ran (fetcher.ts). Nothing if it already ended.
+   */
+  interrupt(reason: Error): void {
+    if (this.signal.aborted) return;
+    this.#interrupted = true;
+    clearTimeout(this.#timer);
+    this.#controller.abort(reason);
+  }
+
+  /** The fetcher interrupted it before the time was up or the caller aborted. */
+  get interrupted(): boolean {
+    return this.#interrupted && !this.#callerAborted;
   }
 
   /** The caller aborted (before or after the deadline). */

@@ -12,7 +12,8 @@ import type { AddressPolicy } from "../../../core/net/index.ts";
 import { createSafeConnector } from "./connector.ts";
 import type { DnsCache } from "./dns-cache.ts";
 import { ForwardProxyDispatcher } from "./forward-proxy.ts";
-import { Agent, Client, Pool, ProxyAgent } from "./undici.ts";
+import { resettingConnector } from "./reset-on-abort.ts";
+import { Agent, buildConnector, Client, Pool, ProxyAgent } from "./undici.ts";
 import type { Dispatcher } from "./undici.ts";
 
 export interface DispatcherOptions {
@@ -59,11 +60,12 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       factory: (origin, factoryOptions) => perOriginPool(origin, { ...factoryOptions, ...perConnection }, options.connectionsPerOrigin),
     });
     // Plain-HTTP targets share the proxy connections (forward-proxy.ts); https ones tunnel through the agent.
+    // A request given up on resets its connection, so it cannot reach the proxy later (reset-on-abort.ts).
     return new ForwardProxyDispatcher({
       proxyUrl: options.proxyUrl,
       connections: options.proxyConnections,
       perOrigin: options.connectionsPerOrigin,
-      connection: { ...perConnection, connectTimeout: options.connectTimeoutMs },
+      connection: { ...perConnection, connect: resettingConnector(buildConnector({ timeout: options.connectTimeoutMs, allowH2: false })) },
       tunnels,
     });
   }

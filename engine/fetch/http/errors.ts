@@ -110,8 +110,12 @@ const LOCAL_BY_CODE: Readonly<Record<string, LocalCause>> = {
   ENOMEM: "kernel-buffers",
 };
 
-/** With a proxy every connection goes to it: these mean the proxy, not the host, could not be reached. */
-const PROXY_UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN"]);
+/**
+ * With a proxy every connection goes to it: these mean the proxy, not the host, could not be reached. A
+ * connection that timed out is one to the proxy too (a partition between us and it drops our SYNs silently);
+ * a host the proxy cannot reach in time comes back as the proxy's answer.
+ */
+const PROXY_UNREACHABLE = new Set(["ECONNREFUSED", "EHOSTUNREACH", "ENETUNREACH", "EHOSTDOWN", "UND_ERR_CONNECT_TIMEOUT", "ETIMEDOUT"]);
 
 /** A connection that closed under a request. */
 const DROPPED = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "UND_ERR_SOCKET"]);

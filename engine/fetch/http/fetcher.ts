@@ -36,7 +36,7 @@ import { sendGet, type ResponseStart } from "./exchange.ts";
 import type { Dispatcher } from "./undici.ts";
 
 const MAX_REMEMBERED_ORIGINS = 10_000;
-/** How long a proxy that dropped a request has to take a new connection before it counts as gone. */
+/** How long a proxy that dropped (or never answered) a request has to take a new connection before it counts as gone. */
 const PROXY_PROBE_MS = 1_000;
 
 export class HttpFetcher {
@@ -51,6 +51,8 @@ export class HttpFetcher {
   readonly #slots: Slots;
   /** The address each origin's newest connection went to, for `remoteAddress`. */
   readonly #addresses = new Map<string, string>();
+  /** The deadlines of the requests through the proxy under way, to end them when the proxy is found out of reach. */
+  readonly #throughProxy = new Set<Deadline>();
   #closing: Promise<void> | undefined;
 
   constructor(options: HttpFetcherOptions) {
@@ -155,25 +157,55 @@ export class HttpFetcher {
     const deadline = new Deadline(this.#responseTimeoutMs, req.signal);
     const target = new URL(url);
     target.hash = "";
-    // A plain-http request through the proxy whose connection closed before any answer: the proxy went away,
-    // or passed the host's reset on; proxy-probe.ts tells which.
     let answered = false;
+    if (this.#proxied) this.#throughProxy.add(deadline);
     try {
       const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
       answered = true;
       return await handle(response, { startedAt, requestHeaders });
     } catch (error) {
-      const dropped = this.#proxyUrl !== undefined && target.protocol === "http:" && !answered && droppedConnection(error);
-      if (dropped && !deadline.callerAborted && !deadline.timedOut && !(await proxyListens(this.#proxyUrl!, PROXY_PROBE_MS))) {
-        return {
-          ...failure(req.url, "local", `the proxy dropped the request and takes no connection: ${describe(error)}`, startedAt),
-          local: "proxy-unreachable",
-        };
-      }
-      return failed(req.url, error, deadline, startedAt, this.#proxied);
+      const proxyGone = await this.#proxyGone(error, deadline, target, answered);
+      const outcome: FetchError = proxyGone
+        ? { ...failure(req.url, "local", proxyGone, startedAt), local: "proxy-unreachable" }
+        : failed(req.url, error, deadline, startedAt, this.#proxied);
+      if (outcome.local === "proxy-unreachable") this.#proxyLost();
+      return outcome;
     } finally {
+      this.#throughProxy.delete(deadline);
       deadline.dispose();
     }
+  }
+
+  /**
+   * Whether a request through the proxy failed because the proxy was out of reach, not because of the host:
+   * what went wrong (for the message), or undefined. Asked when a plain-http request's connection closed
+   * before any answer (the proxy went away, or passed the host's reset on), and when any request ran out of
+   * time: a slow host behind a proxy that still listens is the host's timeout, but a proxy gone silent (a
+   * network partition between us and it drops packets and tells nobody) times out every request alike, and
+   * booking those against their hosts would stretch each one's gap and fetch its page again for nothing.
+   * It was out of reach if it takes no new connection now (proxy-probe.ts: refused or unanswered within
+   * PROXY_PROBE_MS), or if another request found it so while this one ran, which ended this one then
+   * (`#proxyLost`; otherwise it would time out at its deadline, when the link may be back already).
+   */
+  async #proxyGone(error: unknown, deadline: Deadline, target: URL, answered: boolean): Promise<string | undefined> {
+    if (this.#proxyUrl === undefined || deadline.callerAborted) return undefined;
+    if (deadline.interrupted) return "ended when another request found the proxy out of reach";
+    const dropped = target.protocol === "http:" && !answered && !deadline.timedOut && droppedConnection(error);
+    if (!dropped && !deadline.timedOut) return undefined;
+    const what = dropped ? `the proxy dropped the request (${describe(error)})` : `no complete response within ${deadline.timeoutMs} ms`;
+    if (await proxyListens(this.#proxyUrl, PROXY_PROBE_MS)) return undefined;
+    return `${what}, and the proxy takes no connection`;
+  }
+
+  /**
+   * The proxy was found out of reach: every other request through it is caught in the same outage (across a
+   * partition it would hang until its deadline, its task held that long), so each ends now as a local
+   * failure, its task given back at once; its connection is reset (reset-on-abort.ts), so what it had not
+   * sent cannot reach the proxy once the link is back.
+   */
+  #proxyLost(): void {
+    const reason = new Error("the egress proxy was found out of reach by another request");
+    for (const deadline of this.#throughProxy) deadline.interrupt(reason);
   }
 
   #fetchHoldingSlot(url: URL, req: FetchRequest): Promise<FetchOutcome> {

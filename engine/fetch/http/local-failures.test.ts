@@ -109,6 +109,55 @@ test("a proxy that drops a plain-http request and takes no new connection is a l
   expect(outcome.kind === "error" ? outcome.local : "a response").toBeUndefined();
 });
 
+test("a request through a proxy gone silent (a partition: no answer, no new connection) is a local failure; a slow host behind a listening proxy is the host's timeout", async () => {
+  // Cut off: the request is held unanswered and the proxy takes no new connection (the probe is refused
+  // here; across a real partition it goes unanswered, tests/faults/fetch-node-cut-from-the-web-mid-crawl).
+  const cut = fetcher({ responseTimeoutMs: 300, proxyUrl: await rawProxy((_socket, _head, server) => server.close()) });
+  for (const url of ["http://site.example/", "https://site.example/"]) {
+    expect(errorOf(await cut.fetch({ url }))).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  }
+  // Slow: the proxy holds the request (the host has not answered yet) and still takes connections.
+  const slow = fetcher({ responseTimeoutMs: 300, proxyUrl: await rawProxy(() => {}) });
+  expect(errorOf(await slow.fetch({ url: "http://site.example/" }))).toMatchObject({ error: "timeout", local: undefined });
+  // With no proxy a timeout is the host's, whoever else is listening.
+  const direct = await rawProxy(() => {});
+  expect(errorOf(await fetcher({ responseTimeoutMs: 300 }).fetch({ url: `${direct}/` }))).toMatchObject({
+    error: "timeout",
+    local: undefined,
+  });
+});
+
+test("requests through the proxy under way end at once as local failures when another finds the proxy out of reach", async () => {
+  const held: Socket[] = [];
+  const server = createServer((socket) => {
+    held.push(socket);
+    socket.on("error", () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  owned.push({
+    close: async () => {
+      for (const s of held) s.destroy();
+      await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+    },
+  });
+  const port = (server.address() as AddressInfo).port;
+  const f = fetcher({ responseTimeoutMs: 5_000, proxyUrl: `http://127.0.0.1:${port}` });
+  const t0 = performance.now();
+  const caught = [f.fetch({ url: "http://a.example/" }), f.fetch({ url: "http://b.example/" })];
+  await Bun.sleep(100);
+  server.close();
+  expect(errorOf(await f.fetch({ url: "http://c.example/" }))).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  for (const outcome of await Promise.all(caught)) {
+    expect(errorOf(outcome)).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  }
+  // Long before their 5 s deadline.
+  expect(performance.now() - t0).toBeLessThan(2_000);
+  // The proxy back, a request it holds is the host's timeout again.
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const slow = fetcher({ responseTimeoutMs: 300, proxyUrl: `http://127.0.0.1:${port}` });
+  expect(errorOf(await slow.fetch({ url: "http://d.example/" }))).toMatchObject({ error: "timeout", local: undefined });
+});
+
 test("exhausted ports, file tables and buffers are ours with or without a proxy; proxy codes only with one", () => {
   expect(localCauseOf(coded("EADDRNOTAVAIL"), false)).toBe("local-ports");
   expect(localCauseOf(coded("EMFILE"), false)).toBe("file-table");
@@ -116,6 +165,10 @@ test("exhausted ports, file tables and buffers are ours with or without a proxy;
   expect(localCauseOf(coded("ENOBUFS"), false)).toBe("kernel-buffers");
   expect(localCauseOf(coded("ECONNREFUSED"), false)).toBeUndefined();
   expect(localCauseOf(coded("EHOSTUNREACH"), true)).toBe("proxy-unreachable");
+  // A connection that timed out: to the proxy with one (a partition drops SYNs silently), the host's without.
+  expect(localCauseOf(coded("UND_ERR_CONNECT_TIMEOUT"), true)).toBe("proxy-unreachable");
+  expect(localCauseOf(coded("ETIMEDOUT"), true)).toBe("proxy-unreachable");
+  expect(localCauseOf(coded("UND_ERR_CONNECT_TIMEOUT"), false)).toBeUndefined();
   expect(localCauseOf(coded("ECONNRESET"), true)).toBeUndefined();
   expect(localCauseOf(new Error("Proxy response (407) !== 200 when HTTP Tunneling"), true)).toBe("proxy-auth");
   expect(localCauseOf(new Error("Proxy response (502) !== 200 when HTTP Tunneling"), true)).toBeUndefined();
