@@ -362,7 +362,8 @@ export class ActiveHosts {
     if (!entry) return;
     entry.queued++;
     // Behind the URLs of its priority: the next priority changes only for a better one, or an empty queue's first.
-    if (entry.nextPriority !== undefined && (entry.nextPriority === 0 || item.priority < entry.nextPriority)) entry.nextPriority = item.priority;
+    if (entry.nextPriority !== undefined && (entry.nextPriority === 0 || item.priority < entry.nextPriority))
+      entry.nextPriority = item.priority;
     if (entry.head && item.priority < entry.head.priority) entry.head = undefined;
     if (!entry.head && entry.queued === 1 && !this.lean) entry.head = { ...item, seq };
     this.settle(entry);
@@ -373,7 +374,8 @@ export class ActiveHosts {
     entry.queued--;
     this.s.totalQueued--;
     // One of the next priority may have been the last of it: the next priority is read again.
-    if (entry.nextPriority !== undefined && (entry.nextPriority === 0 || item.priority <= entry.nextPriority)) entry.nextPriority = undefined;
+    if (entry.nextPriority !== undefined && (entry.nextPriority === 0 || item.priority <= entry.nextPriority))
+      entry.nextPriority = undefined;
     if (entry.head && entry.head.seq === item.seq && entry.head.priority === item.priority) entry.head = undefined;
     this.s.patterns.remove(entry.key, item.url);
   }

@@ -89,9 +89,7 @@ async function crawl(hotHosts: number): Promise<{ tasks: string[]; counters: Rec
     }
     for (const t of batch) tasks.push(`${clock.now - T0} ${t.kind} ${t.url}`);
     clock.now += 20;
-    await frontier.completeMany(
-      batch.map((t) => ({ result: answer(t, clock.now - 20), links: linksOf(t, HOSTS.indexOf(t.host)) })),
-    );
+    await frontier.completeMany(batch.map((t) => ({ result: answer(t, clock.now - 20), links: linksOf(t, HOSTS.indexOf(t.host)) })));
   }
   return { tasks, counters: frontier.snapshot(true).counters };
 }
