@@ -30,6 +30,7 @@ import { FrontierClient } from "../../adapters/grpc/index.ts";
 import { writeFileSync } from "node:fs";
 import { setPriority } from "node:os";
 import { freeze, thaw } from "../support/freeze.ts";
+import type { Netns } from "../support/netns.ts";
 import { logClock } from "../testweb/index.ts";
 import type { RequestRecord, TestWeb, TestWebOptions } from "../testweb/index.ts";
 import { ownerOf, type Coordinator, type RingView } from "../e2e/cluster/coordinator.ts";
@@ -107,6 +108,14 @@ export interface FaultScenario {
    * over, so the recovery itself (a restarted node resuming, a reconnect) is what fetches them.
    */
   mayFinishDuringFault?: boolean;
+  /**
+   * Roles (by id: `coordinator-1`, `frontier-1`, `fetch-2`...) that run each in a network namespace of
+   * their own (tests/support/netns.ts), so the row can cut their links (`roles.netnsOf(id)`,
+   * `partitionFor`). nats-server, redis-server and the test web then listen each on an address of their
+   * own that every namespace reaches (`serverAddresses`), so a cut can spare some of them; so do the APIs of
+   * the roles outside a namespace, all on one more.
+   */
+  netns?: readonly string[];
 }
 
 /**
@@ -163,7 +172,13 @@ function suiteSize(name: string | undefined): SuiteSize {
 export const ROW_TIMEOUT_MS = SIZE.toAThirdMs + SIZE.afterFaultMs + 150_000;
 
 export async function crawlThroughFault(cluster: ClusterHarness, scenario: FaultScenario): Promise<FaultRun> {
+  // A network lab only for rows that cut links: before the servers, which listen on its addresses.
+  const lab = scenario.netns?.length ? cluster.netLab() : undefined;
+  // One address per server, and one for the APIs of the roles outside a namespace (nodes dial each other).
+  const listenOn = lab && { nats: lab.serverAddress(), redis: lab.serverAddress(), web: lab.serverAddress(), roles: lab.serverAddress() };
+  const namespaces = new Map((scenario.netns ?? []).map((id) => [id, lab!.namespace()]));
   const web = await cluster.web({
+    ...(listenOn ? { hostname: listenOn.web } : {}),
     hosts: SIZE.hosts,
     pagesPerHost: SIZE.pagesPerHost,
     linksPerPage: 6,
@@ -178,7 +193,9 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
     web,
     frontiers: ["frontier-1", "frontier-2"],
     fetchers: ["fetch-1", "fetch-2"],
-    services: scenario.services,
+    services: listenOn ? { ...scenario.services, listenOn } : scenario.services,
+    netnsOf: (id) => namespaces.get(id),
+    listenHost: listenOn?.roles,
     ...scenario.roles,
     frontierArgs: [...(scenario.roles?.frontierArgs ?? []), "--min-gap", `${minGapMs}ms`],
   });
@@ -253,6 +270,34 @@ export async function freezeFor(pid: number, ms: number, during?: (frozenAt: num
     await Bun.sleep(Math.max(0, ms - (logClock() - killedAt)));
   } finally {
     thaw(pid);
+  }
+  return { killedAt, backAt: logClock() };
+}
+
+/** The addresses a namespaced role dials for each server (a row cuts some of them): see `FaultScenario.netns`. */
+export function serverAddresses(roles: Roles, web: TestWeb): { nats: string; redis: string; web: string } {
+  return { nats: new URL(roles.services.nats.url).hostname, redis: new URL(roles.services.redis.url).hostname, web: web.hostname };
+}
+
+/**
+ * Cuts namespace `ns` from `addresses` (every address when undefined) for `ms` as the log clock counts,
+ * then restores the link: a network partition (silent: packets vanish, nobody is told). `during` runs
+ * while the link is cut; whatever it throws, the link is restored first, so a failed row leaves nothing
+ * cut for the teardown.
+ */
+export async function partitionFor(
+  ns: Netns,
+  addresses: readonly string[] | undefined,
+  ms: number,
+  during?: (cutAt: number) => Promise<void>,
+): Promise<FaultWindow> {
+  ns.cut(addresses);
+  const killedAt = logClock();
+  try {
+    await during?.(killedAt);
+    await Bun.sleep(Math.max(0, ms - (logClock() - killedAt)));
+  } finally {
+    ns.restore();
   }
   return { killedAt, backAt: logClock() };
 }
@@ -375,8 +420,9 @@ export function blankErrorLines(roles: Roles): string[] {
   const blank = (line: string): boolean => {
     if (line.startsWith("{")) {
       try {
-        const error = (JSON.parse(line) as { error?: { message?: unknown } }).error;
-        return error !== undefined && !says(error.message);
+        // An error logged as its message alone (a string) says what it says.
+        const error = (JSON.parse(line) as { error?: string | { message?: unknown } }).error;
+        return error !== undefined && !says(typeof error === "string" ? error : error.message);
       } catch {
         return false;
       }

@@ -59,16 +59,21 @@ export interface StartNatsOptions {
   startupTimeoutMs?: number;
   /** Extra command-line arguments. */
   args?: string[];
+  /**
+   * The address to listen on, default 127.0.0.1; `url` names it. Another one (a network lab's server
+   * address, tests/support/netns.ts) lets processes in network namespaces reach the server.
+   */
+  host?: string;
 }
 
 const live = new Set<ChildProcess>();
 let exitHookInstalled = false;
 
-/** Starts one nats-server on 127.0.0.1 and resolves when it accepts clients. */
+/** Starts one nats-server on 127.0.0.1 (or `host`) and resolves when it accepts clients. */
 export async function startNats(opts: StartNatsOptions = {}): Promise<NatsServer> {
   const ownsDir = opts.storeDir === undefined;
   const storeDir = opts.storeDir ?? mkdtempSync(join(tmpdir(), "nats-test-"));
-  const args = ["-a", "127.0.0.1", "-p", String(opts.port ?? -1), "-sd", storeDir];
+  const args = ["-a", opts.host ?? "127.0.0.1", "-p", String(opts.port ?? -1), "-sd", storeDir];
   if (opts.jetstream ?? true) args.unshift("-js");
   for (const item of opts.args ?? []) args.push(item);
   try {
@@ -372,10 +377,10 @@ async function launch(args: string[], storeDir: string, ownsDir: boolean, timeou
 
   try {
     const ready = await waitForLog(server, (text) => /Server is ready/.test(text), timeoutMs, "nats-server start", exited);
-    const listening = /Listening for client connections on 127\.0\.0\.1:(\d+)/.exec(ready);
+    const listening = /Listening for client connections on (\d+\.\d+\.\d+\.\d+):(\d+)/.exec(ready);
     if (!listening) throw new Error(`nats-server is ready but did not report its client port:\n${ready}`);
-    const port = Number(listening[1]);
-    return Object.assign(server, { port, url: `nats://127.0.0.1:${port}` });
+    const port = Number(listening[2]);
+    return Object.assign(server, { port, url: `nats://${listening[1]}:${port}` });
   } catch (err) {
     await server.stop();
     throw err;

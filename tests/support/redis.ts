@@ -40,6 +40,11 @@ export interface StartRedisOptions {
   port?: number;
   /** This working directory (then the caller's: never removed); default a fresh temporary one. */
   dir?: string;
+  /**
+   * Listen on this address too, beside 127.0.0.1, and name it in `url`: a network lab's server address
+   * (tests/support/netns.ts), so processes in network namespaces reach the server. Default: loopback only.
+   */
+  host?: string;
 }
 
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisServer> {
@@ -55,7 +60,9 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     const port = options.port ?? (await unusedPort());
     const ownsDir = options.dir === undefined;
     const dir = options.dir ?? mkdtempSync(join(tmpdir(), "crawler-redis-"));
-    const child = spawn(binary, ["--port", String(port), "--bind", "127.0.0.1", "--save", "", ...persistence, "--dir", dir], {
+    // Protected mode refuses every address but loopback when no password is set; the lab address is as private.
+    const bind = options.host ? ["127.0.0.1", options.host, "--protected-mode", "no"] : ["127.0.0.1"];
+    const child = spawn(binary, ["--port", String(port), "--bind", ...bind, "--save", "", ...persistence, "--dir", dir], {
       stdio: ["ignore", "pipe", "pipe"],
     });
     let output = "";
@@ -64,7 +71,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
     try {
       await waitReady(port, child, readyTimeoutMs, () => output);
       return {
-        url: `redis://127.0.0.1:${port}`,
+        url: `redis://${options.host ?? "127.0.0.1"}:${port}`,
         port,
         dir,
         pid: child.pid ?? -1,

@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
 import { startNats, startNatsCluster, type NatsCluster, type NatsServer } from "../../support/nats.ts";
+import { startNetLab, type NetLab, type Netns } from "../../support/netns.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
 import type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
@@ -172,6 +173,10 @@ export interface FrontierOptions extends RoleOptions {
   dataDir: string;
   /** Policy and node flags beyond the usual ones. */
   args?: string[];
+  /** Run inside this network namespace, its APIs on the namespace's address. */
+  netns?: Netns;
+  /** Outside a namespace, the address its APIs listen on (default 127.0.0.1). */
+  listenHost?: string;
 }
 
 export interface FetcherOptions extends RoleOptions {
@@ -179,6 +184,10 @@ export interface FetcherOptions extends RoleOptions {
   web: TestWeb;
   runtime?: "bun" | "deno";
   args?: string[];
+  /** Run inside this network namespace. */
+  netns?: Netns;
+  /** Outside a namespace, the address its /healthz and /metrics listen on (default 127.0.0.1). */
+  listenHost?: string;
 }
 
 export interface Services {
@@ -202,6 +211,11 @@ export interface ServicesOptions {
   redisAppendOnly?: boolean;
   /** A 3-server NATS cluster with 3 stream replicas instead of one server. */
   natsCluster?: boolean;
+  /**
+   * The addresses nats-server and redis-server listen on (Redis: beside 127.0.0.1), e.g. a network lab's
+   * server addresses, so roles in network namespaces reach them. Default: 127.0.0.1. Single server only.
+   */
+  listenOn?: { nats: string; redis: string };
 }
 
 export interface RolesOptions {
@@ -221,6 +235,19 @@ export interface RolesOptions {
   /** More flags of one fetch node, after `fetcherArgs` (e.g. its own `--user-agent`, to tell its requests apart). */
   fetcherArgsOf?: (id: string) => string[];
   services?: ServicesOptions;
+  /**
+   * The network namespace a role runs in (by id: `coordinator-1`, a frontier or fetch node's id), or
+   * undefined for the host's. Its servers listen on the namespace's address; what it dials (NATS, Redis,
+   * the test web) must listen where the namespace reaches it (`ServicesOptions.listenOn`, the web's
+   * `hostname`: a lab's server addresses). See tests/support/netns.ts.
+   */
+  netnsOf?: (id: string) => Netns | undefined;
+  /**
+   * The address the APIs of roles outside a namespace listen on (default 127.0.0.1): with roles in
+   * namespaces, one they reach too (a lab's server address), since nodes dial each other (handoffs between
+   * frontier nodes, the coordinator's calls).
+   */
+  listenHost?: string;
 }
 
 /** A cluster whose roles were started one by one, so a test can kill, restart or add one. */
@@ -246,6 +273,8 @@ export interface Roles {
   /** The data directory of frontier node `id` (e.g. to delete it: a lost disk). */
   dataDirOf(id: string): string | undefined;
   startFetcher(id: string, runtime?: "bun" | "deno"): Promise<Proc>;
+  /** The network namespace role `id` runs in (`RolesOptions.netnsOf`), if any. */
+  netnsOf(id: string): Netns | undefined;
 }
 
 export interface ClusterHarness {
@@ -255,6 +284,8 @@ export interface ClusterHarness {
   web(opts: TestWebOptions): Promise<TestWeb>;
   /** A fresh directory removed at teardown. */
   tempDir(): string;
+  /** A network lab (tests/support/netns.ts) removed at teardown, after every process started before it. */
+  netLab(): NetLab;
   /** `bun run cluster up` in a temp dir; resolves once DIR/cluster.json exists. */
   up(opts: UpOptions): Promise<ClusterUp>;
   /** nats-server (JetStream) and redis-server for roles started one by one. */
@@ -263,7 +294,7 @@ export interface ClusterHarness {
   coordinator(
     s: RoleOptions,
     args?: string[],
-    who?: { id?: string; token?: string; standby?: boolean },
+    who?: { id?: string; token?: string; standby?: boolean; netns?: Netns; listenHost?: string },
   ): Promise<Coordinator & { proc: Proc }>;
   /** A frontier node (not waited for: use `waitForNode`). */
   frontier(opts: FrontierOptions): Proc;
@@ -335,7 +366,11 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     async roles(opts) {
       crawls(opts.web, opts.frontierArgs ?? []);
       const services = await harness.services(opts.services);
-      const coordinator = await harness.coordinator(services, opts.coordinatorArgs);
+      const netnsOf = opts.netnsOf ?? (() => undefined);
+      const coordinator = await harness.coordinator(services, opts.coordinatorArgs, {
+        netns: netnsOf("coordinator-1"),
+        listenHost: opts.listenHost,
+      });
       const frontiers = new Map<string, Proc>();
       const fetchers = new Map<string, Proc>();
       const dataDirs = new Map<string, string>();
@@ -346,14 +381,25 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         fetchers,
         procs: () => [roles.coordinator.proc, ...(roles.standby ? [roles.standby.proc] : []), ...frontiers.values(), ...fetchers.values()],
         dataDirOf: (id) => dataDirs.get(id),
+        netnsOf,
         async startCoordinator() {
-          roles.coordinator = await harness.coordinator(services, opts.coordinatorArgs);
+          roles.coordinator = await harness.coordinator(services, opts.coordinatorArgs, {
+            netns: netnsOf("coordinator-1"),
+            listenHost: opts.listenHost,
+          });
           return roles.coordinator;
         },
         async startFrontier(id) {
           if (!dataDirs.has(id)) dataDirs.set(id, tempDir());
           const since = Date.now();
-          const p = harness.frontier({ ...services, id, dataDir: dataDirs.get(id)!, args: opts.frontierArgs });
+          const p = harness.frontier({
+            ...services,
+            id,
+            dataDir: dataDirs.get(id)!,
+            args: opts.frontierArgs,
+            netns: netnsOf(id),
+            listenHost: opts.listenHost,
+          });
           frontiers.set(id, p);
           await roles.coordinator.waitForNode(id, { since, procs: [p] });
           return p;
@@ -361,7 +407,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         async startFetcher(id, runtime = "bun") {
           const since = Date.now();
           const args = [...(opts.fetcherArgs ?? []), ...(opts.fetcherArgsOf?.(id) ?? [])];
-          const p = harness.fetcher({ ...services, id, web: opts.web, runtime, args });
+          const p = harness.fetcher({ ...services, id, web: opts.web, runtime, args, netns: netnsOf(id), listenHost: opts.listenHost });
           fetchers.set(id, p);
           await roles.coordinator.waitForNode(id, { since, procs: [p] });
           return p;
@@ -374,6 +420,8 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
           id: "coordinator-2",
           token: coordinator.info.token,
           standby: true,
+          netns: netnsOf("coordinator-2"),
+          listenHost: opts.listenHost,
         });
         roles.standby = standby;
         roles.coordinators = new Coordinator({
@@ -394,6 +442,12 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       return web;
     },
     tempDir,
+
+    netLab() {
+      const lab = startNetLab();
+      register(async () => lab.close());
+      return lab;
+    },
 
     async up(opts) {
       crawls(opts.web, opts.frontierArgs ?? []);
@@ -471,13 +525,13 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         nats = cluster.servers[0]!;
       } else {
         // The store directory is the harness's, so a restart can take it over.
-        nats = await startNats({ jetstream: true, storeDir: tempDir() });
+        nats = await startNats({ jetstream: true, storeDir: tempDir(), host: opts.listenOn?.nats });
       }
       // The server running now, whichever restart it is: stopped at teardown.
       let currentNats = nats;
       if (!natsCluster) register(() => currentNats.stop());
       const redisDir = tempDir();
-      let currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir });
+      let currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir, host: opts.listenOn?.redis });
       register(() => currentRedis.stop());
       const services: Services = {
         nats,
@@ -488,7 +542,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
           await currentRedis.kill();
           const killedAt = logClock();
           await Bun.sleep(downMs); // the outage itself: how long the server is gone is the fault's size
-          currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir, port });
+          currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir, port, host: opts.listenOn?.redis });
           services.redis = currentRedis;
           return { killedAt, backAt: logClock() };
         },
@@ -498,7 +552,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
           await currentNats.kill();
           const killedAt = logClock();
           await Bun.sleep(downMs); // the outage itself
-          currentNats = await startNats({ jetstream: true, port, storeDir });
+          currentNats = await startNats({ jetstream: true, port, storeDir, host: opts.listenOn?.nats });
           services.nats = currentNats;
           return { killedAt, backAt: logClock() };
         },
@@ -509,23 +563,25 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
 
     async coordinator(s, args = [], who = {}) {
       const token = who.token ?? crypto.randomUUID().replace(/-/g, "");
+      const host = who.netns?.address ?? who.listenHost ?? "127.0.0.1";
+      const inNetns = (cmd: string[]) => (who.netns ? who.netns.exec(cmd) : cmd);
       const p = proc(
         spawnProc(
           "coordinator",
-          [
+          inNetns([
             "bun",
             "coordinator/main.ts",
             "--node-id",
             who.id ?? "coordinator-1",
             ...commonFlags(s),
             "--grpc-listen",
-            "127.0.0.1:0",
+            `${host}:0`,
             "--http-listen",
-            "127.0.0.1:0",
+            `${host}:0`,
             "--admin-token",
             token,
             ...args,
-          ],
+          ]),
           { env: roleEnv },
         ),
       );
@@ -548,26 +604,25 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     frontier(opts) {
       const policy = [...(opts.args ?? [])];
       if (!policy.includes("--min-gap")) policy.push("--min-gap", `${MIN_GAP_MS}ms`);
-      return proc(
-        spawnProc(
-          opts.id,
-          [
-            "bun",
-            "frontier-node/main.ts",
-            "--node-id",
-            opts.id,
-            "--region",
-            REGION,
-            ...commonFlags(opts),
-            "--redis-url",
-            opts.redis.url,
-            "--data-dir",
-            opts.dataDir,
-            ...policy,
-          ],
-          { env: roleEnv },
-        ),
-      );
+      // In a namespace, its APIs listen on the namespace's address, which the host's processes reach.
+      const host = opts.netns?.address ?? opts.listenHost;
+      const listen = host ? ["--grpc-listen", `${host}:0`, "--http-listen", `${host}:0`] : [];
+      const cmd = [
+        "bun",
+        "frontier-node/main.ts",
+        "--node-id",
+        opts.id,
+        "--region",
+        REGION,
+        ...commonFlags(opts),
+        "--redis-url",
+        opts.redis.url,
+        "--data-dir",
+        opts.dataDir,
+        ...listen,
+        ...policy,
+      ];
+      return proc(spawnProc(opts.id, opts.netns ? opts.netns.exec(cmd) : cmd, { env: roleEnv }));
     },
 
     fetcher(opts) {
@@ -585,6 +640,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         warc,
         "--proxy",
         opts.web.proxyUrl,
+        ...(opts.netns || opts.listenHost ? ["--http-listen", `${opts.netns?.address ?? opts.listenHost}:0`] : []),
         ...(opts.args ?? []),
       ];
       const cmd =
@@ -602,7 +658,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
             ]
           : ["bun", ...flags];
       mkdirSync(warc, { recursive: true });
-      return proc(spawnProc(opts.id, cmd, { env: roleEnv }));
+      return proc(spawnProc(opts.id, opts.netns ? opts.netns.exec(cmd) : cmd, { env: roleEnv }));
     },
 
     async setFetchAckWait(s, ms, region = REGION) {
