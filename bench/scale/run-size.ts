@@ -229,7 +229,7 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
  * results come by postMessage (`crawl` runs the fetch path on 2 threads by default) and a cluster's by a
  * decoded message. The synthetic web builds its URLs with template literals, which JSC keeps as ropes; the
  * first hash of one (a Set or Map lookup in screening) flattened it inside the timed call, about 0.3 µs a
- * URL that no real crawl pays there (bench/README.md, "Dispatch without the WAL checkpoint...").
+ * URL that no real crawl pays there (bench/README.md, "Dispatch: checkpoints on their own thread, fewer reads").
  */
 function asDelivered<T>(made: T): T {
   return structuredClone(made);
