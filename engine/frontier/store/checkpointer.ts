@@ -42,12 +42,18 @@ export class BackgroundCheckpointer {
   private readonly flags = new Int32Array(new SharedArrayBuffer(3 * Int32Array.BYTES_PER_ELEMENT));
   private readonly worker: Worker;
   private stopped = false;
+  /** The thread could not start (its module failed to load): nothing to wait for. */
+  private failed = false;
 
   /** Starts checkpointing the store file at `path` (a file SQLite opened in WAL mode). */
   constructor(path: string, intervalMs = CHECKPOINT_INTERVAL_MS) {
     this.worker = new Worker(new URL("./checkpoint-worker.ts", import.meta.url).href);
     // The thread never keeps the process alive: a store left open does not hold a process at its end.
     this.worker.unref();
+    // Without the thread the writer's own checkpoints still run (store-file.ts): a failure costs speed only.
+    this.worker.addEventListener("error", () => {
+      this.failed = true;
+    });
     const start: CheckpointerStart = {
       path,
       flags: this.flags.buffer as SharedArrayBuffer,
@@ -73,7 +79,7 @@ export class BackgroundCheckpointer {
     Atomics.store(this.flags, CHECKPOINT_FLAGS.stop, 1);
     Atomics.notify(this.flags, CHECKPOINT_FLAGS.stop);
     // A thread that never started (the process is ending) has nothing open: the wait is bounded.
-    Atomics.wait(this.flags, CHECKPOINT_FLAGS.done, 0, STOP_WAIT_MS);
+    if (!this.failed) Atomics.wait(this.flags, CHECKPOINT_FLAGS.done, 0, STOP_WAIT_MS);
     this.worker.terminate();
   }
 }
