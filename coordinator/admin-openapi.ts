@@ -244,6 +244,11 @@ export const ADMIN_OPENAPI = {
             ...int,
             description: "The writing coordinator's death timeout, ms: frontier nodes fence themselves by it (absent from older rings)",
           },
+          leaderTerm: {
+            ...int,
+            description:
+              "The writing coordinator's term (the revision of the lease grant that began its tenure); a coordinator never writes over a higher one (absent from older rings)",
+          },
           regions: {
             type: "object",
             additionalProperties: {

@@ -376,4 +376,40 @@ describe("rebalancer", () => {
     expect(await c1.tick()).toMatchObject({ leader: false, wrote: false });
     expect((await state.getRing())!.ring.epoch).toBe(2);
   });
+
+  test("rebalancer - two coordinators both granted the lease (a double grant): once the newer term wrote the ring, the older writes nothing and stands by", async () => {
+    // nats-server 2.9.10 can accept two compare-and-sets of the 3-copy lease key from one revision: both
+    // coordinators hear "granted". Here every ask is granted, each with a higher revision, as a bucket's
+    // sequence counts writes; c2's tick runs in the middle of c1's, between its lease and its ring read.
+    let between: (() => Promise<void>) | undefined;
+    let revision = 0;
+    class DoubleGrant extends MemoryClusterState {
+      override async acquireLease(): Promise<number> {
+        return ++revision;
+      }
+      override async getRing() {
+        const run = between;
+        between = undefined;
+        await run?.();
+        return super.getRing();
+      }
+    }
+    const { state, make, beat } = setup(new DoubleGrant());
+    await beat("a", "b");
+    const c1 = make("c1");
+    const c2 = make("c2");
+    expect(await c1.tick()).toMatchObject({ leader: true, wrote: true, epoch: 1 }); // term 1
+    between = async () => {
+      // c2's first tick (term 3): the same nodes, so the same owners, but its term goes into the ring.
+      expect(await c2.tick()).toMatchObject({ leader: true, wrote: true, epoch: 1 });
+    };
+    // c1 renews (granted: term still 1) and reads c2's ring: a newer term. It writes nothing.
+    expect(await c1.tick()).toEqual({ leader: false, wrote: false });
+    const stored = (await state.getRing())!;
+    expect(stored.ring.leaderTerm).toBe(3);
+    expect(c1.isLeader).toBe(false);
+    // c2 goes on leading; its ticks write nothing new.
+    expect(await c2.tick()).toMatchObject({ leader: true, wrote: false });
+    expect((await state.getRing())!.revision).toBe(stored.revision);
+  });
 });

@@ -23,6 +23,14 @@
  * not see); the next tick renews the lease (or finds it taken and stands by) and reads everything again.
  * What is left: a pause between that check and the compare-and-set leaving the process, microseconds of
  * code; the compare-and-set then still fails if anyone wrote the ring since it was read.
+ *
+ * Two coordinators must never both write rings, even if both were granted the lease (nats-server 2.9.10
+ * accepts two compare-and-sets of a 3-copy key from one revision, and the lease is such a key). Each
+ * tenure has a term, the revision of the grant that began it (revisions only grow), and every ring carries
+ * its writer's term (`leaderTerm`): a coordinator writes no ring over one of a higher term and stands by
+ * when it finds one, and a new leader writes its term into the ring at once (the ring's own writes are
+ * checked against the whole bucket, which that server version does right). So once the newer leader has
+ * written, the older one writes nothing more.
  */
 import { computeRing, type RingRecord } from "../core/cluster/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
@@ -82,6 +90,8 @@ const FIRST_RING_WAIT_MS = 10_000;
 
 export class Rebalancer {
   private leader = false;
+  /** The revision of the lease grant that began this tenure (0: none). */
+  private term = 0;
   private ringSeen = false;
   private waitLogged = false;
 
@@ -159,10 +169,13 @@ export class Rebalancer {
     const { state, nodeId, leaseTtlMs } = this.opts;
     const wasLeader = this.leader;
     const askedAt = this.monotonicNow();
-    this.leader =
+    const granted =
       !wasLeader && (await this.warmingUp())
         ? false
         : await this.onState(() => state.acquireLease(COORDINATOR_LEASE, this.holder, leaseTtlMs, this.opts.now()));
+    this.leader = granted !== false;
+    if (granted === false) this.term = 0;
+    else if (!wasLeader) this.term = granted;
     if (this.leader !== wasLeader) {
       this.opts.log.info(this.leader ? "took the coordinator lease" : "lost the coordinator lease", { nodeId });
       this.opts.onLeaderChange?.(this.leader);
@@ -175,6 +188,7 @@ export class Rebalancer {
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const view = await this.opts.membership.view();
       const current = await this.onState(() => state.getRing());
+      if ((current?.ring.leaderTerm ?? 0) > this.term) return this.superseded(current!.ring.leaderTerm!);
       if (current && current.ring.partitions !== this.opts.partitions) {
         throw new Error(
           `the stored ring has ${current.ring.partitions} partitions but this coordinator is configured with ${this.opts.partitions}; the partition count is fixed for the cluster's life`,
@@ -193,6 +207,8 @@ export class Rebalancer {
         }),
         // Nodes fence themselves by it (frontier-node/node/self-fence.ts); a changed timeout rewrites the ring.
         deathTimeoutMs: this.opts.membership.deathTimeoutMs,
+        // A new leader's first tick writes its term, fencing out the one before (see the module comment).
+        leaderTerm: this.term,
       };
       if (current && sameRing(current.ring, next)) {
         this.ringSeen = true;
@@ -208,6 +224,19 @@ export class Rebalancer {
     }
     this.opts.log.warn("ring compare-and-set kept conflicting; retrying at the next tick", { attempts });
     return { leader: true, wrote: false };
+  }
+
+  /**
+   * A ring of a higher term than this tenure's: another coordinator took the lease since (its grant and
+   * this one's renewal may both have been accepted). Stands by at once; the next tick asks for the lease
+   * again, and a grant then begins a new tenure with a higher term.
+   */
+  private superseded(ringTerm: number): TickOutcome {
+    this.opts.log.warn("a coordinator with a newer term wrote the ring: standing by", { term: this.term, ringTerm });
+    this.leader = false;
+    this.term = 0;
+    this.opts.onLeaderChange?.(false);
+    return { leader: false, wrote: false };
   }
 
   /** Whether the first ring still waits for more of the `expectFrontiers` nodes (see the option). */
@@ -229,6 +258,7 @@ export class Rebalancer {
 /** Structural equality of two rings (the stored one may have its keys in another order). */
 function sameRing(a: RingRecord, b: RingRecord): boolean {
   if (a.epoch !== b.epoch || a.partitions !== b.partitions || a.vnodes !== b.vnodes || a.deathTimeoutMs !== b.deathTimeoutMs) return false;
+  if ((a.leaderTerm ?? 0) !== (b.leaderTerm ?? 0)) return false;
   const ra = Object.keys(a.regions).sort();
   const rb = Object.keys(b.regions).sort();
   if (ra.length !== rb.length || ra.some((r, i) => r !== rb[i])) return false;

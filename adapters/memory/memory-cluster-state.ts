@@ -19,6 +19,8 @@ export class MemoryClusterState implements ClusterState {
   private ring: { ring: RingRecord; revision: number } | undefined;
   private revision = 0;
   private readonly leases = new Map<string, { holder: string; expiresAt: number }>();
+  /** Every lease write's revision, as a bucket's sequence would count them. */
+  private leaseRevision = 0;
   private readonly watchers = new Set<Watcher>();
   private readonly roots = new Set<string>();
   private readonly rootWatchers = new Set<(hosts: string[]) => void>();
@@ -105,11 +107,11 @@ export class MemoryClusterState implements ClusterState {
     };
   }
 
-  async acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+  async acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<number | false> {
     const lease = this.leases.get(name);
     if (lease && lease.holder !== holder && lease.expiresAt > now) return false;
     this.leases.set(name, { holder, expiresAt: now + ttlMs });
-    return true;
+    return ++this.leaseRevision;
   }
 
   async addScopeRoots(hosts: readonly string[]): Promise<void> {

@@ -347,19 +347,16 @@ export class NatsKvClusterState implements ClusterState {
     return stop;
   }
 
-  async acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean> {
+  async acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<number | false> {
     const key = keys.lease(name);
     const value = json({ holder, expiresAt: now + ttlMs } satisfies Lease);
     const current = await this.send(`the lease ${name}`, "read", () => this.kv.get(key));
     try {
-      if (!isLive(current)) {
-        await this.send(`the lease ${name}`, "written", () => this.kv.create(key, value));
-        return true;
-      }
+      // The write's revision is the bucket's sequence: higher than any write before it.
+      if (!isLive(current)) return await this.send(`the lease ${name}`, "written", () => this.kv.create(key, value));
       const lease = current.json<Lease>();
       if (lease.holder !== holder && lease.expiresAt > now) return false;
-      await this.send(`the lease ${name}`, "written", () => this.kv.update(key, value, current.revision));
-      return true;
+      return await this.send(`the lease ${name}`, "written", () => this.kv.update(key, value, current.revision));
     } catch (err) {
       if (isWrongLastSequence(err)) return false;
       throw err;

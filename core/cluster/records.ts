@@ -45,6 +45,12 @@ export interface RingRecord {
    * (frontier-node/node/self-fence.ts). Absent from rings written before it existed.
    */
   deathTimeoutMs?: number;
+  /**
+   * The term of the coordinator that wrote the ring: the revision of the lease grant that began its
+   * tenure. A coordinator never writes over a ring of a higher term, and stands by when it finds one
+   * (coordinator/rebalancer.ts). Absent from rings written before it existed (0).
+   */
+  leaderTerm?: number;
 }
 
 export interface RegionAssignment {

@@ -25,7 +25,9 @@ import type { NodeRecord, RingRecord } from "../cluster/index.ts";
  *    connection it resumes after the last change it delivered. Meant to react at once to a node joining or
  *    leaving; a reader must still not depend on hearing every change (it may also read on a schedule).
  *  - `acquireLease(name, holder, ttlMs, now)` grants the lease when it is free, expired, or already held by
- *    `holder` (renewal), atomically; false otherwise.
+ *    `holder` (renewal), atomically, and returns the revision of that write (a positive number, higher
+ *    than that of any grant before it: the revision of the grant that began a tenure is its term); false
+ *    otherwise.
  *  - `addScopeRoots(hosts)` stores the host names of seeds (the roots `--scope host|domain` keeps a crawl
  *    on), idempotently, and resolves once they are stored; roots are never removed.
  *  - `watchScopeRoots` calls back with every root stored so far (in one or more calls), then with the roots
@@ -41,7 +43,7 @@ export interface ClusterState {
   casRing(ring: RingRecord, revision: number): Promise<number | undefined>;
   watchRing(onRing: (ring: RingRecord, revision: number) => void): () => void;
   watchNodes(onChange: (change: NodeChange) => void): () => void;
-  acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<boolean>;
+  acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<number | false>;
   addScopeRoots(hosts: readonly string[]): Promise<void>;
   watchScopeRoots(onRoots: (hosts: string[]) => void): () => void;
   close(): Promise<void>;

@@ -265,16 +265,19 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
       }
     });
 
-    test(`${name} - leases: granted when free, refused while another holds it, renewed by its holder, taken when expired`, async () => {
+    test(`${name} - leases: granted when free, refused while another holds it, renewed by its holder, taken when expired; each grant's revision higher than the last`, async () => {
       await start();
       const t = 1_000_000;
-      expect(await a.acquireLease("coordinator", "c1", 10_000, t)).toBe(true);
+      const first = await a.acquireLease("coordinator", "c1", 10_000, t);
+      expect(first).toBeGreaterThan(0);
       expect(await b.acquireLease("coordinator", "c2", 10_000, t + 1)).toBe(false);
-      expect(await a.acquireLease("coordinator", "c1", 10_000, t + 5_000)).toBe(true); // renewal: now valid until t+15000
+      const renewed = await a.acquireLease("coordinator", "c1", 10_000, t + 5_000); // renewal: now valid until t+15000
+      expect(renewed).toBeGreaterThan(first as number);
       expect(await b.acquireLease("coordinator", "c2", 10_000, t + 12_000)).toBe(false);
-      expect(await b.acquireLease("coordinator", "c2", 10_000, t + 15_001)).toBe(true); // expired: taken over
+      const taken = await b.acquireLease("coordinator", "c2", 10_000, t + 15_001); // expired: taken over, a higher term
+      expect(taken).toBeGreaterThan(renewed as number);
       expect(await a.acquireLease("coordinator", "c1", 10_000, t + 15_002)).toBe(false);
-      expect(await a.acquireLease("other-lease", "c1", 10_000, t + 15_002)).toBe(true); // leases are independent
+      expect(await a.acquireLease("other-lease", "c1", 10_000, t + 15_002)).toBeGreaterThan(0); // leases are independent
     });
 
     test(`${name} - two candidates racing for a free or expired lease: exactly one gets it`, async () => {
