@@ -343,9 +343,13 @@ export class FetchNode {
       return;
     }
     if (this.trouble.allowance() === 0) {
-      // Our own side is failing: nothing would reach the host. Back when the next probe may go out.
+      // Our own side is failing: nothing would reach the host. Handed back untried for another node to take
+      // (a node cut from the web while the others are not), for the nak delay at most, not until this
+      // node's next probe: its backoff reaches 30 s, and a task held back that long would wait as long for
+      // every node (seen: hosts idle 5-6 s after a 20 s cut of one node's link to its proxy had healed).
       this.counters.add("fetcher.tasks.deferred-local-trouble");
-      this.nakPolitely(d, Math.max(this.opts.nakDelayMs, (this.trouble.resumeAt ?? this.now()) - this.now()));
+      const untilProbe = (this.trouble.resumeAt ?? this.now()) - this.now();
+      this.nakPolitely(d, Math.max(1, Math.min(this.opts.nakDelayMs, untilProbe)));
       return;
     }
     this.trouble.started();

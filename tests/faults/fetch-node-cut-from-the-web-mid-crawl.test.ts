@@ -54,6 +54,14 @@ describe("fault: a fetch node cut from the web for 20 s", () => {
           victimAfter: victimAfter.length,
           errorsBookedAgainstHosts: errors,
           victim: Object.fromEntries(Object.entries(victimCounters).filter(([k]) => /^fetch\.local|^fetcher\.tasks/.test(k))),
+          // The host that waited longest across the cut: its requests around it (seconds after the cut began, node).
+          longestWait: run.longestWait && {
+            ...run.longestWait,
+            requests: run.web
+              .requestsTo(run.longestWait.host)
+              .filter((r) => r.startedAt > killedAt - 3_000 && r.startedAt < backAt + 10_000)
+              .map((r) => `${r.path} ${((r.startedAt - killedAt) / 1000).toFixed(1)} ${nodeOf(r)}`),
+          },
         }),
       );
       expectNothingLost(run);
