@@ -301,3 +301,27 @@ test("fetcher - rejects unusable options at construction", () => {
   expect(() => new HttpFetcher({ ...base, maxConnectionsPerOrigin: Number.NaN })).toThrow(/maxConnectionsPerOrigin/);
   expect(() => new HttpFetcher({ ...base, proxyUrl: "socks5://127.0.0.1:1080" })).toThrow(/proxyUrl/);
 });
+
+test("fetcher - a response that came while this process was not running is read, not timed out, and the time says how long it was stopped", async () => {
+  // The server answers 300 ms after the request; the fetcher's deadline is 500 ms. This thread then stops
+  // running for 2 s (as a SIGSTOP would stop it): when it runs again, the answer waits in the socket and the
+  // deadline is long overdue.
+  let asked!: () => void;
+  const requested = new Promise<void>((resolve) => (asked = resolve));
+  const s = await server((_req, res) => {
+    asked();
+    setTimeout(() => res.end("answered in 300 ms"), 300);
+  });
+  const pending = fetcher({ responseTimeoutMs: 500 }).fetch({ url: `${s.origin}/late` });
+  await requested;
+  const until = performance.now() + 2_000;
+  while (performance.now() < until) {
+    // stopped
+  }
+  const out = response(await pending);
+  expect(out.status).toBe(200);
+  expect(text(out.body)).toBe("answered in 300 ms");
+  // Not the host's time: 2 s stopped, less the 500 ms the deadline had.
+  expect(out.pausedMs).toBeGreaterThan(1_000);
+  expect(out.pausedMs).toBeLessThan(out.endedAt - out.startedAt);
+});

@@ -162,14 +162,14 @@ export class HttpFetcher {
     try {
       const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
       answered = true;
-      return await handle(response, { startedAt, requestHeaders });
+      return withPause(await handle(response, { startedAt, requestHeaders }), deadline);
     } catch (error) {
       const proxyGone = await this.#proxyGone(error, deadline, target, answered);
       const outcome: FetchError = proxyGone
         ? { ...failure(req.url, "local", proxyGone, startedAt), local: "proxy-unreachable" }
         : failed(req.url, error, deadline, startedAt, this.#proxied);
       if (outcome.local === "proxy-unreachable") this.#proxyLost();
-      return outcome;
+      return withPause(outcome, deadline);
     } finally {
       this.#throughProxy.delete(deadline);
       deadline.dispose();
@@ -307,6 +307,15 @@ function explain(error: unknown, deadline: Deadline): string {
 }
 
 /** The outcome of a request that threw: its kind, in words, and the address rule when one refused it. */
+/**
+ * The outcome with the time this process was found not running during the fetch (deadline.ts), if any:
+ * politeness leaves it out of the fetch's duration, which is the host's time only.
+ */
+function withPause<T>(outcome: T, deadline: Deadline): T {
+  if (deadline.pausedMs > 0 && typeof outcome === "object" && outcome !== null) Object.assign(outcome, { pausedMs: deadline.pausedMs });
+  return outcome;
+}
+
 function failed(url: string, error: unknown, deadline: Deadline, startedAt: number, viaProxy: boolean): FetchError {
   // Our own side failing is told apart first: the host was never asked, and must not be blamed.
   const local = deadline.callerAborted || deadline.timedOut ? undefined : localCauseOf(error, viaProxy);
