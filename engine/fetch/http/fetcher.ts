@@ -53,6 +53,8 @@ export class HttpFetcher {
   readonly #addresses = new Map<string, string>();
   /** The deadlines of the requests through the proxy under way, to end them when the proxy is found out of reach. */
   readonly #throughProxy = new Set<Deadline>();
+  /** Set when a request found the proxy out of reach, cleared when one gets an answer through it again. */
+  #proxyDownSince: number | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: HttpFetcherOptions) {
@@ -162,6 +164,7 @@ export class HttpFetcher {
     try {
       const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
       answered = true;
+      this.#proxyDownSince = undefined;
       return withPause(await handle(response, { startedAt, requestHeaders }), deadline);
     } catch (error) {
       const proxyGone = await this.#proxyGone(error, deadline, target, answered);
@@ -185,11 +188,18 @@ export class HttpFetcher {
    * booking those against their hosts would stretch each one's gap and fetch its page again for nothing.
    * It was out of reach if it takes no new connection now (proxy-probe.ts: refused or unanswered within
    * PROXY_PROBE_MS), or if another request found it so while this one ran, which ended this one then
-   * (`#proxyLost`; otherwise it would time out at its deadline, when the link may be back already).
+   * (`#proxyLost`; otherwise it would time out at its deadline, when the link may be back already), or if
+   * it timed out while no request had got through since the proxy was found out of reach.
    */
   async #proxyGone(error: unknown, deadline: Deadline, target: URL, answered: boolean): Promise<string | undefined> {
     if (this.#proxyUrl === undefined || deadline.callerAborted) return undefined;
     if (deadline.interrupted) return "ended when another request found the proxy out of reach";
+    if (deadline.timedOut && this.#proxyDownSince !== undefined) {
+      // Sent while the proxy was out of reach (the probe of a node in local trouble, on a connection the
+      // partition cut): it may be delivered when the link heals, after this deadline, and the proxy then
+      // takes the check's connection; the host was never the one that failed to answer.
+      return `no complete response within ${deadline.timeoutMs} ms, and no request has got through the proxy since it was found out of reach`;
+    }
     const dropped = target.protocol === "http:" && !answered && !deadline.timedOut && droppedConnection(error);
     if (!dropped && !deadline.timedOut) return undefined;
     const what = dropped ? `the proxy dropped the request (${describe(error)})` : `no complete response within ${deadline.timeoutMs} ms`;
@@ -204,6 +214,7 @@ export class HttpFetcher {
    * sent cannot reach the proxy once the link is back.
    */
   #proxyLost(): void {
+    this.#proxyDownSince ??= preciseNow();
     const reason = new Error("the egress proxy was found out of reach by another request");
     for (const deadline of this.#throughProxy) deadline.interrupt(reason);
   }

@@ -158,6 +158,37 @@ test("requests through the proxy under way end at once as local failures when an
   expect(errorOf(await slow.fetch({ url: "http://d.example/" }))).toMatchObject({ error: "timeout", local: undefined });
 });
 
+test("a request that times out while no request has got through the proxy since it was found out of reach is a local failure", async () => {
+  // A proxy that answers /ok and holds anything else; it stops listening for a moment.
+  const held: Socket[] = [];
+  const server = createServer((socket) => {
+    held.push(socket);
+    socket.on("error", () => {});
+    socket.on("data", (chunk) => {
+      if (chunk.toString("latin1").startsWith("GET http://site.example/ok "))
+        socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  owned.push({
+    close: async () => {
+      for (const s of held) s.destroy();
+      await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+    },
+  });
+  const f = fetcher({ responseTimeoutMs: 300, proxyUrl: `http://127.0.0.1:${port}` });
+  server.close();
+  expect(errorOf(await f.fetch({ url: "http://site.example/a" }))).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  // The next request (a node's probe) is held, and the proxy takes connections again when its deadline passes.
+  expect(errorOf(await f.fetch({ url: "http://site.example/held" }))).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  // One answered through the proxy: a held one is the host's timeout again.
+  const ok = await f.fetch({ url: "http://site.example/ok" });
+  expect(ok.kind === "response" && ok.status).toBe(200);
+  expect(errorOf(await f.fetch({ url: "http://site.example/held-again" }))).toMatchObject({ error: "timeout", local: undefined });
+});
+
 test("exhausted ports, file tables and buffers are ours with or without a proxy; proxy codes only with one", () => {
   expect(localCauseOf(coded("EADDRNOTAVAIL"), false)).toBe("local-ports");
   expect(localCauseOf(coded("EMFILE"), false)).toBe("file-table");
