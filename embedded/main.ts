@@ -69,7 +69,9 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const upload = await startUpload(ctx, out);
   // The politeness clock: results from the fetch threads are moved onto it, and the frontier decides by it.
   const now = preciseNow;
-  const store = refuseDamaged(out, () => FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true, backgroundCheckpoints: true }));
+  const store = refuseDamaged(out, () =>
+    FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true, backgroundCheckpoints: true }),
+  );
   ctx.onClose("store", () => untilDiskFull(log, out, () => store.close()));
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Registered after the store, so it runs before the store closes: the snapshot reads the store.
