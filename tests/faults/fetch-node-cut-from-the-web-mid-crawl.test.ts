@@ -68,6 +68,7 @@ describe("fault: a fetch node cut from the web for 20 s", () => {
       // The other node carried the crawl through the cut; the cut node reached no host meanwhile, and
       // fetched again after it.
       expect(during.filter((r) => nodeOf(r) === OTHER).length).toBeGreaterThan(0);
+      expect(during.filter((r) => nodeOf(r) === VICTIM)).toEqual([]);
       expect(victimAfter.length).toBeGreaterThan(0);
       // No host was blamed for the cut, and the cut node knew its trouble was its own.
       expect(errors).toEqual({});

@@ -47,7 +47,9 @@ export class HttpFetcher {
   readonly #proxyUrl: string | undefined;
   readonly #addressPolicy: AddressPolicy;
   readonly #dns: DnsCache;
-  readonly #dispatcher: Dispatcher;
+  /** Replaced, connections and all, when the proxy is found out of reach (`#proxyLost`). */
+  #dispatcher: Dispatcher;
+  readonly #newDispatcher: () => Dispatcher;
   readonly #slots: Slots;
   /** The address each origin's newest connection went to, for `remoteAddress`. */
   readonly #addresses = new Map<string, string>();
@@ -68,17 +70,19 @@ export class HttpFetcher {
     this.#addressPolicy = options.addressPolicy ?? new AddressPolicy();
     this.#dns = new DnsCache({ lookup: options.lookup, ttlMs: options.dnsCacheTtlMs, negativeTtlMs: options.dnsNegativeTtlMs });
     this.#slots = new Slots(options.maxConcurrentRequests ?? 256);
-    this.#dispatcher = createDispatcher({
-      connectTimeoutMs: options.connectTimeoutMs,
-      responseTimeoutMs: options.responseTimeoutMs,
-      connectionsPerOrigin: options.maxConnectionsPerOrigin ?? 1,
-      keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULT_POLICY.keepAliveMs,
-      proxyUrl: options.proxyUrl,
-      proxyConnections: options.maxConcurrentRequests ?? 256,
-      dns: this.#dns,
-      addressPolicy: this.#addressPolicy,
-      onConnected: (origin, address) => this.#rememberAddress(origin, address),
-    });
+    this.#newDispatcher = () =>
+      createDispatcher({
+        connectTimeoutMs: options.connectTimeoutMs,
+        responseTimeoutMs: options.responseTimeoutMs,
+        connectionsPerOrigin: options.maxConnectionsPerOrigin ?? 1,
+        keepAliveTimeoutMs: options.keepAliveTimeoutMs ?? DEFAULT_POLICY.keepAliveMs,
+        proxyUrl: options.proxyUrl,
+        proxyConnections: options.maxConcurrentRequests ?? 256,
+        dns: this.#dns,
+        addressPolicy: this.#addressPolicy,
+        onConnected: (origin, address) => this.#rememberAddress(origin, address),
+      });
+    this.#dispatcher = this.#newDispatcher();
   }
 
   /** Fetches `req.url` once. Never rejects for network, protocol or content problems. */
@@ -214,9 +218,17 @@ export class HttpFetcher {
    * sent cannot reach the proxy once the link is back.
    */
   #proxyLost(): void {
-    this.#proxyDownSince ??= preciseNow();
     const reason = new Error("the egress proxy was found out of reach by another request");
     for (const deadline of this.#throughProxy) deadline.interrupt(reason);
+    if (this.#proxyDownSince !== undefined) return;
+    this.#proxyDownSince = preciseNow();
+    // The idle connections to the proxy are as cut as the busy ones: a probe sent on one would wait for
+    // TCP's next retransmission after the link heals (seconds), or its deadline. The next requests open
+    // fresh ones, which connect (or time out connecting) as soon as the link allows.
+    if (this.#closing) return;
+    const old = this.#dispatcher;
+    this.#dispatcher = this.#newDispatcher();
+    old.destroy().catch(() => {});
   }
 
   #fetchHoldingSlot(url: URL, req: FetchRequest): Promise<FetchOutcome> {

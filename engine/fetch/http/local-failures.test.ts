@@ -189,6 +189,38 @@ test("a request that times out while no request has got through the proxy since 
   expect(errorOf(await f.fetch({ url: "http://site.example/held-again" }))).toMatchObject({ error: "timeout", local: undefined });
 });
 
+test("once the proxy is found out of reach, the next requests go on fresh connections, not on idle ones the outage may hold", async () => {
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on("error", () => {});
+    socket.on("data", (chunk) => {
+      if (/^GET http:\/\/[a-z]+\.example\/ok /.test(chunk.toString("latin1")))
+        socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  owned.push({
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+    },
+  });
+  const f = fetcher({ responseTimeoutMs: 300, proxyUrl: `http://127.0.0.1:${port}` });
+  // Two connections, idle after their answers.
+  await Promise.all([f.fetch({ url: "http://a.example/ok" }), f.fetch({ url: "http://b.example/ok" })]);
+  expect(sockets.length).toBe(2);
+  // The proxy takes no new connection; a request on one of the idle ones goes unanswered.
+  server.close();
+  expect(errorOf(await f.fetch({ url: "http://a.example/held" }))).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const ok = await f.fetch({ url: "http://b.example/ok" });
+  expect(ok.kind === "response" && ok.status).toBe(200);
+  // A third connection carried it: the other idle one was let go with the rest.
+  expect(sockets.length).toBe(3);
+});
+
 test("exhausted ports, file tables and buffers are ours with or without a proxy; proxy codes only with one", () => {
   expect(localCauseOf(coded("EADDRNOTAVAIL"), false)).toBe("local-ports");
   expect(localCauseOf(coded("EMFILE"), false)).toBe("file-table");
