@@ -19,23 +19,13 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ClusterFile } from "../scripts/cluster/cluster-file.ts";
 import { freeze, thaw } from "../tests/support/freeze.ts";
 import { startTestWeb, type RequestRecord } from "../tests/testweb/index.ts";
+import { waitForClusterFile } from "./crawl/cluster.ts";
 
 const REPO_ROOT = new URL("..", import.meta.url).pathname;
 const MIN_GAP_MS = 1_000;
-
-interface ProcessEntry {
-  id: string;
-  role: string;
-  pid: number | null;
-}
-interface ClusterJson {
-  grpcAddress: string;
-  adminUrl: string;
-  token: string;
-  processes: ProcessEntry[];
-}
 
 function parseArgs(argv: readonly string[]): { hosts: number; pages: number; tailSeconds: number; faults: boolean } {
   const out = { hosts: 300, pages: 50, tailSeconds: 20, faults: true };
@@ -94,7 +84,7 @@ const thawAll = () => {
 process.on("exit", thawAll);
 
 try {
-  const info = await waitForClusterJson(join(dir, "cluster", "cluster.json"));
+  const info = await waitForClusterFile(join(dir, "cluster", "cluster.json"), () => up.exitCode !== null);
   const crawlctl = async (args: string[]) => {
     const p = Bun.spawn([process.execPath, "run", "crawlctl", ...args, "--coordinator", info.grpcAddress, "--token", info.token], {
       cwd: REPO_ROOT,
@@ -115,7 +105,7 @@ try {
       const res = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
       if (res?.status === 200) {
         const entry = readCluster(join(dir, "cluster", "cluster.json")).processes.find(
-          (p) => p.role === "coordinator" && url.endsWith(`:${portsOf(p)}`),
+          (p) => p.role === "coordinator" && url.endsWith(`:${p.ports["http"]}`),
         );
         if (entry) return entry.id;
       }
@@ -216,24 +206,6 @@ function fetchedAgainAfterSuccess(requests: readonly RequestRecord[]): string[] 
   return [...again];
 }
 
-function readCluster(file: string): ClusterJson {
-  return JSON.parse(readFileSync(file, "utf8")) as ClusterJson;
-}
-
-function portsOf(p: ProcessEntry): number | undefined {
-  return (p as ProcessEntry & { ports?: Record<string, number> }).ports?.["http"];
-}
-
-async function waitForClusterJson(file: string): Promise<ClusterJson> {
-  const giveUpAt = performance.now() + 120_000;
-  for (;;) {
-    try {
-      const info = readCluster(file);
-      if (info.grpcAddress && info.token) return info;
-    } catch {
-      // not written yet, or being written
-    }
-    if (performance.now() > giveUpAt) throw new Error(`no ${file} after 120 s`);
-    await Bun.sleep(100);
-  }
+function readCluster(file: string): ClusterFile {
+  return JSON.parse(readFileSync(file, "utf8")) as ClusterFile;
 }

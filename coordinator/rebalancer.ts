@@ -162,7 +162,7 @@ export class Rebalancer {
   }
 
   private monotonicNow(): number {
-    return (this.opts.monotonicNow ?? (() => performance.now()))();
+    return this.opts.monotonicNow?.() ?? performance.now();
   }
 
   async tick(): Promise<TickOutcome> {

@@ -16,15 +16,10 @@
  * Bun only (the benchmark is): Bun's own `RedisClient`, so the bench needs no networked library of its own.
  */
 import { RedisClient } from "bun";
+import type { ProcessEntry } from "../../scripts/cluster/cluster-file.ts";
 
 /** One process of DIR/cluster.json, as far as this reads it. */
-export interface ClusterProcess {
-  role: string;
-  id: string;
-  region: string;
-  pid: number | null;
-  ports: Record<string, number | undefined>;
-}
+export type ClusterProcess = Pick<ProcessEntry, "role" | "id" | "region" | "pid" | "ports">;
 
 export interface ServerSnapshot {
   /** When it was taken (performance.now()). */

@@ -11,7 +11,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ClusterStats, delta, type ClusterProcess, type ServerSnapshot } from "./cluster-stats.ts";
+import { ClusterStats, delta, type ServerSnapshot } from "./cluster-stats.ts";
+import type { ClusterFile } from "../../scripts/cluster/cluster-file.ts";
 import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
 
 const REPO_ROOT = new URL("../..", import.meta.url).pathname;
@@ -31,13 +32,6 @@ export interface ClusterOptions {
   upArgs?: readonly string[];
   /** More frontier-node flags (after `--`), e.g. `--credit 1024`. */
   frontierArgs?: readonly string[];
-}
-
-interface ClusterInfo {
-  adminUrl: string;
-  grpcAddress: string;
-  token: string;
-  processes: ClusterProcess[];
 }
 
 export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
@@ -118,26 +112,33 @@ export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
   };
 }
 
-async function waitForClusterJson(ctx: PrepareContext): Promise<ClusterInfo> {
-  const file = join(ctx.dir, "cluster", "cluster.json");
+function waitForClusterJson(ctx: PrepareContext): Promise<ClusterFile> {
+  return waitForClusterFile(join(ctx.dir, "cluster", "cluster.json"), ctx.exited, () => logTails(ctx.dir));
+}
+
+/**
+ * DIR/cluster.json (`file`) once `cluster up` has written it, which it does once the cluster is ready.
+ * Throws when `exited()` says the launcher is gone first, or after READY_LIMIT_MS, with `why()` appended.
+ */
+export async function waitForClusterFile(file: string, exited: () => boolean, why: () => string = () => ""): Promise<ClusterFile> {
   const giveUpAt = performance.now() + READY_LIMIT_MS;
   for (;;) {
-    if (ctx.exited()) throw new Error(`cluster up exited before it was ready\n${logTails(ctx.dir)}`);
+    if (exited()) throw new Error(`cluster up exited before it was ready\n${why()}`);
     if (existsSync(file)) {
       try {
-        const info = JSON.parse(readFileSync(file, "utf8")) as ClusterInfo;
+        const info = JSON.parse(readFileSync(file, "utf8")) as ClusterFile;
         if (info.grpcAddress && info.token) return info;
       } catch {
         // being written: read it again
       }
     }
-    if (performance.now() > giveUpAt) throw new Error(`no ${file} after ${READY_LIMIT_MS / 1000} s\n${logTails(ctx.dir)}`);
+    if (performance.now() > giveUpAt) throw new Error(`no ${file} after ${READY_LIMIT_MS / 1000} s\n${why()}`);
     await Bun.sleep(50);
   }
 }
 
 /** `crawlctl seed add --file` against the coordinator, as an SRE would seed the cluster. */
-async function seed(ctx: PrepareContext, info: ClusterInfo): Promise<void> {
+async function seed(ctx: PrepareContext, info: ClusterFile): Promise<void> {
   const t0 = performance.now();
   const p = Bun.spawn(
     [process.execPath, "run", "crawlctl", "seed", "add", "--file", ctx.seedsFile, "--coordinator", info.grpcAddress, "--token", info.token],

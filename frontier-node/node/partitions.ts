@@ -481,14 +481,22 @@ export class PartitionManager {
     }
     frontier.counters.add("node.urls.received", urls.length);
     this.opts.dispatcher.wake();
+    return this.ackWhenReplicated(p, d);
+  }
+
+  /**
+   * Acks a message whose rows are committed here: at once without a replica; with one, once those rows are
+   * in it, not waiting for that (the next message goes on, and the consumer's max ack pending bounds how
+   * many wait); if they never get there, it comes back.
+   */
+  private ackWhenReplicated<T>(p: number, d: Delivery<T>): Promise<void> {
     const preparation = this.opts.preparation;
     if (!preparation) return d.ack();
-    // Acked once the admission's rows are in the replica; the handler does not wait for it (the next
-    // message goes on), and the consumer's max ack pending bounds how many wait.
     preparation.committed(p).then(
       () => d.ack(),
       () => d.nak(nakDelay(d.deliveryCount)),
     );
+    return Promise.resolve();
   }
 
   private async onResult(p: number, d: Delivery<FetchResult>): Promise<void> {
@@ -518,16 +526,7 @@ export class PartitionManager {
     this.opts.dispatcher.settled(d.data.taskId);
     this.opts.onResultApplied?.(d.data.taskId);
     frontier.counters.add("node.results.received");
-    const preparation = this.opts.preparation;
-    if (preparation) {
-      // As for URLs: acked once the result's rows are in the replica (the handler goes on meanwhile).
-      preparation.committed(p).then(
-        () => d.ack(),
-        () => d.nak(nakDelay(d.deliveryCount)),
-      );
-    } else {
-      await d.ack();
-    }
+    await this.ackWhenReplicated(p, d);
     this.opts.dispatcher.wake();
     this.opts.pulse.notify();
     if (!this.serving.has(p)) this.pruneResults();

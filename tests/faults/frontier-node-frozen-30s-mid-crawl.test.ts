@@ -16,9 +16,15 @@
  */
 import { describe, expect, test } from "bun:test";
 import { REGION, waitUntil, type RingView } from "../e2e/cluster/harness.ts";
-import { freeze, thaw } from "../support/freeze.ts";
-import { logClock } from "../testweb/index.ts";
-import { askedHostsOwnedBy, crawlThroughFault, describeRun, expectRefetchesOnlyInFlight, ROW_TIMEOUT_MS, useCluster } from "./harness.ts";
+import {
+  askedHostsOwnedBy,
+  crawlThroughFault,
+  describeRun,
+  expectRefetchesOnlyInFlight,
+  freezeFor,
+  ROW_TIMEOUT_MS,
+  useCluster,
+} from "./harness.ts";
 
 const cluster = useCluster();
 const VICTIM = "frontier-1";
@@ -31,21 +37,17 @@ describe("fault: a frontier node frozen for 30 s", () => {
       let ringBefore: RingView | undefined;
       let ringDuring: RingView | undefined;
       let victimHosts = new Set<string>();
-      let thawed = false;
-      let victimPid = 0;
       const run = await crawlThroughFault(cluster, {
         minGapMs: 1_000,
         async inject(roles, web) {
           const c = roles.coordinator;
           ringBefore = await c.ring();
-          const victim = roles.frontiers.get(VICTIM)!;
-          victimPid = victim.pid;
-          await freeze(victim.pid);
-          const killedAt = logClock();
-          try {
+          // Frozen for FROZEN_MS in all (the fault is a length of time, not a state to wait for), thawed even
+          // when a wait inside fails, so the teardown never finds the node stopped.
+          return freezeFor(roles.frontiers.get(VICTIM)!.pid, FROZEN_MS, async (killedAt) => {
             victimHosts = askedHostsOwnedBy(
               web.requests.filter((r) => r.startedAt < killedAt),
-              ringBefore,
+              ringBefore!,
               VICTIM,
             );
             // The fault is only this one if the coordinator takes the victim's partitions while it is frozen.
@@ -56,17 +58,8 @@ describe("fault: a frontier node frozen for 30 s", () => {
               },
               { timeoutMs: FROZEN_MS, what: "the frozen node's partitions to move to the other node" },
             );
-            // The rest of the freeze: the fault itself is a length of time, not a state to wait for.
-            await Bun.sleep(Math.max(0, FROZEN_MS - (logClock() - killedAt)));
-          } finally {
-            thaw(victim.pid);
-            thawed = true;
-          }
-          return { killedAt, backAt: logClock() };
+          });
         },
-      }).finally(() => {
-        // A failed wait must not leave the node stopped for the teardown.
-        if (!thawed && victimPid) thaw(victimPid);
       });
       console.log(describeRun("frontier node frozen for 30 s", run));
       const lines = run.roles.frontiers.get(VICTIM)!.output().split("\n");

@@ -329,7 +329,6 @@ function explain(error: unknown, deadline: Deadline): string {
   return describe(error);
 }
 
-/** The outcome of a request that threw: its kind, in words, and the address rule when one refused it. */
 /**
  * The outcome with the time this process was found not running during the fetch (deadline.ts), if any:
  * politeness leaves it out of the fetch's duration, which is the host's time only.
@@ -339,6 +338,7 @@ function withPause<T>(outcome: T, deadline: Deadline): T {
   return outcome;
 }
 
+/** The outcome of a request that threw: its kind, in words, and the address rule when one refused it. */
 function failed(url: string, error: unknown, deadline: Deadline, startedAt: number, viaProxy: boolean): FetchError {
   // Our own side failing is told apart first: the host was never asked, and must not be blamed.
   const local = deadline.callerAborted || deadline.timedOut ? undefined : localCauseOf(error, viaProxy);
