@@ -105,6 +105,8 @@ describe("admin API", () => {
     expect(checked.sort()).toEqual([
       "GET /v1/dashboard",
       "GET /v1/hosts/:host",
+      "GET /v1/jobs",
+      "GET /v1/jobs/:id",
       "GET /v1/nodes",
       "GET /v1/openapi.json",
       "GET /v1/ring",
@@ -112,6 +114,11 @@ describe("admin API", () => {
       "GET /v1/urls/explain",
       "POST /v1/hosts/:host/pause",
       "POST /v1/hosts/:host/resume",
+      "POST /v1/jobs",
+      "POST /v1/jobs/:id/cancel",
+      "POST /v1/jobs/:id/pause",
+      "POST /v1/jobs/:id/resume",
+      "POST /v1/jobs/:id/seeds",
       "POST /v1/seeds",
     ]);
   });
@@ -414,6 +421,6 @@ describe("admin API", () => {
       Object.entries(ADMIN_OPENAPI.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`)),
     );
     expect([...routes].sort()).toEqual([...documented].sort());
-    expect(routes.size).toBe(17);
+    expect(routes.size).toBe(24);
   });
 });

@@ -25,6 +25,11 @@
  *   POST /v1/hosts/:host/pause    pause the host
  *   POST /v1/hosts/:host/resume   resume the host
  *   GET  /v1/urls/explain?url=    explain a URL
+ *   POST /v1/jobs                 create a crawl job (201, the job as GET answers it, with `seeds` outcome)
+ *   GET  /v1/jobs                 every job
+ *   GET  /v1/jobs/:id             one job: settings, state, reason, pages, queued, errors, times
+ *   POST /v1/jobs/:id/pause|resume|cancel
+ *   POST /v1/jobs/:id/seeds       {"urls": [...]} → {accepted, rejected[]}, into that job
  */
 import { errorFields } from "../kit/log/index.ts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
@@ -44,6 +49,7 @@ import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
 import { clip, parseJsonBody, seedsRequest } from "./validate.ts";
+import { jobRoutes } from "./job-routes.ts";
 
 export interface AdminApiOptions {
   /** Accepted admin tokens: every one valid (two during a rotation). */
@@ -76,6 +82,12 @@ const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
   ["/v1/hosts/:host/pause", "POST"],
   ["/v1/hosts/:host/resume", "POST"],
   ["/v1/urls/explain", "GET"],
+  ["/v1/jobs", "GET, POST"],
+  ["/v1/jobs/:id", "GET"],
+  ["/v1/jobs/:id/pause", "POST"],
+  ["/v1/jobs/:id/resume", "POST"],
+  ["/v1/jobs/:id/cancel", "POST"],
+  ["/v1/jobs/:id/seeds", "POST"],
 ];
 
 export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): Hono {
@@ -123,6 +135,8 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
     const body = seedsRequest(parseJsonBody(await c.req.text(), c.req.header("content-type")), opts.maxSeedsPerRequest);
     return c.json(await services.seeds.add(body.urls));
   });
+
+  app.route("/", jobRoutes(services.jobs, opts.maxSeedsPerRequest));
 
   // GET /v1/dashboard, /v1/hosts/:host and /v1/urls/explain, and the page: the routes crawl --http serves too.
   app.route("/", dashboardRoutes(clusterSource(services), { tokenRequired: true }));

@@ -5,6 +5,7 @@
  */
 
 import { DASHBOARD_SCHEMA, HOST_ROW_SCHEMA } from "./dashboard-openapi.ts";
+import { JOB_PATHS, JOB_SCHEMAS } from "./jobs-openapi.ts";
 
 const error = { $ref: "#/components/responses/Error" };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
@@ -39,7 +40,7 @@ export const ADMIN_OPENAPI = {
     title: "Crawler coordinator admin API",
     version: "1.0.0",
     description: [
-      "Cluster state, totals, seeds and host control of the crawler. JSON in and out.",
+      "Cluster state, totals, seeds, crawl jobs and host control of the crawler. JSON in and out.",
       "Every route except /healthz, /readyz and /metrics needs `Authorization: Bearer <token>` with one of the admin tokens (--admin-token, comma-separated: two are valid at once during a rotation); the token is checked before the request body is read.",
       "/healthz and /readyz are always open; /metrics is open unless the coordinator has a metrics token (--metrics-token), which it then requires (the admin token is not accepted there).",
       'Every error is `{"error": {"code", "message"}}` with a stable code: invalid_argument (400), unauthenticated (401), not_found (404, unknown routes too), method_not_allowed (405, with Allow), failed_precondition (409), payload_too_large (413), unavailable (503), not_leader (503), internal (500). Messages quote at most a short prefix of any input.',
@@ -182,6 +183,7 @@ export const ADMIN_OPENAPI = {
         },
       },
     },
+    ...JOB_PATHS,
   },
   components: {
     securitySchemes: {
@@ -301,6 +303,7 @@ export const ADMIN_OPENAPI = {
         additionalProperties: false,
         properties: { urls: { type: "array", minItems: 1, items: { type: "string", minLength: 1 } } },
       },
+      ...JOB_SCHEMAS,
       SeedsResponse: {
         type: "object",
         properties: {

@@ -10,7 +10,9 @@
  */
 import { errorFields } from "../kit/log/index.ts";
 import { unary, type GrpcServiceBinding } from "../adapters/grpc/index.ts";
-import { UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
+import { InvalidArgumentError, UnauthenticatedError, UnavailableError } from "../core/errors/index.ts";
+import { jobCreateRequest, jobSeedsRequest } from "../core/jobs/index.ts";
+import { jobActionOf, jobCreateBodyOf, jobInfoOf } from "../proto/codec/index.ts";
 import type { InternalErrorLog } from "../adapters/grpc/index.ts";
 import type { NodeRole as RecordRole, RingRecord } from "../core/cluster/index.ts";
 import {
@@ -30,7 +32,11 @@ import type { ClusterTotals } from "./stats.ts";
 export interface GrpcServiceOptions {
   /** Accepted bearer tokens (two during a rotation); undefined disables the check (tests, trusted networks). */
   tokens?: TokenSet;
+  /** Seeds one job call may carry (the admin API's limit); default 10,000. */
+  maxSeedsPerRequest?: number;
 }
+
+const DEFAULT_MAX_SEEDS = 10_000;
 
 interface CallWithMetadata {
   metadata: { get(key: string): Array<string | Uint8Array> };
@@ -45,6 +51,7 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
       return fn(request);
     }, logInternal);
 
+  const maxSeeds = opts.maxSeedsPerRequest ?? DEFAULT_MAX_SEEDS;
   const implementation: CoordinatorServiceServer = {
     getStatus: handle(async () => statusResponse(await services.stats.read())),
     listNodes: handle(async () => ({ nodes: (await services.membership.view()).members.map(nodeInfo) })),
@@ -63,6 +70,29 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
     drainNode: handle(async (req) => {
       const member = await drainNode(services, req.nodeId);
       return { nodeId: member.record.id, state: nodeState(member.state) };
+    }),
+    createJob: handle(async (req) => {
+      const created = await services.jobs.create(jobCreateRequest(jobCreateBodyOf(req), maxSeeds));
+      return {
+        job: jobInfoOf(created.job, created.counts),
+        accepted: created.seeds?.accepted ?? 0,
+        rejected: created.seeds?.rejected ?? [],
+      };
+    }),
+    listJobs: handle(async () => ({ jobs: (await services.jobs.list()).map((v) => jobInfoOf(v.job, v.counts)) })),
+    getJob: handle(async (req) => {
+      const v = await services.jobs.show(req.id);
+      return { job: jobInfoOf(v.job, v.counts) };
+    }),
+    changeJob: handle(async (req) => {
+      const action = jobActionOf(req.action);
+      if (!action) throw new InvalidArgumentError("action: give pause, resume or cancel");
+      const v = await services.jobs.act(req.id, action);
+      return { job: jobInfoOf(v.job, v.counts) };
+    }),
+    addJobSeeds: handle(async (req) => {
+      const urls = jobSeedsRequest({ urls: req.urls }, maxSeeds);
+      return services.jobs.addSeeds(req.id, urls);
     }),
   };
   return { definition: CoordinatorServiceService, implementation };

@@ -35,6 +35,7 @@ import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
+import { JobService } from "./jobs.ts";
 import type { CoordinatorServices } from "./services.ts";
 import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
@@ -171,6 +172,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       stats,
       dashboard,
       seeds,
+      jobs: new JobService({ state, membership, seeds, now }),
       routing,
       rules,
       ready: () => rebalancer.isLeader && rebalancer.hasRing,
@@ -179,7 +181,11 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
     };
 
     const grpc = await startStep(`serve gRPC on ${config.grpcListen}`, "give a free address with --grpc-listen", () =>
-      startGrpcServer([coordinatorGrpcService(services, { tokens: adminTokens })], config.grpcListen, { tls: tls.grpc }),
+      startGrpcServer(
+        [coordinatorGrpcService(services, { tokens: adminTokens, maxSeedsPerRequest: config.maxSeedsPerRequest })],
+        config.grpcListen,
+        { tls: tls.grpc },
+      ),
     );
     ctx.onClose("grpc", () => grpc.close());
     grpcAddress = grpc.address;

@@ -6,7 +6,8 @@
  * before any frontier node has joined: they wait in the stream. A URL that cannot be crawled is rejected
  * with the normalizer's reason, and one whose host the address policy refuses (an internal address, a
  * local name: core/net, the same check as the frontier's admission) with that policy's reason; a repeat within one request is rejected as a duplicate. Publishing again is
- * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried.
+ * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried. Seeds
+ * of a crawl job carry its number (`job`); without one they are job `default`'s.
  */
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { RegionRules } from "../core/cluster/index.ts";
@@ -46,7 +47,7 @@ export class SeedPublisher {
    * Publishes the crawlable URLs among `urls`. Throws InvalidArgumentError when there are none or too
    * many, and UnavailableError when the bus refuses a publish (some partitions may have been published).
    */
-  async add(urls: readonly string[]): Promise<SeedOutcome> {
+  async add(urls: readonly string[], job = 0): Promise<SeedOutcome> {
     if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
     if (urls.length > this.opts.maxUrls)
       throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
@@ -70,7 +71,7 @@ export class SeedPublisher {
         continue;
       }
       seen.add(n.url);
-      accepted.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
+      accepted.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true, ...(job !== 0 && { job }) });
     }
     const groups = groupByOwner(accepted, this.opts);
     const results = await Promise.allSettled(groups.map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));

@@ -12,6 +12,7 @@ import { errorFields, type Log } from "../kit/log/index.ts";
 import type { Member, Membership } from "./membership.ts";
 import type { Routing } from "./routing.ts";
 import type { SeedPublisher } from "./seeds.ts";
+import type { JobService } from "./jobs.ts";
 import type { ClusterDashboard } from "./dashboard.ts";
 import type { ClusterStats } from "./stats.ts";
 
@@ -23,6 +24,8 @@ export interface CoordinatorServices {
   /** The dashboard's data (admin API `/v1/dashboard`). */
   dashboard: ClusterDashboard;
   seeds: SeedPublisher;
+  /** Crawl jobs: the registry in the cluster state and their counters (jobs.ts). */
+  jobs: JobService;
   routing: Routing;
   rules: RegionRules;
   /** Readiness: true while this coordinator holds the lease and a ring exists. */

@@ -13,6 +13,7 @@ import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
+import { JobService } from "./jobs.ts";
 import type { CoordinatorServices } from "./services.ts";
 import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
@@ -76,13 +77,15 @@ export async function harness(): Promise<Harness> {
     now,
     log: silentLog,
   });
+  const seeds = new SeedPublisher({ bus, rules, partitions: P, maxUrls: 100 });
   const services: CoordinatorServices = {
     nodeId: "coord-1",
     state,
     membership,
     stats: new ClusterStats({ membership, now }),
     dashboard: new ClusterDashboard({ membership, state, now }),
-    seeds: new SeedPublisher({ bus, rules, partitions: P, maxUrls: 100 }),
+    seeds,
+    jobs: new JobService({ state, membership, seeds, now }),
     routing,
     rules,
     ready: () => rebalancer.isLeader && rebalancer.hasRing,

@@ -11,6 +11,13 @@
 import { Metadata, type CallOptions as GrpcCallOptions, type ClientUnaryCall, type ServiceError as GrpcServiceError } from "@grpc/grpc-js";
 import {
   CoordinatorServiceClient,
+  type AddJobSeedsResponse,
+  type ChangeJobResponse,
+  type CreateJobRequest,
+  type CreateJobResponse,
+  type GetJobResponse,
+  type JobAction,
+  type ListJobsResponse,
   type AddSeedsResponse,
   type DrainNodeResponse,
   type ExplainUrlResponse as CoordinatorExplainUrlResponse,
@@ -228,6 +235,26 @@ export class CoordinatorClient {
 
   drainNode(nodeId: string, opts?: CallOptions): Promise<DrainNodeResponse> {
     return this.caller.unary((r, m, o, cb) => this.client.drainNode(r, m, o, cb), { nodeId }, opts);
+  }
+
+  createJob(req: CreateJobRequest, opts?: CallOptions): Promise<CreateJobResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.createJob(r, m, o, cb), req, opts);
+  }
+
+  listJobs(opts?: CallOptions): Promise<ListJobsResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.listJobs(r, m, o, cb), {}, opts);
+  }
+
+  getJob(id: string, opts?: CallOptions): Promise<GetJobResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.getJob(r, m, o, cb), { id }, opts);
+  }
+
+  changeJob(id: string, action: JobAction, opts?: CallOptions): Promise<ChangeJobResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.changeJob(r, m, o, cb), { id, action }, opts);
+  }
+
+  addJobSeeds(id: string, urls: string[], opts?: CallOptions): Promise<AddJobSeedsResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.addJobSeeds(r, m, o, cb), { id, urls }, opts);
   }
 
   close(): void {

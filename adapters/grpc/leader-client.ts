@@ -9,7 +9,14 @@
  * or thrown as is. With one address the call behaves exactly like CoordinatorClient.
  */
 import type {
+  AddJobSeedsResponse,
   AddSeedsResponse,
+  ChangeJobResponse,
+  CreateJobRequest,
+  CreateJobResponse,
+  GetJobResponse,
+  JobAction,
+  ListJobsResponse,
   DrainNodeResponse,
   ExplainUrlResponse,
   GetHostResponse,
@@ -76,6 +83,26 @@ export class CoordinatorLeaderClient {
 
   getRing(opts?: CallOptions): Promise<GetRingResponse> {
     return this.call((c) => c.getRing(opts));
+  }
+
+  createJob(req: CreateJobRequest, opts?: CallOptions): Promise<CreateJobResponse> {
+    return this.call((c) => c.createJob(req, opts));
+  }
+
+  listJobs(opts?: CallOptions): Promise<ListJobsResponse> {
+    return this.call((c) => c.listJobs(opts));
+  }
+
+  getJob(id: string, opts?: CallOptions): Promise<GetJobResponse> {
+    return this.call((c) => c.getJob(id, opts));
+  }
+
+  changeJob(id: string, action: JobAction, opts?: CallOptions): Promise<ChangeJobResponse> {
+    return this.call((c) => c.changeJob(id, action, opts));
+  }
+
+  addJobSeeds(id: string, urls: string[], opts?: CallOptions): Promise<AddJobSeedsResponse> {
+    return this.call((c) => c.addJobSeeds(id, urls, opts));
   }
 
   addSeeds(urls: string[], opts?: CallOptions): Promise<AddSeedsResponse> {

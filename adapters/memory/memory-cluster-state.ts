@@ -4,6 +4,7 @@
  * the reference the contract suite checks the networked implementation against.
  */
 import type { NodeRecord, RingRecord } from "../../core/cluster/index.ts";
+import type { JobRecord } from "../../core/jobs/index.ts";
 import type { ClusterState, NodeChange } from "../../core/ports/index.ts";
 
 /** Records kept per node, as the NATS bucket's default history. */
@@ -24,6 +25,8 @@ export class MemoryClusterState implements ClusterState {
   private readonly watchers = new Set<Watcher>();
   private readonly roots = new Set<string>();
   private readonly rootWatchers = new Set<(hosts: string[]) => void>();
+  private readonly jobs = new Map<string, { job: JobRecord; revision: number }>();
+  private readonly jobWatchers = new Set<(job: JobRecord) => void>();
 
   async putNode(record: NodeRecord): Promise<void> {
     this.revision++;
@@ -138,7 +141,45 @@ export class MemoryClusterState implements ClusterState {
     };
   }
 
+  async getJob(id: string): Promise<{ job: JobRecord; revision: number } | undefined> {
+    const stored = this.jobs.get(id);
+    return stored && { job: structuredClone(stored.job), revision: stored.revision };
+  }
+
+  async listJobs(): Promise<JobRecord[]> {
+    return [...this.jobs.values()].map((s) => structuredClone(s.job));
+  }
+
+  async casJob(job: JobRecord, revision: number): Promise<number | undefined> {
+    if ((this.jobs.get(job.id)?.revision ?? 0) !== revision) return undefined;
+    this.revision++;
+    const stored = structuredClone(job);
+    this.jobs.set(job.id, { job: stored, revision: this.revision });
+    // Watchers hear about the write after the writer's await resolves, as they would over the network.
+    queueMicrotask(() => {
+      for (const w of this.jobWatchers) w(structuredClone(stored));
+    });
+    return this.revision;
+  }
+
+  watchJobs(onJob: (job: JobRecord) => void): () => void {
+    let active = true;
+    const watcher = (job: JobRecord) => {
+      if (active) onJob(job);
+    };
+    this.jobWatchers.add(watcher);
+    const current = [...this.jobs.values()].map((s) => structuredClone(s.job));
+    queueMicrotask(() => {
+      for (const job of current) watcher(job);
+    });
+    return () => {
+      active = false;
+      this.jobWatchers.delete(watcher);
+    };
+  }
+
   async close(): Promise<void> {
+    this.jobWatchers.clear();
     for (const w of this.watchers) w.active = false;
     this.watchers.clear();
     this.rootWatchers.clear();

@@ -38,6 +38,7 @@ import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManage
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { CLUSTER_BUCKET, keys, RING_BUCKET, type NodeRecord, type RingRecord } from "../../core/cluster/index.ts";
 import { UnavailableError } from "../../core/errors/index.ts";
+import type { JobRecord } from "../../core/jobs/index.ts";
 import { type ClusterState, type NodeChange } from "../../core/ports/index.ts";
 import { ConnectionWatch } from "./connection-watch.ts";
 import { BusUnavailableError, isReplicasUnsupported, isWrongLastSequence, replicasError, stateUnavailable } from "./errors.ts";
@@ -277,6 +278,52 @@ export class NatsKvClusterState implements ClusterState {
       const { host } = e.json<ScopeRoot>();
       if (typeof host === "string") onRoots([host]);
     });
+  }
+
+  async getJob(id: string): Promise<{ job: JobRecord; revision: number } | undefined> {
+    const e = await unavailableIfFails(`the record of job ${id}`, () =>
+      this.send(`the record of job ${id}`, "read", () => this.kv.get(keys.job(id))),
+    );
+    return isLive(e) ? { job: e.json<JobRecord>(), revision: e.revision } : undefined;
+  }
+
+  async listJobs(): Promise<JobRecord[]> {
+    // As listNodes: the key names from the stream's subjects, each record by a direct get (no consumer made).
+    const prefix = `$KV.${this.bucket}.`;
+    const entries = await unavailableIfFails("the job records", () =>
+      this.send("the job records", "read", async () => {
+        const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.jobPrefix}>` });
+        const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
+        return Promise.all(names.map((k) => this.kv.get(k)));
+      }),
+    );
+    const jobs: JobRecord[] = [];
+    for (const e of entries) {
+      if (!isLive(e)) continue;
+      try {
+        jobs.push(e.json<JobRecord>());
+      } catch (err) {
+        this.onError(err, `job record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
+      }
+    }
+    return jobs;
+  }
+
+  async casJob(job: JobRecord, revision: number): Promise<number | undefined> {
+    const key = keys.job(job.id);
+    try {
+      // A job is written only by the lease holder, one call at a time, so the key's own revision check
+      // (kv.update) is enough here, unlike the ring's (module comment).
+      if (revision === 0) return await this.send(`the record of job ${job.id}`, "written", () => this.kv.create(key, json(job)));
+      return await this.send(`the record of job ${job.id}`, "written", () => this.kv.update(key, json(job), revision));
+    } catch (err) {
+      if (isWrongLastSequence(err)) return undefined;
+      throw err;
+    }
+  }
+
+  watchJobs(onJob: (job: JobRecord) => void): () => void {
+    return this.watchKey(this.kv, `${keys.jobPrefix}>`, "job records", (e) => onJob(e.json<JobRecord>()));
   }
 
   /**

@@ -19,6 +19,14 @@ export interface ClusterFlags {
   watch: boolean;
   intervalSeconds: number;
   file: string;
+  maxPages: string;
+  maxDuration: string;
+  weight: string;
+  scope: string;
+  maxDepth: string;
+  allowHosts: string;
+  allowUrls: string;
+  denyUrls: string;
 }
 
 export interface ClusterOptions {
@@ -91,20 +99,93 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     description: "A file of seed URLs, one per line (seed add)",
     ...stringKind("file"),
   },
+  // A job's settings (job create); the coordinator checks them as the admin API does.
+  maxPages: {
+    default: "",
+    env: "",
+    flag: "--max-pages",
+    description: "Page results after which the job ends (job create; 0: none)",
+    ...stringKind("N"),
+  },
+  maxDuration: {
+    default: "",
+    env: "",
+    flag: "--max-duration",
+    description: "Time after which the job ends, as 2h (job create)",
+    ...stringKind("duration"),
+  },
+  weight: {
+    default: "",
+    env: "",
+    flag: "--weight",
+    description: "The job's share of the turns on a shared host, 1-1000 (job create)",
+    ...stringKind("N"),
+  },
+  scope: {
+    default: "",
+    env: "",
+    flag: "--scope",
+    description: "host, domain or any: where the job's links may lead (job create)",
+    ...stringKind("scope"),
+  },
+  maxDepth: {
+    default: "",
+    env: "",
+    flag: "--max-depth",
+    description: "Most links followed from the job's seeds (job create)",
+    ...stringKind("N"),
+  },
+  allowHosts: {
+    default: "",
+    env: "",
+    flag: "--allow-hosts",
+    description: "Only these hosts, comma-separated (job create)",
+    ...stringKind("hosts"),
+  },
+  allowUrls: {
+    default: "",
+    env: "",
+    flag: "--allow-urls",
+    description: "Only URLs matching these patterns, blank-separated (job create)",
+    ...stringKind("patterns"),
+  },
+  denyUrls: {
+    default: "",
+    env: "",
+    flag: "--deny-urls",
+    description: "Never URLs matching these patterns, blank-separated (job create)",
+    ...stringKind("patterns"),
+  },
 };
+
+/** Flags of the table only some commands take (each command names its own in `own.valued`). */
+const OWN_FIELDS: ReadonlySet<string> = new Set([
+  "file",
+  "maxPages",
+  "maxDuration",
+  "weight",
+  "scope",
+  "maxDepth",
+  "allowHosts",
+  "allowUrls",
+  "denyUrls",
+]);
 
 export const CLUSTER_FIELDS = tableRows(SPECS);
 
 /** Reads a cluster command's arguments; `own.valued` names the command's own flags of the table (`--file`). */
 export function parseClusterOptions(argv: readonly string[], env: Env, own: { valued?: string[] } = {}): ClusterOptions {
-  const rows = CLUSTER_FIELDS.filter((row) => row.field !== "file" || own.valued?.includes(row.flag));
+  const rows = CLUSTER_FIELDS.filter((row) => !OWN_FIELDS.has(row.field) || own.valued?.includes(row.flag));
   const read = readConfig(argv, env, rows, { positionals: true, unknown: (_arg, name) => `unknown option ${name}` });
   if (read.problems.length > 0) throw new UsageError(read.problems.join("; "), read.problems);
   const { values } = read;
   const coordinators = splitAddresses(values.coordinator);
   if (coordinators.length === 0) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
   const flags = new Map<string, string>();
-  if (values.file) flags.set("--file", values.file);
+  for (const row of rows) {
+    const value = values[row.field];
+    if (OWN_FIELDS.has(row.field) && typeof value === "string" && value !== "") flags.set(row.flag, value);
+  }
   let tlsCa: string | undefined;
   if (values.tlsCaFile) {
     try {

@@ -23,6 +23,7 @@ import {
   urlExplainCommand,
 } from "../cluster/commands.ts";
 import { seedAddCommand } from "../cluster/seed-add.ts";
+import { jobChangeCommand, jobCreateCommand, jobListCommand, jobSeedCommand, jobShowCommand } from "../cluster/job.ts";
 import { maxOf } from "../../core/stats/index.ts";
 
 const CLUSTER = "[--coordinator ADDR] [--token TOKEN] [--tls-ca-file FILE] [--json]";
@@ -88,6 +89,48 @@ export const commands: Command[] = [
     args: `${CLUSTER} [--file FILE] URL...`,
     summary: "adds seed URLs to the crawl",
     run: (argv, io, env) => seedAddCommand(env)(argv, io),
+  },
+  {
+    words: ["job", "create"],
+    args: `${CLUSTER} [--max-pages N] [--max-duration D] [--weight W] [--scope S] [--max-depth N] [--allow-hosts H,H] [--allow-urls P] [--deny-urls P] ID URL...`,
+    summary: "creates a crawl job with its seeds, scope and limits",
+    run: (argv, io, env) => jobCreateCommand(env)(argv, io),
+  },
+  {
+    words: ["job", "list"],
+    args: CLUSTER,
+    summary: "every crawl job: state, pages, queued, errors",
+    run: (argv, io, env) => jobListCommand(env)(argv, io),
+  },
+  {
+    words: ["job", "show"],
+    args: `${CLUSTER} ID`,
+    summary: "one crawl job: settings, state, reason, counters",
+    run: (argv, io, env) => jobShowCommand(env)(argv, io),
+  },
+  {
+    words: ["job", "pause"],
+    args: `${CLUSTER} ID`,
+    summary: "stops handing out the job's URLs until resumed",
+    run: (argv, io, env) => jobChangeCommand(env, "pause")(argv, io),
+  },
+  {
+    words: ["job", "resume"],
+    args: `${CLUSTER} ID`,
+    summary: "resumes a paused job",
+    run: (argv, io, env) => jobChangeCommand(env, "resume")(argv, io),
+  },
+  {
+    words: ["job", "cancel"],
+    args: `${CLUSTER} ID`,
+    summary: "ends a job and drops its queued URLs",
+    run: (argv, io, env) => jobChangeCommand(env, "cancel")(argv, io),
+  },
+  {
+    words: ["job", "seed"],
+    args: `${CLUSTER} ID URL...`,
+    summary: "adds seed URLs to a job",
+    run: (argv, io, env) => jobSeedCommand(env)(argv, io),
   },
   {
     words: ["host", "show"],

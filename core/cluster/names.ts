@@ -75,4 +75,7 @@ export const keys = {
   /** A scope root (a seed's host name): characters a KV key cannot hold are written `_xx` (hex). */
   scopeRoot: (host: string) => `scope.${host.replace(/[^a-z0-9.-]/g, (c) => `_${c.charCodeAt(0).toString(16).padStart(2, "0")}`)}`,
   scopeRootPrefix: "scope.",
+  /** A crawl job's record (core/jobs): ids are `[a-z0-9-]`, valid in a key as they are. */
+  job: (id: string) => `jobs.${id}`,
+  jobPrefix: "jobs.",
 };

@@ -4,6 +4,7 @@
  */
 import type { HostReport } from "../dashboard/index.ts";
 import type { HistogramSnapshot } from "../stats/index.ts";
+import type { JobCounts } from "../jobs/index.ts";
 
 export type NodeRole = "coordinator" | "frontier" | "fetcher";
 export type NodeStatus = "active" | "draining" | "left";
@@ -30,6 +31,11 @@ export interface NodeRecord {
   histograms?: Record<string, HistogramSnapshot>;
   /** A frontier node's host board and politeness figures (a few hosts per list), for the dashboard. */
   hosts?: HostReport;
+  /**
+   * A frontier node's per-job counters over the partitions it serves, by job number (core/jobs): what the
+   * coordinator sums into each job's pages, errors and queued. At most one entry per job (≤ MAX_JOBS).
+   */
+  jobs?: Record<string, JobCounts>;
 }
 
 /** Which frontier node serves each partition of each region. */

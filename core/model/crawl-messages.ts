@@ -213,4 +213,6 @@ export interface DiscoveredUrl {
   kind?: UrlKind;
   /** Found on a page that was a near duplicate of another: queued at the lowest priority (3). */
   foundOnNearDuplicate?: boolean;
+  /** The crawl job's number (core/jobs), inherited from the page it was found on; absent: job `default` (0). */
+  job?: number;
 }

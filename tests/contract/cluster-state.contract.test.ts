@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import type { NodeRecord, RingRecord } from "../../core/cluster/index.ts";
 import type { ClusterState } from "../../core/ports/index.ts";
+import type { JobRecord } from "../../core/jobs/index.ts";
 import { MemoryClusterState } from "../../adapters/memory/index.ts";
 import { connectNats, NatsKvClusterState, type NatsConnection } from "../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
@@ -280,6 +281,32 @@ function clusterStateContract(name: string, fixture: StateFixture): void {
       expect(await a.acquireLease("other-lease", "c1", 10_000, t + 15_002)).toBeGreaterThan(0); // leases are independent
     });
 
+    test(`${name} - job records: created once, updated over their revision only, listed, watched`, async () => {
+      await start();
+      expect(await a.getJob("news")).toBeUndefined();
+      expect(await a.listJobs()).toEqual([]);
+      const heard: JobRecord[] = [];
+      const stop = b.watchJobs((j) => heard.push(j));
+      try {
+        const r1 = await a.casJob(job("news", 1), 0);
+        expect(r1).toBeGreaterThan(0);
+        // A second create of the same id, or a write over a stale revision, writes nothing.
+        expect(await b.casJob(job("news", 9), 0)).toBeUndefined();
+        const r2 = await b.casJob({ ...job("news", 1), state: "paused" }, r1!);
+        expect(r2).toBeGreaterThan(r1!);
+        expect(await a.casJob({ ...job("news", 1), state: "cancelled" }, r1!)).toBeUndefined();
+        await a.casJob(job("blogs", 2), 0);
+        expect(await b.getJob("news")).toEqual({ job: { ...job("news", 1), state: "paused" }, revision: r2! });
+        expect((await b.listJobs()).map((j) => `${j.id}:${j.number}:${j.state}`).sort()).toEqual(["blogs:2:running", "news:1:paused"]);
+        await waitFor(() => heard.length >= 3, "three job writes");
+        expect(heard.filter((j) => j.id === "news").map((j) => j.state)).toEqual(["running", "paused"]);
+        // Jobs are not nodes: the node list is untouched.
+        expect(await a.listNodes()).toEqual([]);
+      } finally {
+        stop();
+      }
+    });
+
     test(`${name} - two candidates racing for a free or expired lease: exactly one gets it`, async () => {
       await start();
       for (let round = 0; round < 5; round++) {
@@ -360,6 +387,10 @@ function node(id: string, over: Partial<NodeRecord> = {}): NodeRecord {
     gauges: { queued: 10 },
     ...over,
   };
+}
+
+function job(id: string, number: number): JobRecord {
+  return { id, number, maxPages: 10, maxDurationMs: 0, weight: 1, state: "running", createdAt: 1, startedAt: 1, scope: "host" };
 }
 
 function ring(epoch: number): RingRecord {

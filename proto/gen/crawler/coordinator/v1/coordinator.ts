@@ -125,6 +125,102 @@ export function nodeStateToJSON(object: NodeState): string {
   }
 }
 
+export enum JobState {
+  JOB_STATE_UNSPECIFIED = 0,
+  JOB_STATE_RUNNING = 1,
+  JOB_STATE_PAUSED = 2,
+  JOB_STATE_DONE = 3,
+  JOB_STATE_CANCELLED = 4,
+  UNRECOGNIZED = -1,
+}
+
+export function jobStateFromJSON(object: any): JobState {
+  switch (object) {
+    case 0:
+    case "JOB_STATE_UNSPECIFIED":
+      return JobState.JOB_STATE_UNSPECIFIED;
+    case 1:
+    case "JOB_STATE_RUNNING":
+      return JobState.JOB_STATE_RUNNING;
+    case 2:
+    case "JOB_STATE_PAUSED":
+      return JobState.JOB_STATE_PAUSED;
+    case 3:
+    case "JOB_STATE_DONE":
+      return JobState.JOB_STATE_DONE;
+    case 4:
+    case "JOB_STATE_CANCELLED":
+      return JobState.JOB_STATE_CANCELLED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return JobState.UNRECOGNIZED;
+  }
+}
+
+export function jobStateToJSON(object: JobState): string {
+  switch (object) {
+    case JobState.JOB_STATE_UNSPECIFIED:
+      return "JOB_STATE_UNSPECIFIED";
+    case JobState.JOB_STATE_RUNNING:
+      return "JOB_STATE_RUNNING";
+    case JobState.JOB_STATE_PAUSED:
+      return "JOB_STATE_PAUSED";
+    case JobState.JOB_STATE_DONE:
+      return "JOB_STATE_DONE";
+    case JobState.JOB_STATE_CANCELLED:
+      return "JOB_STATE_CANCELLED";
+    case JobState.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum JobAction {
+  JOB_ACTION_UNSPECIFIED = 0,
+  JOB_ACTION_PAUSE = 1,
+  JOB_ACTION_RESUME = 2,
+  JOB_ACTION_CANCEL = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function jobActionFromJSON(object: any): JobAction {
+  switch (object) {
+    case 0:
+    case "JOB_ACTION_UNSPECIFIED":
+      return JobAction.JOB_ACTION_UNSPECIFIED;
+    case 1:
+    case "JOB_ACTION_PAUSE":
+      return JobAction.JOB_ACTION_PAUSE;
+    case 2:
+    case "JOB_ACTION_RESUME":
+      return JobAction.JOB_ACTION_RESUME;
+    case 3:
+    case "JOB_ACTION_CANCEL":
+      return JobAction.JOB_ACTION_CANCEL;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return JobAction.UNRECOGNIZED;
+  }
+}
+
+export function jobActionToJSON(object: JobAction): string {
+  switch (object) {
+    case JobAction.JOB_ACTION_UNSPECIFIED:
+      return "JOB_ACTION_UNSPECIFIED";
+    case JobAction.JOB_ACTION_PAUSE:
+      return "JOB_ACTION_PAUSE";
+    case JobAction.JOB_ACTION_RESUME:
+      return "JOB_ACTION_RESUME";
+    case JobAction.JOB_ACTION_CANCEL:
+      return "JOB_ACTION_CANCEL";
+    case JobAction.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export interface NodeInfo {
   id: string;
   role: NodeRole;
@@ -241,6 +337,97 @@ export interface DrainNodeRequest {
 export interface DrainNodeResponse {
   nodeId: string;
   state: NodeState;
+}
+
+/** A list that may be absent (the fleet's setting) or empty (none): a repeated field cannot say which. */
+export interface StringList {
+  values: string[];
+}
+
+/**
+ * The scope and trap settings a job may set for itself, named and checked as the config table's fields;
+ * an absent one is the fleet's.
+ */
+export interface JobSettings {
+  scope?: string | undefined;
+  maxDepth?: number | undefined;
+  allowHosts?: StringList | undefined;
+  allowUrls?: StringList | undefined;
+  denyUrls?: StringList | undefined;
+  denyExtensions?: StringList | undefined;
+  maxUrlLength?: number | undefined;
+  maxRepeatedSegment?: number | undefined;
+}
+
+export interface JobInfo {
+  id: string;
+  /** The small number each of the job's URLs carries; default is 0. */
+  number: number;
+  state: JobState;
+  /** Why it ended (max-pages, max-duration, cancelled, finished); empty until then. */
+  reason: string;
+  pages: bigint;
+  queued: bigint;
+  errors: bigint;
+  startedAtMs: bigint;
+  /** 0 until it ends. */
+  endedAtMs: bigint;
+  maxPages: bigint;
+  /** A duration as the config table writes them ("2h"); "0": none. */
+  maxDuration: string;
+  weight: number;
+  settings?: JobSettings | undefined;
+}
+
+export interface CreateJobRequest {
+  id: string;
+  seeds: string[];
+  /** Signed, so that a negative limit is refused with a message rather than read as a huge one. */
+  maxPages: bigint;
+  maxDuration: string;
+  /** 0: the default weight (1). */
+  weight: number;
+  settings?: JobSettings | undefined;
+}
+
+export interface CreateJobResponse {
+  job?: JobInfo | undefined;
+  accepted: number;
+  rejected: RejectedUrl[];
+}
+
+export interface ListJobsRequest {
+}
+
+export interface ListJobsResponse {
+  jobs: JobInfo[];
+}
+
+export interface GetJobRequest {
+  id: string;
+}
+
+export interface GetJobResponse {
+  job?: JobInfo | undefined;
+}
+
+export interface ChangeJobRequest {
+  id: string;
+  action: JobAction;
+}
+
+export interface ChangeJobResponse {
+  job?: JobInfo | undefined;
+}
+
+export interface AddJobSeedsRequest {
+  id: string;
+  urls: string[];
+}
+
+export interface AddJobSeedsResponse {
+  accepted: number;
+  rejected: RejectedUrl[];
 }
 
 function createBaseNodeInfo(): NodeInfo {
@@ -2350,6 +2537,1456 @@ export const DrainNodeResponse: MessageFns<DrainNodeResponse> = {
   },
 };
 
+function createBaseStringList(): StringList {
+  return { values: [] };
+}
+
+export const StringList: MessageFns<StringList> = {
+  encode(message: StringList, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.values) {
+      writer.uint32(10).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StringList {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStringList();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.values.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): StringList {
+    return {
+      values: globalThis.Array.isArray(object?.values) ? object.values.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: StringList): unknown {
+    const obj: any = {};
+    if (message.values?.length) {
+      obj.values = message.values;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<StringList>, I>>(base?: I): StringList {
+    return StringList.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<StringList>, I>>(object: I): StringList {
+    const message = createBaseStringList();
+    message.values = object.values?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseJobSettings(): JobSettings {
+  return {
+    scope: undefined,
+    maxDepth: undefined,
+    allowHosts: undefined,
+    allowUrls: undefined,
+    denyUrls: undefined,
+    denyExtensions: undefined,
+    maxUrlLength: undefined,
+    maxRepeatedSegment: undefined,
+  };
+}
+
+export const JobSettings: MessageFns<JobSettings> = {
+  encode(message: JobSettings, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.scope !== undefined) {
+      writer.uint32(10).string(message.scope);
+    }
+    if (message.maxDepth !== undefined) {
+      writer.uint32(16).int32(message.maxDepth);
+    }
+    if (message.allowHosts !== undefined) {
+      StringList.encode(message.allowHosts, writer.uint32(26).fork()).join();
+    }
+    if (message.allowUrls !== undefined) {
+      StringList.encode(message.allowUrls, writer.uint32(34).fork()).join();
+    }
+    if (message.denyUrls !== undefined) {
+      StringList.encode(message.denyUrls, writer.uint32(42).fork()).join();
+    }
+    if (message.denyExtensions !== undefined) {
+      StringList.encode(message.denyExtensions, writer.uint32(50).fork()).join();
+    }
+    if (message.maxUrlLength !== undefined) {
+      writer.uint32(56).int32(message.maxUrlLength);
+    }
+    if (message.maxRepeatedSegment !== undefined) {
+      writer.uint32(64).int32(message.maxRepeatedSegment);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobSettings {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobSettings();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.scope = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.maxDepth = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.allowHosts = StringList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.allowUrls = StringList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.denyUrls = StringList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.denyExtensions = StringList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.maxUrlLength = reader.int32();
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.maxRepeatedSegment = reader.int32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobSettings {
+    return {
+      scope: isSet(object.scope) ? globalThis.String(object.scope) : undefined,
+      maxDepth: isSet(object.maxDepth)
+        ? globalThis.Number(object.maxDepth)
+        : isSet(object.max_depth)
+        ? globalThis.Number(object.max_depth)
+        : undefined,
+      allowHosts: isSet(object.allowHosts)
+        ? StringList.fromJSON(object.allowHosts)
+        : isSet(object.allow_hosts)
+        ? StringList.fromJSON(object.allow_hosts)
+        : undefined,
+      allowUrls: isSet(object.allowUrls)
+        ? StringList.fromJSON(object.allowUrls)
+        : isSet(object.allow_urls)
+        ? StringList.fromJSON(object.allow_urls)
+        : undefined,
+      denyUrls: isSet(object.denyUrls)
+        ? StringList.fromJSON(object.denyUrls)
+        : isSet(object.deny_urls)
+        ? StringList.fromJSON(object.deny_urls)
+        : undefined,
+      denyExtensions: isSet(object.denyExtensions)
+        ? StringList.fromJSON(object.denyExtensions)
+        : isSet(object.deny_extensions)
+        ? StringList.fromJSON(object.deny_extensions)
+        : undefined,
+      maxUrlLength: isSet(object.maxUrlLength)
+        ? globalThis.Number(object.maxUrlLength)
+        : isSet(object.max_url_length)
+        ? globalThis.Number(object.max_url_length)
+        : undefined,
+      maxRepeatedSegment: isSet(object.maxRepeatedSegment)
+        ? globalThis.Number(object.maxRepeatedSegment)
+        : isSet(object.max_repeated_segment)
+        ? globalThis.Number(object.max_repeated_segment)
+        : undefined,
+    };
+  },
+
+  toJSON(message: JobSettings): unknown {
+    const obj: any = {};
+    if (message.scope !== undefined) {
+      obj.scope = message.scope;
+    }
+    if (message.maxDepth !== undefined) {
+      obj.maxDepth = Math.round(message.maxDepth);
+    }
+    if (message.allowHosts !== undefined) {
+      obj.allowHosts = StringList.toJSON(message.allowHosts);
+    }
+    if (message.allowUrls !== undefined) {
+      obj.allowUrls = StringList.toJSON(message.allowUrls);
+    }
+    if (message.denyUrls !== undefined) {
+      obj.denyUrls = StringList.toJSON(message.denyUrls);
+    }
+    if (message.denyExtensions !== undefined) {
+      obj.denyExtensions = StringList.toJSON(message.denyExtensions);
+    }
+    if (message.maxUrlLength !== undefined) {
+      obj.maxUrlLength = Math.round(message.maxUrlLength);
+    }
+    if (message.maxRepeatedSegment !== undefined) {
+      obj.maxRepeatedSegment = Math.round(message.maxRepeatedSegment);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobSettings>, I>>(base?: I): JobSettings {
+    return JobSettings.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobSettings>, I>>(object: I): JobSettings {
+    const message = createBaseJobSettings();
+    message.scope = object.scope ?? undefined;
+    message.maxDepth = object.maxDepth ?? undefined;
+    message.allowHosts = (object.allowHosts !== undefined && object.allowHosts !== null)
+      ? StringList.fromPartial(object.allowHosts)
+      : undefined;
+    message.allowUrls = (object.allowUrls !== undefined && object.allowUrls !== null)
+      ? StringList.fromPartial(object.allowUrls)
+      : undefined;
+    message.denyUrls = (object.denyUrls !== undefined && object.denyUrls !== null)
+      ? StringList.fromPartial(object.denyUrls)
+      : undefined;
+    message.denyExtensions = (object.denyExtensions !== undefined && object.denyExtensions !== null)
+      ? StringList.fromPartial(object.denyExtensions)
+      : undefined;
+    message.maxUrlLength = object.maxUrlLength ?? undefined;
+    message.maxRepeatedSegment = object.maxRepeatedSegment ?? undefined;
+    return message;
+  },
+};
+
+function createBaseJobInfo(): JobInfo {
+  return {
+    id: "",
+    number: 0,
+    state: 0,
+    reason: "",
+    pages: 0n,
+    queued: 0n,
+    errors: 0n,
+    startedAtMs: 0n,
+    endedAtMs: 0n,
+    maxPages: 0n,
+    maxDuration: "",
+    weight: 0,
+    settings: undefined,
+  };
+}
+
+export const JobInfo: MessageFns<JobInfo> = {
+  encode(message: JobInfo, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.number !== 0) {
+      writer.uint32(16).uint32(message.number);
+    }
+    if (message.state !== 0) {
+      writer.uint32(24).int32(message.state);
+    }
+    if (message.reason !== "") {
+      writer.uint32(34).string(message.reason);
+    }
+    if (message.pages !== 0n) {
+      if (BigInt.asIntN(64, message.pages) !== message.pages) {
+        throw new globalThis.Error("value provided for field message.pages of type int64 too large");
+      }
+      writer.uint32(40).int64(message.pages);
+    }
+    if (message.queued !== 0n) {
+      if (BigInt.asIntN(64, message.queued) !== message.queued) {
+        throw new globalThis.Error("value provided for field message.queued of type int64 too large");
+      }
+      writer.uint32(48).int64(message.queued);
+    }
+    if (message.errors !== 0n) {
+      if (BigInt.asIntN(64, message.errors) !== message.errors) {
+        throw new globalThis.Error("value provided for field message.errors of type int64 too large");
+      }
+      writer.uint32(56).int64(message.errors);
+    }
+    if (message.startedAtMs !== 0n) {
+      if (BigInt.asIntN(64, message.startedAtMs) !== message.startedAtMs) {
+        throw new globalThis.Error("value provided for field message.startedAtMs of type int64 too large");
+      }
+      writer.uint32(64).int64(message.startedAtMs);
+    }
+    if (message.endedAtMs !== 0n) {
+      if (BigInt.asIntN(64, message.endedAtMs) !== message.endedAtMs) {
+        throw new globalThis.Error("value provided for field message.endedAtMs of type int64 too large");
+      }
+      writer.uint32(72).int64(message.endedAtMs);
+    }
+    if (message.maxPages !== 0n) {
+      if (BigInt.asIntN(64, message.maxPages) !== message.maxPages) {
+        throw new globalThis.Error("value provided for field message.maxPages of type int64 too large");
+      }
+      writer.uint32(80).int64(message.maxPages);
+    }
+    if (message.maxDuration !== "") {
+      writer.uint32(90).string(message.maxDuration);
+    }
+    if (message.weight !== 0) {
+      writer.uint32(96).uint32(message.weight);
+    }
+    if (message.settings !== undefined) {
+      JobSettings.encode(message.settings, writer.uint32(106).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobInfo {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobInfo();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.number = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.state = reader.int32() as any;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.pages = reader.int64() as bigint;
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.queued = reader.int64() as bigint;
+            continue;
+          }
+          case 7: {
+            if (tag !== 56) {
+              break;
+            }
+
+            message.errors = reader.int64() as bigint;
+            continue;
+          }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.startedAtMs = reader.int64() as bigint;
+            continue;
+          }
+          case 9: {
+            if (tag !== 72) {
+              break;
+            }
+
+            message.endedAtMs = reader.int64() as bigint;
+            continue;
+          }
+          case 10: {
+            if (tag !== 80) {
+              break;
+            }
+
+            message.maxPages = reader.int64() as bigint;
+            continue;
+          }
+          case 11: {
+            if (tag !== 90) {
+              break;
+            }
+
+            message.maxDuration = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 96) {
+              break;
+            }
+
+            message.weight = reader.uint32();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.settings = JobSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobInfo {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      number: isSet(object.number) ? globalThis.Number(object.number) : 0,
+      state: isSet(object.state) ? jobStateFromJSON(object.state) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      pages: isSet(object.pages) ? BigInt(object.pages) : 0n,
+      queued: isSet(object.queued) ? BigInt(object.queued) : 0n,
+      errors: isSet(object.errors) ? BigInt(object.errors) : 0n,
+      startedAtMs: isSet(object.startedAtMs)
+        ? BigInt(object.startedAtMs)
+        : isSet(object.started_at_ms)
+        ? BigInt(object.started_at_ms)
+        : 0n,
+      endedAtMs: isSet(object.endedAtMs)
+        ? BigInt(object.endedAtMs)
+        : isSet(object.ended_at_ms)
+        ? BigInt(object.ended_at_ms)
+        : 0n,
+      maxPages: isSet(object.maxPages)
+        ? BigInt(object.maxPages)
+        : isSet(object.max_pages)
+        ? BigInt(object.max_pages)
+        : 0n,
+      maxDuration: isSet(object.maxDuration)
+        ? globalThis.String(object.maxDuration)
+        : isSet(object.max_duration)
+        ? globalThis.String(object.max_duration)
+        : "",
+      weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
+      settings: isSet(object.settings) ? JobSettings.fromJSON(object.settings) : undefined,
+    };
+  },
+
+  toJSON(message: JobInfo): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.number !== 0) {
+      obj.number = Math.round(message.number);
+    }
+    if (message.state !== 0) {
+      obj.state = jobStateToJSON(message.state);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.pages !== 0n) {
+      obj.pages = message.pages.toString();
+    }
+    if (message.queued !== 0n) {
+      obj.queued = message.queued.toString();
+    }
+    if (message.errors !== 0n) {
+      obj.errors = message.errors.toString();
+    }
+    if (message.startedAtMs !== 0n) {
+      obj.startedAtMs = message.startedAtMs.toString();
+    }
+    if (message.endedAtMs !== 0n) {
+      obj.endedAtMs = message.endedAtMs.toString();
+    }
+    if (message.maxPages !== 0n) {
+      obj.maxPages = message.maxPages.toString();
+    }
+    if (message.maxDuration !== "") {
+      obj.maxDuration = message.maxDuration;
+    }
+    if (message.weight !== 0) {
+      obj.weight = Math.round(message.weight);
+    }
+    if (message.settings !== undefined) {
+      obj.settings = JobSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobInfo>, I>>(base?: I): JobInfo {
+    return JobInfo.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobInfo>, I>>(object: I): JobInfo {
+    const message = createBaseJobInfo();
+    message.id = object.id ?? "";
+    message.number = object.number ?? 0;
+    message.state = object.state ?? 0;
+    message.reason = object.reason ?? "";
+    message.pages = (object.pages !== undefined && object.pages !== null) ? BigInt(object.pages) : 0n;
+    message.queued = (object.queued !== undefined && object.queued !== null) ? BigInt(object.queued) : 0n;
+    message.errors = (object.errors !== undefined && object.errors !== null) ? BigInt(object.errors) : 0n;
+    message.startedAtMs = (object.startedAtMs !== undefined && object.startedAtMs !== null)
+      ? BigInt(object.startedAtMs)
+      : 0n;
+    message.endedAtMs = (object.endedAtMs !== undefined && object.endedAtMs !== null) ? BigInt(object.endedAtMs) : 0n;
+    message.maxPages = (object.maxPages !== undefined && object.maxPages !== null) ? BigInt(object.maxPages) : 0n;
+    message.maxDuration = object.maxDuration ?? "";
+    message.weight = object.weight ?? 0;
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? JobSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateJobRequest(): CreateJobRequest {
+  return { id: "", seeds: [], maxPages: 0n, maxDuration: "", weight: 0, settings: undefined };
+}
+
+export const CreateJobRequest: MessageFns<CreateJobRequest> = {
+  encode(message: CreateJobRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    for (const v of message.seeds) {
+      writer.uint32(18).string(v!);
+    }
+    if (message.maxPages !== 0n) {
+      if (BigInt.asIntN(64, message.maxPages) !== message.maxPages) {
+        throw new globalThis.Error("value provided for field message.maxPages of type int64 too large");
+      }
+      writer.uint32(24).int64(message.maxPages);
+    }
+    if (message.maxDuration !== "") {
+      writer.uint32(34).string(message.maxDuration);
+    }
+    if (message.weight !== 0) {
+      writer.uint32(40).int32(message.weight);
+    }
+    if (message.settings !== undefined) {
+      JobSettings.encode(message.settings, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateJobRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateJobRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.seeds.push(reader.string());
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.maxPages = reader.int64() as bigint;
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.maxDuration = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.weight = reader.int32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.settings = JobSettings.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateJobRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      seeds: globalThis.Array.isArray(object?.seeds) ? object.seeds.map((e: any) => globalThis.String(e)) : [],
+      maxPages: isSet(object.maxPages)
+        ? BigInt(object.maxPages)
+        : isSet(object.max_pages)
+        ? BigInt(object.max_pages)
+        : 0n,
+      maxDuration: isSet(object.maxDuration)
+        ? globalThis.String(object.maxDuration)
+        : isSet(object.max_duration)
+        ? globalThis.String(object.max_duration)
+        : "",
+      weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
+      settings: isSet(object.settings) ? JobSettings.fromJSON(object.settings) : undefined,
+    };
+  },
+
+  toJSON(message: CreateJobRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.seeds?.length) {
+      obj.seeds = message.seeds;
+    }
+    if (message.maxPages !== 0n) {
+      obj.maxPages = message.maxPages.toString();
+    }
+    if (message.maxDuration !== "") {
+      obj.maxDuration = message.maxDuration;
+    }
+    if (message.weight !== 0) {
+      obj.weight = Math.round(message.weight);
+    }
+    if (message.settings !== undefined) {
+      obj.settings = JobSettings.toJSON(message.settings);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateJobRequest>, I>>(base?: I): CreateJobRequest {
+    return CreateJobRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateJobRequest>, I>>(object: I): CreateJobRequest {
+    const message = createBaseCreateJobRequest();
+    message.id = object.id ?? "";
+    message.seeds = object.seeds?.map((e) => e) || [];
+    message.maxPages = (object.maxPages !== undefined && object.maxPages !== null) ? BigInt(object.maxPages) : 0n;
+    message.maxDuration = object.maxDuration ?? "";
+    message.weight = object.weight ?? 0;
+    message.settings = (object.settings !== undefined && object.settings !== null)
+      ? JobSettings.fromPartial(object.settings)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseCreateJobResponse(): CreateJobResponse {
+  return { job: undefined, accepted: 0, rejected: [] };
+}
+
+export const CreateJobResponse: MessageFns<CreateJobResponse> = {
+  encode(message: CreateJobResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      JobInfo.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    if (message.accepted !== 0) {
+      writer.uint32(16).uint32(message.accepted);
+    }
+    for (const v of message.rejected) {
+      RejectedUrl.encode(v!, writer.uint32(26).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CreateJobResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCreateJobResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = JobInfo.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.accepted = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.rejected.push(RejectedUrl.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): CreateJobResponse {
+    return {
+      job: isSet(object.job) ? JobInfo.fromJSON(object.job) : undefined,
+      accepted: isSet(object.accepted) ? globalThis.Number(object.accepted) : 0,
+      rejected: globalThis.Array.isArray(object?.rejected)
+        ? object.rejected.map((e: any) => RejectedUrl.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: CreateJobResponse): unknown {
+    const obj: any = {};
+    if (message.job !== undefined) {
+      obj.job = JobInfo.toJSON(message.job);
+    }
+    if (message.accepted !== 0) {
+      obj.accepted = Math.round(message.accepted);
+    }
+    if (message.rejected?.length) {
+      obj.rejected = message.rejected.map((e) => RejectedUrl.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<CreateJobResponse>, I>>(base?: I): CreateJobResponse {
+    return CreateJobResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<CreateJobResponse>, I>>(object: I): CreateJobResponse {
+    const message = createBaseCreateJobResponse();
+    message.job = (object.job !== undefined && object.job !== null) ? JobInfo.fromPartial(object.job) : undefined;
+    message.accepted = object.accepted ?? 0;
+    message.rejected = object.rejected?.map((e) => RejectedUrl.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseListJobsRequest(): ListJobsRequest {
+  return {};
+}
+
+export const ListJobsRequest: MessageFns<ListJobsRequest> = {
+  encode(_: ListJobsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListJobsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListJobsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(_: any): ListJobsRequest {
+    return {};
+  },
+
+  toJSON(_: ListJobsRequest): unknown {
+    const obj: any = {};
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListJobsRequest>, I>>(base?: I): ListJobsRequest {
+    return ListJobsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListJobsRequest>, I>>(_: I): ListJobsRequest {
+    const message = createBaseListJobsRequest();
+    return message;
+  },
+};
+
+function createBaseListJobsResponse(): ListJobsResponse {
+  return { jobs: [] };
+}
+
+export const ListJobsResponse: MessageFns<ListJobsResponse> = {
+  encode(message: ListJobsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.jobs) {
+      JobInfo.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListJobsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListJobsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.jobs.push(JobInfo.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListJobsResponse {
+    return { jobs: globalThis.Array.isArray(object?.jobs) ? object.jobs.map((e: any) => JobInfo.fromJSON(e)) : [] };
+  },
+
+  toJSON(message: ListJobsResponse): unknown {
+    const obj: any = {};
+    if (message.jobs?.length) {
+      obj.jobs = message.jobs.map((e) => JobInfo.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListJobsResponse>, I>>(base?: I): ListJobsResponse {
+    return ListJobsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListJobsResponse>, I>>(object: I): ListJobsResponse {
+    const message = createBaseListJobsResponse();
+    message.jobs = object.jobs?.map((e) => JobInfo.fromPartial(e)) || [];
+    return message;
+  },
+};
+
+function createBaseGetJobRequest(): GetJobRequest {
+  return { id: "" };
+}
+
+export const GetJobRequest: MessageFns<GetJobRequest> = {
+  encode(message: GetJobRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJobRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJobRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJobRequest {
+    return { id: isSet(object.id) ? globalThis.String(object.id) : "" };
+  },
+
+  toJSON(message: GetJobRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetJobRequest>, I>>(base?: I): GetJobRequest {
+    return GetJobRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetJobRequest>, I>>(object: I): GetJobRequest {
+    const message = createBaseGetJobRequest();
+    message.id = object.id ?? "";
+    return message;
+  },
+};
+
+function createBaseGetJobResponse(): GetJobResponse {
+  return { job: undefined };
+}
+
+export const GetJobResponse: MessageFns<GetJobResponse> = {
+  encode(message: GetJobResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      JobInfo.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): GetJobResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseGetJobResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = JobInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): GetJobResponse {
+    return { job: isSet(object.job) ? JobInfo.fromJSON(object.job) : undefined };
+  },
+
+  toJSON(message: GetJobResponse): unknown {
+    const obj: any = {};
+    if (message.job !== undefined) {
+      obj.job = JobInfo.toJSON(message.job);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<GetJobResponse>, I>>(base?: I): GetJobResponse {
+    return GetJobResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<GetJobResponse>, I>>(object: I): GetJobResponse {
+    const message = createBaseGetJobResponse();
+    message.job = (object.job !== undefined && object.job !== null) ? JobInfo.fromPartial(object.job) : undefined;
+    return message;
+  },
+};
+
+function createBaseChangeJobRequest(): ChangeJobRequest {
+  return { id: "", action: 0 };
+}
+
+export const ChangeJobRequest: MessageFns<ChangeJobRequest> = {
+  encode(message: ChangeJobRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    if (message.action !== 0) {
+      writer.uint32(16).int32(message.action);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeJobRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeJobRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.action = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeJobRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      action: isSet(object.action) ? jobActionFromJSON(object.action) : 0,
+    };
+  },
+
+  toJSON(message: ChangeJobRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.action !== 0) {
+      obj.action = jobActionToJSON(message.action);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeJobRequest>, I>>(base?: I): ChangeJobRequest {
+    return ChangeJobRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeJobRequest>, I>>(object: I): ChangeJobRequest {
+    const message = createBaseChangeJobRequest();
+    message.id = object.id ?? "";
+    message.action = object.action ?? 0;
+    return message;
+  },
+};
+
+function createBaseChangeJobResponse(): ChangeJobResponse {
+  return { job: undefined };
+}
+
+export const ChangeJobResponse: MessageFns<ChangeJobResponse> = {
+  encode(message: ChangeJobResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== undefined) {
+      JobInfo.encode(message.job, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ChangeJobResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseChangeJobResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.job = JobInfo.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ChangeJobResponse {
+    return { job: isSet(object.job) ? JobInfo.fromJSON(object.job) : undefined };
+  },
+
+  toJSON(message: ChangeJobResponse): unknown {
+    const obj: any = {};
+    if (message.job !== undefined) {
+      obj.job = JobInfo.toJSON(message.job);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ChangeJobResponse>, I>>(base?: I): ChangeJobResponse {
+    return ChangeJobResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ChangeJobResponse>, I>>(object: I): ChangeJobResponse {
+    const message = createBaseChangeJobResponse();
+    message.job = (object.job !== undefined && object.job !== null) ? JobInfo.fromPartial(object.job) : undefined;
+    return message;
+  },
+};
+
+function createBaseAddJobSeedsRequest(): AddJobSeedsRequest {
+  return { id: "", urls: [] };
+}
+
+export const AddJobSeedsRequest: MessageFns<AddJobSeedsRequest> = {
+  encode(message: AddJobSeedsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.id !== "") {
+      writer.uint32(10).string(message.id);
+    }
+    for (const v of message.urls) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddJobSeedsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddJobSeedsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.id = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.urls.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddJobSeedsRequest {
+    return {
+      id: isSet(object.id) ? globalThis.String(object.id) : "",
+      urls: globalThis.Array.isArray(object?.urls) ? object.urls.map((e: any) => globalThis.String(e)) : [],
+    };
+  },
+
+  toJSON(message: AddJobSeedsRequest): unknown {
+    const obj: any = {};
+    if (message.id !== "") {
+      obj.id = message.id;
+    }
+    if (message.urls?.length) {
+      obj.urls = message.urls;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddJobSeedsRequest>, I>>(base?: I): AddJobSeedsRequest {
+    return AddJobSeedsRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddJobSeedsRequest>, I>>(object: I): AddJobSeedsRequest {
+    const message = createBaseAddJobSeedsRequest();
+    message.id = object.id ?? "";
+    message.urls = object.urls?.map((e) => e) || [];
+    return message;
+  },
+};
+
+function createBaseAddJobSeedsResponse(): AddJobSeedsResponse {
+  return { accepted: 0, rejected: [] };
+}
+
+export const AddJobSeedsResponse: MessageFns<AddJobSeedsResponse> = {
+  encode(message: AddJobSeedsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.accepted !== 0) {
+      writer.uint32(8).uint32(message.accepted);
+    }
+    for (const v of message.rejected) {
+      RejectedUrl.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): AddJobSeedsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseAddJobSeedsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.accepted = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.rejected.push(RejectedUrl.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): AddJobSeedsResponse {
+    return {
+      accepted: isSet(object.accepted) ? globalThis.Number(object.accepted) : 0,
+      rejected: globalThis.Array.isArray(object?.rejected)
+        ? object.rejected.map((e: any) => RejectedUrl.fromJSON(e))
+        : [],
+    };
+  },
+
+  toJSON(message: AddJobSeedsResponse): unknown {
+    const obj: any = {};
+    if (message.accepted !== 0) {
+      obj.accepted = Math.round(message.accepted);
+    }
+    if (message.rejected?.length) {
+      obj.rejected = message.rejected.map((e) => RejectedUrl.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<AddJobSeedsResponse>, I>>(base?: I): AddJobSeedsResponse {
+    return AddJobSeedsResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<AddJobSeedsResponse>, I>>(object: I): AddJobSeedsResponse {
+    const message = createBaseAddJobSeedsResponse();
+    message.accepted = object.accepted ?? 0;
+    message.rejected = object.rejected?.map((e) => RejectedUrl.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 export type CoordinatorServiceService = typeof CoordinatorServiceService;
 export const CoordinatorServiceService = {
   getStatus: {
@@ -2425,6 +4062,52 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: DrainNodeResponse): Buffer => Buffer.from(DrainNodeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): DrainNodeResponse => DrainNodeResponse.decode(value),
   },
+  /** Crawl jobs: the same operations, checks and errors as the admin API's /v1/jobs routes. */
+  createJob: {
+    path: "/crawler.coordinator.v1.CoordinatorService/CreateJob" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CreateJobRequest): Buffer => Buffer.from(CreateJobRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CreateJobRequest => CreateJobRequest.decode(value),
+    responseSerialize: (value: CreateJobResponse): Buffer => Buffer.from(CreateJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CreateJobResponse => CreateJobResponse.decode(value),
+  },
+  listJobs: {
+    path: "/crawler.coordinator.v1.CoordinatorService/ListJobs" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListJobsRequest): Buffer => Buffer.from(ListJobsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListJobsRequest => ListJobsRequest.decode(value),
+    responseSerialize: (value: ListJobsResponse): Buffer => Buffer.from(ListJobsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListJobsResponse => ListJobsResponse.decode(value),
+  },
+  getJob: {
+    path: "/crawler.coordinator.v1.CoordinatorService/GetJob" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: GetJobRequest): Buffer => Buffer.from(GetJobRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): GetJobRequest => GetJobRequest.decode(value),
+    responseSerialize: (value: GetJobResponse): Buffer => Buffer.from(GetJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): GetJobResponse => GetJobResponse.decode(value),
+  },
+  changeJob: {
+    path: "/crawler.coordinator.v1.CoordinatorService/ChangeJob" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ChangeJobRequest): Buffer => Buffer.from(ChangeJobRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ChangeJobRequest => ChangeJobRequest.decode(value),
+    responseSerialize: (value: ChangeJobResponse): Buffer => Buffer.from(ChangeJobResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ChangeJobResponse => ChangeJobResponse.decode(value),
+  },
+  addJobSeeds: {
+    path: "/crawler.coordinator.v1.CoordinatorService/AddJobSeeds" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: AddJobSeedsRequest): Buffer => Buffer.from(AddJobSeedsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): AddJobSeedsRequest => AddJobSeedsRequest.decode(value),
+    responseSerialize: (value: AddJobSeedsResponse): Buffer => Buffer.from(AddJobSeedsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): AddJobSeedsResponse => AddJobSeedsResponse.decode(value),
+  },
 } as const;
 
 export interface CoordinatorServiceServer extends UntypedServiceImplementation {
@@ -2436,6 +4119,12 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
   setHostPaused: handleUnaryCall<SetHostPausedRequest, SetHostPausedResponse>;
   explainUrl: handleUnaryCall<ExplainUrlRequest, ExplainUrlResponse>;
   drainNode: handleUnaryCall<DrainNodeRequest, DrainNodeResponse>;
+  /** Crawl jobs: the same operations, checks and errors as the admin API's /v1/jobs routes. */
+  createJob: handleUnaryCall<CreateJobRequest, CreateJobResponse>;
+  listJobs: handleUnaryCall<ListJobsRequest, ListJobsResponse>;
+  getJob: handleUnaryCall<GetJobRequest, GetJobResponse>;
+  changeJob: handleUnaryCall<ChangeJobRequest, ChangeJobResponse>;
+  addJobSeeds: handleUnaryCall<AddJobSeedsRequest, AddJobSeedsResponse>;
 }
 
 export interface CoordinatorServiceClient extends Client {
@@ -2558,6 +4247,82 @@ export interface CoordinatorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: DrainNodeResponse) => void,
+  ): ClientUnaryCall;
+  /** Crawl jobs: the same operations, checks and errors as the admin API's /v1/jobs routes. */
+  createJob(
+    request: CreateJobRequest,
+    callback: (error: ServiceError | null, response: CreateJobResponse) => void,
+  ): ClientUnaryCall;
+  createJob(
+    request: CreateJobRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CreateJobResponse) => void,
+  ): ClientUnaryCall;
+  createJob(
+    request: CreateJobRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CreateJobResponse) => void,
+  ): ClientUnaryCall;
+  listJobs(
+    request: ListJobsRequest,
+    callback: (error: ServiceError | null, response: ListJobsResponse) => void,
+  ): ClientUnaryCall;
+  listJobs(
+    request: ListJobsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListJobsResponse) => void,
+  ): ClientUnaryCall;
+  listJobs(
+    request: ListJobsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListJobsResponse) => void,
+  ): ClientUnaryCall;
+  getJob(
+    request: GetJobRequest,
+    callback: (error: ServiceError | null, response: GetJobResponse) => void,
+  ): ClientUnaryCall;
+  getJob(
+    request: GetJobRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: GetJobResponse) => void,
+  ): ClientUnaryCall;
+  getJob(
+    request: GetJobRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: GetJobResponse) => void,
+  ): ClientUnaryCall;
+  changeJob(
+    request: ChangeJobRequest,
+    callback: (error: ServiceError | null, response: ChangeJobResponse) => void,
+  ): ClientUnaryCall;
+  changeJob(
+    request: ChangeJobRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ChangeJobResponse) => void,
+  ): ClientUnaryCall;
+  changeJob(
+    request: ChangeJobRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ChangeJobResponse) => void,
+  ): ClientUnaryCall;
+  addJobSeeds(
+    request: AddJobSeedsRequest,
+    callback: (error: ServiceError | null, response: AddJobSeedsResponse) => void,
+  ): ClientUnaryCall;
+  addJobSeeds(
+    request: AddJobSeedsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: AddJobSeedsResponse) => void,
+  ): ClientUnaryCall;
+  addJobSeeds(
+    request: AddJobSeedsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: AddJobSeedsResponse) => void,
   ): ClientUnaryCall;
 }
 

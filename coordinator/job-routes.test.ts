@@ -1,0 +1,194 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { Hono } from "hono";
+import { serveHono } from "../adapters/http/index.ts";
+import { TokenSet } from "../core/auth/index.ts";
+import type { DiscoveredUrl } from "../core/model/index.ts";
+import { partitionOf } from "../core/ring/index.ts";
+import { adminApp } from "./admin-api.ts";
+import { harness, nodeRecord, P, type Harness } from "./test-support.ts";
+
+async function json(res: Response | Promise<Response>): Promise<any> {
+  return (await res).json();
+}
+
+const TOKEN = "admin-token-for-tests-0001";
+const auth = { authorization: `Bearer ${TOKEN}` };
+const jsonHeaders = { ...auth, "content-type": "application/json" };
+
+let h: Harness;
+let app: Hono;
+const get = (path: string) => app.request(path, { headers: auth });
+const post = (path: string, body?: unknown) =>
+  app.request(path, { method: "POST", headers: jsonHeaders, body: typeof body === "string" ? body : JSON.stringify(body ?? {}) });
+
+beforeEach(async () => {
+  h = await harness();
+  app = adminApp(h.services, { tokens: new TokenSet([TOKEN]), maxSeedsPerRequest: 100 });
+});
+afterEach(async () => h.close());
+
+/** Every seed message published to example.com's partition, as they arrive. */
+function seedsOnTheBus(): DiscoveredUrl[] {
+  const got: DiscoveredUrl[] = [];
+  h.bus.consumeUrls("us", partitionOf("example.com", P), async (d) => {
+    for (const u of d.data) got.push(u);
+    await d.ack();
+  });
+  return got;
+}
+
+async function until(cond: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
+}
+
+describe("admin API jobs", () => {
+  test("jobs - POST /v1/jobs creates a job (201, answered as GET answers it) and publishes its seeds with its number", async () => {
+    const bus = seedsOnTheBus();
+    const res = await post("/v1/jobs", {
+      id: "news",
+      seeds: ["https://Example.com/a", "mailto:x@y.z"],
+      scope: "host",
+      maxPages: 200,
+      maxDuration: "2h",
+      weight: 3,
+      allowHosts: ["Example.com"],
+    });
+    expect(res.status).toBe(201);
+    const body = await json(res);
+    expect(body).toMatchObject({
+      id: "news",
+      number: 1,
+      state: "running",
+      reason: null,
+      pages: 0,
+      queued: 0,
+      errors: 0,
+      endedAt: null,
+      maxPages: 200,
+      maxDuration: "2h",
+      weight: 3,
+      scope: "host",
+      allowHosts: ["example.com"],
+      seeds: { accepted: 1, rejected: [{ url: "mailto:x@y.z", reason: "unsupported-scheme: mailto" }] },
+    });
+    expect(body.startedAt).toBe(new Date(h.clock.now).toISOString());
+    const { seeds: _s, ...asCreated } = body;
+    expect(await json(get("/v1/jobs/news"))).toEqual(asCreated);
+    await until(() => bus.length > 0);
+    expect(bus.map((u) => [u.url, u.job])).toEqual([["https://example.com/a", 1]]);
+
+    // Seeds added later to the job carry its number; seeds without a job carry none (job default).
+    expect(await json(post("/v1/jobs/news/seeds", { urls: ["https://example.com/b"] }))).toEqual({ accepted: 1, rejected: [] });
+    await post("/v1/seeds", { urls: ["https://example.com/c"] });
+    await until(() => bus.length >= 3);
+    expect(bus.map((u) => [u.url, u.job])).toEqual([
+      ["https://example.com/a", 1],
+      ["https://example.com/b", 1],
+      ["https://example.com/c", undefined],
+    ]);
+  });
+
+  test("jobs - numbers are given in order, GET /v1/jobs lists default first, counters are the live frontier nodes' sums", async () => {
+    await post("/v1/jobs", { id: "a" });
+    await post("/v1/jobs", { id: "b", maxPages: 5 });
+    const now = h.clock.now;
+    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: now, jobs: { "1": { pages: 3, errors: 1, queued: 10 } } }));
+    await h.state.putNode(
+      nodeRecord({
+        id: "f2",
+        heartbeatAt: now,
+        jobs: { "1": { pages: 4, errors: 0, queued: 2 }, "2": { pages: 5, errors: 2, queued: 0 } },
+      }),
+    );
+    // A dead node's counts are not summed (its partitions' are reported by their new owner).
+    await h.state.putNode(nodeRecord({ id: "f3", heartbeatAt: now - 3_600_000, jobs: { "1": { pages: 1000, errors: 0, queued: 0 } } }));
+    const list = (await json(get("/v1/jobs"))).jobs;
+    expect(list.map((j: any) => [j.id, j.number, j.pages, j.errors, j.queued])).toEqual([
+      ["default", 0, 0, 0, 0],
+      ["a", 1, 7, 1, 12],
+      ["b", 2, 5, 2, 0],
+    ]);
+  });
+
+  test("jobs - pause, resume and cancel change the state; an ended job takes no more changes nor seeds (409)", async () => {
+    await post("/v1/jobs", { id: "news" });
+    expect((await json(post("/v1/jobs/news/pause"))).state).toBe("paused");
+    expect((await json(post("/v1/jobs/news/pause"))).state).toBe("paused");
+    expect((await json(get("/v1/jobs/news"))).state).toBe("paused");
+    expect((await json(post("/v1/jobs/news/resume"))).state).toBe("running");
+    h.clock.now += 5_000;
+    const cancelled = await json(post("/v1/jobs/news/cancel"));
+    expect(cancelled).toMatchObject({ state: "cancelled", reason: "cancelled", endedAt: new Date(h.clock.now).toISOString() });
+    for (const action of ["pause", "resume"]) {
+      const res = await post(`/v1/jobs/news/${action}`);
+      expect([res.status, (await json(res)).error.code]).toEqual([409, "failed_precondition"]);
+    }
+    const seeds = await post("/v1/jobs/news/seeds", { urls: ["https://example.com/"] });
+    expect(seeds.status).toBe(409);
+    expect((await json(get("/v1/jobs/news"))).state).toBe("cancelled");
+    // default can be paused and resumed like any job (its record is written then).
+    expect((await json(post("/v1/jobs/default/pause"))).state).toBe("paused");
+    expect((await json(get("/v1/jobs"))).jobs[0]).toMatchObject({ id: "default", state: "paused" });
+  });
+
+  test("jobs - bad input is a 4xx that says what is wrong, and changes nothing", async () => {
+    const bus = seedsOnTheBus();
+    await post("/v1/jobs", { id: "news", maxPages: 10 });
+    const cases: Array<[string, unknown, number, string]> = [
+      ["/v1/jobs", { id: "News!" }, 400, "id:"],
+      ["/v1/jobs", { id: "x".repeat(41) }, 400, "id:"],
+      ["/v1/jobs", { seeds: [] }, 400, "id: must be a string"],
+      ["/v1/jobs", { id: "default" }, 400, "always exists"],
+      ["/v1/jobs", { id: "n2", maxPages: -1 }, 400, "maxPages: must be between 0"],
+      ["/v1/jobs", { id: "n2", maxPages: 1.5 }, 400, "maxPages: must be a whole number"],
+      ["/v1/jobs", { id: "n2", weight: 0 }, 400, "weight: must be between 1"],
+      ["/v1/jobs", { id: "n2", maxDuration: "-5m" }, 400, "maxDuration:"],
+      ["/v1/jobs", { id: "n2", maxDuration: 5 }, 400, "maxDuration:"],
+      ["/v1/jobs", { id: "n2", scope: "planet" }, 400, "scope:"],
+      ["/v1/jobs", { id: "n2", maxDepth: -2 }, 400, "maxDepth:"],
+      ["/v1/jobs", { id: "n2", allowUrls: ["re:("] }, 400, "allowUrls:"],
+      ["/v1/jobs", { id: "n2", seeds: ["https://example.com/"], maxPage: 3 }, 400, 'unknown field "maxPage"'],
+      ["/v1/jobs", { id: "n2", seeds: "https://example.com/" }, 400, "seeds: must be an array"],
+      ["/v1/jobs", "[1]", 400, "body: must be a JSON object"],
+      ["/v1/jobs", "{", 400, "not valid JSON"],
+      ["/v1/jobs", { id: "news" }, 409, "exists already"],
+      ["/v1/jobs/nope/pause", {}, 404, "no job nope"],
+      ["/v1/jobs/nope/seeds", { urls: ["https://example.com/"] }, 404, "no job nope"],
+      ["/v1/jobs/BAD_ID/cancel", {}, 400, "id:"],
+      ["/v1/jobs/news/seeds", { urls: [] }, 400, "urls:"],
+      ["/v1/jobs/news/seeds", { url: ["https://example.com/"] }, 400, 'unknown field "url"'],
+    ];
+    for (const [path, body, status, message] of cases) {
+      const res = await post(path, body);
+      const err = (await json(res)).error;
+      expect([path, JSON.stringify(body), res.status, err.message]).toEqual([
+        path,
+        JSON.stringify(body),
+        status,
+        expect.stringContaining(message),
+      ]);
+    }
+    expect((await get("/v1/jobs/nope")).status).toBe(404);
+    const list = (await json(get("/v1/jobs"))).jobs;
+    expect(list.map((j: any) => `${j.id}:${j.state}:${j.maxPages}`)).toEqual(["default:running:0", "news:running:10"]);
+    await new Promise((r) => setTimeout(r, 30));
+    expect(bus).toEqual([]);
+  });
+
+  test("jobs - a 10 MB body is a 413 over a real socket, and creates nothing", async () => {
+    const server = await serveHono(app, { port: 0, maxBodyBytes: 1024 * 1024 });
+    try {
+      const big = JSON.stringify({
+        id: "big",
+        seeds: Array.from({ length: 200_000 }, (_, i) => `https://example.com/${i}/${"x".repeat(30)}`),
+      });
+      expect(big.length).toBeGreaterThan(10 * 1024 * 1024 * 0.9);
+      const res = await fetch(`${server.url}/v1/jobs`, { method: "POST", body: big, headers: jsonHeaders });
+      expect(res.status).toBe(413);
+      expect((await json(res)).error.code).toBe("payload_too_large");
+      expect((await fetch(`${server.url}/v1/jobs/big`, { headers: auth })).status).toBe(404);
+    } finally {
+      await server.close();
+    }
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * The admin API's job routes (`/v1/jobs...`), over JobService. Bodies are read only here, after the
+ * bearer check and the leader check of the app around them; every bad input is a 400 naming the field
+ * (core/jobs/job-request.ts), an unknown job 404, a change an ended job cannot take 409.
+ */
+import { Hono } from "hono";
+import { jobCreateRequest, jobJson, jobSeedsRequest } from "../core/jobs/index.ts";
+import type { JobService, JobView } from "./jobs.ts";
+import { parseJsonBody } from "./validate.ts";
+
+export function jobRoutes(jobs: JobService, maxSeeds: number): Hono {
+  const app = new Hono();
+  const view = (v: JobView) => jobJson(v.job, v.counts);
+
+  app.post("/v1/jobs", async (c) => {
+    const spec = jobCreateRequest(parseJsonBody(await c.req.text(), c.req.header("content-type")), maxSeeds);
+    const created = await jobs.create(spec);
+    return c.json({ ...view(created), ...(created.seeds && { seeds: created.seeds }) }, 201);
+  });
+  app.get("/v1/jobs", async (c) => c.json({ jobs: (await jobs.list()).map(view) }));
+  app.get("/v1/jobs/:id", async (c) => c.json(view(await jobs.show(c.req.param("id")))));
+  for (const action of ["pause", "resume", "cancel"] as const) {
+    app.post(`/v1/jobs/:id/${action}`, async (c) => c.json(view(await jobs.act(c.req.param("id"), action))));
+  }
+  app.post("/v1/jobs/:id/seeds", async (c) => {
+    const id = c.req.param("id");
+    // The job is looked up before the body is read: an unknown job is 404 whatever the body.
+    await jobs.show(id);
+    const urls = jobSeedsRequest(parseJsonBody(await c.req.text(), c.req.header("content-type")), maxSeeds);
+    return c.json(await jobs.addSeeds(id, urls));
+  });
+  return app;
+}

@@ -1,0 +1,144 @@
+/**
+ * The job routes' part of the admin OpenAPI document (admin-openapi.ts spreads it in): paths and schemas.
+ * `crawl --http` serves the same routes where they apply and reuses these schemas.
+ */
+const error = { $ref: "#/components/responses/Error" };
+const unauthorized = { $ref: "#/components/responses/Unauthorized" };
+const tooLarge = { $ref: "#/components/responses/PayloadTooLarge" };
+const json = (schema: object) => ({ "application/json": { schema } });
+const ok = (description: string, schema: object) => ({ description, content: json(schema) });
+const int = { type: "integer" };
+const str = { type: "string" };
+const strings = { type: "array", items: str };
+const job = { $ref: "#/components/schemas/Job" };
+const idParam = {
+  name: "id",
+  in: "path",
+  required: true,
+  description: "The job id: 1-40 characters of a-z, 0-9 and -; anything else is a 400, an unknown job a 404",
+  schema: { type: "string", pattern: "^[a-z0-9-]{1,40}$" },
+};
+const jobAnswer = (what: string) => ({
+  "200": ok(what, job),
+  "400": error,
+  "401": unauthorized,
+  "404": error,
+  "409": error,
+  "503": error,
+});
+
+/** The settings a job may set besides its limits: those of the config table, checked as its flags are. */
+const scopeSettings = {
+  scope: { enum: ["host", "domain", "any"], description: "As --scope: where links may lead from the job's seeds" },
+  maxDepth: { ...int, minimum: 0, maximum: 1000, description: "As --max-depth" },
+  allowHosts: { ...strings, description: "As --allow-hosts" },
+  allowUrls: { ...strings, description: "As --allow-urls: globs or re:REGEX" },
+  denyUrls: { ...strings, description: "As --deny-urls" },
+  denyExtensions: { ...strings, description: "As --deny-extensions (the list replaces the default)" },
+  maxUrlLength: { ...int, minimum: 32, maximum: 65536, description: "As --max-url-length" },
+  maxRepeatedSegment: { ...int, minimum: 2, maximum: 100, description: "As --max-repeated-segment" },
+};
+
+export const JOB_PATHS = {
+  "/v1/jobs": {
+    get: {
+      summary: "Every crawl job, default first, then in order of creation",
+      responses: {
+        "200": ok("The jobs", { type: "object", properties: { jobs: { type: "array", items: job } } }),
+        "401": unauthorized,
+        "503": error,
+      },
+    },
+    post: {
+      summary: "Create a crawl job and add its seeds",
+      description:
+        "The job starts running at once. Its id must be new (409 otherwise; ids of ended jobs are never reused). Seeds are checked as POST /v1/seeds checks them; the answer is the job as GET answers it, with `seeds` (what was accepted and rejected).",
+      requestBody: { required: true, content: json({ $ref: "#/components/schemas/JobRequest" }) },
+      responses: {
+        "201": ok("The job, as created", {
+          allOf: [job, { type: "object", properties: { seeds: { $ref: "#/components/schemas/SeedsResponse" } } }],
+        }),
+        "400": error,
+        "401": unauthorized,
+        "409": error,
+        "413": tooLarge,
+        "503": error,
+      },
+    },
+  },
+  "/v1/jobs/{id}": {
+    get: { summary: "One job: its settings, state and counters", parameters: [idParam], responses: jobAnswer("The job") },
+  },
+  "/v1/jobs/{id}/pause": {
+    post: {
+      summary: "Pause a job: its URLs are not handed out (other jobs' URLs of the same hosts are); repeating it changes nothing",
+      parameters: [idParam],
+      responses: jobAnswer("The job, paused"),
+    },
+  },
+  "/v1/jobs/{id}/resume": {
+    post: { summary: "Resume a paused job", parameters: [idParam], responses: jobAnswer("The job, running") },
+  },
+  "/v1/jobs/{id}/cancel": {
+    post: {
+      summary:
+        "Cancel a job: its queued URLs are dropped, other jobs' URLs of the same hosts untouched; an ended job cannot be cancelled (409)",
+      parameters: [idParam],
+      responses: jobAnswer("The job, cancelled"),
+    },
+  },
+  "/v1/jobs/{id}/seeds": {
+    post: {
+      summary: "Add seed URLs to a job that has not ended",
+      parameters: [idParam],
+      requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsRequest" }) },
+      responses: {
+        ...jobAnswer("What was accepted and what was rejected"),
+        "200": ok("What was accepted and rejected", { $ref: "#/components/schemas/SeedsResponse" }),
+        "413": tooLarge,
+      },
+    },
+  },
+};
+
+export const JOB_SCHEMAS = {
+  JobRequest: {
+    type: "object",
+    required: ["id"],
+    additionalProperties: false,
+    properties: {
+      id: { type: "string", pattern: "^[a-z0-9-]{1,40}$", description: "Not `default`: seeds added without a job are that job's" },
+      seeds: { ...strings, description: "Seed URLs (at most the per-request limit of POST /v1/seeds)" },
+      maxPages: {
+        ...int,
+        minimum: 0,
+        description: "Page results after which the job stops asking for pages and ends (done, max-pages); 0: no limit",
+      },
+      maxDuration: {
+        ...str,
+        description: 'Time after its start after which it ends (done, max-duration): "90s", "2h"; "0" or absent: no limit; at most 1w',
+      },
+      weight: { ...int, minimum: 1, maximum: 1000, description: "Its share of the turns on a host it shares with other jobs; default 1" },
+      ...scopeSettings,
+    },
+  },
+  Job: {
+    type: "object",
+    required: ["id", "number", "state", "reason", "pages", "queued", "errors", "startedAt", "endedAt", "maxPages", "maxDuration", "weight"],
+    properties: {
+      id: str,
+      number: { ...int, description: "The job's small number, carried by each of its URLs (default: 0)" },
+      state: { enum: ["running", "paused", "done", "cancelled"] },
+      reason: { enum: ["max-pages", "max-duration", "cancelled", "finished", null], description: "Why it ended; null until then" },
+      pages: { ...int, description: "Page results of the job: fetched pages, errors, redirects, robots denials, duplicates" },
+      queued: { ...int, description: "Its URLs in the queues now" },
+      errors: { ...int, description: "Of its page results, the errors" },
+      startedAt: { ...str, format: "date-time" },
+      endedAt: { type: ["string", "null"], format: "date-time" },
+      maxPages: int,
+      maxDuration: str,
+      weight: int,
+      ...scopeSettings,
+    },
+  },
+};
