@@ -155,11 +155,13 @@ describe("grpc adapter", () => {
             hops: 0,
             seq: BigInt(i * 100 + j + 1),
             kind: "",
+            job: 0,
           })),
           hosts: [],
           urls: [],
           done: i === 49,
           scopeRoots: [],
+          jobCounts: [],
         };
       }
     }

@@ -76,6 +76,8 @@ export interface FetchTask {
    * Absent: unknown (embedded mode, or a task of an older release).
    */
   ownerEpoch?: number;
+  /** The crawl job of the URL (its number, core/jobs); absent: job `default` (0). Links found inherit it. */
+  job?: number;
 }
 
 /**
@@ -124,6 +126,8 @@ interface FetchResultFields {
   endedAt: number;
   /** Time within the fetch the fetching process was not running (core/model FetchResponse.pausedMs); absent: none. */
   pausedMs?: number;
+  /** The crawl job of the task's URL (its number, core/jobs), as the task said; absent: job `default` (0). */
+  job?: number;
   /**
    * The fetching side's clock when it handed the result over (to another thread or to the bus); the
    * receiver shifts startedAt and endedAt by its receipt time minus this, then drops it.

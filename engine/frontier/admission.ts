@@ -183,7 +183,17 @@ export class Admission {
       const priority =
         (home || kind === "media" ? undefined : levelOfSitemapPriority(u.sitemapPriority)) ??
         admissionPriority({ isHomePage: home, depth: u.depth, kind, foundOnNearDuplicate: u.foundOnNearDuplicate }, this.s.policy);
-      fresh.push({ u, home, item: { host: u.host, partition, priority, url: u.url, depth: u.depth, hops: u.redirectHops, kind } });
+      const item: Omit<QueuedUrl, "seq"> = {
+        host: u.host,
+        partition,
+        priority,
+        url: u.url,
+        depth: u.depth,
+        hops: u.redirectHops,
+        kind,
+        ...(u.job ? { job: u.job } : {}),
+      };
+      fresh.push({ u, home, item });
     });
     if (fresh.length === 0) return 0;
     store.logAdmittedMany(fresh.map((f) => f.u.url));

@@ -25,6 +25,7 @@
  * `frontier.queue-wait-seconds` and `politeness.gap-wait-seconds` by scheduling.ts, `fetch.duration-seconds`
  * and `fetch.page-bytes` by result-effects.ts; each module's header says what is observed.
  */
+import type { JobCounts } from "../../core/jobs/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import type { Counters, Histograms } from "../../core/stats/index.ts";
@@ -242,6 +243,11 @@ export class Frontier {
   /** The host board and politeness figures of the active hosts (host-board.ts), at most a second old. */
   hostReport(): HostReport {
     return this.reports.hostReport();
+  }
+
+  /** Each crawl job's page results, errors and queued URLs in this store, by job number (reports.ts). */
+  jobReport(fresh = false): Record<string, JobCounts> {
+    return this.reports.jobReport(fresh);
   }
 
   /** Whether anything may be fetched within `horizonMs` from now (`crawl` ends when not). */

@@ -20,12 +20,14 @@ export interface HandoffChunk {
   urls: Array<{ url: string; stateJson: string }>;
   /** The scope roots the partition's seeds made (in the first chunk; absent or empty in the others). */
   scopeRoots?: string[];
+  /** The partition's crawl job counters (in the first chunk; absent or empty in the others). */
+  jobCounts?: Array<{ job: number; pages: number; errors: number }>;
 }
 
 interface UrlDocument {
   row: UrlRow;
   /** `kind` is absent in documents of nodes older than media fetching: a page. */
-  scheduled?: { dueAt: number; priority: Priority; kind?: UrlKind };
+  scheduled?: { dueAt: number; priority: Priority; kind?: UrlKind; job?: number };
 }
 
 /** Reads a partition out of a store, `chunkSize` rows of each kind at a time. */
@@ -40,7 +42,8 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
     };
   });
   const scopeRoots = store.scopeRoots.inPartition(partition);
-  if (scopeRoots.length > 0) yield { partition, queued: [], hosts: [], urls: [], scopeRoots };
+  const jobCounts = store.jobCounts.inPartition(partition);
+  if (scopeRoots.length > 0 || jobCounts.length > 0) yield { partition, queued: [], hosts: [], urls: [], scopeRoots, jobCounts };
   for (let i = 0; i < hosts.length; i += chunkSize) {
     yield { partition, queued: [], hosts: hosts.slice(i, i + chunkSize), urls: [] };
   }
@@ -51,7 +54,10 @@ export function* exportPartition(store: FrontierStore, partition: number, chunkS
     afterUrl = rows.at(-1)!.url;
     const urls = rows.map((row) => {
       const s = scheduled.get(row.url);
-      const doc: UrlDocument = { row, scheduled: s ? { dueAt: s.dueAt, priority: s.priority, kind: s.kind } : undefined };
+      const doc: UrlDocument = {
+        row,
+        scheduled: s ? { dueAt: s.dueAt, priority: s.priority, kind: s.kind, ...(s.job ? { job: s.job } : {}) } : undefined,
+      };
       return { url: row.url, stateJson: JSON.stringify(doc) };
     });
     yield { partition, queued: [], hosts: [], urls };
@@ -87,6 +93,7 @@ function importRows(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptio
     if (h.sitemapsJson) store.sitemaps.import(receivedSitemaps(h.host, chunk.partition, h.sitemapsJson));
   }
   if (chunk.scopeRoots) store.scopeRoots.add(receivedRoots(chunk.scopeRoots).map((host) => ({ host, partition: chunk.partition })));
+  for (const c of chunk.jobCounts ?? []) store.jobCounts.put(chunk.partition, c.job, { pages: c.pages, errors: c.errors });
   for (const u of chunk.urls) {
     const doc = JSON.parse(u.stateJson) as UrlDocument;
     store.importUrl({ ...doc.row, partition: chunk.partition });
@@ -99,6 +106,7 @@ function importRows(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptio
         partition: chunk.partition,
         depth: doc.row.depth,
         kind: doc.scheduled.kind === "media" ? "media" : "page",
+        ...(doc.scheduled.job ? { job: doc.scheduled.job } : {}),
       });
     }
   }
@@ -122,6 +130,7 @@ function importRows(store: FrontierStore, chunk: HandoffChunk, opts: ImportOptio
         depth: q.depth,
         hops: q.hops,
         kind: q.kind,
+        ...(q.job ? { job: q.job } : {}),
       });
     }
   }

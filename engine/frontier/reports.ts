@@ -6,6 +6,7 @@
  * cached: the totals that count rows of big tables for a few seconds, the host board for a second.
  */
 import type { HostReport } from "../../core/dashboard/index.ts";
+import type { JobCounts } from "../../core/jobs/index.ts";
 import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
 import type { ActiveHosts } from "./active-hosts.ts";
 import type { FrontierState } from "./frontier-state.ts";
@@ -39,6 +40,8 @@ export class Reports {
   private report: { at: number; value: HostReport } | undefined;
   private counts = { scheduled: 0, knownUrls: 0 };
   private countsAt = -Infinity;
+  private jobs: Record<string, JobCounts> | undefined;
+  private jobsAt = -Infinity;
 
   constructor(
     private readonly s: FrontierState,
@@ -57,6 +60,32 @@ export class Reports {
       addresses: s.addresses,
       scope: s.scope,
     };
+  }
+
+  /**
+   * Each crawl job's counters in this store, by job number (NodeRecord.jobs): page results and errors from
+   * the partitions' job counts, queued URLs from the index of jobs' queue rows (job default's: the rest of
+   * the queue). Recounted at most every COUNTS_MAX_AGE_MS, as the other slow totals.
+   */
+  jobReport(fresh = false): Record<string, JobCounts> {
+    const now = this.s.now();
+    if (fresh || this.jobs === undefined || now - this.jobsAt >= COUNTS_MAX_AGE_MS) {
+      this.jobsAt = now;
+      const out: Record<string, JobCounts> = {};
+      const counts = this.s.store.jobCounts.sums();
+      const queued = this.s.store.queuedByJob();
+      let others = 0;
+      for (const [job, n] of queued) others += n;
+      queued.set(0, Math.max(0, this.s.totalQueued - others));
+      for (const job of new Set([...counts.keys(), ...queued.keys()])) {
+        const c = counts.get(job);
+        const q = queued.get(job) ?? 0;
+        if (!c && q === 0) continue;
+        out[String(job)] = { pages: c?.pages ?? 0, errors: c?.errors ?? 0, queued: q };
+      }
+      this.jobs = out;
+    }
+    return this.jobs;
   }
 
   /** Totals and counters; `fresh` recounts the slow-moving totals now (for a final summary). */

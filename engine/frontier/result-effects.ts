@@ -25,6 +25,11 @@ import { countSitemapResult, probeFoundNone } from "./sitemap-refs.ts";
 import type { QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
 
+/** A page result a job counts as an error: no answer, or a 4xx or 5xx one. */
+function isErrorResult(result: FetchResult): boolean {
+  return result.kind === "network-error" || (result.kind === "response" && result.status >= 400);
+}
+
 /** Weight of the newest fetch in a host's moving-average fetch duration. */
 const FETCH_MS_WEIGHT = 0.3;
 
@@ -97,6 +102,8 @@ export class ResultEffects {
     // A page or a media file: both are queued URLs with a state and a schedule. `start` read the URL's state
     // when it handed the task out; none read means a first fetch.
     if ((flight.task.kind === "page" || flight.task.kind === "media") && flight.item) {
+      // The job's page results, counted in the transaction that applies this one: once (job-count-table.ts).
+      this.s.store.jobCounts.add(entry.partition, flight.item.job ?? 0, 1, isErrorResult(result) ? 1 : 0);
       this.page(
         entry,
         flight.item,
@@ -155,6 +162,7 @@ export class ResultEffects {
         partition: item.partition,
         depth: item.depth,
         kind: item.kind,
+        ...(item.job ? { job: item.job } : {}),
       });
     if (outcome.redirectTo && redirect.length > 0) this.admission.enqueueNew(redirect, redirectMaybe, confirmSeen);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);

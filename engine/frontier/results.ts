@@ -117,8 +117,9 @@ export class Results {
             depth: flight.task.depth,
             redirectHops: flight.task.redirectHops + 1,
             sourceUrl: result.url,
-            // A media file that moved is still a media file.
+            // A media file that moved is still a media file, and the target is the same job's.
             ...(flight.task.kind === "media" ? { kind: "media" as const } : {}),
+            ...(flight.item?.job ? { job: flight.item.job } : {}),
           }
         : undefined;
       // A target the address policy refuses is dropped here, before it could be forwarded to its owner.
@@ -187,6 +188,7 @@ export class Results {
       redirectHops: item.hops,
       hostGapMs: 0,
       issuedAt: result.startedAt,
+      ...(item.job ? { job: item.job } : {}),
     };
     return { task, item, prev: this.s.store.getUrl(item.partition, item.url) };
   }

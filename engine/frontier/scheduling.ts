@@ -112,7 +112,16 @@ export class Scheduling {
         for (const s of store.takeDue(now, 10_000)) {
           hosts.add(s.host);
           store.setUrlState(s, "queued");
-          const item = { host: s.host, partition: s.partition, priority: s.priority, url: s.url, depth: s.depth, hops: 0, kind: s.kind };
+          const item = {
+            host: s.host,
+            partition: s.partition,
+            priority: s.priority,
+            url: s.url,
+            depth: s.depth,
+            hops: 0,
+            kind: s.kind,
+            ...(s.job ? { job: s.job } : {}),
+          };
           this.hosts.queued(item, store.enqueue(item));
           this.s.counters.add("frontier.rescheduled");
         }
@@ -175,6 +184,8 @@ export class Scheduling {
       store.tx(() => {
         store.dequeue(head!);
         store.setUrlState(head!, "robots-disallowed");
+        // A robots.txt denial is one of the job's page results (its URL is done), counted with its end.
+        store.jobCounts.add(head!.partition, head!.job ?? 0, 1, 0);
       });
       this.s.counters.add("robots.disallowed");
       this.hosts.dequeued(entry, head);
@@ -209,6 +220,7 @@ export class Scheduling {
       ...(sitemap ? { sitemap: { grants: sitemap.grants, ...(sitemap.fromIndex ? { fromIndex: true } : {}) } } : {}),
     };
     if (kind === "page" && policy.fetchMedia) task.fetchMedia = true;
+    if (item?.job) task.job = item.job;
     entry.inFlight = { task, item, prev, sitemap };
     this.s.inFlightCount++;
     this.s.counters.add(`frontier.tasks.${kind}`);

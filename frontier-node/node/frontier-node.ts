@@ -368,6 +368,7 @@ export class FrontierNode {
           gauges: this.gauges(),
           histograms: frontier.histograms.toJSON(),
           hosts: frontier.hostReport(),
+          jobs: frontier.jobReport(),
         }),
         onDrain: () => {
           frontier.drain();

@@ -184,10 +184,12 @@ function toChunk(req: HandoffRequest): HandoffChunk {
         depth: q.depth,
         hops: q.hops,
         kind,
+        ...(q.job ? { job: q.job } : {}),
       };
     }),
     hosts: req.hosts.map((h) => ({ host: h.host, stateJson: h.stateJson, robotsJson: h.robotsJson, sitemapsJson: h.sitemapsJson })),
     urls: req.urls.map((u) => ({ url: u.url, stateJson: u.stateJson })),
     scopeRoots: req.scopeRoots,
+    jobCounts: req.jobCounts.map((c) => ({ job: c.job, pages: Number(c.pages), errors: Number(c.errors) })),
   };
 }

@@ -195,14 +195,16 @@ export class HandoffSender {
           hops: q.hops,
           seq: BigInt(q.seq),
           kind: q.kind === "media" ? "media" : "",
+          job: q.job ?? 0,
         })),
         hosts: chunk.hosts,
         urls: chunk.urls,
         done: false,
         scopeRoots: chunk.scopeRoots ?? [],
+        jobCounts: (chunk.jobCounts ?? []).map((c) => ({ job: c.job, pages: BigInt(c.pages), errors: BigInt(c.errors) })),
       };
     }
-    yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true, scopeRoots: [] };
+    yield { partition: p, fromNode, queued: [], hosts: [], urls: [], done: true, scopeRoots: [], jobCounts: [] };
   }
 
   /** Clears previous[p] (still this node) by compare-and-set; false when the ring changed meanwhile (read again). */

@@ -22,7 +22,7 @@ export interface MembershipOptions {
   intervalMs: number;
   now: () => number;
   /** What the record reports at each heartbeat. */
-  report: () => Pick<NodeRecord, "partitions" | "counters" | "gauges" | "histograms" | "hosts">;
+  report: () => Pick<NodeRecord, "partitions" | "counters" | "gauges" | "histograms" | "hosts" | "jobs">;
   /** Called once when the stored record says `draining` (set by the coordinator). */
   onDrain: () => void;
   /** After each record written, with its `heartbeatAt` (the self-fence keeps it). */
@@ -111,6 +111,7 @@ export class Membership {
       gauges: r.gauges,
       ...(r.histograms ? { histograms: r.histograms } : {}),
       ...(r.hosts ? { hosts: r.hosts } : {}),
+      ...(r.jobs && Object.keys(r.jobs).length > 0 ? { jobs: r.jobs } : {}),
     };
   }
 }

@@ -27,6 +27,7 @@ const fullTask: FetchTask = {
   hostGapMs: 1500,
   issuedAt: 1_732_900_000_123,
   ownerEpoch: 7,
+  job: 12,
 };
 
 const minimalTask: FetchTask = {
@@ -60,6 +61,7 @@ const pageResult: FetchResult = {
   linksFound: 48,
   bytes: 25_000,
   truncated: true,
+  job: 12,
 };
 
 test("codec - a fetch task survives the round trip, with every optional field set or absent", () => {

@@ -57,6 +57,8 @@ function sizeLinks(partition: number, urls: readonly DiscoveredUrl[], sizes: num
     if (u.sitemapPriority !== undefined) n += 2;
     if (u.kind === "media") n += 2;
     if ((u.foundOnNearDuplicate ?? false) !== false) n += 2;
+    const job = toUint32("job", u.job ?? 0);
+    if (job !== 0) n += 1 + varint32Size(job);
     const at = i * SLOTS;
     sizes[at] = n;
     sizes[at + 1] = urlLen;
@@ -195,6 +197,11 @@ function writeLinks(
     if (nearDuplicate !== false) {
       out[pos++] = 96;
       out[pos++] = nearDuplicate ? 1 : 0;
+    }
+    const job = u.job ?? 0;
+    if (job !== 0) {
+      out[pos++] = 104;
+      pos = putVarint32(out, pos, job);
     }
   }
   return out;

@@ -45,6 +45,7 @@ function randomUrl(r: Random, hosts: string[], sources: string[], long: boolean)
   if (r() < 0.1) u.isSeed = r() < 0.8;
   if (r() < 0.1) u.foundOnNearDuplicate = r() < 0.8;
   if (r() < 0.1) u.kind = pick(r, ["page", "media"] as const);
+  if (r() < 0.2) u.job = pick(r, [1, 2, 127, 128, 999, 2 ** 32 - 1]);
   if (r() < 0.15) {
     const grants = Array.from({ length: int(r, 4) }, () =>
       pick(r, ["http://a.test/", "https://b.test:8443/", "http://xn--bcher-kva.test/"]),
@@ -213,6 +214,7 @@ function urlMessage(r: Random, u: DiscoveredUrl, odd: number): number[] {
   if (u.sitemapPriority !== undefined) fields.push([...tag(9, 1), ...double(u.sitemapPriority)], [...tag(10, 0), 1]);
   if (u.kind === "media") fields.push([...tag(11, 0), 2]);
   if (u.foundOnNearDuplicate !== undefined) fields.push([...tag(12, 0), u.foundOnNearDuplicate ? 1 : 0]);
+  if (u.job !== undefined) fields.push([...tag(13, 0), ...varint(u.job)]);
   while (r() < odd) {
     const stray = int(r, 9);
     if (stray === 0)

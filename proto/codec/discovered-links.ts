@@ -3,7 +3,8 @@
  * partition that travels on `crawl.urls.<region>.<p>`. `isSeed` and `foundOnNearDuplicate` are present
  * only when true, `sourceUrl` only when non-empty, `sitemap` only when the URL names a sitemap, `lastmod`
  * only when non-zero, `sitemapPriority` only when flagged present (proto3 has no presence for a double),
- * `kind` only for a media file (a page is the default, and what senders older than the field mean). A
+ * `kind` only for a media file (a page is the default, and what senders older than the field mean), `job`
+ * only when not 0 (job `default`, and what senders older than the field mean). A
  * priority outside 0..1 or an unknown kind is a CodecError.
  */
 import type { DiscoveredUrl } from "../../core/model/index.ts";
@@ -29,6 +30,7 @@ export function discoveredUrlToProto(u: DiscoveredUrl): pb.DiscoveredUrl {
     hasSitemapPriority: u.sitemapPriority !== undefined,
     kind: u.kind === "media" ? pb.UrlKind.URL_KIND_MEDIA : pb.UrlKind.URL_KIND_UNSPECIFIED,
     foundOnNearDuplicate: u.foundOnNearDuplicate ?? false,
+    job: toUint32("job", u.job ?? 0),
   };
 }
 
@@ -45,6 +47,7 @@ export function discoveredUrlFromProto(msg: pb.DiscoveredUrl): DiscoveredUrl {
     u.sitemapPriority = msg.sitemapPriority;
   }
   if (msg.foundOnNearDuplicate) u.foundOnNearDuplicate = true;
+  if (msg.job > 0) u.job = msg.job;
   switch (msg.kind) {
     case pb.UrlKind.URL_KIND_UNSPECIFIED:
     case pb.UrlKind.URL_KIND_PAGE:

@@ -83,6 +83,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     sitemap: result.sitemap ? sitemapSummaryToProto(result.sitemap) : undefined,
     mediaFound: toUint32("mediaFound", result.mediaFound ?? 0),
     pausedUs: toUint64("pausedMs", Math.round((result.pausedMs ?? 0) * 1000)),
+    job: toUint32("job", result.job ?? 0),
   };
 }
 
@@ -126,6 +127,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   if (msg.sentAtUs !== 0n) result.sentAt = fromInt64("sentAtUs", msg.sentAtUs) / 1000;
   if (msg.mediaFound > 0) result.mediaFound = msg.mediaFound;
   if (msg.pausedUs > 0n) result.pausedMs = fromInt64("pausedUs", msg.pausedUs) / 1000;
+  if (msg.job > 0) result.job = msg.job;
   const verdict = verdictFromProto(msg.robotsVerdict);
   if (verdict !== undefined) {
     result.robots = { verdict };

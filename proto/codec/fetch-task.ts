@@ -57,6 +57,7 @@ export function fetchTaskToProto(task: FetchTask, region: string): pb.FetchTask 
     sitemap: task.sitemap ? sitemapRefToProto(task.sitemap) : undefined,
     fetchMedia: task.fetchMedia ?? false,
     ownerEpoch: toUint64("ownerEpoch", task.ownerEpoch ?? 0),
+    job: toUint32("job", task.job ?? 0),
   };
 }
 
@@ -83,6 +84,7 @@ export function fetchTaskFromProto(msg: pb.FetchTask): FetchTask {
   if (msg.fetchMedia) task.fetchMedia = true;
   const ownerEpoch = fromInt64("ownerEpoch", msg.ownerEpoch);
   if (ownerEpoch > 0) task.ownerEpoch = ownerEpoch;
+  if (msg.job > 0) task.job = msg.job;
   return task;
 }
 

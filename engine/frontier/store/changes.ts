@@ -15,10 +15,12 @@ import type { SitemapState } from "./sitemap-table.ts";
 export type Change =
   /**
    * queued: a URL appended to its host's queue, with the store's sequence number; a media file
-   * (--fetch-media) ends with "media", a page with nothing (the shape of journals written before media).
+   * (--fetch-media) ends with "media", a page with nothing (the shape of journals written before media);
+   * a URL of a crawl job other than `default` ends with its kind ("page" or "media") and the job's number.
    */
   | ["q", host: string, priority: Priority, seq: number, url: string, depth: number, hops: number]
   | ["q", host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: "media"]
+  | ["q", host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: "page" | "media", job: number]
   /** dequeued: a queue row removed by its key. */
   | ["d", host: string, priority: Priority, seq: number]
   /** a URL's whole state row. */
@@ -44,6 +46,7 @@ export type Change =
   /** a URL scheduled for a retry or refetch; a media file's ends with "media", as a queued one's. */
   | ["s", url: string, host: string, priority: Priority, depth: number, dueAt: number]
   | ["s", url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: "media"]
+  | ["s", url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: "page" | "media", job: number]
   /** a URL taken off the schedule. */
   | ["x", url: string]
   /** a host's politeness state (the hosts table's JSON). */
@@ -64,17 +67,21 @@ export type Change =
       readAt: number,
     ]
   /** a scope root made by a seed of the partition (scope-root-table.ts). */
-  | ["sr", host: string];
+  | ["sr", host: string]
+  /** a crawl job's counters in the partition, whole (job-count-table.ts). */
+  | ["jc", job: number, pages: number, errors: number];
 
 /** The change that says a queue row: its URL kind is part of it (a media URL stays media on a replica). */
 export function queuedChange(q: QueuedUrl): Change {
   const c: Change = ["q", q.host, q.priority, q.seq, q.url, q.depth, q.hops];
+  if (q.job) return [...c, q.kind, q.job];
   return q.kind === "media" ? [...c, "media"] : c;
 }
 
 /** The change that says a schedule row, its URL kind with it. */
 export function scheduledChange(s: ScheduledUrl): Change {
   const c: Change = ["s", s.url, s.host, s.priority, s.depth, s.dueAt];
+  if (s.job) return [...c, s.kind, s.job];
   return s.kind === "media" ? [...c, "media"] : c;
 }
 
@@ -126,6 +133,7 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
               depth: c[5],
               hops: c[6],
               kind: c[7] === "media" ? "media" : "page",
+              ...(c[8] ? { job: c[8] } : {}),
             });
             maxSeq = Math.max(maxSeq, c[3]);
             break;
@@ -163,6 +171,7 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
               depth: c[4],
               dueAt: c[5],
               kind: c[6] === "media" ? "media" : "page",
+              ...(c[7] ? { job: c[7] } : {}),
             });
             break;
           case "x":
@@ -193,6 +202,9 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
           case "sr":
             store.scopeRoots.add([{ host: c[1], partition }]);
             break;
+          case "jc":
+            store.jobCounts.put(partition, c[1], { pages: c[2], errors: c[3] });
+            break;
         }
       }
       if (maxSeq > 0) {
@@ -213,8 +225,8 @@ const SITEMAP_STATES = new Set(["pending", "read", "failed", "disallowed"]);
 const strings = (v: unknown) => Array.isArray(v) && v.every(str);
 
 /**
- * The shape of each kind: its arity and a check per field after the kind. A kind in OPTIONAL_LAST may also
- * carry one more field, checked by its entry there (the URL kind of queue and schedule rows).
+ * The shape of each kind: its arity and a check per field after the kind. A kind in OPTIONAL_TAIL may also
+ * carry more fields, checked by its entries there (the URL kind and crawl job of queue and schedule rows).
  */
 const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
   q: [str, priority, num, str, num, num],
@@ -238,11 +250,13 @@ const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
   r: [str, (v) => VERDICTS.has(v as string), strOrNull, num, num],
   sm: [str, str, strings, (v) => v === 0 || v === 1, num, num, (v) => SITEMAP_STATES.has(v as string), num, num],
   sr: [str],
+  jc: [num, num, num],
 };
 
-const OPTIONAL_LAST: Partial<Record<Change[0], (v: unknown) => boolean>> = {
-  q: (v) => v === "media",
-  s: (v) => v === "media",
+/** The fields a kind may carry after its shape, in order, each optional from the first absent one on. */
+const OPTIONAL_TAIL: Partial<Record<Change[0], ReadonlyArray<(v: unknown) => boolean>>> = {
+  q: [(v) => v === "media" || v === "page", num],
+  s: [(v) => v === "media" || v === "page", num],
 };
 
 function checkChange(c: unknown, i: number): Change {
@@ -250,9 +264,10 @@ function checkChange(c: unknown, i: number): Change {
     throw new BadChangeBatchError(`change ${i} is not a known change: ${JSON.stringify(c)?.slice(0, 120)}`);
   }
   const shape = SHAPES[c[0] as Change[0]];
-  const last = OPTIONAL_LAST[c[0] as Change[0]];
-  const withLast = last !== undefined && c.length === shape.length + 2 && last(c[shape.length + 1]);
-  if ((c.length !== shape.length + 1 && !withLast) || !shape.every((ok, j) => ok(c[j + 1]))) {
+  const tail = OPTIONAL_TAIL[c[0] as Change[0]] ?? [];
+  const extra = c.length - shape.length - 1;
+  const tailOk = extra >= 0 && extra <= tail.length && tail.slice(0, extra).every((ok, j) => ok(c[shape.length + 1 + j]));
+  if (!tailOk || !shape.every((ok, j) => ok(c[j + 1]))) {
     throw new BadChangeBatchError(`change ${i} (${c[0]}) is malformed: ${JSON.stringify(c).slice(0, 200)}`);
   }
   return c as Change;

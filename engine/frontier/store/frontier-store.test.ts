@@ -17,7 +17,7 @@ test("frontier store - enqueueMany queues every URL in order with rising sequenc
   expect(seqs.length).toBe(150);
   expect(seqs.every((s, i) => s !== undefined && (i === 0 || s > seqs[i - 1]!))).toBe(true);
   expect(store.totalQueued()).toBe(150);
-  expect(store.head(1, "h1.test")).toEqual({ ...items[1]!, seq: seqs[1]! });
+  expect(store.head(1, "h1.test")).toEqual({ ...items[1]!, seq: seqs[1]!, job: 0 });
   expect(store.head(1, "h1.test")!.kind).toBe("media");
   expect(store.head(0, "h0.test")!.kind).toBe("page");
   store.logAdmittedMany(items.map((i) => i.url));

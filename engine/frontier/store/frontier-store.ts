@@ -36,6 +36,7 @@ import { dequeueChange, QueueTable, type QueuedUrl, type QueuePlace } from "./qu
 import { RecentUrlLog } from "./recent-url-log.ts";
 import { RobotsTable, type StoredRobots } from "./robots-table.ts";
 import { ScheduleTable, type ScheduledUrl } from "./schedule-table.ts";
+import { JobCountTable } from "./job-count-table.ts";
 import { ScopeRootTable } from "./scope-root-table.ts";
 import { SitemapTable } from "./sitemap-table.ts";
 import { openStoreFile } from "./store-file.ts";
@@ -68,6 +69,8 @@ export class FrontierStore {
   readonly scopeRoots: ScopeRootTable;
   /** Hosts with work kept out of memory (cold-host-table.ts). */
   readonly cold: ColdHostTable;
+  /** Each crawl job's counters per partition (job-count-table.ts). */
+  readonly jobCounts: JobCountTable;
   /** The change journal, when kept (`journal: true`). */
   readonly journal: ChangeJournal | undefined;
   private readonly queue: QueueTable;
@@ -94,6 +97,7 @@ export class FrontierStore {
     this.robots = new RobotsTable(db, note);
     this.sitemaps = new SitemapTable(db, note);
     this.scopeRoots = new ScopeRootTable(db, note);
+    this.jobCounts = new JobCountTable(db, note);
     this.cold = new ColdHostTable(db);
     this.recent = new RecentUrlLog(db, options.recentLog ?? false);
   }
@@ -201,6 +205,11 @@ export class FrontierStore {
 
   queuedForHost(partition: number, host: string): number {
     return this.queue.countForHost(partition, host);
+  }
+
+  /** Queued URLs of each crawl job but `default` (read from an index of those rows alone). */
+  queuedByJob(partitions?: ReadonlySet<number>): Map<number, number> {
+    return this.queue.countsByJob(partitions);
   }
 
   totalQueued(): number {
@@ -418,6 +427,7 @@ export class FrontierStore {
     this.hosts.deletePartition(partition);
     this.robots.deletePartition(partition);
     this.sitemaps.deletePartition(partition);
+    this.jobCounts.deletePartition(partition);
     this.scopeRoots.releasePartition(partition);
   }
 

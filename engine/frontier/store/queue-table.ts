@@ -29,6 +29,8 @@ export interface QueuedUrl {
   hops: number;
   /** A page, or a media file a page named (--fetch-media). */
   kind: UrlKind;
+  /** The crawl job's number (core/jobs); absent or 0: job `default`. */
+  job?: number;
 }
 
 /** Where a queued URL sits: its key in the queue. */
@@ -53,7 +55,7 @@ function storedUrl(host: string, url: string): string {
 const WHOLE_URL =
   "CASE substr(url, 1, 1) WHEN '/' THEN 'http://' || host || url WHEN '~' THEN 'https://' || host || substr(url, 2) ELSE url END AS url";
 
-const QUEUE_COLUMNS = `host, partition, priority, seq, ${WHOLE_URL}, depth, hops, ${KIND_NAME}`;
+const QUEUE_COLUMNS = `host, partition, priority, seq, ${WHOLE_URL}, depth, hops, ${KIND_NAME}, job`;
 
 function prepare(db: Database) {
   return {
@@ -76,14 +78,18 @@ function prepare(db: Database) {
     ),
     hostCount: db.query<Count, [partition: number, host: string]>("SELECT COUNT(*) AS n FROM queue WHERE partition = ? AND host = ?"),
     total: db.query<Count, []>("SELECT COUNT(*) AS n FROM queue"),
+    // Read from the partial index queue_job alone (schema.ts): job default's URLs are not in it.
+    byJob: db.query<{ job: number; partition: number; n: number }, []>(
+      "SELECT job, partition, COUNT(*) AS n FROM queue INDEXED BY queue_job WHERE job != 0 GROUP BY job, partition",
+    ),
     dropLowest: db.query<QueuePlace & { url: string; depth: number }, [limit: number]>(
       `DELETE FROM queue WHERE (priority, seq) IN (SELECT priority, seq FROM queue ORDER BY priority DESC, seq DESC LIMIT ?)
        RETURNING partition, host, ${WHOLE_URL}, depth, priority, seq`,
     ),
     put: db.query<
       never,
-      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: 0 | 1]
-    >("INSERT OR REPLACE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
+      [partition: number, host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: 0 | 1, job: number]
+    >("INSERT OR REPLACE INTO queue (partition, host, priority, seq, url, depth, hops, kind, job) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     maxSeq: db.query<Count, []>("SELECT COALESCE(MAX(seq), 0) AS n FROM queue"),
     inPartition: db.query<QueuedUrl, [partition: number, host: string, priority: number, seq: number, limit: number]>(
       `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND (host, priority, seq) > (?, ?, ?) ORDER BY host, priority, seq LIMIT ?`,
@@ -113,8 +119,8 @@ export class QueueTable {
     this.s = prepare(db);
     this.insertMany = new MultiRowInsert(
       db,
-      "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind) VALUES ",
-      "(?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT OR IGNORE INTO queue (partition, host, priority, seq, url, depth, hops, kind, job) VALUES ",
+      "(?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.next = Math.max(savedSeq, countOf(this.s.maxSeq)) + 1;
   }
@@ -152,6 +158,7 @@ export class QueueTable {
           item.depth,
           item.hops,
           kindCode(item.kind),
+          item.job ?? 0,
         );
       }
       const changes = this.insertMany.of(chunk.length).run(...params).changes;
@@ -175,7 +182,7 @@ export class QueueTable {
   /** Writes a queue row with its own sequence number (a replayed or restored row, kept as its store wrote it). */
   put(item: QueuedUrl): void {
     const url = storedUrl(item.host, item.url);
-    this.s.put.run(item.partition, item.host, item.priority, item.seq, url, item.depth, item.hops, kindCode(item.kind));
+    this.s.put.run(item.partition, item.host, item.priority, item.seq, url, item.depth, item.hops, kindCode(item.kind), item.job ?? 0);
     this.note(item.partition, queuedChange(item));
   }
 
@@ -208,6 +215,13 @@ export class QueueTable {
 
   total(): number {
     return countOf(this.s.total);
+  }
+
+  /** Queued URLs of each job but `default`, in `partitions` (every partition when absent). */
+  countsByJob(partitions?: ReadonlySet<number>): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const r of this.s.byJob.all()) if (!partitions || partitions.has(r.partition)) out.set(r.job, (out.get(r.job) ?? 0) + r.n);
+    return out;
   }
 
   /**

@@ -21,6 +21,8 @@ export interface ScheduledUrl {
   priority: Priority;
   depth: number;
   kind: UrlKind;
+  /** The crawl job's number (core/jobs); absent or 0: job `default`. */
+  job?: number;
 }
 
 interface RawScheduled {
@@ -31,15 +33,17 @@ interface RawScheduled {
   priority: Priority;
   depth: number;
   kind: UrlKind;
+  job: number;
 }
 
-const SCHEDULED_COLUMNS = `due_at, url, host, partition, priority, depth, ${KIND_NAME}`;
+const SCHEDULED_COLUMNS = `due_at, url, host, partition, priority, depth, ${KIND_NAME}, job`;
 
 function prepare(db: Database) {
   return {
-    put: db.query<never, [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: 0 | 1]>(
-      "INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at, kind) VALUES (?, ?, ?, ?, ?, ?, ?)",
-    ),
+    put: db.query<
+      never,
+      [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: 0 | 1, job: number]
+    >("INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at, kind, job) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
     due: db.query<RawScheduled, [now: number, limit: number]>(
       `SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
     ),
@@ -74,7 +78,7 @@ export class ScheduleTable {
 
   /** Schedules a URL's next visit, replacing any earlier schedule of it. */
   put(item: ScheduledUrl): void {
-    this.s.put.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt, kindCode(item.kind));
+    this.s.put.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt, kindCode(item.kind), item.job ?? 0);
     this.note(item.partition, scheduledChange(item));
   }
 
@@ -122,5 +126,15 @@ export class ScheduleTable {
 }
 
 function toScheduled(r: RawScheduled): ScheduledUrl {
-  return { dueAt: r.due_at, url: r.url, host: r.host, partition: r.partition, priority: r.priority, depth: r.depth, kind: r.kind };
+  const s: ScheduledUrl = {
+    dueAt: r.due_at,
+    url: r.url,
+    host: r.host,
+    partition: r.partition,
+    priority: r.priority,
+    depth: r.depth,
+    kind: r.kind,
+  };
+  if (r.job) s.job = r.job;
+  return s;
 }

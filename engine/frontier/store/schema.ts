@@ -3,8 +3,8 @@
  * killed process loses nothing it had committed. Tables:
  *  - queue: per-host back queues, ordered by (priority, seq) within (partition, host); the head of a host is
  *    its next URL. `url` is relative to the row's host when it is on it (queue-table.ts, version 6).
- *    `kind` is 0 for a page, 1 for a media file (--fetch-media);
- *    SQLite stores both in no bytes. A head handed to a fetcher stays in the table until its result is
+ *    `kind` is 0 for a page, 1 for a media file (--fetch-media); `job` the crawl job's number (0: default);
+ *    SQLite stores 0 and 1 in no bytes, a job number below 128 in one. A head handed to a fetcher stays in the table until its result is
  *    committed, so a crash refetches it. `queue_drop_order` serves the size limit (lowest priority, newest first).
  *  - urls: the fetch state of each URL once it has a result (or was dropped or disallowed). A URL admitted
  *    and not yet fetched lives only in `queue`; urls and queue together are the exact seen-set behind the
@@ -19,6 +19,7 @@
  *    pending sitemap is active even with an empty queue (sitemap-table.ts).
  *  - scope_roots: the hosts of the crawl's seeds, which `--scope host|domain` keeps the crawl on, each with
  *    the partition of the seed that made it (-1: a seed admitted by another frontier node).
+ *  - job_counts: each crawl job's page results and errors, per partition (job-count-table.ts).
  *  - meta: counters and snapshots' bookkeeping.
  * A store that replicates its partitions also has the change journal's tables (change-journal.ts).
  * Why these keys: each table is clustered on what its hot queries ask (WITHOUT ROWID primary keys starting
@@ -28,7 +29,7 @@
  */
 import type { Database } from "bun:sqlite";
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
@@ -40,6 +41,8 @@ export const SCHEMA_VERSION = 6;
  *      older build would read as it is; older rows keep their whole URLs, which are read and looked up as
  *      they are (queue-table.ts), so nothing is rewritten. `queue_drop_order` ascending (the same order,
  *      read backwards, in about half the bytes): the one step that replaces, the index rebuilt on upgrade.
+ *   7: the crawl job (its number, core/jobs) of queue and scheduled rows, 0 (job `default`, no bytes) for
+ *      older rows; job_counts, each job's page results and errors per partition.
  */
 export const OLDEST_SCHEMA_VERSION = 3;
 
@@ -52,6 +55,15 @@ export const OLDEST_SCHEMA_VERSION = 3;
  */
 const QUEUE_DROP_ORDER = "CREATE INDEX IF NOT EXISTS queue_drop_order ON queue (priority, seq)";
 
+/**
+ * The queued URLs of crawl jobs other than `default`, by job and partition: what a job's `queued` counts
+ * (an index-only read), without an entry for job default's URLs (the crawl without jobs pays nothing).
+ */
+const QUEUE_JOB_INDEX = "CREATE INDEX IF NOT EXISTS queue_job ON queue (job, partition) WHERE job != 0";
+
+/** What is made after SCHEMA and upgradeSchema: indexes on columns an older store gets only from the upgrade. */
+export const LATE_SCHEMA = `${QUEUE_JOB_INDEX};`;
+
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue (
   partition INTEGER NOT NULL,
@@ -62,6 +74,7 @@ CREATE TABLE IF NOT EXISTS queue (
   depth INTEGER NOT NULL,
   hops INTEGER NOT NULL,
   kind INTEGER NOT NULL DEFAULT 0,
+  job INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, host, priority, seq)
 ) WITHOUT ROWID;
 ${QUEUE_DROP_ORDER};
@@ -98,6 +111,7 @@ CREATE TABLE IF NOT EXISTS scheduled (
   depth INTEGER NOT NULL,
   due_at INTEGER NOT NULL,
   kind INTEGER NOT NULL DEFAULT 0,
+  job INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, url)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS scheduled_due ON scheduled (due_at);
@@ -137,6 +151,14 @@ CREATE TABLE IF NOT EXISTS scope_roots (
   partition INTEGER NOT NULL DEFAULT -1
 ) WITHOUT ROWID;
 
+CREATE TABLE IF NOT EXISTS job_counts (
+  partition INTEGER NOT NULL,
+  job INTEGER NOT NULL,
+  pages INTEGER NOT NULL,
+  errors INTEGER NOT NULL,
+  PRIMARY KEY (partition, job)
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL
@@ -158,6 +180,9 @@ export function upgradeSchema(db: Database, from: number): void {
   // Version 5: the rows of a store of 3 or 4 are all pages.
   addColumnIfMissing(db, "queue", "kind", "INTEGER NOT NULL DEFAULT 0");
   addColumnIfMissing(db, "scheduled", "kind", "INTEGER NOT NULL DEFAULT 0");
+  // Version 7: every row of an older store is job default's.
+  addColumnIfMissing(db, "queue", "job", "INTEGER NOT NULL DEFAULT 0");
+  addColumnIfMissing(db, "scheduled", "job", "INTEGER NOT NULL DEFAULT 0");
   // Version 6: the drop order's index ascending.
   if (from < 6) db.exec(`DROP INDEX IF EXISTS queue_drop_order; ${QUEUE_DROP_ORDER}`);
 }

@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { statSync } from "node:fs";
 import { checkSqliteStore, isStoreDamage, StoreDamagedError } from "../../../core/errors/index.ts";
 import { JOURNAL_SCHEMA } from "./change-journal.ts";
-import { OLDEST_SCHEMA_VERSION, SCHEMA, SCHEMA_VERSION, upgradeSchema } from "./schema.ts";
+import { LATE_SCHEMA, OLDEST_SCHEMA_VERSION, SCHEMA, SCHEMA_VERSION, upgradeSchema } from "./schema.ts";
 
 /** WAL pages (4 KiB) past which a commit checkpoints: 64 MiB. */
 export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
@@ -60,6 +60,7 @@ function setUp(db: Database, path: string): void {
     db.exec(SCHEMA);
     db.exec(JOURNAL_SCHEMA);
     if (version !== undefined) upgradeSchema(db, version);
+    db.exec(LATE_SCHEMA);
   })();
   db.query("INSERT OR REPLACE INTO meta (key, value) VALUES ('schema', ?)").run(String(SCHEMA_VERSION));
   // The store's identity: a replica tells this store's writes from another's by it (a node that lost its

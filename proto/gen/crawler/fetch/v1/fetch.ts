@@ -256,6 +256,8 @@ export interface FetchTask {
    * former owner (a node that was paused and found dead): it is a fencing token for that.
    */
   ownerEpoch: bigint;
+  /** The crawl job of the URL (its number, core/jobs); 0: the job default. */
+  job: number;
 }
 
 /** What reading a sitemap found (its entries travel as DiscoveredLinks). */
@@ -346,6 +348,11 @@ export interface FetchResult {
    * 0: none.
    */
   pausedUs: bigint;
+  /**
+   * 33 and 34 are the WARC and WET locations of the page's records (another change).
+   * The crawl job of the task's URL (its number, core/jobs), as the task said; 0: the job default.
+   */
+  job: number;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -376,6 +383,8 @@ export interface DiscoveredUrl {
   kind: UrlKind;
   /** Found on a page that was a near duplicate of a stored page: queued at the lowest priority. */
   foundOnNearDuplicate: boolean;
+  /** The crawl job the URL belongs to (its number), inherited from the page it was found on; 0: default. */
+  job: number;
 }
 
 /** A batch of discovered URLs, all for one partition. */
@@ -491,6 +500,7 @@ function createBaseFetchTask(): FetchTask {
     sitemap: undefined,
     fetchMedia: false,
     ownerEpoch: 0n,
+    job: 0,
   };
 }
 
@@ -549,6 +559,9 @@ export const FetchTask: MessageFns<FetchTask> = {
         throw new globalThis.Error("value provided for field message.ownerEpoch of type uint64 too large");
       }
       writer.uint32(128).uint64(message.ownerEpoch);
+    }
+    if (message.job !== 0) {
+      writer.uint32(136).uint32(message.job);
     }
     return writer;
   },
@@ -694,6 +707,14 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.ownerEpoch = reader.uint64() as bigint;
             continue;
           }
+          case 17: {
+            if (tag !== 136) {
+              break;
+            }
+
+            message.job = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -756,6 +777,7 @@ export const FetchTask: MessageFns<FetchTask> = {
         : isSet(object.owner_epoch)
         ? BigInt(object.owner_epoch)
         : 0n,
+      job: isSet(object.job) ? globalThis.Number(object.job) : 0,
     };
   },
 
@@ -809,6 +831,9 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.ownerEpoch !== 0n) {
       obj.ownerEpoch = message.ownerEpoch.toString();
     }
+    if (message.job !== 0) {
+      obj.job = Math.round(message.job);
+    }
     return obj;
   },
 
@@ -839,6 +864,7 @@ export const FetchTask: MessageFns<FetchTask> = {
     message.ownerEpoch = (object.ownerEpoch !== undefined && object.ownerEpoch !== null)
       ? BigInt(object.ownerEpoch)
       : 0n;
+    message.job = object.job ?? 0;
     return message;
   },
 };
@@ -1034,6 +1060,7 @@ function createBaseFetchResult(): FetchResult {
     sitemap: undefined,
     mediaFound: 0,
     pausedUs: 0n,
+    job: 0,
   };
 }
 
@@ -1155,6 +1182,9 @@ export const FetchResult: MessageFns<FetchResult> = {
         throw new globalThis.Error("value provided for field message.pausedUs of type uint64 too large");
       }
       writer.uint32(256).uint64(message.pausedUs);
+    }
+    if (message.job !== 0) {
+      writer.uint32(280).uint32(message.job);
     }
     return writer;
   },
@@ -1428,6 +1458,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.pausedUs = reader.uint64() as bigint;
             continue;
           }
+          case 35: {
+            if (tag !== 280) {
+              break;
+            }
+
+            message.job = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1542,6 +1580,7 @@ export const FetchResult: MessageFns<FetchResult> = {
         : isSet(object.paused_us)
         ? BigInt(object.paused_us)
         : 0n,
+      job: isSet(object.job) ? globalThis.Number(object.job) : 0,
     };
   },
 
@@ -1643,6 +1682,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.pausedUs !== 0n) {
       obj.pausedUs = message.pausedUs.toString();
     }
+    if (message.job !== 0) {
+      obj.job = Math.round(message.job);
+    }
     return obj;
   },
 
@@ -1689,6 +1731,7 @@ export const FetchResult: MessageFns<FetchResult> = {
       : undefined;
     message.mediaFound = object.mediaFound ?? 0;
     message.pausedUs = (object.pausedUs !== undefined && object.pausedUs !== null) ? BigInt(object.pausedUs) : 0n;
+    message.job = object.job ?? 0;
     return message;
   },
 };
@@ -1707,6 +1750,7 @@ function createBaseDiscoveredUrl(): DiscoveredUrl {
     hasSitemapPriority: false,
     kind: 0,
     foundOnNearDuplicate: false,
+    job: 0,
   };
 }
 
@@ -1750,6 +1794,9 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     }
     if (message.foundOnNearDuplicate !== false) {
       writer.uint32(96).bool(message.foundOnNearDuplicate);
+    }
+    if (message.job !== 0) {
+      writer.uint32(104).uint32(message.job);
     }
     return writer;
   },
@@ -1863,6 +1910,14 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
             message.foundOnNearDuplicate = reader.bool();
             continue;
           }
+          case 13: {
+            if (tag !== 104) {
+              break;
+            }
+
+            message.job = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1917,6 +1972,7 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
         : isSet(object.found_on_near_duplicate)
         ? globalThis.Boolean(object.found_on_near_duplicate)
         : false,
+      job: isSet(object.job) ? globalThis.Number(object.job) : 0,
     };
   },
 
@@ -1958,6 +2014,9 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     if (message.foundOnNearDuplicate !== false) {
       obj.foundOnNearDuplicate = message.foundOnNearDuplicate;
     }
+    if (message.job !== 0) {
+      obj.job = Math.round(message.job);
+    }
     return obj;
   },
 
@@ -1980,6 +2039,7 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     message.hasSitemapPriority = object.hasSitemapPriority ?? false;
     message.kind = object.kind ?? 0;
     message.foundOnNearDuplicate = object.foundOnNearDuplicate ?? false;
+    message.job = object.job ?? 0;
     return message;
   },
 };

@@ -174,6 +174,13 @@ export interface DrainResponse {
   inFlight: number;
 }
 
+/** One crawl job's counters in one partition. */
+export interface JobCountRecord {
+  job: number;
+  pages: bigint;
+  errors: bigint;
+}
+
 /** One queued URL as the store holds it. */
 export interface QueuedUrlRecord {
   host: string;
@@ -188,6 +195,8 @@ export interface QueuedUrlRecord {
   seq: bigint;
   /** "media" for a media file (--fetch-media); empty for a page. */
   kind: string;
+  /** The crawl job of the URL (its number, core/jobs); 0: the job default. */
+  job: number;
 }
 
 /** A host's persisted politeness state, robots.txt and sitemaps, as JSON documents of core's plain-data types. */
@@ -214,6 +223,8 @@ export interface HandoffRequest {
   done: boolean;
   /** Host names of the scope roots the partition's seeds made (sent once, in one chunk). */
   scopeRoots: string[];
+  /** The partition's crawl job counters (in one chunk; empty in the others). */
+  jobCounts: JobCountRecord[];
 }
 
 export interface HandoffResponse {
@@ -2523,8 +2534,115 @@ export const DrainResponse: MessageFns<DrainResponse> = {
   },
 };
 
+function createBaseJobCountRecord(): JobCountRecord {
+  return { job: 0, pages: 0n, errors: 0n };
+}
+
+export const JobCountRecord: MessageFns<JobCountRecord> = {
+  encode(message: JobCountRecord, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.job !== 0) {
+      writer.uint32(8).uint32(message.job);
+    }
+    if (message.pages !== 0n) {
+      if (BigInt.asUintN(64, message.pages) !== message.pages) {
+        throw new globalThis.Error("value provided for field message.pages of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.pages);
+    }
+    if (message.errors !== 0n) {
+      if (BigInt.asUintN(64, message.errors) !== message.errors) {
+        throw new globalThis.Error("value provided for field message.errors of type uint64 too large");
+      }
+      writer.uint32(24).uint64(message.errors);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): JobCountRecord {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseJobCountRecord();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.job = reader.uint32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pages = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.errors = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): JobCountRecord {
+    return {
+      job: isSet(object.job) ? globalThis.Number(object.job) : 0,
+      pages: isSet(object.pages) ? BigInt(object.pages) : 0n,
+      errors: isSet(object.errors) ? BigInt(object.errors) : 0n,
+    };
+  },
+
+  toJSON(message: JobCountRecord): unknown {
+    const obj: any = {};
+    if (message.job !== 0) {
+      obj.job = Math.round(message.job);
+    }
+    if (message.pages !== 0n) {
+      obj.pages = message.pages.toString();
+    }
+    if (message.errors !== 0n) {
+      obj.errors = message.errors.toString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<JobCountRecord>, I>>(base?: I): JobCountRecord {
+    return JobCountRecord.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<JobCountRecord>, I>>(object: I): JobCountRecord {
+    const message = createBaseJobCountRecord();
+    message.job = object.job ?? 0;
+    message.pages = (object.pages !== undefined && object.pages !== null) ? BigInt(object.pages) : 0n;
+    message.errors = (object.errors !== undefined && object.errors !== null) ? BigInt(object.errors) : 0n;
+    return message;
+  },
+};
+
 function createBaseQueuedUrlRecord(): QueuedUrlRecord {
-  return { host: "", priority: 0, url: "", depth: 0, hops: 0, seq: 0n, kind: "" };
+  return { host: "", priority: 0, url: "", depth: 0, hops: 0, seq: 0n, kind: "", job: 0 };
 }
 
 export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
@@ -2552,6 +2670,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     }
     if (message.kind !== "") {
       writer.uint32(58).string(message.kind);
+    }
+    if (message.job !== 0) {
+      writer.uint32(64).uint32(message.job);
     }
     return writer;
   },
@@ -2625,6 +2746,14 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
             message.kind = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 64) {
+              break;
+            }
+
+            message.job = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2646,6 +2775,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
       hops: isSet(object.hops) ? globalThis.Number(object.hops) : 0,
       seq: isSet(object.seq) ? BigInt(object.seq) : 0n,
       kind: isSet(object.kind) ? globalThis.String(object.kind) : "",
+      job: isSet(object.job) ? globalThis.Number(object.job) : 0,
     };
   },
 
@@ -2672,6 +2802,9 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     if (message.kind !== "") {
       obj.kind = message.kind;
     }
+    if (message.job !== 0) {
+      obj.job = Math.round(message.job);
+    }
     return obj;
   },
 
@@ -2687,6 +2820,7 @@ export const QueuedUrlRecord: MessageFns<QueuedUrlRecord> = {
     message.hops = object.hops ?? 0;
     message.seq = (object.seq !== undefined && object.seq !== null) ? BigInt(object.seq) : 0n;
     message.kind = object.kind ?? "";
+    message.job = object.job ?? 0;
     return message;
   },
 };
@@ -2910,7 +3044,7 @@ export const UrlStateRecord: MessageFns<UrlStateRecord> = {
 };
 
 function createBaseHandoffRequest(): HandoffRequest {
-  return { partition: 0, fromNode: "", queued: [], hosts: [], urls: [], done: false, scopeRoots: [] };
+  return { partition: 0, fromNode: "", queued: [], hosts: [], urls: [], done: false, scopeRoots: [], jobCounts: [] };
 }
 
 export const HandoffRequest: MessageFns<HandoffRequest> = {
@@ -2935,6 +3069,9 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
     }
     for (const v of message.scopeRoots) {
       writer.uint32(58).string(v!);
+    }
+    for (const v of message.jobCounts) {
+      JobCountRecord.encode(v!, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -3008,6 +3145,14 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
             message.scopeRoots.push(reader.string());
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.jobCounts.push(JobCountRecord.decode(reader, reader.uint32()));
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3039,6 +3184,11 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
         : globalThis.Array.isArray(object?.scope_roots)
         ? object.scope_roots.map((e: any) => globalThis.String(e))
         : [],
+      jobCounts: globalThis.Array.isArray(object?.jobCounts)
+        ? object.jobCounts.map((e: any) => JobCountRecord.fromJSON(e))
+        : globalThis.Array.isArray(object?.job_counts)
+        ? object.job_counts.map((e: any) => JobCountRecord.fromJSON(e))
+        : [],
     };
   },
 
@@ -3065,6 +3215,9 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
     if (message.scopeRoots?.length) {
       obj.scopeRoots = message.scopeRoots;
     }
+    if (message.jobCounts?.length) {
+      obj.jobCounts = message.jobCounts.map((e) => JobCountRecord.toJSON(e));
+    }
     return obj;
   },
 
@@ -3080,6 +3233,7 @@ export const HandoffRequest: MessageFns<HandoffRequest> = {
     message.urls = object.urls?.map((e) => UrlStateRecord.fromPartial(e)) || [];
     message.done = object.done ?? false;
     message.scopeRoots = object.scopeRoots?.map((e) => e) || [];
+    message.jobCounts = object.jobCounts?.map((e) => JobCountRecord.fromPartial(e)) || [];
     return message;
   },
 };

@@ -1,0 +1,170 @@
+/**
+ * Crawl jobs in the frontier: a URL's job travels with it (queue row, fetch task, result, the links of its
+ * page, a redirect target, a retry's schedule), each job's page results are counted where results are
+ * applied, and the counts and job numbers survive the change journal's replay and a partition's handoff.
+ */
+import { describe, expect, test } from "bun:test";
+import { DEFAULT_POLICY } from "../../core/config/index.ts";
+import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import { hostKeyOf } from "../../core/url/index.ts";
+import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
+import { Frontier } from "./frontier.ts";
+import { exportPartition, importChunk } from "./handoff.ts";
+import { applyChanges } from "./store/changes.ts";
+import { FrontierStore } from "./store/frontier-store.ts";
+
+const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
+
+function setup(store = FrontierStore.open(":memory:", { journal: true })) {
+  const clock = { now: T0 };
+  let n = 0;
+  const frontier = new Frontier({
+    store,
+    seen: LocalBloomSeenSet.open(undefined, 10_000),
+    policy: { ...DEFAULT_POLICY, sitemaps: "off", minGapMs: 0, gapMarginMs: 0 },
+    partitions: 16,
+    maxQueued: 1_000_000,
+    now: () => clock.now,
+    newTaskId: () => `t${n++}`,
+  });
+  return { frontier, clock, store };
+}
+
+function seed(u: string, job?: number): DiscoveredUrl {
+  return { url: u, host: hostKeyOf(u), depth: 0, redirectHops: 0, isSeed: true, ...(job ? { job } : {}) };
+}
+
+function answer(task: FetchTask, at: number, status = 200, extra: Partial<FetchResult> = {}): FetchResult {
+  return {
+    taskId: task.taskId,
+    kind: "response",
+    taskKind: task.kind,
+    url: task.url,
+    host: task.host,
+    partition: task.partition,
+    status,
+    startedAt: at,
+    endedAt: at + 1,
+    linksFound: 0,
+    bytes: 10,
+    ...(task.kind === "robots" ? { robots: { verdict: "parse" as const, text: "User-agent: *\nDisallow: /private/\n" } } : {}),
+    ...(task.job ? { job: task.job } : {}),
+    ...extra,
+  } as FetchResult;
+}
+
+/** Runs the crawl until no task is left, answering each with `respond`; returns every task handed out. */
+async function crawl(
+  frontier: Frontier,
+  clock: { now: number },
+  respond: (t: FetchTask) => { status?: number; links?: DiscoveredUrl[]; extra?: Partial<FetchResult> } = () => ({}),
+) {
+  const tasks: FetchTask[] = [];
+  for (let round = 0; round < 200; round++) {
+    clock.now += 10_000;
+    const batch = frontier.nextTasks(100);
+    if (batch.length === 0 && round > 5) break;
+    for (const t of batch) {
+      tasks.push(t);
+      const r = respond(t);
+      // A fetch worker gives its links the task's job (engine/fetch/pipeline/worker.ts).
+      const links = (r.links ?? []).map((l) => (t.job ? { ...l, job: t.job } : l));
+      await frontier.complete(answer(t, clock.now, r.status, r.extra), links);
+    }
+  }
+  return tasks;
+}
+
+describe("frontier jobs", () => {
+  test("jobs - a URL's job goes out on its task, its page's links and a redirect's target are the job's, and each job's page results are counted", async () => {
+    const { frontier, clock, store } = setup();
+    await frontier.addSeeds([seed("http://a.test/", 3), seed("http://a.test/other"), seed("http://b.test/", 3)]);
+    const tasks = await crawl(frontier, clock, (t) => {
+      if (t.url === "http://a.test/") return { links: [{ url: "http://a.test/found", host: "a.test", depth: 1, redirectHops: 0 }] };
+      if (t.url === "http://b.test/") return { status: 301, extra: { redirectTo: "http://b.test/moved" } };
+      if (t.url === "http://a.test/found") return { status: 404 };
+      return {};
+    });
+    const pages = tasks.filter((t) => t.kind === "page").map((t) => [t.url, t.job ?? 0]);
+    expect(pages.toSorted()).toEqual(
+      [
+        ["http://a.test/", 3],
+        ["http://a.test/found", 3],
+        ["http://a.test/other", 0],
+        ["http://b.test/", 3],
+        ["http://b.test/moved", 3],
+      ].toSorted(),
+    );
+    // Robots tasks are the host's, no job's.
+    expect(tasks.filter((t) => t.kind === "robots").every((t) => t.job === undefined)).toBe(true);
+    // The 404 is an error. A page's refetch is scheduled as its job's.
+    const sums = store.jobCounts.sums();
+    expect(Object.fromEntries(sums)).toEqual({ 0: { pages: 1, errors: 0 }, 3: { pages: 4, errors: 1 } });
+    const refetch = store.scheduledInPartition(tasks.find((t) => t.url === "http://a.test/")!.partition);
+    expect(
+      refetch
+        .filter((s) => s.url.startsWith("http://a.test/"))
+        .map((s) => [s.url, s.job ?? 0])
+        .toSorted(),
+    ).toEqual([
+      ["http://a.test/", 3],
+      ["http://a.test/other", 0],
+    ]);
+  });
+
+  test("jobs - a robots.txt denial is one of its job's page results", async () => {
+    const { frontier, clock, store } = setup();
+    await frontier.addSeeds([seed("http://a.test/private/1", 5), seed("http://a.test/ok", 5)]);
+    await crawl(frontier, clock);
+    expect(store.jobCounts.sums().get(5)).toEqual({ pages: 2, errors: 0 });
+  });
+
+  test("jobs - the change journal's replay and a partition's handoff keep each queued URL's job and each job's counts", async () => {
+    const { frontier, clock, store } = setup();
+    await frontier.addSeeds([seed("http://a.test/", 7), seed("http://a.test/two", 7), seed("http://a.test/three")]);
+    clock.now += 10_000;
+    const [r] = frontier.nextTasks(10);
+    await frontier.complete(answer(r!, clock.now), []);
+    clock.now += 10_000;
+    const [page] = frontier.nextTasks(10);
+    expect(page!.job).toBe(7);
+    await frontier.complete(answer(page!, clock.now, 404), []);
+    const p = page!.partition;
+
+    // Replay: the journal's batches applied to an empty store give the same queue and counts.
+    const replica = FrontierStore.open(":memory:");
+    for (const row of store.journal!.rows(p, 0, 1_000)) applyChanges(replica, p, JSON.parse(row.body) as unknown[]);
+    const queued = (s: FrontierStore) => s.queuedInPartition(p, undefined, 100).map((q) => [q.url, q.job ?? 0]);
+    expect(queued(replica)).toEqual(queued(store));
+    expect(queued(store)).toEqual([
+      ["http://a.test/two", 7],
+      ["http://a.test/three", 0],
+    ]);
+    expect(replica.jobCounts.inPartition(p)).toEqual([{ job: 7, pages: 1, errors: 1 }]);
+
+    // Handoff: exported chunks imported into another store.
+    const next = FrontierStore.open(":memory:");
+    for (const chunk of exportPartition(store, p)) importChunk(next, chunk);
+    expect(queued(next)).toEqual(queued(store));
+    expect(next.jobCounts.inPartition(p)).toEqual([{ job: 7, pages: 1, errors: 1 }]);
+  });
+});
+
+describe("frontier job report", () => {
+  test("jobs - the report gives each job's page results, errors and queued URLs; job default's queued is the rest of the queue", async () => {
+    const { frontier, clock } = setup();
+    await frontier.addSeeds([seed("http://a.test/", 2), seed("http://a.test/b", 2), seed("http://a.test/c"), seed("http://c.test/", 9)]);
+    expect(frontier.jobReport(true)).toEqual({
+      "0": { pages: 0, errors: 0, queued: 1 },
+      "2": { pages: 0, errors: 0, queued: 2 },
+      "9": { pages: 0, errors: 0, queued: 1 },
+    });
+    await crawl(frontier, clock, (t) => (t.url === "http://c.test/" ? { status: 500 } : {}));
+    const report = frontier.jobReport(true);
+    expect(report["2"]).toEqual({ pages: 2, errors: 0, queued: 0 });
+    expect(report["0"]).toEqual({ pages: 1, errors: 0, queued: 0 });
+    // The 500 is retried later: one result so far, an error, and the URL waits on the schedule, not the queue.
+    expect(report["9"]).toMatchObject({ errors: report["9"]!.pages, queued: 0 });
+    expect(report["9"]!.pages).toBeGreaterThanOrEqual(1);
+  });
+});
