@@ -192,3 +192,58 @@ describe("admin API jobs", () => {
     }
   });
 });
+
+describe("jobs ending", () => {
+  test("jobs - the leader's tick ends a job at maxPages, at maxDuration, and finished once nothing is queued twice in a row; others go on", async () => {
+    await post("/v1/jobs", { id: "capped", maxPages: 10 });
+    await post("/v1/jobs", { id: "timed", maxDuration: "1m" });
+    await post("/v1/jobs", { id: "drains" });
+    await post("/v1/jobs", { id: "busy" });
+    const beat = (jobs: Record<string, { pages: number; errors: number; queued: number }>) =>
+      h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now, jobs }));
+    await beat({
+      "1": { pages: 9, errors: 0, queued: 5 },
+      "3": { pages: 4, errors: 0, queued: 0 },
+      "4": { pages: 1, errors: 0, queued: 9 },
+    });
+    expect(await h.services.jobs.endDue()).toEqual([]);
+    h.clock.now += 60_000;
+    await beat({
+      "1": { pages: 10, errors: 0, queued: 4 },
+      "3": { pages: 4, errors: 0, queued: 0 },
+      "4": { pages: 2, errors: 0, queued: 9 },
+    });
+    const ended = await h.services.jobs.endDue();
+    expect(ended.map((j) => [j.id, j.state, j.reason]).toSorted()).toEqual([
+      ["capped", "done", "max-pages"],
+      ["drains", "done", "finished"],
+      ["timed", "done", "max-duration"],
+    ]);
+    const shown = (await json(get("/v1/jobs"))).jobs.map((j: any) => [j.id, j.state, j.reason, j.endedAt !== null]);
+    expect(shown).toEqual([
+      ["default", "running", null, false],
+      ["capped", "done", "max-pages", true],
+      ["timed", "done", "max-duration", true],
+      ["drains", "done", "finished", true],
+      ["busy", "running", null, false],
+    ]);
+    expect(await h.services.jobs.endDue()).toEqual([]);
+  });
+});
+
+describe("jobs in /metrics", () => {
+  test("jobs - /metrics has each job's series with a job label, at most 50 of them and `other` beyond", async () => {
+    for (let i = 1; i <= 55; i++) await post("/v1/jobs", { id: `j${i}` });
+    const jobs: Record<string, { pages: number; errors: number; queued: number }> = {};
+    for (let i = 1; i <= 55; i++) jobs[String(i)] = { pages: i, errors: 1, queued: 2 };
+    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now, jobs }));
+    const text = await (await get("/metrics")).text();
+    expect(text).toContain('crawler_cluster_job_pages_total{job="j1"} 1\n');
+    expect(text).toContain('crawler_cluster_job_queued{job="j49"} 2\n');
+    // default and j1..j49 keep their labels; j50..j55 are summed under other.
+    expect(text).not.toContain('job="j50"');
+    expect(text).toContain(`crawler_cluster_job_pages_total{job="other"} ${50 + 51 + 52 + 53 + 54 + 55}\n`);
+    expect(text.match(/^crawler_cluster_job_pages_total\{/gm)).toHaveLength(51);
+    expect(text.match(/^# TYPE crawler_cluster_job_pages_total counter$/gm)).toHaveLength(1);
+  });
+});

@@ -12,7 +12,9 @@ import {
   applyAction,
   checkJobId,
   defaultJob,
+  end,
   isEnded,
+  limitReached,
   type JobAction,
   type JobCounts,
   type JobRecord,
@@ -39,6 +41,9 @@ export interface JobServiceOptions {
 const CAS_TRIES = 5;
 
 export class JobService {
+  /** Running jobs found with nothing queued at the last endDue: a second sighting ends them as finished. */
+  private emptyBefore = new Set<string>();
+
   constructor(private readonly opts: JobServiceOptions) {}
 
   /** Creates the job and adds its seeds. 409 when the id is taken or the registry is full. */
@@ -85,6 +90,37 @@ export class JobService {
     if (isEnded(job))
       throw new FailedPreconditionError(`job ${id} has ended (${job.reason ?? job.state}); create a new job for more seeds`);
     return this.opts.seeds.add(urls, job.number);
+  }
+
+  /**
+   * Ends the jobs whose time has come, on the lease holder's tick: `max-pages` once the live frontier
+   * nodes' page results reach maxPages, `max-duration` once maxDuration has passed since the start,
+   * `finished` once a running job with page results has nothing queued at two ticks in a row (a URL in flight
+   * is still queued: its row leaves with its result). Frontier nodes hear the record and hold the job's
+   * URLs back. The page count arrives with the nodes' heartbeats, so a job may end a heartbeat's worth of
+   * its fetches past maxPages (docs/architecture.md, "Crawl jobs"). Returns the jobs ended.
+   */
+  async endDue(): Promise<JobRecord[]> {
+    const [jobs, counts] = await Promise.all([this.opts.state.listJobs(), this.counts()]);
+    const now = this.opts.now();
+    const ended: JobRecord[] = [];
+    const emptyNow = new Set<string>();
+    for (const job of jobs) {
+      if (job.id === DEFAULT_JOB_ID || isEnded(job)) continue;
+      const c = counts.get(job.number) ?? zero();
+      let reason = limitReached(job, c, now);
+      if (!reason && job.state === "running" && c.pages > 0 && c.queued === 0) {
+        emptyNow.add(job.id);
+        if (this.emptyBefore.has(job.id)) reason = "finished";
+      }
+      if (!reason) continue;
+      const stored = await this.opts.state.getJob(job.id);
+      if (!stored || isEnded(stored.job)) continue;
+      const next = end(stored.job, reason, now);
+      if ((await this.opts.state.casJob(next, stored.revision)) !== undefined) ended.push(next);
+    }
+    this.emptyBefore = emptyNow;
+    return ended;
   }
 
   /** Every job record, `default` first (its stored record, or the implicit one), then in order of creation. */

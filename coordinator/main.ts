@@ -220,6 +220,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       sample: async () => {
         await stats.read();
         await dashboard.sample();
+        // Only the lease holder writes job records: a job at its limit ends here.
+        if (rebalancer.isLeader) for (const job of await services.jobs.endDue()) log.info("job ended", { job: job.id, reason: job.reason });
       },
       onError: (error) => log.error("coordinator loop step failed; retrying at the next heartbeat", errorFields(error)),
     });

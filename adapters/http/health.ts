@@ -35,7 +35,7 @@ export function healthApp(sources: HealthSources): Hono {
       }
     }
     const m = await sources.metrics();
-    return c.body(prometheusText(m.counters, m.gauges, m.labels, m.histograms), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });
+    return c.body(prometheusText(m.counters, m.gauges, m.labels, m.histograms, m.series), 200, { "content-type": PROMETHEUS_CONTENT_TYPE });
   });
   return app;
 }

@@ -8,7 +8,7 @@
  */
 export { BodyTooLargeError } from "./request-body.ts";
 export { serveHono, DEFAULT_MAX_BODY_BYTES, type FetchApp, type RunningHttpServer, type ServeOptions } from "./serve.ts";
-export { metricName, prometheusText, METRIC_PREFIX, type MetricsSnapshot } from "./prometheus.ts";
+export { metricName, prometheusText, METRIC_PREFIX, type LabelledSample, type MetricsSnapshot } from "./prometheus.ts";
 export { healthApp, PROMETHEUS_CONTENT_TYPE, type HealthSources } from "./health.ts";
 export { AdminClient, parseBaseUrls, type AdminClientOptions } from "./admin-client.ts";
 export { dashboardRoutes, isDashboardAsset, type DashboardRoutesOptions, type DashboardSource } from "./dashboard/routes.ts";

@@ -24,6 +24,16 @@ export interface MetricsSnapshot {
   gauges?: Readonly<Record<string, number>>;
   labels?: Readonly<Record<string, string>>;
   histograms?: Readonly<Record<string, HistogramSnapshot>>;
+  /** Series of one metric told apart by labels of their own (a crawl job's `job`), besides `labels`. */
+  series?: readonly LabelledSample[];
+}
+
+/** One sample of a labelled series; its caller bounds how many label values there are. */
+export interface LabelledSample {
+  name: string;
+  kind: "counter" | "gauge";
+  labels: Readonly<Record<string, string>>;
+  value: number;
 }
 
 export const METRIC_PREFIX = "crawler";
@@ -45,6 +55,7 @@ export function prometheusText(
   gauges: Readonly<Record<string, number>> = {},
   labels: Readonly<Record<string, string>> = {},
   histograms: Readonly<Record<string, HistogramSnapshot>> = {},
+  series: readonly LabelledSample[] = [],
 ): string {
   const metrics = new Map<string, { type: "counter" | "gauge"; value: number }>();
   const add = (name: string, type: "counter" | "gauge", value: number) => {
@@ -61,6 +72,13 @@ export function prometheusText(
   for (const [name, h] of Object.entries(histograms)) {
     const key = metricName(name, "histogram");
     if (!blocks.has(key)) blocks.set(key, histogramLines(key, h, labels));
+  }
+  for (const sample of series) {
+    const key = metricName(sample.name, sample.kind);
+    let block = blocks.get(key);
+    if (!block) blocks.set(key, (block = [`# TYPE ${key} ${sample.kind}`]));
+    else if (!block[0]!.endsWith(` ${sample.kind}`)) continue; // a name taken by a metric of another type
+    block.push(`${key}${formatLabels({ ...labels, ...sample.labels })} ${formatValue(sample.value)}`);
   }
   const lines = [...blocks].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).flatMap(([, block]) => block);
   return lines.length === 0 ? "" : `${lines.join("\n")}\n`;

@@ -154,6 +154,11 @@ export class Admission {
     const counters = this.s.counters;
     const fresh: Array<{ u: DiscoveredUrl; home: boolean; item: Omit<QueuedUrl, "seq"> }> = [];
     urls.forEach((u, i) => {
+      // A link of an ended job's last pages (in flight when it ended) is not its job's to crawl any more.
+      if (u.job && this.s.jobs.hasEnded(u.job)) {
+        counters.add("frontier.rejected-job-ended");
+        return;
+      }
       const home = isHomePage(u.url);
       const partition = partitionOf(u.host, this.s.opts.partitions);
       if (maybeSeen[i] && u.lastmod !== undefined) {

@@ -16,6 +16,7 @@ import { AddressPolicy } from "../../core/net/index.ts";
 import { WaitingHostHeap } from "../../core/politeness/index.ts";
 import type { Log, SeenSet } from "../../core/ports/index.ts";
 import { ScopeFilter, ScopeRoots } from "../../core/scope/index.ts";
+import { JobGate } from "./job-gate.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { UrlPatternTracker } from "../../core/traps/index.ts";
 import type { HostEntry } from "./host-entry.ts";
@@ -108,6 +109,8 @@ export class FrontierState {
    * perhaps not the last word on a request that was in flight (see ActiveHosts.load).
    */
   readonly run = crypto.randomUUID();
+  /** Which crawl jobs' URLs may be handed out (job-gate.ts). */
+  readonly jobs = new JobGate();
   inFlightCount = 0;
   /** Hosts with work kept in the store, not in memory (active-hosts.ts, store/cold-host-table.ts). */
   coldHosts = 0;

@@ -25,7 +25,8 @@
  * `frontier.queue-wait-seconds` and `politeness.gap-wait-seconds` by scheduling.ts, `fetch.duration-seconds`
  * and `fetch.page-bytes` by result-effects.ts; each module's header says what is observed.
  */
-import type { JobCounts } from "../../core/jobs/index.ts";
+import type { JobCounts, JobRecord } from "../../core/jobs/index.ts";
+import { JobControl } from "./job-control.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import type { Counters, Histograms } from "../../core/stats/index.ts";
@@ -59,6 +60,7 @@ export class Frontier {
   private readonly scheduling: Scheduling;
   private readonly results: Results;
   private readonly reports: Reports;
+  private readonly jobControl: JobControl;
 
   constructor(opts: FrontierOptions) {
     const state = new FrontierState(opts);
@@ -81,6 +83,7 @@ export class Frontier {
     this.scheduling = new Scheduling(state, this.hosts, sitemaps, this.disk);
     this.results = new Results(state, this.hosts, screening, sitemaps, this.admission, this.seenRecovery, this.disk);
     this.reports = new Reports(state, this.hosts);
+    this.jobControl = new JobControl(state, this.hosts);
     this.partitions = new Partitions(state, this.hosts, this.seenRecovery);
     this.partitions.loadServed();
   }
@@ -243,6 +246,14 @@ export class Frontier {
   /** The host board and politeness figures of the active hosts (host-board.ts), at most a second old. */
   hostReport(): HostReport {
     return this.reports.hostReport();
+  }
+
+  /**
+   * A crawl job's record as last written: a paused or ended job's URLs are held back, a cancelled job's
+   * queued URLs dropped (job-control.ts). Returns how many URLs were dropped.
+   */
+  setJob(job: Pick<JobRecord, "number" | "state">): number {
+    return this.jobControl.apply(job);
   }
 
   /** Each crawl job's page results, errors and queued URLs in this store, by job number (reports.ts). */

@@ -168,3 +168,56 @@ describe("frontier job report", () => {
     expect(report["9"]!.pages).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe("frontier job control", () => {
+  /** Two jobs on one host: a.test's URLs 1-3 of job 4, 4-6 of job 5, one of default. */
+  async function sharedHost() {
+    const t = setup();
+    await t.frontier.addSeeds([
+      ...[1, 2, 3].map((i) => seed(`http://a.test/j4-${i}`, 4)),
+      ...[1, 2, 3].map((i) => seed(`http://a.test/j5-${i}`, 5)),
+      seed("http://a.test/d-1"),
+    ]);
+    return t;
+  }
+
+  test("jobs - a paused job's URLs are not handed out while the other jobs of the same host go on; resumed, they are", async () => {
+    const { frontier, clock } = await sharedHost();
+    frontier.setJob({ number: 4, state: "paused" });
+    const first = (await crawl(frontier, clock)).filter((t) => t.kind === "page").map((t) => t.url);
+    expect(first.toSorted()).toEqual(["http://a.test/d-1", "http://a.test/j5-1", "http://a.test/j5-2", "http://a.test/j5-3"]);
+    expect(frontier.queued).toBe(3);
+    frontier.setJob({ number: 4, state: "running" });
+    const later = (await crawl(frontier, clock)).filter((t) => t.kind === "page").map((t) => t.url);
+    expect(later).toEqual(["http://a.test/j4-1", "http://a.test/j4-2", "http://a.test/j4-3"]);
+  });
+
+  test("jobs - one request at a time on a host its jobs share: a held job never lets a second task out", async () => {
+    const { frontier, clock } = await sharedHost();
+    frontier.setJob({ number: 5, state: "paused" });
+    clock.now += 10_000;
+    expect(frontier.nextTasks(10).map((t) => t.kind)).toEqual(["robots"]);
+    expect(frontier.nextTasks(10)).toEqual([]);
+  });
+
+  test("jobs - cancelling drops the job's queued URLs, not those of the other jobs of the same host, nor one in flight; its late links are not queued", async () => {
+    const { frontier, clock, store } = await sharedHost();
+    clock.now += 10_000;
+    const [robotsTask] = frontier.nextTasks(10);
+    await frontier.complete(answer(robotsTask!, clock.now), []);
+    clock.now += 10_000;
+    const [inFlight] = frontier.nextTasks(10);
+    expect([inFlight!.url, inFlight!.job]).toEqual(["http://a.test/j4-1", 4]);
+    expect(frontier.setJob({ number: 4, state: "cancelled" })).toBe(2);
+    expect(frontier.queued).toBe(5);
+    // The page in flight ends and is counted; the link it found is not queued: its job has ended.
+    await frontier.complete(answer(inFlight!, clock.now), [
+      { url: "http://a.test/late", host: "a.test", depth: 1, redirectHops: 0, job: 4 },
+    ]);
+    expect(store.jobCounts.sums().get(4)).toEqual({ pages: 1, errors: 0 });
+    const rest = (await crawl(frontier, clock)).filter((t) => t.kind === "page").map((t) => t.url);
+    expect(rest.toSorted()).toEqual(["http://a.test/d-1", "http://a.test/j5-1", "http://a.test/j5-2", "http://a.test/j5-3"]);
+    expect(frontier.queued).toBe(0);
+    expect(store.getUrl(inFlight!.partition, "http://a.test/j4-2")?.state).toBe("dropped");
+  });
+});

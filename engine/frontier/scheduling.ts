@@ -35,6 +35,9 @@ import type { SitemapRow } from "./store/sitemap-table.ts";
 const PROMOTE_PER_TASK = 4;
 const PROMOTE_AT_LEAST = 4_096;
 
+/** How long a host whose queued URLs all belong to paused or ended jobs waits before it is looked at again. */
+const HELD_RECHECK_MS = 5_000;
+
 /** Most robots.txt-disallowed heads written off for one host in one turn (the rest on its next turn). */
 const HEAD_SKIP_LIMIT = 64;
 
@@ -155,7 +158,8 @@ export class Scheduling {
       this.s.waiting.push(host, nextUtcDayStart(now));
       return undefined;
     }
-    let head = this.hosts.headOf(entry);
+    let head = this.runnableHead(entry);
+    if (head === null) return this.park(host, now);
     // Sitemaps are read before the host's pages, its home page aside (the way in, and often what names them).
     let sitemap = head && isHomePage(head.url) ? undefined : this.sitemaps.next(entry);
     if (!head && !sitemap) return void this.hosts.settle(entry);
@@ -189,7 +193,9 @@ export class Scheduling {
       });
       this.s.counters.add("robots.disallowed");
       this.hosts.dequeued(entry, head);
-      head = this.hosts.headOf(entry);
+      const next = this.runnableHead(entry);
+      if (next === null) return this.park(host, now);
+      head = next;
     }
     if (!head) return void this.hosts.settle(entry);
     if (robots.policy && !robots.policy.isAllowed(urlPathAndQuery(head.url))) {
@@ -197,6 +203,24 @@ export class Scheduling {
       return undefined;
     }
     return this.start(entry, head.kind, head.url, now, head);
+  }
+
+  /**
+   * The host's next URL of a job that may run (job-gate.ts): its head, or when the head's job is held (paused
+   * or ended) the first URL of a running job behind it; null when it has URLs but none may run now.
+   */
+  private runnableHead(entry: HostEntry): QueuedUrl | undefined | null {
+    const head = this.hosts.headOf(entry);
+    const jobs = this.s.jobs;
+    if (!head || jobs.runs(head.job)) return head;
+    return this.s.store.headExcept(entry.partition, entry.key, jobs.heldList) ?? null;
+  }
+
+  /** A host whose queued URLs are all of held jobs: asked again after HELD_RECHECK_MS (a resume is heard by then). */
+  private park(host: string, now: number): undefined {
+    this.s.counters.add("frontier.hosts-held-by-jobs");
+    this.s.waiting.push(host, now + HELD_RECHECK_MS);
+    return undefined;
   }
 
   private start(entry: HostEntry, kind: TaskKind, url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask {

@@ -121,6 +121,7 @@ export class FrontierNode {
   private healthSync: ReturnType<typeof setInterval> | undefined;
   private stopping: Promise<void> | undefined;
   private stopRootsWatch: (() => void) | undefined;
+  private stopJobsWatch: (() => void) | undefined;
   private left = false;
   /** The partitions served as last announced by `announceServing` (its first record has none). */
   private announced = "";
@@ -388,6 +389,11 @@ export class FrontierNode {
     // heard in its store, so after a restart it judges links by them before the watch catches up.
     await this.replicator?.start();
     this.stopRootsWatch = state.watchScopeRoots((hosts) => frontier.addScopeRoots(hosts));
+    // A job paused, resumed, cancelled or ended in the registry holds back, lets go or drops its URLs here.
+    this.stopJobsWatch = state.watchJobs((job) => {
+      const dropped = frontier.setJob(job);
+      if (dropped > 0) log.info("dropped a cancelled job's queued URLs", { job: job.id, dropped });
+    });
     manager.start();
     dispatcher.start();
     this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
@@ -461,6 +467,7 @@ export class FrontierNode {
       if (this.sweeper) clearInterval(this.sweeper);
       if (this.healthSync) clearInterval(this.healthSync);
       this.stopRootsWatch?.();
+      this.stopJobsWatch?.();
       this.fence.stop();
       this.membership.stop();
       await this.dispatcher.stop();
@@ -480,6 +487,7 @@ export class FrontierNode {
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.healthSync) clearInterval(this.healthSync);
     this.stopRootsWatch?.();
+    this.stopJobsWatch?.();
     this.fence.stop();
     this.grpc?.health.set(false);
     await this.dispatcher.stop();

@@ -207,6 +207,16 @@ export class FrontierStore {
     return this.queue.countForHost(partition, host);
   }
 
+  /** The host's first queued URL of a job not in `heldJobs` (a JSON array of job numbers). */
+  headExcept(partition: number, host: string, heldJobs: string): QueuedUrl | undefined {
+    return this.queue.headExcept(partition, host, heldJobs);
+  }
+
+  /** Up to `limit` queued URLs of `job` (not `default`). */
+  jobQueued(job: number, limit: number): Array<QueuePlace & { url: string }> {
+    return this.queue.jobRows(job, limit);
+  }
+
   /** Queued URLs of each crawl job but `default` (read from an index of those rows alone). */
   queuedByJob(partitions?: ReadonlySet<number>): Map<number, number> {
     return this.queue.countsByJob(partitions);

@@ -62,6 +62,14 @@ function prepare(db: Database) {
     head: db.query<QueuedUrl, [partition: number, host: string]>(
       `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? ORDER BY priority, seq LIMIT 1`,
     ),
+    // The head among URLs of jobs not in a JSON list: walks the host's queue in order past the held jobs' rows.
+    headExcept: db.query<QueuedUrl, [partition: number, host: string, heldJobs: string]>(
+      `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? AND job NOT IN (SELECT value FROM json_each(?))
+       ORDER BY priority, seq LIMIT 1`,
+    ),
+    jobRows: db.query<QueuePlace & { url: string }, [job: number, limit: number]>(
+      `SELECT partition, host, priority, seq, ${WHOLE_URL} FROM queue INDEXED BY queue_job WHERE job = ? AND job != 0 LIMIT ?`,
+    ),
     dequeue: db.query<never, [partition: number, host: string, priority: Priority, seq: number]>(
       "DELETE FROM queue WHERE partition = ? AND host = ? AND priority = ? AND seq = ?",
     ),
@@ -132,6 +140,16 @@ export class QueueTable {
 
   head(partition: number, host: string): QueuedUrl | undefined {
     return this.s.head.get(partition, host) ?? undefined;
+  }
+
+  /** The host's first URL of a job not in `heldJobs` (a JSON array of job numbers). */
+  headExcept(partition: number, host: string, heldJobs: string): QueuedUrl | undefined {
+    return this.s.headExcept.get(partition, host, heldJobs) ?? undefined;
+  }
+
+  /** Up to `limit` queued URLs of `job` (not `default`), from the index of job rows. */
+  jobRows(job: number, limit: number): Array<QueuePlace & { url: string }> {
+    return this.s.jobRows.all(job, limit);
   }
 
   /**
