@@ -9,6 +9,7 @@ import { FailedPreconditionError, NotFoundError, UnavailableError } from "../cor
 import {
   DEFAULT_JOB_ID,
   MAX_JOBS,
+  MAX_JOB_ROOTS,
   applyAction,
   checkJobId,
   defaultJob,
@@ -21,6 +22,7 @@ import {
   type JobSpec,
 } from "../core/jobs/index.ts";
 import type { ClusterState } from "../core/ports/index.ts";
+import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import type { Membership } from "./membership.ts";
 import type { SeedOutcome, SeedPublisher } from "./seeds.ts";
 
@@ -56,7 +58,7 @@ export class JobService {
     const { seeds, ...settings } = spec;
     // Numbers are never reused: the next after the highest ever given (records are never deleted).
     const number = existing.reduce((max, j) => Math.max(max, j.number), 0) + 1;
-    const job: JobRecord = { ...settings, number, state: "running", createdAt: now, startedAt: now };
+    const job: JobRecord = { ...settings, number, state: "running", createdAt: now, startedAt: now, roots: rootsOf([], seeds) };
     if ((await this.opts.state.casJob(job, 0)) === undefined)
       throw new FailedPreconditionError(`job ${spec.id} exists already; pick another id`);
     const outcome = seeds.length > 0 ? await this.opts.seeds.add(seeds, number) : undefined;
@@ -159,6 +161,18 @@ export class JobService {
     }
     return sums;
   }
+}
+
+/** `roots` and the hosts of the URLs among `seeds` that normalize, each once; 409 past MAX_JOB_ROOTS. */
+function rootsOf(roots: readonly string[], seeds: readonly string[]): string[] {
+  const out = new Set(roots);
+  for (const seed of seeds) {
+    const n = normalizeUrl(seed);
+    if (n.ok) out.add(hostKeyOf(n.url));
+  }
+  if (out.size > MAX_JOB_ROOTS)
+    throw new FailedPreconditionError(`a job's seeds may name at most ${MAX_JOB_ROOTS} hosts; these would make ${out.size}`);
+  return [...out];
 }
 
 function zero(): JobCounts {

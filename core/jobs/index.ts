@@ -8,6 +8,7 @@ export {
   DEFAULT_JOB_NUMBER,
   JOB_ID_PATTERN,
   MAX_JOBS,
+  MAX_JOB_ROOTS,
   defaultJob,
   isActive,
   isEnded,

@@ -45,6 +45,8 @@ export interface JobRecord extends Omit<JobSpec, "seeds"> {
   startedAt: number;
   /** When it ended; absent while running or paused. */
   endedAt?: number;
+  /** The hosts of its seeds: where `scope: host` (or `domain`) keeps it. At most MAX_JOB_ROOTS. */
+  roots?: string[];
 }
 
 /** A job's counters, summed over the partitions that hold its URLs. */
@@ -61,6 +63,8 @@ export const DEFAULT_JOB_ID = "default";
 export const DEFAULT_JOB_NUMBER = 0;
 /** Jobs the registry holds at most (the design bound: labels, per-host turn tables and records stay small). */
 export const MAX_JOBS = 1000;
+/** Seed hosts a job keeps as the roots of its scope, at most (a record stays well under NATS KV's value limit). */
+export const MAX_JOB_ROOTS = 10_000;
 export const JOB_ID_PATTERN = /^[a-z0-9-]{1,40}$/;
 
 /** The job seeds belong to when none is named, as if it had been created with the fleet's own settings. */

@@ -110,7 +110,7 @@ export class FrontierState {
    */
   readonly run = crypto.randomUUID();
   /** Which crawl jobs' URLs may be handed out (job-gate.ts). */
-  readonly jobs = new JobGate();
+  readonly jobs: JobGate;
   inFlightCount = 0;
   /** Hosts with work kept in the store, not in memory (active-hosts.ts, store/cold-host-table.ts). */
   coldHosts = 0;
@@ -135,6 +135,7 @@ export class FrontierState {
     const roots = new ScopeRoots();
     roots.add(opts.store.scopeRoots.list());
     this.scope = new ScopeFilter(opts.policy, roots);
+    this.jobs = new JobGate(opts.policy);
     this.totalQueued = opts.store.totalQueued();
     this.totalSitemaps = opts.store.sitemaps.pendingTotal();
     this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);

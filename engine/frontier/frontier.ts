@@ -250,9 +250,10 @@ export class Frontier {
 
   /**
    * A crawl job's record as last written: a paused or ended job's URLs are held back, a cancelled job's
-   * queued URLs dropped (job-control.ts). Returns how many URLs were dropped.
+   * queued URLs dropped (job-control.ts), a job's own scope settings judge its links (screening.ts).
+   * Returns how many URLs were dropped.
    */
-  setJob(job: Pick<JobRecord, "number" | "state">): number {
+  setJob(job: Pick<JobRecord, "number" | "state"> & Partial<JobRecord>): number {
     return this.jobControl.apply(job);
   }
 

@@ -4,15 +4,27 @@
  * is never held back for want of news. Kept as the set of jobs that may not run (paused, done, cancelled),
  * at most MAX_JOBS numbers; the common case, every job running, costs one size check per task.
  */
-import { isActive, type JobRecord } from "../../core/jobs/index.ts";
+import type { PolicyConfig } from "../../core/config/index.ts";
+import { isActive, JOB_SCOPE_FIELDS, type JobRecord } from "../../core/jobs/index.ts";
+import { ScopeFilter, ScopeRoots } from "../../core/scope/index.ts";
+
+/** A job's own scope: its settings over the fleet's, and its seeds' hosts as the roots. */
+export interface JobScopeRules {
+  filter: ScopeFilter;
+  policy: PolicyConfig;
+}
 
 export class JobGate {
   private readonly held = new Map<number, JobRecord["state"]>();
   private heldJson = "[]";
   private readonly ended = new Set<number>();
+  private readonly scopes = new Map<number, JobScopeRules>();
+
+  constructor(private readonly policy: PolicyConfig) {}
 
   /** Takes a job's record (a write heard); returns whether its URLs may now run when they could not, or the reverse. */
-  set(job: Pick<JobRecord, "number" | "state">): boolean {
+  set(job: Pick<JobRecord, "number" | "state"> & Partial<JobRecord>): boolean {
+    this.setScope(job);
     const was = !this.held.has(job.number);
     if (isActive(job)) this.held.delete(job.number);
     else this.held.set(job.number, job.state);
@@ -20,6 +32,26 @@ export class JobGate {
     else this.ended.delete(job.number);
     this.heldJson = JSON.stringify([...this.held.keys()]);
     return was !== !this.held.has(job.number);
+  }
+
+  /**
+   * The scope rules of a job that sets any scope or trap setting of its own (JOB_SCOPE_FIELDS); undefined
+   * for one that does not (the fleet's rules apply) and for job default.
+   */
+  scopeOf(job: number | undefined): JobScopeRules | undefined {
+    return job ? this.scopes.get(job) : undefined;
+  }
+
+  private setScope(job: Partial<JobRecord> & Pick<JobRecord, "number">): void {
+    if (job.number === 0 || !JOB_SCOPE_FIELDS.some((f) => job[f] !== undefined)) {
+      this.scopes.delete(job.number);
+      return;
+    }
+    const own = Object.fromEntries(JOB_SCOPE_FIELDS.filter((f) => job[f] !== undefined).map((f) => [f, job[f]]));
+    const policy = { ...this.policy, ...own } as PolicyConfig;
+    const roots = new ScopeRoots();
+    roots.add(job.roots ?? []);
+    this.scopes.set(job.number, { filter: new ScopeFilter(policy, roots), policy });
   }
 
   /** Whether URLs of `job` (a number; absent: 0) may be handed out. */

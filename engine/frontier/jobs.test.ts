@@ -112,11 +112,12 @@ describe("frontier jobs", () => {
     ]);
   });
 
-  test("jobs - a robots.txt denial is one of its job's page results", async () => {
+  test("jobs - a URL robots.txt forbids is not one of its job's pages: pages count what the web was asked", async () => {
     const { frontier, clock, store } = setup();
     await frontier.addSeeds([seed("http://a.test/private/1", 5), seed("http://a.test/ok", 5)]);
-    await crawl(frontier, clock);
-    expect(store.jobCounts.sums().get(5)).toEqual({ pages: 2, errors: 0 });
+    const tasks = await crawl(frontier, clock);
+    expect(tasks.filter((t) => t.kind === "page").map((t) => t.url)).toEqual(["http://a.test/ok"]);
+    expect(store.jobCounts.sums().get(5)).toEqual({ pages: 1, errors: 0 });
   });
 
   test("jobs - the change journal's replay and a partition's handoff keep each queued URL's job and each job's counts", async () => {
@@ -219,5 +220,31 @@ describe("frontier job control", () => {
     expect(rest.toSorted()).toEqual(["http://a.test/d-1", "http://a.test/j5-1", "http://a.test/j5-2", "http://a.test/j5-3"]);
     expect(frontier.queued).toBe(0);
     expect(store.getUrl(inFlight!.partition, "http://a.test/j4-2")?.state).toBe("dropped");
+  });
+});
+
+describe("frontier job scope", () => {
+  test("jobs - a job with scope host keeps to its own seeds' hosts, whatever the other jobs' seeds and the fleet's scope", async () => {
+    const { frontier, clock } = setup();
+    frontier.setJob({ number: 1, state: "running", scope: "host", roots: ["a.test"] });
+    frontier.setJob({ number: 2, state: "running", roots: ["b.test"] });
+    await frontier.addSeeds([seed("http://a.test/", 1), seed("http://b.test/", 2)]);
+    const links = [
+      { url: "http://a.test/in", host: "a.test", depth: 1, redirectHops: 0 },
+      { url: "http://b.test/out-of-job-1", host: "b.test", depth: 1, redirectHops: 0 },
+      { url: "http://c.test/elsewhere", host: "c.test", depth: 1, redirectHops: 0 },
+    ];
+    const tasks = await crawl(frontier, clock, (t) => (t.url === "http://a.test/" || t.url === "http://b.test/" ? { links } : {}));
+    const pages = tasks.filter((t) => t.kind === "page").map((t) => `${t.url} ${t.job}`);
+    // Job 1 (scope host, root a.test) keeps to a.test; job 2 has no scope of its own: the fleet's (any) applies.
+    expect(pages.toSorted()).toEqual(
+      [
+        "http://a.test/ 1",
+        "http://a.test/in 1",
+        "http://b.test/ 2",
+        "http://b.test/out-of-job-1 2",
+        "http://c.test/elsewhere 2",
+      ].toSorted(),
+    );
   });
 });

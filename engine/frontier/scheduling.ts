@@ -188,8 +188,6 @@ export class Scheduling {
       store.tx(() => {
         store.dequeue(head!);
         store.setUrlState(head!, "robots-disallowed");
-        // A robots.txt denial is one of the job's page results (its URL is done), counted with its end.
-        store.jobCounts.add(head!.partition, head!.job ?? 0, 1, 0);
       });
       this.s.counters.add("robots.disallowed");
       this.hosts.dequeued(entry, head);

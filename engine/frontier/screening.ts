@@ -48,13 +48,15 @@ export class Screening {
         tally.add("admission.rejected.fetch-media-off");
         continue;
       }
-      // Media files face the scope and filters as links do, except the extension deny-list (ScopeFilter).
-      const outside = this.s.scope.reject(u);
+      // Media files face the scope and filters as links do, except the extension deny-list (ScopeFilter). A
+      // job with scope settings of its own judges its URLs by them, with its seeds' hosts as roots.
+      const own = this.s.jobs.scopeOf(u.job);
+      const outside = (own?.filter ?? this.s.scope).reject(u);
       if (outside) {
         tally.add(scopeCounterName(outside));
         continue;
       }
-      const verdict = checkTrap(u.url, { hostQueued: this.hostQueued(u.host), hostPagesToday: 0 }, policy);
+      const verdict = checkTrap(u.url, { hostQueued: this.hostQueued(u.host), hostPagesToday: 0 }, own?.policy ?? policy);
       if (!verdict.ok) {
         tally.add(trapCounterName(verdict.reason));
         continue;
