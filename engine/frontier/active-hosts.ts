@@ -31,6 +31,7 @@ import { parseRobots, policyFor, type RobotsPolicy } from "../../core/robots/ind
 import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
 import type { FrontierState } from "./frontier-state.ts";
 import type { HostEntry } from "./host-entry.ts";
+import { noteJob } from "./job-turns.ts";
 import type { ColdHost } from "./store/cold-host-table.ts";
 import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
@@ -361,6 +362,7 @@ export class ActiveHosts {
     const entry = this.activateOrCool(item.host, item.partition, 1);
     if (!entry) return;
     entry.queued++;
+    noteJob(entry, item.job ?? 0);
     // Behind the URLs of its priority: the next priority changes only for a better one, or an empty queue's first.
     if (entry.nextPriority !== undefined && (entry.nextPriority === 0 || item.priority < entry.nextPriority))
       entry.nextPriority = item.priority;

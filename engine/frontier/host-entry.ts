@@ -41,4 +41,9 @@ export interface HostEntry {
   fetchMs?: number;
   /** Since when the host has had work while not ready: the start of a gap wait (scheduling.ts). */
   workSince?: number;
+  /**
+   * The crawl jobs with URLs queued here, as far as known, and each one's credit in the host's weighted turns
+   * (job-turns.ts); absent while the host has seen one job only (the common case costs nothing).
+   */
+  jobTurns?: Map<number, number>;
 }

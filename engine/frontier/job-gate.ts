@@ -19,12 +19,15 @@ export class JobGate {
   private heldJson = "[]";
   private readonly ended = new Set<number>();
   private readonly scopes = new Map<number, JobScopeRules>();
+  private readonly weights = new Map<number, number>();
 
   constructor(private readonly policy: PolicyConfig) {}
 
   /** Takes a job's record (a write heard); returns whether its URLs may now run when they could not, or the reverse. */
   set(job: Pick<JobRecord, "number" | "state"> & Partial<JobRecord>): boolean {
     this.setScope(job);
+    if (job.weight !== undefined && job.weight !== 1) this.weights.set(job.number, job.weight);
+    else this.weights.delete(job.number);
     const was = !this.held.has(job.number);
     if (isActive(job)) this.held.delete(job.number);
     else this.held.set(job.number, job.state);
@@ -62,6 +65,11 @@ export class JobGate {
   /** Whether `job` has ended: its new URLs (links of its pages still in flight) are not queued. */
   hasEnded(job: number | undefined): boolean {
     return this.ended.size > 0 && this.ended.has(job ?? 0);
+  }
+
+  /** A job's weight in its hosts' turns (job-turns.ts); 1 when its record says none or was not heard. */
+  weightOf(job: number): number {
+    return this.weights.get(job) ?? 1;
   }
 
   /** Whether every job runs (nothing to filter). */

@@ -248,3 +248,28 @@ describe("frontier job scope", () => {
     );
   });
 });
+
+describe("frontier job turns", () => {
+  test("jobs - a host's jobs take turns by weight: weight 3 gets three requests to every one of weight 1, one at a time", async () => {
+    const { frontier, clock } = setup();
+    frontier.setJob({ number: 1, state: "running", weight: 1 });
+    frontier.setJob({ number: 2, state: "running", weight: 3 });
+    await frontier.addSeeds([1, 2, 3, 4].map((i) => seed(`http://a.test/one-${i}`, 1)));
+    await frontier.addSeeds([1, 2, 3, 4, 5, 6].map((i) => seed(`http://a.test/three-${i}`, 2)));
+    const order = (await crawl(frontier, clock)).filter((t) => t.kind === "page").map((t) => t.job);
+    expect(order).toEqual([2, 1, 2, 2, 2, 1, 2, 2, 1, 1]);
+  });
+
+  test("jobs - without weights of their own, two jobs of a host alternate; a paused one leaves the turns to the other", async () => {
+    const { frontier, clock } = setup();
+    await frontier.addSeeds([1, 2, 3].map((i) => seed(`http://a.test/x-${i}`, 1)));
+    await frontier.addSeeds([1, 2, 3].map((i) => seed(`http://a.test/y-${i}`, 2)));
+    frontier.setJob({ number: 1, state: "paused" });
+    const first = (await crawl(frontier, clock)).filter((t) => t.kind === "page").map((t) => t.job);
+    expect(first).toEqual([2, 2, 2]);
+    frontier.setJob({ number: 1, state: "running" });
+    await frontier.addSeeds([4, 5].map((i) => seed(`http://a.test/y-${i}`, 2)));
+    const then = (await crawl(frontier, clock)).filter((t) => t.kind === "page").map((t) => t.job);
+    expect(then).toEqual([1, 2, 1, 2, 1]);
+  });
+});

@@ -28,6 +28,7 @@ import type { DiskWatch } from "./disk-full.ts";
 import type { FrontierState } from "./frontier-state.ts";
 import type { HostEntry } from "./host-entry.ts";
 import type { HostSitemaps } from "./host-sitemaps.ts";
+import { nextTurn } from "./job-turns.ts";
 import type { QueuedUrl } from "./store/frontier-store.ts";
 import type { SitemapRow } from "./store/sitemap-table.ts";
 
@@ -183,6 +184,10 @@ export class Scheduling {
     }
     if (sitemap) return this.start(entry, "sitemap", sitemap.url, now, undefined, sitemap);
     if (!head) return void this.hosts.settle(entry);
+    // A page task: the host's jobs take their turns (job-turns.ts); robots.txt and sitemaps above took none.
+    const turn = this.turnHead(entry, head);
+    if (turn === null) return this.park(host, now);
+    head = turn;
     for (let skipped = 0; head && robots.policy && skipped < HEAD_SKIP_LIMIT; skipped++) {
       if (robots.policy.isAllowed(urlPathAndQuery(head.url))) break;
       store.tx(() => {
@@ -212,6 +217,35 @@ export class Scheduling {
     const jobs = this.s.jobs;
     if (!head || jobs.runs(head.job)) return head;
     return this.s.store.headExcept(entry.partition, entry.key, jobs.heldList) ?? null;
+  }
+
+  /** The URL the page task goes to: `head`, or when the host has URLs of several jobs, the next turn's. */
+  private turnHead(entry: HostEntry, head: QueuedUrl): QueuedUrl | null {
+    if (!entry.jobTurns || entry.jobTurns.size <= 1) return head;
+    const turn = this.weightedHead(entry, head);
+    return turn === undefined ? head : turn;
+  }
+
+  /**
+   * The next URL of the job whose turn it is at this host (job-turns.ts), among the jobs that run; null when
+   * none of them may run now; undefined once the host is down to one job (turns let go: its head is next).
+   */
+  private weightedHead(entry: HostEntry, head: QueuedUrl): QueuedUrl | null | undefined {
+    const turns = entry.jobTurns!;
+    const jobs = this.s.jobs;
+    for (;;) {
+      const candidates = [...turns.keys()].filter((j) => jobs.runs(j));
+      if (candidates.length === 0) return null;
+      const job = nextTurn(turns, candidates, (j) => jobs.weightOf(j));
+      const item = (head.job ?? 0) === job ? head : this.s.store.headOfJob(entry.partition, entry.key, job);
+      if (item) return item;
+      // Nothing of that job left here: it leaves the turns.
+      turns.delete(job);
+      if (turns.size <= 1) {
+        entry.jobTurns = undefined;
+        return undefined;
+      }
+    }
   }
 
   /** A host whose queued URLs are all of held jobs: asked again after HELD_RECHECK_MS (a resume is heard by then). */

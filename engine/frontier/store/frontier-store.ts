@@ -212,6 +212,11 @@ export class FrontierStore {
     return this.queue.headExcept(partition, host, heldJobs);
   }
 
+  /** The host's first queued URL of `job`. */
+  headOfJob(partition: number, host: string, job: number): QueuedUrl | undefined {
+    return this.queue.headOfJob(partition, host, job);
+  }
+
   /** Up to `limit` queued URLs of `job` (not `default`). */
   jobQueued(job: number, limit: number): Array<QueuePlace & { url: string }> {
     return this.queue.jobRows(job, limit);

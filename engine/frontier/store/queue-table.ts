@@ -67,6 +67,9 @@ function prepare(db: Database) {
       `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? AND job NOT IN (SELECT value FROM json_each(?))
        ORDER BY priority, seq LIMIT 1`,
     ),
+    headOfJob: db.query<QueuedUrl, [partition: number, host: string, job: number]>(
+      `SELECT ${QUEUE_COLUMNS} FROM queue WHERE partition = ? AND host = ? AND job = ? ORDER BY priority, seq LIMIT 1`,
+    ),
     jobRows: db.query<QueuePlace & { url: string }, [job: number, limit: number]>(
       `SELECT partition, host, priority, seq, ${WHOLE_URL} FROM queue INDEXED BY queue_job WHERE job = ? AND job != 0 LIMIT ?`,
     ),
@@ -145,6 +148,11 @@ export class QueueTable {
   /** The host's first URL of a job not in `heldJobs` (a JSON array of job numbers). */
   headExcept(partition: number, host: string, heldJobs: string): QueuedUrl | undefined {
     return this.s.headExcept.get(partition, host, heldJobs) ?? undefined;
+  }
+
+  /** The host's first queued URL of `job` (walks the host's queue in order past other jobs' rows). */
+  headOfJob(partition: number, host: string, job: number): QueuedUrl | undefined {
+    return this.s.headOfJob.get(partition, host, job) ?? undefined;
   }
 
   /** Up to `limit` queued URLs of `job` (not `default`), from the index of job rows. */
