@@ -9,3 +9,4 @@ export { MemoryContentIndex } from "./memory-content-index.ts";
 export { MemoryFetchClaims } from "./memory-fetch-claims.ts";
 export { LocalBloomSeenSet } from "./local-bloom-seen-set.ts";
 export { MemoryPartitionReplica } from "./memory-partition-replica.ts";
+export { MemoryPageFeed, type MemoryPageFeedOptions } from "./memory-page-feed.ts";

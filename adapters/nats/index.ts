@@ -8,3 +8,4 @@ export { NatsKvClusterState, type NatsKvClusterStateOptions } from "./kv-cluster
 export { JetStreamBus, type JetStreamBusOptions } from "./jetstream-bus.ts";
 export { ConfigDriftError } from "./errors.ts";
 export { JetStreamPartitionReplica, type JetStreamPartitionReplicaOptions } from "./jetstream-partition-replica.ts";
+export { JetStreamPageFeed, type JetStreamPageFeedOptions } from "./jetstream-page-feed.ts";
