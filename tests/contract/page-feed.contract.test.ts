@@ -65,7 +65,7 @@ let nc: NatsConnection;
 let n = 0;
 beforeAll(async () => {
   nats = await startNats();
-  nc = await connectNats(nats.url);
+  nc = await connectNats(nats.url, "page-feed-contract");
 });
 afterAll(async () => {
   await nc.close();
