@@ -30,6 +30,7 @@
  *   GET  /v1/jobs/:id             one job: settings, state, reason, pages, queued, errors, times
  *   POST /v1/jobs/:id/pause|resume|cancel
  *   POST /v1/jobs/:id/seeds       {"urls": [...]} → {accepted, rejected[]}, into that job
+ *   GET  /v1/jobs/:id/pages?after=&limit=   the job's feed records in order → {records, next}
  */
 import { errorFields } from "../kit/log/index.ts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
@@ -91,6 +92,7 @@ const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
   ["/v1/jobs/:id/resume", "POST"],
   ["/v1/jobs/:id/cancel", "POST"],
   ["/v1/jobs/:id/seeds", "POST"],
+  ["/v1/jobs/:id/pages", "GET"],
 ];
 
 export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): Hono {
@@ -142,7 +144,7 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
     return c.json(await services.seeds.add(body.urls));
   });
 
-  app.route("/", jobRoutes(services.jobs, opts.maxSeedsPerRequest));
+  app.route("/", jobRoutes(services.jobs, services.feed, opts.maxSeedsPerRequest));
 
   // GET /v1/dashboard, /v1/hosts/:host and /v1/urls/explain, and the page: the routes crawl --http serves too.
   app.route("/", dashboardRoutes(clusterSource(services), { tokenRequired: true }));

@@ -19,6 +19,7 @@ import {
   integerKind,
   POLICY_FIELDS,
   readConfig,
+  sizeKind,
   stringKind,
   tableRows,
   usageText,
@@ -67,6 +68,10 @@ export interface CoordinatorConfig {
   /** Deadline of calls the coordinator forwards to frontier nodes. */
   frontierCallTimeoutMs: number;
   maxSeedsPerRequest: number;
+  /** How long the feed of fetched pages (stream CRAWL_PAGES) keeps a record. */
+  feedMaxAgeMs: number;
+  /** How many bytes the feed keeps at most; the oldest records go first. */
+  feedMaxBytes: number;
   logFormat: LogFormat | undefined;
 }
 
@@ -190,6 +195,20 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     flag: "--max-seeds-per-request",
     description: "Most URLs one add-seeds call may carry",
     ...integerKind(between(1, 1_000_000)),
+  },
+  feedMaxAgeMs: {
+    default: 7 * 24 * 3_600 * SECOND,
+    env: "CRAWL_FEED_MAX_AGE",
+    flag: "--feed-max-age",
+    description: "How long the feed of fetched pages (JetStream stream CRAWL_PAGES, GET /v1/jobs/{id}/pages) keeps a record",
+    ...durationKind(between(60 * SECOND, 365 * 24 * 3_600 * SECOND)),
+  },
+  feedMaxBytes: {
+    default: 10 * 1024 ** 3,
+    env: "CRAWL_FEED_MAX_BYTES",
+    flag: "--feed-max-bytes",
+    description: "Most bytes the feed of fetched pages keeps; past it the oldest records go first",
+    ...sizeKind(between(1024 ** 2, 1024 ** 5)),
   },
   logFormat: LOG_FORMAT_FIELD,
 };

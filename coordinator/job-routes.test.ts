@@ -247,3 +247,36 @@ describe("jobs in /metrics", () => {
     expect(text.match(/^# TYPE crawler_cluster_job_pages_total counter$/gm)).toHaveLength(1);
   });
 });
+
+describe("jobs' pages", () => {
+  test("jobs - GET /v1/jobs/{id}/pages pages through the job's feed records in order by cursor; bad cursors and limits are 400, an unknown job 404", async () => {
+    await post("/v1/jobs", { id: "news" });
+    const rec = (job: string, i: number) => ({
+      job,
+      url: `http://a.test/${i}`,
+      status: 200,
+      outcome: "fetched" as const,
+      fetchedAt: "2026-12-04T12:00:00.000Z",
+      contentType: null,
+      length: i,
+      digest: null,
+      simhash: null,
+      warc: null,
+      text: null,
+      linksFound: 0,
+      region: "us",
+    });
+    await h.services.feed.publish([0, 1, 2, 3, 4].map((i) => ({ id: `t${i}`, record: rec(i === 2 ? "other" : "news", i) })));
+    const first = await json(get("/v1/jobs/news/pages?limit=3"));
+    expect(first.records.map((r: any) => r.url)).toEqual(["http://a.test/0", "http://a.test/1", "http://a.test/3"]);
+    const second = await json(get(`/v1/jobs/news/pages?after=${first.next}&limit=3`));
+    expect(second.records.map((r: any) => r.url)).toEqual(["http://a.test/4"]);
+    expect(await json(get(`/v1/jobs/news/pages?after=${second.next}`))).toEqual({ records: [], next: second.next });
+    expect((await json(get("/v1/jobs/news/pages"))).records).toEqual([0, 1, 3, 4].map((i) => rec("news", i)));
+    for (const bad of ["after=-1", "after=abc", "after=1e3", "limit=0", "limit=1001", "limit=x"]) {
+      const res = await get(`/v1/jobs/news/pages?${bad}`);
+      expect([bad, res.status, (await json(res)).error.code]).toEqual([bad, 400, "invalid_argument"]);
+    }
+    expect((await get("/v1/jobs/nope/pages")).status).toBe(404);
+  });
+});

@@ -4,11 +4,13 @@
  * (core/jobs/job-request.ts), an unknown job 404, a change an ended job cannot take 409.
  */
 import { Hono } from "hono";
+import { parseCursor, parseLimit } from "../core/feed/index.ts";
 import { jobCreateRequest, jobJson, jobSeedsRequest } from "../core/jobs/index.ts";
+import type { PageFeed } from "../core/ports/index.ts";
 import type { JobService, JobView } from "./jobs.ts";
 import { parseJsonBody } from "./validate.ts";
 
-export function jobRoutes(jobs: JobService, maxSeeds: number): Hono {
+export function jobRoutes(jobs: JobService, feed: PageFeed, maxSeeds: number): Hono {
   const app = new Hono();
   const view = (v: JobView) => jobJson(v.job, v.counts);
 
@@ -22,6 +24,14 @@ export function jobRoutes(jobs: JobService, maxSeeds: number): Hono {
   for (const action of ["pause", "resume", "cancel"] as const) {
     app.post(`/v1/jobs/:id/${action}`, async (c) => c.json(view(await jobs.act(c.req.param("id"), action))));
   }
+  // The job's feed records in order, from the start or after a cursor (core/feed): {records, next}.
+  app.get("/v1/jobs/:id/pages", async (c) => {
+    const id = c.req.param("id");
+    await jobs.show(id);
+    const after = parseCursor(c.req.query("after"));
+    const page = await feed.read(id, after, parseLimit(c.req.query("limit")));
+    return c.json({ records: page.records, next: String(page.next) });
+  });
   app.post("/v1/jobs/:id/seeds", async (c) => {
     const id = c.req.param("id");
     // The job is looked up before the body is read: an unknown job is 404 whatever the body.

@@ -87,6 +87,41 @@ export const JOB_PATHS = {
       responses: jobAnswer("The job, cancelled"),
     },
   },
+  "/v1/jobs/{id}/pages": {
+    get: {
+      summary: "The job's records of the feed of fetched pages, in the order they were published",
+      description:
+        "The same records as the JetStream stream CRAWL_PAGES holds on subject crawl.pages.<id>: one per page result of the job (a response of any status, a network error, a redirect, a duplicate, a refusal). Without `after`, from the oldest record kept; `next` is the cursor to pass as `after` for the following page (the same `next` when nothing newer exists yet). Records are kept by age and size (--feed-max-age, --feed-max-bytes).",
+      parameters: [
+        idParam,
+        {
+          name: "after",
+          in: "query",
+          required: false,
+          description: "A `next` of an earlier answer (digits)",
+          schema: { type: "string", pattern: "^[0-9]{1,16}$" },
+        },
+        {
+          name: "limit",
+          in: "query",
+          required: false,
+          description: "Records at most, 1-1000 (default 100)",
+          schema: { type: "integer", minimum: 1, maximum: 1000 },
+        },
+      ],
+      responses: {
+        "200": ok("A page of records", {
+          type: "object",
+          required: ["records", "next"],
+          properties: { records: { type: "array", items: { $ref: "#/components/schemas/PageRecord" } }, next: str },
+        }),
+        "400": error,
+        "401": unauthorized,
+        "404": error,
+        "503": error,
+      },
+    },
+  },
   "/v1/jobs/{id}/seeds": {
     post: {
       summary: "Add seed URLs to a job that has not ended",
@@ -101,7 +136,31 @@ export const JOB_PATHS = {
   },
 };
 
+const location = {
+  type: ["object", "null"],
+  properties: { file: str, offset: int, length: int },
+  description: "Where the record is stored: file, offset and length in it; null when not known",
+};
+
 export const JOB_SCHEMAS = {
+  PageRecord: {
+    type: "object",
+    properties: {
+      job: str,
+      url: str,
+      status: { ...int, description: "HTTP status; 0 without an answer" },
+      outcome: { enum: ["fetched", "not-modified", "redirect", "duplicate", "http-error", "network-error", "refused"] },
+      fetchedAt: { ...str, format: "date-time" },
+      contentType: { type: ["string", "null"] },
+      length: { ...int, description: "Body bytes after decompression" },
+      digest: { type: ["string", "null"], description: "Exact content fingerprint" },
+      simhash: { type: ["string", "null"] },
+      warc: { ...location, description: "The WARC response record of the page" },
+      text: { ...location, description: "The WET text record of the page" },
+      linksFound: int,
+      region: str,
+    },
+  },
   JobRequest: {
     type: "object",
     required: ["id"],

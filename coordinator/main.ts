@@ -23,7 +23,7 @@ import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
 import { serveHono } from "../adapters/http/index.ts";
-import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
+import { connectNats, JetStreamBus, JetStreamPageFeed, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
@@ -94,6 +94,13 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       },
     );
 
+    // The feed of fetched pages: made when missing, its retention brought in line with this table's.
+    const feed = await startStep("open the page feed (stream CRAWL_PAGES)", "check that JetStream is enabled and has room", () =>
+      JetStreamPageFeed.open(nc, {
+        replicas: config.natsReplicas,
+        retention: { maxAgeMs: config.feedMaxAgeMs, maxBytes: config.feedMaxBytes, duplicateWindowMs: 2 * 60_000 },
+      }),
+    );
     const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
     // While this coordinator's own connection is down it cannot see the nodes' heartbeats, which most likely
     // fail for the same reason: that silence counts against no node (measured: after a 5 s NATS restart the
@@ -173,6 +180,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       dashboard,
       seeds,
       jobs: new JobService({ state, membership, seeds, now }),
+      feed,
       routing,
       rules,
       ready: () => rebalancer.isLeader && rebalancer.hasRing,

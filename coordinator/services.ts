@@ -6,7 +6,7 @@
  * spans two parts (the record and the node itself), so it lives here.
  */
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
-import type { ClusterState } from "../core/ports/index.ts";
+import type { ClusterState, PageFeed } from "../core/ports/index.ts";
 import { NotLeaderError } from "../core/errors/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
 import type { Member, Membership } from "./membership.ts";
@@ -26,6 +26,8 @@ export interface CoordinatorServices {
   seeds: SeedPublisher;
   /** Crawl jobs: the registry in the cluster state and their counters (jobs.ts). */
   jobs: JobService;
+  /** The feed of fetched pages (core/feed), read by `GET /v1/jobs/{id}/pages`. */
+  feed: PageFeed;
   routing: Routing;
   rules: RegionRules;
   /** Readiness: true while this coordinator holds the lease and a ring exists. */

@@ -3,7 +3,7 @@
  * CoordinatorServices over the in-memory cluster state and bus, and a real FrontierService stub server on
  * loopback that answers host questions from a map, so routing is tested over real gRPC.
  */
-import { MemoryBus, MemoryClusterState } from "../adapters/memory/index.ts";
+import { MemoryBus, MemoryClusterState, MemoryPageFeed } from "../adapters/memory/index.ts";
 import { FrontierClient, startGrpcServer, unary, type RunningGrpcServer } from "../adapters/grpc/index.ts";
 import { NotFoundError } from "../core/errors/index.ts";
 import { parseRegionRules, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
@@ -86,6 +86,7 @@ export async function harness(): Promise<Harness> {
     dashboard: new ClusterDashboard({ membership, state, now }),
     seeds,
     jobs: new JobService({ state, membership, seeds, now }),
+    feed: new MemoryPageFeed({ maxAgeMs: 3_600_000, maxRecords: 100_000, now }),
     routing,
     rules,
     ready: () => rebalancer.isLeader && rebalancer.hasRing,

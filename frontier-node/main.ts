@@ -17,7 +17,14 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEFAULT_FETCH_CLAIM_TTL_MS, type ClusterState, type FetchClaims, type SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
-import { connectNats, JetStreamBus, JetStreamPartitionReplica, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
+import {
+  connectNats,
+  JetStreamBus,
+  JetStreamPageFeed,
+  JetStreamPartitionReplica,
+  NatsKvClusterState,
+  watchNatsConnection,
+} from "../adapters/nats/index.ts";
 import { RedisFetchClaims, RedisSeenSet, redisConnectionLog } from "../adapters/redis/index.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
@@ -124,11 +131,16 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
       log.warn("no --redis-url: using a local Bloom filter as the seen-set; run one frontier node per region this way");
     }
 
+    // The feed of fetched pages: opened (made when missing); its retention is the coordinator's to set.
+    const feed = await startStep("open the page feed (stream CRAWL_PAGES)", "check that JetStream is enabled and has room", () =>
+      JetStreamPageFeed.open(nc, { replicas: config.natsReplicas }),
+    );
     const node = await startStep(
       `start the node (gRPC on ${config.grpcListen}${config.httpListen ? `, HTTP on ${config.httpListen}` : ""})`,
       "check that those addresses are free (--grpc-listen, --http-listen) and that NATS answers",
       () =>
         FrontierNode.start({
+          feed,
           nodeId,
           region: config.region,
           partitions,

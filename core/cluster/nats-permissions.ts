@@ -10,7 +10,8 @@
  *                up its region's streams; pulls and acks urls-<p> and results-<p> of its region; writes
  *                node records, the ring (the end of a handoff) and the scope roots (scope.<host>: the hosts
  *                of the seeds it admits); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
- *                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
+ *                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot);
+ *                the feed of fetched pages (crawl.pages.<job>, stream CRAWL_PAGES; the coordinator reads it)
  *   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; sets up its region's
  *                streams; pulls and acks its region's `fetchers`; writes node records; links for a region
  *                that does not answer to crawl.forward.<R>.<to>.<p>, and pulls and acks its region's
@@ -24,6 +25,7 @@
  * lease or rewrite the ring.
  * The subjects are those of names.ts and of what adapters/nats asks JetStream (nats.js v3, nats-server 2.9).
  */
+import { FEED_STREAM } from "../feed/index.ts";
 import { CLUSTER_BUCKET, consumers, keys, objectStores, RING_BUCKET, streams, subjects } from "./names.ts";
 
 export const NATS_ROLES = ["coordinator", "frontier", "fetch"] as const;
@@ -110,6 +112,16 @@ function readWriteStream(s: string): string[] {
 /** Any region's partition subjects: links and seeds go to the owner of their host, wherever it is. */
 const ANY_URLS = "crawl.urls.*.*";
 
+/** The feed of fetched pages (core/feed): frontier nodes publish to it and open it; the coordinator also sets its retention and reads it. */
+const FEED_PUBLISH = ["crawl.pages.*", `$JS.API.STREAM.INFO.${FEED_STREAM}`, `$JS.API.STREAM.CREATE.${FEED_STREAM}`];
+const FEED_MANAGE = [
+  ...FEED_PUBLISH,
+  `$JS.API.STREAM.UPDATE.${FEED_STREAM}`,
+  `$JS.API.STREAM.MSG.GET.${FEED_STREAM}`,
+  `$JS.API.DIRECT.GET.${FEED_STREAM}`,
+  `$JS.API.DIRECT.GET.${FEED_STREAM}.>`,
+];
+
 /**
  * What `role`'s user may do on the NATS servers of `region`, in a cluster of `regions` (the coordinator
  * manages every region's streams from its own region's servers).
@@ -118,7 +130,10 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
   const subscribe = ["_INBOX.>", "$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.>", "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.>"];
   switch (role) {
     case "coordinator":
-      return { publish: [ANY_URLS, `${KV_PREFIX}.>`, RING_KEY, ...USE_BUCKET, ...regions.flatMap(manageStreams)], subscribe };
+      return {
+        publish: [ANY_URLS, `${KV_PREFIX}.>`, RING_KEY, ...USE_BUCKET, ...regions.flatMap(manageStreams), ...FEED_MANAGE],
+        subscribe,
+      };
     case "frontier":
       return {
         publish: [
@@ -134,6 +149,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           `$JS.ACK.${streams.urls(region)}.>`,
           `$JS.ACK.${streams.results(region)}.>`,
           ...partitionState(region),
+          ...FEED_PUBLISH,
         ],
         subscribe,
       };

@@ -16,6 +16,7 @@ import { AddressPolicy } from "../../core/net/index.ts";
 import { WaitingHostHeap } from "../../core/politeness/index.ts";
 import type { Log, SeenSet } from "../../core/ports/index.ts";
 import { ScopeFilter, ScopeRoots } from "../../core/scope/index.ts";
+import type { FetchResult } from "../../core/model/index.ts";
 import { JobGate } from "./job-gate.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { UrlPatternTracker } from "../../core/traps/index.ts";
@@ -65,6 +66,12 @@ export interface FrontierOptions {
    * is the only place they are kept (embedded mode).
    */
   sharedRoots?: { add(hosts: readonly string[]): Promise<void> };
+  /**
+   * The feed of fetched pages (core/feed): given every page or media result of a batch, with its job's id,
+   * before the batch's transaction, and awaited; a rejection fails the batch (its results come again, and
+   * the feed drops what it already has by the task id). Absent: no feed.
+   */
+  feed?: (items: ReadonlyArray<{ result: FetchResult; job: string }>) => Promise<void>;
   /** Where the seen-set's losses and rebuilds are told (seen-recovery.ts); default: not logged. */
   log?: Log;
   /**

@@ -20,12 +20,14 @@ export class JobGate {
   private readonly ended = new Set<number>();
   private readonly scopes = new Map<number, JobScopeRules>();
   private readonly weights = new Map<number, number>();
+  private readonly ids = new Map<number, string>([[0, "default"]]);
 
   constructor(private readonly policy: PolicyConfig) {}
 
   /** Takes a job's record (a write heard); returns whether its URLs may now run when they could not, or the reverse. */
   set(job: Pick<JobRecord, "number" | "state"> & Partial<JobRecord>): boolean {
     this.setScope(job);
+    if (job.id !== undefined) this.ids.set(job.number, job.id);
     if (job.weight !== undefined && job.weight !== 1) this.weights.set(job.number, job.weight);
     else this.weights.delete(job.number);
     const was = !this.held.has(job.number);
@@ -65,6 +67,11 @@ export class JobGate {
   /** Whether `job` has ended: its new URLs (links of its pages still in flight) are not queued. */
   hasEnded(job: number | undefined): boolean {
     return this.ended.size > 0 && this.ended.has(job ?? 0);
+  }
+
+  /** A job's id by its number ("default" for 0); undefined for a number whose record was not heard. */
+  idOf(job: number | undefined): string | undefined {
+    return this.ids.get(job ?? 0);
   }
 
   /** A job's weight in its hosts' turns (job-turns.ts); 1 when its record says none or was not heard. */

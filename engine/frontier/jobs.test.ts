@@ -8,17 +8,18 @@ import { DEFAULT_POLICY } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
 import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
-import { Frontier } from "./frontier.ts";
+import { Frontier, type FrontierOptions } from "./frontier.ts";
 import { exportPartition, importChunk } from "./handoff.ts";
 import { applyChanges } from "./store/changes.ts";
 import { FrontierStore } from "./store/frontier-store.ts";
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 
-function setup(store = FrontierStore.open(":memory:", { journal: true })) {
+function setup(store = FrontierStore.open(":memory:", { journal: true }), feed?: FrontierOptions["feed"]) {
   const clock = { now: T0 };
   let n = 0;
   const frontier = new Frontier({
+    feed,
     store,
     seen: LocalBloomSeenSet.open(undefined, 10_000),
     policy: { ...DEFAULT_POLICY, sitemaps: "off", minGapMs: 0, gapMarginMs: 0 },
@@ -271,5 +272,38 @@ describe("frontier job turns", () => {
     await frontier.addSeeds([4, 5].map((i) => seed(`http://a.test/y-${i}`, 2)));
     const then = (await crawl(frontier, clock)).filter((t) => t.kind === "page").map((t) => t.job);
     expect(then).toEqual([1, 2, 1, 2, 1]);
+  });
+});
+
+describe("frontier feed", () => {
+  test("jobs - each page result goes to the feed with its job's id before it is applied; robots.txt does not; a feed that fails fails the batch, applied later once", async () => {
+    const given: Array<[string, string, string]> = [];
+    let failNext = false;
+    const { frontier, clock, store } = setup(FrontierStore.open(":memory:"), async (items) => {
+      if (failNext) {
+        failNext = false;
+        throw new Error("feed down");
+      }
+      for (const { result, job } of items) given.push([result.taskId, result.url, job]);
+    });
+    frontier.setJob({ id: "news", number: 3, state: "running" });
+    await frontier.addSeeds([seed("http://a.test/", 3), seed("http://a.test/d")]);
+    clock.now += 10_000;
+    const [r] = frontier.nextTasks(10);
+    await frontier.complete(answer(r!, clock.now), []);
+    clock.now += 10_000;
+    const [page] = frontier.nextTasks(10);
+    failNext = true;
+    await expect(frontier.complete(answer(page!, clock.now), [])).rejects.toThrow("feed down");
+    expect(store.jobCounts.sums().get(3)).toBeUndefined();
+    // The same result again (redelivered): given to the feed again (which keeps one by the task id), applied once.
+    await frontier.complete(answer(page!, clock.now), []);
+    await crawl(frontier, clock);
+    expect(given.map(([, url, job]) => [url, job])).toEqual([
+      ["http://a.test/", "news"],
+      ["http://a.test/d", "default"],
+    ]);
+    expect(given[0]![0]).toBe(page!.taskId);
+    expect(store.jobCounts.sums().get(3)).toEqual({ pages: 1, errors: 0 });
   });
 });

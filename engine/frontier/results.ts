@@ -132,6 +132,7 @@ export class Results {
       prepared.push({ result, entry, flight, candidates, redirect, sitemaps, confirmSeen: confirm, adopted: adopted !== undefined });
     }
     await Promise.all(forwards);
+    await this.publish(prepared);
     const lateCandidates = this.screening.pages(late, tally);
     const maybe = await this.admission.checkSeen([...prepared.flatMap((p) => [...p.candidates, ...p.redirect]), ...lateCandidates]);
     this.screening.count(tally);
@@ -168,6 +169,25 @@ export class Results {
       throw error;
     }
     this.hosts.settleFetched(touched);
+  }
+
+  /**
+   * Gives the batch's page and media results to the feed, each with its job's id, before they are applied:
+   * a result applied is in the feed, and one given again (redelivered, or this batch failing) is dropped by
+   * the feed by its task id. A result of a job whose record this frontier has not heard is left out, counted.
+   */
+  private async publish(prepared: readonly PreparedResult[]): Promise<void> {
+    const feed = this.s.opts.feed;
+    if (!feed) return;
+    const items: Array<{ result: FetchResult; job: string }> = [];
+    for (const p of prepared) {
+      const kind = p.flight.task.kind;
+      if (kind !== "page" && kind !== "media") continue;
+      const job = this.s.jobs.idOf(p.flight.item?.job ?? p.flight.task.job);
+      if (job === undefined) this.s.counters.add("feed.unknown-job");
+      else items.push({ result: p.result, job });
+    }
+    if (items.length > 0) await feed(items);
   }
 
   /**

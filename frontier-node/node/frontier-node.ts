@@ -22,6 +22,8 @@
  * the store's journal, the record deleted).
  */
 import { addressOf, groupByOwner } from "../../core/addressing/index.ts";
+import { pageRecordOf } from "../../core/feed/index.ts";
+import type { PageFeed } from "../../core/ports/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
 import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
@@ -47,6 +49,8 @@ import { Pulse } from "./pulse.ts";
 import { DEFAULT_DEATH_TIMEOUT_MS, SelfFence } from "./self-fence.ts";
 
 export interface FrontierNodeOptions {
+  /** The feed of fetched pages (core/feed): each page result is published there before it is applied. */
+  feed?: PageFeed;
   nodeId: string;
   region: string;
   /** The cluster's partition count P (the ring's, when one exists). */
@@ -169,6 +173,10 @@ export class FrontierNode {
       },
       // The seeds' hosts go to the cluster state, which every frontier node watches (run()).
       sharedRoots: { add: (hosts) => state.addScopeRoots(hosts) },
+      // Deduplicated by the task id: a result given again (redelivered, a batch retried) is stored once.
+      feed: opts.feed
+        ? (items) => opts.feed!.publish(items.map(({ result, job }) => ({ id: result.taskId, record: pageRecordOf(result, job, region) })))
+        : undefined,
     });
     this.frontier = frontier;
     const replicator = (this.replicator = opts.replica

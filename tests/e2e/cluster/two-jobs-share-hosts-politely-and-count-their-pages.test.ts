@@ -35,6 +35,27 @@ async function post(c: Coordinator, path: string, body?: unknown): Promise<{ sta
 
 const job = async (c: Coordinator, id: string) => c.adminJson<JobView>(`/v1/jobs/${id}`);
 
+interface FeedRecord {
+  job: string;
+  url: string;
+  region: string;
+  warc: unknown;
+}
+
+/** Every feed record of a job, `limit` a page, following the cursor until a page comes back empty. */
+async function readFeed(c: Coordinator, id: string, limit: number): Promise<FeedRecord[]> {
+  const out: FeedRecord[] = [];
+  let after = "";
+  for (;;) {
+    const page = await c.adminJson<{ records: FeedRecord[]; next: string }>(
+      `/v1/jobs/${id}/pages?limit=${limit}${after ? `&after=${after}` : ""}`,
+    );
+    if (page.records.length === 0) return out;
+    for (const r of page.records) out.push(r);
+    after = page.next;
+  }
+}
+
 describe("cluster: crawl jobs", () => {
   test("two jobs sharing a host: pause, resume and cancel act on one job only, every page is counted once in its job, all polite", async () => {
     const web = await cluster.web({ hosts: 3, pagesPerHost: 25, linksPerPage: 4, pageBytes: 1500 });
@@ -98,6 +119,21 @@ describe("cluster: crawl jobs", () => {
     expect(jobs["beta"]).toMatchObject({ state: "cancelled", reason: "cancelled", queued: 0 });
     await waitUntil(async () => (await job(c, "alpha")).state === "done", { timeoutMs: 10_000, what: "alpha to end", procs: [c.proc] });
     expect(await job(c, "alpha")).toMatchObject({ state: "done", reason: "finished", queued: 0 });
+    // The feed holds one record per page result of each job: paged by cursor, the same records every time.
+    const served = new Set(pages.map((r) => `http://${r.host}${r.path}`));
+    const feedUrls: string[] = [];
+    for (const id of ["alpha", "beta"]) {
+      const all = await readFeed(c, id, 1000);
+      expect(all.length).toBe(jobs[id]!.pages);
+      expect(all.every((r) => r.job === id && r.region === "region-1" && r.warc === null)).toBe(true);
+      const paged = await readFeed(c, id, 7);
+      expect(paged).toEqual(all);
+      for (const r of all) feedUrls.push(r.url);
+    }
+    expect(new Set(feedUrls).size).toBe(feedUrls.length);
+    expect(new Set(feedUrls)).toEqual(served);
+    const bad = await c.admin("/v1/jobs/alpha/pages?after=x");
+    expect(bad.status).toBe(400);
     // One politeness state per host whatever its jobs: judged across both from the web's log.
     expect(web.violations({ minGapMs: MIN_GAP_MS, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
   }, 180_000);

@@ -15,7 +15,8 @@
 #                ring's bucket, every role reads and watches it) and
 #                the scope roots (scope.<host>, the hosts of the seeds it admits);
 #                its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
-#                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot)
+#                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot);
+#                the feed of fetched pages (crawl.pages.<job>, stream CRAWL_PAGES)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
 #                region's `fetchers`; writes node records; links for a region that does not answer to
 #                crawl.forward.<R>.<to>.<p>, and pulls and acks the region's `forwarders` to move them on
@@ -90,11 +91,22 @@ locals {
     "$JS.FC.${s}.>",
   ]]))
 
+  # The feed of fetched pages (stream CRAWL_PAGES): frontier nodes publish to it and open it; the
+  # coordinator also sets its retention and reads it (direct gets).
+  feed_publish = ["crawl.pages.*", "$JS.API.STREAM.INFO.CRAWL_PAGES", "$JS.API.STREAM.CREATE.CRAWL_PAGES"]
+  feed_manage = concat(local.feed_publish, [
+    "$JS.API.STREAM.UPDATE.CRAWL_PAGES",
+    "$JS.API.STREAM.MSG.GET.CRAWL_PAGES",
+    "$JS.API.DIRECT.GET.CRAWL_PAGES",
+    "$JS.API.DIRECT.GET.CRAWL_PAGES.>",
+  ])
+
   nats_publish = { for r in local.region_names : r => {
     coordinator = concat(
       ["crawl.urls.*.*", "${local.kv_prefix}.>", local.ring_key],
       local.js_kv,
       flatten([for rr in local.region_names : local.js_manage[rr]]),
+      local.feed_manage,
     )
     frontier = concat(
       ["crawl.fetch.${r}", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", local.ring_key, "${local.kv_prefix}.scope.>"],
@@ -107,6 +119,7 @@ locals {
         "$JS.ACK.${local.streams_of[r].results}.>",
       ],
       local.js_state[r],
+      local.feed_publish,
     )
     fetch = concat(
       ["crawl.urls.*.*", "crawl.results.${r}.*", "crawl.forward.${r}.*.*", "${local.kv_prefix}.nodes.*"],
