@@ -2,8 +2,8 @@
  * Crawl jobs across a frontier node's crash: two jobs sharing a host crawl at once, one frontier node is
  * killed with SIGKILL mid-crawl and started again with its id and data dir. Judged from the test web's
  * log and the admin API: every page URL the web served is counted once in its job's `pages` (the counts
- * live in the partitions' store rows, committed with the results), both jobs finish, and no host was
- * asked impolitely across the two jobs and the restart.
+ * live in the partitions' store rows, committed with the results) and is one record of its job's feed,
+ * both jobs finish, and no host was asked impolitely across the two jobs and the restart.
  */
 import { describe, expect, test } from "bun:test";
 import { logClock } from "../../testweb/index.ts";
@@ -24,6 +24,17 @@ interface JobView {
 async function createJob(c: Coordinator, body: unknown): Promise<void> {
   const res = await c.admin("/v1/jobs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   expect(res.status).toBe(201);
+}
+
+/** Every feed record of a job, through GET /v1/jobs/{id}/pages, 50 a page. */
+async function readFeed(c: Coordinator, id: string): Promise<Array<{ url: string }>> {
+  const out: Array<{ url: string }> = [];
+  for (let after = "0"; ; ) {
+    const page = await c.adminJson<{ records: Array<{ url: string }>; next: string }>(`/v1/jobs/${id}/pages?limit=50&after=${after}`);
+    if (page.records.length === 0) return out;
+    for (const r of page.records) out.push(r);
+    after = page.next;
+  }
 }
 
 const jobs = async (c: Coordinator) => (await c.adminJson<{ jobs: JobView[] }>("/v1/jobs")).jobs;
@@ -79,6 +90,16 @@ describe("cluster: crawl jobs and a frontier node's crash", () => {
     });
     for (const id of ["left", "right"])
       expect(byId[id] && (await c.adminJson<JobView>(`/v1/jobs/${id}`))).toMatchObject({ reason: "finished", queued: 0 });
+    // The feed: one record per page result of each job, across the kill (a result published before the kill
+    // and given again after it is stored once), read back through the pages route.
+    const urls: string[] = [];
+    for (const id of ["left", "right"]) {
+      const records = await readFeed(c, id);
+      expect(records.length).toBe(byId[id]!.pages);
+      for (const r of records) urls.push(r.url);
+    }
+    expect(new Set(urls).size).toBe(urls.length);
+    expect(new Set(urls)).toEqual(new Set(served.keys()));
     expect(web.violations({ minGapMs: GAP_MS, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
   }, 240_000);
 });
