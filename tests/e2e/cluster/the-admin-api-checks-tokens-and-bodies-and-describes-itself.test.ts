@@ -150,6 +150,14 @@ describe("cluster: the admin API's edges", () => {
         "POST /v1/hosts/{host}/pause",
         "POST /v1/hosts/{host}/resume",
         "GET /v1/urls/explain",
+        "POST /v1/jobs",
+        "GET /v1/jobs",
+        "GET /v1/jobs/{id}",
+        "POST /v1/jobs/{id}/pause",
+        "POST /v1/jobs/{id}/resume",
+        "POST /v1/jobs/{id}/cancel",
+        "POST /v1/jobs/{id}/seeds",
+        "GET /v1/jobs/{id}/pages",
       ].sort(),
     );
     // Every protected operation documents its 401; every operation that takes input documents its 400.
