@@ -64,7 +64,7 @@ export function pageRecordOf(result: FetchResult, job: string, region: string): 
     status: result.status,
     outcome: pageOutcome(result),
     fetchedAt: new Date(Math.max(result.endedAt, result.startedAt)).toISOString(),
-    contentType: null,
+    contentType: result.contentType ?? null,
     length: result.bytes,
     digest: result.fingerprint ?? null,
     simhash: result.simhash ?? null,

@@ -128,6 +128,8 @@ interface FetchResultFields {
   pausedMs?: number;
   /** The crawl job of the task's URL (its number, core/jobs), as the task said; absent: job `default` (0). */
   job?: number;
+  /** The response's media type (`text/html`), without parameters; absent without an answer or the header. */
+  contentType?: string;
   /**
    * The fetching side's clock when it handed the result over (to another thread or to the bus); the
    * receiver shifts startedAt and endedAt by its receipt time minus this, then drops it.

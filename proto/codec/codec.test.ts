@@ -62,6 +62,7 @@ const pageResult: FetchResult = {
   bytes: 25_000,
   truncated: true,
   job: 12,
+  contentType: "text/html",
 };
 
 test("codec - a fetch task survives the round trip, with every optional field set or absent", () => {

@@ -84,6 +84,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     mediaFound: toUint32("mediaFound", result.mediaFound ?? 0),
     pausedUs: toUint64("pausedMs", Math.round((result.pausedMs ?? 0) * 1000)),
     job: toUint32("job", result.job ?? 0),
+    contentType: result.contentType ?? "",
   };
 }
 
@@ -101,6 +102,7 @@ const optionalStrings = [
   "redirectTo",
   "duplicateOf",
   "nearDuplicateOf",
+  "contentType",
 ] as const;
 
 export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {

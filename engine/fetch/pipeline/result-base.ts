@@ -40,5 +40,12 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
     // A date is read here, on the wall clock at arrival; what travels is a delay (see retryAfterAsDelay).
     retryAfter: retryAfterAsDelay(outcome.headers["retry-after"], Date.now()),
     truncated: outcome.truncated || undefined,
+    contentType: contentTypeOf(outcome.headers["content-type"]),
   };
+}
+
+/** The media type of a Content-Type header, lower-cased, parameters dropped (at most 100 characters); undefined when absent. */
+function contentTypeOf(header: string | undefined): string | undefined {
+  const type = header?.split(";")[0]?.trim().toLowerCase();
+  return type ? type.slice(0, 100) : undefined;
 }

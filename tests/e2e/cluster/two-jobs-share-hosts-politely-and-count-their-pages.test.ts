@@ -38,6 +38,8 @@ const job = async (c: Coordinator, id: string) => c.adminJson<JobView>(`/v1/jobs
 interface FeedRecord {
   job: string;
   url: string;
+  outcome: string;
+  contentType: string | null;
   region: string;
   warc: unknown;
 }
@@ -126,6 +128,9 @@ describe("cluster: crawl jobs", () => {
       const all = await readFeed(c, id, 1000);
       expect(all.length).toBe(jobs[id]!.pages);
       expect(all.every((r) => r.job === id && r.region === "region-1" && r.warc === null)).toBe(true);
+      // The test web's pages are HTML: a fetched one says so.
+      expect(all.filter((r) => r.outcome === "fetched").every((r) => r.contentType === "text/html")).toBe(true);
+      expect(all.some((r) => r.outcome === "fetched")).toBe(true);
       const paged = await readFeed(c, id, 7);
       expect(paged).toEqual(all);
       for (const r of all) feedUrls.push(r.url);

@@ -353,6 +353,8 @@ export interface FetchResult {
    * The crawl job of the task's URL (its number, core/jobs), as the task said; 0: the job default.
    */
   job: number;
+  /** The response's media type (text/html), without parameters; empty without one. */
+  contentType: string;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -1061,6 +1063,7 @@ function createBaseFetchResult(): FetchResult {
     mediaFound: 0,
     pausedUs: 0n,
     job: 0,
+    contentType: "",
   };
 }
 
@@ -1185,6 +1188,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.job !== 0) {
       writer.uint32(280).uint32(message.job);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(290).string(message.contentType);
     }
     return writer;
   },
@@ -1466,6 +1472,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.job = reader.uint32();
             continue;
           }
+          case 36: {
+            if (tag !== 290) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1581,6 +1595,11 @@ export const FetchResult: MessageFns<FetchResult> = {
         ? BigInt(object.paused_us)
         : 0n,
       job: isSet(object.job) ? globalThis.Number(object.job) : 0,
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
     };
   },
 
@@ -1685,6 +1704,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.job !== 0) {
       obj.job = Math.round(message.job);
     }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
     return obj;
   },
 
@@ -1732,6 +1754,7 @@ export const FetchResult: MessageFns<FetchResult> = {
     message.mediaFound = object.mediaFound ?? 0;
     message.pausedUs = (object.pausedUs !== undefined && object.pausedUs !== null) ? BigInt(object.pausedUs) : 0n;
     message.job = object.job ?? 0;
+    message.contentType = object.contentType ?? "";
     return message;
   },
 };
