@@ -25,33 +25,46 @@ export class JobControl {
     return job.state === "cancelled" && job.number !== 0 ? this.dropQueued(job.number) : 0;
   }
 
-  /** Drops every queued URL of `job` but those in flight; returns how many. */
+  /**
+   * Drops the queued URLs of `job` but those in flight, DROP_BATCH a transaction: the first batch now (its
+   * count is returned), the rest one batch a turn of the event loop, so a job with millions of URLs never
+   * holds the loop (dispatching and results go on between batches; its URLs are held meanwhile).
+   */
   dropQueued(job: number): number {
+    const dropped = this.dropBatch(job);
+    if (dropped === DROP_BATCH) {
+      const next = () => {
+        if (this.s.jobs.hasEnded(job) && this.dropBatch(job) === DROP_BATCH) setTimeout(next, 0);
+      };
+      setTimeout(next, 0);
+    }
+    return dropped;
+  }
+
+  /** One batch of dropQueued; returns how many were dropped (DROP_BATCH: perhaps more are left). */
+  private dropBatch(job: number): number {
     const store = this.s.store;
-    let dropped = 0;
-    for (;;) {
-      const rows = store.jobQueued(job, DROP_BATCH);
-      const drop = rows.filter((r) => {
+    const rows = store.jobQueued(job, DROP_BATCH + 1);
+    const drop = rows
+      .filter((r) => {
         const flight = this.s.hosts.get(r.host)?.inFlight?.item;
         return !(flight && flight.partition === r.partition && flight.priority === r.priority && flight.seq === r.seq);
-      });
-      if (drop.length === 0) return dropped;
-      store.tx(() => {
-        for (const d of drop) {
-          store.dequeue(d);
-          store.setUrlState({ ...d, depth: 0 }, "dropped", "job cancelled");
-          const entry = this.s.hosts.get(d.host);
-          if (entry) this.hosts.dequeued(entry, d);
-          else {
-            this.s.totalQueued--;
-            this.s.patterns.remove(d.host, d.url);
-          }
+      })
+      .slice(0, DROP_BATCH);
+    if (drop.length === 0) return 0;
+    store.tx(() => {
+      for (const d of drop) {
+        store.dequeue(d);
+        store.setUrlState({ ...d, depth: 0 }, "dropped", "job cancelled");
+        const entry = this.s.hosts.get(d.host);
+        if (entry) this.hosts.dequeued(entry, d);
+        else {
+          this.s.totalQueued--;
+          this.s.patterns.remove(d.host, d.url);
         }
-      });
-      this.s.counters.add("frontier.dropped-job-cancelled", drop.length);
-      dropped += drop.length;
-      // Only rows in flight are left: they leave with their results.
-      if (drop.length < rows.length && rows.length < DROP_BATCH) return dropped;
-    }
+      }
+    });
+    this.s.counters.add("frontier.dropped-job-cancelled", drop.length);
+    return drop.length;
   }
 }

@@ -307,3 +307,20 @@ describe("frontier feed", () => {
     expect(store.jobCounts.sums().get(3)).toEqual({ pages: 1, errors: 0 });
   });
 });
+
+describe("frontier job cancel at size", () => {
+  test("jobs - a cancelled job's 12,000 queued URLs go a batch of 5,000 a turn of the event loop; the other job's stay", async () => {
+    const { frontier } = setup();
+    const urls: DiscoveredUrl[] = [];
+    for (let i = 0; i < 12_000; i++) urls.push(seed(`http://h${i % 300}.test/p${i}`, 6));
+    for (let i = 0; i < 50; i++) urls.push(seed(`http://h${i}.test/keep${i}`, 7));
+    await frontier.addSeeds(urls);
+    expect(frontier.queued).toBe(12_050);
+    expect(frontier.setJob({ number: 6, state: "cancelled" })).toBe(5_000);
+    expect(frontier.queued).toBe(7_050);
+    for (let i = 0; i < 50 && frontier.queued > 50; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(frontier.queued).toBe(50);
+    expect(frontier.jobReport(true)["6"]).toBeUndefined();
+    expect(frontier.jobReport(true)["7"]).toEqual({ pages: 0, errors: 0, queued: 50 });
+  });
+});
