@@ -156,6 +156,8 @@ interface FetchResultFields {
   truncated?: boolean;
   /** For a sitemap task that got a 2xx: what the sitemap held (its entries travel as links). */
   sitemap?: SitemapSummary;
+  /** The response's Content-Type header (at most 200 characters); absent without a response or header. */
+  contentType?: string;
   /** Where the response (or revisit) record was stored; absent when nothing was. */
   warc?: RecordLocation;
   /** Where the WET conversion record with the page's extracted text was stored; absent when none was. */

@@ -311,11 +311,13 @@ test("codec - where a result's WARC and WET records lie survives the round trip;
     ...pageResult,
     warc: { file: "crawl-20260101000000-00001.warc.gz", offset: 5_000_000_123, length: 4_211 },
     text: { file: "s3://bucket/warc/crawl-20260101000000-00001.warc.wet.gz", offset: 0, length: 812 },
+    contentType: "text/html; charset=utf-8",
   };
   expect(decodeFetchResult(encodeFetchResult(stored))).toStrictEqual(stored);
   const decoded = decodeFetchResult(encodeFetchResult(pageResult));
   expect(decoded.warc).toBeUndefined();
   expect(decoded.text).toBeUndefined();
+  expect(decoded.contentType).toBeUndefined();
   const empty = pb.FetchResult.encode({ ...fetchResultToProto(pageResult), warc: { file: "", offset: 0n, length: 0n } }).finish();
   expect(() => decodeFetchResult(empty)).toThrow(CodecError);
   expect(() => encodeFetchResult({ ...pageResult, warc: { file: "x", offset: -1, length: 3 } })).toThrow(CodecError);

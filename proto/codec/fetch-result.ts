@@ -90,6 +90,7 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     sitemap: result.sitemap ? sitemapSummaryToProto(result.sitemap) : undefined,
     mediaFound: toUint32("mediaFound", result.mediaFound ?? 0),
     pausedUs: toUint64("pausedMs", Math.round((result.pausedMs ?? 0) * 1000)),
+    contentType: result.contentType ?? "",
     warc: result.warc ? locationToProto("warc", result.warc) : undefined,
     text: result.text ? locationToProto("text", result.text) : undefined,
   };
@@ -109,6 +110,7 @@ const optionalStrings = [
   "redirectTo",
   "duplicateOf",
   "nearDuplicateOf",
+  "contentType",
 ] as const;
 
 export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {

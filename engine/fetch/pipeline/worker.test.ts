@@ -209,6 +209,7 @@ describe("fetch worker: where records lie, and a page's text", () => {
     expect(store.kept[0]?.text).toBeUndefined();
     expect(pdf.result.warc).toEqual({ file: "kept", offset: 0, length: 1 });
     expect(pdf.result.text).toBeUndefined();
+    expect(pdf.result.contentType).toBe("application/pdf");
     const noindex = await worker.run(task("http://a.test/n"));
     expect(store.kept).toHaveLength(1);
     expect(noindex.result.warc).toBeUndefined();

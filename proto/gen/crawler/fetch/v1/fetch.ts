@@ -357,7 +357,15 @@ export interface FetchResult {
    * Where the WET conversion record holding the page's extracted text was stored; unset when none (not an
    * HTML page, no text, or --text off).
    */
-  text?: RecordLocation | undefined;
+  text?:
+    | RecordLocation
+    | undefined;
+  /**
+   * The response's Content-Type header as sent (at most 200 characters), for the URL's captures and the
+   * page feed; empty when there was no response or no header. Numbered apart from the fields crawl jobs add
+   * (35 and up), so the two can land in either order.
+   */
+  contentType: string;
 }
 
 /**
@@ -1060,6 +1068,7 @@ function createBaseFetchResult(): FetchResult {
     pausedUs: 0n,
     warc: undefined,
     text: undefined,
+    contentType: "",
   };
 }
 
@@ -1187,6 +1196,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     }
     if (message.text !== undefined) {
       RecordLocation.encode(message.text, writer.uint32(274).fork()).join();
+    }
+    if (message.contentType !== "") {
+      writer.uint32(394).string(message.contentType);
     }
     return writer;
   },
@@ -1476,6 +1488,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.text = RecordLocation.decode(reader, reader.uint32());
             continue;
           }
+          case 49: {
+            if (tag !== 394) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1592,6 +1612,11 @@ export const FetchResult: MessageFns<FetchResult> = {
         : 0n,
       warc: isSet(object.warc) ? RecordLocation.fromJSON(object.warc) : undefined,
       text: isSet(object.text) ? RecordLocation.fromJSON(object.text) : undefined,
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
     };
   },
 
@@ -1699,6 +1724,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.text !== undefined) {
       obj.text = RecordLocation.toJSON(message.text);
     }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
     return obj;
   },
 
@@ -1751,6 +1779,7 @@ export const FetchResult: MessageFns<FetchResult> = {
     message.text = (object.text !== undefined && object.text !== null)
       ? RecordLocation.fromPartial(object.text)
       : undefined;
+    message.contentType = object.contentType ?? "";
     return message;
   },
 };
