@@ -102,7 +102,8 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     ...stringKind("file"),
   },
   limit: {
-    default: 0,
+    // The largest limit a lookup takes (core/captures MAX_CAPTURES_LIMIT): more than a URL ever keeps.
+    default: 1000,
     defaultText: "every capture kept",
     env: "",
     flag: "--limit",
@@ -123,7 +124,7 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
   if (coordinators.length === 0) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
   const flags = new Map<string, string>();
   if (values.file) flags.set("--file", values.file);
-  if (values.limit) flags.set("--limit", String(values.limit));
+  if (own.valued?.includes("--limit")) flags.set("--limit", String(values.limit));
   let tlsCa: string | undefined;
   if (values.tlsCaFile) {
     try {
