@@ -22,16 +22,16 @@ export function recordAt(path: string, at: CaptureLocation): ParsedRecord {
   return parseWarcRecord(member.data);
 }
 
-/** Problems with one capture of `url` (empty when its location holds that URL's response or revisit record). */
-export function captureProblems(path: string, url: string, at: CaptureLocation): string[] {
+/** What is wrong with one capture of `url`, in words; undefined when its location holds that URL's response or revisit record. */
+export function captureProblem(path: string, url: string, at: CaptureLocation): string | undefined {
   try {
     const r = recordAt(path, at);
     const type = r.get("WARC-Type");
-    if (type !== "response" && type !== "revisit") return [`${url}: ${at.file}@${at.offset} is a ${type} record`];
-    if (r.get("WARC-Target-URI") !== url) return [`${url}: ${at.file}@${at.offset} is the record of ${r.get("WARC-Target-URI")}`];
-    return [];
+    if (type !== "response" && type !== "revisit") return `${url}: ${at.file}@${at.offset} is a ${type} record`;
+    if (r.get("WARC-Target-URI") !== url) return `${url}: ${at.file}@${at.offset} is the record of ${r.get("WARC-Target-URI")}`;
+    return undefined;
   } catch (error) {
-    return [`${url}: ${(error as Error).message}`];
+    return `${url}: ${(error as Error).message}`;
   }
 }
 

@@ -11,7 +11,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { normalizeUrl } from "../../../core/url/index.ts";
-import { captureProblems, checkWetFiles } from "../../support/stored-captures.ts";
+import { captureProblem, checkWetFiles } from "../../support/stored-captures.ts";
 import { fetchCounts, pageRequests, repeated, urlOf, useCluster, waitForIdle, waitForPages, waitUntil } from "./harness.ts";
 
 const cluster = useCluster();
@@ -86,7 +86,8 @@ describe("cluster: captures and text", () => {
       const n = normalizeUrl(url);
       for (const capture of found) {
         if (capture.job !== "default") problems.push(`${url}: job ${capture.job}`);
-        problems.push(...captureProblems(warcPath(c.dir, capture.warc.file), n.ok ? n.url : url, capture.warc));
+        const problem = captureProblem(warcPath(c.dir, capture.warc.file), n.ok ? n.url : url, capture.warc);
+        if (problem) problems.push(problem);
       }
       if (found.length === 2 && found[0]!.timestamp < found[1]!.timestamp) problems.push(`${url}: captures not newest first`);
     }
