@@ -53,6 +53,13 @@ test("captures - newest first, the last 8 kept, each about 150 bytes with a bare
   expect(encoded!.length).toBeLessThanOrEqual(8 * 160);
 });
 
+test("captures - what a capture keeps is bounded, whatever a result carries", () => {
+  const huge = captureOf(result(1, { contentType: "x".repeat(100_000), fingerprint: "f".repeat(100_000) }))!;
+  expect(huge.contentType).toHaveLength(200);
+  expect(huge.digest).toHaveLength(64);
+  expect(captureOf(result(1, { warc: { file: "y".repeat(2_000), offset: 0, length: 1 } }))).toBeUndefined();
+});
+
 test("captures - a damaged value reads as no captures, never as an error", () => {
   expect(decodeCaptures("{not json")).toEqual([]);
   expect(decodeCaptures('[[1,2,"x"]]')).toEqual([]);

@@ -40,14 +40,23 @@ type Encoded = [
   length: number,
 ];
 
-/** The capture a result stored, or undefined when it stored no record. */
+/**
+ * Bounds on what a capture keeps, so a result from a faulty or foreign sender cannot grow a URL's row: the
+ * fetch path sends at most 200 characters of Content-Type and a 32-digit fingerprint, and names files of a
+ * few dozen characters (a few more with an object URL).
+ */
+const MAX_CONTENT_TYPE = 200;
+const MAX_DIGEST = 64;
+const MAX_FILE = 1024;
+
+/** The capture a result stored, or undefined when it stored no record (or names no file a fetch path would). */
 export function captureOf(result: FetchResult, job = DEFAULT_JOB): Capture | undefined {
-  if (!result.warc) return undefined;
+  if (!result.warc || result.warc.file.length > MAX_FILE) return undefined;
   return {
     fetchedAt: Math.round(result.endedAt),
     status: result.status,
-    contentType: result.contentType ?? "",
-    digest: result.fingerprint ?? "",
+    contentType: (result.contentType ?? "").slice(0, MAX_CONTENT_TYPE),
+    digest: (result.fingerprint ?? "").slice(0, MAX_DIGEST),
     job,
     warc: { file: result.warc.file, offset: result.warc.offset, length: result.warc.length },
   };
