@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipMemberAt, gzipMembers, parseWarcRecord } from "../../../tests/support/warc-bytes.ts";
@@ -136,4 +136,15 @@ test("wet - the WET file rolls and moves with its WARC file, and uploading names
   expect(second.warc.file).toBe(`s3://bucket/crawl/${warcs[1]}`);
   // CDXJ keeps the bare file name, as replay tools expect.
   expect(first.filename).toBe(warcs[0]!);
+});
+
+test("wet - a WET file that cannot be created takes its new WARC file with it: the next name is used, no WARC is left without its WET", async () => {
+  const w = await WarcWriter.open({ dir, prefix: "t", wet: true, clock: () => Date.UTC(2026, 0, 2, 3, 4, 5) });
+  // A leftover WET file holds the name the first WARC file would get.
+  await writeFile(join(dir, "t-20260102030405-00001.warc.wet.gz"), "leftover");
+  const placed = await w.write(page("https://a.test/one", { text: "one" }));
+  await w.close();
+  expect(placed.filename).toBe("t-20260102030405-00002.warc.gz");
+  expect(placed.text?.file).toBe("t-20260102030405-00002.warc.wet.gz");
+  expect((await readdir(dir)).filter((n) => n.endsWith(".warc.gz")).sort()).toEqual(["t-20260102030405-00002.warc.gz"]);
 });

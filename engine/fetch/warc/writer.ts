@@ -28,7 +28,7 @@
  * touched again. What a crash leaves in `dir` is the spool's to repair and move on the next start.
  */
 
-import { mkdir, rename } from "node:fs/promises";
+import { mkdir, rename, unlink } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { CdxjLog, cdxjLine } from "./cdxj.ts";
@@ -261,13 +261,31 @@ export class WarcWriter {
         const file = await WarcFile.create(this.dir, name, this.software, now);
         if (this.finishedDir) this.fileIndex = await CdxjLog.open(join(this.dir, indexFileOf(name)));
         // The WET file's name follows its WARC file's, which 'wx' has just made unique.
-        if (this.wet) this.wetFile = await WarcFile.create(this.dir, wetFileOf(name), this.software, now);
+        if (this.wet) this.wetFile = await this.startWetFile(file, now);
         this.fileStartedAt = now;
         this.startAgeTimer(file);
         return file;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
       }
+    }
+  }
+
+  /**
+   * Creates the WET file of a WARC file just started. If it cannot be (a full disk, a leftover of that name),
+   * the WARC file, which holds only its warcinfo record, goes too, so no WARC file is ever without its WET
+   * file and no descriptor is left open; the error is the caller's (EEXIST: try the next name).
+   */
+  private async startWetFile(file: WarcFile, now: number): Promise<WarcFile> {
+    try {
+      return await WarcFile.create(this.dir, wetFileOf(file.name), this.software, now);
+    } catch (err) {
+      await file.close().catch(() => {});
+      await unlink(join(this.dir, file.name)).catch(() => {});
+      await this.fileIndex?.close().catch(() => {});
+      if (this.fileIndex) await unlink(join(this.dir, indexFileOf(file.name))).catch(() => {});
+      this.fileIndex = undefined;
+      throw err;
     }
   }
 
