@@ -25,11 +25,13 @@
  *   POST /v1/hosts/:host/pause    pause the host
  *   POST /v1/hosts/:host/resume   resume the host
  *   GET  /v1/urls/explain?url=    explain a URL
+ *   GET  /v1/captures?url=        where a URL's last captures are stored (the frontier node holding its host answers)
  */
 import { errorFields } from "../kit/log/index.ts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import {
   apiError,
+  capturesRoutes,
   dashboardRoutes,
   healthApp,
   isDashboardAsset,
@@ -39,7 +41,7 @@ import {
 } from "../adapters/http/index.ts";
 import type { TokenSet } from "../core/auth/index.ts";
 import { UnavailableError } from "../core/errors/index.ts";
-import { jsonOf } from "../proto/codec/index.ts";
+import { captureFromProto, jsonOf } from "../proto/codec/index.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
@@ -76,6 +78,7 @@ const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
   ["/v1/hosts/:host/pause", "POST"],
   ["/v1/hosts/:host/resume", "POST"],
   ["/v1/urls/explain", "GET"],
+  ["/v1/captures", "GET"],
 ];
 
 export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): Hono {
@@ -126,6 +129,10 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
 
   // GET /v1/dashboard, /v1/hosts/:host and /v1/urls/explain, and the page: the routes crawl --http serves too.
   app.route("/", dashboardRoutes(clusterSource(services), { tokenRequired: true }));
+  app.route(
+    "/",
+    capturesRoutes(async (url, limit) => (await services.routing.listCaptures(url, limit)).captures.map(captureFromProto)),
+  );
   app.post("/v1/hosts/:host/pause", async (c) => c.json({ host: jsonOf(await services.routing.setHostPaused(c.req.param("host"), true)) }));
   app.post("/v1/hosts/:host/resume", async (c) =>
     c.json({ host: jsonOf(await services.routing.setHostPaused(c.req.param("host"), false)) }),

@@ -3,10 +3,19 @@
  * coordinator is (`--coordinator ADDR[,ADDR...]` or CRAWLCTL_COORDINATOR: a leader and its standbys, in any
  * order; the one holding the lease answers), its token (`--token` or CRAWLCTL_TOKEN), the CA of its
  * certificate when its gRPC is TLS (`--tls-ca-file` or CRAWLCTL_TLS_CA_FILE),
- * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` where a command takes one
- * (seed add). The other arguments (hosts, URLs, node ids) come back in `rest`.
+ * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` and `--limit` where a
+ * command takes them (seed add; url captures). The other arguments (hosts, URLs, node ids) come back in `rest`.
  */
-import { decimalKind, readConfig, stringKind, switchKind, tableRows, type Env, type FieldSpecs } from "../../core/config/index.ts";
+import {
+  decimalKind,
+  integerKind,
+  readConfig,
+  stringKind,
+  switchKind,
+  tableRows,
+  type Env,
+  type FieldSpecs,
+} from "../../core/config/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
 import { readPemFile } from "../../kit/tls/index.ts";
 import { UsageError } from "../io.ts";
@@ -19,6 +28,7 @@ export interface ClusterFlags {
   watch: boolean;
   intervalSeconds: number;
   file: string;
+  limit: number;
 }
 
 export interface ClusterOptions {
@@ -91,13 +101,22 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     description: "A file of seed URLs, one per line (seed add)",
     ...stringKind("file"),
   },
+  limit: {
+    // The largest limit a lookup takes (core/captures MAX_CAPTURES_LIMIT): more than a URL ever keeps.
+    default: 1000,
+    defaultText: "every capture kept",
+    env: "",
+    flag: "--limit",
+    description: "At most this many, newest first (url captures)",
+    ...integerKind({ min: 1, max: 1000 }),
+  },
 };
 
 export const CLUSTER_FIELDS = tableRows(SPECS);
 
 /** Reads a cluster command's arguments; `own.valued` names the command's own flags of the table (`--file`). */
 export function parseClusterOptions(argv: readonly string[], env: Env, own: { valued?: string[] } = {}): ClusterOptions {
-  const rows = CLUSTER_FIELDS.filter((row) => row.field !== "file" || own.valued?.includes(row.flag));
+  const rows = CLUSTER_FIELDS.filter((row) => (row.field !== "file" && row.field !== "limit") || own.valued?.includes(row.flag));
   const read = readConfig(argv, env, rows, { positionals: true, unknown: (_arg, name) => `unknown option ${name}` });
   if (read.problems.length > 0) throw new UsageError(read.problems.join("; "), read.problems);
   const { values } = read;
@@ -105,6 +124,7 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
   if (coordinators.length === 0) throw new UsageError("no coordinator address: give --coordinator HOST:PORT or set CRAWLCTL_COORDINATOR");
   const flags = new Map<string, string>();
   if (values.file) flags.set("--file", values.file);
+  if (own.valued?.includes("--limit")) flags.set("--limit", String(values.limit));
   let tlsCa: string | undefined;
   if (values.tlsCaFile) {
     try {

@@ -156,6 +156,23 @@ interface FetchResultFields {
   truncated?: boolean;
   /** For a sitemap task that got a 2xx: what the sitemap held (its entries travel as links). */
   sitemap?: SitemapSummary;
+  /** The response's Content-Type header (at most 200 characters); absent without a response or header. */
+  contentType?: string;
+  /** Where the response (or revisit) record was stored; absent when nothing was. */
+  warc?: RecordLocation;
+  /** Where the WET conversion record with the page's extracted text was stored; absent when none was. */
+  text?: RecordLocation;
+}
+
+/**
+ * One record in a WARC or WET file, enough to read it back with one ranged read: the file as written (a bare
+ * name on the fetching process's disk) or, when files are uploaded, its object URL (`s3://bucket/key`),
+ * the byte offset of the record's gzip member, and that member's length.
+ */
+export interface RecordLocation {
+  file: string;
+  offset: number;
+  length: number;
 }
 
 /** A response arrived (any status). */

@@ -25,6 +25,7 @@
  * `frontier.queue-wait-seconds` and `politeness.gap-wait-seconds` by scheduling.ts, `fetch.duration-seconds`
  * and `fetch.page-bytes` by result-effects.ts; each module's header says what is observed.
  */
+import type { Capture } from "../../core/captures/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import type { Counters, Histograms } from "../../core/stats/index.ts";
@@ -237,6 +238,11 @@ export class Frontier {
   /** Why a normalized URL is where it is: stored state, robots verdict, trap limits (inspection.ts). */
   explainUrl(url: string, host: string): UrlView {
     return this.reports.explainUrl(url, host);
+  }
+
+  /** Where a normalized URL's last captures are stored, newest first; [] when it has none (core/captures). */
+  urlCaptures(url: string, host: string): Capture[] {
+    return this.reports.urlCaptures(url, host);
   }
 
   /** The host board and politeness figures of the active hosts (host-board.ts), at most a second old. */

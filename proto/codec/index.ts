@@ -15,4 +15,5 @@ export {
 export { decodeFetchResult, encodeFetchResult, fetchResultFromProto, fetchResultToProto } from "./fetch-result.ts";
 export { decodeDiscoveredLinks, discoveredUrlFromProto, discoveredUrlToProto, encodeDiscoveredLinks } from "./discovered-links.ts";
 export { urlExplanation } from "./url-explanation.ts";
+export { captureFromProto, captureToProto } from "./captures.ts";
 export { hostInfoOf, jsonOf, urlExplanationOf, type HostPlace, type InspectedHost, type InspectedUrl } from "./inspection.ts";

@@ -39,6 +39,25 @@ export type Change =
       changedLastVisit: 0 | 1,
       note: string | null,
     ]
+  /** the same, with the URL's captures (captures.ts); a row without them ends at its note (journals before captures). */
+  | [
+      "u",
+      url: string,
+      host: string,
+      state: UrlStatus,
+      depth: number,
+      failures: number,
+      lastStatus: number,
+      lastFetchedAt: number,
+      refetchMs: number,
+      etag: string | null,
+      lastModified: string | null,
+      fingerprint: string | null,
+      simhash: string | null,
+      changedLastVisit: 0 | 1,
+      note: string | null,
+      captures: string,
+    ]
   /** a URL's state (and note) set, its row created when missing. */
   | ["us", url: string, host: string, state: UrlStatus, depth: number, note: string | null]
   /** a URL scheduled for a retry or refetch; a media file's ends with "media", as a queued one's. */
@@ -79,7 +98,7 @@ export function scheduledChange(s: ScheduledUrl): Change {
 }
 
 export function urlRowChange(row: UrlRow): Change {
-  return [
+  const c: Change = [
     "u",
     row.url,
     row.host,
@@ -96,6 +115,7 @@ export function urlRowChange(row: UrlRow): Change {
     row.changedLastVisit ? 1 : 0,
     row.note,
   ];
+  return row.captures ? [...c, row.captures] : c;
 }
 
 /** A batch that is not a list of known changes (a damaged or foreign message). */
@@ -149,6 +169,7 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
               simhash: c[12],
               changedLastVisit: c[13] === 1,
               note: c[14],
+              ...(c[15] ? { captures: c[15] } : {}),
             });
             break;
           case "us":
@@ -243,6 +264,7 @@ const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
 const OPTIONAL_LAST: Partial<Record<Change[0], (v: unknown) => boolean>> = {
   q: (v) => v === "media",
   s: (v) => v === "media",
+  u: str,
 };
 
 function checkChange(c: unknown, i: number): Change {

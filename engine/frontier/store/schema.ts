@@ -28,7 +28,7 @@
  */
 import type { Database } from "bun:sqlite";
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
@@ -40,6 +40,7 @@ export const SCHEMA_VERSION = 6;
  *      older build would read as it is; older rows keep their whole URLs, which are read and looked up as
  *      they are (queue-table.ts), so nothing is rewritten. `queue_drop_order` ascending (the same order,
  *      read backwards, in about half the bytes): the one step that replaces, the index rebuilt on upgrade.
+ *   7: a URL's captures (urls.captures, engine/frontier/captures.ts); null for older rows (none known).
  */
 export const OLDEST_SCHEMA_VERSION = 3;
 
@@ -82,6 +83,7 @@ CREATE TABLE IF NOT EXISTS urls (
   simhash TEXT,
   changed_last_visit INTEGER NOT NULL DEFAULT 0,
   note TEXT,
+  captures TEXT,
   PRIMARY KEY (partition, url)
 ) WITHOUT ROWID;
 
@@ -160,6 +162,8 @@ export function upgradeSchema(db: Database, from: number): void {
   addColumnIfMissing(db, "scheduled", "kind", "INTEGER NOT NULL DEFAULT 0");
   // Version 6: the drop order's index ascending.
   if (from < 6) db.exec(`DROP INDEX IF EXISTS queue_drop_order; ${QUEUE_DROP_ORDER}`);
+  // Version 7: URLs fetched before it have no captures on record.
+  addColumnIfMissing(db, "urls", "captures", "TEXT");
 }
 
 function addColumnIfMissing(db: Database, table: string, column: string, type: string): void {
