@@ -103,6 +103,7 @@ describe("admin API", () => {
     expect(checked).toContain("POST /v1/hosts/:host/pause");
     expect(checked).toContain("POST /v1/hosts/:host/resume");
     expect(checked.sort()).toEqual([
+      "GET /v1/captures",
       "GET /v1/dashboard",
       "GET /v1/hosts/:host",
       "GET /v1/jobs",
@@ -368,6 +369,67 @@ describe("admin API", () => {
     });
   });
 
+  test("admin - GET /v1/captures asks the node holding the URL's host and answers its captures, newest first; none is []", async () => {
+    const f = await withFrontier();
+    const capture = (at: number, file: string) => ({
+      fetchedAtMs: BigInt(at),
+      status: 200,
+      contentType: "text/html",
+      digest: "00ff",
+      job: "default",
+      warc: { file, offset: 1234n, length: 567n },
+    });
+    f.captures.set("http://example.com/a", [
+      capture(Date.UTC(2026, 0, 2), "s3://bucket/x-2.warc.gz"),
+      capture(Date.UTC(2026, 0, 1), "x-1.warc.gz"),
+    ]);
+    const res = await get(`/v1/captures?url=${encodeURIComponent("http://Example.com/a#x")}&limit=5`);
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual([
+      {
+        timestamp: "2026-01-02T00:00:00.000Z",
+        status: 200,
+        contentType: "text/html",
+        digest: "00ff",
+        job: "default",
+        warc: { file: "s3://bucket/x-2.warc.gz", offset: 1234, length: 567 },
+      },
+      {
+        timestamp: "2026-01-01T00:00:00.000Z",
+        status: 200,
+        contentType: "text/html",
+        digest: "00ff",
+        job: "default",
+        warc: { file: "x-1.warc.gz", offset: 1234, length: 567 },
+      },
+    ]);
+    expect(f.captureLimits).toEqual([5]);
+    expect(await json(get(`/v1/captures?url=${encodeURIComponent("http://example.com/never")}`))).toEqual([]);
+    expect(await json(get(`/v1/captures?url=${encodeURIComponent("http://example.com/a")}&limit=1`))).toHaveLength(1);
+  });
+
+  test("admin - GET /v1/captures: a missing or bad url or limit is a 400 with a reason; a partition nobody owns is a 404", async () => {
+    for (const query of [
+      "",
+      "?url=",
+      "?url=garbage",
+      "?url=ftp%3A%2F%2Fa.com%2F",
+      "?url=http%3A%2F%2Fa.com%2F&limit=0",
+      "?url=http%3A%2F%2Fa.com%2F&limit=-3",
+      "?url=http%3A%2F%2Fa.com%2F&limit=x",
+      `?url=http%3A%2F%2Fa.com%2F${"x".repeat(9000)}`,
+    ]) {
+      const res = await get(`/v1/captures${query}`);
+      expect({ query: query.slice(0, 40), status: res.status }).toEqual({ query: query.slice(0, 40), status: 400 });
+      const body = await json(res);
+      expect(body.error.code).toBe("invalid_argument");
+      expect(body.error.message).toMatch(/^(url|limit)[: ]/);
+    }
+    const orphan = await get(`/v1/captures?url=${encodeURIComponent("http://a.com/")}`);
+    expect(orphan.status).toBe(404);
+    expect((await json(orphan)).error.message).toContain("no frontier node owns a.com");
+  });
+
   test("admin - an unknown route is a JSON 404 that quotes at most a short prefix of the path", async () => {
     const res = await get("/v1/nope");
     expect(res.status).toBe(404);
@@ -422,6 +484,6 @@ describe("admin API", () => {
       Object.entries(ADMIN_OPENAPI.paths).flatMap(([path, ops]) => Object.keys(ops).map((method) => `${method} ${path}`)),
     );
     expect([...routes].sort()).toEqual([...documented].sort());
-    expect(routes.size).toBe(25);
+    expect(routes.size).toBe(26);
   });
 });

@@ -31,11 +31,13 @@
  *   POST /v1/jobs/:id/pause|resume|cancel
  *   POST /v1/jobs/:id/seeds       {"urls": [...]} → {accepted, rejected[]}, into that job
  *   GET  /v1/jobs/:id/pages?after=&limit=   the job's feed records in order → {records, next}
+ *   GET  /v1/captures?url=        where a URL's last captures are stored (the frontier node holding its host answers)
  */
 import { errorFields } from "../kit/log/index.ts";
 import { Hono, type Context, type MiddlewareHandler } from "hono";
 import {
   apiError,
+  capturesRoutes,
   dashboardRoutes,
   healthApp,
   isDashboardAsset,
@@ -48,7 +50,7 @@ import { jobLabels } from "../core/jobs/index.ts";
 import type { JobView } from "./jobs.ts";
 import type { TokenSet } from "../core/auth/index.ts";
 import { UnavailableError } from "../core/errors/index.ts";
-import { jsonOf } from "../proto/codec/index.ts";
+import { captureFromProto, jsonOf } from "../proto/codec/index.ts";
 import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
@@ -93,6 +95,7 @@ const ROUTES: ReadonlyArray<readonly [path: string, methods: string]> = [
   ["/v1/jobs/:id/cancel", "POST"],
   ["/v1/jobs/:id/seeds", "POST"],
   ["/v1/jobs/:id/pages", "GET"],
+  ["/v1/captures", "GET"],
 ];
 
 export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): Hono {
@@ -148,6 +151,10 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
 
   // GET /v1/dashboard, /v1/hosts/:host and /v1/urls/explain, and the page: the routes crawl --http serves too.
   app.route("/", dashboardRoutes(clusterSource(services), { tokenRequired: true }));
+  app.route(
+    "/",
+    capturesRoutes(async (url, limit) => (await services.routing.listCaptures(url, limit)).captures.map(captureFromProto)),
+  );
   app.post("/v1/hosts/:host/pause", async (c) => c.json({ host: jsonOf(await services.routing.setHostPaused(c.req.param("host"), true)) }));
   app.post("/v1/hosts/:host/resume", async (c) =>
     c.json({ host: jsonOf(await services.routing.setHostPaused(c.req.param("host"), false)) }),

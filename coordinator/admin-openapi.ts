@@ -183,6 +183,35 @@ export const ADMIN_OPENAPI = {
         },
       },
     },
+    "/v1/captures": {
+      get: {
+        summary: "Where a URL's last captures are stored (WARC file, offset, length), newest first",
+        description: [
+          "Answered by the frontier node that holds the URL's host, from the URL's own state in its store, so it survives restarts and handoffs.",
+          "At most the last 8 captures of a URL are kept; robots.txt and sitemaps are not captures (the CDXJ index lists them).",
+          "A URL with no capture (unknown to the crawl, not fetched yet, or nothing stored: an error, a noindex page) is an empty array with 200, never a 404: 404 means no frontier node owns the URL's partition yet.",
+          "`warc.file` is the file's name in the fetching node's WARC directory, or its object URL (s3://bucket/key) when that node uploads its files; read `length` bytes at `offset` for the record's one gzip member.",
+          "A `url` that is missing, not an absolute http(s) URL or one the crawl would never fetch, or a `limit` that is not a whole number from 1 to 1000, is a 400.",
+        ].join(" "),
+        parameters: [
+          { name: "url", in: "query", required: true, schema: { type: "string", maxLength: 8192 } },
+          {
+            name: "limit",
+            in: "query",
+            required: false,
+            description: "At most this many captures, newest first; default every capture kept",
+            schema: { type: "integer", minimum: 1, maximum: 1000 },
+          },
+        ],
+        responses: {
+          "200": ok("The URL's captures, newest first", { type: "array", items: { $ref: "#/components/schemas/Capture" } }),
+          "400": error,
+          "401": unauthorized,
+          "404": error,
+          "503": error,
+        },
+      },
+    },
     ...JOB_PATHS,
   },
   components: {
@@ -333,6 +362,27 @@ export const ADMIN_OPENAPI = {
           lastError: str,
           pagesToday: int,
           minGapOverrideMs: int,
+        },
+      },
+      Capture: {
+        type: "object",
+        required: ["timestamp", "status", "contentType", "digest", "job", "warc"],
+        properties: {
+          timestamp: { type: "string", format: "date-time", description: "When the response arrived (UTC, milliseconds)" },
+          status: { type: "integer", description: "HTTP status of the response" },
+          contentType: { type: ["string", "null"], description: "The response's Content-Type header; null without one" },
+          digest: {
+            type: ["string", "null"],
+            description:
+              "The crawler's content fingerprint of the payload (128-bit MurmurHash3, 32 hex digits), equal for equal bytes; null for an answer that is not 2xx. The record's own WARC-Payload-Digest is SHA-256.",
+          },
+          job: { type: "string", description: 'The crawl job the capture belongs to ("default")' },
+          warc: {
+            type: "object",
+            required: ["file", "offset", "length"],
+            description: "The response (or revisit) record: one gzip member of `length` bytes at byte `offset` of `file`",
+            properties: { file: str, offset: int, length: int },
+          },
         },
       },
       UrlExplanation: {

@@ -67,6 +67,7 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
     getHost: handle(async (req) => ({ host: await services.routing.getHost(req.host) })),
     setHostPaused: handle(async (req) => ({ host: await services.routing.setHostPaused(req.host, req.paused) })),
     explainUrl: handle(async (req) => ({ explanation: await services.routing.explainUrl(req.url) })),
+    listCaptures: handle(async (req) => services.routing.listCaptures(req.url, req.limit)),
     drainNode: handle(async (req) => {
       const member = await drainNode(services, req.nodeId);
       return { nodeId: member.record.id, state: nodeState(member.state) };

@@ -20,7 +20,8 @@ import { type ClusterState } from "../core/ports/index.ts";
 import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import { InvalidArgumentError, NotFoundError, UnavailableError } from "../core/errors/index.ts";
 import { urlExplanation } from "../proto/codec/index.ts";
-import type { HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
+import type { Capture, HostInfo, UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
+import { captureLookup, checkedCaptureLimit } from "../core/captures/index.ts";
 import type { Membership } from "./membership.ts";
 
 /** What routing needs of a FrontierService client (adapters/grpc FrontierClient fits). */
@@ -28,6 +29,7 @@ export interface FrontierPeer {
   getHost(host: string): Promise<{ host?: HostInfo | undefined }>;
   setHostPaused(host: string, paused: boolean): Promise<{ host?: HostInfo | undefined }>;
   explainUrl(url: string): Promise<{ explanation?: UrlExplanation | undefined }>;
+  listCaptures(url: string, limit: number): Promise<{ url: string; captures: Capture[] }>;
   drain(): Promise<unknown>;
   close(): void;
 }
@@ -93,6 +95,19 @@ export class Routing {
     const record = await this.liveRecord(address.holder, address);
     const answer = await this.peerFor(record).explainUrl(n.url);
     return { ...urlExplanation(), ...answer.explanation, ...base };
+  }
+
+  /**
+   * Where a URL's last captures are stored, newest first, asked of the node that holds its host (the
+   * previous owner during a handoff: the URL's row moves with the partition's last chunk). A URL of a
+   * partition nobody owns yet has no captures anywhere: NotFoundError, like a host question.
+   */
+  async listCaptures(input: string, limit: number): Promise<{ url: string; captures: Capture[] }> {
+    const { url, host } = captureLookup(input);
+    const checked = checkedCaptureLimit(limit);
+    const where = await this.requireHolder(host);
+    const answer = await this.peerFor(where.record).listCaptures(url, checked);
+    return { url, captures: answer.captures.slice(0, checked) };
   }
 
   /** Asks a frontier node to stop dispatching (FrontierService.Drain). */

@@ -7,7 +7,7 @@ import { MemoryBus, MemoryClusterState, MemoryPageFeed } from "../adapters/memor
 import { FrontierClient, startGrpcServer, unary, type RunningGrpcServer } from "../adapters/grpc/index.ts";
 import { NotFoundError } from "../core/errors/index.ts";
 import { parseRegionRules, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
-import { FrontierServiceService, type HostInfo, type UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
+import { FrontierServiceService, type Capture, type HostInfo, type UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import { silentLog } from "../kit/log/index.ts";
 import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
@@ -114,6 +114,10 @@ export async function harness(): Promise<Harness> {
 export interface StubFrontier {
   server: RunningGrpcServer;
   hosts: Map<string, HostInfo>;
+  /** Captures by normalized URL, newest first, answered by ListCaptures (none for others). */
+  captures: Map<string, Capture[]>;
+  /** The limit of each ListCaptures asked. */
+  captureLimits: number[];
   drained: number;
   close(): Promise<void>;
 }
@@ -121,7 +125,7 @@ export interface StubFrontier {
 /** A real FrontierService on 127.0.0.1:0 that knows the hosts in `hosts` (NOT_FOUND for others). */
 export async function stubFrontier(nodeId: string): Promise<StubFrontier> {
   const hosts = new Map<string, HostInfo>();
-  const stub = { hosts, drained: 0 } as StubFrontier;
+  const stub = { hosts, drained: 0, captures: new Map(), captureLimits: [] as number[] } as StubFrontier;
   const known = (host: string) => {
     const info = hosts.get(host);
     if (!info) throw new NotFoundError(`host ${host} is not known to ${nodeId}`);
@@ -139,6 +143,10 @@ export async function stubFrontier(nodeId: string): Promise<StubFrontier> {
             return { host: info };
           }),
           explainUrl: unary(async (req: { url: string }) => ({ explanation: explanationFrom(nodeId, req.url) })),
+          listCaptures: unary(async (req: { url: string; limit: number }) => {
+            stub.captureLimits.push(req.limit);
+            return { url: req.url, captures: stub.captures.get(req.url) ?? [] };
+          }),
           drain: unary(async () => {
             stub.drained++;
             return { inFlight: 0 };

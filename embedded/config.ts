@@ -59,7 +59,7 @@ export interface CrawlConfig extends Omit<CrawlSettings, "out" | "proxyUrl" | "h
   /** `--proxy`, else the environment's (kit/net). */
   proxyUrl: string | undefined;
   /** Rolling of WARC files, and their upload when `upload` is set (WARC_ROLL_SETTINGS, S3_UPLOAD_SETTINGS). */
-  warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; upload?: S3Target };
+  warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; text: WarcRollSettings["text"]; upload?: S3Target };
   policy: PolicyConfig;
 }
 
@@ -212,6 +212,7 @@ export function resolveCrawlConfig(argv: readonly string[], env: Env): CrawlConf
     warcRollSize,
     warcRollAge,
     warcUploadDrain,
+    text,
     warcUpload,
     s3Endpoint,
     s3Region,
@@ -226,7 +227,7 @@ export function resolveCrawlConfig(argv: readonly string[], env: Env): CrawlConf
     out,
     proxyUrl: own.proxyUrl ?? proxyFromEnv(env),
     http: own.http === undefined ? undefined : httpListen(own.http),
-    warc: { rollBytes: warcRollSize, rollAgeMs: warcRollAge, uploadDrainMs: warcUploadDrain, upload },
+    warc: { rollBytes: warcRollSize, rollAgeMs: warcRollAge, uploadDrainMs: warcUploadDrain, text, upload },
     policy,
   };
 }

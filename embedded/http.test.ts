@@ -46,6 +46,7 @@ async function crawled(opts: { admin?: string[]; metrics?: string[] } = {}) {
     linksFound: 0,
     bytes: t.kind === "page" ? 2048 : 0,
     ...(t.kind === "robots" ? { robots: { verdict: "allow-all" as const } } : {}),
+    ...(t.kind === "page" ? { contentType: "text/html", warc: { file: "crawl-1.warc.gz", offset: t.url.length * 100, length: 321 } } : {}),
   });
   for (let i = 0; i < 3; i++) {
     for (const t of frontier.nextTasks(10)) await frontier.complete(answer(t, 200), []);
@@ -115,6 +116,28 @@ describe("crawl --http", () => {
     expect(((await unknown.json()) as any).error.code).toBe("not_found");
     expect((await app.request("/v1/urls/explain?url=not%20a%20url")).status).toBe(400);
     expect((await app.request("/v1/urls/explain")).status).toBe(400);
+  });
+
+  test("crawl http - /v1/captures answers where a URL's captures are, as the admin API does; bad input is a 400", async () => {
+    const { app } = await crawled({ admin: [ADMIN] });
+    const captures: any = await (await app.request(`/v1/captures?url=${encodeURIComponent("http://A.test/x#frag")}`, bearer(ADMIN))).json();
+    expect(captures).toEqual([
+      {
+        timestamp: expect.stringMatching(/^2026-11-29T12:00:00\.\d{3}Z$/),
+        status: 200,
+        contentType: "text/html",
+        digest: null,
+        job: "default",
+        warc: { file: "crawl-1.warc.gz", offset: "http://a.test/x".length * 100, length: 321 },
+      },
+    ]);
+    expect(Object.keys(captures[0]).sort()).toEqual(Object.keys(ADMIN_OPENAPI.components.schemas.Capture.properties).sort());
+    expect(await (await app.request(`/v1/captures?url=${encodeURIComponent("http://b.test/")}`, bearer(ADMIN))).json()).toEqual([]);
+    expect((await app.request(`/v1/captures?url=${encodeURIComponent("http://a.test/x")}`)).status).toBe(401);
+    for (const query of ["", "?url=nope", "?url=http%3A%2F%2Fa.test%2Fx&limit=0"]) {
+      const res = await app.request(`/v1/captures${query}`, bearer(ADMIN));
+      expect({ query, status: res.status }).toEqual({ query, status: 400 });
+    }
   });
 
   test("crawl http - with tokens: the API needs the admin token, /metrics the metrics token, the page and health stay open", async () => {

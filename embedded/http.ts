@@ -10,6 +10,8 @@
  *   /v1/hosts/:host,              this crawl's one frontier: the crawl shows as a cluster of one node
  *   /v1/urls/explain              ("crawl"), with no ring; open unless --admin-token is set, then the page
  *                                 asks for the token like the coordinator's
+ *   /v1/captures?url=             where a URL's last captures are stored (adapters/http captures-routes.ts),
+ *                                 from this crawl's store; the same token rule
  *   /                             redirects to /dashboard
  *
  * Errors are the admin API's JSON errors (adapters/http json-api.ts). The rate chart is sampled every two
@@ -20,12 +22,14 @@ import { hostKeyOfArgument } from "../core/addressing/index.ts";
 import type { TokenSet } from "../core/auth/index.ts";
 import type { NodeRecord } from "../core/cluster/index.ts";
 import { buildDashboard, RateHistory, runningTotals, type Dashboard } from "../core/dashboard/index.ts";
+import { captureLookup } from "../core/captures/index.ts";
 import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import type { HostPort } from "../core/net/index.ts";
 import {
   apiError,
+  capturesRoutes,
   clip,
   dashboardRoutes,
   healthApp,
@@ -110,6 +114,13 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
     }),
   );
   app.route("/", dashboardRoutes(crawlSource(opts, dashboard), { tokenRequired: opts.adminTokens.size > 0 }));
+  app.route(
+    "/",
+    capturesRoutes(async (input) => {
+      const { url, host } = captureLookup(input);
+      return opts.frontier.urlCaptures(url, host);
+    }),
+  );
   return app;
 }
 

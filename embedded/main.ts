@@ -315,7 +315,13 @@ async function openRunner(
     warcPrefix: "crawl",
     proxyUrl: args.proxyUrl,
     maxConcurrentRequests: args.maxInFlight,
-    warc: { maxFileBytes: args.warc.rollBytes, maxFileAgeMs: args.warc.rollAgeMs, finishedDir: upload?.finishedDir },
+    warc: {
+      maxFileBytes: args.warc.rollBytes,
+      maxFileAgeMs: args.warc.rollAgeMs,
+      wet: args.warc.text === "wet",
+      finishedDir: upload?.finishedDir,
+      objectLocation: upload?.objectLocation,
+    },
   };
   if (args.fetchThreads > 0) {
     const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads);

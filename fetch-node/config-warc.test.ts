@@ -14,9 +14,9 @@ function problems(argv: string[], env: Record<string, string> = {}): readonly st
   return [];
 }
 
-test("warc config - no upload by default; files roll at 1 GiB or 1 hour", () => {
+test("warc config - no upload by default; files roll at 1 GiB or 1 hour; text is kept as WET", () => {
   const c = loadFetchNodeConfig([], {}, fixedId);
-  expect(c.warc).toEqual({ rollBytes: 1024 ** 3, rollAgeMs: 3_600_000, uploadDrainMs: 30_000, upload: undefined });
+  expect(c.warc).toEqual({ rollBytes: 1024 ** 3, rollAgeMs: 3_600_000, uploadDrainMs: 30_000, text: "wet", upload: undefined });
   expect(describeFetchNodeConfig(c).warcUpload).toBe("(off)");
 });
 
@@ -31,6 +31,7 @@ test("warc config - upload target from flags, credentials, region and endpoint f
     rollBytes: 256 * 1024 * 1024,
     rollAgeMs: 900_000,
     uploadDrainMs: 30_000,
+    text: "wet",
     upload: {
       location: { bucket: "warc-bucket", prefix: "fleet/us/" },
       endpoint: "http://127.0.0.1:9000",
@@ -87,4 +88,10 @@ test("warc config - --help lists the upload flags with their env vars", () => {
       expect(usage).toContain(needle);
     }
   }
+});
+
+test("warc config - --text off writes no WET files, CRAWL_TEXT says the same, and anything else is refused", () => {
+  expect(loadFetchNodeConfig(["--text", "off"], {}, fixedId).warc.text).toBe("off");
+  expect(loadFetchNodeConfig([], { CRAWL_TEXT: "off" }, fixedId).warc.text).toBe("off");
+  expect(problems(["--text", "html"]).join("\n")).toContain("text");
 });

@@ -86,7 +86,7 @@ export interface FetchNodeConfig {
   redisUrl?: string;
   warcDir: string;
   /** Rolling of WARC files, and their upload when `upload` is set (WARC_ROLL_SETTINGS, S3_UPLOAD_SETTINGS). */
-  warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; upload?: S3Target };
+  warc: { rollBytes: number; rollAgeMs: number; uploadDrainMs: number; text: WarcRollSettings["text"]; upload?: S3Target };
   http: { hostname: string; port: number };
   /** Tokens /metrics requires; none: /metrics is open. */
   metricsTokens: readonly string[];
@@ -289,7 +289,13 @@ export function loadFetchNodeConfig(
     natsReplicas: values.natsReplicas,
     redisUrl: values.redisUrl,
     warcDir: values.warcDir ?? `warc/${nodeId}`,
-    warc: { rollBytes: values.warcRollSize, rollAgeMs: values.warcRollAge, uploadDrainMs: values.warcUploadDrain, upload },
+    warc: {
+      rollBytes: values.warcRollSize,
+      rollAgeMs: values.warcRollAge,
+      uploadDrainMs: values.warcUploadDrain,
+      text: values.text,
+      upload,
+    },
     http: { hostname: listen.host, port: listen.port },
     metricsTokens: values.metricsTokens,
     concurrency: values.concurrency,

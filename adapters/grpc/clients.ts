@@ -24,6 +24,7 @@ import {
   type GetHostResponse as CoordinatorGetHostResponse,
   type GetRingResponse,
   type GetStatusResponse,
+  type ListCapturesResponse as CoordinatorListCapturesResponse,
   type ListNodesResponse,
   type SetHostPausedResponse as CoordinatorSetHostPausedResponse,
 } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
@@ -37,6 +38,7 @@ import {
   type GetStatsResponse,
   type HandoffRequest,
   type HandoffResponse,
+  type ListCapturesResponse,
   type ListHostsResponse,
   type SetHostPausedResponse,
   type SetHostPolicyResponse,
@@ -150,6 +152,11 @@ export class FrontierClient {
     return this.caller.unary((r, m, o, cb) => this.client.explainUrl(r, m, o, cb), { url }, opts);
   }
 
+  /** `limit` 0: every capture kept. */
+  listCaptures(url: string, limit: number, opts?: CallOptions): Promise<ListCapturesResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.listCaptures(r, m, o, cb), { url, limit }, opts);
+  }
+
   drain(opts?: CallOptions): Promise<DrainResponse> {
     return this.caller.unary((r, m, o, cb) => this.client.drain(r, m, o, cb), {}, opts);
   }
@@ -231,6 +238,11 @@ export class CoordinatorClient {
 
   explainUrl(url: string, opts?: CallOptions): Promise<CoordinatorExplainUrlResponse> {
     return this.caller.unary((r, m, o, cb) => this.client.explainUrl(r, m, o, cb), { url }, opts);
+  }
+
+  /** `limit` 0: every capture kept. */
+  listCaptures(url: string, limit: number, opts?: CallOptions): Promise<CoordinatorListCapturesResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.listCaptures(r, m, o, cb), { url, limit }, opts);
   }
 
   drainNode(nodeId: string, opts?: CallOptions): Promise<DrainNodeResponse> {

@@ -22,6 +22,7 @@ import type {
   GetHostResponse,
   GetRingResponse,
   GetStatusResponse,
+  ListCapturesResponse,
   ListNodesResponse,
   SetHostPausedResponse,
 } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
@@ -123,6 +124,10 @@ export class CoordinatorLeaderClient {
 
   drainNode(nodeId: string, opts?: CallOptions): Promise<DrainNodeResponse> {
     return this.call((c) => c.drainNode(nodeId, opts));
+  }
+
+  listCaptures(url: string, limit: number, opts?: CallOptions): Promise<ListCapturesResponse> {
+    return this.call((c) => c.listCaptures(url, limit, opts));
   }
 
   close(): void {

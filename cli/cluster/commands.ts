@@ -6,7 +6,7 @@
 import { CoordinatorLeaderClient } from "../../adapters/grpc/index.ts";
 import { isApiError, UnavailableError } from "../../core/errors/index.ts";
 import { NodeRole, NodeState, type NodeInfo } from "../../proto/gen/crawler/coordinator/v1/coordinator.ts";
-import type { HostInfo, UrlExplanation } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
+import type { Capture, HostInfo, UrlExplanation } from "../../proto/gen/crawler/frontier/v1/frontier.ts";
 import { type CliIo, UsageError } from "../io.ts";
 import { ago, ranges, table, toJson, until } from "./format.ts";
 import { parseClusterOptions, type ClusterOptions } from "./options.ts";
@@ -168,6 +168,23 @@ export function urlExplainCommand(env: Env) {
   };
 }
 
+export function urlCapturesCommand(env: Env) {
+  return async (argv: string[], io: CliIo): Promise<number> => {
+    const opts = parseClusterOptions(argv, env, { valued: ["--limit"] });
+    const url = single(opts.rest, "URL");
+    const limit = Number(opts.flags.get("--limit") ?? 0);
+    return withClient(opts, io, async (c) => {
+      const answer = await c.listCaptures(url, limit);
+      if (opts.json) {
+        io.out(toJson(answer));
+        return 0;
+      }
+      io.out(capturesText(answer.url, answer.captures));
+      return 0;
+    });
+  };
+}
+
 export function nodeDrainCommand(env: Env) {
   return async (argv: string[], io: CliIo): Promise<number> => {
     const opts = parseClusterOptions(argv, env);
@@ -232,6 +249,19 @@ function explainText(e: UrlExplanation | undefined): string {
   if (e.trap) rows.push(["trap", e.trap]);
   if (e.note) rows.push(["note", e.note]);
   return `${e.input}\n${rows.map(([k, v]) => `  ${k.padEnd(10)} ${v}`).join("\n")}\n`;
+}
+
+/** A URL's captures, newest first, one line each: time, status, type, and where the record lies. */
+function capturesText(url: string, captures: readonly Capture[]): string {
+  if (captures.length === 0) return `${url}\n  no captures (not fetched yet, nothing stored, or unknown to the crawl)\n`;
+  const rows = captures.map((c) => [
+    new Date(Number(c.fetchedAtMs)).toISOString(),
+    String(c.status),
+    c.contentType || "-",
+    c.job,
+    c.warc ? `${c.warc.file} @${c.warc.offset} +${c.warc.length}` : "-",
+  ]);
+  return `${url}\n${table(["fetched", "status", "type", "job", "record (file @offset +length)"], rows)}`;
 }
 
 function roleName(r: NodeRole): string {

@@ -3,10 +3,19 @@
  * coordinator is (`--coordinator ADDR[,ADDR...]` or CRAWLCTL_COORDINATOR: a leader and its standbys, in any
  * order; the one holding the lease answers), its token (`--token` or CRAWLCTL_TOKEN), the CA of its
  * certificate when its gRPC is TLS (`--tls-ca-file` or CRAWLCTL_TLS_CA_FILE),
- * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` where a command takes one
- * (seed add). The other arguments (hosts, URLs, node ids) come back in `rest`.
+ * `--json` for scripts, `--watch` and `--interval` for a live view, and `--file` and `--limit` where a
+ * command takes them (seed add; url captures). The other arguments (hosts, URLs, node ids) come back in `rest`.
  */
-import { decimalKind, readConfig, stringKind, switchKind, tableRows, type Env, type FieldSpecs } from "../../core/config/index.ts";
+import {
+  decimalKind,
+  integerKind,
+  readConfig,
+  stringKind,
+  switchKind,
+  tableRows,
+  type Env,
+  type FieldSpecs,
+} from "../../core/config/index.ts";
 import { parseHostPort } from "../../core/net/index.ts";
 import { readPemFile } from "../../kit/tls/index.ts";
 import { UsageError } from "../io.ts";
@@ -27,6 +36,7 @@ export interface ClusterFlags {
   allowHosts: string;
   allowUrls: string;
   denyUrls: string;
+  limit: number;
 }
 
 export interface ClusterOptions {
@@ -156,11 +166,21 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     description: "Never URLs matching these patterns, blank-separated (job create)",
     ...stringKind("patterns"),
   },
+  limit: {
+    // The largest limit a lookup takes (core/captures MAX_CAPTURES_LIMIT): more than a URL ever keeps.
+    default: 1000,
+    defaultText: "every capture kept",
+    env: "",
+    flag: "--limit",
+    description: "At most this many, newest first (url captures)",
+    ...integerKind({ min: 1, max: 1000 }),
+  },
 };
 
 /** Flags of the table only some commands take (each command names its own in `own.valued`). */
 const OWN_FIELDS: ReadonlySet<string> = new Set([
   "file",
+  "limit",
   "maxPages",
   "maxDuration",
   "weight",
@@ -186,6 +206,7 @@ export function parseClusterOptions(argv: readonly string[], env: Env, own: { va
     const value = values[row.field];
     if (OWN_FIELDS.has(row.field) && typeof value === "string" && value !== "") flags.set(row.flag, value);
   }
+  if (own.valued?.includes("--limit")) flags.set("--limit", String(values.limit));
   let tlsCa: string | undefined;
   if (values.tlsCaFile) {
     try {

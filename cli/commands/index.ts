@@ -20,6 +20,7 @@ import {
   nodesCommand,
   ringCommand,
   statusCommand,
+  urlCapturesCommand,
   urlExplainCommand,
 } from "../cluster/commands.ts";
 import { seedAddCommand } from "../cluster/seed-add.ts";
@@ -155,6 +156,12 @@ export const commands: Command[] = [
     args: `${CLUSTER} URL`,
     summary: "why a URL is where it is: normalized form, owner, seen, robots, state",
     run: (argv, io, env) => urlExplainCommand(env)(argv, io),
+  },
+  {
+    words: ["url", "captures"],
+    args: `${CLUSTER} [--limit N] URL`,
+    summary: "where a URL's last captures are stored: WARC file, offset and length of each, newest first",
+    run: (argv, io, env) => urlCapturesCommand(env)(argv, io),
   },
   {
     words: ["node", "drain"],

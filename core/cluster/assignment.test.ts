@@ -34,6 +34,26 @@ describe("ring assignment", () => {
     });
   });
 
+  test("ring - a region whose every node is dead keeps its owners (nobody else could serve them), until a node joins it", () => {
+    const before = computeRing(undefined, { partitions: P, vnodes: 64, live: { us: ["a"], eu: ["e"] }, reachable: new Set(["a", "e"]) });
+    // eu's only node is gone (a cut region, a paused node): its ring stays, and the ring's epoch with it.
+    const cut = computeRing(before, { partitions: P, vnodes: 64, live: { us: ["a"] }, reachable: new Set(["a"]) });
+    expect(cut.regions.eu).toEqual(before.regions.eu!);
+    expect(cut.regions.eu!.owners.every((o) => o === "e")).toBe(true);
+    expect(cut.epoch).toBe(before.epoch);
+    // The same while a region sorted before it changes.
+    const alsoAp = computeRing(before, { partitions: P, vnodes: 64, live: { ap: ["p"], us: ["a"] }, reachable: new Set(["a", "p"]) });
+    expect(alsoAp.regions.eu).toEqual(before.regions.eu!);
+    expect(alsoAp.regions.ap!.owners.every((o) => o === "p")).toBe(true);
+    // A node joining eu meanwhile takes every partition, as from a dead node: nothing to wait for.
+    const joined = computeRing(cut, { partitions: P, vnodes: 64, live: { us: ["a"], eu: ["f"] }, reachable: new Set(["a", "f"]) });
+    expect(joined.regions.eu!.owners.every((o) => o === "f")).toBe(true);
+    expect(joined.regions.eu!.previous.every((p) => p === "")).toBe(true);
+    // A new partition count cannot keep anything.
+    const resized = computeRing(before, { partitions: P * 2, vnodes: 64, live: { us: ["a"] }, reachable: new Set(["a"]) });
+    expect(resized.regions.eu!.owners).toEqual(new Array(P * 2).fill(""));
+  });
+
   test("ring - an unchanged membership keeps the epoch", () => {
     const before = computeRing(undefined, input(["a", "b"]));
     expect(computeRing(before, input(["a", "b"])).epoch).toBe(before.epoch);

@@ -3,18 +3,13 @@
  * redirect, a duplicate, a refusal), published once to the JetStream stream CRAWL_PAGES on subject
  * `crawl.pages.<job>` and paged over HTTP (`GET /v1/jobs/{id}/pages`). Plain JSON, the same shape both ways.
  */
-import type { FetchResult } from "../model/index.ts";
+import type { FetchResult, RecordLocation } from "../model/index.ts";
 
 export const FEED_STREAM = "CRAWL_PAGES";
 export const feedSubject = (job: string) => `crawl.pages.${job}`;
 export const FEED_SUBJECTS = "crawl.pages.>";
 
-/** Where a record of the page is stored: a WARC (or WET) file, the record's offset and length in it. */
-export interface RecordLocation {
-  file: string;
-  offset: number;
-  length: number;
-}
+export type { RecordLocation } from "../model/index.ts";
 
 /** What became of the page: the project's words for the result's kind and status. */
 export type PageOutcome = "fetched" | "not-modified" | "redirect" | "duplicate" | "http-error" | "network-error" | "refused";
@@ -27,6 +22,7 @@ export interface PageRecord {
   outcome: PageOutcome;
   /** When the fetch ended, ISO 8601. */
   fetchedAt: string;
+  /** The response's Content-Type header as sent (at most 200 characters); null without one. */
   contentType: string | null;
   /** Body bytes after decompression. */
   length: number;
@@ -40,11 +36,11 @@ export interface PageRecord {
 }
 
 /**
- * Where the page's WARC response record and its WET text record are. The one place these come from: the
- * fetch result does not carry them yet (another change adds them), so both are null until it does.
+ * Where the page's WARC response (or revisit) record and its WET text record are, as the fetch result says
+ * (null when nothing was stored: an error, a noindex page, no text). The one place the feed takes them from.
  */
-export function recordLocations(_result: FetchResult): { warc: RecordLocation | null; text: RecordLocation | null } {
-  return { warc: null, text: null };
+export function recordLocations(result: FetchResult): { warc: RecordLocation | null; text: RecordLocation | null } {
+  return { warc: result.warc ? { ...result.warc } : null, text: result.text ? { ...result.text } : null };
 }
 
 export function pageOutcome(result: FetchResult): PageOutcome {

@@ -29,6 +29,14 @@ export interface CapturedExchange {
   revisit?: Revisit;
   /** Media URLs the page names: a `metadata` record tied to the response lists them, and the media list. */
   media?: readonly MediaRef[];
+  /** An HTML page's title and visible text, as parsed: kept as a WET conversion record when text is kept. */
+  text?: PageText;
+}
+
+/** What a page's WET record holds: its title (when it has one) and its visible text. */
+export interface PageText {
+  title?: string;
+  text: string;
 }
 
 /**

@@ -128,8 +128,6 @@ interface FetchResultFields {
   pausedMs?: number;
   /** The crawl job of the task's URL (its number, core/jobs), as the task said; absent: job `default` (0). */
   job?: number;
-  /** The response's media type (`text/html`), without parameters; absent without an answer or the header. */
-  contentType?: string;
   /**
    * The fetching side's clock when it handed the result over (to another thread or to the bus); the
    * receiver shifts startedAt and endedAt by its receipt time minus this, then drops it.
@@ -162,6 +160,23 @@ interface FetchResultFields {
   truncated?: boolean;
   /** For a sitemap task that got a 2xx: what the sitemap held (its entries travel as links). */
   sitemap?: SitemapSummary;
+  /** The response's Content-Type header (at most 200 characters); absent without a response or header. */
+  contentType?: string;
+  /** Where the response (or revisit) record was stored; absent when nothing was. */
+  warc?: RecordLocation;
+  /** Where the WET conversion record with the page's extracted text was stored; absent when none was. */
+  text?: RecordLocation;
+}
+
+/**
+ * One record in a WARC or WET file, enough to read it back with one ranged read: the file as written (a bare
+ * name on the fetching process's disk) or, when files are uploaded, its object URL (`s3://bucket/key`),
+ * the byte offset of the record's gzip member, and that member's length.
+ */
+export interface RecordLocation {
+  file: string;
+  offset: number;
+  length: number;
 }
 
 /** A response arrived (any status). */

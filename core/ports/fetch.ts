@@ -9,6 +9,7 @@ import type {
   FetchRequest,
   FetchResult,
   FetchTask,
+  RecordLocation,
   StreamedResponseHead,
   StreamOutcome,
 } from "../model/index.ts";
@@ -38,9 +39,19 @@ export interface StreamingFetcher {
   ): Promise<StreamOutcome<T>>;
 }
 
-/** Where fetched exchanges are kept (the WARC writer). Contract: resolved means written; a rejection is a broken store. */
+/**
+ * Where fetched exchanges are kept (the WARC writer). Contract: resolved means written, with where the
+ * response (or revisit) record and the page's text record lie (nothing: a store that keeps no locations);
+ * a rejection is a broken store.
+ */
 export interface PageStore {
-  write(exchange: CapturedExchange): Promise<unknown>;
+  write(exchange: CapturedExchange): Promise<StoredRecords | void>;
+}
+
+/** Where one exchange's records went: its response (or revisit) record, and its text record if one was written. */
+export interface StoredRecords {
+  warc: RecordLocation;
+  text?: RecordLocation;
 }
 
 /** The outcome of one task: the result for the URL's owner and the links for their hosts' owners. */

@@ -8,7 +8,7 @@ export type { ClusterState, Delivery, MessageBus, NodeChange, Subscription } fro
 export type { ContentIndex } from "./content-index.ts";
 export type { FetchClaim, FetchClaims, TaskOwner } from "./fetch-claims.ts";
 export { DEFAULT_FETCH_CLAIM_TTL_MS } from "./fetch-claims.ts";
-export type { Fetcher, PageStore, StreamingFetcher, TaskRunner, WorkOutput } from "./fetch.ts";
+export type { Fetcher, PageStore, StoredRecords, StreamingFetcher, TaskRunner, WorkOutput } from "./fetch.ts";
 export { silentLog, type Log, type LogFields } from "./log.ts";
 export { SeenSetLostError, type AdmissionLog, type SeenLossReason, type SeenSet } from "./seen-set.ts";
 export type { ObjectStore, StoredObject } from "./object-store.ts";

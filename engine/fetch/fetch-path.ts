@@ -32,8 +32,8 @@ export interface FetchPathOptions {
   warcDir: string;
   /** WARC file name prefix; the node id, so files of several nodes never collide. */
   warcPrefix: string;
-  /** Rolling by size and age, and the upload spool's directory when uploading (WarcWriterOptions). */
-  warc?: { maxFileBytes?: number; maxFileAgeMs?: number; finishedDir?: string };
+  /** Rolling by size and age, WET files, and the upload spool's directory and object location when uploading (WarcWriterOptions). */
+  warc?: { maxFileBytes?: number; maxFileAgeMs?: number; finishedDir?: string; objectLocation?: string; wet?: boolean };
   proxyUrl?: string;
   /** Requests in flight at most (the node's task concurrency). */
   maxConcurrentRequests: number;

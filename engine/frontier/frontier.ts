@@ -27,6 +27,7 @@
  */
 import type { JobCounts, JobRecord } from "../../core/jobs/index.ts";
 import { JobControl } from "./job-control.ts";
+import type { Capture } from "../../core/captures/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import type { Counters, Histograms } from "../../core/stats/index.ts";
@@ -241,6 +242,11 @@ export class Frontier {
   /** Why a normalized URL is where it is: stored state, robots verdict, trap limits (inspection.ts). */
   explainUrl(url: string, host: string): UrlView {
     return this.reports.explainUrl(url, host);
+  }
+
+  /** Where a normalized URL's last captures are stored, newest first; [] when it has none (core/captures). */
+  urlCaptures(url: string, host: string): Capture[] {
+    return this.reports.urlCaptures(url, host);
   }
 
   /** The host board and politeness figures of the active hosts (host-board.ts), at most a second old. */

@@ -5,6 +5,8 @@
  * host or a URL as `host show`, `host list` and `url explain` see it (inspection.ts). The slow figures are
  * cached: the totals that count rows of big tables for a few seconds, the host board for a second.
  */
+import { decodeCaptures, type Capture } from "../../core/captures/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import type { JobCounts } from "../../core/jobs/index.ts";
 import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
@@ -166,5 +168,10 @@ export class Reports {
   /** Why a normalized URL is where it is: stored state, robots verdict, trap limits. */
   explainUrl(url: string, host: string): UrlView {
     return explainUrl(this.view, url, host);
+  }
+
+  /** A normalized URL's captures, newest first, from its row in the store; [] when it has none. */
+  urlCaptures(url: string, host: string): Capture[] {
+    return decodeCaptures(this.view.store.getUrl(partitionOf(host, this.view.partitions), url)?.captures);
   }
 }

@@ -22,6 +22,7 @@ import type { FrontierState } from "./frontier-state.ts";
 import type { HostEntry } from "./host-entry.ts";
 import type { HostSitemaps } from "./host-sitemaps.ts";
 import { countSitemapResult, probeFoundNone } from "./sitemap-refs.ts";
+import { captureOf, withCapture } from "../../core/captures/index.ts";
 import type { QueuedUrl, UrlRow } from "./store/frontier-store.ts";
 import { decideUrlOutcome, unfetchedRow } from "./url-outcome.ts";
 
@@ -148,6 +149,8 @@ export class ResultEffects {
     const store = this.s.store;
     // The state read when the task was handed out: only this frontier writes it while the host is in flight.
     const outcome = decideUrlOutcome(prev, result, { now, isHomePage: isHomePage(item.url), redirectHops: item.hops }, this.s.policy);
+    const capture = captureOf(result);
+    if (capture) outcome.row.captures = withCapture(prev.captures, capture);
     store.recordFetch(outcome.row);
     for (const c of outcome.counters) this.s.counters.add(c);
     if (outcome.dequeue) {

@@ -183,5 +183,6 @@ function fromState(prev: UrlRow, s: UrlState): UrlRow {
     simhash: prev.simhash,
     changedLastVisit: s.changedLastVisit,
     note: prev.note,
+    ...(prev.captures ? { captures: prev.captures } : {}),
   };
 }

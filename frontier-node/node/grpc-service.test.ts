@@ -136,3 +136,22 @@ test("http - the node serves /healthz, /readyz and Prometheus /metrics", async (
   expect(metrics).toContain('crawler_node_tasks_published_total{node="n1",region="r1"} 3');
   expect(metrics).toContain('crawler_partitions_served{node="n1",region="r1"} 7');
 });
+
+test("grpc - ListCaptures answers where a URL's captures are from this node's store, newest first; a bad URL or limit is INVALID_ARGUMENT", async () => {
+  const { client } = await crawled();
+  const answer = await client.listCaptures("HTTP://h0.test/#top", 0);
+  expect(answer.url).toBe("http://h0.test/");
+  expect(answer.captures).toHaveLength(1);
+  expect(answer.captures[0]).toMatchObject({
+    status: 200,
+    contentType: "text/html",
+    digest: "fp-http://h0.test/",
+    job: "default",
+    warc: { file: "fake-fetcher.warc.gz", offset: BigInt("http://h0.test/".length * 1000), length: 100n },
+  });
+  expect((await client.listCaptures("http://h0.test/", 1)).captures).toHaveLength(1);
+  expect((await client.listCaptures("http://h0.test/never", 0)).captures).toEqual([]);
+  expect(await failure(client.listCaptures("", 0))).toBeInstanceOf(InvalidArgumentError);
+  expect(await failure(client.listCaptures("mailto:someone@example.com", 0))).toBeInstanceOf(InvalidArgumentError);
+  expect(await failure(client.listCaptures("http://h0.test/", 1001))).toBeInstanceOf(InvalidArgumentError);
+});

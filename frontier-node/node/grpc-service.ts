@@ -13,6 +13,8 @@
  *    plus the URLs forwarded (whose seen check happens at their owner). While the node's self-fence says
  *    it may not act (self-fence.ts), every URL takes the stream: its partition may be another node's now.
  */
+import { captureLookup, checkedCaptureLimit } from "../../core/captures/index.ts";
+import { captureToProto } from "../../proto/codec/index.ts";
 import { addressOf, groupByOwner, hostKeyOfArgument } from "../../core/addressing/index.ts";
 import { errorInfo } from "../../kit/log/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
@@ -182,6 +184,13 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
     }, log),
 
     explainUrl: unary(async (request) => ({ explanation: explain(request.url) }), log),
+
+    // Answered from this node's store whatever the owner is, like ExplainUrl: routing asks the holder.
+    listCaptures: unary(async (request) => {
+      const { url, host } = captureLookup(request.url);
+      const limit = checkedCaptureLimit(request.limit);
+      return { url, captures: frontier.urlCaptures(url, host).slice(0, limit).map(captureToProto) };
+    }, log),
 
     drain: unary(async () => {
       await deps.drain();

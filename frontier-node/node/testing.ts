@@ -124,7 +124,9 @@ export function resultFor(task: FetchTask, linksFound = 0): FetchResult {
     bytes: 0,
   } as const;
   if (task.kind === "robots") return { ...base, kind: "response", status: 404, robots: { verdict: "allow-all" }, linksFound: 0 };
-  return { ...base, kind: "response", status: 200, fingerprint: `fp-${task.url}`, linksFound, bytes: 100 };
+  // A page's record "lies" in a fake file, at an offset of its own, so a node's captures can be asked for.
+  const warc = { file: "fake-fetcher.warc.gz", offset: task.url.length * 1000, length: 100 };
+  return { ...base, kind: "response", status: 200, fingerprint: `fp-${task.url}`, linksFound, bytes: 100, contentType: "text/html", warc };
 }
 
 /** Seed-style DiscoveredUrls for normalized URLs. */

@@ -62,7 +62,6 @@ const pageResult: FetchResult = {
   bytes: 25_000,
   truncated: true,
   job: 12,
-  contentType: "text/html",
 };
 
 test("codec - a fetch task survives the round trip, with every optional field set or absent", () => {
@@ -307,4 +306,21 @@ test("codec - a discovered media URL and a link found on a near duplicate keep t
     urls: [pb.DiscoveredUrl.fromPartial({ url: "https://x/", kind: 99 as pb.UrlKind })],
   }).finish();
   expect(() => decodeDiscoveredLinks(odd)).toThrow(CodecError);
+});
+
+test("codec - where a result's WARC and WET records lie survives the round trip; none is absent; an empty location is refused", () => {
+  const stored: FetchResult = {
+    ...pageResult,
+    warc: { file: "crawl-20260101000000-00001.warc.gz", offset: 5_000_000_123, length: 4_211 },
+    text: { file: "s3://bucket/warc/crawl-20260101000000-00001.warc.wet.gz", offset: 0, length: 812 },
+    contentType: "text/html; charset=utf-8",
+  };
+  expect(decodeFetchResult(encodeFetchResult(stored))).toStrictEqual(stored);
+  const decoded = decodeFetchResult(encodeFetchResult(pageResult));
+  expect(decoded.warc).toBeUndefined();
+  expect(decoded.text).toBeUndefined();
+  expect(decoded.contentType).toBeUndefined();
+  const empty = pb.FetchResult.encode({ ...fetchResultToProto(pageResult), warc: { file: "", offset: 0n, length: 0n } }).finish();
+  expect(() => decodeFetchResult(empty)).toThrow(CodecError);
+  expect(() => encodeFetchResult({ ...pageResult, warc: { file: "x", offset: -1, length: 3 } })).toThrow(CodecError);
 });

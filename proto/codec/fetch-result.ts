@@ -9,7 +9,14 @@
  * prefers, since politeness multiplies a fetch's duration by ten and a rounded millisecond would come back
  * as ten; `sentAt` travels in microseconds only.
  */
-import { isFetchErrorKind, isResultNote, isSkipReason, type FetchResult, type ResultKind } from "../../core/model/index.ts";
+import {
+  isFetchErrorKind,
+  isResultNote,
+  isSkipReason,
+  type FetchResult,
+  type RecordLocation,
+  type ResultKind,
+} from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { decodeOrThrow, taskKindFromProto, taskKindToProto } from "./fetch-task.ts";
@@ -85,6 +92,8 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     pausedUs: toUint64("pausedMs", Math.round((result.pausedMs ?? 0) * 1000)),
     job: toUint32("job", result.job ?? 0),
     contentType: result.contentType ?? "",
+    warc: result.warc ? locationToProto("warc", result.warc) : undefined,
+    text: result.text ? locationToProto("text", result.text) : undefined,
   };
 }
 
@@ -136,7 +145,24 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
     if (verdict === "parse" || msg.robotsText !== "") result.robots.text = msg.robotsText;
   }
   if (msg.sitemap) result.sitemap = sitemapSummaryFromProto(msg.sitemap);
+  if (msg.warc) result.warc = locationFromProto("warc", msg.warc);
+  if (msg.text) result.text = locationFromProto("text", msg.text);
   return result;
+}
+
+function locationToProto(field: string, location: RecordLocation): pb.RecordLocation {
+  return {
+    file: location.file,
+    offset: toUint64(`${field}.offset`, location.offset),
+    length: toUint64(`${field}.length`, location.length),
+  };
+}
+
+/** A location must name a file and a record of at least one byte: anything else cannot be read back. */
+function locationFromProto(field: string, msg: pb.RecordLocation): RecordLocation {
+  const length = fromInt64(`${field}.length`, msg.length);
+  if (msg.file === "" || length === 0) throw new CodecError(`${field} location without a file or a length`);
+  return { file: msg.file, offset: fromInt64(`${field}.offset`, msg.offset), length };
 }
 
 type RequiredFields = Pick<

@@ -16,4 +16,5 @@ export { decodeFetchResult, encodeFetchResult, fetchResultFromProto, fetchResult
 export { decodeDiscoveredLinks, discoveredUrlFromProto, discoveredUrlToProto, encodeDiscoveredLinks } from "./discovered-links.ts";
 export { urlExplanation } from "./url-explanation.ts";
 export { jobActionFrom, jobActionOf, jobCreateBodyOf, jobInfoOf, jobJsonOf, settingsOf } from "./job.ts";
+export { captureFromProto, captureToProto } from "./captures.ts";
 export { hostInfoOf, jsonOf, urlExplanationOf, type HostPlace, type InspectedHost, type InspectedUrl } from "./inspection.ts";

@@ -33,7 +33,7 @@ import { freeze, thaw } from "../support/freeze.ts";
 import type { Netns } from "../support/netns.ts";
 import { logClock } from "../testweb/index.ts";
 import type { RequestRecord, TestWeb, TestWebOptions } from "../testweb/index.ts";
-import { ownerOf, type Coordinator, type RingView } from "../e2e/cluster/coordinator.ts";
+import { ownerOf, REGION, type Coordinator, type RingView } from "../e2e/cluster/coordinator.ts";
 import {
   fetchCounts,
   MIN_GAP_MS,
@@ -116,6 +116,22 @@ export interface FaultScenario {
    * the roles outside a namespace, all on one more.
    */
   netns?: readonly string[];
+  /**
+   * Two regions instead of one: REGION keeps frontier-1 and fetch-1, `region-2` (SECOND_REGION) gets
+   * frontier-2, fetch-2 and the odd-numbered hosts, each region with its own nats-server and redis-server,
+   * the two servers joined by a gateway (a supercluster, as a multi-region fleet runs). Each nats-server
+   * runs in a network namespace of its own (region-2's: `roles.services.regions[SECOND_REGION].natsNetns`),
+   * reached by the roles through the namespace's veth, so a row can cut the gateway alone: region-2's
+   * namespace cut from region-1's server address (`serverAddresses(roles, web).nats`).
+   */
+  twoRegions?: boolean;
+}
+
+export const SECOND_REGION = "region-2";
+
+/** Region-2's hosts in a two-region row: the odd-numbered ones (`site1.test`, `site3.test`...). */
+export function secondRegionHosts(hosts: number): string[] {
+  return Array.from({ length: hosts }, (_, i) => `site${i}.test`).filter((_, i) => i % 2 === 1);
 }
 
 /**
@@ -173,7 +189,7 @@ export const ROW_TIMEOUT_MS = SIZE.toAThirdMs + SIZE.afterFaultMs + 150_000;
 
 export async function crawlThroughFault(cluster: ClusterHarness, scenario: FaultScenario): Promise<FaultRun> {
   // A network lab only for rows that cut links: before the servers, which listen on its addresses.
-  const lab = scenario.netns?.length ? cluster.netLab() : undefined;
+  const lab = scenario.netns?.length || scenario.twoRegions ? cluster.netLab() : undefined;
   // One address per server, and one for the APIs of the roles outside a namespace (nodes dial each other).
   const listenOn = lab && { nats: lab.serverAddress(), redis: lab.serverAddress(), web: lab.serverAddress(), roles: lab.serverAddress() };
   const namespaces = new Map((scenario.netns ?? []).map((id) => [id, lab!.namespace()]));
@@ -189,13 +205,25 @@ export async function crawlThroughFault(cluster: ClusterHarness, scenario: Fault
   const expected = web.expectedPages(seeds);
   const minGapMs = scenario.minGapMs ?? MIN_GAP_MS;
   if (scenario.roles?.frontierArgs?.includes("--min-gap")) throw new Error("a fault row gives its gap as minGapMs, not --min-gap");
+  const twoRegions = scenario.twoRegions
+    ? {
+        natsNetns: lab!.namespace(),
+        otherRegions: [{ name: SECOND_REGION, natsNetns: lab!.namespace() }],
+        regionOf: (id: string) => (id.endsWith("-2") ? SECOND_REGION : REGION),
+        regionRules: `${SECOND_REGION}=${secondRegionHosts(SIZE.hosts).join(",")}`,
+      }
+    : undefined;
   const roles = await cluster.roles({
     web,
     frontiers: ["frontier-1", "frontier-2"],
     fetchers: ["fetch-1", "fetch-2"],
-    services: listenOn ? { ...scenario.services, listenOn } : scenario.services,
+    services: listenOn
+      ? { ...scenario.services, listenOn, otherRegions: twoRegions?.otherRegions, natsNetns: twoRegions?.natsNetns }
+      : scenario.services,
     netnsOf: (id) => namespaces.get(id),
     listenHost: listenOn?.roles,
+    regionOf: twoRegions?.regionOf,
+    regionRules: twoRegions?.regionRules,
     ...scenario.roles,
     frontierArgs: [...(scenario.roles?.frontierArgs ?? []), "--min-gap", `${minGapMs}ms`],
   });

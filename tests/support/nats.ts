@@ -95,7 +95,18 @@ export interface Supercluster {
  * gateways. Resolves once every gateway link is up (each server logs an outbound gateway connection to
  * every other region), so a publish in one region is routed to subscribers in the others.
  */
-export async function startNatsSupercluster(regions: readonly string[], opts: { startupTimeoutMs?: number } = {}): Promise<Supercluster> {
+export interface SuperclusterOptions {
+  startupTimeoutMs?: number;
+  /**
+   * Per region, the address its server listens on for clients, its route and its gateway (default
+   * 127.0.0.1): e.g. a network lab's server address, or a namespace's own address.
+   */
+  listenOn?: Readonly<Record<string, string>>;
+  /** Per region, how its server's command is run: e.g. inside a network namespace (`Netns.exec`). */
+  execIn?: Readonly<Record<string, (cmd: string[]) => string[]>>;
+}
+
+export async function startNatsSupercluster(regions: readonly string[], opts: SuperclusterOptions = {}): Promise<Supercluster> {
   if (regions.length < 2) throw new Error("a supercluster needs at least two regions");
   const timeout = opts.startupTimeoutMs ?? 30_000;
   // Each region's route port is picked free and bound by nats-server a moment later; under a busy suite
@@ -103,7 +114,7 @@ export async function startNatsSupercluster(regions: readonly string[], opts: { 
   let lastError: unknown;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startSuperclusterOnce(regions, timeout);
+      return await startSuperclusterOnce(regions, timeout, opts);
     } catch (err) {
       lastError = err;
     }
@@ -111,7 +122,8 @@ export async function startNatsSupercluster(regions: readonly string[], opts: { 
   throw lastError;
 }
 
-async function startSuperclusterOnce(regions: readonly string[], timeout: number): Promise<Supercluster> {
+async function startSuperclusterOnce(regions: readonly string[], timeout: number, opts: SuperclusterOptions): Promise<Supercluster> {
+  const hostOf = (region: string) => opts.listenOn?.[region] ?? "127.0.0.1";
   const started: Record<string, NatsServer> = {};
   const gatewayPorts: Record<string, number> = {};
   try {
@@ -121,12 +133,12 @@ async function startSuperclusterOnce(regions: readonly string[], timeout: number
     const secret = randomBytes(12).toString("hex");
     for (const region of regions) {
       const dir = mkdtempSync(join(tmpdir(), `nats-${region}-`));
-      const seedGateway = region === seed ? [] : [{ name: seed, url: `nats://gateway:${secret}@127.0.0.1:${gatewayPorts[seed]}` }];
+      const seedGateway = region === seed ? [] : [{ name: seed, url: `nats://gateway:${secret}@${hostOf(seed)}:${gatewayPorts[seed]}` }];
       const conf = join(dir, "server.conf");
-      writeFileSync(conf, superclusterConfig(region, dir, await unusedPort(), seedGateway, secret));
-      const server = await launch(["-c", conf], dir, true, timeout);
+      writeFileSync(conf, superclusterConfig(region, dir, hostOf(region), await unusedPort(), seedGateway, secret));
+      const server = await launch(["-c", conf], dir, true, timeout, opts.execIn?.[region]);
       started[region] = server;
-      const gw = /Listening for gateways? connections on 127\.0\.0\.1:(\d+)/.exec(server.log());
+      const gw = new RegExp(`Listening for gateways? connections on ${hostOf(region).replaceAll(".", "\\.")}:(\\d+)`).exec(server.log());
       if (!gw) throw new Error(`nats-server of ${region} did not report its gateway port:\n${server.log()}`);
       gatewayPorts[region] = Number(gw[1]);
     }
@@ -298,6 +310,7 @@ function clusterMemberConfig(
 function superclusterConfig(
   region: string,
   dir: string,
+  host: string,
   routePort: number,
   gateways: { name: string; url: string }[],
   secret: string,
@@ -309,10 +322,10 @@ function superclusterConfig(
   // stranger (seen: a publish to a frozen region was stored and confirmed).
   return [
     `server_name: "${region}-1"`,
-    `listen: "127.0.0.1:-1"`,
+    `listen: "${host}:-1"`,
     `jetstream { store_dir: "${dir}" }`,
-    `cluster { name: "${region}", listen: "127.0.0.1:${routePort}", authorization { user: "route", password: "${secret}" }, routes: ["nats://route:${secret}@127.0.0.1:${routePort}"] }`,
-    `gateway { name: "${region}", listen: "127.0.0.1:-1", authorization { user: "gateway", password: "${secret}" }, gateways: [${gatewayList}] }`,
+    `cluster { name: "${region}", listen: "${host}:${routePort}", authorization { user: "route", password: "${secret}" }, routes: ["nats://route:${secret}@${host}:${routePort}"] }`,
+    `gateway { name: "${region}", listen: "${host}:-1", authorization { user: "gateway", password: "${secret}" }, gateways: [${gatewayList}] }`,
     "",
   ].join("\n");
 }
@@ -329,8 +342,16 @@ export function natsServerBinary(): string {
   throw new Error("nats-server not found: install it (apt-get install nats-server) or set NATS_SERVER");
 }
 
-async function launch(args: string[], storeDir: string, ownsDir: boolean, timeoutMs: number): Promise<NatsServer> {
-  const child = spawn(natsServerBinary(), args, { stdio: ["ignore", "pipe", "pipe"] });
+async function launch(
+  args: string[],
+  storeDir: string,
+  ownsDir: boolean,
+  timeoutMs: number,
+  execIn: (cmd: string[]) => string[] = (cmd) => cmd,
+): Promise<NatsServer> {
+  // `ip netns exec` execs the command: the pid stays the server's own (a freeze or kill reaches it).
+  const [command, ...rest] = execIn([natsServerBinary(), ...args]);
+  const child = spawn(command!, rest, { stdio: ["ignore", "pipe", "pipe"] });
   live.add(child);
   installExitHook();
   let log = "";

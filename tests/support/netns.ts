@@ -9,7 +9,10 @@
  *   - `lab.namespace()`: a network namespace with its end of a veth pair (a private /30: the host end
  *     `hostAddress`, the namespace's end `address`) and loopback up. `exec(cmd)` is the command run inside
  *     it (`ip netns exec NAME ...`; the pid stays the command's own). A server inside listens on `address`
- *     for the host's processes to reach it.
+ *     for the host's processes to reach it. Namespaces reach each other too, through the host: it forwards
+ *     what arrives on a lab's veths (forwarding is switched on for those interfaces alone, the host's own
+ *     `ip_forward` is left as it is), so a server in one namespace can dial a server in another and a cut
+ *     inside one (by the other's address) parts them both ways.
  *   - `ns.cut(addresses)` then `ns.restore()`: from inside the namespace, packets to those addresses (every
  *     address: `ns.cut()`) are routed to a gateway that does not exist, with a fixed neighbour entry, so
  *     they leave on the veth with a hardware address nobody has and the host drops them. Nothing is told to
@@ -28,7 +31,7 @@
  *
  * Needs `ip` and root: `requireNetns()` says so plainly instead of skipping (CI installs iproute2).
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 
 const NS_PREFIX = "crawler-test-";
 const HOST_IF_PREFIX = "cth";
@@ -117,6 +120,8 @@ export function startNetLab(): NetLab {
       ip(["link", "set", nsIf, "netns", name]);
       ip(["addr", "add", `${hostAddress}/30`, "dev", hostIf]);
       ip(["link", "set", hostIf, "up"]);
+      // The host forwards what this veth brings for another namespace of the lab (see the header).
+      writeFileSync(`/proc/sys/net/ipv4/conf/${hostIf}/forwarding`, "1");
       ip(["-n", name, "link", "set", "lo", "up"]);
       ip(["-n", name, "addr", "add", `${address}/30`, "dev", nsIf]);
       ip(["-n", name, "link", "set", nsIf, "up"]);

@@ -25,6 +25,6 @@ export async function runMediaTask(deps: WorkerDeps, task: FetchTask, signal?: A
   const done = await nonContentOutput(deps, task, outcome, result);
   if (done) return done;
   const duplicate = await duplicateStep(deps, task, outcome, result);
-  result.bytes = await storeResponse(deps.store, outcome, { revisit: duplicate.revisit });
+  await storeResponse(deps.store, outcome, result, { revisit: duplicate.revisit });
   return { result, links: [] };
 }

@@ -16,10 +16,10 @@
  * issued the task.
  */
 import { simhash64 } from "../../../core/content/index.ts";
-import type { FetchTask, ResponseResult, Revisit } from "../../../core/model/index.ts";
+import type { FetchTask, PageText, ResponseResult, Revisit } from "../../../core/model/index.ts";
 import type { WorkOutput } from "../../../core/ports/index.ts";
 import type { FetchResponse } from "../http/index.ts";
-import { decodeBody, extractPage, isHtmlContentType, parseXRobotsTag } from "../parse/index.ts";
+import { decodeBody, extractPage, isHtmlContentType, parseXRobotsTag, type ExtractedPage } from "../parse/index.ts";
 import { duplicateStep } from "./duplicate-step.ts";
 import { selectLinks } from "./links-step.ts";
 import { selectMedia } from "./media-step.ts";
@@ -35,16 +35,21 @@ export async function runPageTask(deps: WorkerDeps, task: FetchTask, signal?: Ab
   return (await nonContentOutput(deps, task, outcome, result)) ?? handleContent(deps, task, outcome, result);
 }
 
+/** What a page's WET record keeps: its title and visible text, as parsed (bounded there). */
+function pageText(page: ExtractedPage): PageText {
+  return page.title ? { title: page.title, text: page.text } : { text: page.text };
+}
+
 async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchResponse, result: ResponseResult): Promise<WorkOutput> {
   const duplicate = await duplicateStep(deps, task, response, result);
   if (duplicate.ofAnother) {
-    result.bytes = await storeResponse(deps.store, response, { revisit: duplicate.revisit });
+    await storeResponse(deps.store, response, result, { revisit: duplicate.revisit });
     return { result, links: [] };
   }
 
   const contentType = response.headers["content-type"];
   if (response.unsupportedEncoding || !isHtmlContentType(contentType, response.body.subarray(0, 512))) {
-    result.bytes = await storeResponse(deps.store, response, { revisit: duplicate.revisit });
+    await storeResponse(deps.store, response, result, { revisit: duplicate.revisit });
     return { result, links: [] };
   }
 
@@ -70,6 +75,6 @@ async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchR
     }
   }
   if (noindex) result.note = "noindex";
-  else result.bytes = await storeResponse(deps.store, response, { revisit, media: media.refs });
+  else await storeResponse(deps.store, response, result, { revisit, media: media.refs, text: pageText(page) });
   return { result, links: media.urls.length > 0 ? [...links, ...media.urls] : links };
 }

@@ -7,6 +7,8 @@ import { isSkipReason, type FetchResult, type FetchTask, type ResponseResult } f
 import { retryAfterAsDelay } from "../../../core/politeness/index.ts";
 import type { FetchError, FetchOutcome, FetchResponse } from "../http/index.ts";
 
+const MAX_CONTENT_TYPE = 200;
+
 export function resultFor(task: FetchTask, outcome: FetchResponse): ResponseResult;
 export function resultFor(task: FetchTask, outcome: FetchError | FetchOutcome): FetchResult;
 export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
@@ -40,12 +42,12 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
     // A date is read here, on the wall clock at arrival; what travels is a delay (see retryAfterAsDelay).
     retryAfter: retryAfterAsDelay(outcome.headers["retry-after"], Date.now()),
     truncated: outcome.truncated || undefined,
-    contentType: contentTypeOf(outcome.headers["content-type"]),
+    ...contentTypeOf(outcome.headers["content-type"]),
   };
 }
 
-/** The media type of a Content-Type header, lower-cased, parameters dropped (at most 100 characters); undefined when absent. */
-function contentTypeOf(header: string | undefined): string | undefined {
-  const type = header?.split(";")[0]?.trim().toLowerCase();
-  return type ? type.slice(0, 100) : undefined;
+/** The Content-Type a result reports: the header as sent, bounded (a hostile server can send kilobytes). */
+function contentTypeOf(header: string | undefined): { contentType?: string } {
+  const value = header?.trim().slice(0, MAX_CONTENT_TYPE);
+  return value ? { contentType: value } : {};
 }

@@ -12,8 +12,8 @@ import { hostKeyOf, normalizeUrl } from "../../../core/url/index.ts";
 import type { FetchOutcome } from "../http/index.ts";
 import { decodeBody } from "../parse/index.ts";
 import { resultFor } from "./result-base.ts";
-import { storeResponse } from "./store-step.ts";
-import type { WorkOutput } from "../../../core/ports/index.ts";
+import { noteStored, storeExchange } from "./store-step.ts";
+import type { StoredRecords, WorkOutput } from "../../../core/ports/index.ts";
 import type { WorkerDeps } from "./types.ts";
 
 export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
@@ -25,6 +25,8 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
   /** The hop before the current one: the last request made when the current one is refused. */
   let asked: FetchOutcome | undefined;
   let bytes = 0;
+  /** Where the first hop's record lies: the capture of the task's URL (later hops are other URLs). */
+  let stored: StoredRecords | void = undefined;
   for (let hop = 0; hop <= ROBOTS_MAX_REDIRECTS; hop++) {
     if (hop > 0 && hostKeyOf(url) === task.host && outcome) {
       const byDuration = Math.ceil(deps.gap.multiplier * (outcome.endedAt - outcome.startedAt)) + deps.gap.marginMs;
@@ -39,7 +41,9 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
       break;
     }
     chain.push(outcome.status);
-    bytes += await storeResponse(deps.store, outcome);
+    const hopStored = await storeExchange(deps.store, outcome);
+    if (hop === 0) stored = hopStored;
+    bytes += outcome.body.byteLength;
     if (outcome.status < 300 || outcome.status >= 400 || outcome.status === 304) break;
     const location = outcome.headers["location"];
     const next = location ? normalizeUrl(location, url) : undefined;
@@ -63,6 +67,7 @@ export async function runRobotsTask(deps: WorkerDeps, task: FetchTask, signal?: 
   const verdict = robotsVerdict(chain);
   result.startedAt = first!.startedAt;
   result.bytes = bytes;
+  noteStored(result, stored);
   result.robots = { verdict };
   if (verdict === "parse" && outcome?.kind === "response") {
     result.robots.text = decodeBody(outcome.body, outcome.headers["content-type"]);

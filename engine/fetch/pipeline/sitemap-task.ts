@@ -78,7 +78,7 @@ export async function runSitemapTask(deps: WorkerDeps, task: FetchTask, signal?:
   }
   if (got.summary) result.sitemap = got.summary;
   result.linksFound = got.links.length;
-  result.bytes = await storeResponse(deps.store, response);
+  await storeResponse(deps.store, response, result);
   return { result, links: got.links };
 }
 

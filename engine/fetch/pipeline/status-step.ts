@@ -25,6 +25,6 @@ export async function nonContentOutput(
     if (target?.ok) result.redirectTo = target.url;
     else if (location) result.note = `bad-location: ${target && !target.ok ? target.reason : "missing"}`;
   }
-  result.bytes = await storeResponse(deps.store, response);
+  await storeResponse(deps.store, response, result);
   return { result, links: [] };
 }

@@ -6,7 +6,7 @@
 import { describe, expect, test } from "bun:test";
 import { MemoryContentIndex } from "../../../adapters/memory/index.ts";
 import type { CapturedExchange, FetchOutcome, FetchRequest, FetchTask } from "../../../core/model/index.ts";
-import type { Fetcher, PageStore } from "../../../core/ports/index.ts";
+import type { Fetcher, PageStore, StoredRecords } from "../../../core/ports/index.ts";
 import { FetchWorker } from "./worker.ts";
 
 const enc = new TextEncoder();
@@ -40,9 +40,14 @@ class TableFetcher implements Fetcher {
 
 class KeptPages implements PageStore {
   readonly kept: CapturedExchange[] = [];
-  async write(exchange: CapturedExchange): Promise<unknown> {
+  /** Says each exchange lies at its position in `kept`, and its text (when given) at the same in "kept.wet". */
+  async write(exchange: CapturedExchange): Promise<StoredRecords> {
     this.kept.push(exchange);
-    return {};
+    const at = this.kept.length - 1;
+    return {
+      warc: { file: "kept", offset: at, length: 1 },
+      ...(exchange.text ? { text: { file: "kept.wet", offset: at, length: 1 } } : {}),
+    };
   }
 }
 
@@ -181,5 +186,33 @@ describe("fetch worker: duplicates", () => {
     expect(out.result.nearDuplicateOf).toBeUndefined();
     expect(out.result.changed).toBe(true);
     expect(store.kept[1]?.revisit).toBeUndefined();
+  });
+});
+
+describe("fetch worker: where records lie, and a page's text", () => {
+  test("worker - an HTML page hands its title and visible text to the store, and its result says where both records lie", async () => {
+    const { worker, store } = setup({ "http://a.test/p": { body: html(`<p>${PROSE}</p><script>var hidden = 1;</script>`) } });
+    const out = await worker.run(task("http://a.test/p"));
+    expect(store.kept[0]?.text?.title).toBe("t");
+    expect(store.kept[0]?.text?.text).toStartWith("word0 text0 more0");
+    expect(store.kept[0]?.text?.text).not.toContain("hidden");
+    expect(out.result.warc).toEqual({ file: "kept", offset: 0, length: 1 });
+    expect(out.result.text).toEqual({ file: "kept.wet", offset: 0, length: 1 });
+  });
+
+  test("worker - a non-HTML body and an error status are stored without text; a noindex page is not stored at all", async () => {
+    const { worker, store } = setup({
+      "http://a.test/a.pdf": { body: "%PDF-1.4 binary", type: "application/pdf" },
+      "http://a.test/n": { body: html(`<meta name="robots" content="noindex"><p>${PROSE}</p>`) },
+    });
+    const pdf = await worker.run(task("http://a.test/a.pdf"));
+    expect(store.kept[0]?.text).toBeUndefined();
+    expect(pdf.result.warc).toEqual({ file: "kept", offset: 0, length: 1 });
+    expect(pdf.result.text).toBeUndefined();
+    expect(pdf.result.contentType).toBe("application/pdf");
+    const noindex = await worker.run(task("http://a.test/n"));
+    expect(store.kept).toHaveLength(1);
+    expect(noindex.result.warc).toBeUndefined();
+    expect(noindex.result.text).toBeUndefined();
   });
 });

@@ -175,3 +175,27 @@ test("spool - a media list travels with its WARC: recovered with it, listed afte
   expect((await readdir(dir)).filter((n) => n.endsWith(".jsonl") || n.endsWith(".cdxj")).sort()).toEqual([INDEX_FILE, "media.jsonl"]);
   expect((await spool.list()).map((e) => e.name)).toEqual([name, name.replace(".warc.gz", ".cdxj"), media]);
 });
+
+test("spool - a WET file left open is cut back to its last whole record, moved with its WARC and listed after it", async () => {
+  const scratch = join(dir, "scratch");
+  const w = await WarcWriter.open({ dir: scratch, prefix: "node", finishedDir: join(scratch, "finished"), wet: true });
+  const placed: WriteResult[] = [];
+  for (let i = 0; i < 3; i++) placed.push(await w.write({ ...exchange(`https://example.com/${i}`), text: { text: `page ${i}` } }));
+  await w.close();
+  const name = placed[0]!.filename;
+  const wet = placed[0]!.text!.file;
+  for (const n of [name, wet, name.replace(".warc.gz", ".cdxj")]) await rename(join(scratch, "finished", n), join(dir, n));
+  await rm(scratch, { recursive: true });
+  // A kill in the middle of the last text record.
+  const last = placed[2]!.text!;
+  await truncate(join(dir, wet), last.offset + Math.floor(last.length / 2));
+
+  const spool = new WarcSpool(dir);
+  const report = await spool.recover();
+  expect(report.moved.sort()).toEqual([name, name.replace(".warc.gz", ".cdxj"), wet].sort());
+  expect((await stat(join(dir, "finished", wet))).size).toBe(last.offset);
+  const texts: string[] = [];
+  for await (const r of readWarc(join(dir, "finished", wet))) if (r.type === "conversion") texts.push(new TextDecoder().decode(r.payload));
+  expect(texts).toEqual(["page 0", "page 1"]);
+  expect((await spool.list()).map((e) => e.name)).toEqual([name, name.replace(".warc.gz", ".cdxj"), wet]);
+});

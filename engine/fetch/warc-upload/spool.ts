@@ -2,7 +2,7 @@
  * The local side of WARC upload: where files wait, in which state, and how a crash is recovered. The
  * state of a file is where it lies, so it survives any kill without a journal:
  *
- *   <warcDir>/x.warc.gz + x.cdxj            being written (or left open by a crash)
+ *   <warcDir>/x.warc.gz + x.cdxj            being written (or left open by a crash), with x.warc.wet.gz
  *   <warcDir>/finished/x.warc.gz + x.cdxj   finished: complete, never written again, waiting for upload
  *   (gone)                                  uploaded, confirmed by the store, then deleted here
  *
@@ -15,19 +15,23 @@
  */
 import { mkdir, open, readdir, rename, stat, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CdxjLog, INDEX_FILE, indexFileOf, MEDIA_LIST_FILE } from "../warc/index.ts";
+import { CdxjLog, INDEX_FILE, indexFileOf, MEDIA_LIST_FILE, WET_SUFFIX } from "../warc/index.ts";
 import { repairWarcTail } from "./repair.ts";
 
 /** Subdirectory of the WARC directory holding finished files. */
 export const FINISHED_DIR = "finished";
 
-/** The files that travel with a WARC file `x.warc.gz`: its index `x.cdxj` and its media list `x.media.jsonl`. */
-const COMPANIONS = [".cdxj", ".media.jsonl"] as const;
+/**
+ * The files that travel with a WARC file `x.warc.gz`: its index `x.cdxj`, its media list `x.media.jsonl`
+ * and its WET file `x.warc.wet.gz` (the pages' text).
+ */
+const COMPANIONS = [".cdxj", ".media.jsonl", WET_SUFFIX] as const;
 
 /** The WARC base name (`x`) a companion file belongs to, or undefined when `name` is not a companion. */
 export function companionBase(name: string): string | undefined {
   for (const suffix of COMPANIONS) {
-    // No suffix is the end of another (".media.jsonl" does not end in ".cdxj"), so the order does not matter.
+    // No suffix is the end of another (".media.jsonl" does not end in ".cdxj", ".warc.wet.gz" not in ".warc.gz"),
+    // so the order does not matter.
     if (name.endsWith(suffix)) return name.slice(0, -suffix.length);
   }
   return undefined;
@@ -77,6 +81,9 @@ export class WarcSpool {
     }
     // The shared index.cdxj and media.jsonl of a run without upload stay where they are.
     for (const name of names.filter((n) => companionBase(n) !== undefined && n !== INDEX_FILE && n !== MEDIA_LIST_FILE)) {
+      // A WET file left open has the same damage a WARC file can have, a torn last member. Nothing indexes
+      // its records, so the walk starts at its beginning: it holds text only, about a tenth of its WARC file.
+      if (name.endsWith(WET_SUFFIX)) report.droppedBytes += (await repairWarcTail(join(this.warcDir, name), 0)).droppedBytes;
       await rename(join(this.warcDir, name), join(this.finishedDir, name));
       report.moved.push(name);
     }

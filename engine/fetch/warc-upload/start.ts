@@ -14,6 +14,8 @@ export interface WarcUploadStarted {
   uploader: WarcUploader;
   /** Where the writer puts finished files (WarcWriterOptions.finishedDir). */
   finishedDir: string;
+  /** Where the files go (`s3://bucket/prefix/`), so the writer can name records by their object URLs (WarcWriterOptions.objectLocation). */
+  objectLocation: string;
 }
 
 export async function startWarcUpload(opts: {
@@ -34,5 +36,5 @@ export async function startWarcUpload(opts: {
   const uploader = new WarcUploader({ spool, store: opts.store, counters: opts.counters, log: opts.log, pollMs: opts.pollMs });
   uploader.start();
   opts.log.info("uploading finished WARC files", { to: opts.store.location });
-  return { uploader, finishedDir: spool.finishedDir };
+  return { uploader, finishedDir: spool.finishedDir, objectLocation: opts.store.location };
 }

@@ -7,6 +7,7 @@
 
 export { WarcWriter, INDEX_FILE } from "./writer.ts";
 export type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
+export { serializeConversion, wetBlock, wetFileOf, WET_SUFFIX } from "./wet.ts";
 export { readRecordAt, readWarc, type WarcRecordView } from "./read.ts";
 export { surt } from "./surt.ts";
 export { cdxjLine, CdxjLog, type CdxjEntry } from "./cdxj.ts";

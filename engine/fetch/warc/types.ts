@@ -3,7 +3,9 @@
  * response as the fetch step saw them, with the body already decompressed; the writer turns it into a
  * request record and a response record.
  */
-export type { CapturedExchange, MediaRef, Revisit } from "../../../core/model/index.ts";
+import type { RecordLocation } from "../../../core/model/index.ts";
+
+export type { CapturedExchange, MediaRef, PageText, RecordLocation, Revisit } from "../../../core/model/index.ts";
 
 export interface WarcWriterOptions {
   /** Directory for the .warc.gz files and index.cdxj; created if missing. */
@@ -19,6 +21,17 @@ export interface WarcWriterOptions {
    * index.cdxj, and a finished file is moved here with its index, for the upload spool to ship.
    */
   finishedDir?: string;
+  /**
+   * Keep pages' text: a WET file beside each WARC file, one `conversion` record per exchange that carries
+   * `text` (wet.ts). Default false; the processes pass their `--text` setting.
+   */
+  wet?: boolean;
+  /**
+   * Upload mode: the object store's location (`s3://bucket/prefix/`). A file's object key is its name under
+   * it and is never changed, so the locations a write returns name the object URL the file has once
+   * uploaded (the local copy is deleted then); ignored without `finishedDir`.
+   */
+  objectLocation?: string;
   /** gzip level of each record, 1 (fast) to 9 (small). Default 1: see DEFAULT_COMPRESSION_LEVEL. */
   compressionLevel?: number;
   /** Written to each file's warcinfo record. Default "crawler". */
@@ -35,4 +48,8 @@ export interface WriteResult {
   offset: number;
   /** Length of that gzip member in bytes. */
   length: number;
+  /** The same record as results report it: by object URL when uploading (`objectLocation`). */
+  warc: RecordLocation;
+  /** Where the WET conversion record of the exchange's text went; absent when none was written. */
+  text?: RecordLocation;
 }

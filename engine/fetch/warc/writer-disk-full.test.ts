@@ -67,3 +67,39 @@ test("warc writer - a full disk refuses the write and leaves no torn record; the
   expect(readdirSync(disk.dir).filter((f) => f.endsWith(".warc.gz"))).toEqual(files);
   expect(await responses(file)).toEqual([...written, page(1000).url]);
 });
+
+test("warc writer - with text kept, a full disk refuses the write in both files: every text record left names a response left", async () => {
+  disk = mountSmallDisk(2 * 1024 * 1024);
+  disk.fill(400_000);
+  const writer = await WarcWriter.open({ dir: disk.dir, prefix: "full", wet: true });
+  const written: string[] = [];
+  let refused: unknown;
+  for (let i = 0; i < 100 && refused === undefined; i++) {
+    // A small page with much incompressible text: the disk fills while the text record is written, after
+    // the page's records went in, so both files must be cut back.
+    const text = { text: Buffer.from(randomBytes(40_000)).toString("base64") };
+    try {
+      await writer.write({ ...page(i), body: new Uint8Array(randomBytes(200)), text });
+      written.push(page(i).url);
+    } catch (error) {
+      refused = error;
+    }
+  }
+  expect((refused as NodeJS.ErrnoException | undefined)?.code).toBe("ENOSPC");
+  disk.free();
+  await writer.write({ ...page(1000), text: { text: "after" } });
+  await writer.close();
+  const warc = readdirSync(disk.dir).find((f) => f.endsWith(".warc.gz"))!;
+  const wet = readdirSync(disk.dir).find((f) => f.endsWith(".warc.wet.gz"))!;
+  const responseIds = new Map<string, string>();
+  for await (const r of readWarc(join(disk.dir, warc)))
+    if (r.type === "response") responseIds.set(r.url!, r.warcHeaders["WARC-Record-ID"]!);
+  const texts: string[] = [];
+  for await (const r of readWarc(join(disk.dir, wet))) {
+    if (r.type !== "conversion") continue;
+    expect(r.warcHeaders["WARC-Refers-To"]).toBe(responseIds.get(r.url!)!);
+    texts.push(r.url!);
+  }
+  expect([...responseIds.keys()]).toEqual([...written, page(1000).url]);
+  expect(texts).toEqual([...written, page(1000).url]);
+});

@@ -15,6 +15,11 @@
  * stays readable. The index line is appended after its record, so the index never points at bytes that
  * were not written.
  *
+ * Text (`wet`): beside each WARC file `x.warc.gz` a WET file `x.warc.wet.gz` (wet.ts) gets one `conversion`
+ * record per exchange that carries a page's text, naming the response record. It is opened, rolled, moved
+ * and cut back with its WARC file; its record is appended after the WARC records, so a crash can leave a
+ * page without its text but never a text record naming a record that is not there.
+ *
  * Rolling: a file is finished once it reaches `maxFileBytes`, or `maxFileAgeMs` after it was started (a
  * timer, so a quiet writer still finishes its file). With `finishedDir` (upload mode) each file has its
  * own index and media list (`x.warc.gz` + `x.cdxj` + `x.media.jsonl`, the last only when the file's pages
@@ -23,7 +28,7 @@
  * touched again. What a crash leaves in `dir` is the spool's to repair and move on the next start.
  */
 
-import { mkdir, rename } from "node:fs/promises";
+import { mkdir, rename, unlink } from "node:fs/promises";
 import { gzipSync } from "node:zlib";
 import { join } from "node:path";
 import { CdxjLog, cdxjLine } from "./cdxj.ts";
@@ -31,7 +36,8 @@ import { indexFileOf, nextSequence, recordSequence, warcFileName } from "./file-
 import { MEDIA_LIST_FILE, mediaLines, mediaListOf } from "./media-list.ts";
 import { serializeExchange } from "./records.ts";
 import { WarcFile } from "./warc-file.ts";
-import type { CapturedExchange, WarcWriterOptions, WriteResult } from "./types.ts";
+import { serializeConversion, wetFileOf } from "./wet.ts";
+import type { CapturedExchange, RecordLocation, WarcWriterOptions, WriteResult } from "./types.ts";
 
 const DEFAULT_MAX_FILE_BYTES = 1_000_000_000;
 export const INDEX_FILE = "index.cdxj";
@@ -58,6 +64,8 @@ function gzipMember(record: Uint8Array, level: number): Uint8Array {
 
 export class WarcWriter {
   private file: WarcFile | undefined;
+  /** The current file's WET file (with `wet`), opened and finished with it. */
+  private wetFile: WarcFile | undefined;
   /** The current file's own index (upload mode); the shared `index` otherwise. */
   private fileIndex: CdxjLog | undefined;
   /** The current file's own media list (upload mode), opened on the first media line. */
@@ -79,6 +87,8 @@ export class WarcWriter {
     private readonly compressionLevel: number,
     private readonly maxFileAgeMs: number | undefined,
     private readonly finishedDir: string | undefined,
+    private readonly wet: boolean,
+    private readonly objectLocation: string | undefined,
   ) {}
 
   /** Prepares `opts.dir`; the first file is created on the first write, so an idle writer leaves none. */
@@ -102,6 +112,8 @@ export class WarcWriter {
       opts.compressionLevel ?? DEFAULT_COMPRESSION_LEVEL,
       opts.maxFileAgeMs,
       opts.finishedDir,
+      opts.wet ?? false,
+      opts.finishedDir ? opts.objectLocation : undefined,
     );
   }
 
@@ -161,8 +173,21 @@ export class WarcWriter {
       throw err;
     }
 
-    const placed: WriteResult = { filename: file.name, offset, length: responseBytes.length };
+    const placed: WriteResult = {
+      filename: file.name,
+      offset,
+      length: responseBytes.length,
+      warc: this.located(file.name, offset, responseBytes.length),
+    };
+    const wetFile = this.wetFile;
+    const wetOffset = wetFile?.size ?? 0;
     try {
+      if (wetFile && ex.text && (ex.text.text !== "" || ex.text.title)) {
+        const record = serializeConversion(ex.text, records.targetUri, records.date, records.recordId, wetFile.warcinfoId);
+        const member = gzipMember(record, this.compressionLevel);
+        await wetFile.append(member);
+        placed.text = this.located(wetFile.name, wetOffset, member.length);
+      }
       // The media list first: should the index then fail, the records go and a media line may name a record
       // that is not there, never the index (what readers go by).
       const lines = mediaLines(ex, file.name);
@@ -180,12 +205,17 @@ export class WarcWriter {
         }),
       );
     } catch (err) {
-      // The write is refused as a whole: the records go too (the index cuts its own torn line), so a retry
-      // does not leave them twice.
-      await this.cutBack(file, offset);
+      // The write is refused as a whole: the records go too, the text record with them (the index cuts its
+      // own torn line), so a retry does not leave them twice.
+      await this.cutBack(file, offset, wetOffset);
       throw err;
     }
     return placed;
+  }
+
+  /** How results name a record: by its file's name, or (uploading) by the object URL the file will have. */
+  private located(name: string, offset: number, length: number): RecordLocation {
+    return { file: this.objectLocation ? `${this.objectLocation}${name}` : name, offset, length };
   }
 
   /** Where the media lines of `file` go: the shared list, or the file's own (opened on first use). */
@@ -201,8 +231,9 @@ export class WarcWriter {
    * file is abandoned, as after a crash: a torn record can then only be the last thing in it (in upload mode
    * the spool repairs it on the next start), and the next write starts a new file.
    */
-  private async cutBack(file: WarcFile, offset: number): Promise<void> {
+  private async cutBack(file: WarcFile, offset: number, wetOffset?: number): Promise<void> {
     try {
+      if (wetOffset !== undefined && this.wetFile && this.wetFile.size > wetOffset) await this.wetFile.truncate(wetOffset);
       await file.truncate(offset);
       return;
     } catch {
@@ -211,6 +242,8 @@ export class WarcWriter {
     this.file = undefined;
     this.stopAgeTimer();
     await file.close().catch(() => {});
+    await this.wetFile?.close().catch(() => {});
+    this.wetFile = undefined;
     await this.fileIndex?.close().catch(() => {});
     this.fileIndex = undefined;
     await this.fileMedia?.close().catch(() => {});
@@ -227,6 +260,8 @@ export class WarcWriter {
         if (this.finishedDir) await recordSequence(this.dir, this.prefix, seq);
         const file = await WarcFile.create(this.dir, name, this.software, now);
         if (this.finishedDir) this.fileIndex = await CdxjLog.open(join(this.dir, indexFileOf(name)));
+        // The WET file's name follows its WARC file's, which 'wx' has just made unique.
+        if (this.wet) this.wetFile = await this.startWetFile(file, now);
         this.fileStartedAt = now;
         this.startAgeTimer(file);
         return file;
@@ -236,25 +271,47 @@ export class WarcWriter {
     }
   }
 
+  /**
+   * Creates the WET file of a WARC file just started. If it cannot be (a full disk, a leftover of that name),
+   * the WARC file, which holds only its warcinfo record, goes too, so no WARC file is ever without its WET
+   * file and no descriptor is left open; the error is the caller's (EEXIST: try the next name).
+   */
+  private async startWetFile(file: WarcFile, now: number): Promise<WarcFile> {
+    try {
+      return await WarcFile.create(this.dir, wetFileOf(file.name), this.software, now);
+    } catch (err) {
+      await file.close().catch(() => {});
+      await unlink(join(this.dir, file.name)).catch(() => {});
+      await this.fileIndex?.close().catch(() => {});
+      if (this.fileIndex) await unlink(join(this.dir, indexFileOf(file.name))).catch(() => {});
+      this.fileIndex = undefined;
+      throw err;
+    }
+  }
+
   /** Closes the current file (and its own index), then hands both to `finishedDir` when set. */
   private async finishFile(): Promise<void> {
     const file = this.file;
     const fileIndex = this.fileIndex;
     const fileMedia = this.fileMedia;
+    const wetFile = this.wetFile;
     this.file = undefined;
     this.fileIndex = undefined;
     this.fileMedia = undefined;
+    this.wetFile = undefined;
     this.stopAgeTimer();
     if (!file) return;
     try {
       await file.close();
     } finally {
+      await wetFile?.close();
       await fileIndex?.close();
       await fileMedia?.close();
     }
     if (this.finishedDir) {
-      // The WARC first, then its index and media list: those in finishedDir always have their WARC there or uploaded.
+      // The WARC first, then its WET file, index and media list: those in finishedDir always have their WARC there or uploaded.
       await rename(join(this.dir, file.name), join(this.finishedDir, file.name));
+      if (wetFile) await rename(join(this.dir, wetFile.name), join(this.finishedDir, wetFile.name));
       if (fileIndex) await rename(join(this.dir, indexFileOf(file.name)), join(this.finishedDir, indexFileOf(file.name)));
       if (fileMedia) await rename(join(this.dir, mediaListOf(file.name)), join(this.finishedDir, mediaListOf(file.name)));
     }

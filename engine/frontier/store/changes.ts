@@ -41,6 +41,25 @@ export type Change =
       changedLastVisit: 0 | 1,
       note: string | null,
     ]
+  /** the same, with the URL's captures (captures.ts); a row without them ends at its note (journals before captures). */
+  | [
+      "u",
+      url: string,
+      host: string,
+      state: UrlStatus,
+      depth: number,
+      failures: number,
+      lastStatus: number,
+      lastFetchedAt: number,
+      refetchMs: number,
+      etag: string | null,
+      lastModified: string | null,
+      fingerprint: string | null,
+      simhash: string | null,
+      changedLastVisit: 0 | 1,
+      note: string | null,
+      captures: string,
+    ]
   /** a URL's state (and note) set, its row created when missing. */
   | ["us", url: string, host: string, state: UrlStatus, depth: number, note: string | null]
   /** a URL scheduled for a retry or refetch; a media file's ends with "media", as a queued one's. */
@@ -86,7 +105,7 @@ export function scheduledChange(s: ScheduledUrl): Change {
 }
 
 export function urlRowChange(row: UrlRow): Change {
-  return [
+  const c: Change = [
     "u",
     row.url,
     row.host,
@@ -103,6 +122,7 @@ export function urlRowChange(row: UrlRow): Change {
     row.changedLastVisit ? 1 : 0,
     row.note,
   ];
+  return row.captures ? [...c, row.captures] : c;
 }
 
 /** A batch that is not a list of known changes (a damaged or foreign message). */
@@ -157,6 +177,7 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
               simhash: c[12],
               changedLastVisit: c[13] === 1,
               note: c[14],
+              ...(c[15] ? { captures: c[15] } : {}),
             });
             break;
           case "us":
@@ -226,7 +247,7 @@ const strings = (v: unknown) => Array.isArray(v) && v.every(str);
 
 /**
  * The shape of each kind: its arity and a check per field after the kind. A kind in OPTIONAL_TAIL may also
- * carry more fields, checked by its entries there (the URL kind and crawl job of queue and schedule rows).
+ * carry more fields, checked by its entries there (the URL kind and crawl job of queue and schedule rows, a URL row's captures).
  */
 const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
   q: [str, priority, num, str, num, num],
@@ -257,6 +278,7 @@ const SHAPES: Record<Change[0], ReadonlyArray<(v: unknown) => boolean>> = {
 const OPTIONAL_TAIL: Partial<Record<Change[0], ReadonlyArray<(v: unknown) => boolean>>> = {
   q: [(v) => v === "media" || v === "page", num],
   s: [(v) => v === "media" || v === "page", num],
+  u: [str],
 };
 
 function checkChange(c: unknown, i: number): Change {

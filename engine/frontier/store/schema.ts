@@ -29,7 +29,7 @@
  */
 import type { Database } from "bun:sqlite";
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
@@ -41,7 +41,8 @@ export const SCHEMA_VERSION = 7;
  *      older build would read as it is; older rows keep their whole URLs, which are read and looked up as
  *      they are (queue-table.ts), so nothing is rewritten. `queue_drop_order` ascending (the same order,
  *      read backwards, in about half the bytes): the one step that replaces, the index rebuilt on upgrade.
- *   7: the crawl job (its number, core/jobs) of queue and scheduled rows, 0 (job `default`, no bytes) for
+ *   7: a URL's captures (urls.captures, engine/frontier/captures.ts); null for older rows (none known).
+ *   8: the crawl job (its number, core/jobs) of queue and scheduled rows, 0 (job `default`, no bytes) for
  *      older rows; job_counts, each job's page results and errors per partition.
  */
 export const OLDEST_SCHEMA_VERSION = 3;
@@ -95,6 +96,7 @@ CREATE TABLE IF NOT EXISTS urls (
   simhash TEXT,
   changed_last_visit INTEGER NOT NULL DEFAULT 0,
   note TEXT,
+  captures TEXT,
   PRIMARY KEY (partition, url)
 ) WITHOUT ROWID;
 
@@ -180,11 +182,13 @@ export function upgradeSchema(db: Database, from: number): void {
   // Version 5: the rows of a store of 3 or 4 are all pages.
   addColumnIfMissing(db, "queue", "kind", "INTEGER NOT NULL DEFAULT 0");
   addColumnIfMissing(db, "scheduled", "kind", "INTEGER NOT NULL DEFAULT 0");
-  // Version 7: every row of an older store is job default's.
+  // Version 8: every row of an older store is job default's.
   addColumnIfMissing(db, "queue", "job", "INTEGER NOT NULL DEFAULT 0");
   addColumnIfMissing(db, "scheduled", "job", "INTEGER NOT NULL DEFAULT 0");
   // Version 6: the drop order's index ascending.
   if (from < 6) db.exec(`DROP INDEX IF EXISTS queue_drop_order; ${QUEUE_DROP_ORDER}`);
+  // Version 7: URLs fetched before it have no captures on record.
+  addColumnIfMissing(db, "urls", "captures", "TEXT");
 }
 
 function addColumnIfMissing(db: Database, table: string, column: string, type: string): void {

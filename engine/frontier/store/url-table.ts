@@ -5,7 +5,8 @@
  * exact seen-set behind the Bloom filter.
  *
  * Cost: one WITHOUT ROWID row per URL with a result (its URL twice, host, validators and fingerprints:
- * about 200 bytes plus the URL), rewritten whole after each of its fetches.
+ * about 200 bytes plus the URL, and its captures: about 150 bytes each, at most 8, see captures.ts),
+ * rewritten whole after each of its fetches.
  */
 import type { Database } from "bun:sqlite";
 import { urlRowChange, type Change } from "./changes.ts";
@@ -28,6 +29,8 @@ export interface UrlRow {
   simhash: string | null;
   changedLastVisit: boolean;
   note: string | null;
+  /** Where the URL's last captures are stored, newest first, as captures.ts encodes them; absent: none yet. */
+  captures?: string | null;
 }
 
 /** Where a URL stands: queued (waiting or in flight), fetched, scheduled again, or finished without a page. */
@@ -65,6 +68,7 @@ interface RawUrlRow {
   simhash: string | null;
   changed_last_visit: number;
   note: string | null;
+  captures: string | null;
 }
 
 function prepare(db: Database) {
@@ -93,10 +97,11 @@ function prepare(db: Database) {
         simhash: string | null,
         changedLastVisit: 0 | 1,
         note: string | null,
+        captures: string | null,
       ]
     >(
       `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
-       last_modified, fingerprint, simhash, changed_last_visit, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       last_modified, fingerprint, simhash, changed_last_visit, note, captures) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     count: db.query<Count, []>("SELECT COUNT(*) AS n FROM urls"),
     stateCounts: db.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
@@ -155,6 +160,7 @@ export class UrlTable {
       row.simhash,
       row.changedLastVisit ? 1 : 0,
       row.note,
+      row.captures ?? null,
     );
     this.note(row.partition, urlRowChange(row));
   }
@@ -207,5 +213,6 @@ function toUrlRow(r: RawUrlRow): UrlRow {
     simhash: r.simhash,
     changedLastVisit: r.changed_last_visit === 1,
     note: r.note,
+    ...(r.captures ? { captures: r.captures } : {}),
   };
 }

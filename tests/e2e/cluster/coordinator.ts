@@ -140,13 +140,18 @@ export class Coordinator {
   }
 
   /** Waits until the ring has no pending handoff and gives each frontier node in `ids` at least one partition. */
-  async waitForSettledRing(ids: readonly string[], timeoutMs = 30_000): Promise<RingView> {
+  /** Waits until each region's ring is owned by exactly its nodes among `ids` (`regionOf`: default REGION), no handoff open. */
+  async waitForSettledRing(ids: readonly string[], timeoutMs = 30_000, regionOf: (id: string) => string = () => REGION): Promise<RingView> {
     let ring: RingView | undefined;
+    const byRegion = new Map<string, string[]>();
+    for (const id of ids) byRegion.set(regionOf(id), [...(byRegion.get(regionOf(id)) ?? []), id]);
     await waitUntil(
       async () => {
         ring = await this.ring();
-        const r = ring.regions[REGION];
-        return !!r && r.previous.every((p) => !p) && ids.every((id) => r.owners.includes(id)) && r.owners.every((o) => ids.includes(o));
+        return [...byRegion].every(([region, own]) => {
+          const r = ring!.regions[region];
+          return !!r && r.previous.every((p) => !p) && own.every((id) => r.owners.includes(id)) && r.owners.every((o) => own.includes(o));
+        });
       },
       {
         timeoutMs,

@@ -24,7 +24,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNats, JetStreamBus } from "../../../adapters/nats/index.ts";
-import { startNats, startNatsCluster, type NatsCluster, type NatsServer } from "../../support/nats.ts";
+import type { NatsCluster, NatsServer } from "../../support/nats.ts";
 import { startNetLab, type NetLab, type Netns } from "../../support/netns.ts";
 import { startRedis, type RedisServer } from "../../support/redis.ts";
 import { startTestWeb, type TestWeb, type TestWebOptions } from "../../testweb/index.ts";
@@ -32,6 +32,7 @@ import type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster
 import { fetchCounts, pageRequests } from "../embedded/harness.ts";
 import { assertPolite, gapPolicyOf, KEEP_FOR_DEBUGGING, keptDir, type GapPolicy } from "../politeness.ts";
 import { Coordinator, REGION, type Stats } from "./coordinator.ts";
+import { startServices, type Services, type ServicesOptions } from "./services.ts";
 import { commandOf, descendants, isRunning, spawnProc, waitUntil, type Proc } from "./processes.ts";
 import { logClock, onLogClock } from "../../testweb/index.ts";
 
@@ -39,6 +40,7 @@ export { fetchCounts, missing, pageRequests, probeRequests, repeated, urlOf } fr
 export * from "./coordinator.ts";
 export * from "./processes.ts";
 export type { ClusterFile, ProcessEntry } from "../../../scripts/cluster/cluster-file.ts";
+export type { Services, ServicesOptions } from "./services.ts";
 
 /** The per-host gap every test crawls with: seconds per test, and long enough to tell from timer noise. */
 export const MIN_GAP_MS = 200;
@@ -164,6 +166,8 @@ export interface ClusterUp extends Coordinator {
 export interface RoleOptions {
   nats: NatsServer;
   redis: RedisServer;
+  /** The role's region (default REGION): `nats` and `redis` are that region's. */
+  region?: string;
   /** A region's 3-server NATS cluster: the roles get every server's URL and 3 stream replicas. */
   natsCluster?: NatsCluster;
 }
@@ -190,34 +194,6 @@ export interface FetcherOptions extends RoleOptions {
   listenHost?: string;
 }
 
-export interface Services {
-  /** The NATS server running now (with `natsCluster`: its first member, as it was at the start). */
-  nats: NatsServer;
-  redis: RedisServer;
-  natsCluster?: NatsCluster;
-  /**
-   * Kills redis-server (SIGKILL) and, after `downMs`, starts it again on its port: with its directory
-   * (AOF: its data comes back; without persistence: empty). Resolves with when it died and came back.
-   */
-  restartRedis(downMs: number): Promise<{ killedAt: number; backAt: number }>;
-  /** The same for nats-server (a single one): same port, same store directory. */
-  restartNats(downMs: number): Promise<{ killedAt: number; backAt: number }>;
-  /** The process ids of the servers running now (every NATS cluster member up, Redis), e.g. to renice them. */
-  pids(): number[];
-}
-
-export interface ServicesOptions {
-  /** Redis with AOF (fsync every second), as `cluster up` and the fleet run it. Default: no persistence. */
-  redisAppendOnly?: boolean;
-  /** A 3-server NATS cluster with 3 stream replicas instead of one server. */
-  natsCluster?: boolean;
-  /**
-   * The addresses nats-server and redis-server listen on (Redis: beside 127.0.0.1), e.g. a network lab's
-   * server addresses, so roles in network namespaces reach them. Default: 127.0.0.1. Single server only.
-   */
-  listenOn?: { nats: string; redis: string };
-}
-
 export interface RolesOptions {
   web: TestWeb;
   frontiers: readonly string[];
@@ -232,6 +208,10 @@ export interface RolesOptions {
   /** Flags of every frontier node (policy flags); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   fetcherArgs?: string[];
+  /** The region of frontier or fetch node `id` (default REGION): one of `services.otherRegions`, or REGION. */
+  regionOf?: (id: string) => string;
+  /** `--region-rules` of every role (which hosts belong to which region), with `services.otherRegions`. */
+  regionRules?: string;
   /** More flags of one fetch node, after `fetcherArgs` (e.g. its own `--user-agent`, to tell its requests apart). */
   fetcherArgsOf?: (id: string) => string[];
   services?: ServicesOptions;
@@ -367,6 +347,22 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       crawls(opts.web, opts.frontierArgs ?? []);
       const services = await harness.services(opts.services);
       const netnsOf = opts.netnsOf ?? (() => undefined);
+      const rules = opts.regionRules ? ["--region-rules", opts.regionRules] : [];
+      opts = {
+        ...opts,
+        coordinatorArgs: [...(opts.coordinatorArgs ?? []), ...rules],
+        frontierArgs: [...(opts.frontierArgs ?? []), ...rules],
+        fetcherArgs: [...(opts.fetcherArgs ?? []), ...rules],
+      };
+      const regionOf = opts.regionOf ?? (() => REGION);
+      // The servers of a role's region: REGION's, or another region's of `services.otherRegions`.
+      const servicesOf = (id: string): RoleOptions => {
+        const region = regionOf(id);
+        if (region === REGION) return services;
+        const other = services.regions[region];
+        if (!other) throw new Error(`${id} is in ${region}, which has no servers (ServicesOptions.otherRegions)`);
+        return { nats: other.nats, redis: other.redis, region };
+      };
       const coordinator = await harness.coordinator(services, opts.coordinatorArgs, {
         netns: netnsOf("coordinator-1"),
         listenHost: opts.listenHost,
@@ -393,7 +389,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
           if (!dataDirs.has(id)) dataDirs.set(id, tempDir());
           const since = Date.now();
           const p = harness.frontier({
-            ...services,
+            ...servicesOf(id),
             id,
             dataDir: dataDirs.get(id)!,
             args: opts.frontierArgs,
@@ -407,7 +403,15 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         async startFetcher(id, runtime = "bun") {
           const since = Date.now();
           const args = [...(opts.fetcherArgs ?? []), ...(opts.fetcherArgsOf?.(id) ?? [])];
-          const p = harness.fetcher({ ...services, id, web: opts.web, runtime, args, netns: netnsOf(id), listenHost: opts.listenHost });
+          const p = harness.fetcher({
+            ...servicesOf(id),
+            id,
+            web: opts.web,
+            runtime,
+            args,
+            netns: netnsOf(id),
+            listenHost: opts.listenHost,
+          });
           fetchers.set(id, p);
           await roles.coordinator.waitForNode(id, { since, procs: [p] });
           return p;
@@ -432,7 +436,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       }
       // Handoffs between nodes that joined at once: seconds on an idle box, more on a loaded one (a 3-server
       // NATS cluster replicates every node record write).
-      await coordinator.waitForSettledRing(opts.frontiers, 60_000);
+      await coordinator.waitForSettledRing(opts.frontiers, 60_000, regionOf);
       return roles;
     },
 
@@ -507,59 +511,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       return Object.assign(new Coordinator(info), { proc: p, dir, file: info, readFile, kill, waitRestarted });
     },
 
-    async services(opts = {}) {
-      let nats: NatsServer;
-      let natsCluster: NatsCluster | undefined;
-      if (opts.natsCluster) {
-        natsCluster = await startNatsCluster();
-        const cluster = natsCluster;
-        register(async () => {
-          if (KEEP_FOR_DEBUGGING) {
-            // Each server as it runs now (a restarted one: its log since the restart).
-            const dir = mkdtempSync(join(tmpdir(), "cluster-e2e-log-"));
-            cluster.servers.forEach((server, i) => writeFileSync(join(dir, `nats-${i + 1}.log`), server.log()));
-            keptDir("the NATS cluster's logs", dir);
-          }
-          await cluster.stop();
-        });
-        nats = cluster.servers[0]!;
-      } else {
-        // The store directory is the harness's, so a restart can take it over.
-        nats = await startNats({ jetstream: true, storeDir: tempDir(), host: opts.listenOn?.nats });
-      }
-      // The server running now, whichever restart it is: stopped at teardown.
-      let currentNats = nats;
-      if (!natsCluster) register(() => currentNats.stop());
-      const redisDir = tempDir();
-      let currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir, host: opts.listenOn?.redis });
-      register(() => currentRedis.stop());
-      const services: Services = {
-        nats,
-        redis: currentRedis,
-        natsCluster,
-        async restartRedis(downMs) {
-          const { port } = currentRedis;
-          await currentRedis.kill();
-          const killedAt = logClock();
-          await Bun.sleep(downMs); // the outage itself: how long the server is gone is the fault's size
-          currentRedis = await startRedis({ appendOnly: opts.redisAppendOnly, dir: redisDir, port, host: opts.listenOn?.redis });
-          services.redis = currentRedis;
-          return { killedAt, backAt: logClock() };
-        },
-        async restartNats(downMs) {
-          if (natsCluster) throw new Error("restartNats is for a single server; kill and restart a cluster member instead");
-          const { port, storeDir } = currentNats;
-          await currentNats.kill();
-          const killedAt = logClock();
-          await Bun.sleep(downMs); // the outage itself
-          currentNats = await startNats({ jetstream: true, port, storeDir, host: opts.listenOn?.nats });
-          services.nats = currentNats;
-          return { killedAt, backAt: logClock() };
-        },
-        pids: () => [...(natsCluster ? natsCluster.servers.map((s) => s.pid) : [currentNats.pid]), currentRedis.pid],
-      };
-      return services;
-    },
+    services: (opts = {}) => startServices(opts, { register, tempDir }),
 
     async coordinator(s, args = [], who = {}) {
       const token = who.token ?? crypto.randomUUID().replace(/-/g, "");
@@ -613,7 +565,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         "--node-id",
         opts.id,
         "--region",
-        REGION,
+        opts.region ?? REGION,
         ...commonFlags(opts),
         "--redis-url",
         opts.redis.url,
@@ -632,7 +584,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         "--node-id",
         opts.id,
         "--region",
-        REGION,
+        opts.region ?? REGION,
         ...commonFlags(opts),
         "--redis-url",
         opts.redis.url,

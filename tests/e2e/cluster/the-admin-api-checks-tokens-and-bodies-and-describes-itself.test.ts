@@ -101,6 +101,9 @@ describe("cluster: the admin API's edges", () => {
       ["a number for a URL", await post('{"urls":[42]}'), /urls\[0\]: must be a string/],
       ["an array for the body", await post('["http://site0.test/"]'), /must be a JSON object/],
       ["explain without url", await c.admin("/v1/urls/explain"), /url: required/],
+      ["captures without url", await c.admin("/v1/captures"), /url: required/],
+      ["captures of a non-URL", await c.admin("/v1/captures?url=garbage"), /url: not a URL the crawl can fetch/],
+      ["captures with a bad limit", await c.admin("/v1/captures?url=http%3A%2F%2Fsite0.test%2F&limit=-1"), /limit: a whole number/],
     ];
     for (const [what, res, message] of cases) {
       const err = await errorOf(res);
@@ -158,6 +161,7 @@ describe("cluster: the admin API's edges", () => {
         "POST /v1/jobs/{id}/cancel",
         "POST /v1/jobs/{id}/seeds",
         "GET /v1/jobs/{id}/pages",
+        "GET /v1/captures",
       ].sort(),
     );
     // Every protected operation documents its 401; every operation that takes input documents its 400.

@@ -1,13 +1,14 @@
 /**
- * `crawl --warc-upload`: the embedded crawler ships its WARC files and their CDXJ indexes to a real
+ * `crawl --warc-upload`: the embedded crawler ships its WARC files, their CDXJ indexes and WET files to a real
  * S3-protocol server on loopback (tests/support/s3.ts), through a proxy that can stall the store. What
  * reached the store is read back from the bucket; what was fetched comes from the test web's request log.
  */
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readBucketWarcs, repeatedRecordIds } from "../../support/bucket-warcs.ts";
-import { startFaultProxy, startS3, TEST_CREDENTIALS, TEST_REGION, type FaultProxy, type S3Server } from "../../support/s3.ts";
+import { readObject, startFaultProxy, startS3, TEST_CREDENTIALS, TEST_REGION, type FaultProxy, type S3Server } from "../../support/s3.ts";
+import { captureProblem, checkWetFiles } from "../../support/stored-captures.ts";
 import {
   crawlArgs,
   describeOutput,
@@ -146,4 +147,69 @@ describe("crawl: WARC upload", () => {
       expect({ name, puts: puts.filter((p) => p === `/${s3!.bucket}/${PREFIX}${name}`).length }).toEqual({ name, puts: 1 });
     expect(localFiles(out)).toEqual([]);
   }, 120_000);
+
+  test("captures name their files' object URLs, which hold each page's response record once uploaded; each WET file goes up beside its WARC file", async () => {
+    s3 = await startS3();
+    const web = await h.web({ hosts: 1, pagesPerHost: 8, linksPerPage: 5, pageBytes: 3000, special: true });
+    const seeds = [web.url("site0.test")];
+    const expected = web.expectedPages(seeds);
+    const out = h.tempDir();
+    // slow.test (1.5 s an answer, so a 15 s gap) keeps the crawl, and its HTTP API, running while site0.test is looked up.
+    const argv = crawlArgs(web, [...seeds, web.url("slow.test")], out, [
+      "--warc-upload",
+      `s3://${s3.bucket}/${PREFIX}`,
+      "--s3-endpoint",
+      s3.endpoint,
+      "--warc-roll-size",
+      "8KiB",
+      "--http",
+      "127.0.0.1:0",
+    ]);
+    const run = h.crawl(argv, { out, env: ENV });
+    let base = "";
+    await waitFor(() => (base = /"dashboard":"(http:\/\/127\.0\.0\.1:\d+)\/dashboard"/.exec(run.stderr())?.[1] ?? "") !== "", {
+      timeoutMs: 30_000,
+      what: "crawl to log its HTTP address",
+      run,
+    });
+    await waitUntilIdle(run, () => missing(expected.pages, fetchCounts(pageRequests(web)).keys()).length === 0, {
+      timeoutMs: 30_000,
+      what: "every expected page",
+      hosts: ["site0.test"],
+    });
+    const captured = new Map<string, Array<{ warc: { file: string; offset: number; length: number } }>>();
+    for (const url of expected.pages)
+      captured.set(url, (await (await fetch(`${base}/v1/captures?url=${encodeURIComponent(url)}`)).json()) as never);
+    const { exit } = await interrupt(run, 30_000);
+    expect({ code: exit.code, output: exit.code === 0 ? "" : describeOutput(run) }).toEqual({ code: 0, output: "" });
+
+    // Once stopped, every file is in the bucket: read each capture back from the object its location names.
+    const scratch = h.tempDir();
+    const objectUrl = `s3://${s3.bucket}/${PREFIX}`;
+    const problems: string[] = [];
+    for (const [url, captures] of captured) {
+      if (captures.length !== 1) problems.push(`${url}: ${captures.length} captures`);
+      for (const { warc } of captures) {
+        if (!warc.file.startsWith(objectUrl)) {
+          problems.push(`${url}: ${warc.file} is not under ${objectUrl}`);
+          continue;
+        }
+        const name = warc.file.slice(objectUrl.length);
+        const path = join(scratch, name);
+        if (!existsSync(path)) writeFileSync(path, (await readObject(s3.client, `${PREFIX}${name}`)) ?? new Uint8Array());
+        const problem = captureProblem(path, url, warc);
+        if (problem) problems.push(problem);
+      }
+    }
+    expect(problems).toEqual([]);
+    const names = (await s3.client.listObjects(PREFIX)).map((o) => o.key.slice(PREFIX.length));
+    const warcs = names.filter((n) => n.endsWith(".warc.gz"));
+    expect(names.filter((n) => n.endsWith(".warc.wet.gz"))).toEqual(warcs.map((n) => n.replace(/\.warc\.gz$/, ".warc.wet.gz")));
+    for (const name of names.filter((n) => n.endsWith(".gz"))) {
+      if (!existsSync(join(scratch, name))) writeFileSync(join(scratch, name), (await readObject(s3.client, `${PREFIX}${name}`))!);
+    }
+    const wet = checkWetFiles(warcs.map((n) => join(scratch, n)));
+    expect(wet.problems).toEqual([]);
+    expect(missing(expected.pages, wet.withText)).toEqual([]);
+  }, 90_000);
 });

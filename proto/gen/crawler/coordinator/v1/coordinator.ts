@@ -18,7 +18,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { HostInfo, UrlExplanation } from "../../frontier/v1/frontier.ts";
+import { Capture, HostInfo, UrlExplanation } from "../../frontier/v1/frontier.ts";
 
 export const protobufPackage = "crawler.coordinator.v1";
 
@@ -328,6 +328,19 @@ export interface ExplainUrlRequest {
 
 export interface ExplainUrlResponse {
   explanation?: UrlExplanation | undefined;
+}
+
+export interface ListCapturesRequest {
+  url: string;
+  /** At most this many captures, newest first; 0: every capture kept. */
+  limit: number;
+}
+
+export interface ListCapturesResponse {
+  /** The URL as normalized. */
+  url: string;
+  /** Newest first; empty when the URL has no capture. */
+  captures: Capture[];
 }
 
 export interface DrainNodeRequest {
@@ -2375,6 +2388,176 @@ export const ExplainUrlResponse: MessageFns<ExplainUrlResponse> = {
   },
 };
 
+function createBaseListCapturesRequest(): ListCapturesRequest {
+  return { url: "", limit: 0 };
+}
+
+export const ListCapturesRequest: MessageFns<ListCapturesRequest> = {
+  encode(message: ListCapturesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).uint32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCapturesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCapturesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCapturesRequest {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListCapturesRequest): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCapturesRequest>, I>>(base?: I): ListCapturesRequest {
+    return ListCapturesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCapturesRequest>, I>>(object: I): ListCapturesRequest {
+    const message = createBaseListCapturesRequest();
+    message.url = object.url ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseListCapturesResponse(): ListCapturesResponse {
+  return { url: "", captures: [] };
+}
+
+export const ListCapturesResponse: MessageFns<ListCapturesResponse> = {
+  encode(message: ListCapturesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    for (const v of message.captures) {
+      Capture.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCapturesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCapturesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.captures.push(Capture.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCapturesResponse {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      captures: globalThis.Array.isArray(object?.captures) ? object.captures.map((e: any) => Capture.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListCapturesResponse): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.captures?.length) {
+      obj.captures = message.captures.map((e) => Capture.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCapturesResponse>, I>>(base?: I): ListCapturesResponse {
+    return ListCapturesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCapturesResponse>, I>>(object: I): ListCapturesResponse {
+    const message = createBaseListCapturesResponse();
+    message.url = object.url ?? "";
+    message.captures = object.captures?.map((e) => Capture.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseDrainNodeRequest(): DrainNodeRequest {
   return { nodeId: "" };
 }
@@ -4053,6 +4236,17 @@ export const CoordinatorServiceService = {
     responseSerialize: (value: ExplainUrlResponse): Buffer => Buffer.from(ExplainUrlResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExplainUrlResponse => ExplainUrlResponse.decode(value),
   },
+  /** Where a URL's last captures are stored, asked of the frontier node that holds the URL's host. */
+  listCaptures: {
+    path: "/crawler.coordinator.v1.CoordinatorService/ListCaptures" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCapturesRequest): Buffer => Buffer.from(ListCapturesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCapturesRequest => ListCapturesRequest.decode(value),
+    responseSerialize: (value: ListCapturesResponse): Buffer =>
+      Buffer.from(ListCapturesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCapturesResponse => ListCapturesResponse.decode(value),
+  },
   drainNode: {
     path: "/crawler.coordinator.v1.CoordinatorService/DrainNode" as const,
     requestStream: false as const,
@@ -4118,6 +4312,8 @@ export interface CoordinatorServiceServer extends UntypedServiceImplementation {
   getHost: handleUnaryCall<GetHostRequest, GetHostResponse>;
   setHostPaused: handleUnaryCall<SetHostPausedRequest, SetHostPausedResponse>;
   explainUrl: handleUnaryCall<ExplainUrlRequest, ExplainUrlResponse>;
+  /** Where a URL's last captures are stored, asked of the frontier node that holds the URL's host. */
+  listCaptures: handleUnaryCall<ListCapturesRequest, ListCapturesResponse>;
   drainNode: handleUnaryCall<DrainNodeRequest, DrainNodeResponse>;
   /** Crawl jobs: the same operations, checks and errors as the admin API's /v1/jobs routes. */
   createJob: handleUnaryCall<CreateJobRequest, CreateJobResponse>;
@@ -4232,6 +4428,22 @@ export interface CoordinatorServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExplainUrlResponse) => void,
+  ): ClientUnaryCall;
+  /** Where a URL's last captures are stored, asked of the frontier node that holds the URL's host. */
+  listCaptures(
+    request: ListCapturesRequest,
+    callback: (error: ServiceError | null, response: ListCapturesResponse) => void,
+  ): ClientUnaryCall;
+  listCaptures(
+    request: ListCapturesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCapturesResponse) => void,
+  ): ClientUnaryCall;
+  listCaptures(
+    request: ListCapturesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCapturesResponse) => void,
   ): ClientUnaryCall;
   drainNode(
     request: DrainNodeRequest,

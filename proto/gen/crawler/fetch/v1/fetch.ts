@@ -349,12 +349,39 @@ export interface FetchResult {
    */
   pausedUs: bigint;
   /**
-   * 33 and 34 are the WARC and WET locations of the page's records (another change).
-   * The crawl job of the task's URL (its number, core/jobs), as the task said; 0: the job default.
+   * Where the response (or revisit) record of this fetch was stored: its WARC file, the byte offset of the
+   * record's gzip member and that member's length. Unset when nothing was stored (an error, a noindex page).
    */
-  job: number;
-  /** The response's media type (text/html), without parameters; empty without one. */
+  warc?:
+    | RecordLocation
+    | undefined;
+  /**
+   * Where the WET conversion record holding the page's extracted text was stored; unset when none (not an
+   * HTML page, no text, or --text off).
+   */
+  text?:
+    | RecordLocation
+    | undefined;
+  /**
+   * The response's Content-Type header as sent (at most 200 characters), for the URL's captures and the
+   * page feed; empty when there was no response or no header. Numbered apart from the fields crawl jobs add
+   * (35 and up), so the two can land in either order.
+   */
   contentType: string;
+  /** The crawl job of the task's URL (its number, core/jobs), as the task said; 0: the job default. */
+  job: number;
+}
+
+/**
+ * One record in a file of records: a WARC or WET file named as written (a bare file name on the fetching
+ * node's disk) or, when files are uploaded, the object URL it has in the store (s3://bucket/key).
+ */
+export interface RecordLocation {
+  file: string;
+  /** Byte offset of the record's gzip member in the file. */
+  offset: bigint;
+  /** Length of that gzip member in bytes. */
+  length: bigint;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -1062,8 +1089,10 @@ function createBaseFetchResult(): FetchResult {
     sitemap: undefined,
     mediaFound: 0,
     pausedUs: 0n,
-    job: 0,
+    warc: undefined,
+    text: undefined,
     contentType: "",
+    job: 0,
   };
 }
 
@@ -1186,11 +1215,17 @@ export const FetchResult: MessageFns<FetchResult> = {
       }
       writer.uint32(256).uint64(message.pausedUs);
     }
-    if (message.job !== 0) {
-      writer.uint32(280).uint32(message.job);
+    if (message.warc !== undefined) {
+      RecordLocation.encode(message.warc, writer.uint32(266).fork()).join();
+    }
+    if (message.text !== undefined) {
+      RecordLocation.encode(message.text, writer.uint32(274).fork()).join();
     }
     if (message.contentType !== "") {
-      writer.uint32(290).string(message.contentType);
+      writer.uint32(394).string(message.contentType);
+    }
+    if (message.job !== 0) {
+      writer.uint32(280).uint32(message.job);
     }
     return writer;
   },
@@ -1464,20 +1499,36 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.pausedUs = reader.uint64() as bigint;
             continue;
           }
+          case 33: {
+            if (tag !== 266) {
+              break;
+            }
+
+            message.warc = RecordLocation.decode(reader, reader.uint32());
+            continue;
+          }
+          case 34: {
+            if (tag !== 274) {
+              break;
+            }
+
+            message.text = RecordLocation.decode(reader, reader.uint32());
+            continue;
+          }
+          case 49: {
+            if (tag !== 394) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
           case 35: {
             if (tag !== 280) {
               break;
             }
 
             message.job = reader.uint32();
-            continue;
-          }
-          case 36: {
-            if (tag !== 290) {
-              break;
-            }
-
-            message.contentType = reader.string();
             continue;
           }
         }
@@ -1594,12 +1645,14 @@ export const FetchResult: MessageFns<FetchResult> = {
         : isSet(object.paused_us)
         ? BigInt(object.paused_us)
         : 0n,
-      job: isSet(object.job) ? globalThis.Number(object.job) : 0,
+      warc: isSet(object.warc) ? RecordLocation.fromJSON(object.warc) : undefined,
+      text: isSet(object.text) ? RecordLocation.fromJSON(object.text) : undefined,
       contentType: isSet(object.contentType)
         ? globalThis.String(object.contentType)
         : isSet(object.content_type)
         ? globalThis.String(object.content_type)
         : "",
+      job: isSet(object.job) ? globalThis.Number(object.job) : 0,
     };
   },
 
@@ -1701,11 +1754,17 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.pausedUs !== 0n) {
       obj.pausedUs = message.pausedUs.toString();
     }
-    if (message.job !== 0) {
-      obj.job = Math.round(message.job);
+    if (message.warc !== undefined) {
+      obj.warc = RecordLocation.toJSON(message.warc);
+    }
+    if (message.text !== undefined) {
+      obj.text = RecordLocation.toJSON(message.text);
     }
     if (message.contentType !== "") {
       obj.contentType = message.contentType;
+    }
+    if (message.job !== 0) {
+      obj.job = Math.round(message.job);
     }
     return obj;
   },
@@ -1753,8 +1812,121 @@ export const FetchResult: MessageFns<FetchResult> = {
       : undefined;
     message.mediaFound = object.mediaFound ?? 0;
     message.pausedUs = (object.pausedUs !== undefined && object.pausedUs !== null) ? BigInt(object.pausedUs) : 0n;
-    message.job = object.job ?? 0;
+    message.warc = (object.warc !== undefined && object.warc !== null)
+      ? RecordLocation.fromPartial(object.warc)
+      : undefined;
+    message.text = (object.text !== undefined && object.text !== null)
+      ? RecordLocation.fromPartial(object.text)
+      : undefined;
     message.contentType = object.contentType ?? "";
+    message.job = object.job ?? 0;
+    return message;
+  },
+};
+
+function createBaseRecordLocation(): RecordLocation {
+  return { file: "", offset: 0n, length: 0n };
+}
+
+export const RecordLocation: MessageFns<RecordLocation> = {
+  encode(message: RecordLocation, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.file !== "") {
+      writer.uint32(10).string(message.file);
+    }
+    if (message.offset !== 0n) {
+      if (BigInt.asUintN(64, message.offset) !== message.offset) {
+        throw new globalThis.Error("value provided for field message.offset of type uint64 too large");
+      }
+      writer.uint32(16).uint64(message.offset);
+    }
+    if (message.length !== 0n) {
+      if (BigInt.asUintN(64, message.length) !== message.length) {
+        throw new globalThis.Error("value provided for field message.length of type uint64 too large");
+      }
+      writer.uint32(24).uint64(message.length);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordLocation {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordLocation();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.file = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.offset = reader.uint64() as bigint;
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.length = reader.uint64() as bigint;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RecordLocation {
+    return {
+      file: isSet(object.file) ? globalThis.String(object.file) : "",
+      offset: isSet(object.offset) ? BigInt(object.offset) : 0n,
+      length: isSet(object.length) ? BigInt(object.length) : 0n,
+    };
+  },
+
+  toJSON(message: RecordLocation): unknown {
+    const obj: any = {};
+    if (message.file !== "") {
+      obj.file = message.file;
+    }
+    if (message.offset !== 0n) {
+      obj.offset = message.offset.toString();
+    }
+    if (message.length !== 0n) {
+      obj.length = message.length.toString();
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RecordLocation>, I>>(base?: I): RecordLocation {
+    return RecordLocation.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RecordLocation>, I>>(object: I): RecordLocation {
+    const message = createBaseRecordLocation();
+    message.file = object.file ?? "";
+    message.offset = (object.offset !== undefined && object.offset !== null) ? BigInt(object.offset) : 0n;
+    message.length = (object.length !== undefined && object.length !== null) ? BigInt(object.length) : 0n;
     return message;
   },
 };

@@ -20,7 +20,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
-import { DiscoveredUrl } from "../../fetch/v1/fetch.ts";
+import { DiscoveredUrl, RecordLocation } from "../../fetch/v1/fetch.ts";
 
 export const protobufPackage = "crawler.frontier.v1";
 
@@ -165,6 +165,35 @@ export interface UrlExplanation {
 
 export interface ExplainUrlResponse {
   explanation?: UrlExplanation | undefined;
+}
+
+export interface ListCapturesRequest {
+  /** Any absolute http(s) URL; it is normalized as the crawl normalizes links. */
+  url: string;
+  /** At most this many captures, newest first; 0: every capture kept (at most 8 are kept per URL). */
+  limit: number;
+}
+
+/** One capture of a URL: a response (or revisit) record stored for it. */
+export interface Capture {
+  /** When the response arrived, epoch milliseconds. */
+  fetchedAtMs: bigint;
+  status: number;
+  /** The response's Content-Type; empty when it had none. */
+  contentType: string;
+  /** The crawler's content fingerprint of the payload (128 bits, hex); empty for an answer that is not 2xx. */
+  digest: string;
+  /** The crawl job the capture belongs to ("default" until jobs are set). */
+  job: string;
+  /** The response (or revisit) record: its WARC file (the s3:// object URL when files are uploaded), offset, length. */
+  warc?: RecordLocation | undefined;
+}
+
+export interface ListCapturesResponse {
+  /** The URL as normalized. */
+  url: string;
+  /** Newest first; empty when the URL has no capture (never fetched, nothing stored, or unknown). */
+  captures: Capture[];
 }
 
 export interface DrainRequest {
@@ -2409,6 +2438,340 @@ export const ExplainUrlResponse: MessageFns<ExplainUrlResponse> = {
   },
 };
 
+function createBaseListCapturesRequest(): ListCapturesRequest {
+  return { url: "", limit: 0 };
+}
+
+export const ListCapturesRequest: MessageFns<ListCapturesRequest> = {
+  encode(message: ListCapturesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    if (message.limit !== 0) {
+      writer.uint32(16).uint32(message.limit);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCapturesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCapturesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.limit = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCapturesRequest {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      limit: isSet(object.limit) ? globalThis.Number(object.limit) : 0,
+    };
+  },
+
+  toJSON(message: ListCapturesRequest): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.limit !== 0) {
+      obj.limit = Math.round(message.limit);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCapturesRequest>, I>>(base?: I): ListCapturesRequest {
+    return ListCapturesRequest.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCapturesRequest>, I>>(object: I): ListCapturesRequest {
+    const message = createBaseListCapturesRequest();
+    message.url = object.url ?? "";
+    message.limit = object.limit ?? 0;
+    return message;
+  },
+};
+
+function createBaseCapture(): Capture {
+  return { fetchedAtMs: 0n, status: 0, contentType: "", digest: "", job: "", warc: undefined };
+}
+
+export const Capture: MessageFns<Capture> = {
+  encode(message: Capture, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.fetchedAtMs !== 0n) {
+      if (BigInt.asIntN(64, message.fetchedAtMs) !== message.fetchedAtMs) {
+        throw new globalThis.Error("value provided for field message.fetchedAtMs of type int64 too large");
+      }
+      writer.uint32(8).int64(message.fetchedAtMs);
+    }
+    if (message.status !== 0) {
+      writer.uint32(16).uint32(message.status);
+    }
+    if (message.contentType !== "") {
+      writer.uint32(26).string(message.contentType);
+    }
+    if (message.digest !== "") {
+      writer.uint32(34).string(message.digest);
+    }
+    if (message.job !== "") {
+      writer.uint32(42).string(message.job);
+    }
+    if (message.warc !== undefined) {
+      RecordLocation.encode(message.warc, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): Capture {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCapture();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.fetchedAtMs = reader.int64() as bigint;
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.status = reader.uint32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.contentType = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.digest = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.job = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.warc = RecordLocation.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): Capture {
+    return {
+      fetchedAtMs: isSet(object.fetchedAtMs)
+        ? BigInt(object.fetchedAtMs)
+        : isSet(object.fetched_at_ms)
+        ? BigInt(object.fetched_at_ms)
+        : 0n,
+      status: isSet(object.status) ? globalThis.Number(object.status) : 0,
+      contentType: isSet(object.contentType)
+        ? globalThis.String(object.contentType)
+        : isSet(object.content_type)
+        ? globalThis.String(object.content_type)
+        : "",
+      digest: isSet(object.digest) ? globalThis.String(object.digest) : "",
+      job: isSet(object.job) ? globalThis.String(object.job) : "",
+      warc: isSet(object.warc) ? RecordLocation.fromJSON(object.warc) : undefined,
+    };
+  },
+
+  toJSON(message: Capture): unknown {
+    const obj: any = {};
+    if (message.fetchedAtMs !== 0n) {
+      obj.fetchedAtMs = message.fetchedAtMs.toString();
+    }
+    if (message.status !== 0) {
+      obj.status = Math.round(message.status);
+    }
+    if (message.contentType !== "") {
+      obj.contentType = message.contentType;
+    }
+    if (message.digest !== "") {
+      obj.digest = message.digest;
+    }
+    if (message.job !== "") {
+      obj.job = message.job;
+    }
+    if (message.warc !== undefined) {
+      obj.warc = RecordLocation.toJSON(message.warc);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<Capture>, I>>(base?: I): Capture {
+    return Capture.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<Capture>, I>>(object: I): Capture {
+    const message = createBaseCapture();
+    message.fetchedAtMs = (object.fetchedAtMs !== undefined && object.fetchedAtMs !== null)
+      ? BigInt(object.fetchedAtMs)
+      : 0n;
+    message.status = object.status ?? 0;
+    message.contentType = object.contentType ?? "";
+    message.digest = object.digest ?? "";
+    message.job = object.job ?? "";
+    message.warc = (object.warc !== undefined && object.warc !== null)
+      ? RecordLocation.fromPartial(object.warc)
+      : undefined;
+    return message;
+  },
+};
+
+function createBaseListCapturesResponse(): ListCapturesResponse {
+  return { url: "", captures: [] };
+}
+
+export const ListCapturesResponse: MessageFns<ListCapturesResponse> = {
+  encode(message: ListCapturesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.url !== "") {
+      writer.uint32(10).string(message.url);
+    }
+    for (const v of message.captures) {
+      Capture.encode(v!, writer.uint32(18).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListCapturesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListCapturesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.url = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.captures.push(Capture.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): ListCapturesResponse {
+    return {
+      url: isSet(object.url) ? globalThis.String(object.url) : "",
+      captures: globalThis.Array.isArray(object?.captures) ? object.captures.map((e: any) => Capture.fromJSON(e)) : [],
+    };
+  },
+
+  toJSON(message: ListCapturesResponse): unknown {
+    const obj: any = {};
+    if (message.url !== "") {
+      obj.url = message.url;
+    }
+    if (message.captures?.length) {
+      obj.captures = message.captures.map((e) => Capture.toJSON(e));
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<ListCapturesResponse>, I>>(base?: I): ListCapturesResponse {
+    return ListCapturesResponse.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<ListCapturesResponse>, I>>(object: I): ListCapturesResponse {
+    const message = createBaseListCapturesResponse();
+    message.url = object.url ?? "";
+    message.captures = object.captures?.map((e) => Capture.fromPartial(e)) || [];
+    return message;
+  },
+};
+
 function createBaseDrainRequest(): DrainRequest {
   return {};
 }
@@ -3428,6 +3791,17 @@ export const FrontierServiceService = {
     responseSerialize: (value: ExplainUrlResponse): Buffer => Buffer.from(ExplainUrlResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): ExplainUrlResponse => ExplainUrlResponse.decode(value),
   },
+  /** Where a URL's last captures are stored, newest first, from the URL's own state in this node's store. */
+  listCaptures: {
+    path: "/crawler.frontier.v1.FrontierService/ListCaptures" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListCapturesRequest): Buffer => Buffer.from(ListCapturesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListCapturesRequest => ListCapturesRequest.decode(value),
+    responseSerialize: (value: ListCapturesResponse): Buffer =>
+      Buffer.from(ListCapturesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListCapturesResponse => ListCapturesResponse.decode(value),
+  },
   /** Stops handing out tasks; in-flight tasks finish; partitions can then be handed off. */
   drain: {
     path: "/crawler.frontier.v1.FrontierService/Drain" as const,
@@ -3462,6 +3836,8 @@ export interface FrontierServiceServer extends UntypedServiceImplementation {
   /** Overrides a host's politeness policy (a longer gap, say) until cleared. */
   setHostPolicy: handleUnaryCall<SetHostPolicyRequest, SetHostPolicyResponse>;
   explainUrl: handleUnaryCall<ExplainUrlRequest, ExplainUrlResponse>;
+  /** Where a URL's last captures are stored, newest first, from the URL's own state in this node's store. */
+  listCaptures: handleUnaryCall<ListCapturesRequest, ListCapturesResponse>;
   /** Stops handing out tasks; in-flight tasks finish; partitions can then be handed off. */
   drain: handleUnaryCall<DrainRequest, DrainResponse>;
   /** Receives one partition's state from its previous owner, in chunks; the last chunk has done = true. */
@@ -3577,6 +3953,22 @@ export interface FrontierServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ExplainUrlResponse) => void,
+  ): ClientUnaryCall;
+  /** Where a URL's last captures are stored, newest first, from the URL's own state in this node's store. */
+  listCaptures(
+    request: ListCapturesRequest,
+    callback: (error: ServiceError | null, response: ListCapturesResponse) => void,
+  ): ClientUnaryCall;
+  listCaptures(
+    request: ListCapturesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListCapturesResponse) => void,
+  ): ClientUnaryCall;
+  listCaptures(
+    request: ListCapturesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListCapturesResponse) => void,
   ): ClientUnaryCall;
   /** Stops handing out tasks; in-flight tasks finish; partitions can then be handed off. */
   drain(
