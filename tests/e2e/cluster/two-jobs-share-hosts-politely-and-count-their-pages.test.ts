@@ -5,8 +5,12 @@
  * on; a cancelled job's host gets none after the cancel (one already on its way at most); every page
  * request the web saw is counted once, in exactly one job's `pages`; no host is asked impolitely across
  * both jobs; the job that drained ends as finished, the cancelled one says so; bad input changes nothing.
+ * The feed (read through GET /v1/jobs/{id}/pages) holds one record per page result of each job, and each
+ * fetched page's record names the WARC record of its response, read back from the fetch node's file.
  */
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { captureProblem } from "../../support/stored-captures.ts";
 import { logClock } from "../../testweb/index.ts";
 import { MIN_GAP_MS, pageRequests, repeated, useCluster, waitForIdle, waitUntil, type Coordinator } from "./harness.ts";
 
@@ -34,6 +38,12 @@ async function post(c: Coordinator, path: string, body?: unknown): Promise<{ sta
 }
 
 const job = async (c: Coordinator, id: string) => c.adminJson<JobView>(`/v1/jobs/${id}`);
+
+/** A WARC file's path in the cluster's dir: its name starts with the fetch node that wrote it. */
+function warcPath(dir: string, file: string): string {
+  const node = /^(.+)-\d{14}-\d{5}\.warc\.gz$/.exec(file)?.[1] ?? "";
+  return join(dir, node, "warc", file);
+}
 
 interface FeedRecord {
   job: string;
@@ -131,7 +141,13 @@ describe("cluster: crawl jobs", () => {
       // The test web's pages are HTML: a fetched one says so, and names where its WARC record is.
       const fetched = all.filter((r) => r.outcome === "fetched");
       expect(fetched.every((r) => r.contentType?.startsWith("text/html") === true)).toBe(true);
-      expect(fetched.every((r) => r.warc !== null && r.warc.file !== "" && r.warc.length > 0)).toBe(true);
+      // Each fetched record's `warc` location holds that URL's response record, read back from the file.
+      const problems: string[] = [];
+      for (const r of fetched) {
+        const problem = r.warc ? captureProblem(warcPath(c.dir, r.warc.file), r.url, r.warc) : `${r.url}: no warc location`;
+        if (problem) problems.push(problem);
+      }
+      expect(problems).toEqual([]);
       expect(all.some((r) => r.outcome === "fetched")).toBe(true);
       const paged = await readFeed(c, id, 7);
       expect(paged).toEqual(all);
