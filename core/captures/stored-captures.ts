@@ -26,7 +26,7 @@ import type { Capture } from "./capture.ts";
 /** How many captures a URL keeps, newest first. */
 export const MAX_CAPTURES_PER_URL = 8;
 
-/** The job a capture belongs to until crawl jobs name their own. */
+/** The job of a URL seeded without one (core/jobs). */
 export const DEFAULT_JOB = "default";
 
 type Encoded = [

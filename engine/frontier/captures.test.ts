@@ -70,8 +70,14 @@ const stored = (i: number): Partial<ResponseResult> => ({
 });
 
 /** Crawls URL_A `visits` times (a refetch each time it is due); `results(i)` says what visit i stored. */
-async function crawl(frontier: Frontier, clock: { now: number }, visits: number, results: (i: number, task: FetchTask) => FetchResult) {
-  await frontier.addSeeds([{ url: URL_A, host: hostKeyOf(URL_A), depth: 0, redirectHops: 0 }]);
+async function crawl(
+  frontier: Frontier,
+  clock: { now: number },
+  visits: number,
+  results: (i: number, task: FetchTask) => FetchResult,
+  job?: number,
+) {
+  await frontier.addSeeds([{ url: URL_A, host: hostKeyOf(URL_A), depth: 0, redirectHops: 0, job }]);
   const [robots] = frontier.nextTasks(10);
   await frontier.complete(answer(robots!, clock.now, { robots: { verdict: "allow-all" } }), []);
   for (let i = 1; i <= visits; i++) {
@@ -94,6 +100,19 @@ describe("frontier: a URL's captures", () => {
     expect(captures.map((c) => c.warc)).toEqual([stored(3).warc!, stored(1).warc!]);
     expect(captures[0]).toMatchObject({ status: 200, contentType: "text/html", digest: "f3", job: "default" });
     expect(captures[0]!.fetchedAt).toBeGreaterThan(captures[1]!.fetchedAt);
+  });
+
+  test("captures - a capture names the crawl job of its URL by id (#N while the frontier has not heard of job N)", async () => {
+    const clock = { now: T0 };
+    const frontier = open(FrontierStore.open(":memory:"), clock);
+    frontier.setJob({ number: 3, id: "news", state: "running" });
+    await crawl(frontier, clock, 1, (i, task) => answer(task, clock.now, stored(i)), 3);
+    expect(frontier.urlCaptures(URL_A, "a.test").map((c) => c.job)).toEqual(["news"]);
+
+    const later = { now: T0 };
+    const unheard = open(FrontierStore.open(":memory:"), later);
+    await crawl(unheard, later, 1, (i, task) => answer(task, later.now, stored(i)), 5);
+    expect(unheard.urlCaptures(URL_A, "a.test").map((c) => c.job)).toEqual(["#5"]);
   });
 
   test("captures - they survive closing and reopening the store, and move with the partition in a handoff", async () => {

@@ -149,7 +149,8 @@ export class ResultEffects {
     const store = this.s.store;
     // The state read when the task was handed out: only this frontier writes it while the host is in flight.
     const outcome = decideUrlOutcome(prev, result, { now, isHomePage: isHomePage(item.url), redirectHops: item.hops }, this.s.policy);
-    const capture = captureOf(result);
+    // The job by its id; `#N` for a job number this frontier has not heard of yet (its record not read).
+    const capture = captureOf(result, this.s.jobs.idOf(item.job) ?? `#${item.job}`);
     if (capture) outcome.row.captures = withCapture(prev.captures, capture);
     store.recordFetch(outcome.row);
     for (const c of outcome.counters) this.s.counters.add(c);
