@@ -76,6 +76,28 @@ export interface FetchTask {
    * Absent: unknown (embedded mode, or a task of an older release).
    */
   ownerEpoch?: number;
+  /**
+   * For a page: render it in a headless browser (`always`), or when its HTML looks script-built (`auto`);
+   * absent: never (core/render). Set by the frontier from `--render`, the render rules and the host's memory.
+   */
+  render?: "auto" | "always";
+  /**
+   * With `render`: the host's robots.txt as the frontier holds it, so the page's own requests to its host
+   * obey it; absent: robots.txt allows everything (4xx, or no rules).
+   */
+  robotsText?: string;
+}
+
+/** What rendering did for a page task (FetchResult.render). */
+export interface RenderReport {
+  /** `rendered`; `as-received` (auto mode judged the HTML not script-built); `failed` (see `reason`). */
+  outcome: "rendered" | "as-received" | "failed";
+  /** For `failed`: crashed, deadline, browser; for `as-received`: the detector's verdict. */
+  reason?: string;
+  /** Links the rendered DOM had that the HTML as received did not. */
+  extraLinks: number;
+  /** Requests the page made that were answered by fetching from its host (the page itself not counted). */
+  hostRequests: number;
 }
 
 /**
@@ -156,6 +178,8 @@ interface FetchResultFields {
   truncated?: boolean;
   /** For a sitemap task that got a 2xx: what the sitemap held (its entries travel as links). */
   sitemap?: SitemapSummary;
+  /** For a page task that asked for rendering: what it did. */
+  render?: RenderReport;
 }
 
 /** A response arrived (any status). */
@@ -213,4 +237,6 @@ export interface DiscoveredUrl {
   kind?: UrlKind;
   /** Found on a page that was a near duplicate of another: queued at the lowest priority (3). */
   foundOnNearDuplicate?: boolean;
+  /** Found only in the page's rendered DOM (not in its HTML as received). */
+  foundByRender?: boolean;
 }

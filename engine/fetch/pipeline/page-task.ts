@@ -11,6 +11,8 @@
  *                      the lowest priority (docs/warc.md)
  *   store (WARC) -> unless noindex; with a metadata record listing the page's media
  *   media -> listed always; returned as URLs of kind "media" when the task asks for them (media-step.ts)
+ *   render -> when the task asks and the process has a browser: the links only scripts make, the DOM
+ *             stored beside the response (render-step.ts)
  *
  * Politeness and robots.txt are not steps here: the frontier that owns the host checked both before it
  * issued the task.
@@ -25,17 +27,24 @@ import { selectLinks } from "./links-step.ts";
 import { selectMedia } from "./media-step.ts";
 import { resultFor } from "./result-base.ts";
 import { nonContentOutput } from "./status-step.ts";
-import { storeResponse } from "./store-step.ts";
+import { renderStep } from "./render-step.ts";
+import { storeResponse, storeResponseRecord } from "./store-step.ts";
 import type { WorkerDeps } from "./types.ts";
 
 export async function runPageTask(deps: WorkerDeps, task: FetchTask, signal?: AbortSignal): Promise<WorkOutput> {
   const outcome = await deps.fetcher.fetch({ url: task.url, etag: task.etag, lastModified: task.lastModified, signal });
   if (outcome.kind === "error") return { result: resultFor(task, outcome), links: [] };
   const result = resultFor(task, outcome);
-  return (await nonContentOutput(deps, task, outcome, result)) ?? handleContent(deps, task, outcome, result);
+  return (await nonContentOutput(deps, task, outcome, result)) ?? handleContent(deps, task, outcome, result, signal);
 }
 
-async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchResponse, result: ResponseResult): Promise<WorkOutput> {
+async function handleContent(
+  deps: WorkerDeps,
+  task: FetchTask,
+  response: FetchResponse,
+  result: ResponseResult,
+  signal?: AbortSignal,
+): Promise<WorkOutput> {
   const duplicate = await duplicateStep(deps, task, response, result);
   if (duplicate.ofAnother) {
     result.bytes = await storeResponse(deps.store, response, { revisit: duplicate.revisit });
@@ -49,7 +58,8 @@ async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchR
   }
 
   const header = parseXRobotsTag(response.headers["x-robots-tag"], deps.agentToken);
-  const page = extractPage(decodeBody(response.body, contentType), task.url, { agentToken: deps.agentToken });
+  const html = decodeBody(response.body, contentType);
+  const page = extractPage(html, task.url, { agentToken: deps.agentToken });
   const noindex = header.noindex || page.metaRobots.noindex;
   const nofollow = header.nofollow || page.metaRobots.nofollow;
   const links = selectLinks(task, page, nofollow);
@@ -69,7 +79,14 @@ async function handleContent(deps: WorkerDeps, task: FetchTask, response: FetchR
       for (const link of links) link.foundOnNearDuplicate = true;
     }
   }
+  let recordId: string | undefined;
   if (noindex) result.note = "noindex";
-  else result.bytes = await storeResponse(deps.store, response, { revisit, media: media.refs });
-  return { result, links: media.urls.length > 0 ? [...links, ...media.urls] : links };
+  else ({ bytes: result.bytes, recordId } = await storeResponseRecord(deps.store, response, { revisit, media: media.refs }));
+  // A page that forbids following its links has none to give by rendering either.
+  const rendered = nofollow
+    ? undefined
+    : await renderStep(deps, { task, response, html, page, links, responseRecordId: recordId, result, signal });
+  // rendered?.text is the rendered DOM's visible text, for a writer of page text to take in place of page.text.
+  const found = rendered && rendered.links.length > 0 ? [...links, ...rendered.links] : links;
+  return { result, links: media.urls.length > 0 ? [...found, ...media.urls] : found };
 }

@@ -13,8 +13,18 @@ export interface StoreExtras {
   media?: readonly MediaRef[];
 }
 
+/** What storing did: the payload bytes stored and, from a store that says it, the response record's id. */
+export interface Stored {
+  bytes: number;
+  recordId?: string;
+}
+
 export async function storeResponse(store: PageStore, response: FetchResponse, extra: StoreExtras = {}): Promise<number> {
-  await store.write({
+  return (await storeResponseRecord(store, response, extra)).bytes;
+}
+
+export async function storeResponseRecord(store: PageStore, response: FetchResponse, extra: StoreExtras = {}): Promise<Stored> {
+  const placed = await store.write({
     url: response.url,
     fetchedAt: response.endedAt,
     remoteAddress: response.remoteAddress,
@@ -28,5 +38,6 @@ export async function storeResponse(store: PageStore, response: FetchResponse, e
     ...(extra.revisit ? { revisit: extra.revisit } : {}),
     ...(extra.media && extra.media.length > 0 ? { media: extra.media } : {}),
   });
-  return extra.revisit ? 0 : response.body.byteLength;
+  const recordId = (placed as { recordId?: unknown } | undefined)?.recordId;
+  return { bytes: extra.revisit ? 0 : response.body.byteLength, ...(typeof recordId === "string" ? { recordId } : {}) };
 }

@@ -63,6 +63,8 @@ export interface SerializedExchange {
   request: Uint8Array;
   /** The `metadata` record listing the page's media (`ex.media`), when it names any. */
   metadata?: Uint8Array;
+  /** The response record's WARC-Record-ID (what a conversion record of the same capture refers to). */
+  responseId: string;
   /** The response record's WARC-Target-URI, WARC-Date and WARC-Payload-Digest. */
   targetUri: string;
   date: string;
@@ -115,7 +117,7 @@ export function serializeExchange(ex: CapturedExchange, warcinfoId: string): Ser
   const requestHead = httpHead(`${method} ${requestTarget(ex.url)} ${httpVersion}`, storedRequestHeaders(ex));
   const request = recordBytes(requestFields, EMPTY_DIGEST, requestHead, EMPTY);
 
-  const out: SerializedExchange = { response, request, targetUri, date, payloadDigest };
+  const out: SerializedExchange = { response, request, responseId, targetUri, date, payloadDigest };
   if (ex.media && ex.media.length > 0) out.metadata = mediaMetadata(ex, targetUri, date, responseId, warcinfoId);
   return out;
 }
@@ -125,7 +127,7 @@ const EMPTY = new Uint8Array(0);
 const EMPTY_DIGEST = sha256(EMPTY);
 const CRLF2 = encoder.encode("\r\n\r\n");
 
-function sha256(bytes: Uint8Array): string {
+export function sha256(bytes: Uint8Array): string {
   return `sha256:${createHash("sha256").update(bytes).digest("hex")}`;
 }
 
@@ -140,7 +142,7 @@ function httpHead(startLine: string, headers: Record<string, string>): Uint8Arra
  * A record: `WARC/1.1`, `fields`, the digests (the payload's as given, the block's over head + payload),
  * Content-Length, the block (`head` then `payload`) and the two CRLFs that end a record.
  */
-function recordBytes(fields: string[], payloadDigest: string, head: Uint8Array, payload: Uint8Array): Uint8Array {
+export function recordBytes(fields: string[], payloadDigest: string, head: Uint8Array, payload: Uint8Array): Uint8Array {
   const blockDigest = `sha256:${createHash("sha256").update(head).update(payload).digest("hex")}`;
   const length = head.length + payload.length;
   const warcHead = encoder.encode(
@@ -235,6 +237,6 @@ function requestTarget(url: string): string {
 }
 
 /** A CR or LF in a header would let a hostile server forge WARC or HTTP header lines. */
-function clean(s: string): string {
+export function clean(s: string): string {
   return s.replace(/[\r\n]+/g, " ");
 }

@@ -35,4 +35,6 @@ export interface WriteResult {
   offset: number;
   /** Length of that gzip member in bytes. */
   length: number;
+  /** The response (or revisit) record's WARC-Record-ID, `<urn:uuid:...>`. */
+  recordId: string;
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { judgeShape } from "../../core/render/index.ts";
-import { extractPage } from "../fetch/parse/index.ts";
+import { judgeShape } from "../../../core/render/index.ts";
+import { extractPage } from "../parse/index.ts";
 import { pageShape } from "./page-shape.ts";
 
 /** Each page as its kind of site sends it; the verdict the detector must reach (core/render/detector.ts). */
