@@ -108,6 +108,7 @@ export class ActiveHosts {
       sitemaps: 0,
       pagesToday: saved?.pagesToday ?? null,
       minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
+      ...(saved?.renderMemory ? { renderMemory: saved.renderMemory } : {}),
     };
   }
 
@@ -119,6 +120,7 @@ export class ActiveHosts {
       minGapOverrideMs: entry.minGapOverrideMs,
       run: this.s.run,
     };
+    if (entry.renderMemory) persisted.renderMemory = entry.renderMemory;
     this.s.store.saveHost(entry.key, entry.partition, persisted);
   }
 

@@ -16,6 +16,7 @@ import { AddressPolicy } from "../../core/net/index.ts";
 import { WaitingHostHeap } from "../../core/politeness/index.ts";
 import type { Log, SeenSet } from "../../core/ports/index.ts";
 import { ScopeFilter, ScopeRoots } from "../../core/scope/index.ts";
+import { RenderRules } from "../../core/render/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { UrlPatternTracker } from "../../core/traps/index.ts";
 import type { HostEntry } from "./host-entry.ts";
@@ -92,6 +93,8 @@ export class FrontierState {
   readonly patterns: UrlPatternTracker;
   readonly addresses: AddressPolicy;
   readonly scope: ScopeFilter;
+  /** Which pages are rendered (--render and its rules); with the host's render memory, the task's ask. */
+  readonly render: RenderRules;
   /** When each queued seq was queued, for the queue-wait histogram. */
   readonly queuedAt = new SeqClock();
   /**
@@ -132,6 +135,7 @@ export class FrontierState {
     const roots = new ScopeRoots();
     roots.add(opts.store.scopeRoots.list());
     this.scope = new ScopeFilter(opts.policy, roots);
+    this.render = new RenderRules(opts.policy.render, opts.policy.renderRules);
     this.totalQueued = opts.store.totalQueued();
     this.totalSitemaps = opts.store.sitemaps.pendingTotal();
     this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);
