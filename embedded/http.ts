@@ -57,6 +57,8 @@ export interface CrawlHttpOptions {
   startedAt: number;
   now: () => number;
   log: Log;
+  /** Pages rendering at once at most (the `renderPool` gauge): --render-pool x fetch threads; 0 when nothing renders. */
+  renderPool?: number;
 }
 
 export interface CrawlHttp {
@@ -102,7 +104,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
       ready: opts.running,
       metrics: () => ({
         counters: opts.frontier.counters.toJSON(),
-        gauges: frontierGauges(opts.frontier),
+        gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0 },
         histograms: opts.frontier.histograms.toJSON(),
         labels: { node: CRAWL_NODE.id, region: CRAWL_NODE.region },
       }),
@@ -117,7 +119,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
 export class CrawlDashboard {
   private readonly history = new RateHistory();
 
-  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now">) {}
+  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now" | "renderPool">) {}
 
   sample(): void {
     const t = runningTotals([this.record()]);
@@ -149,7 +151,7 @@ export class CrawlDashboard {
       heartbeatAt: this.opts.now(),
       partitions: [],
       counters: frontier.counters.toJSON(),
-      gauges: frontierGauges(frontier),
+      gauges: { ...frontierGauges(frontier), renderPool: this.opts.renderPool ?? 0 },
       histograms: frontier.histograms.toJSON(),
       hosts: frontier.hostReport(),
     };

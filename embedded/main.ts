@@ -228,6 +228,7 @@ async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, fro
       startedAt,
       now: () => Date.now(),
       log: log.child("http"),
+      renderPool: renderingWanted(args.policy) ? args.policy.renderPool * Math.max(1, args.fetchThreads) : 0,
     }),
   );
   ctx.onClose("http", async () => {

@@ -98,6 +98,8 @@ export interface RenderReport {
   extraLinks: number;
   /** Requests the page made that were answered by fetching from its host (the page itself not counted). */
   hostRequests: number;
+  /** Browser restarts (a crash, a kill, the memory cap) the fetch side saw since its last report. */
+  browserRestarts?: number;
 }
 
 /**

@@ -28,6 +28,8 @@ export interface RenderOutput {
   host: { requests: number; endedAt: number; longestMs: number; throttled: boolean };
   /** Requests the page made, by how each was answered (`host`, `cache`, `page`, `refused.<reason>`). */
   answers: Record<string, number>;
+  /** Browser restarts (crash, kill, memory cap) since the renderer last reported one. */
+  restarts: number;
 }
 
 /**

@@ -120,6 +120,7 @@ export class ResultEffects {
     counters.add(`render.${report.outcome}${report.outcome === "failed" && report.reason ? `.${report.reason}` : ""}`);
     if (report.extraLinks > 0) counters.add("render.links-found", report.extraLinks);
     if (report.hostRequests > 0) counters.add("render.host-requests", report.hostRequests);
+    if (report.browserRestarts) counters.add("render.browser-restarts", report.browserRestarts);
     if (report.outcome === "rendered") entry.renderMemory = rememberRender(entry.renderMemory ?? NO_RENDER_MEMORY, report.extraLinks);
   }
 

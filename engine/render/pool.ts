@@ -75,6 +75,7 @@ export class RenderPool {
   private retiring: Promise<void> | undefined;
   private launched = 0;
   private lastMemoryCheck = 0;
+  private unreportedRestarts = 0;
   private closed = false;
   readonly stats: RenderPoolStats;
 
@@ -98,6 +99,13 @@ export class RenderPool {
       this.release();
       this.checkMemory();
     }
+  }
+
+  /** Restarts since the last call: each is reported once, with the render that followed it (render.browser-restarts). */
+  takeRestarts(): number {
+    const n = this.unreportedRestarts;
+    this.unreportedRestarts = 0;
+    return n;
   }
 
   /** The browser process's pid, while one runs (tests kill it; /metrics reads its memory). */
@@ -159,6 +167,7 @@ export class RenderPool {
     const browser = await attempt;
     if (this.launched++ > 0) {
       this.stats.restarts++;
+      this.unreportedRestarts++;
       this.opts.onEvent?.("restart");
     } else {
       this.opts.onEvent?.("launch");

@@ -83,7 +83,12 @@ export class ChromiumRenderer implements Renderer {
       await turn.quiet();
       const page = outcome.kind === "rendered" ? { ...outcome, navigations: router.navigations } : outcome;
       const span = turn.span();
-      return { page, host: { requests: turn.requests, ...span }, answers: Object.fromEntries(router.counts) };
+      return {
+        page,
+        host: { requests: turn.requests, ...span },
+        answers: Object.fromEntries(router.counts),
+        restarts: this.o.pool.takeRestarts(),
+      };
     } finally {
       signal?.removeEventListener("abort", abort);
     }

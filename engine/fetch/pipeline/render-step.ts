@@ -58,8 +58,9 @@ export async function renderStep(deps: WorkerDeps, input: RenderStepInput): Prom
     result.pausedMs = Math.max(0, result.endedAt - result.startedAt - out.host.longestMs);
   }
   const hostRequests = out.host.requests;
+  const restarts = out.restarts > 0 ? { browserRestarts: out.restarts } : {};
   if (out.page.kind === "failed") {
-    result.render = { outcome: "failed", reason: out.page.reason, extraLinks: 0, hostRequests };
+    result.render = { outcome: "failed", reason: out.page.reason, extraLinks: 0, hostRequests, ...restarts };
     return undefined;
   }
   const rendered = extractPage(out.page.dom, task.url, { agentToken: deps.agentToken });
@@ -87,7 +88,7 @@ export async function renderStep(deps: WorkerDeps, input: RenderStepInput): Prom
       ...(out.page.screenshot ? { screenshot: out.page.screenshot } : {}),
     });
   }
-  result.render = { outcome: "rendered", extraLinks: extra.length, hostRequests };
+  result.render = { outcome: "rendered", extraLinks: extra.length, hostRequests, ...restarts };
   result.linksFound += extra.length;
   return { links: extra, text: rendered.text };
 }
