@@ -1,8 +1,10 @@
 /**
- * How much memory a Chromium uses: the resident set of its browser process and every process under it
- * (renderers, GPU and utility processes), read from /proc. Linux only; elsewhere it reads 0 and the memory
- * cap never fires. Cost: one read of /proc/<pid>/stat per process on the machine, a few milliseconds, done
- * at most once every few seconds by the pool.
+ * How much memory a Chromium uses: the proportional set size (PSS: each shared page divided among the
+ * processes that share it, so the sum is what the browser really holds) of its browser process and every
+ * process under it (renderers, GPU and utility processes), read from /proc; the resident set where PSS
+ * cannot be read. Linux only; elsewhere it reads 0 and the memory cap never fires. Cost: one read of
+ * /proc/<pid>/stat per process on the machine and one smaps_rollup per browser process, a few
+ * milliseconds, done at most once every few seconds by the pool.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -34,7 +36,7 @@ export function treeRssBytes(rootPid: number): number {
   for (const [pid, bytes] of rss) {
     for (let p: number | undefined = pid, hops = 0; p !== undefined && p > 1 && hops < 64; p = parent.get(p), hops++) {
       if (p === rootPid) {
-        total += bytes;
+        total += pssBytes(pid) ?? bytes;
         break;
       }
     }
@@ -61,4 +63,14 @@ export function pidWithArgument(marker: string): number | undefined {
     }
   }
   return undefined;
+}
+
+/** The process's PSS from /proc/<pid>/smaps_rollup, or undefined when it cannot be read. */
+function pssBytes(pid: number): number | undefined {
+  try {
+    const m = /^Pss:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, "utf8"));
+    return m ? Number(m[1]) * 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -86,6 +86,7 @@ class LinksDecoder {
     let hasPriority = false;
     let kind = 0;
     let nearDuplicate = false;
+    let foundByRender = false;
     while (r.pos < end) {
       const tag = r.uint32();
       switch (tag) {
@@ -129,6 +130,9 @@ class LinksDecoder {
         case 96:
           nearDuplicate = r.bool();
           continue;
+        case 400:
+          foundByRender = r.bool();
+          continue;
       }
       if ((tag & 7) === 4 || tag === 0) break;
       r.skip(tag & 7);
@@ -153,6 +157,7 @@ class LinksDecoder {
       u.sitemapPriority = priority;
     }
     if (nearDuplicate) u.foundOnNearDuplicate = true;
+    if (foundByRender) u.foundByRender = true;
     if (kind === 2) u.kind = "media";
     else if (kind !== 0 && kind !== 1) {
       this.failure = new CodecError(`discovered URL kind ${kind} is not a known kind`);

@@ -57,6 +57,7 @@ function sizeLinks(partition: number, urls: readonly DiscoveredUrl[], sizes: num
     if (u.sitemapPriority !== undefined) n += 2;
     if (u.kind === "media") n += 2;
     if ((u.foundOnNearDuplicate ?? false) !== false) n += 2;
+    if ((u.foundByRender ?? false) !== false) n += 3;
     const at = i * SLOTS;
     sizes[at] = n;
     sizes[at + 1] = urlLen;
@@ -195,6 +196,12 @@ function writeLinks(
     if (nearDuplicate !== false) {
       out[pos++] = 96;
       out[pos++] = nearDuplicate ? 1 : 0;
+    }
+    if ((u.foundByRender ?? false) !== false) {
+      // Field 50, varint: the tag 400 takes two bytes.
+      out[pos++] = 0x90;
+      out[pos++] = 0x03;
+      out[pos++] = 1;
     }
   }
   return out;

@@ -29,6 +29,7 @@ export function discoveredUrlToProto(u: DiscoveredUrl): pb.DiscoveredUrl {
     hasSitemapPriority: u.sitemapPriority !== undefined,
     kind: u.kind === "media" ? pb.UrlKind.URL_KIND_MEDIA : pb.UrlKind.URL_KIND_UNSPECIFIED,
     foundOnNearDuplicate: u.foundOnNearDuplicate ?? false,
+    foundByRender: u.foundByRender ?? false,
   };
 }
 
@@ -45,6 +46,7 @@ export function discoveredUrlFromProto(msg: pb.DiscoveredUrl): DiscoveredUrl {
     u.sitemapPriority = msg.sitemapPriority;
   }
   if (msg.foundOnNearDuplicate) u.foundOnNearDuplicate = true;
+  if (msg.foundByRender) u.foundByRender = true;
   switch (msg.kind) {
     case pb.UrlKind.URL_KIND_UNSPECIFIED:
     case pb.UrlKind.URL_KIND_PAGE:

@@ -9,7 +9,14 @@
  * prefers, since politeness multiplies a fetch's duration by ten and a rounded millisecond would come back
  * as ten; `sentAt` travels in microseconds only.
  */
-import { isFetchErrorKind, isResultNote, isSkipReason, type FetchResult, type ResultKind } from "../../core/model/index.ts";
+import {
+  isFetchErrorKind,
+  isResultNote,
+  isSkipReason,
+  type FetchResult,
+  type RenderReport,
+  type ResultKind,
+} from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { decodeOrThrow, taskKindFromProto, taskKindToProto } from "./fetch-task.ts";
@@ -83,7 +90,34 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     sitemap: result.sitemap ? sitemapSummaryToProto(result.sitemap) : undefined,
     mediaFound: toUint32("mediaFound", result.mediaFound ?? 0),
     pausedUs: toUint64("pausedMs", Math.round((result.pausedMs ?? 0) * 1000)),
+    render: result.render ? renderReportToProto(result.render) : undefined,
   };
+}
+
+const RENDER_OUTCOMES: Record<RenderReport["outcome"], pb.RenderOutcome> = {
+  rendered: pb.RenderOutcome.RENDER_OUTCOME_RENDERED,
+  "as-received": pb.RenderOutcome.RENDER_OUTCOME_AS_RECEIVED,
+  failed: pb.RenderOutcome.RENDER_OUTCOME_FAILED,
+};
+
+function renderReportToProto(r: RenderReport): pb.RenderReport {
+  return {
+    outcome: RENDER_OUTCOMES[r.outcome],
+    reason: r.reason ?? "",
+    extraLinks: toUint32("render.extraLinks", r.extraLinks),
+    hostRequests: toUint32("render.hostRequests", r.hostRequests),
+    browserRestarts: toUint32("render.browserRestarts", r.browserRestarts ?? 0),
+  };
+}
+
+function renderReportFromProto(msg: pb.RenderReport): RenderReport {
+  const outcome = (Object.keys(RENDER_OUTCOMES) as RenderReport["outcome"][]).find((k) => RENDER_OUTCOMES[k] === msg.outcome);
+  if (outcome === undefined) throw new CodecError(`render outcome ${msg.outcome} is not a known outcome`);
+  const r: RenderReport = { outcome, extraLinks: msg.extraLinks, hostRequests: msg.hostRequests };
+  const reason = optional(msg.reason);
+  if (reason !== undefined) r.reason = reason;
+  if (msg.browserRestarts > 0) r.browserRestarts = msg.browserRestarts;
+  return r;
 }
 
 /** A time sent twice: microseconds when set (0 means an older sender), else whole milliseconds. */
@@ -126,6 +160,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   if (msg.sentAtUs !== 0n) result.sentAt = fromInt64("sentAtUs", msg.sentAtUs) / 1000;
   if (msg.mediaFound > 0) result.mediaFound = msg.mediaFound;
   if (msg.pausedUs > 0n) result.pausedMs = fromInt64("pausedUs", msg.pausedUs) / 1000;
+  if (msg.render) result.render = renderReportFromProto(msg.render);
   const verdict = verdictFromProto(msg.robotsVerdict);
   if (verdict !== undefined) {
     result.robots = { verdict };

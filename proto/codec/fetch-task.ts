@@ -57,6 +57,13 @@ export function fetchTaskToProto(task: FetchTask, region: string): pb.FetchTask 
     sitemap: task.sitemap ? sitemapRefToProto(task.sitemap) : undefined,
     fetchMedia: task.fetchMedia ?? false,
     ownerEpoch: toUint64("ownerEpoch", task.ownerEpoch ?? 0),
+    render:
+      task.render === "always"
+        ? pb.RenderAsk.RENDER_ASK_ALWAYS
+        : task.render === "auto"
+          ? pb.RenderAsk.RENDER_ASK_AUTO
+          : pb.RenderAsk.RENDER_ASK_UNSPECIFIED,
+    robotsText: task.render ? (task.robotsText ?? "") : "",
   };
 }
 
@@ -83,6 +90,20 @@ export function fetchTaskFromProto(msg: pb.FetchTask): FetchTask {
   if (msg.fetchMedia) task.fetchMedia = true;
   const ownerEpoch = fromInt64("ownerEpoch", msg.ownerEpoch);
   if (ownerEpoch > 0) task.ownerEpoch = ownerEpoch;
+  switch (msg.render) {
+    case pb.RenderAsk.RENDER_ASK_UNSPECIFIED:
+      break;
+    case pb.RenderAsk.RENDER_ASK_AUTO:
+      task.render = "auto";
+      break;
+    case pb.RenderAsk.RENDER_ASK_ALWAYS:
+      task.render = "always";
+      break;
+    default:
+      throw new CodecError(`render ask ${msg.render} is not a known ask`);
+  }
+  const robotsText = optional(msg.robotsText);
+  if (task.render && robotsText !== undefined) task.robotsText = robotsText;
   return task;
 }
 

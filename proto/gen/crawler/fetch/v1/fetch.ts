@@ -75,6 +75,90 @@ export function taskKindToJSON(object: TaskKind): string {
   }
 }
 
+export enum RenderAsk {
+  RENDER_ASK_UNSPECIFIED = 0,
+  RENDER_ASK_AUTO = 1,
+  RENDER_ASK_ALWAYS = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function renderAskFromJSON(object: any): RenderAsk {
+  switch (object) {
+    case 0:
+    case "RENDER_ASK_UNSPECIFIED":
+      return RenderAsk.RENDER_ASK_UNSPECIFIED;
+    case 1:
+    case "RENDER_ASK_AUTO":
+      return RenderAsk.RENDER_ASK_AUTO;
+    case 2:
+    case "RENDER_ASK_ALWAYS":
+      return RenderAsk.RENDER_ASK_ALWAYS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RenderAsk.UNRECOGNIZED;
+  }
+}
+
+export function renderAskToJSON(object: RenderAsk): string {
+  switch (object) {
+    case RenderAsk.RENDER_ASK_UNSPECIFIED:
+      return "RENDER_ASK_UNSPECIFIED";
+    case RenderAsk.RENDER_ASK_AUTO:
+      return "RENDER_ASK_AUTO";
+    case RenderAsk.RENDER_ASK_ALWAYS:
+      return "RENDER_ASK_ALWAYS";
+    case RenderAsk.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum RenderOutcome {
+  RENDER_OUTCOME_UNSPECIFIED = 0,
+  RENDER_OUTCOME_RENDERED = 1,
+  RENDER_OUTCOME_AS_RECEIVED = 2,
+  RENDER_OUTCOME_FAILED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function renderOutcomeFromJSON(object: any): RenderOutcome {
+  switch (object) {
+    case 0:
+    case "RENDER_OUTCOME_UNSPECIFIED":
+      return RenderOutcome.RENDER_OUTCOME_UNSPECIFIED;
+    case 1:
+    case "RENDER_OUTCOME_RENDERED":
+      return RenderOutcome.RENDER_OUTCOME_RENDERED;
+    case 2:
+    case "RENDER_OUTCOME_AS_RECEIVED":
+      return RenderOutcome.RENDER_OUTCOME_AS_RECEIVED;
+    case 3:
+    case "RENDER_OUTCOME_FAILED":
+      return RenderOutcome.RENDER_OUTCOME_FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RenderOutcome.UNRECOGNIZED;
+  }
+}
+
+export function renderOutcomeToJSON(object: RenderOutcome): string {
+  switch (object) {
+    case RenderOutcome.RENDER_OUTCOME_UNSPECIFIED:
+      return "RENDER_OUTCOME_UNSPECIFIED";
+    case RenderOutcome.RENDER_OUTCOME_RENDERED:
+      return "RENDER_OUTCOME_RENDERED";
+    case RenderOutcome.RENDER_OUTCOME_AS_RECEIVED:
+      return "RENDER_OUTCOME_AS_RECEIVED";
+    case RenderOutcome.RENDER_OUTCOME_FAILED:
+      return "RENDER_OUTCOME_FAILED";
+    case RenderOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum ResultKind {
   RESULT_KIND_UNSPECIFIED = 0,
   /** RESULT_KIND_RESPONSE - A response arrived (any status). */
@@ -256,6 +340,23 @@ export interface FetchTask {
    * former owner (a node that was paused and found dead): it is a fencing token for that.
    */
   ownerEpoch: bigint;
+  /**
+   * For a page: render it in a headless browser (core/render): always, or when its HTML looks script-built.
+   * Such a task travels on the region's render subject, which only fetch nodes with a browser consume.
+   */
+  render: RenderAsk;
+  /** With render: the host's robots.txt text, which the page's own requests to its host obey; empty: all allowed. */
+  robotsText: string;
+}
+
+/** What rendering did for a page task that asked for it. */
+export interface RenderReport {
+  outcome: RenderOutcome;
+  /** For FAILED: crashed, deadline or browser; for AS_RECEIVED: the detector's verdict. */
+  reason: string;
+  extraLinks: number;
+  hostRequests: number;
+  browserRestarts: number;
 }
 
 /** What reading a sitemap found (its entries travel as DiscoveredLinks). */
@@ -346,6 +447,8 @@ export interface FetchResult {
    * 0: none.
    */
   pausedUs: bigint;
+  /** For a page task that asked for rendering: what it did. */
+  render?: RenderReport | undefined;
 }
 
 /** A discovered URL on its way to the frontier node that owns its host. */
@@ -376,6 +479,8 @@ export interface DiscoveredUrl {
   kind: UrlKind;
   /** Found on a page that was a near duplicate of a stored page: queued at the lowest priority. */
   foundOnNearDuplicate: boolean;
+  /** Found only in the page's rendered DOM (--render), not in its HTML as received. */
+  foundByRender: boolean;
 }
 
 /** A batch of discovered URLs, all for one partition. */
@@ -491,6 +596,8 @@ function createBaseFetchTask(): FetchTask {
     sitemap: undefined,
     fetchMedia: false,
     ownerEpoch: 0n,
+    render: 0,
+    robotsText: "",
   };
 }
 
@@ -549,6 +656,12 @@ export const FetchTask: MessageFns<FetchTask> = {
         throw new globalThis.Error("value provided for field message.ownerEpoch of type uint64 too large");
       }
       writer.uint32(128).uint64(message.ownerEpoch);
+    }
+    if (message.render !== 0) {
+      writer.uint32(400).int32(message.render);
+    }
+    if (message.robotsText !== "") {
+      writer.uint32(410).string(message.robotsText);
     }
     return writer;
   },
@@ -694,6 +807,22 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.ownerEpoch = reader.uint64() as bigint;
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.render = reader.int32() as any;
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.robotsText = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -756,6 +885,12 @@ export const FetchTask: MessageFns<FetchTask> = {
         : isSet(object.owner_epoch)
         ? BigInt(object.owner_epoch)
         : 0n,
+      render: isSet(object.render) ? renderAskFromJSON(object.render) : 0,
+      robotsText: isSet(object.robotsText)
+        ? globalThis.String(object.robotsText)
+        : isSet(object.robots_text)
+        ? globalThis.String(object.robots_text)
+        : "",
     };
   },
 
@@ -809,6 +944,12 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.ownerEpoch !== 0n) {
       obj.ownerEpoch = message.ownerEpoch.toString();
     }
+    if (message.render !== 0) {
+      obj.render = renderAskToJSON(message.render);
+    }
+    if (message.robotsText !== "") {
+      obj.robotsText = message.robotsText;
+    }
     return obj;
   },
 
@@ -839,6 +980,153 @@ export const FetchTask: MessageFns<FetchTask> = {
     message.ownerEpoch = (object.ownerEpoch !== undefined && object.ownerEpoch !== null)
       ? BigInt(object.ownerEpoch)
       : 0n;
+    message.render = object.render ?? 0;
+    message.robotsText = object.robotsText ?? "";
+    return message;
+  },
+};
+
+function createBaseRenderReport(): RenderReport {
+  return { outcome: 0, reason: "", extraLinks: 0, hostRequests: 0, browserRestarts: 0 };
+}
+
+export const RenderReport: MessageFns<RenderReport> = {
+  encode(message: RenderReport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== 0) {
+      writer.uint32(8).int32(message.outcome);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.extraLinks !== 0) {
+      writer.uint32(24).uint32(message.extraLinks);
+    }
+    if (message.hostRequests !== 0) {
+      writer.uint32(32).uint32(message.hostRequests);
+    }
+    if (message.browserRestarts !== 0) {
+      writer.uint32(40).uint32(message.browserRestarts);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenderReport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenderReport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.extraLinks = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.hostRequests = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.browserRestarts = reader.uint32();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenderReport {
+    return {
+      outcome: isSet(object.outcome) ? renderOutcomeFromJSON(object.outcome) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      extraLinks: isSet(object.extraLinks)
+        ? globalThis.Number(object.extraLinks)
+        : isSet(object.extra_links)
+        ? globalThis.Number(object.extra_links)
+        : 0,
+      hostRequests: isSet(object.hostRequests)
+        ? globalThis.Number(object.hostRequests)
+        : isSet(object.host_requests)
+        ? globalThis.Number(object.host_requests)
+        : 0,
+      browserRestarts: isSet(object.browserRestarts)
+        ? globalThis.Number(object.browserRestarts)
+        : isSet(object.browser_restarts)
+        ? globalThis.Number(object.browser_restarts)
+        : 0,
+    };
+  },
+
+  toJSON(message: RenderReport): unknown {
+    const obj: any = {};
+    if (message.outcome !== 0) {
+      obj.outcome = renderOutcomeToJSON(message.outcome);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.extraLinks !== 0) {
+      obj.extraLinks = Math.round(message.extraLinks);
+    }
+    if (message.hostRequests !== 0) {
+      obj.hostRequests = Math.round(message.hostRequests);
+    }
+    if (message.browserRestarts !== 0) {
+      obj.browserRestarts = Math.round(message.browserRestarts);
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenderReport>, I>>(base?: I): RenderReport {
+    return RenderReport.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenderReport>, I>>(object: I): RenderReport {
+    const message = createBaseRenderReport();
+    message.outcome = object.outcome ?? 0;
+    message.reason = object.reason ?? "";
+    message.extraLinks = object.extraLinks ?? 0;
+    message.hostRequests = object.hostRequests ?? 0;
+    message.browserRestarts = object.browserRestarts ?? 0;
     return message;
   },
 };
@@ -1034,6 +1322,7 @@ function createBaseFetchResult(): FetchResult {
     sitemap: undefined,
     mediaFound: 0,
     pausedUs: 0n,
+    render: undefined,
   };
 }
 
@@ -1155,6 +1444,9 @@ export const FetchResult: MessageFns<FetchResult> = {
         throw new globalThis.Error("value provided for field message.pausedUs of type uint64 too large");
       }
       writer.uint32(256).uint64(message.pausedUs);
+    }
+    if (message.render !== undefined) {
+      RenderReport.encode(message.render, writer.uint32(402).fork()).join();
     }
     return writer;
   },
@@ -1428,6 +1720,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.pausedUs = reader.uint64() as bigint;
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.render = RenderReport.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1542,6 +1842,7 @@ export const FetchResult: MessageFns<FetchResult> = {
         : isSet(object.paused_us)
         ? BigInt(object.paused_us)
         : 0n,
+      render: isSet(object.render) ? RenderReport.fromJSON(object.render) : undefined,
     };
   },
 
@@ -1643,6 +1944,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.pausedUs !== 0n) {
       obj.pausedUs = message.pausedUs.toString();
     }
+    if (message.render !== undefined) {
+      obj.render = RenderReport.toJSON(message.render);
+    }
     return obj;
   },
 
@@ -1689,6 +1993,9 @@ export const FetchResult: MessageFns<FetchResult> = {
       : undefined;
     message.mediaFound = object.mediaFound ?? 0;
     message.pausedUs = (object.pausedUs !== undefined && object.pausedUs !== null) ? BigInt(object.pausedUs) : 0n;
+    message.render = (object.render !== undefined && object.render !== null)
+      ? RenderReport.fromPartial(object.render)
+      : undefined;
     return message;
   },
 };
@@ -1707,6 +2014,7 @@ function createBaseDiscoveredUrl(): DiscoveredUrl {
     hasSitemapPriority: false,
     kind: 0,
     foundOnNearDuplicate: false,
+    foundByRender: false,
   };
 }
 
@@ -1750,6 +2058,9 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     }
     if (message.foundOnNearDuplicate !== false) {
       writer.uint32(96).bool(message.foundOnNearDuplicate);
+    }
+    if (message.foundByRender !== false) {
+      writer.uint32(400).bool(message.foundByRender);
     }
     return writer;
   },
@@ -1863,6 +2174,14 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
             message.foundOnNearDuplicate = reader.bool();
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.foundByRender = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1917,6 +2236,11 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
         : isSet(object.found_on_near_duplicate)
         ? globalThis.Boolean(object.found_on_near_duplicate)
         : false,
+      foundByRender: isSet(object.foundByRender)
+        ? globalThis.Boolean(object.foundByRender)
+        : isSet(object.found_by_render)
+        ? globalThis.Boolean(object.found_by_render)
+        : false,
     };
   },
 
@@ -1958,6 +2282,9 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     if (message.foundOnNearDuplicate !== false) {
       obj.foundOnNearDuplicate = message.foundOnNearDuplicate;
     }
+    if (message.foundByRender !== false) {
+      obj.foundByRender = message.foundByRender;
+    }
     return obj;
   },
 
@@ -1980,6 +2307,7 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     message.hasSitemapPriority = object.hasSitemapPriority ?? false;
     message.kind = object.kind ?? 0;
     message.foundOnNearDuplicate = object.foundOnNearDuplicate ?? false;
+    message.foundByRender = object.foundByRender ?? false;
     return message;
   },
 };
