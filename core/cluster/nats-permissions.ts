@@ -123,6 +123,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
       return {
         publish: [
           subjects.fetch(region),
+          subjects.render(region),
           ANY_URLS,
           `${KV_PREFIX}.nodes.*`,
           RING_KEY,
@@ -147,6 +148,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           ...USE_BUCKET,
           ...manageStreams(region),
           `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.fetchers`,
+          `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.${consumers.renderers}`,
           `$JS.ACK.${streams.fetch(region)}.>`,
           `$JS.API.CONSUMER.MSG.NEXT.${streams.forward(region)}.${consumers.forwarders}`,
           `$JS.ACK.${streams.forward(region)}.>`,

@@ -6,4 +6,5 @@
 export { judgeShape, looksScriptBuilt, scanShape, type PageShape, type ShapeVerdict } from "./detector.ts";
 export { describeRenderMemory, NO_RENDER_MEMORY, rememberRender, renderAsk, type RenderMemory } from "./host-memory.ts";
 export { isRenderMode, RENDER_MODES, type RenderMode } from "./mode.ts";
+export { renderingWanted } from "./wanted.ts";
 export { formatRenderRule, parseRenderRule, RenderRules, type RenderRule } from "./rules.ts";

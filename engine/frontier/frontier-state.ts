@@ -65,6 +65,11 @@ export interface FrontierOptions {
    * is the only place they are kept (embedded mode).
    */
   sharedRoots?: { add(hosts: readonly string[]): Promise<void> };
+  /**
+   * Cluster mode: whether a fetch node that renders is live in the region (frontier-node/node/renderers.ts);
+   * while none is, no task asks for rendering. Absent: the process renders itself (embedded mode).
+   */
+  renderAvailable?: () => boolean;
   /** Where the seen-set's losses and rebuilds are told (seen-recovery.ts); default: not logged. */
   log?: Log;
   /**

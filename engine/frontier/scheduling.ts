@@ -225,6 +225,10 @@ export class Scheduling {
   private askRender(entry: HostEntry, task: FetchTask): void {
     const ask = renderAsk(this.s.render.modeFor(task.url, entry.key), entry.renderMemory ?? NO_RENDER_MEMORY);
     if (ask === undefined) return;
+    if (this.s.opts.renderAvailable && !this.s.opts.renderAvailable()) {
+      this.s.counters.add("render.no-renderer");
+      return;
+    }
     task.render = ask;
     const robots = this.s.store.loadRobots(entry.key);
     if (robots?.verdict === "parse" && robots.body) task.robotsText = robots.body;

@@ -8,4 +8,4 @@ export { ChromiumRenderer, type ChromiumRendererOptions } from "./renderer.ts";
 export { ChromiumMissingError, DEFAULT_CHROMIUM, hasChromium, RenderPool, type RenderPoolOptions, type RenderPoolStats } from "./pool.ts";
 export { SubresourceCache } from "./subresource-cache.ts";
 export { TRACKER_HOSTS } from "./request-router.ts";
-export { checkChromium, chromiumRenderer, renderingWanted, type RenderPolicy } from "./open.ts";
+export { checkChromium, chromiumRenderer, type RenderPolicy } from "./open.ts";

@@ -8,7 +8,7 @@ import type { PolicyConfig } from "../../core/config/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
 import type { Fetcher } from "../../core/ports/index.ts";
 import { preciseNow } from "../../core/politeness/index.ts";
-import { RenderRules } from "../../core/render/index.ts";
+import { renderingWanted } from "../../core/render/index.ts";
 import { ChromiumMissingError, hasChromium, RenderPool, type RenderPoolOptions } from "./pool.ts";
 import { ChromiumRenderer } from "./renderer.ts";
 
@@ -29,11 +29,6 @@ export type RenderPolicy = Pick<
   | "denyAddresses"
   | "denyHosts"
 >;
-
-/** Whether any page may be rendered under this policy (else no browser is ever started). */
-export function renderingWanted(policy: Pick<PolicyConfig, "render" | "renderRules">): boolean {
-  return new RenderRules(policy.render, policy.renderRules).mayRender;
-}
 
 /** Throws ChromiumMissingError when rendering is wanted and the policy's Chromium is not there. */
 export function checkChromium(policy: Pick<PolicyConfig, "render" | "renderRules" | "chromiumPath">): void {
