@@ -27,7 +27,8 @@ import { LocalTrouble, openFetchPath, startWarcUpload, type WarcUploadStarted } 
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
-import { ChromiumMissingError, checkChromium, chromiumRenderer, renderingWanted } from "../engine/render/index.ts";
+import { ChromiumMissingError, checkChromium, chromiumRenderer } from "../engine/render/index.ts";
+import { renderingWanted } from "../core/render/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
 import { crawlUsage, resolveCrawlConfig, type CrawlConfig } from "./config.ts";
