@@ -140,4 +140,36 @@ describe("render pool", () => {
     expect(pool.stats.restarts).toBe(restarts + 1);
     expect(pool.browserPid()).not.toBe(pid);
   }, 60_000);
+
+  test("render pool - past its memory cap the browser is replaced once its renders end", async () => {
+    // A cap no browser fits under: every check finds it over, so each render after the first starts a new one.
+    const small = new RenderPool({ size: 1, memoryCapBytes: 1 });
+    const capped = new ChromiumRenderer({
+      pool: small,
+      fetcher,
+      addresses: new AddressPolicy(),
+      userAgent: UA,
+      deadlineMs: 6000,
+      settleMs: 300,
+      screenshots: false,
+      gap: { multiplier: 10, marginMs: 5 },
+      now: () => performance.timeOrigin + performance.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    });
+    try {
+      await new Promise((r) => setTimeout(r, GAP * 2));
+      const task = taskFor("/app/one");
+      const response = (await fetcher.fetch({ url: task.url })) as FetchResponse;
+      expect((await capped.render(task, response)).page.kind).toBe("rendered");
+      const first = small.browserPid();
+      expect(small.stats.browserBytes).toBeGreaterThan(1);
+      const second = await capped.render(taskFor("/app/one"), response);
+      expect(second.page.kind).toBe("rendered");
+      expect(small.stats.restarts).toBe(1);
+      expect(second.restarts).toBe(1);
+      expect(small.browserPid()).not.toBe(first);
+    } finally {
+      await capped.close();
+    }
+  }, 60_000);
 });
