@@ -141,6 +141,26 @@ describe("render pool", () => {
     expect(pool.browserPid()).not.toBe(pid);
   }, 60_000);
 
+  test("render pool - with screenshots on, a PNG of the window comes with the DOM", async () => {
+    const shooting = new ChromiumRenderer({
+      pool,
+      fetcher,
+      addresses: new AddressPolicy(),
+      userAgent: UA,
+      deadlineMs: 6000,
+      settleMs: 300,
+      screenshots: true,
+      gap: { multiplier: 10, marginMs: 5 },
+      now: () => performance.timeOrigin + performance.now(),
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    });
+    await new Promise((r) => setTimeout(r, GAP * 2));
+    const task = taskFor("/item/1");
+    const out = await shooting.render(task, (await fetcher.fetch({ url: task.url })) as FetchResponse);
+    expect(out.page.kind).toBe("rendered");
+    if (out.page.kind === "rendered") expect([...out.page.screenshot!.subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47]);
+  }, 60_000);
+
   test("render pool - past its memory cap the browser is replaced once its renders end", async () => {
     // A cap no browser fits under: every check finds it over, so each render after the first starts a new one.
     const small = new RenderPool({ size: 1, memoryCapBytes: 1 });
