@@ -110,7 +110,7 @@ async function hostWorker(): Promise<void> {
       links += (out.page.dom.match(/<a /g) ?? []).length;
     } else {
       failed++;
-      reasons.set(out.page.reason, (reasons.get(out.page.reason) ?? 0) + 1);
+      reasons.set(out.page.message, (reasons.get(out.page.message) ?? 0) + 1);
     }
     await new Promise((r) => setTimeout(r, GAP_MS));
   }

@@ -36,7 +36,9 @@ export interface RenderOutput {
  * Contract: `render` never rejects for anything a page or a server can do (a crashed tab, a page that never
  * loads, a browser that dies are `failed` outcomes); it rejects only for a bug. Every request the page makes
  * is answered by the crawler (robots.txt, the host's gap and one-at-a-time rule, the address policy, the
- * body cap); the page itself is `response`, never fetched again. It resolves by the render deadline.
+ * body cap); the page itself is `response`, never fetched again. It resolves by the render deadline,
+ * counted from when a pool slot and a browser are free for the page (the wait for a slot is bounded by the
+ * deadlines of the renders ahead of it).
  */
 export interface Renderer {
   render(task: FetchTask, response: FetchResponse, signal?: AbortSignal): Promise<RenderOutput>;

@@ -83,12 +83,15 @@ export class RenderPool {
     this.stats = { size: opts.size, rendering: 0, renders: 0, failures: 0, restarts: 0, browserBytes: 0 };
   }
 
-  /** Renders one page; never rejects (a failure is an outcome). */
-  async render(job: RenderJob): Promise<RenderOutcome> {
+  /**
+   * Renders one page; never rejects (a failure is an outcome). `start` makes the job once a slot is free
+   * and the browser is up: the page's deadline runs from there, not while it waited for the pool.
+   */
+  async render(start: () => RenderJob): Promise<RenderOutcome> {
     await this.acquire();
     try {
       const browser = await this.browserNow();
-      const outcome = await renderPage(browser, job);
+      const outcome = await renderPage(browser, start());
       if (outcome.kind === "rendered") this.stats.renders++;
       else this.stats.failures++;
       return outcome;

@@ -49,9 +49,11 @@ class CrashError extends Error {
 
 export async function renderPage(browser: Browser, job: RenderJob): Promise<RenderOutcome> {
   let context: BrowserContext | undefined;
-  // The DOM is taken a little before the deadline, so a page at its end still yields what it built.
-  const takeBy = job.deadlineAt - Math.min(1000, Math.max(200, (job.deadlineAt - job.now()) / 10));
+  // The DOM is taken before the deadline, with a fifth of the time (at most 3 s) left to take it: on a
+  // loaded machine serializing a page's DOM takes a while, and a page at its end still yields what it built.
+  const takeBy = job.deadlineAt - Math.min(3000, Math.max(300, (job.deadlineAt - job.now()) / 5));
   const hard = deadline(job.deadlineAt, job.now);
+  let phase = "context";
   try {
     context = await Promise.race([
       browser.newContext({
@@ -65,19 +67,23 @@ export async function renderPage(browser: Browser, job: RenderJob): Promise<Rend
       hard.promise,
     ]);
     await context.route("**/*", (route) => answer(route, job));
+    phase = "page";
     const page = await context.newPage();
     const crashed = new Promise<never>((_, reject) => page.on("crash", () => reject(new CrashError())));
     crashed.catch(() => {});
     const stop = Promise.race([hard.promise, crashed]);
     let timedOut = false;
     try {
+      phase = "load";
       await Promise.race([page.goto(job.url, { waitUntil: "load", timeout: Math.max(1, takeBy - job.now()) }), stop]);
+      phase = "settle";
       await Promise.race([settle(job, takeBy), stop]);
     } catch (error) {
       if (error instanceof CrashError || error instanceof DeadlineError) throw error;
       timedOut = true; // the load did not finish in time: the DOM as it stands is what is taken
     }
     if (job.now() >= takeBy) timedOut = true;
+    phase = "dom";
     const dom = await Promise.race([page.content(), stop]);
     const screenshot = job.screenshot
       ? new Uint8Array(await Promise.race([page.screenshot({ type: "png", timeout: 5000 }), stop]))
@@ -85,7 +91,7 @@ export async function renderPage(browser: Browser, job: RenderJob): Promise<Rend
     return { kind: "rendered", dom, timedOut, ...(screenshot ? { screenshot } : {}) };
   } catch (error) {
     if (error instanceof CrashError) return { kind: "failed", reason: "crashed", message: error.message };
-    if (error instanceof DeadlineError) return { kind: "failed", reason: "deadline", message: error.message };
+    if (error instanceof DeadlineError) return { kind: "failed", reason: "deadline", message: `${error.message} (${phase})` };
     return { kind: "failed", reason: "browser", message: (error as Error).message };
   } finally {
     hard.cancel();

@@ -46,7 +46,6 @@ export class ChromiumRenderer implements Renderer {
   }
 
   async render(task: FetchTask, response: FetchResponse, signal?: AbortSignal): Promise<RenderOutput> {
-    const deadlineAt = this.o.now() + this.o.deadlineMs;
     const controller = new AbortController();
     const abort = () => controller.abort(signal?.reason);
     signal?.addEventListener("abort", abort, { once: true });
@@ -64,19 +63,23 @@ export class ChromiumRenderer implements Renderer {
       fetch: (url, s) => this.o.fetcher.fetch({ url, signal: s }),
       cache: this.cache,
       turn,
-      deadlineAt,
       signal: controller.signal,
       now: this.o.now,
     });
     try {
-      const outcome = await this.o.pool.render({
-        url: task.url,
-        userAgent: this.o.userAgent,
-        router,
-        deadlineAt,
-        screenshot: this.o.screenshots,
-        settleMs: this.o.settleMs,
-        now: this.o.now,
+      // The deadline runs from when the pool has a slot and a browser for the page, not while it waits.
+      const outcome = await this.o.pool.render(() => {
+        const deadlineAt = this.o.now() + this.o.deadlineMs;
+        router.setDeadline(deadlineAt);
+        return {
+          url: task.url,
+          userAgent: this.o.userAgent,
+          router,
+          deadlineAt,
+          screenshot: this.o.screenshots,
+          settleMs: this.o.settleMs,
+          now: this.o.now,
+        };
       });
       // The page is gone: no request of it may still be waiting for the host.
       controller.abort(new Error("render finished"));

@@ -102,7 +102,8 @@ export interface RouterParts {
   fetch: (url: string, signal: AbortSignal) => Promise<FetchOutcome>;
   cache: SubresourceCache;
   turn: HostTurn;
-  deadlineAt: number;
+  /** The render's deadline; set when the render starts (setDeadline), none before. */
+  deadlineAt?: number;
   signal: AbortSignal;
   now: () => number;
 }
@@ -117,6 +118,11 @@ export class RequestRouter {
   lastActivityAt = 0;
 
   constructor(private readonly p: RouterParts) {}
+
+  /** The render has started, with this deadline: a request whose host turn comes later is failed. */
+  setDeadline(at: number): void {
+    this.p.deadlineAt = at;
+  }
 
   async answer(req: PageRequest): Promise<RouteAnswer> {
     this.inFlight++;
@@ -161,7 +167,7 @@ export class RequestRouter {
     if (cached) return { kind: "fulfill", response: cached, from: "cache" };
     if (host !== this.p.pageHost) return fail("other-host");
     if (this.p.robots && !this.p.robots.isAllowed(url.pathname + url.search)) return fail("robots");
-    const outcome = await this.p.turn.take(this.p.deadlineAt, this.p.signal, async () => {
+    const outcome = await this.p.turn.take(this.p.deadlineAt ?? this.p.now(), this.p.signal, async () => {
       const o = await this.p.fetch(req.url, this.p.signal);
       return { startedAt: o.startedAt, endedAt: o.endedAt, status: o.kind === "response" ? o.status : 0, value: o };
     });
