@@ -79,3 +79,18 @@ describe("scope lists", () => {
     expect(problems[1]).toStartWith('s.txt:3: "re:(" is not a valid regular expression: ');
   });
 });
+
+test("scope lists - a render line names its mode and a target of its own kind", () => {
+  const bad = (line: string) => {
+    try {
+      parseScopeFile(line, "s.txt");
+    } catch (error) {
+      return (error as ScopeFileError).problems[0];
+    }
+    return undefined;
+  };
+  expect(bad("render-host sometimes example.com")).toContain('expected "<never|auto|always> <host>"');
+  expect(bad("render-url always example.com")).toContain("is not a URL pattern");
+  expect(bad("render-host always https://example.com/*")).toContain("is not a host name");
+  expect(bad("render-url never re:(")).toContain("regular expression");
+});

@@ -58,4 +58,15 @@ describe("crawl: rendering", () => {
     expect(dom).toContain('href="/item/3"');
     expect(new TextDecoder().decode(response.payload)).not.toContain("/item/3");
   }, 150_000);
+
+  test("rendering without Chromium is a configuration error at start, saying how to install it", async () => {
+    const web = await h.web({ hosts: 1, special: true });
+    const out = h.tempDir();
+    const exit = await h
+      .crawl(crawlArgs(web, [web.url(HOST)], out, ["--render", "auto", "--chromium", "/nonexistent/chromium"]))
+      .waitExit(30_000);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toContain("apt-get install -y chromium");
+    expect(web.requestsTo(HOST)).toEqual([]);
+  }, 40_000);
 });
