@@ -12,7 +12,8 @@
  *   else                                      -> fetched through the crawler's fetcher (address policy at
  *                                               connect time, body caps, timeouts) in the host's turn
  *                                               (host-turn.ts); failed if the turn would come after the
- *                                               render's deadline
+ *                                               render's deadline, or after the host answered 429/503
+ *                                               (throttled)
  *
  * Other hosts: a host's politeness lives with its frontier (the one node that owns its partition), which
  * this fetch path cannot ask for a turn in the middle of a task; so a render only ever asks its own host,
@@ -53,6 +54,7 @@ export type RefusedReason =
   | "other-host"
   | "robots"
   | "deadline"
+  | "throttled"
   | "fetch-error"
   | "navigation";
 
@@ -171,7 +173,7 @@ export class RequestRouter {
       const o = await this.p.fetch(req.url, this.p.signal);
       return { startedAt: o.startedAt, endedAt: o.endedAt, status: o.kind === "response" ? o.status : 0, value: o };
     });
-    if (outcome === undefined) return fail("deadline");
+    if (outcome === undefined) return fail(this.p.turn.span().throttled ? "throttled" : "deadline");
     if (outcome.kind !== "response") return fail("fetch-error");
     const response: CachedResponse = { status: outcome.status, headers: browserHeaders(outcome.headers), body: outcome.body };
     if (!outcome.truncated) this.p.cache.put(normalized.url, response);
