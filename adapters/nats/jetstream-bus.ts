@@ -222,9 +222,13 @@ export class JetStreamBus implements MessageBus {
     const offLeader = this.leaders.watch(streams.fetch(region), consumers.fetchers, () =>
       f(`the fetch consumer of ${region} elected a new leader`),
     );
+    const offRenderLeader = this.leaders.watch(streams.fetch(region), consumers.renderers, () =>
+      f(`the render consumer of ${region} elected a new leader`),
+    );
     return () => {
       offBack();
       offLeader();
+      offRenderLeader();
     };
   }
 

@@ -92,7 +92,7 @@ export interface Subscription {
  *    queue, consumed without it. A task is never delivered to the other queue's subscribers.
  *  - `onTasksMayBeLost(region, f)` calls `f` (with why) whenever fetch tasks the bus delivered before may
  *    have been lost on their way to a fetch node without the bus knowing: this process's connection came
- *    back after a drop (its server may have restarted), or the region's fetch consumer elected a new
+ *    back after a drop (its server may have restarted), or the region's fetch (or render) consumer elected a new
  *    leader. Such a task would come back only after the fetch ack wait. Returns the unsubscribe. A bus
  *    that cannot lose a delivery (in memory) never calls it.
  *  - A consumer's handler is called for one message at a time per subscription unless `concurrency` says
