@@ -100,6 +100,8 @@ export interface RenderReport {
   hostRequests: number;
   /** Browser restarts (a crash, a kill, the memory cap) the fetch side saw since its last report. */
   browserRestarts?: number;
+  /** One of the render's requests to the page's host was answered 429 or 503: the host asked us to slow down. */
+  hostThrottled?: boolean;
 }
 
 /**

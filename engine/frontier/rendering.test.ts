@@ -163,4 +163,29 @@ describe("frontier: rendering", () => {
     expect(frontier.explainUrl("http://a.test/html", "a.test").foundByRender).toBe(false);
     expect(frontier.explainUrl("http://a.test/", "a.test").foundByRender).toBe(false);
   });
+
+  test("frontier rendering - a 429 or 503 to one of the render's requests backs the host off as for the page's own", async () => {
+    const run = async (hostThrottled: boolean) => {
+      const { frontier, clock } = setup({ render: "always", minGapMs: 1_000 });
+      await frontier.addSeeds([link("http://a.test/", { depth: 0 })]);
+      for (let i = 0; i < 10; i++) {
+        const [task] = frontier.nextTasks(1);
+        if (!task) break;
+        clock.now += 10;
+        const extra: Partial<ResponseResult> =
+          task.kind === "robots"
+            ? { robots: { verdict: "parse", text: ROBOTS } }
+            : { render: { ...rendered(0), ...(hostThrottled ? { hostThrottled: true } : {}) } };
+        await frontier.complete(answer(task, clock.now, extra), []);
+        clock.now += 5_000;
+        if (task.kind === "page") return frontier.hostInfo("a.test")!.state;
+      }
+      throw new Error("no page task");
+    };
+    const calm = await run(false);
+    const throttled = await run(true);
+    expect(calm.throttleMs).toBe(0);
+    expect(throttled.throttleMs).toBeGreaterThan(0);
+    expect(throttled.nextAllowedAt).toBeGreaterThan(calm.nextAllowedAt);
+  });
 });

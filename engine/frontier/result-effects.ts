@@ -86,6 +86,10 @@ export class ResultEffects {
       },
       policy,
     );
+    if (result.render?.hostThrottled) {
+      // A request of the render was answered 429/503: the host is backed off as for a throttled page.
+      entry.state = onFetchEnd(entry.state, { startedAt: result.endedAt, endedAt: result.endedAt, status: 429 }, policy);
+    }
     if (entry.minGapOverrideMs > 0) {
       const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs + policy.gapMarginMs;
       entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };

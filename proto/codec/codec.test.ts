@@ -315,7 +315,7 @@ test("codec - a page task's render ask and robots.txt, a result's render report 
   expect(decodeFetchTask(encodeFetchTask({ ...fullTask, robotsText: "x" }, "eu")).robotsText).toBeUndefined();
   const rendered: FetchResult = {
     ...pageResult,
-    render: { outcome: "failed", reason: "crashed", extraLinks: 0, hostRequests: 2, browserRestarts: 1 },
+    render: { outcome: "failed", reason: "crashed", extraLinks: 0, hostRequests: 2, browserRestarts: 1, hostThrottled: true },
   };
   expect(decodeFetchResult(encodeFetchResult(rendered))).toStrictEqual(rendered);
   const asReceived: FetchResult = {

@@ -107,6 +107,7 @@ function renderReportToProto(r: RenderReport): pb.RenderReport {
     extraLinks: toUint32("render.extraLinks", r.extraLinks),
     hostRequests: toUint32("render.hostRequests", r.hostRequests),
     browserRestarts: toUint32("render.browserRestarts", r.browserRestarts ?? 0),
+    hostThrottled: r.hostThrottled ?? false,
   };
 }
 
@@ -117,6 +118,7 @@ function renderReportFromProto(msg: pb.RenderReport): RenderReport {
   const reason = optional(msg.reason);
   if (reason !== undefined) r.reason = reason;
   if (msg.browserRestarts > 0) r.browserRestarts = msg.browserRestarts;
+  if (msg.hostThrottled) r.hostThrottled = true;
   return r;
 }
 

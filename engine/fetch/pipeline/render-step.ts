@@ -8,7 +8,8 @@
  *   - the DOM (and a screenshot, when on) is stored beside the response (engine/fetch/warc/rendered-records.ts);
  *   - the result reports it (`render`), and its end moves to the end of the last request the render made
  *     to the page's host, with the longest of those requests as its fetch time: the frontier counts the
- *     host's next gap from there, as if those requests were the task's own (they were made in its turn);
+ *     host's next gap from there, as if those requests were the task's own (they were made in its turn),
+ *     and a 429 or 503 among them slows the host down as the page's own would (`hostThrottled`);
  *   - the rendered DOM's text is handed back (`text`), for whatever keeps text of pages.
  *
  * A render that fails (crashed tab, deadline, browser gone) leaves the page as parsed from its HTML.
@@ -58,7 +59,10 @@ export async function renderStep(deps: WorkerDeps, input: RenderStepInput): Prom
     result.pausedMs = Math.max(0, result.endedAt - result.startedAt - out.host.longestMs);
   }
   const hostRequests = out.host.requests;
-  const restarts = out.restarts > 0 ? { browserRestarts: out.restarts } : {};
+  const restarts = {
+    ...(out.restarts > 0 ? { browserRestarts: out.restarts } : {}),
+    ...(out.host.throttled ? { hostThrottled: true } : {}),
+  };
   if (out.page.kind === "failed") {
     result.render = { outcome: "failed", reason: out.page.reason, extraLinks: 0, hostRequests, ...restarts };
     return undefined;

@@ -357,6 +357,8 @@ export interface RenderReport {
   extraLinks: number;
   hostRequests: number;
   browserRestarts: number;
+  /** A request of the render to the page's host was answered 429 or 503. */
+  hostThrottled: boolean;
 }
 
 /** What reading a sitemap found (its entries travel as DiscoveredLinks). */
@@ -987,7 +989,7 @@ export const FetchTask: MessageFns<FetchTask> = {
 };
 
 function createBaseRenderReport(): RenderReport {
-  return { outcome: 0, reason: "", extraLinks: 0, hostRequests: 0, browserRestarts: 0 };
+  return { outcome: 0, reason: "", extraLinks: 0, hostRequests: 0, browserRestarts: 0, hostThrottled: false };
 }
 
 export const RenderReport: MessageFns<RenderReport> = {
@@ -1006,6 +1008,9 @@ export const RenderReport: MessageFns<RenderReport> = {
     }
     if (message.browserRestarts !== 0) {
       writer.uint32(40).uint32(message.browserRestarts);
+    }
+    if (message.hostThrottled !== false) {
+      writer.uint32(48).bool(message.hostThrottled);
     }
     return writer;
   },
@@ -1063,6 +1068,14 @@ export const RenderReport: MessageFns<RenderReport> = {
             message.browserRestarts = reader.uint32();
             continue;
           }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.hostThrottled = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1094,6 +1107,11 @@ export const RenderReport: MessageFns<RenderReport> = {
         : isSet(object.browser_restarts)
         ? globalThis.Number(object.browser_restarts)
         : 0,
+      hostThrottled: isSet(object.hostThrottled)
+        ? globalThis.Boolean(object.hostThrottled)
+        : isSet(object.host_throttled)
+        ? globalThis.Boolean(object.host_throttled)
+        : false,
     };
   },
 
@@ -1114,6 +1132,9 @@ export const RenderReport: MessageFns<RenderReport> = {
     if (message.browserRestarts !== 0) {
       obj.browserRestarts = Math.round(message.browserRestarts);
     }
+    if (message.hostThrottled !== false) {
+      obj.hostThrottled = message.hostThrottled;
+    }
     return obj;
   },
 
@@ -1127,6 +1148,7 @@ export const RenderReport: MessageFns<RenderReport> = {
     message.extraLinks = object.extraLinks ?? 0;
     message.hostRequests = object.hostRequests ?? 0;
     message.browserRestarts = object.browserRestarts ?? 0;
+    message.hostThrottled = object.hostThrottled ?? false;
     return message;
   },
 };
