@@ -29,7 +29,7 @@ describe("crawl: rendering", () => {
   test("with --render auto they are found and crawled, and every request of the browser was polite", async () => {
     const web = await h.web({ hosts: 1, special: true });
     const out = h.tempDir();
-    const run = h.crawl(crawlArgs(web, [web.url(HOST)], out, ["--render", "auto", "--render-timeout", "4s", "--render-pool", "2"]), {
+    const run = h.crawl(crawlArgs(web, [web.url(HOST)], out, ["--render", "auto", "--render-timeout", "6s", "--render-pool", "2"]), {
       out,
     });
     const exit = await run.waitExit(120_000);
