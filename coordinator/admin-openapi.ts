@@ -415,6 +415,10 @@ export const ADMIN_OPENAPI = {
             type: "string",
             description: "For a sitemap the crawl knows: pending, read, failed or disallowed; empty for any other URL",
           },
+          foundByRender: {
+            type: "boolean",
+            description: "First found only in a rendered page's DOM (--render), not in any HTML as received",
+          },
         },
       },
     },

@@ -129,6 +129,7 @@ export const DASHBOARD_SCHEMA = object({
     largestGapHost: str,
     waitedForGap: int,
   }),
+  rendering: object({ poolSize: int, rendered: int, failed: int, asReceived: int, linksFound: int, browserRestarts: int }),
   histograms: { type: "object", additionalProperties: object({ count: int, sum: num, p50: num, p90: num, p99: num }) },
   distributions: { type: "object", additionalProperties: histogram },
 });

@@ -207,6 +207,7 @@ function explanationFrom(nodeId: string, url: string): UrlExplanation {
     addressRefusal: "",
     scopeRejection: "",
     sitemap: "",
+    foundByRender: false,
   };
 }
 

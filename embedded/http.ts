@@ -61,6 +61,8 @@ export interface CrawlHttpOptions {
   startedAt: number;
   now: () => number;
   log: Log;
+  /** Pages rendering at once at most (the `renderPool` gauge): --render-pool x fetch threads; 0 when nothing renders. */
+  renderPool?: number;
 }
 
 export interface CrawlHttp {
@@ -106,7 +108,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
       ready: opts.running,
       metrics: () => ({
         counters: opts.frontier.counters.toJSON(),
-        gauges: frontierGauges(opts.frontier),
+        gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0 },
         histograms: opts.frontier.histograms.toJSON(),
         labels: { node: CRAWL_NODE.id, region: CRAWL_NODE.region },
       }),
@@ -128,7 +130,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
 export class CrawlDashboard {
   private readonly history = new RateHistory();
 
-  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now">) {}
+  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now" | "renderPool">) {}
 
   sample(): void {
     const t = runningTotals([this.record()]);
@@ -160,7 +162,7 @@ export class CrawlDashboard {
       heartbeatAt: this.opts.now(),
       partitions: [],
       counters: frontier.counters.toJSON(),
-      gauges: frontierGauges(frontier),
+      gauges: { ...frontierGauges(frontier), renderPool: this.opts.renderPool ?? 0 },
       histograms: frontier.histograms.toJSON(),
       hosts: frontier.hostReport(),
     };

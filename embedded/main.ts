@@ -27,6 +27,8 @@ import { LocalTrouble, openFetchPath, startWarcUpload, type WarcUploadStarted } 
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
+import { ChromiumMissingError, checkChromium, chromiumRenderer } from "../engine/render/index.ts";
+import { renderingWanted } from "../core/render/index.ts";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
 import { crawlUsage, resolveCrawlConfig, type CrawlConfig } from "./config.ts";
@@ -60,6 +62,12 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const { log } = ctx;
   // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
   const args = { ...ctx.config, policy: applyScopeFile(ctx.config.policy, (path) => readFileSync(path, "utf8")) };
+  try {
+    checkChromium(args.policy);
+  } catch (error) {
+    if (error instanceof ChromiumMissingError) throw new ConfigError(error.message);
+    throw error;
+  }
   const out = resolve(args.out);
   mkdirSync(join(out, "warc"), { recursive: true });
   const lock = lockDir(out);
@@ -221,6 +229,7 @@ async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, fro
       startedAt,
       now: () => Date.now(),
       log: log.child("http"),
+      renderPool: renderingWanted(args.policy) ? args.policy.renderPool * Math.max(1, args.fetchThreads) : 0,
     }),
   );
   ctx.onClose("http", async () => {
@@ -322,6 +331,7 @@ async function openRunner(
       finishedDir: upload?.finishedDir,
       objectLocation: upload?.objectLocation,
     },
+    ...(renderingWanted(args.policy) ? { render: args.policy } : {}),
   };
   if (args.fetchThreads > 0) {
     const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads);
@@ -333,7 +343,7 @@ async function openRunner(
       },
     };
   }
-  const path = await openFetchPath({ ...init, content });
+  const path = await openFetchPath({ ...init, content, ...(init.render ? { renderer: chromiumRenderer(init.render) } : {}) });
   return {
     run: (task, signal) => path.worker.run(task, signal),
     async close() {

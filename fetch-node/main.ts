@@ -12,6 +12,7 @@
  * checked before anything starts, it logs in to NATS as the fetch user over TLS, reaches Redis over TLS as
  * the ACL user of its URL, and serves /healthz and /metrics over HTTPS.
  */
+import { existsSync } from "node:fs";
 import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
@@ -22,12 +23,13 @@ import { errorFields } from "../kit/log/index.ts";
 import { checkDiskRoom } from "../kit/fs/index.ts";
 import { runMain, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { describeFetchNodeConfig, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
-import type { ContentIndex, FetchClaims } from "../core/ports/index.ts";
+import type { ContentIndex, FetchClaims, Log } from "../core/ports/index.ts";
 import { MemoryContentIndex, MemoryFetchClaims } from "../adapters/memory/index.ts";
-import { openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { openFetchPath, startWarcUpload, type FetchPathOptions, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { renderingWanted } from "../core/render/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { formatHostPort } from "../core/net/index.ts";
-import { formatDuration } from "../core/config/index.ts";
+import { formatDuration, type PolicyConfig } from "../core/config/index.ts";
 import { AdvisoryContentIndex } from "./advisory-content-index.ts";
 import { FetchNode } from "./node.ts";
 import { describeSecurity, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
@@ -117,6 +119,8 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     });
   }
 
+  // Rendering: on Bun with Chromium, when the policy renders anything; the browser starts at the first render.
+  const renders = await renderCapability(config.policy, runtime.name, log);
   const path = await startStep(
     `open the fetch path (WARC files in ${config.warcDir})`,
     "check that the directory can be created and written (on Deno: --allow-read and --allow-write on it), and the --proxy URL",
@@ -135,6 +139,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
         proxyUrl: config.proxyUrl,
         maxConcurrentRequests: config.concurrency,
         content,
+        ...(renders ? { renderer: renders.factory } : {}),
       }),
   );
   ctx.onClose("fetch path", () => path.close());
@@ -175,6 +180,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     log,
     extraGauges: upload ? () => upload.uploader.gauges() : undefined,
     diskProbe: async () => checkDiskRoom(config.warcDir),
+    ...(renders ? { renderPool: config.policy.renderPool } : {}),
   });
   const started = node;
   await startStep(`start pulling the fetch tasks of region ${config.region}`, "check that NATS JetStream answers", () => started.start());
@@ -183,6 +189,28 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
   if (regionsOf(config.regionRules).length > 1) bus.forwardLinks();
   log.info("ready", { http: http.url, region: config.region });
   return node;
+}
+
+/**
+ * Whether this node renders, and its renderer factory: when the policy renders anything, the node runs on
+ * Bun and Chromium is where --chromium says. engine/render (playwright-core) is loaded only then, so a node
+ * on Deno never loads it. A node that cannot render says why once; render tasks go to the nodes that can.
+ */
+async function renderCapability(
+  policy: PolicyConfig,
+  runtime: string,
+  log: Log,
+): Promise<{ factory: NonNullable<FetchPathOptions["renderer"]> } | undefined> {
+  if (!renderingWanted(policy)) return undefined;
+  if (runtime !== "bun" || !existsSync(policy.chromiumPath)) {
+    log.warn("this node does not render (it needs Bun and Chromium): tasks asking for rendering go to the nodes that can", {
+      runtime,
+      chromium: policy.chromiumPath,
+    });
+    return undefined;
+  }
+  const render = await import("../engine/render/index.ts");
+  return { factory: render.chromiumRenderer(policy) };
 }
 
 if (import.meta.main) await runMain(fetchNodeProcess);

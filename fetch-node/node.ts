@@ -94,6 +94,12 @@ export interface FetchNodeOptions {
   extraGauges?: () => Record<string, number>;
   /** While the disk is full: whether there is room again (rejects while there is not). Absent: tasks are tried again. */
   diskProbe?: () => Promise<void>;
+  /**
+   * Pages this node renders at once, when its worker has a browser (0 or absent: none). The node then also
+   * pulls the region's render queue (tasks asking for rendering go nowhere else), and announces it in its
+   * record as the `renderPool` gauge, which frontier nodes read before asking for rendering.
+   */
+  renderPool?: number;
 }
 
 const DISK_PROBE_EVERY_MS = 2_000;
@@ -125,6 +131,7 @@ export class FetchNode {
   private lastDiskProbe = 0;
   private readonly startedAt: number;
   private subscription: Subscription | undefined;
+  private renderSubscription: Subscription | undefined;
   private phase: Phase = "new";
   private stopped: Promise<void> | undefined;
   private readonly links: LinkBatcher;
@@ -179,6 +186,14 @@ export class FetchNode {
     await this.heartbeat.start();
     this.subscription = this.opts.bus.consumeTasks(this.opts.region, (d) => this.track(d), { concurrency: this.opts.concurrency });
     this.log.info("pulling fetch tasks", { region: this.opts.region, concurrency: this.opts.concurrency });
+    const renderPool = this.opts.renderPool ?? 0;
+    if (renderPool > 0) {
+      this.renderSubscription = this.opts.bus.consumeTasks(this.opts.region, (d) => this.track(d), {
+        concurrency: renderPool,
+        render: true,
+      });
+      this.log.info("pulling render tasks", { region: this.opts.region, concurrency: renderPool });
+    }
   }
 
   /** True while the node pulls and works tasks (for /readyz). */
@@ -196,6 +211,7 @@ export class FetchNode {
       inFlight: this.inFlight.size,
       outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
+      renderPool: this.opts.renderPool ?? 0,
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),
     };
@@ -210,9 +226,11 @@ export class FetchNode {
     const wasRunning = this.phase === "running";
     this.phase = "stopping";
     this.stopped = (async () => {
-      const unsubscribed = this.subscription
-        ?.stop()
-        .catch((error) => this.log.warn("stopping the subscription failed", errorFields(error)));
+      const unsubscribed = Promise.all(
+        [this.subscription, this.renderSubscription].map((s) =>
+          s?.stop().catch((error) => this.log.warn("stopping the subscription failed", errorFields(error))),
+        ),
+      );
       // Announce "draining" without holding up the drain (a write may wait on a NATS that is down).
       const announced = wasRunning ? this.heartbeat.beat() : undefined;
       if (this.inFlight.size > 0) {

@@ -132,7 +132,7 @@ export class MemoryBus implements MessageBus {
     const seenUntil = this.seenTaskIds.get(key);
     if (seenUntil !== undefined && seenUntil > now) return; // a duplicate: stored once, and still a success
     this.seenTaskIds.set(key, now + this.o.duplicateWindowMs);
-    this.enqueue(this.queue(`${region}/${consumers.fetchers}`, this.o.fetchAckWaitMs), data);
+    this.enqueue(this.queue(`${region}/${task.render ? consumers.renderers : consumers.fetchers}`, this.o.fetchAckWaitMs), data);
   }
 
   /** Nothing here loses a delivery on its way: never called. */
@@ -152,9 +152,14 @@ export class MemoryBus implements MessageBus {
     this.enqueue(this.queue(`${region}/${consumers.urls(partition)}`, this.o.ackWaitMs), data);
   }
 
-  consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription {
+  consumeTasks(
+    region: string,
+    handler: (d: Delivery<FetchTask>) => Promise<void>,
+    opts: { concurrency: number; render?: boolean },
+  ): Subscription {
     const capacity = Math.max(1, Math.floor(opts.concurrency));
-    return this.subscribe(this.queue(`${region}/${consumers.fetchers}`, this.o.fetchAckWaitMs), handler as Handler, capacity);
+    const consumer = opts.render ? consumers.renderers : consumers.fetchers;
+    return this.subscribe(this.queue(`${region}/${consumer}`, this.o.fetchAckWaitMs), handler as Handler, capacity);
   }
 
   consumeUrls(region: string, partition: number, handler: (d: Delivery<DiscoveredUrl[]>) => Promise<void>): Subscription {

@@ -209,7 +209,8 @@ export class JetStreamBus implements MessageBus {
   publishTask(region: string, task: FetchTask, reoffer = 0): Promise<void> {
     // A re-offer is a new stored copy: its own message id, so the duplicate window keeps it apart.
     const msgID = reoffer > 0 ? `${task.taskId}~${reoffer}` : task.taskId;
-    return this.publish(streams.fetch(region), subjects.fetch(region), () => encodeFetchTask(task, region), msgID);
+    const subject = task.render ? subjects.render(region) : subjects.fetch(region);
+    return this.publish(streams.fetch(region), subject, () => encodeFetchTask(task, region), msgID);
   }
 
   /**
@@ -221,9 +222,13 @@ export class JetStreamBus implements MessageBus {
     const offLeader = this.leaders.watch(streams.fetch(region), consumers.fetchers, () =>
       f(`the fetch consumer of ${region} elected a new leader`),
     );
+    const offRenderLeader = this.leaders.watch(streams.fetch(region), consumers.renderers, () =>
+      f(`the render consumer of ${region} elected a new leader`),
+    );
     return () => {
       offBack();
       offLeader();
+      offRenderLeader();
     };
   }
 
@@ -302,9 +307,14 @@ export class JetStreamBus implements MessageBus {
     this.unreachableUntil.set(region, Date.now() + this.opts.unreachableForMs);
   }
 
-  consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription {
+  consumeTasks(
+    region: string,
+    handler: (d: Delivery<FetchTask>) => Promise<void>,
+    opts: { concurrency: number; render?: boolean },
+  ): Subscription {
     const concurrency = Math.max(1, Math.floor(opts.concurrency));
-    return this.subscribe(streams.fetch(region), consumers.fetchers, decodeFetchTask, handler, "fetch", concurrency);
+    const consumer = opts.render ? consumers.renderers : consumers.fetchers;
+    return this.subscribe(streams.fetch(region), consumer, decodeFetchTask, handler, "fetch", concurrency);
   }
 
   consumeUrls(region: string, partition: number, handler: (d: Delivery<DiscoveredUrl[]>) => Promise<void>): Subscription {

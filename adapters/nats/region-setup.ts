@@ -66,9 +66,9 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
   checkToken("region", region);
   if (!Number.isInteger(partitions) || partitions < 1) throw new RangeError(`partitions must be a positive integer, got ${partitions}`);
 
-  const stream = (name: string, subject: string): WantedStream => ({
+  const stream = (name: string, ...subject: string[]): WantedStream => ({
     name,
-    subjects: [subject],
+    subjects: subject,
     retention: RetentionPolicy.Workqueue,
     storage: StorageType.File,
     discard: DiscardPolicy.Old,
@@ -78,7 +78,8 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
   });
   await Promise.all([
     ensureStream(jsm, stream(streams.urls(region), subjects.urlsWildcard(region))),
-    ensureStream(jsm, stream(streams.fetch(region), subjects.fetch(region))),
+    // Tasks asking for rendering have their own subject and consumer, pulled only by fetch nodes with a browser.
+    ensureStream(jsm, stream(streams.fetch(region), subjects.fetch(region), subjects.render(region))),
     ensureStream(jsm, stream(streams.results(region), subjects.resultsWildcard(region))),
     ensureStream(jsm, stream(streams.forward(region), subjects.forwardWildcard(region))),
   ]);
@@ -95,6 +96,7 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
   });
   const wanted: [string, WantedConsumer][] = [
     [streams.fetch(region), consumer(consumers.fetchers, subjects.fetch(region), s.fetchAckWaitMs)],
+    [streams.fetch(region), consumer(consumers.renderers, subjects.render(region), s.fetchAckWaitMs)],
     [streams.forward(region), consumer(consumers.forwarders, subjects.forwardWildcard(region), s.ackWaitMs)],
   ];
   for (let p = 0; p < partitions; p++) {

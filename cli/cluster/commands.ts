@@ -246,6 +246,7 @@ function explainText(e: UrlExplanation | undefined): string {
   if (e.addressRefusal) rows.push(["refused", e.addressRefusal]);
   if (e.scopeRejection) rows.push(["scope", e.scopeRejection]);
   if (e.sitemap) rows.push(["sitemap", e.sitemap]);
+  if (e.foundByRender) rows.push(["found", "by rendering (only in a rendered page's DOM)"]);
   if (e.trap) rows.push(["trap", e.trap]);
   if (e.note) rows.push(["note", e.note]);
   return `${e.input}\n${rows.map(([k, v]) => `  ${k.padEnd(10)} ${v}`).join("\n")}\n`;

@@ -6,6 +6,8 @@
  *
  *   crawl.urls.<region>.<p>       DiscoveredLinks for partition p        stream CRAWL_URLS_<region>     consumer urls-<p>
  *   crawl.fetch.<region>          FetchTask for the region's fetchers    stream CRAWL_FETCH_<region>    consumer fetchers
+ *   crawl.fetch.<region>.render   FetchTask asking for rendering, for    stream CRAWL_FETCH_<region>    consumer renderers
+ *                                 the fetch nodes that have a browser
  *   crawl.results.<region>.<p>    FetchResult for partition p's owner     stream CRAWL_RESULTS_<region>  consumer results-<p>
  *   crawl.forward.<region>.<to>.<p>  DiscoveredLinks for partition p of    stream CRAWL_FORWARD_<region>  consumer forwarders
  *                                 region <to>, kept in <region> until <to> takes them (its servers were unreachable)
@@ -36,6 +38,7 @@ export const subjects = {
   urls: (region: string, partition: number) => `crawl.urls.${region}.${partition}`,
   urlsWildcard: (region: string) => `crawl.urls.${region}.*`,
   fetch: (region: string) => `crawl.fetch.${region}`,
+  render: (region: string) => `crawl.fetch.${region}.render`,
   results: (region: string, partition: number) => `crawl.results.${region}.${partition}`,
   resultsWildcard: (region: string) => `crawl.results.${region}.*`,
   forward: (region: string, to: string, partition: number) => `crawl.forward.${region}.${to}.${partition}`,
@@ -64,6 +67,7 @@ export const consumers = {
   urls: (partition: number) => `urls-${partition}`,
   results: (partition: number) => `results-${partition}`,
   fetchers: "fetchers",
+  renderers: "renderers",
   forwarders: "forwarders",
 };
 

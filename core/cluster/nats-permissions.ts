@@ -6,14 +6,14 @@
  *
  *   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; the
  *                cluster-state bucket, read and write (node records, lease), and the ring's bucket
- *   frontier     tasks to crawl.fetch.<R>; URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
+ *   frontier     tasks to crawl.fetch.<R> (and .render); URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
  *                up its region's streams; pulls and acks urls-<p> and results-<p> of its region; writes
  *                node records, the ring (the end of a handoff) and the scope roots (scope.<host>: the hosts
  *                of the seeds it admits); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
  *                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot);
  *                the feed of fetched pages (crawl.pages.<job>, stream CRAWL_PAGES; the coordinator reads it)
  *   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; sets up its region's
- *                streams; pulls and acks its region's `fetchers`; writes node records; links for a region
+ *                streams; pulls and acks its region's `fetchers` (and `renderers`); writes node records; links for a region
  *                that does not answer to crawl.forward.<R>.<to>.<p>, and pulls and acks its region's
  *                `forwarders` to move them on
  *
@@ -138,6 +138,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
       return {
         publish: [
           subjects.fetch(region),
+          subjects.render(region),
           ANY_URLS,
           `${KV_PREFIX}.nodes.*`,
           RING_KEY,
@@ -163,6 +164,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           ...USE_BUCKET,
           ...manageStreams(region),
           `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.fetchers`,
+          `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.${consumers.renderers}`,
           `$JS.ACK.${streams.fetch(region)}.>`,
           `$JS.API.CONSUMER.MSG.NEXT.${streams.forward(region)}.${consumers.forwarders}`,
           `$JS.ACK.${streams.forward(region)}.>`,

@@ -18,7 +18,8 @@ import {
   switchKind,
   textKind,
 } from "./field-kinds.ts";
-import { extensionListKind, urlPatternListKind } from "./scope-kinds.ts";
+import { extensionListKind, renderRuleListKind, urlPatternListKind } from "./scope-kinds.ts";
+import type { RenderMode } from "../render/index.ts";
 import { tableRows, type FieldRow, type FieldSpec, type FieldSpecs } from "./field-table.ts";
 
 const SECOND = 1_000;
@@ -80,6 +81,22 @@ export interface PolicyConfig {
   readonly fetchMedia: boolean;
   /** Body cap of a media fetch, counted after decompression (pages keep maxBodyBytes). */
   readonly maxMediaBodyBytes: number;
+
+  // Rendering (core/render, engine/render): pages built by scripts, rendered in headless Chromium.
+  /** `never`, `auto` (pages whose HTML looks script-built, and hosts where rendering found more), `always`. */
+  readonly render: RenderMode;
+  /** Per-host and URL-pattern rules overriding `render` (`always:example.com`, `never:https://x/static/*`). */
+  readonly renderRules: readonly string[];
+  /** Pages rendering at once in one fetch path (a fetch node, or each of crawl's fetch threads). */
+  readonly renderPool: number;
+  /** Hard deadline of one render, the page's own requests included. */
+  readonly renderTimeoutMs: number;
+  /** The browser is restarted once it holds more memory than this. */
+  readonly renderMemoryCapBytes: number;
+  /** Also keep a PNG of each rendered page (a WARC resource record). */
+  readonly renderScreenshots: boolean;
+  /** The Chromium binary. */
+  readonly chromiumPath: string;
 
   // Retries: the n-th consecutive failure waits retryDelaysMs[n-1] (last one repeats); failing more
   // than maxFailures times in a row makes the URL dead for deadForMs.
@@ -282,6 +299,59 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     flag: "--max-media-body",
     description: "Body size cap of a media fetch (--fetch-media), counted after decompression; longer bodies are cut",
     ...sizeKind({ min: 1024, max: 4096 * MIB }),
+  },
+  render: {
+    default: "never",
+    env: "CRAWL_RENDER",
+    flag: "--render",
+    description:
+      "Render pages in headless Chromium to find the links their scripts make: never, auto (pages whose HTML looks script-built, and every page of a host where rendering found more), always; every request of a rendered page goes through robots.txt, the host's gap and the address policy (README)",
+    ...oneOfKind(["never", "auto", "always"] as const),
+  },
+  renderRules: {
+    default: [],
+    defaultText: "none",
+    env: "CRAWL_RENDER_RULES",
+    flag: "--render-rules",
+    description:
+      "Rules overriding --render, separated by blanks: MODE:HOST (that host and the names under it) or MODE:URL-PATTERN; also render-host and render-url lines of --scope-file",
+    ...renderRuleListKind(),
+  },
+  renderPool: {
+    default: 2,
+    env: "CRAWL_RENDER_POOL",
+    flag: "--render-pool",
+    description: "Pages rendering at once in one Chromium (per fetch node, and per fetch thread of crawl)",
+    ...integerKind({ min: 1, max: 64 }),
+  },
+  renderTimeoutMs: {
+    default: 15 * SECOND,
+    env: "CRAWL_RENDER_TIMEOUT",
+    flag: "--render-timeout",
+    description:
+      "Hard deadline of one render; the page's requests to its host that would wait for their turn beyond it are failed to the page, and the DOM is taken as it stands",
+    ...durationKind({ min: SECOND, max: 2 * MINUTE }),
+  },
+  renderMemoryCapBytes: {
+    default: 1024 * MIB,
+    env: "CRAWL_RENDER_MEMORY_CAP",
+    flag: "--render-memory-cap",
+    description: "Chromium (all its processes) is restarted, once its running renders end, when it holds more than this",
+    ...sizeKind({ min: 64 * MIB, max: 64 * 1024 * MIB }),
+  },
+  renderScreenshots: {
+    default: false,
+    env: "CRAWL_RENDER_SCREENSHOTS",
+    flag: "--render-screenshots",
+    description: "Also keep a PNG of each rendered page's window, as a WARC resource record referring to the response",
+    ...switchKind(),
+  },
+  chromiumPath: {
+    default: "/usr/bin/chromium",
+    env: "CRAWL_CHROMIUM",
+    flag: "--chromium",
+    description: "The Chromium binary rendering uses (Debian's package; a browser a tool downloads is never used)",
+    ...stringKind("file"),
   },
   retryDelaysMs: {
     default: [1 * HOUR, 6 * HOUR, 24 * HOUR],

@@ -1,7 +1,7 @@
 /**
  * `--scope-file`: its entries (core/scope's parser) added to the policy's lists: allow-host to
  * `allowHosts`, deny-host to the address policy's `denyHosts`, allow-url and deny-url to the URL pattern
- * lists, deny-extension to `denyExtensions`. The file is read through `read` (the process's own file
+ * lists, deny-extension to `denyExtensions`, render-host and render-url to `renderRules`. The file is read through `read` (the process's own file
  * access; core does no I/O); a file that cannot be read or holds a bad line is a ScopeFileConfigError
  * naming each problem, so the process exits 2 before it crawls anything.
  */
@@ -32,6 +32,7 @@ export function applyScopeFile(policy: PolicyConfig, read: (path: string) => str
       allowUrls: merged(policy.allowUrls, lists.allowUrls),
       denyUrls: merged(policy.denyUrls, lists.denyUrls),
       denyExtensions: merged(policy.denyExtensions, lists.denyExtensions),
+      renderRules: merged(policy.renderRules, lists.renderRules),
     });
   } catch (error) {
     if (error instanceof ScopeFileError) throw new ScopeFileConfigError(error.problems);

@@ -6,6 +6,7 @@
  * kept in canonical form by core/scope's own parsers, so the table holds exactly what the filter applies.
  */
 import { canonicalExtension, checkUrlPattern } from "../scope/index.ts";
+import { formatRenderRule, parseRenderRule } from "../render/index.ts";
 import type { ValueKind } from "./field-kinds.ts";
 
 function listKind(
@@ -61,4 +62,14 @@ export function extensionListKind(defaults: readonly string[]): ValueKind<readon
       return [...new Set([...defaults, ...base.parse(trimmed.slice(1))])];
     },
   };
+}
+
+/** Render rules (`always:example.com never:https://example.com/static/*`), separated by blanks. */
+export function renderRuleListKind(): ValueKind<readonly string[]> {
+  return listKind(
+    "rules",
+    (raw) => raw.split(/\s+/).filter((e) => e !== ""),
+    (entry) => formatRenderRule(parseRenderRule(entry)),
+    " ",
+  );
 }

@@ -78,6 +78,26 @@ describe("dashboard", () => {
     expect(d.nodes.map((n) => `${n.id}:${n.state}:${n.pages}`)).toEqual(["f1:live:5", "f2:dead:2", "x1:live:7"]);
   });
 
+  test("dashboard - rendering: the live pools' size and the frontiers' render counters", () => {
+    const d = buildDashboard({
+      source: "cluster",
+      at: 1,
+      rates: [],
+      current: { pagesPerSecond: 0, bytesPerSecond: 0 },
+      members: [
+        member({
+          id: "f1",
+          role: "frontier",
+          counters: { "render.rendered": 4, "render.failed.crashed": 1, "render.failed.deadline": 2, "render.links-found": 9 },
+        }),
+        member({ id: "f2", role: "frontier", counters: { "render.as-received": 3, "render.browser-restarts": 1 } }),
+        member({ id: "x1", role: "fetcher", gauges: { renderPool: 2 } }),
+        member({ id: "x2", role: "fetcher", gauges: { renderPool: 4 } }, "dead"),
+      ],
+    });
+    expect(d.rendering).toEqual({ poolSize: 2, rendered: 4, failed: 3, asReceived: 3, linksFound: 9, browserRestarts: 1 });
+  });
+
   test("dashboard - host lists are merged across serving nodes, worst first, each row naming its node", () => {
     const board = (rows: { slowest?: HostRow[]; throttled?: HostRow[]; parked?: HostRow[] }) => ({
       board: { slowest: rows.slowest ?? [], throttled: rows.throttled ?? [], parked: rows.parked ?? [] },

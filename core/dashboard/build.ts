@@ -13,7 +13,17 @@
 import type { NodeRecord, RingRecord } from "../cluster/index.ts";
 import { mergeHistograms, quantile, type HistogramSnapshot } from "../stats/index.ts";
 import { errorsOf, outcomesOf } from "./outcomes.ts";
-import type { Dashboard, HistogramSummary, HostBoard, HostRow, NodeRow, PolitenessSummary, RatePoint, RingRegion } from "./types.ts";
+import type {
+  Dashboard,
+  HistogramSummary,
+  HostBoard,
+  HostRow,
+  NodeRow,
+  PolitenessSummary,
+  RatePoint,
+  RenderingSummary,
+  RingRegion,
+} from "./types.ts";
 
 export interface DashboardMember {
   record: NodeRecord;
@@ -80,6 +90,7 @@ export function buildDashboard(input: DashboardInput): Dashboard {
     ring: input.ring ? ringView(input.ring) : null,
     hosts: mergeBoards(frontiers, rows),
     politeness: politeness(frontiers, merged[GAP_WAIT_HISTOGRAM]),
+    rendering: rendering(input.members, counters),
     histograms: Object.fromEntries(Object.entries(merged).map(([name, h]) => [name, summarize(h)])),
     distributions: merged,
   };
@@ -140,6 +151,20 @@ function mergeBoards(frontiers: readonly DashboardMember[], rows: number): HostB
     parked: all((b) => b.parked)
       .sort((a, b) => a.robotsExpiresAt - b.robotsExpiresAt)
       .slice(0, rows),
+  };
+}
+
+/** The pools' size (the `renderPool` gauge of every record) and the frontiers' render counters. */
+function rendering(members: readonly DashboardMember[], counters: Record<string, number>): RenderingSummary {
+  let failed = 0;
+  for (const [name, n] of Object.entries(counters)) if (name.startsWith("render.failed")) failed += n;
+  return {
+    poolSize: members.filter((m) => SERVING.has(m.state)).reduce((sum, m) => sum + (m.record.gauges?.renderPool ?? 0), 0),
+    rendered: counters["render.rendered"] ?? 0,
+    failed,
+    asReceived: counters["render.as-received"] ?? 0,
+    linksFound: counters["render.links-found"] ?? 0,
+    browserRestarts: counters["render.browser-restarts"] ?? 0,
   };
 }
 

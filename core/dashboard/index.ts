@@ -12,6 +12,7 @@ export type {
   NodeRow,
   Outcomes,
   PolitenessSummary,
+  RenderingSummary,
   RatePoint,
   RingRegion,
 } from "./types.ts";

@@ -135,8 +135,21 @@ export interface Dashboard {
   ring: { epoch: number; partitions: number; regions: RingRegion[] } | null;
   hosts: HostBoard;
   politeness: PolitenessSummary;
+  rendering: RenderingSummary;
   /** Quantiles of the histograms (seconds or bytes, as each name says), for the figures beside the charts. */
   histograms: Record<string, HistogramSummary>;
   /** The raw merged histograms, for the page's distribution bars. */
   distributions: Record<string, HistogramSnapshot>;
+}
+
+/** The rendering pools (engine/render): their size over every process that renders, and what they did. */
+export interface RenderingSummary {
+  /** Pages that may render at once, summed over the processes with a pool (0: nothing renders). */
+  poolSize: number;
+  rendered: number;
+  failed: number;
+  /** Pages `--render auto` judged not script-built. */
+  asReceived: number;
+  linksFound: number;
+  browserRestarts: number;
 }

@@ -78,6 +78,32 @@ export interface FetchTask {
   ownerEpoch?: number;
   /** The crawl job of the URL (its number, core/jobs); absent: job `default` (0). Links found inherit it. */
   job?: number;
+  /**
+   * For a page: render it in a headless browser (`always`), or when its HTML looks script-built (`auto`);
+   * absent: never (core/render). Set by the frontier from `--render`, the render rules and the host's memory.
+   */
+  render?: "auto" | "always";
+  /**
+   * With `render`: the host's robots.txt as the frontier holds it, so the page's own requests to its host
+   * obey it; absent: robots.txt allows everything (4xx, or no rules).
+   */
+  robotsText?: string;
+}
+
+/** What rendering did for a page task (FetchResult.render). */
+export interface RenderReport {
+  /** `rendered`; `as-received` (auto mode judged the HTML not script-built); `failed` (see `reason`). */
+  outcome: "rendered" | "as-received" | "failed";
+  /** For `failed`: crashed, deadline, browser; for `as-received`: the detector's verdict. */
+  reason?: string;
+  /** Links the rendered DOM had that the HTML as received did not. */
+  extraLinks: number;
+  /** Requests the page made that were answered by fetching from its host (the page itself not counted). */
+  hostRequests: number;
+  /** Browser restarts (a crash, a kill, the memory cap) the fetch side saw since its last report. */
+  browserRestarts?: number;
+  /** One of the render's requests to the page's host was answered 429 or 503: the host asked us to slow down. */
+  hostThrottled?: boolean;
 }
 
 /**
@@ -160,6 +186,8 @@ interface FetchResultFields {
   truncated?: boolean;
   /** For a sitemap task that got a 2xx: what the sitemap held (its entries travel as links). */
   sitemap?: SitemapSummary;
+  /** For a page task that asked for rendering: what it did. */
+  render?: RenderReport;
   /** The response's Content-Type header (at most 200 characters); absent without a response or header. */
   contentType?: string;
   /** Where the response (or revisit) record was stored; absent when nothing was. */
@@ -236,4 +264,6 @@ export interface DiscoveredUrl {
   foundOnNearDuplicate?: boolean;
   /** The crawl job's number (core/jobs), inherited from the page it was found on; absent: job `default` (0). */
   job?: number;
+  /** Found only in the page's rendered DOM (not in its HTML as received). */
+  foundByRender?: boolean;
 }

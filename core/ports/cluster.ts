@@ -99,9 +99,12 @@ export interface Subscription {
  *    stores the task again as a new copy (another `Delivery.copy`, the same task id inside), deduped on
  *    the pair (task id, n): the frontier's re-offer of a task whose delivery may have been lost
  *    (frontier-node/node/dispatcher.ts); the fetch claims let one copy of a task be fetched.
+ *  - A task that asks for rendering (`task.render`) goes to the region's render queue, consumed only with
+ *    `consumeTasks(..., { render: true })` (fetch nodes that have a browser); every other task to the fetch
+ *    queue, consumed without it. A task is never delivered to the other queue's subscribers.
  *  - `onTasksMayBeLost(region, f)` calls `f` (with why) whenever fetch tasks the bus delivered before may
  *    have been lost on their way to a fetch node without the bus knowing: this process's connection came
- *    back after a drop (its server may have restarted), or the region's fetch consumer elected a new
+ *    back after a drop (its server may have restarted), or the region's fetch (or render) consumer elected a new
  *    leader. Such a task would come back only after the fetch ack wait. Returns the unsubscribe. A bus
  *    that cannot lose a delivery (in memory) never calls it.
  *  - A consumer's handler is called for one message at a time per subscription unless `concurrency` says
@@ -116,7 +119,11 @@ export interface MessageBus {
   onTasksMayBeLost(region: string, f: (why: string) => void): () => void;
   publishResult(region: string, result: FetchResult): Promise<void>;
   publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void>;
-  consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription;
+  consumeTasks(
+    region: string,
+    handler: (d: Delivery<FetchTask>) => Promise<void>,
+    opts: { concurrency: number; render?: boolean },
+  ): Subscription;
   consumeUrls(region: string, partition: number, handler: (d: Delivery<DiscoveredUrl[]>) => Promise<void>): Subscription;
   consumeResults(region: string, partition: number, handler: (d: Delivery<FetchResult>) => Promise<void>): Subscription;
   close(): Promise<void>;

@@ -52,6 +52,8 @@ export interface PageStore {
 export interface StoredRecords {
   warc: RecordLocation;
   text?: RecordLocation;
+  /** The response (or revisit) record's WARC-Record-ID, `<urn:uuid:...>`: what a conversion record of the same capture refers to. */
+  recordId?: string;
 }
 
 /** The outcome of one task: the result for the URL's owner and the links for their hosts' owners. */

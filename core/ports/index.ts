@@ -14,3 +14,4 @@ export { SeenSetLostError, type AdmissionLog, type SeenLossReason, type SeenSet 
 export type { ObjectStore, StoredObject } from "./object-store.ts";
 export type { BatchEntry, ClaimEntry, PartitionReplica, ReplicaEntry, ReplicaWriter, SnapshotInfo } from "./partition-replica.ts";
 export type { PageFeed } from "./page-feed.ts";
+export type { RenderedPage, RenderedStore, Renderer, RenderOutput } from "./render.ts";

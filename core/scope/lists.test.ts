@@ -51,6 +51,8 @@ describe("scope lists", () => {
         "deny-extension .PDF",
         "allow-url http://a.test/x y/*",
         "deny-host ads.test",
+        "render-host always App.Example.com",
+        "render-url never https://example.com/static/*",
       ].join("\n"),
       "scope.txt",
     );
@@ -60,6 +62,7 @@ describe("scope lists", () => {
       allowUrls: ["http://a.test/x y/*"],
       denyUrls: ["re:[?&]s=\\d{2,}"],
       denyExtensions: ["pdf"],
+      renderRules: ["always:app.example.com", "never:https://example.com/static/*"],
     });
     let error: unknown;
     try {
@@ -70,7 +73,24 @@ describe("scope lists", () => {
     expect(error).toBeInstanceOf(ScopeFileError);
     const problems = (error as ScopeFileError).problems;
     expect(problems.length).toBe(2);
-    expect(problems[0]).toBe('s.txt:2: expected "<allow-host|deny-host|allow-url|deny-url|deny-extension> <value>", got "allowhost x"');
+    expect(problems[0]).toBe(
+      's.txt:2: expected "<allow-host|deny-host|allow-url|deny-url|deny-extension|render-host|render-url> <value>", got "allowhost x"',
+    );
     expect(problems[1]).toStartWith('s.txt:3: "re:(" is not a valid regular expression: ');
   });
+});
+
+test("scope lists - a render line names its mode and a target of its own kind", () => {
+  const bad = (line: string) => {
+    try {
+      parseScopeFile(line, "s.txt");
+    } catch (error) {
+      return (error as ScopeFileError).problems[0];
+    }
+    return undefined;
+  };
+  expect(bad("render-host sometimes example.com")).toContain('expected "<never|auto|always> <host>"');
+  expect(bad("render-url always example.com")).toContain("is not a URL pattern");
+  expect(bad("render-host always https://example.com/*")).toContain("is not a host name");
+  expect(bad("render-url never re:(")).toContain("regular expression");
 });

@@ -9,13 +9,15 @@
  */
 import type { DiscoveredUrl, FetchTask } from "../../core/model/index.ts";
 import type { FetchPathOptions } from "../../engine/fetch/index.ts";
+import type { RenderPolicy } from "../../engine/render/index.ts";
 import type { WorkOutput } from "../../core/ports/index.ts";
 
 /**
  * What a fetch thread builds its fetch path from: the fetch path's own options, less the content index,
- * which stays in the main thread (shared by all threads). The WARC prefix must differ per thread.
+ * which stays in the main thread (shared by all threads), and with the render policy in place of the
+ * renderer (each thread that renders runs its own pool). The WARC prefix must differ per thread.
  */
-export type FetchThreadInit = Omit<FetchPathOptions, "content">;
+export type FetchThreadInit = Omit<FetchPathOptions, "content" | "renderer"> & { render?: RenderPolicy };
 
 /** A content-index claim asked by a fetch thread. */
 export interface Claim {

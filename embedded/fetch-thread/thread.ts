@@ -6,6 +6,7 @@
 import type { FetchTask } from "../../core/model/index.ts";
 import { preciseNow } from "../../core/politeness/index.ts";
 import { openFetchPath, type FetchPath } from "../../engine/fetch/index.ts";
+import { chromiumRenderer } from "../../engine/render/index.ts";
 import type { WorkOutput, ContentIndex } from "../../core/ports/index.ts";
 import { packLinks, type Claim, type FromThread, type PackedOutput, type ToThread } from "./protocol.ts";
 
@@ -104,6 +105,7 @@ async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<
       maxConcurrentRequests: init.maxConcurrentRequests,
       warc: init.warc,
       content,
+      ...(init.render ? { renderer: chromiumRenderer(init.render) } : {}),
     });
     self.postMessage({ type: "ready" });
   } catch (error) {

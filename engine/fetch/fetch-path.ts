@@ -8,7 +8,7 @@
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
 import { productToken } from "../../core/robots/index.ts";
-import type { ContentIndex } from "../../core/ports/index.ts";
+import type { ContentIndex, Renderer } from "../../core/ports/index.ts";
 import { HttpFetcher } from "./http/index.ts";
 import { FetchWorker } from "./pipeline/index.ts";
 import { WarcWriter } from "./warc/index.ts";
@@ -38,12 +38,18 @@ export interface FetchPathOptions {
   /** Requests in flight at most (the node's task concurrency). */
   maxConcurrentRequests: number;
   content: ContentIndex;
+  /**
+   * Builds the renderer of pages whose tasks ask for it, over this path's fetcher (its requests are the
+   * crawler's requests); absent: this path does not render. The path closes what it builds.
+   */
+  renderer?: (fetcher: HttpFetcher) => Renderer & { close(): Promise<void> };
 }
 
 export interface FetchPath {
   worker: FetchWorker;
   fetcher: HttpFetcher;
   warc: WarcWriter;
+  renderer?: Renderer & { close(): Promise<void> };
   /** Closes the fetcher (aborting requests still running), then flushes and closes the WARC file. */
   close(): Promise<void>;
 }
@@ -60,8 +66,10 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     addressPolicy: AddressPolicy.of(opts.policy),
     maxConcurrentRequests: opts.maxConcurrentRequests,
   });
+  const renderer = opts.renderer?.(fetcher);
   const worker = new FetchWorker({
     fetcher,
+    ...(renderer ? { renderer } : {}),
     maxBodyBytes: opts.policy.maxBodyBytes,
     content: opts.content,
     store: warc,
@@ -75,8 +83,10 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     worker,
     fetcher,
     warc,
+    ...(renderer ? { renderer } : {}),
     async close() {
       try {
+        await renderer?.close();
         await fetcher.close();
       } finally {
         await warc.close();

@@ -109,6 +109,7 @@ export class ActiveHosts {
       sitemaps: 0,
       pagesToday: saved?.pagesToday ?? null,
       minGapOverrideMs: saved?.minGapOverrideMs ?? 0,
+      ...(saved?.renderMemory ? { renderMemory: saved.renderMemory } : {}),
     };
   }
 
@@ -120,6 +121,7 @@ export class ActiveHosts {
       minGapOverrideMs: entry.minGapOverrideMs,
       run: this.s.run,
     };
+    if (entry.renderMemory) persisted.renderMemory = entry.renderMemory;
     this.s.store.saveHost(entry.key, entry.partition, persisted);
   }
 

@@ -203,6 +203,8 @@ export class Admission {
     if (fresh.length === 0) return 0;
     store.logAdmittedMany(fresh.map((f) => f.u.url));
     const seqs = store.enqueueMany(fresh.map((f) => f.item));
+    const byRender = fresh.filter((f, i) => f.u.foundByRender && seqs[i] !== undefined);
+    if (byRender.length > 0) store.markFoundByRender(byRender.map((f) => ({ partition: f.item.partition, url: f.item.url })));
     fresh.forEach(({ u, home, item }, i) => {
       if (home) this.rememberHomePage(u.url);
       this.hosts.queued(item, seqs[i]);

@@ -18,6 +18,7 @@ import type { Log, SeenSet } from "../../core/ports/index.ts";
 import { ScopeFilter, ScopeRoots } from "../../core/scope/index.ts";
 import type { FetchResult } from "../../core/model/index.ts";
 import { JobGate } from "./job-gate.ts";
+import { RenderRules } from "../../core/render/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { UrlPatternTracker } from "../../core/traps/index.ts";
 import type { HostEntry } from "./host-entry.ts";
@@ -72,6 +73,12 @@ export interface FrontierOptions {
    * the feed drops what it already has by the task id). Absent: no feed.
    */
   feed?: (items: ReadonlyArray<{ result: FetchResult; job: string }>) => Promise<void>;
+
+  /**
+   * Cluster mode: whether a fetch node that renders is live in the region (frontier-node/node/renderers.ts);
+   * while none is, no task asks for rendering. Absent: the process renders itself (embedded mode).
+   */
+  renderAvailable?: () => boolean;
   /** Where the seen-set's losses and rebuilds are told (seen-recovery.ts); default: not logged. */
   log?: Log;
   /**
@@ -100,6 +107,8 @@ export class FrontierState {
   readonly patterns: UrlPatternTracker;
   readonly addresses: AddressPolicy;
   readonly scope: ScopeFilter;
+  /** Which pages are rendered (--render and its rules); with the host's render memory, the task's ask. */
+  readonly render: RenderRules;
   /** When each queued seq was queued, for the queue-wait histogram. */
   readonly queuedAt = new SeqClock();
   /**
@@ -143,6 +152,7 @@ export class FrontierState {
     roots.add(opts.store.scopeRoots.list());
     this.scope = new ScopeFilter(opts.policy, roots);
     this.jobs = new JobGate(opts.policy);
+    this.render = new RenderRules(opts.policy.render, opts.policy.renderRules);
     this.totalQueued = opts.store.totalQueued();
     this.totalSitemaps = opts.store.sitemaps.pendingTotal();
     this.serving = opts.serving === undefined ? undefined : new Set(opts.serving);

@@ -6,6 +6,7 @@
  * (store/persisted-host.ts).
  */
 import type { FetchTask } from "../../core/model/index.ts";
+import type { RenderMemory } from "../../core/render/index.ts";
 import type { HostState } from "../../core/politeness/index.ts";
 import type { RobotsPolicy } from "../../core/robots/index.ts";
 import type { DailyCounter } from "../../core/traps/index.ts";
@@ -37,6 +38,8 @@ export interface HostEntry {
   pagesToday: DailyCounter | null;
   /** Operator override of the minimum gap for this host (0: none). */
   minGapOverrideMs: number;
+  /** What rendering its pages found so far (core/render host-memory.ts; 0: never rendered). */
+  renderMemory?: RenderMemory;
   /** Recent fetch duration, a moving average (in memory only, for the host board); undefined before a fetch. */
   fetchMs?: number;
   /** Since when the host has had work while not ready: the start of a gap wait (scheduling.ts). */

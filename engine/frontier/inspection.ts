@@ -46,6 +46,8 @@ export interface UrlView {
   scopeRejection: string;
   /** For a sitemap the crawl knows: pending, read, failed or disallowed; "" for any other URL. */
   sitemap: string;
+  /** First found only in a rendered page's DOM (`--render`), not in any HTML as received. */
+  foundByRender: boolean;
 }
 
 /** What inspection reads of a frontier. */
@@ -137,5 +139,6 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
     addressRefusal: refusal ? `${refusal.reason}: ${describeRefusal(refusal)}` : "",
     scopeRejection: outside ? `${outside.reason}: ${outside.detail}` : "",
     sitemap: sitemap?.state ?? "",
+    foundByRender: f.store.foundByRender(partition, url),
   };
 }

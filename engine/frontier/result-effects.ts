@@ -10,7 +10,8 @@
  * robots.txt included, skipped tasks, never sent, not) and `fetch.page-bytes` (each stored page body after
  * decompression; duplicates, not stored, not).
  */
-import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
+import type { DiscoveredUrl, FetchResult, RenderReport } from "../../core/model/index.ts";
+import { NO_RENDER_MEMORY, rememberRender } from "../../core/render/index.ts";
 import { noteKind } from "../../core/model/index.ts";
 import { onFetchEnd } from "../../core/politeness/index.ts";
 import { robotsExpiresAt } from "../../core/robots/index.ts";
@@ -77,6 +78,7 @@ export class ResultEffects {
       this.s.inFlightCount--;
     }
     const robotsDelay = flight.task.kind === "robots" ? this.robots(entry, result) : undefined;
+    if (result.render) this.rendered(entry, result.render);
     entry.state = onFetchEnd(
       entry.state,
       {
@@ -90,6 +92,10 @@ export class ResultEffects {
       },
       policy,
     );
+    if (result.render?.hostThrottled) {
+      // A request of the render was answered 429/503: the host is backed off as for a throttled page.
+      entry.state = onFetchEnd(entry.state, { startedAt: result.endedAt, endedAt: result.endedAt, status: 429 }, policy);
+    }
     if (entry.minGapOverrideMs > 0) {
       const at = Math.max(result.endedAt, result.startedAt) + entry.minGapOverrideMs + policy.gapMarginMs;
       entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
@@ -118,6 +124,16 @@ export class ResultEffects {
     }
     this.admission.enqueueNew(p.candidates, maybe.slice(0, p.candidates.length), p.confirmSeen);
     this.hosts.save(entry);
+  }
+
+  /** Counts what rendering did, and remembers for the host whether it found links the HTML did not have. */
+  private rendered(entry: HostEntry, report: RenderReport): void {
+    const counters = this.s.counters;
+    counters.add(`render.${report.outcome}${report.outcome === "failed" && report.reason ? `.${report.reason}` : ""}`);
+    if (report.extraLinks > 0) counters.add("render.links-found", report.extraLinks);
+    if (report.hostRequests > 0) counters.add("render.host-requests", report.hostRequests);
+    if (report.browserRestarts) counters.add("render.browser-restarts", report.browserRestarts);
+    if (report.outcome === "rendered") entry.renderMemory = rememberRender(entry.renderMemory ?? NO_RENDER_MEMORY, report.extraLinks);
   }
 
   /** Stores and compiles a robots.txt result; returns its crawl-delay (0 when it has none). */

@@ -19,6 +19,7 @@
  * store once per change), one URL-state read for the validators, one task object.
  */
 import { isDiskFull } from "../../core/errors/index.ts";
+import { NO_RENDER_MEMORY, renderAsk } from "../../core/render/index.ts";
 import type { FetchTask, TaskKind } from "../../core/model/index.ts";
 import { onFetchStart } from "../../core/politeness/index.ts";
 import { countToday, nextUtcDayStart, urlPathAndQuery } from "../../core/traps/index.ts";
@@ -277,10 +278,28 @@ export class Scheduling {
     };
     if (kind === "page" && policy.fetchMedia) task.fetchMedia = true;
     if (item?.job) task.job = item.job;
+    if (kind === "page") this.askRender(entry, task);
     entry.inFlight = { task, item, prev, sitemap };
     this.s.inFlightCount++;
     this.s.counters.add(`frontier.tasks.${kind}`);
     return task;
+  }
+
+  /**
+   * Whether the page is to be rendered (the rule for its URL, and what rendering found on its host before),
+   * and with it the host's robots.txt text, which the render's requests to the host obey. The text is read
+   * from the store only for a page to render: the host's entry keeps compiled rules, not the text.
+   */
+  private askRender(entry: HostEntry, task: FetchTask): void {
+    const ask = renderAsk(this.s.render.modeFor(task.url, entry.key), entry.renderMemory ?? NO_RENDER_MEMORY);
+    if (ask === undefined) return;
+    if (this.s.opts.renderAvailable && !this.s.opts.renderAvailable()) {
+      this.s.counters.add("render.no-renderer");
+      return;
+    }
+    task.render = ask;
+    const robots = this.s.store.loadRobots(entry.key);
+    if (robots?.verdict === "parse" && robots.body) task.robotsText = robots.body;
   }
 
   /** The gap wait and queue wait of a task handed out now (see the module comment). */

@@ -27,6 +27,8 @@ import type { PageFeed } from "../../core/ports/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
 import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
+import { renderingWanted } from "../../core/render/index.ts";
+import { RenderersWatch } from "./renderers.ts";
 import { preciseNow } from "../../core/politeness/index.ts";
 import type { Counters } from "../../core/stats/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
@@ -122,6 +124,8 @@ export class FrontierNode {
   private grpc: RunningGrpcServer | undefined;
   private http: RunningHttpServer | undefined;
   private sweeper: ReturnType<typeof setInterval> | undefined;
+  /** Whether the region has a fetch node that renders; only when this node's policy renders anything. */
+  private readonly renderers: RenderersWatch | undefined;
   private healthSync: ReturnType<typeof setInterval> | undefined;
   private stopping: Promise<void> | undefined;
   private stopRootsWatch: (() => void) | undefined;
@@ -145,7 +149,16 @@ export class FrontierNode {
     const { nodeId, region, partitions, bus, state, store } = opts;
     let taskCounter = 0;
     const runId = Math.floor(now()).toString(36);
+    this.renderers = renderingWanted(opts.policy)
+      ? new RenderersWatch({
+          state,
+          region,
+          staleMs: 30_000,
+          onError: (error) => log.warn("could not read the node records", errorFields(error)),
+        })
+      : undefined;
     const frontier: Frontier = new Frontier({
+      ...(this.renderers ? { renderAvailable: () => this.renderers!.available } : {}),
       store,
       seen: opts.seen,
       policy: opts.policy,
@@ -405,6 +418,7 @@ export class FrontierNode {
     manager.start();
     dispatcher.start();
     this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
+    await this.renderers?.start();
     // Events set the health status at once; this also catches a heartbeat that stopped reaching the state.
     this.healthSync = setInterval(() => this.syncHealth(), opts.heartbeatIntervalMs);
     this.syncHealth();
@@ -473,6 +487,8 @@ export class FrontierNode {
   crash(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.sweeper) clearInterval(this.sweeper);
+      this.renderers?.stop();
+      this.renderers?.stop();
       if (this.healthSync) clearInterval(this.healthSync);
       this.stopRootsWatch?.();
       this.stopJobsWatch?.();

@@ -324,3 +324,37 @@ test("codec - where a result's WARC and WET records lie survives the round trip;
   expect(() => decodeFetchResult(empty)).toThrow(CodecError);
   expect(() => encodeFetchResult({ ...pageResult, warc: { file: "x", offset: -1, length: 3 } })).toThrow(CodecError);
 });
+
+test("codec - a page task's render ask and robots.txt, a result's render report and a link found by rendering survive the round trip", () => {
+  const page: FetchTask = { ...fullTask, render: "auto", robotsText: "User-agent: *\nDisallow: /private/\n" };
+  expect(decodeFetchTask(encodeFetchTask(page, "eu"))).toStrictEqual(page);
+  const always: FetchTask = { ...fullTask, render: "always" };
+  expect(decodeFetchTask(encodeFetchTask(always, "eu"))).toStrictEqual(always);
+  // robots.txt travels only with a render ask.
+  expect(decodeFetchTask(encodeFetchTask({ ...fullTask, robotsText: "x" }, "eu")).robotsText).toBeUndefined();
+  const rendered: FetchResult = {
+    ...pageResult,
+    render: { outcome: "failed", reason: "crashed", extraLinks: 0, hostRequests: 2, browserRestarts: 1, hostThrottled: true },
+  };
+  expect(decodeFetchResult(encodeFetchResult(rendered))).toStrictEqual(rendered);
+  const asReceived: FetchResult = {
+    ...pageResult,
+    render: { outcome: "as-received", reason: "as-received", extraLinks: 0, hostRequests: 0 },
+  };
+  expect(decodeFetchResult(encodeFetchResult(asReceived))).toStrictEqual(asReceived);
+  const urls: DiscoveredUrl[] = [
+    {
+      url: "https://example.com/app/1",
+      host: "example.com",
+      depth: 1,
+      sourceUrl: "https://example.com/",
+      redirectHops: 0,
+      foundByRender: true,
+    },
+    { url: "https://example.com/plain", host: "example.com", depth: 1, sourceUrl: "https://example.com/", redirectHops: 0 },
+  ];
+  expect(decodeDiscoveredLinks(encodeDiscoveredLinks(9, urls)).urls).toStrictEqual(urls);
+  // The hand-written codec and the generated one agree on the new field.
+  const generated = pb.DiscoveredLinks.decode(encodeDiscoveredLinks(9, urls));
+  expect(generated.urls.map((u) => u.foundByRender)).toEqual([true, false]);
+});

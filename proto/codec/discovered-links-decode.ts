@@ -87,6 +87,7 @@ class LinksDecoder {
     let kind = 0;
     let nearDuplicate = false;
     let job = 0;
+    let foundByRender = false;
     while (r.pos < end) {
       const tag = r.uint32();
       switch (tag) {
@@ -133,6 +134,9 @@ class LinksDecoder {
         case 104:
           job = r.uint32();
           continue;
+        case 400:
+          foundByRender = r.bool();
+          continue;
       }
       if ((tag & 7) === 4 || tag === 0) break;
       r.skip(tag & 7);
@@ -158,6 +162,7 @@ class LinksDecoder {
     }
     if (nearDuplicate) u.foundOnNearDuplicate = true;
     if (job > 0) u.job = job;
+    if (foundByRender) u.foundByRender = true;
     if (kind === 2) u.kind = "media";
     else if (kind !== 0 && kind !== 1) {
       this.failure = new CodecError(`discovered URL kind ${kind} is not a known kind`);

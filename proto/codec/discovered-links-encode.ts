@@ -59,6 +59,7 @@ function sizeLinks(partition: number, urls: readonly DiscoveredUrl[], sizes: num
     if ((u.foundOnNearDuplicate ?? false) !== false) n += 2;
     const job = toUint32("job", u.job ?? 0);
     if (job !== 0) n += 1 + varint32Size(job);
+    if ((u.foundByRender ?? false) !== false) n += 3;
     const at = i * SLOTS;
     sizes[at] = n;
     sizes[at + 1] = urlLen;
@@ -202,6 +203,12 @@ function writeLinks(
     if (job !== 0) {
       out[pos++] = 104;
       pos = putVarint32(out, pos, job);
+    }
+    if ((u.foundByRender ?? false) !== false) {
+      // Field 50, varint: the tag 400 takes two bytes.
+      out[pos++] = 0x90;
+      out[pos++] = 0x03;
+      out[pos++] = 1;
     }
   }
   return out;

@@ -31,6 +31,7 @@ export function discoveredUrlToProto(u: DiscoveredUrl): pb.DiscoveredUrl {
     kind: u.kind === "media" ? pb.UrlKind.URL_KIND_MEDIA : pb.UrlKind.URL_KIND_UNSPECIFIED,
     foundOnNearDuplicate: u.foundOnNearDuplicate ?? false,
     job: toUint32("job", u.job ?? 0),
+    foundByRender: u.foundByRender ?? false,
   };
 }
 
@@ -48,6 +49,7 @@ export function discoveredUrlFromProto(msg: pb.DiscoveredUrl): DiscoveredUrl {
   }
   if (msg.foundOnNearDuplicate) u.foundOnNearDuplicate = true;
   if (msg.job > 0) u.job = msg.job;
+  if (msg.foundByRender) u.foundByRender = true;
   switch (msg.kind) {
     case pb.UrlKind.URL_KIND_UNSPECIFIED:
     case pb.UrlKind.URL_KIND_PAGE:

@@ -15,6 +15,7 @@ import {
   isSkipReason,
   type FetchResult,
   type RecordLocation,
+  type RenderReport,
   type ResultKind,
 } from "../../core/model/index.ts";
 import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
@@ -94,7 +95,36 @@ export function fetchResultToProto(result: FetchResult): pb.FetchResult {
     contentType: result.contentType ?? "",
     warc: result.warc ? locationToProto("warc", result.warc) : undefined,
     text: result.text ? locationToProto("text", result.text) : undefined,
+    render: result.render ? renderReportToProto(result.render) : undefined,
   };
+}
+
+const RENDER_OUTCOMES: Record<RenderReport["outcome"], pb.RenderOutcome> = {
+  rendered: pb.RenderOutcome.RENDER_OUTCOME_RENDERED,
+  "as-received": pb.RenderOutcome.RENDER_OUTCOME_AS_RECEIVED,
+  failed: pb.RenderOutcome.RENDER_OUTCOME_FAILED,
+};
+
+function renderReportToProto(r: RenderReport): pb.RenderReport {
+  return {
+    outcome: RENDER_OUTCOMES[r.outcome],
+    reason: r.reason ?? "",
+    extraLinks: toUint32("render.extraLinks", r.extraLinks),
+    hostRequests: toUint32("render.hostRequests", r.hostRequests),
+    browserRestarts: toUint32("render.browserRestarts", r.browserRestarts ?? 0),
+    hostThrottled: r.hostThrottled ?? false,
+  };
+}
+
+function renderReportFromProto(msg: pb.RenderReport): RenderReport {
+  const outcome = (Object.keys(RENDER_OUTCOMES) as RenderReport["outcome"][]).find((k) => RENDER_OUTCOMES[k] === msg.outcome);
+  if (outcome === undefined) throw new CodecError(`render outcome ${msg.outcome} is not a known outcome`);
+  const r: RenderReport = { outcome, extraLinks: msg.extraLinks, hostRequests: msg.hostRequests };
+  const reason = optional(msg.reason);
+  if (reason !== undefined) r.reason = reason;
+  if (msg.browserRestarts > 0) r.browserRestarts = msg.browserRestarts;
+  if (msg.hostThrottled) r.hostThrottled = true;
+  return r;
 }
 
 /** A time sent twice: microseconds when set (0 means an older sender), else whole milliseconds. */
@@ -139,6 +169,7 @@ export function fetchResultFromProto(msg: pb.FetchResult): FetchResult {
   if (msg.mediaFound > 0) result.mediaFound = msg.mediaFound;
   if (msg.pausedUs > 0n) result.pausedMs = fromInt64("pausedUs", msg.pausedUs) / 1000;
   if (msg.job > 0) result.job = msg.job;
+  if (msg.render) result.render = renderReportFromProto(msg.render);
   const verdict = verdictFromProto(msg.robotsVerdict);
   if (verdict !== undefined) {
     result.robots = { verdict };

@@ -58,6 +58,13 @@ export function fetchTaskToProto(task: FetchTask, region: string): pb.FetchTask 
     fetchMedia: task.fetchMedia ?? false,
     ownerEpoch: toUint64("ownerEpoch", task.ownerEpoch ?? 0),
     job: toUint32("job", task.job ?? 0),
+    render:
+      task.render === "always"
+        ? pb.RenderAsk.RENDER_ASK_ALWAYS
+        : task.render === "auto"
+          ? pb.RenderAsk.RENDER_ASK_AUTO
+          : pb.RenderAsk.RENDER_ASK_UNSPECIFIED,
+    robotsText: task.render ? (task.robotsText ?? "") : "",
   };
 }
 
@@ -85,6 +92,20 @@ export function fetchTaskFromProto(msg: pb.FetchTask): FetchTask {
   const ownerEpoch = fromInt64("ownerEpoch", msg.ownerEpoch);
   if (ownerEpoch > 0) task.ownerEpoch = ownerEpoch;
   if (msg.job > 0) task.job = msg.job;
+  switch (msg.render) {
+    case pb.RenderAsk.RENDER_ASK_UNSPECIFIED:
+      break;
+    case pb.RenderAsk.RENDER_ASK_AUTO:
+      task.render = "auto";
+      break;
+    case pb.RenderAsk.RENDER_ASK_ALWAYS:
+      task.render = "always";
+      break;
+    default:
+      throw new CodecError(`render ask ${msg.render} is not a known ask`);
+  }
+  const robotsText = optional(msg.robotsText);
+  if (task.render && robotsText !== undefined) task.robotsText = robotsText;
   return task;
 }
 

@@ -37,6 +37,7 @@ export interface InspectedUrl {
   trap: string;
   addressRefusal: string;
   scopeRejection: string;
+  foundByRender: boolean;
   sitemap: string;
 }
 
@@ -98,6 +99,7 @@ export function urlExplanationOf(
     addressRefusal: view.addressRefusal,
     scopeRejection: view.scopeRejection,
     sitemap: view.sitemap,
+    foundByRender: view.foundByRender,
   });
 }
 

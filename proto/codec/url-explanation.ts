@@ -28,6 +28,7 @@ export function urlExplanation(fields: Partial<UrlExplanation> = {}): UrlExplana
     addressRefusal: "",
     scopeRejection: "",
     sitemap: "",
+    foundByRender: false,
     ...fields,
   };
 }

@@ -69,6 +69,20 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       return { got, sub };
     }
 
+    test(`${name} - a task asking for rendering goes only to the render queue's subscribers, every other only to the fetch queue's`, async () => {
+      await start();
+      const plain = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 2 }));
+      const renderers = record<FetchTask>((h) => other.consumeTasks(region, h, { concurrency: 2, render: true }));
+      const rendered: FetchTask = { ...task("r1"), render: "auto", robotsText: "User-agent: *\nDisallow: /x\n" };
+      await Promise.all([bus.publishTask(region, task("p1")), bus.publishTask(region, rendered), bus.publishTask(region, task("p2"))]);
+      await waitFor(() => plain.got.length >= 2 && renderers.got.length >= 1, "both queues delivered");
+      // Two ack waits: a task that went to the wrong queue, or twice, would have come by then.
+      const at = performance.now();
+      await waitFor(() => performance.now() - at > 2 * ACK_WAIT_MS, "two ack waits");
+      expect(plain.got.map((g) => g.data.taskId).sort()).toEqual(["p1", "p2"]);
+      expect(renderers.got.map((g) => g.data)).toEqual([rendered]);
+    });
+
     test(`${name} - each message type makes the round trip intact, delivered once`, async () => {
       await start();
       const tasks = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 2 }));

@@ -3,7 +3,8 @@
  * body decoded, the removed Content-Encoding noted) and writes it. `extra` makes it a revisit record (the
  * payload duplicates stored content), lists the page's media and gives its text (a WET record when text is
  * kept). The result learns the payload bytes stored (0 for a revisit, which stores none) and where the
- * records lie (`warc`, `text`).
+ * records lie (`warc`, `text`); the caller learns the response record's id (a rendered DOM's conversion
+ * record refers to it).
  */
 import type { FetchResult, MediaRef, PageText, Revisit } from "../../../core/model/index.ts";
 import type { FetchResponse } from "../http/index.ts";
@@ -15,16 +16,20 @@ export interface StoreExtras {
   text?: PageText;
 }
 
-/** Stores `response` and notes on `result` what was stored and where (its bytes are set, not added). */
+/**
+ * Stores `response` and notes on `result` what was stored and where (its bytes are set, not added).
+ * Resolves with the response (or revisit) record's WARC-Record-ID, from a store that says it.
+ */
 export async function storeResponse(
   store: PageStore,
   response: FetchResponse,
   result: FetchResult,
   extra: StoreExtras = {},
-): Promise<void> {
+): Promise<string | undefined> {
   const stored = await storeExchange(store, response, extra);
   result.bytes = extra.revisit ? 0 : response.body.byteLength;
   noteStored(result, stored);
+  return stored ? stored.recordId : undefined;
 }
 
 /** Writes the exchange; resolves with where its records lie (nothing from a store that keeps no locations). */

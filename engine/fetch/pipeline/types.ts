@@ -3,7 +3,7 @@
  * (the HTTP fetcher, the content index, the page store) from its composition root, borrows them, and
  * closes none of them.
  */
-import type { ContentIndex, Fetcher, PageStore, StreamingFetcher } from "../../../core/ports/index.ts";
+import type { ContentIndex, Fetcher, PageStore, RenderedStore, Renderer, StreamingFetcher } from "../../../core/ports/index.ts";
 
 export interface WorkerDeps {
   /** The HTTP step; a streaming one reads sitemaps without holding them whole (else they are capped at `maxBodyBytes`). */
@@ -11,7 +11,10 @@ export interface WorkerDeps {
   /** The body cap, which also caps the copy of a sitemap kept in the WARC file. Default 5 MiB. */
   maxBodyBytes?: number;
   content: ContentIndex;
-  store: PageStore;
+  /** The page store; one that keeps rendered pages too (the WARC writer) stores their DOM beside the response. */
+  store: PageStore & Partial<RenderedStore>;
+  /** Renders pages whose task asks for it; absent: this process does not render (the task's ask is ignored). */
+  renderer?: Renderer;
   /** Our robots.txt product token, for agent-scoped meta robots and X-Robots-Tag. */
   agentToken: string;
   /**

@@ -14,3 +14,4 @@ export { cdxjLine, CdxjLog, type CdxjEntry } from "./cdxj.ts";
 export { indexFileOf } from "./file-naming.ts";
 export { MEDIA_LIST_FILE, mediaListOf } from "./media-list.ts";
 export { REVISIT_PROFILES } from "./records.ts";
+export { renderedRecords, type RenderedCapture } from "./rendered-records.ts";

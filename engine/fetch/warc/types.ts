@@ -52,4 +52,6 @@ export interface WriteResult {
   warc: RecordLocation;
   /** Where the WET conversion record of the exchange's text went; absent when none was written. */
   text?: RecordLocation;
+  /** The response (or revisit) record's WARC-Record-ID, `<urn:uuid:...>`. */
+  recordId: string;
 }

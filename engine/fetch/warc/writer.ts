@@ -35,6 +35,7 @@ import { CdxjLog, cdxjLine } from "./cdxj.ts";
 import { indexFileOf, nextSequence, recordSequence, warcFileName } from "./file-naming.ts";
 import { MEDIA_LIST_FILE, mediaLines, mediaListOf } from "./media-list.ts";
 import { serializeExchange } from "./records.ts";
+import { renderedRecords, type RenderedCapture } from "./rendered-records.ts";
 import { WarcFile } from "./warc-file.ts";
 import { serializeConversion, wetFileOf } from "./wet.ts";
 import type { CapturedExchange, RecordLocation, WarcWriterOptions, WriteResult } from "./types.ts";
@@ -134,6 +135,40 @@ export class WarcWriter {
     return result;
   }
 
+  /**
+   * Appends records made by `build` (given the file's warcinfo id), one gzip member each, in one write and
+   * unindexed: the records that describe a capture already written (rendered-records.ts). Same queue, same
+   * crash rules as `write`.
+   */
+  writeRecords(build: (warcinfoId: string) => Uint8Array[]): Promise<void> {
+    if (this.closing) return Promise.reject(new Error("WarcWriter is closed"));
+    const result = this.queue.then(async () => {
+      if (this.file && (this.file.size >= this.maxFileBytes || this.tooOld())) await this.finishFile();
+      const file = (this.file ??= await this.startFile());
+      const gzipped = build(file.warcinfoId).map((record) => gzipMember(record, this.compressionLevel));
+      const bytes = new Uint8Array(gzipped.reduce((n, g) => n + g.length, 0));
+      let at = 0;
+      for (const g of gzipped) {
+        bytes.set(g, at);
+        at += g.length;
+      }
+      const offset = file.size;
+      try {
+        await file.append(bytes);
+      } catch (err) {
+        await this.cutBack(file, offset);
+        throw err;
+      }
+    });
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Appends a rendered page's DOM (and screenshot) records, referring to its response (rendered-records.ts). */
+  writeRendered(capture: RenderedCapture): Promise<void> {
+    return this.writeRecords((warcinfoId) => renderedRecords(capture, warcinfoId));
+  }
+
   /** Waits for queued writes, then flushes and closes the current file and the index. Idempotent. */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -178,6 +213,7 @@ export class WarcWriter {
       offset,
       length: responseBytes.length,
       warc: this.located(file.name, offset, responseBytes.length),
+      recordId: records.recordId,
     };
     const wetFile = this.wetFile;
     const wetOffset = wetFile?.size ?? 0;

@@ -34,6 +34,7 @@ import { MetaTable } from "./meta-table.ts";
 import type { PersistedHost } from "./persisted-host.ts";
 import { dequeueChange, QueueTable, type QueuedUrl, type QueuePlace } from "./queue-table.ts";
 import { RecentUrlLog } from "./recent-url-log.ts";
+import { RenderedLinkTable } from "./rendered-link-table.ts";
 import { RobotsTable, type StoredRobots } from "./robots-table.ts";
 import { ScheduleTable, type ScheduledUrl } from "./schedule-table.ts";
 import { JobCountTable } from "./job-count-table.ts";
@@ -79,6 +80,7 @@ export class FrontierStore {
   private readonly hosts: HostStateTable;
   private readonly robots: RobotsTable;
   private readonly recent: RecentUrlLog;
+  private readonly renderedLinks: RenderedLinkTable;
   private readonly meta: MetaTable;
   private checkpointer: BackgroundCheckpointer | undefined;
   private txDepth = 0;
@@ -100,6 +102,7 @@ export class FrontierStore {
     this.jobCounts = new JobCountTable(db, note);
     this.cold = new ColdHostTable(db);
     this.recent = new RecentUrlLog(db, options.recentLog ?? false);
+    this.renderedLinks = new RenderedLinkTable(db);
   }
 
   /**
@@ -194,6 +197,16 @@ export class FrontierStore {
   }
 
   /** Whether a URL is in its host's queue (scans that host's queue: for handoff imports, not hot paths). */
+  /** Marks URLs admitted as found only by rendering (rendered-link-table.ts). */
+  markFoundByRender(rows: ReadonlyArray<{ partition: number; url: string }>): void {
+    this.renderedLinks.addMany(rows);
+  }
+
+  /** Whether the URL was first found only in a rendered page's DOM. */
+  foundByRender(partition: number, url: string): boolean {
+    return this.renderedLinks.has(partition, url);
+  }
+
   isQueued(partition: number, host: string, url: string): boolean {
     return this.queue.has(partition, host, url);
   }

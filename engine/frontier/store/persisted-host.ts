@@ -16,6 +16,8 @@ export interface PersistedHost {
   minGapOverrideMs?: number;
   /** The frontier run that saved it (see ActiveHosts.load); absent in rows written before runs were kept. */
   run?: string;
+  /** What rendering the host's pages found (core/render host-memory.ts, 1..255); absent: never rendered. */
+  renderMemory?: number;
 }
 
 const NUMBERS = [
@@ -59,9 +61,13 @@ export function parsePersistedHost(json: string): PersistedHost {
   if (override !== undefined && !isNumber(override)) throw new Error("host state: minGapOverrideMs must be a number");
   const run = value.run;
   if (run !== undefined && typeof run !== "string") throw new Error("host state: run must be a string");
+  const renderMemory = value.renderMemory;
+  if (renderMemory !== undefined && !(Number.isInteger(renderMemory) && (renderMemory as number) >= 0 && (renderMemory as number) <= 255))
+    throw new Error("host state: renderMemory must be an integer from 0 to 255");
   const host: PersistedHost = { state: state as unknown as HostState, pagesToday: pagesToday as DailyCounter | null };
   if (override !== undefined) host.minGapOverrideMs = override;
   if (run !== undefined) host.run = run;
+  if (renderMemory) host.renderMemory = renderMemory as number;
   return host;
 }
 

@@ -161,6 +161,12 @@ CREATE TABLE IF NOT EXISTS job_counts (
   PRIMARY KEY (partition, job)
 ) WITHOUT ROWID;
 
+CREATE TABLE IF NOT EXISTS rendered_links (
+  partition INTEGER NOT NULL,
+  url TEXT NOT NULL,
+  PRIMARY KEY (partition, url)
+) WITHOUT ROWID;
+
 CREATE TABLE IF NOT EXISTS meta (
   key TEXT PRIMARY KEY,
   value TEXT NOT NULL

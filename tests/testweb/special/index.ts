@@ -11,6 +11,7 @@ import { mediaHosts } from "./media.ts";
 import { nearDupHosts } from "./neardup.ts";
 import { nofollowHosts } from "./nofollow.ts";
 import { redirectHosts } from "./redirects.ts";
+import { renderHosts } from "./render.ts";
 import { robotsHosts } from "./robots-hosts.ts";
 import { scopeHosts } from "./scope.ts";
 import { sitemapHosts } from "./sitemaps.ts";
@@ -34,6 +35,7 @@ export function specialHosts(seed: number): Record<string, HostBehaviour> {
     ...scopeHosts(),
     ...nearDupHosts(seed),
     ...mediaHosts(),
+    ...renderHosts(),
   };
 }
 
@@ -42,6 +44,7 @@ export { BOMB_BYTES, HUGE_BYTES } from "./bodies.ts";
 export { ETAG_LAST_MODIFIED, stableEtag } from "./conditional.ts";
 export { MEDIA_HUGE_BYTES, MEDIA_ON_PAGE } from "./media.ts";
 export { LONG_CHAIN } from "./redirects.ts";
+export { RENDERED_LATE_LINKS, RENDERED_LINKS } from "./render.ts";
 export { SCOPE_CHAIN } from "./scope.ts";
 export { SITEMAP_BIG_BEYOND, SITEMAP_BIG_FILLERS, SITEMAP_BIG_KEPT, SITEMAP_HUGE_PADDING, urlsetXml } from "./sitemaps.ts";
 export { RATELIMIT_COUNT, RATELIMIT_RETRY_AFTER_S, UNAVAILABLE_COUNT, UNAVAILABLE_RETRY_AFTER_S } from "./throttle.ts";

@@ -161,6 +161,7 @@
     renderRates(d.rates);
     renderOutcomes(d.outcomes);
     renderPoliteness(d.politeness);
+    renderRendering(d.rendering);
     renderDistributions(d.histograms, d.distributions);
     renderNodes(d.nodes);
     renderRing(d.ring);
@@ -217,6 +218,18 @@
       ["requests that waited for a gap", num(p.waitedForGap)],
     ];
     $("politeness").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-fact": k }, v)]));
+  }
+
+  function renderRendering(r) {
+    const facts = [
+      ["render pool", r.poolSize > 0 ? `${num(r.poolSize)} pages at once` : "off"],
+      ["pages rendered", num(r.rendered)],
+      ["judged not script-built", num(r.asReceived)],
+      ["links found only by rendering", num(r.linksFound)],
+      ["failed renders", num(r.failed)],
+      ["browser restarts", num(r.browserRestarts)],
+    ];
+    $("rendering").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-fact": k }, v)]));
   }
 
   const DIST_TITLES = {

@@ -75,6 +75,90 @@ export function taskKindToJSON(object: TaskKind): string {
   }
 }
 
+export enum RenderAsk {
+  RENDER_ASK_UNSPECIFIED = 0,
+  RENDER_ASK_AUTO = 1,
+  RENDER_ASK_ALWAYS = 2,
+  UNRECOGNIZED = -1,
+}
+
+export function renderAskFromJSON(object: any): RenderAsk {
+  switch (object) {
+    case 0:
+    case "RENDER_ASK_UNSPECIFIED":
+      return RenderAsk.RENDER_ASK_UNSPECIFIED;
+    case 1:
+    case "RENDER_ASK_AUTO":
+      return RenderAsk.RENDER_ASK_AUTO;
+    case 2:
+    case "RENDER_ASK_ALWAYS":
+      return RenderAsk.RENDER_ASK_ALWAYS;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RenderAsk.UNRECOGNIZED;
+  }
+}
+
+export function renderAskToJSON(object: RenderAsk): string {
+  switch (object) {
+    case RenderAsk.RENDER_ASK_UNSPECIFIED:
+      return "RENDER_ASK_UNSPECIFIED";
+    case RenderAsk.RENDER_ASK_AUTO:
+      return "RENDER_ASK_AUTO";
+    case RenderAsk.RENDER_ASK_ALWAYS:
+      return "RENDER_ASK_ALWAYS";
+    case RenderAsk.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
+export enum RenderOutcome {
+  RENDER_OUTCOME_UNSPECIFIED = 0,
+  RENDER_OUTCOME_RENDERED = 1,
+  RENDER_OUTCOME_AS_RECEIVED = 2,
+  RENDER_OUTCOME_FAILED = 3,
+  UNRECOGNIZED = -1,
+}
+
+export function renderOutcomeFromJSON(object: any): RenderOutcome {
+  switch (object) {
+    case 0:
+    case "RENDER_OUTCOME_UNSPECIFIED":
+      return RenderOutcome.RENDER_OUTCOME_UNSPECIFIED;
+    case 1:
+    case "RENDER_OUTCOME_RENDERED":
+      return RenderOutcome.RENDER_OUTCOME_RENDERED;
+    case 2:
+    case "RENDER_OUTCOME_AS_RECEIVED":
+      return RenderOutcome.RENDER_OUTCOME_AS_RECEIVED;
+    case 3:
+    case "RENDER_OUTCOME_FAILED":
+      return RenderOutcome.RENDER_OUTCOME_FAILED;
+    case -1:
+    case "UNRECOGNIZED":
+    default:
+      return RenderOutcome.UNRECOGNIZED;
+  }
+}
+
+export function renderOutcomeToJSON(object: RenderOutcome): string {
+  switch (object) {
+    case RenderOutcome.RENDER_OUTCOME_UNSPECIFIED:
+      return "RENDER_OUTCOME_UNSPECIFIED";
+    case RenderOutcome.RENDER_OUTCOME_RENDERED:
+      return "RENDER_OUTCOME_RENDERED";
+    case RenderOutcome.RENDER_OUTCOME_AS_RECEIVED:
+      return "RENDER_OUTCOME_AS_RECEIVED";
+    case RenderOutcome.RENDER_OUTCOME_FAILED:
+      return "RENDER_OUTCOME_FAILED";
+    case RenderOutcome.UNRECOGNIZED:
+    default:
+      return "UNRECOGNIZED";
+  }
+}
+
 export enum ResultKind {
   RESULT_KIND_UNSPECIFIED = 0,
   /** RESULT_KIND_RESPONSE - A response arrived (any status). */
@@ -258,6 +342,25 @@ export interface FetchTask {
   ownerEpoch: bigint;
   /** The crawl job of the URL (its number, core/jobs); 0: the job default. */
   job: number;
+  /**
+   * For a page: render it in a headless browser (core/render): always, or when its HTML looks script-built.
+   * Such a task travels on the region's render subject, which only fetch nodes with a browser consume.
+   */
+  render: RenderAsk;
+  /** With render: the host's robots.txt text, which the page's own requests to its host obey; empty: all allowed. */
+  robotsText: string;
+}
+
+/** What rendering did for a page task that asked for it. */
+export interface RenderReport {
+  outcome: RenderOutcome;
+  /** For FAILED: crashed, deadline or browser; for AS_RECEIVED: the detector's verdict. */
+  reason: string;
+  extraLinks: number;
+  hostRequests: number;
+  browserRestarts: number;
+  /** A request of the render to the page's host was answered 429 or 503. */
+  hostThrottled: boolean;
 }
 
 /** What reading a sitemap found (its entries travel as DiscoveredLinks). */
@@ -348,6 +451,10 @@ export interface FetchResult {
    * 0: none.
    */
   pausedUs: bigint;
+  /** For a page task that asked for rendering: what it did. */
+  render?:
+    | RenderReport
+    | undefined;
   /**
    * Where the response (or revisit) record of this fetch was stored: its WARC file, the byte offset of the
    * record's gzip member and that member's length. Unset when nothing was stored (an error, a noindex page).
@@ -414,6 +521,8 @@ export interface DiscoveredUrl {
   foundOnNearDuplicate: boolean;
   /** The crawl job the URL belongs to (its number), inherited from the page it was found on; 0: default. */
   job: number;
+  /** Found only in the page's rendered DOM (--render), not in its HTML as received. */
+  foundByRender: boolean;
 }
 
 /** A batch of discovered URLs, all for one partition. */
@@ -530,6 +639,8 @@ function createBaseFetchTask(): FetchTask {
     fetchMedia: false,
     ownerEpoch: 0n,
     job: 0,
+    render: 0,
+    robotsText: "",
   };
 }
 
@@ -591,6 +702,12 @@ export const FetchTask: MessageFns<FetchTask> = {
     }
     if (message.job !== 0) {
       writer.uint32(136).uint32(message.job);
+    }
+    if (message.render !== 0) {
+      writer.uint32(400).int32(message.render);
+    }
+    if (message.robotsText !== "") {
+      writer.uint32(410).string(message.robotsText);
     }
     return writer;
   },
@@ -744,6 +861,22 @@ export const FetchTask: MessageFns<FetchTask> = {
             message.job = reader.uint32();
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.render = reader.int32() as any;
+            continue;
+          }
+          case 51: {
+            if (tag !== 410) {
+              break;
+            }
+
+            message.robotsText = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -807,6 +940,12 @@ export const FetchTask: MessageFns<FetchTask> = {
         ? BigInt(object.owner_epoch)
         : 0n,
       job: isSet(object.job) ? globalThis.Number(object.job) : 0,
+      render: isSet(object.render) ? renderAskFromJSON(object.render) : 0,
+      robotsText: isSet(object.robotsText)
+        ? globalThis.String(object.robotsText)
+        : isSet(object.robots_text)
+        ? globalThis.String(object.robots_text)
+        : "",
     };
   },
 
@@ -863,6 +1002,12 @@ export const FetchTask: MessageFns<FetchTask> = {
     if (message.job !== 0) {
       obj.job = Math.round(message.job);
     }
+    if (message.render !== 0) {
+      obj.render = renderAskToJSON(message.render);
+    }
+    if (message.robotsText !== "") {
+      obj.robotsText = message.robotsText;
+    }
     return obj;
   },
 
@@ -894,6 +1039,173 @@ export const FetchTask: MessageFns<FetchTask> = {
       ? BigInt(object.ownerEpoch)
       : 0n;
     message.job = object.job ?? 0;
+    message.render = object.render ?? 0;
+    message.robotsText = object.robotsText ?? "";
+    return message;
+  },
+};
+
+function createBaseRenderReport(): RenderReport {
+  return { outcome: 0, reason: "", extraLinks: 0, hostRequests: 0, browserRestarts: 0, hostThrottled: false };
+}
+
+export const RenderReport: MessageFns<RenderReport> = {
+  encode(message: RenderReport, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.outcome !== 0) {
+      writer.uint32(8).int32(message.outcome);
+    }
+    if (message.reason !== "") {
+      writer.uint32(18).string(message.reason);
+    }
+    if (message.extraLinks !== 0) {
+      writer.uint32(24).uint32(message.extraLinks);
+    }
+    if (message.hostRequests !== 0) {
+      writer.uint32(32).uint32(message.hostRequests);
+    }
+    if (message.browserRestarts !== 0) {
+      writer.uint32(40).uint32(message.browserRestarts);
+    }
+    if (message.hostThrottled !== false) {
+      writer.uint32(48).bool(message.hostThrottled);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RenderReport {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRenderReport();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.outcome = reader.int32() as any;
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.reason = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.extraLinks = reader.uint32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.hostRequests = reader.uint32();
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.browserRestarts = reader.uint32();
+            continue;
+          }
+          case 6: {
+            if (tag !== 48) {
+              break;
+            }
+
+            message.hostThrottled = reader.bool();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+
+  fromJSON(object: any): RenderReport {
+    return {
+      outcome: isSet(object.outcome) ? renderOutcomeFromJSON(object.outcome) : 0,
+      reason: isSet(object.reason) ? globalThis.String(object.reason) : "",
+      extraLinks: isSet(object.extraLinks)
+        ? globalThis.Number(object.extraLinks)
+        : isSet(object.extra_links)
+        ? globalThis.Number(object.extra_links)
+        : 0,
+      hostRequests: isSet(object.hostRequests)
+        ? globalThis.Number(object.hostRequests)
+        : isSet(object.host_requests)
+        ? globalThis.Number(object.host_requests)
+        : 0,
+      browserRestarts: isSet(object.browserRestarts)
+        ? globalThis.Number(object.browserRestarts)
+        : isSet(object.browser_restarts)
+        ? globalThis.Number(object.browser_restarts)
+        : 0,
+      hostThrottled: isSet(object.hostThrottled)
+        ? globalThis.Boolean(object.hostThrottled)
+        : isSet(object.host_throttled)
+        ? globalThis.Boolean(object.host_throttled)
+        : false,
+    };
+  },
+
+  toJSON(message: RenderReport): unknown {
+    const obj: any = {};
+    if (message.outcome !== 0) {
+      obj.outcome = renderOutcomeToJSON(message.outcome);
+    }
+    if (message.reason !== "") {
+      obj.reason = message.reason;
+    }
+    if (message.extraLinks !== 0) {
+      obj.extraLinks = Math.round(message.extraLinks);
+    }
+    if (message.hostRequests !== 0) {
+      obj.hostRequests = Math.round(message.hostRequests);
+    }
+    if (message.browserRestarts !== 0) {
+      obj.browserRestarts = Math.round(message.browserRestarts);
+    }
+    if (message.hostThrottled !== false) {
+      obj.hostThrottled = message.hostThrottled;
+    }
+    return obj;
+  },
+
+  create<I extends Exact<DeepPartial<RenderReport>, I>>(base?: I): RenderReport {
+    return RenderReport.fromPartial(base ?? ({} as any));
+  },
+  fromPartial<I extends Exact<DeepPartial<RenderReport>, I>>(object: I): RenderReport {
+    const message = createBaseRenderReport();
+    message.outcome = object.outcome ?? 0;
+    message.reason = object.reason ?? "";
+    message.extraLinks = object.extraLinks ?? 0;
+    message.hostRequests = object.hostRequests ?? 0;
+    message.browserRestarts = object.browserRestarts ?? 0;
+    message.hostThrottled = object.hostThrottled ?? false;
     return message;
   },
 };
@@ -1089,6 +1401,7 @@ function createBaseFetchResult(): FetchResult {
     sitemap: undefined,
     mediaFound: 0,
     pausedUs: 0n,
+    render: undefined,
     warc: undefined,
     text: undefined,
     contentType: "",
@@ -1214,6 +1527,9 @@ export const FetchResult: MessageFns<FetchResult> = {
         throw new globalThis.Error("value provided for field message.pausedUs of type uint64 too large");
       }
       writer.uint32(256).uint64(message.pausedUs);
+    }
+    if (message.render !== undefined) {
+      RenderReport.encode(message.render, writer.uint32(402).fork()).join();
     }
     if (message.warc !== undefined) {
       RecordLocation.encode(message.warc, writer.uint32(266).fork()).join();
@@ -1499,6 +1815,14 @@ export const FetchResult: MessageFns<FetchResult> = {
             message.pausedUs = reader.uint64() as bigint;
             continue;
           }
+          case 50: {
+            if (tag !== 402) {
+              break;
+            }
+
+            message.render = RenderReport.decode(reader, reader.uint32());
+            continue;
+          }
           case 33: {
             if (tag !== 266) {
               break;
@@ -1645,6 +1969,7 @@ export const FetchResult: MessageFns<FetchResult> = {
         : isSet(object.paused_us)
         ? BigInt(object.paused_us)
         : 0n,
+      render: isSet(object.render) ? RenderReport.fromJSON(object.render) : undefined,
       warc: isSet(object.warc) ? RecordLocation.fromJSON(object.warc) : undefined,
       text: isSet(object.text) ? RecordLocation.fromJSON(object.text) : undefined,
       contentType: isSet(object.contentType)
@@ -1754,6 +2079,9 @@ export const FetchResult: MessageFns<FetchResult> = {
     if (message.pausedUs !== 0n) {
       obj.pausedUs = message.pausedUs.toString();
     }
+    if (message.render !== undefined) {
+      obj.render = RenderReport.toJSON(message.render);
+    }
     if (message.warc !== undefined) {
       obj.warc = RecordLocation.toJSON(message.warc);
     }
@@ -1812,6 +2140,9 @@ export const FetchResult: MessageFns<FetchResult> = {
       : undefined;
     message.mediaFound = object.mediaFound ?? 0;
     message.pausedUs = (object.pausedUs !== undefined && object.pausedUs !== null) ? BigInt(object.pausedUs) : 0n;
+    message.render = (object.render !== undefined && object.render !== null)
+      ? RenderReport.fromPartial(object.render)
+      : undefined;
     message.warc = (object.warc !== undefined && object.warc !== null)
       ? RecordLocation.fromPartial(object.warc)
       : undefined;
@@ -1946,6 +2277,7 @@ function createBaseDiscoveredUrl(): DiscoveredUrl {
     kind: 0,
     foundOnNearDuplicate: false,
     job: 0,
+    foundByRender: false,
   };
 }
 
@@ -1992,6 +2324,9 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     }
     if (message.job !== 0) {
       writer.uint32(104).uint32(message.job);
+    }
+    if (message.foundByRender !== false) {
+      writer.uint32(400).bool(message.foundByRender);
     }
     return writer;
   },
@@ -2113,6 +2448,14 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
             message.job = reader.uint32();
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.foundByRender = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2168,6 +2511,11 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
         ? globalThis.Boolean(object.found_on_near_duplicate)
         : false,
       job: isSet(object.job) ? globalThis.Number(object.job) : 0,
+      foundByRender: isSet(object.foundByRender)
+        ? globalThis.Boolean(object.foundByRender)
+        : isSet(object.found_by_render)
+        ? globalThis.Boolean(object.found_by_render)
+        : false,
     };
   },
 
@@ -2212,6 +2560,9 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     if (message.job !== 0) {
       obj.job = Math.round(message.job);
     }
+    if (message.foundByRender !== false) {
+      obj.foundByRender = message.foundByRender;
+    }
     return obj;
   },
 
@@ -2235,6 +2586,7 @@ export const DiscoveredUrl: MessageFns<DiscoveredUrl> = {
     message.kind = object.kind ?? 0;
     message.foundOnNearDuplicate = object.foundOnNearDuplicate ?? false;
     message.job = object.job ?? 0;
+    message.foundByRender = object.foundByRender ?? false;
     return message;
   },
 };

@@ -161,6 +161,8 @@ export interface UrlExplanation {
   scopeRejection: string;
   /** For a sitemap the crawl knows: "pending", "read", "failed" or "disallowed"; empty for any other URL. */
   sitemap: string;
+  /** First found only in a rendered page's DOM (--render), not in any HTML as received. */
+  foundByRender: boolean;
 }
 
 export interface ExplainUrlResponse {
@@ -1959,6 +1961,7 @@ function createBaseUrlExplanation(): UrlExplanation {
     addressRefusal: "",
     scopeRejection: "",
     sitemap: "",
+    foundByRender: false,
   };
 }
 
@@ -2029,6 +2032,9 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     }
     if (message.sitemap !== "") {
       writer.uint32(162).string(message.sitemap);
+    }
+    if (message.foundByRender !== false) {
+      writer.uint32(400).bool(message.foundByRender);
     }
     return writer;
   },
@@ -2206,6 +2212,14 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
             message.sitemap = reader.string();
             continue;
           }
+          case 50: {
+            if (tag !== 400) {
+              break;
+            }
+
+            message.foundByRender = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2268,6 +2282,11 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
         ? globalThis.String(object.scope_rejection)
         : "",
       sitemap: isSet(object.sitemap) ? globalThis.String(object.sitemap) : "",
+      foundByRender: isSet(object.foundByRender)
+        ? globalThis.Boolean(object.foundByRender)
+        : isSet(object.found_by_render)
+        ? globalThis.Boolean(object.found_by_render)
+        : false,
     };
   },
 
@@ -2333,6 +2352,9 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     if (message.sitemap !== "") {
       obj.sitemap = message.sitemap;
     }
+    if (message.foundByRender !== false) {
+      obj.foundByRender = message.foundByRender;
+    }
     return obj;
   },
 
@@ -2365,6 +2387,7 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     message.addressRefusal = object.addressRefusal ?? "";
     message.scopeRejection = object.scopeRejection ?? "";
     message.sitemap = object.sitemap ?? "";
+    message.foundByRender = object.foundByRender ?? false;
     return message;
   },
 };
