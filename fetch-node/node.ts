@@ -48,7 +48,7 @@
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
-import { isLocalFailure, type FetchResult, type FetchTask } from "../core/model/index.ts";
+import { isAddressBusy, isLocalFailure, type FetchResult, type FetchTask } from "../core/model/index.ts";
 import { LocalTrouble } from "../engine/fetch/index.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
@@ -378,6 +378,13 @@ export class FetchNode {
         errorFields(error, { task: task.taskId, url: task.url, delivery: d.deliveryCount, delayMs }),
       );
       this.nakPolitely(d, delayMs);
+      return;
+    }
+    if (isAddressBusy(output.result)) {
+      // Its server stayed at its cap across the region's fetch nodes: never asked, nothing to blame, nothing
+      // slows down. Handed back for the nak delay (the frontier keeps its host in flight meanwhile).
+      this.counters.add("fetch.address.given-back");
+      this.nakPolitely(d, this.opts.nakDelayMs);
       return;
     }
     if (isLocalFailure(output.result)) {

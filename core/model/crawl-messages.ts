@@ -180,6 +180,14 @@ export function isLocalFailure(result: FetchResult): result is NetworkErrorResul
   return result.kind === "network-error" && result.error === "local";
 }
 
+/**
+ * The request waited for its server address's cap (AddressGate) and got no pass in time: never made, the
+ * task goes back to its host's queue, neither the host nor our own side is to blame. Ask before isLocalFailure.
+ */
+export function isAddressBusy(result: FetchResult): boolean {
+  return result.kind === "network-error" && result.error === "local" && result.local === "address-busy";
+}
+
 /** The fetch path declined to ask the host, for `error`. */
 export interface SkippedResult extends FetchResultFields {
   kind: "skipped";

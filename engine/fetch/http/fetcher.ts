@@ -22,6 +22,8 @@ import { BadEncodingError, describe, droppedConnection, errorKind, localCauseOf,
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
 import { proxyListens } from "./proxy-probe.ts";
 import { Slots } from "./slots.ts";
+import { serverKeyOf } from "./server-key.ts";
+import type { AddressGate, AddressPass } from "../../../core/ports/index.ts";
 import type {
   FetchError,
   FetchErrorKind,
@@ -38,6 +40,12 @@ import type { Dispatcher } from "./undici.ts";
 const MAX_REMEMBERED_ORIGINS = 10_000;
 /** How long a proxy that dropped (or never answered) a request has to take a new connection before it counts as gone. */
 const PROXY_PROBE_MS = 1_000;
+/**
+ * How long a request waits for its server's pass (the cap per address) before its task goes back to its
+ * host's queue: long enough that a busy server's queue moves, short enough that a task never nears the
+ * frontier's fetch lease, and a given-back host waits its own gap before it is tried again.
+ */
+export const ADDRESS_WAIT_MS = 5_000;
 
 export class HttpFetcher {
   readonly #userAgent: string;
@@ -51,6 +59,9 @@ export class HttpFetcher {
   #dispatcher: Dispatcher;
   readonly #newDispatcher: () => Dispatcher;
   readonly #slots: Slots;
+  readonly #addressGate: AddressGate | undefined;
+  readonly #addressWaitMs: number;
+  readonly #connectTimeoutMs: number;
   /** The address each origin's newest connection went to, for `remoteAddress`. */
   readonly #addresses = new Map<string, string>();
   /** The deadlines of the requests through the proxy under way, to end them when the proxy is found out of reach. */
@@ -70,6 +81,9 @@ export class HttpFetcher {
     this.#addressPolicy = options.addressPolicy ?? new AddressPolicy();
     this.#dns = new DnsCache({ lookup: options.lookup, ttlMs: options.dnsCacheTtlMs, negativeTtlMs: options.dnsNegativeTtlMs });
     this.#slots = new Slots(options.maxConcurrentRequests ?? 256);
+    this.#addressGate = options.addressGate;
+    this.#addressWaitMs = options.addressWaitMs ?? ADDRESS_WAIT_MS;
+    this.#connectTimeoutMs = options.connectTimeoutMs;
     this.#newDispatcher = () =>
       createDispatcher({
         connectTimeoutMs: options.connectTimeoutMs,
@@ -125,16 +139,57 @@ export class HttpFetcher {
       };
     }
     if (this.#closing) return failure(req.url, "aborted", "the fetcher is closed", queuedAt);
+    const server = await this.#enterServer(url, req, queuedAt);
+    if (server.kind === "error") return server;
     try {
-      await this.#slots.acquire(req.signal);
-    } catch (error) {
-      return failure(req.url, "aborted", `aborted while waiting for a request slot: ${describe(error)}`, queuedAt);
-    }
-    try {
-      return await run(url);
+      try {
+        await this.#slots.acquire(req.signal);
+      } catch (error) {
+        return failure(req.url, "aborted", `aborted while waiting for a request slot: ${describe(error)}`, queuedAt);
+      }
+      try {
+        const outcome = await run(url);
+        if (server.pass && server.key && typeof outcome === "object" && outcome !== null) {
+          Object.assign(outcome, { server: server.key, serverWaitMs: Math.round(server.pass.waitedMs) });
+        }
+        return outcome;
+      } finally {
+        this.#slots.release();
+      }
     } finally {
-      this.#slots.release();
+      server.pass?.leave();
     }
+  }
+
+  /**
+   * The pass of the request's server (the cap per address), held until the response has ended; none without
+   * a gate, or for a name that does not resolve (the request fails at connect as it would anyway). No pass
+   * within the wait: an `address-busy` outcome, the request never made.
+   */
+  async #enterServer(
+    url: URL,
+    req: FetchRequest,
+    queuedAt: number,
+  ): Promise<{ kind: "pass"; key?: string; pass?: AddressPass } | FetchError> {
+    if (this.#addressGate === undefined) return { kind: "pass" };
+    const key = await serverKeyOf(url, {
+      proxied: this.#proxied,
+      dns: this.#dns,
+      addressPolicy: this.#addressPolicy,
+      connectTimeoutMs: this.#connectTimeoutMs,
+    });
+    if (key === undefined) return { kind: "pass" };
+    let pass: AddressPass | undefined;
+    try {
+      pass = await this.#addressGate.enter(key, this.#addressWaitMs, req.signal);
+    } catch (error) {
+      return failure(req.url, "aborted", `aborted while waiting for the server's turn (${key}): ${describe(error)}`, queuedAt);
+    }
+    if (pass === undefined) {
+      const busy = failure(req.url, "local", `${key} stayed at its cap for ${this.#addressWaitMs} ms: the request was not made`, queuedAt);
+      return { ...busy, local: "address-busy", server: key, serverWaitMs: this.#addressWaitMs };
+    }
+    return { kind: "pass", key, pass };
   }
 
   /** Turns waiting fetches away, aborts running ones and closes every connection. Idempotent. */
@@ -365,6 +420,7 @@ function validate(options: HttpFetcherOptions): void {
     ["maxConnectionsPerOrigin", options.maxConnectionsPerOrigin],
     ["maxConcurrentRequests", options.maxConcurrentRequests],
     ["keepAliveTimeoutMs", options.keepAliveTimeoutMs],
+    ["addressWaitMs", options.addressWaitMs],
   ];
   for (const [name, value] of positive) {
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) {

@@ -1,0 +1,88 @@
+/**
+ * The cap per server address as a fetch thread sees it: `crawl` has one AddressGate, in its main thread, so
+ * the cap holds across all fetch threads (a server's hosts are spread over threads by host). Each enter is a
+ * question to the main thread and each leave a note to it, those of one turn sent in one message.
+ */
+import type { AddressGate, AddressPass } from "../../core/ports/index.ts";
+import type { GateAsk } from "./protocol.ts";
+
+export class ThreadAddressGate implements AddressGate {
+  #ids = 0;
+  readonly #waiting = new Map<number, { resolve: (pass: AddressPass | undefined) => void; abandoned: boolean }>();
+  #asks: GateAsk[] = [];
+  #leaves: number[] = [];
+  #flushQueued = false;
+
+  /** `send` posts one message to the main thread. */
+  constructor(private readonly send: (asks: GateAsk[], leaves: number[]) => void) {}
+
+  enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const id = this.#ids++;
+    return new Promise((resolve, reject) => {
+      const entry = { resolve, abandoned: false };
+      const onAbort = (): void => {
+        // The main thread may still grant it: answered() gives such a pass straight back.
+        entry.abandoned = true;
+        reject(signal?.reason);
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      entry.resolve = (pass) => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve(pass);
+      };
+      this.#waiting.set(id, entry);
+      this.#asks.push({ id, key, waitMs });
+      this.#flushSoon();
+    });
+  }
+
+  /** The main thread's answers: a pass (with the wait) or none. */
+  answered(answers: ReadonlyArray<{ id: number; waitedMs?: number }>): void {
+    for (const { id, waitedMs } of answers) {
+      const entry = this.#waiting.get(id);
+      this.#waiting.delete(id);
+      if (entry === undefined) continue;
+      if (waitedMs === undefined) {
+        entry.resolve(undefined);
+        continue;
+      }
+      if (entry.abandoned) {
+        this.#leave(id);
+        continue;
+      }
+      let left = false;
+      entry.resolve({
+        waitedMs,
+        leave: () => {
+          if (left) return;
+          left = true;
+          this.#leave(id);
+        },
+      });
+    }
+  }
+
+  close(): void {
+    for (const entry of this.#waiting.values()) entry.resolve(undefined);
+    this.#waiting.clear();
+  }
+
+  #leave(id: number): void {
+    this.#leaves.push(id);
+    this.#flushSoon();
+  }
+
+  #flushSoon(): void {
+    if (this.#flushQueued) return;
+    this.#flushQueued = true;
+    queueMicrotask(() => {
+      this.#flushQueued = false;
+      const asks = this.#asks;
+      const leaves = this.#leaves;
+      this.#asks = [];
+      this.#leaves = [];
+      if (asks.length > 0 || leaves.length > 0) this.send(asks, leaves);
+    });
+  }
+}
