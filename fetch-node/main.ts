@@ -98,7 +98,14 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     claims = new RedisFetchClaims(redis);
     // No request holds its pass longer than its connect and response timeouts: a killed node's passes lapse after that.
     const leaseMs = Math.round(config.policy.connectTimeoutMs + config.policy.responseTimeoutMs + ADDRESS_LEASE_MARGIN_MS);
-    addressGate = new RedisAddressGate(redis, { ...limits, leaseMs, onUnguarded: () => counters.add("fetch.address.unguarded") });
+    // A request goes out once connected: an unsent pass of a killed node lapses after the connect timeout.
+    const sendLeaseMs = Math.round(config.policy.connectTimeoutMs + ADDRESS_LEASE_MARGIN_MS);
+    addressGate = new RedisAddressGate(redis, {
+      ...limits,
+      leaseMs,
+      sendLeaseMs,
+      onUnguarded: () => counters.add("fetch.address.unguarded"),
+    });
   } else {
     log.warn(
       "no --redis-url: duplicates are detected within this node only, and so are fetch claims (a task stored twice after a NATS restart, or re-offered by a frontier node after a reconnect, may be fetched by two nodes); give every fetch node of a cluster its region's Redis",

@@ -21,7 +21,9 @@ interface Waiter {
 
 interface AddressRecord {
   inFlight: number;
-  /** When the last pass was given (the gate's clock); -Infinity: never. */
+  /** Passes given whose request has not gone out yet: no other is given meanwhile. */
+  unsent: number;
+  /** When the last request went out (the gate's clock); -Infinity: never. */
   lastAt: number;
   waiters: Waiter[];
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -101,28 +103,41 @@ export class MemoryAddressGate implements AddressGate {
   #record(key: string): AddressRecord {
     let record = this.#records.get(key);
     if (record === undefined) {
-      record = { inFlight: 0, lastAt: Number.NEGATIVE_INFINITY, waiters: [], timer: undefined };
+      record = { inFlight: 0, unsent: 0, lastAt: Number.NEGATIVE_INFINITY, waiters: [], timer: undefined };
       this.#records.set(key, record);
     }
     return record;
   }
 
   #mayPass(record: AddressRecord, now: number): boolean {
-    return record.inFlight < this.#limits.maxInFlight && now - record.lastAt >= this.#limits.gapMs;
+    return record.inFlight < this.#limits.maxInFlight && record.unsent === 0 && now - record.lastAt >= this.#limits.gapMs;
   }
 
   #pass(key: string, record: AddressRecord, askedAt: number): AddressPass {
     const now = this.#now();
     record.inFlight++;
-    record.lastAt = now;
+    record.unsent++;
     this.#records.delete(key);
     this.#records.set(key, record);
+    let sent = false;
     let left = false;
+    const markSent = (): void => {
+      if (sent) return;
+      sent = true;
+      record.unsent--;
+      record.lastAt = this.#now();
+    };
     return {
       waitedMs: Math.max(0, now - askedAt),
+      sent: () => {
+        if (sent || left) return;
+        markSent();
+        this.#serve(key, record);
+      },
       leave: () => {
         if (left) return;
         left = true;
+        markSent();
         record.inFlight--;
         this.#serve(key, record);
       },
@@ -134,7 +149,7 @@ export class MemoryAddressGate implements AddressGate {
     const first = record.waiters[0];
     if (first === undefined || this.#closed) return;
     const now = this.#now();
-    if (record.inFlight >= this.#limits.maxInFlight) return; // a leave() serves it
+    if (record.inFlight >= this.#limits.maxInFlight || record.unsent > 0) return; // a leave() or sent() serves it
     const gapLeft = record.lastAt + this.#limits.gapMs - now;
     if (gapLeft <= 0) {
       first.grant();
@@ -148,14 +163,18 @@ export class MemoryAddressGate implements AddressGate {
     }, Math.ceil(gapLeft));
   }
 
-  /** Forgets up to SWEEP_STEP of the oldest records that are quiet: nothing in flight, no waiter, gap over. */
+  /**
+   * Looks at SWEEP_STEP of the oldest records: a quiet one (nothing in flight, no waiter, gap over) is
+   * forgotten, a busy one goes to the back of the line, so one long request never stops the sweep.
+   */
   #sweep(): void {
     const now = this.#now();
-    let looked = 0;
-    for (const [key, record] of this.#records) {
-      if (looked++ >= SWEEP_STEP) return;
-      if (record.inFlight > 0 || record.waiters.length > 0 || now - record.lastAt < this.#limits.gapMs) return;
+    for (let looked = 0; looked < SWEEP_STEP; looked++) {
+      const oldest = this.#records.entries().next();
+      if (oldest.done) return;
+      const [key, record] = oldest.value;
       this.#records.delete(key);
+      if (record.inFlight > 0 || record.waiters.length > 0 || now - record.lastAt < this.#limits.gapMs) this.#records.set(key, record);
     }
   }
 }

@@ -10,10 +10,15 @@
  *
  * Contract:
  *  - `enter(key, waitMs, signal)` resolves with a pass once fewer than `maxInFlight` passes of `key` are
- *    held and at least `gapMs` has passed since the last pass of `key` was given (the two limits the gate
- *    was built with); waiters of one key in one process are served in arrival order. It resolves
+ *    held, every pass of `key` given before has been sent, and at least `gapMs` has passed since the last
+ *    of them was sent (the two limits the gate was built with); waiters of one key in one process are served
+ *    in arrival order. The gap runs from the sending, not from the pass: a pass reaches its request after a
+ *    delay that differs from one holder to the next (a busy fetch thread, a farther fetch node), and a gap
+ *    counted from the passes would let two requests reach the server closer than it. It resolves
  *    `undefined` when no pass came within `waitMs` (the request is then not made: its task goes back to its
  *    host's queue, the host not blamed), and rejects with the signal's reason when `signal` aborts first.
+ *  - `pass.sent()` says the request went out (its head was written to the connection); a pass left before
+ *    it is sent counts as sent when it is left. Calling it again does nothing.
  *  - `pass.leave()` gives the pass back; calling it again does nothing. A pass that is never given back
  *    (its holder killed) lapses after the gate's lease time in a shared gate, so a killed process cannot
  *    hold a slot for ever; the cap can then only be lower than asked for, never higher, until it lapses.
@@ -32,6 +37,8 @@ export interface AddressPass {
   readonly waitedMs: number;
   /** True when the gate could not be asked and let the request through unguarded. */
   readonly unguarded?: boolean;
+  /** The request went out: the gap to the next pass of its key runs from now. */
+  sent(): void;
   leave(): void;
 }
 

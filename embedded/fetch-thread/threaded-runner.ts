@@ -90,7 +90,7 @@ class FetchThread {
         break;
       }
       case "gate":
-        this.gateAsked(msg.asks, msg.leaves);
+        this.gateAsked(msg.asks, msg.sents, msg.leaves);
         break;
       case "failed":
         this.take(msg.taskId)?.reject(new Error(msg.aborted ? "aborted: crawl stopping" : msg.message));
@@ -105,7 +105,8 @@ class FetchThread {
   }
 
   /** Gives back the passes the thread left, and asks the gate for new ones, each answered when it comes. */
-  private gateAsked(asks: readonly GateAsk[], leaves: readonly number[]): void {
+  private gateAsked(asks: readonly GateAsk[], sents: readonly number[], leaves: readonly number[]): void {
+    for (const id of sents) this.passes.get(id)?.sent();
     for (const id of leaves) {
       this.passes.get(id)?.leave();
       this.passes.delete(id);
@@ -171,7 +172,13 @@ export class ThreadedFetchRunner {
     const runner = new ThreadedFetchRunner(threads);
     try {
       await Promise.all(
-        threads.map((t, i) => t.start({ ...init, addressGate: addressGate !== undefined, warcPrefix: count === 1 ? init.warcPrefix : `${init.warcPrefix}-t${i}` })),
+        threads.map((t, i) =>
+          t.start({
+            ...init,
+            addressGate: addressGate !== undefined,
+            warcPrefix: count === 1 ? init.warcPrefix : `${init.warcPrefix}-t${i}`,
+          }),
+        ),
       );
     } catch (error) {
       await runner.close().catch(() => {});

@@ -2,7 +2,7 @@
  * The AddressGate contract (core/ports/address-gate.ts), one suite run against every implementation: the
  * in-memory `MemoryAddressGate` and `RedisAddressGate` on a real redis-server (two connections: two fetch
  * nodes). Many holders hammer one address: never more passes held at once than the cap, never two passes
- * closer than the gap (as each holder sees its pass arrive), other addresses not held up, a waiter
+ * closer than the gap (as each holder sees its request go out), none given while one is unsent, other addresses not held up, a waiter
  * with no pass in time hears "none", an abort rejects. Then Redis-only: a killed holder's passes lapse after
  * the lease, and a Redis restarted empty forgets them.
  */
@@ -53,8 +53,8 @@ const implementations: Implementation[] = [
     make: (limits) => {
       const keyPrefix = `crawler:address-test-${++prefixes}`;
       return [
-        new RedisAddressGate(clients[0]!, { ...limits, leaseMs: 60_000, keyPrefix }),
-        new RedisAddressGate(clients[1]!, { ...limits, leaseMs: 60_000, keyPrefix }),
+        new RedisAddressGate(clients[0]!, { ...limits, leaseMs: 60_000, sendLeaseMs: 60_000, keyPrefix }),
+        new RedisAddressGate(clients[1]!, { ...limits, leaseMs: 60_000, sendLeaseMs: 60_000, keyPrefix }),
       ];
     },
   },
@@ -75,7 +75,11 @@ for (const impl of implementations) {
       const holder = async (gate: AddressGate, i: number): Promise<void> => {
         const pass = await gate.enter("ip:192.0.2.1", 20_000);
         expect(pass).toBeDefined();
+        // Some holders are slow to send their request once they have the pass (a busy fetch thread): the gap
+        // runs from the sending, so this delay must not bring two sendings closer than the gap.
+        if (i % 4 === 1) await new Promise((r) => setTimeout(r, 12));
         givenAt.push(performance.now());
+        pass!.sent();
         held++;
         most = Math.max(most, held);
         // Hold it a while (some longer than the gap, so the cap and not only the gap is what holds them back).
@@ -87,7 +91,7 @@ for (const impl of implementations) {
       expect(most).toBeGreaterThanOrEqual(1);
       expect(most).toBeLessThanOrEqual(2);
       givenAt.sort((x, y) => x - y);
-      // As the holders saw it (each pass timed as it arrived): never closer than the gap.
+      // As the holders saw it (each request timed as it went out): never closer than the gap.
       for (let i = 1; i < givenAt.length; i++) expect(givenAt[i]! - givenAt[i - 1]!).toBeGreaterThanOrEqual(30);
       await Promise.all([a.close(), b.close()]);
     }, 30_000);
@@ -95,13 +99,16 @@ for (const impl of implementations) {
     test("the cap holds with no gap, and a pass given back lets the next one in", async () => {
       const [a, b] = impl.make({ maxInFlight: 2, gapMs: 0 });
       const first = await a.enter("ip:192.0.2.2", 1_000);
+      first?.sent();
       const second = await b.enter("ip:192.0.2.2", 1_000);
+      second?.sent();
       expect(first).toBeDefined();
       expect(second).toBeDefined();
       const third = a.enter("ip:192.0.2.2", 5_000);
       // Another address is not held up by this one's cap.
       const other = await b.enter("ip:192.0.2.3", 100);
       expect(other).toBeDefined();
+      other!.sent();
       other!.leave();
       let got: AddressPass | undefined;
       void third.then((p) => (got = p));
@@ -111,6 +118,7 @@ for (const impl of implementations) {
       first!.leave(); // twice changes nothing
       const pass = await third;
       expect(pass).toBeDefined();
+      pass!.sent();
       // Still two held (second and third): a fourth waits.
       expect(await b.enter("ip:192.0.2.2", 100)).toBeUndefined();
       second!.leave();
@@ -118,6 +126,22 @@ for (const impl of implementations) {
       const again = await b.enter("ip:192.0.2.2", 1_000);
       expect(again).toBeDefined();
       again!.leave();
+      await Promise.all([a.close(), b.close()]);
+    });
+
+    test("no pass is given while an earlier one is unsent, and the gap runs from its sending", async () => {
+      const [a, b] = impl.make({ maxInFlight: 2, gapMs: 100 });
+      const first = await a.enter("ip:192.0.2.4", 1_000);
+      expect(first).toBeDefined();
+      // Room under the cap, but the first request has not gone out: the second waits, past the gap.
+      expect(await b.enter("ip:192.0.2.4", 250)).toBeUndefined();
+      const sentAt = performance.now();
+      first!.sent();
+      const second = await b.enter("ip:192.0.2.4", 1_000);
+      expect(second).toBeDefined();
+      expect(performance.now() - sentAt).toBeGreaterThanOrEqual(100);
+      second!.leave(); // left unsent: counts as sent now
+      first!.leave();
       await Promise.all([a.close(), b.close()]);
     });
 
@@ -153,10 +177,11 @@ describe("RedisAddressGate: faults", () => {
 
   test("the passes of a holder killed without giving them back lapse after the lease, and not before", async () => {
     const keyPrefix = "crawler:address-lease";
-    const killed = new RedisAddressGate(client, { maxInFlight: 1, gapMs: 0, leaseMs: 1_500, keyPrefix });
-    // It takes the only pass and dies holding it (never leaves).
+    const limits = { maxInFlight: 1, gapMs: 0, leaseMs: 1_500, sendLeaseMs: 700, keyPrefix };
+    const killed = new RedisAddressGate(client, limits);
+    // It takes the only pass and dies holding it (never sends, never leaves).
     expect(await killed.enter("ip:198.51.100.7", 100)).toBeDefined();
-    const survivor = new RedisAddressGate(client, { maxInFlight: 1, gapMs: 0, leaseMs: 1_500, keyPrefix });
+    const survivor = new RedisAddressGate(client, limits);
     const askedAt = await redisTime(client);
     const pass = await survivor.enter("ip:198.51.100.7", 10_000);
     const givenAt = await redisTime(client);
@@ -170,9 +195,10 @@ describe("RedisAddressGate: faults", () => {
 
   test("Redis restarted without its data forgets the passes held, and the gate goes on from there", async () => {
     const keyPrefix = "crawler:address-restart";
-    const gate = new RedisAddressGate(client, { maxInFlight: 1, gapMs: 0, leaseMs: 60_000, keyPrefix });
+    const gate = new RedisAddressGate(client, { maxInFlight: 1, gapMs: 0, leaseMs: 60_000, sendLeaseMs: 60_000, keyPrefix });
     const before = await gate.enter("ip:203.0.113.9", 100);
     expect(before).toBeDefined();
+    before!.sent();
     expect(await gate.enter("ip:203.0.113.9", 50)).toBeUndefined();
     const port = server.port;
     await server.kill();
@@ -183,6 +209,7 @@ describe("RedisAddressGate: faults", () => {
     const after = await gate.enter("ip:203.0.113.9", 1_000);
     expect(after).toBeDefined();
     expect(after!.unguarded).toBeUndefined();
+    after!.sent();
     expect(await gate.enter("ip:203.0.113.9", 50)).toBeUndefined();
     before!.leave();
     after!.leave();
@@ -194,6 +221,7 @@ describe("RedisAddressGate: faults", () => {
       maxInFlight: 1,
       gapMs: 0,
       leaseMs: 60_000,
+      sendLeaseMs: 60_000,
       keyPrefix: "crawler:address-down",
       onUnguarded: (e) => unguarded.push(e),
     });
@@ -201,6 +229,8 @@ describe("RedisAddressGate: faults", () => {
     await server.kill();
     const pass = await gate.enter("ip:203.0.113.10", 1_000);
     expect(pass?.unguarded).toBe(true);
+    pass!.sent();
+    pass!.leave();
     expect(unguarded.length).toBe(1);
     server = await startRedis({ port });
     await waitFor(async () => client.isReady, 10_000);

@@ -8,7 +8,7 @@
  * than HIGH_WATER bytes wait unread and resumes it as they are taken, and `destroy()` aborts the request
  * (a body not read to its end must let its connection go). The caller's signal aborts the request at any
  * point, before the head (the returned promise rejects with the signal's reason) or while the body is read
- * (the iterator throws it).
+ * (the iterator throws it). `onSent` is told when the request has been written to its connection.
  */
 import type { Dispatcher } from "./undici.ts";
 
@@ -27,7 +27,13 @@ export interface ResponseStart {
  * headers as soon as they arrive; the body follows through `body`. Rejects with undici's error (connect,
  * socket, timeout) or the signal's reason.
  */
-export function sendGet(dispatcher: Dispatcher, target: URL, headers: Record<string, string>, signal: AbortSignal): Promise<ResponseStart> {
+export function sendGet(
+  dispatcher: Dispatcher,
+  target: URL,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  onSent?: () => void,
+): Promise<ResponseStart> {
   return new Promise<ResponseStart>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -51,6 +57,8 @@ export function sendGet(dispatcher: Dispatcher, target: URL, headers: Record<str
         controller = c;
         if (abortReason !== undefined) c.abort(abortReason as Error);
       },
+      // Called by undici once the request's head is written to its connection (the cap per address's gap runs from then).
+      onRequestSent: onSent,
       onResponseStart(c, statusCode, responseHeaders) {
         if (statusCode < 200) return; // 100 Continue, 103 Early Hints: the final response follows
         body = new ResponseBody(c);
