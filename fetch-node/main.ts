@@ -98,12 +98,9 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     claims = new RedisFetchClaims(redis);
     // No request holds its pass longer than its connect and response timeouts: a killed node's passes lapse after that.
     const leaseMs = Math.round(config.policy.connectTimeoutMs + config.policy.responseTimeoutMs + ADDRESS_LEASE_MARGIN_MS);
-    // A request goes out once connected: an unsent pass of a killed node lapses after the connect timeout.
-    const sendLeaseMs = Math.round(config.policy.connectTimeoutMs + ADDRESS_LEASE_MARGIN_MS);
     addressGate = new RedisAddressGate(redis, {
       ...limits,
       leaseMs,
-      sendLeaseMs,
       onUnguarded: () => counters.add("fetch.address.unguarded"),
     });
   } else {

@@ -21,9 +21,9 @@ interface Waiter {
 
 interface AddressRecord {
   inFlight: number;
-  /** Passes given whose request has not gone out yet: no other is given meanwhile. */
-  unsent: number;
-  /** When the last request went out (the gate's clock); -Infinity: never. */
+  /** Passes given whose request is not known to have reached the server yet: no other is given meanwhile. */
+  unconfirmed: number;
+  /** When the last request was known to have reached the server (the gate's clock); -Infinity: never. */
   lastAt: number;
   waiters: Waiter[];
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -103,41 +103,41 @@ export class MemoryAddressGate implements AddressGate {
   #record(key: string): AddressRecord {
     let record = this.#records.get(key);
     if (record === undefined) {
-      record = { inFlight: 0, unsent: 0, lastAt: Number.NEGATIVE_INFINITY, waiters: [], timer: undefined };
+      record = { inFlight: 0, unconfirmed: 0, lastAt: Number.NEGATIVE_INFINITY, waiters: [], timer: undefined };
       this.#records.set(key, record);
     }
     return record;
   }
 
   #mayPass(record: AddressRecord, now: number): boolean {
-    return record.inFlight < this.#limits.maxInFlight && record.unsent === 0 && now - record.lastAt >= this.#limits.gapMs;
+    return record.inFlight < this.#limits.maxInFlight && record.unconfirmed === 0 && now - record.lastAt >= this.#limits.gapMs;
   }
 
   #pass(key: string, record: AddressRecord, askedAt: number): AddressPass {
     const now = this.#now();
     record.inFlight++;
-    record.unsent++;
+    record.unconfirmed++;
     this.#records.delete(key);
     this.#records.set(key, record);
-    let sent = false;
+    let arrived = false;
     let left = false;
-    const markSent = (): void => {
-      if (sent) return;
-      sent = true;
-      record.unsent--;
+    const markArrived = (): void => {
+      if (arrived) return;
+      arrived = true;
+      record.unconfirmed--;
       record.lastAt = this.#now();
     };
     return {
       waitedMs: Math.max(0, now - askedAt),
-      sent: () => {
-        if (sent || left) return;
-        markSent();
+      arrived: () => {
+        if (arrived || left) return;
+        markArrived();
         this.#serve(key, record);
       },
       leave: () => {
         if (left) return;
         left = true;
-        markSent();
+        markArrived();
         record.inFlight--;
         this.#serve(key, record);
       },
@@ -149,7 +149,7 @@ export class MemoryAddressGate implements AddressGate {
     const first = record.waiters[0];
     if (first === undefined || this.#closed) return;
     const now = this.#now();
-    if (record.inFlight >= this.#limits.maxInFlight || record.unsent > 0) return; // a leave() or sent() serves it
+    if (record.inFlight >= this.#limits.maxInFlight || record.unconfirmed > 0) return; // a leave() or arrived() serves it
     const gapLeft = record.lastAt + this.#limits.gapMs - now;
     if (gapLeft <= 0) {
       first.grant();

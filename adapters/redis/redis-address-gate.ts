@@ -4,23 +4,23 @@
  *
  *   crawler:address:<server>        sorted set of the passes held now: member `<holder>:<n>`, score the
  *                                   time (Redis's clock, ms) at which the pass lapses if never given back
- *   crawler:address-last:<server>   string, expiring after the gap: when the last request went out (µs,
- *                                   so the gap holds exactly, not to Redis's millisecond)
- *   crawler:address-unsent:<server> string, expiring after the send lease: the pass given whose request has
- *                                   not gone out yet (no other pass is given meanwhile: the gap runs from
- *                                   the sending, see the port)
+ *   crawler:address-last:<server>   string, expiring after the gap: when the last request was known to
+ *                                   have reached the server (µs, so the gap holds exactly, not to the ms)
+ *   crawler:address-unconfirmed:<server>  string, expiring after the lease: the pass given whose request is
+ *                                   not known to have reached the server yet (no other pass is given
+ *                                   meanwhile: the gap runs from the arrival, see the port)
  *
  * Entering is one script call (one round trip): it reads Redis's clock (`TIME`, so every node's passes are
  * timed on one clock), drops lapsed passes, and gives a pass when fewer than the cap are held and the gap
- * since the last request went out has passed and no pass waits to be sent, atomically, so two nodes asking at
+ * since the last request arrived has passed and no request is on its way, atomically, so two nodes asking at
  * once never both get the last slot. When it gives none it says how long the gap has left (the caller sleeps
- * exactly that) or that the set is full or a request is about to go out (the caller asks again every
- * POLL_MS, at most until its wait is over). Sending is one script call (the time, from Redis's clock), and
- * leaving one `ZREM`.
+ * exactly that) or that the set is full or a request is on its way (the caller asks again every POLL_MS, at
+ * most until its wait is over). An arrival is one script call (the time, from Redis's clock), and leaving
+ * one `ZREM`.
  *
  * A pass lapses after `leaseMs` (the fetch path's connect and response timeouts and a margin: no request
- * holds its pass longer), and an unsent pass after `sendLeaseMs` (the connect timeout and a margin), so a
- * fetch node killed with -9 holds its slots for at most that long: the cap is lower meanwhile, never higher. Redis restarted without its data forgets the passes held: until those
+ * holds its pass longer), and so does its mark of a request on its way, so a fetch node killed with -9
+ * holds its slots, and its server's next pass, for at most that long: the cap is lower meanwhile, never higher. Redis restarted without its data forgets the passes held: until those
  * requests end (at most `leaseMs`), up to twice the cap can be in flight to one address; with its AOF the
  * passes survive as they were. While Redis cannot answer, a pass is given unguarded (each host's own
  * politeness still holds), counted by the caller.
@@ -39,10 +39,8 @@ import { LuaScript } from "./lua-script.ts";
 const POLL_MS = 20;
 
 export interface RedisAddressGateOptions extends AddressGateLimits {
-  /** How long a pass holds if never given back. */
+  /** How long a pass holds if never given back, and a request on its way holds back the next pass if never confirmed. */
   readonly leaseMs: number;
-  /** How long a pass may stay unsent (holding every other pass of its server back) if its holder never says. */
-  readonly sendLeaseMs: number;
   /** Prefix of the keys (default "crawler:address"). */
   readonly keyPrefix?: string;
   /** Told of every pass given without asking Redis (it could not answer). */
@@ -50,9 +48,9 @@ export interface RedisAddressGateOptions extends AddressGateLimits {
 }
 
 /**
- * KEYS[1]: the passes held, KEYS[2]: when the last request went out, KEYS[3]: the unsent pass. ARGV[1]: the
- * cap, ARGV[2]: the gap (ms), ARGV[3]: the lease (ms), ARGV[4]: the new pass's member, ARGV[5]: the send
- * lease (ms). Returns 0 (given), a positive number (ms of gap left), or -1 (at the cap, or a pass unsent).
+ * KEYS[1]: the passes held, KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]:
+ * the cap, ARGV[2]: the gap (ms), ARGV[3]: the lease (ms), ARGV[4]: the new pass's member. Returns 0 (given),
+ * a positive number (ms of gap left), or -1 (at the cap, or a request on its way).
  */
 const ENTER_LUA = `
 local t = redis.call('TIME')
@@ -66,24 +64,24 @@ if last and nowUs - last < gapUs then return math.ceil((gapUs - (nowUs - last)) 
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[5])
+redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
 return 0
 `;
 const enterScript = new LuaScript(ENTER_LUA);
 
 /**
- * KEYS[2]: when the last request went out, KEYS[3]: the unsent pass. ARGV[1]: the gap (ms), ARGV[2]: the
- * member whose request went out. Only that pass's own unsent mark is cleared (a lapsed one may have been
+ * KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]: the gap (ms), ARGV[2]:
+ * the member whose request arrived. Only that pass's own mark is cleared (a lapsed one may have been
  * replaced by another's); the gap runs from now either way.
  */
-const SENT_LUA = `
+const ARRIVED_LUA = `
 local t = redis.call('TIME')
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
 if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if tonumber(ARGV[1]) > 0 then redis.call('SET', KEYS[2], string.format('%d', nowUs), 'PX', ARGV[1]) end
 return 0
 `;
-const sentScript = new LuaScript(SENT_LUA);
+const arrivedScript = new LuaScript(ARRIVED_LUA);
 
 export class RedisAddressGate implements AddressGate {
   readonly #holder = randomUUID();
@@ -103,19 +101,15 @@ export class RedisAddressGate implements AddressGate {
     if (!(Number.isInteger(options.gapMs) && options.gapMs >= 0)) {
       throw new RangeError(`RedisAddressGate: gapMs must be a non-negative whole number, got ${options.gapMs}`);
     }
-    for (const [name, value] of [
-      ["leaseMs", options.leaseMs],
-      ["sendLeaseMs", options.sendLeaseMs],
-    ] as const) {
-      if (!(Number.isInteger(value) && value >= 1))
-        throw new RangeError(`RedisAddressGate: ${name} must be a positive whole number, got ${value}`);
+    if (!(Number.isInteger(options.leaseMs) && options.leaseMs >= 1)) {
+      throw new RangeError(`RedisAddressGate: leaseMs must be a positive whole number, got ${options.leaseMs}`);
     }
     this.#prefix = options.keyPrefix ?? "crawler:address";
   }
 
   async enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined> {
     const askedAt = performance.now();
-    const keys = [`${this.#prefix}:${key}`, `${this.#prefix}-last:${key}`, `${this.#prefix}-unsent:${key}`];
+    const keys = [`${this.#prefix}:${key}`, `${this.#prefix}-last:${key}`, `${this.#prefix}-unconfirmed:${key}`];
     for (;;) {
       if (signal?.aborted) throw signal.reason;
       if (this.#closed) return undefined;
@@ -129,12 +123,11 @@ export class RedisAddressGate implements AddressGate {
             String(this.options.gapMs),
             String(this.options.leaseMs),
             member,
-            String(this.options.sendLeaseMs),
           ]),
         );
       } catch (error) {
         this.options.onUnguarded?.(error);
-        return { waitedMs: performance.now() - askedAt, unguarded: true, sent: () => {}, leave: () => {} };
+        return { waitedMs: performance.now() - askedAt, unguarded: true, arrived: () => {}, leave: () => {} };
       }
       if (answer === 0) return this.#pass(keys, member, askedAt);
       const left = waitMs - (performance.now() - askedAt);
@@ -150,23 +143,23 @@ export class RedisAddressGate implements AddressGate {
   }
 
   #pass(keys: string[], member: string, askedAt: number): AddressPass {
-    let sent = false;
+    let arrived = false;
     let left = false;
     // A word that fails to reach Redis (it went away) lapses with its lease: the cap is only lower meanwhile.
-    const markSent = (): void => {
-      if (sent) return;
-      sent = true;
-      sentScript.run<number>(this.client, keys, [String(this.options.gapMs), member]).catch(() => {});
+    const markArrived = (): void => {
+      if (arrived) return;
+      arrived = true;
+      arrivedScript.run<number>(this.client, keys, [String(this.options.gapMs), member]).catch(() => {});
     };
     return {
       waitedMs: performance.now() - askedAt,
-      sent: () => {
-        if (!left) markSent();
+      arrived: () => {
+        if (!left) markArrived();
       },
       leave: () => {
         if (left) return;
         left = true;
-        markSent();
+        markArrived();
         this.client.sendCommand(["ZREM", keys[0]!, member]).catch(() => {});
       },
     };

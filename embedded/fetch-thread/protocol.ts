@@ -56,8 +56,8 @@ export type FromThread =
   /** Finished outputs (gathered over a few milliseconds) and content-index claims (of one turn); either may be empty. */
   | { type: "done"; outputs: PackedOutput[]; claims: Claim[] }
   | { type: "failed"; taskId: string; message: string; aborted: boolean }
-  /** Passes asked of the main thread's AddressGate, passes whose request went out, and passes given back (by id). */
-  | { type: "gate"; asks: GateAsk[]; sents: number[]; leaves: number[] }
+  /** Passes asked of the main thread's AddressGate, passes whose request reached its server, and passes given back (by id). */
+  | { type: "gate"; asks: GateAsk[]; arrivals: number[]; leaves: number[] }
   | { type: "closed" }
   | { type: "fatal"; message: string };
 

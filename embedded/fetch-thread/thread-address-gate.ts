@@ -1,8 +1,8 @@
 /**
  * The cap per server address as a fetch thread sees it: `crawl` has one AddressGate, in its main thread, so
  * the cap holds across all fetch threads (a server's hosts are spread over threads by host). Each enter is a
- * question to the main thread and each leave a note to it, those of one turn sent in one message; a sent
- * request is told at once, since the next pass of its server waits for that word.
+ * question to the main thread and each leave a note to it, those of one turn sent in one message; a request's
+ * arrival is told at once, since the next pass of its server waits for that word.
  */
 import type { AddressGate, AddressPass } from "../../core/ports/index.ts";
 import type { GateAsk } from "./protocol.ts";
@@ -15,7 +15,7 @@ export class ThreadAddressGate implements AddressGate {
   #flushQueued = false;
 
   /** `send` posts one message to the main thread. */
-  constructor(private readonly send: (asks: GateAsk[], sents: number[], leaves: number[]) => void) {}
+  constructor(private readonly send: (asks: GateAsk[], arrivals: number[], leaves: number[]) => void) {}
 
   enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined> {
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -52,14 +52,14 @@ export class ThreadAddressGate implements AddressGate {
         this.#leave(id);
         continue;
       }
-      let sent = false;
+      let arrived = false;
       let left = false;
       entry.resolve({
         waitedMs,
-        sent: () => {
-          if (sent || left) return;
-          sent = true;
-          // Sent at once, not at the end of the turn: the main thread's gap runs from when it hears of it.
+        arrived: () => {
+          if (arrived || left) return;
+          arrived = true;
+          // Told at once, not at the end of the turn: the main thread's gap runs from when it hears of it.
           this.send([], [id], []);
         },
         leave: () => {

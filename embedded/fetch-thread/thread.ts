@@ -13,7 +13,7 @@ import { ThreadAddressGate } from "./thread-address-gate.ts";
 declare const self: { onmessage: ((e: MessageEvent<ToThread>) => void) | null; postMessage(m: FromThread): void };
 
 let path: FetchPath | undefined;
-const gate = new ThreadAddressGate((asks, sents, leaves) => self.postMessage({ type: "gate", asks, sents, leaves }));
+const gate = new ThreadAddressGate((asks, arrivals, leaves) => self.postMessage({ type: "gate", asks, arrivals, leaves }));
 let claimIds = 0;
 const claims = new Map<number, (owner: string | undefined) => void>();
 

@@ -90,7 +90,7 @@ class FetchThread {
         break;
       }
       case "gate":
-        this.gateAsked(msg.asks, msg.sents, msg.leaves);
+        this.gateAsked(msg.asks, msg.arrivals, msg.leaves);
         break;
       case "failed":
         this.take(msg.taskId)?.reject(new Error(msg.aborted ? "aborted: crawl stopping" : msg.message));
@@ -105,8 +105,8 @@ class FetchThread {
   }
 
   /** Gives back the passes the thread left, and asks the gate for new ones, each answered when it comes. */
-  private gateAsked(asks: readonly GateAsk[], sents: readonly number[], leaves: readonly number[]): void {
-    for (const id of sents) this.passes.get(id)?.sent();
+  private gateAsked(asks: readonly GateAsk[], arrivals: readonly number[], leaves: readonly number[]): void {
+    for (const id of arrivals) this.passes.get(id)?.arrived();
     for (const id of leaves) {
       this.passes.get(id)?.leave();
       this.passes.delete(id);

@@ -2,7 +2,7 @@
  * The AddressGate contract (core/ports/address-gate.ts), one suite run against every implementation: the
  * in-memory `MemoryAddressGate` and `RedisAddressGate` on a real redis-server (two connections: two fetch
  * nodes). Many holders hammer one address: never more passes held at once than the cap, never two passes
- * closer than the gap (as each holder sees its request go out), none given while one is unsent, other addresses not held up, a waiter
+ * closer than the gap (as each holder sees its request go out), none given while a request is on its way, other addresses not held up, a waiter
  * with no pass in time hears "none", an abort rejects. Then Redis-only: a killed holder's passes lapse after
  * the lease, and a Redis restarted empty forgets them.
  */
@@ -53,8 +53,8 @@ const implementations: Implementation[] = [
     make: (limits) => {
       const keyPrefix = `crawler:address-test-${++prefixes}`;
       return [
-        new RedisAddressGate(clients[0]!, { ...limits, leaseMs: 60_000, sendLeaseMs: 60_000, keyPrefix }),
-        new RedisAddressGate(clients[1]!, { ...limits, leaseMs: 60_000, sendLeaseMs: 60_000, keyPrefix }),
+        new RedisAddressGate(clients[0]!, { ...limits, leaseMs: 60_000, keyPrefix }),
+        new RedisAddressGate(clients[1]!, { ...limits, leaseMs: 60_000, keyPrefix }),
       ];
     },
   },
@@ -75,11 +75,11 @@ for (const impl of implementations) {
       const holder = async (gate: AddressGate, i: number): Promise<void> => {
         const pass = await gate.enter("ip:192.0.2.1", 20_000);
         expect(pass).toBeDefined();
-        // Some holders are slow to send their request once they have the pass (a busy fetch thread): the gap
-        // runs from the sending, so this delay must not bring two sendings closer than the gap.
+        // Some holders are slow to get their request to the server once they have the pass (a busy fetch
+        // thread): the gap runs from the arrival, so this delay must not bring two arrivals closer than the gap.
         if (i % 4 === 1) await new Promise((r) => setTimeout(r, 12));
         givenAt.push(performance.now());
-        pass!.sent();
+        pass!.arrived();
         held++;
         most = Math.max(most, held);
         // Hold it a while (some longer than the gap, so the cap and not only the gap is what holds them back).
@@ -91,7 +91,7 @@ for (const impl of implementations) {
       expect(most).toBeGreaterThanOrEqual(1);
       expect(most).toBeLessThanOrEqual(2);
       givenAt.sort((x, y) => x - y);
-      // As the holders saw it (each request timed as it went out): never closer than the gap.
+      // As the holders saw it (each request timed as it reached the server): never closer than the gap.
       for (let i = 1; i < givenAt.length; i++) expect(givenAt[i]! - givenAt[i - 1]!).toBeGreaterThanOrEqual(30);
       await Promise.all([a.close(), b.close()]);
     }, 30_000);
@@ -99,16 +99,16 @@ for (const impl of implementations) {
     test("the cap holds with no gap, and a pass given back lets the next one in", async () => {
       const [a, b] = impl.make({ maxInFlight: 2, gapMs: 0 });
       const first = await a.enter("ip:192.0.2.2", 1_000);
-      first?.sent();
+      first?.arrived();
       const second = await b.enter("ip:192.0.2.2", 1_000);
-      second?.sent();
+      second?.arrived();
       expect(first).toBeDefined();
       expect(second).toBeDefined();
       const third = a.enter("ip:192.0.2.2", 5_000);
       // Another address is not held up by this one's cap.
       const other = await b.enter("ip:192.0.2.3", 100);
       expect(other).toBeDefined();
-      other!.sent();
+      other!.arrived();
       other!.leave();
       let got: AddressPass | undefined;
       void third.then((p) => (got = p));
@@ -118,7 +118,7 @@ for (const impl of implementations) {
       first!.leave(); // twice changes nothing
       const pass = await third;
       expect(pass).toBeDefined();
-      pass!.sent();
+      pass!.arrived();
       // Still two held (second and third): a fourth waits.
       expect(await b.enter("ip:192.0.2.2", 100)).toBeUndefined();
       second!.leave();
@@ -129,18 +129,18 @@ for (const impl of implementations) {
       await Promise.all([a.close(), b.close()]);
     });
 
-    test("no pass is given while an earlier one is unsent, and the gap runs from its sending", async () => {
+    test("no pass is given while an earlier request is on its way, and the gap runs from its arrival", async () => {
       const [a, b] = impl.make({ maxInFlight: 2, gapMs: 100 });
       const first = await a.enter("ip:192.0.2.4", 1_000);
       expect(first).toBeDefined();
-      // Room under the cap, but the first request has not gone out: the second waits, past the gap.
+      // Room under the cap, but the first request is not known to have arrived: the second waits, past the gap.
       expect(await b.enter("ip:192.0.2.4", 250)).toBeUndefined();
-      const sentAt = performance.now();
-      first!.sent();
+      const arrivedAt = performance.now();
+      first!.arrived();
       const second = await b.enter("ip:192.0.2.4", 1_000);
       expect(second).toBeDefined();
-      expect(performance.now() - sentAt).toBeGreaterThanOrEqual(100);
-      second!.leave(); // left unsent: counts as sent now
+      expect(performance.now() - arrivedAt).toBeGreaterThanOrEqual(100);
+      second!.leave(); // left before its arrival was told: counts as arrived now
       first!.leave();
       await Promise.all([a.close(), b.close()]);
     });
@@ -177,9 +177,9 @@ describe("RedisAddressGate: faults", () => {
 
   test("the passes of a holder killed without giving them back lapse after the lease, and not before", async () => {
     const keyPrefix = "crawler:address-lease";
-    const limits = { maxInFlight: 1, gapMs: 0, leaseMs: 1_500, sendLeaseMs: 700, keyPrefix };
+    const limits = { maxInFlight: 1, gapMs: 0, leaseMs: 1_500, keyPrefix };
     const killed = new RedisAddressGate(client, limits);
-    // It takes the only pass and dies holding it (never sends, never leaves).
+    // It takes the only pass and dies holding it (never says it arrived, never leaves).
     expect(await killed.enter("ip:198.51.100.7", 100)).toBeDefined();
     const survivor = new RedisAddressGate(client, limits);
     const askedAt = await redisTime(client);
@@ -195,10 +195,10 @@ describe("RedisAddressGate: faults", () => {
 
   test("Redis restarted without its data forgets the passes held, and the gate goes on from there", async () => {
     const keyPrefix = "crawler:address-restart";
-    const gate = new RedisAddressGate(client, { maxInFlight: 1, gapMs: 0, leaseMs: 60_000, sendLeaseMs: 60_000, keyPrefix });
+    const gate = new RedisAddressGate(client, { maxInFlight: 1, gapMs: 0, leaseMs: 60_000, keyPrefix });
     const before = await gate.enter("ip:203.0.113.9", 100);
     expect(before).toBeDefined();
-    before!.sent();
+    before!.arrived();
     expect(await gate.enter("ip:203.0.113.9", 50)).toBeUndefined();
     const port = server.port;
     await server.kill();
@@ -209,7 +209,7 @@ describe("RedisAddressGate: faults", () => {
     const after = await gate.enter("ip:203.0.113.9", 1_000);
     expect(after).toBeDefined();
     expect(after!.unguarded).toBeUndefined();
-    after!.sent();
+    after!.arrived();
     expect(await gate.enter("ip:203.0.113.9", 50)).toBeUndefined();
     before!.leave();
     after!.leave();
@@ -221,7 +221,6 @@ describe("RedisAddressGate: faults", () => {
       maxInFlight: 1,
       gapMs: 0,
       leaseMs: 60_000,
-      sendLeaseMs: 60_000,
       keyPrefix: "crawler:address-down",
       onUnguarded: (e) => unguarded.push(e),
     });
@@ -229,7 +228,7 @@ describe("RedisAddressGate: faults", () => {
     await server.kill();
     const pass = await gate.enter("ip:203.0.113.10", 1_000);
     expect(pass?.unguarded).toBe(true);
-    pass!.sent();
+    pass!.arrived();
     pass!.leave();
     expect(unguarded.length).toBe(1);
     server = await startRedis({ port });

@@ -54,7 +54,7 @@ export function judgeAddresses(log: readonly RequestRecord[], policy: AddressPol
       const before = list[i - 1];
       if (before !== undefined && r.startedAt - before.startedAt < policy.gapMs) {
         violations.push(
-          `${address}: ${r.host}${r.path} arrived ${(r.startedAt - before.startedAt).toFixed(3)} ms after ${before.host}${before.path} (gap ${policy.gapMs} ms)`,
+          `${address}: ${r.host}${r.path} arrived ${(r.startedAt - before.startedAt).toFixed(3)} ms after ${before.host}${before.path} (gap ${policy.gapMs} ms; connections ${before.connection} then ${r.connection}, ${before.headers["user-agent"] === r.headers["user-agent"] ? "one client" : "two clients"})`,
         );
       }
     }

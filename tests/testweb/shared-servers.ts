@@ -4,6 +4,7 @@
  * every domain spans every address), and the hosts-file text a crawler that resolves names itself reads to
  * find them. Each site has a home page linking its one other page and two other sites' home pages (with the
  * test web's port, since the crawler dials the names directly), and a robots.txt that forbids /private/.
+ * Pages send their head at once and their body `responseMs` later, so requests to one server overlap.
  */
 import { hash32, rng } from "./random.ts";
 import { prose, prosePool } from "./text.ts";
@@ -24,7 +25,7 @@ export interface SharedServerWeb {
   pages: string[];
 }
 
-/** `responseMs`: how long each page takes to answer (robots.txt answers at once), so requests to one server overlap. */
+/** `responseMs`: how long each page's body takes after its head (robots.txt answers at once), so requests to one server overlap. */
 export function sharedServerHosts(count: number, addresses: readonly string[], port: number, responseMs = 0): SharedServerWeb {
   const names = Array.from({ length: count }, (_, i) => `s${i}.${SHARED_DOMAINS[i % SHARED_DOMAINS.length]}.test`);
   const at = (name: string, path = "/") => `http://${name}:${port}${path}`;
@@ -50,13 +51,16 @@ export function sharedServerHosts(count: number, addresses: readonly string[], p
             : ctx.path === "/about"
               ? `<!doctype html><title>about ${name}</title>${text(name, "/about")}<a href="/">home</a>`
               : undefined;
-        const answer = () => {
-          res.statusCode = body === undefined ? 404 : 200;
-          res.setHeader("content-type", "text/html; charset=utf-8");
+        res.statusCode = body === undefined ? 404 : 200;
+        res.setHeader("content-type", "text/html; charset=utf-8");
+        if (responseMs === 0) {
           res.end(body ?? "not found");
-        };
-        if (responseMs > 0) setTimeout(answer, responseMs);
-        else answer();
+          return;
+        }
+        // The head at once, the body after `responseMs`: the request is answered (the crawler knows it
+        // arrived) but still open, so the next request to this server can overlap it.
+        res.flushHeaders();
+        setTimeout(() => res.end(body ?? "not found"), responseMs);
       },
     };
   });

@@ -8,7 +8,8 @@
  * than HIGH_WATER bytes wait unread and resumes it as they are taken, and `destroy()` aborts the request
  * (a body not read to its end must let its connection go). The caller's signal aborts the request at any
  * point, before the head (the returned promise rejects with the signal's reason) or while the body is read
- * (the iterator throws it). `onSent` is told when the request has been written to its connection.
+ * (the iterator throws it). `onAnswer` is told when the server's answer begins (any status, 1xx included):
+ * the first moment the request is known to have reached the server.
  */
 import type { Dispatcher } from "./undici.ts";
 
@@ -32,7 +33,7 @@ export function sendGet(
   target: URL,
   headers: Record<string, string>,
   signal: AbortSignal,
-  onSent?: () => void,
+  onAnswer?: () => void,
 ): Promise<ResponseStart> {
   return new Promise<ResponseStart>((resolve, reject) => {
     if (signal.aborted) {
@@ -57,9 +58,8 @@ export function sendGet(
         controller = c;
         if (abortReason !== undefined) c.abort(abortReason as Error);
       },
-      // Called by undici once the request's head is written to its connection (the cap per address's gap runs from then).
-      onRequestSent: onSent,
       onResponseStart(c, statusCode, responseHeaders) {
+        onAnswer?.();
         if (statusCode < 200) return; // 100 Continue, 103 Early Hints: the final response follows
         body = new ResponseBody(c);
         resolve({ statusCode, headers: responseHeaders as ResponseStart["headers"], body });

@@ -101,7 +101,7 @@ export class HttpFetcher {
 
   /** Fetches `req.url` once. Never rejects for network, protocol or content problems. */
   fetch(req: FetchRequest): Promise<FetchOutcome> {
-    return this.#withSlot(req, (url, onSent) => this.#fetchHoldingSlot(url, req, onSent));
+    return this.#withSlot(req, (url, onAnswer) => this.#fetchHoldingSlot(url, req, onAnswer));
   }
 
   /**
@@ -116,11 +116,11 @@ export class HttpFetcher {
     read: (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => Promise<T>,
     maxBytes: number,
   ): Promise<StreamOutcome<T>> {
-    return this.#withSlot(req, (url, onSent) => this.#streamHoldingSlot(url, req, read, maxBytes, onSent));
+    return this.#withSlot(req, (url, onAnswer) => this.#streamHoldingSlot(url, req, read, maxBytes, onAnswer));
   }
 
   /** The checks before any request (a usable URL, the address policy), then `run` holding a request slot. */
-  async #withSlot<T>(req: FetchRequest, run: (url: URL, onSent: () => void) => Promise<T | FetchError>): Promise<T | FetchError> {
+  async #withSlot<T>(req: FetchRequest, run: (url: URL, onAnswer: () => void) => Promise<T | FetchError>): Promise<T | FetchError> {
     const queuedAt = preciseNow();
     let url: URL;
     try {
@@ -145,11 +145,11 @@ export class HttpFetcher {
       return failure(req.url, "aborted", `aborted while waiting for a request slot: ${describe(error)}`, queuedAt);
     }
     try {
-      // The server's pass last, just before the request: the next request to that server waits for this one to go out.
+      // The server's pass last, just before the request: the next request to that server waits for this one's answer to begin.
       const server = await this.#enterServer(url, req, queuedAt);
       if (server.kind === "error") return server;
       try {
-        const outcome = await run(url, () => server.pass?.sent());
+        const outcome = await run(url, () => server.pass?.arrived());
         if (server.pass && server.key && typeof outcome === "object" && outcome !== null) {
           Object.assign(outcome, { server: server.key, serverWaitMs: Math.round(server.pass.waitedMs) });
         }
@@ -212,7 +212,7 @@ export class HttpFetcher {
   async #send<T>(
     url: URL,
     req: FetchRequest,
-    onSent: () => void,
+    onAnswer: () => void,
     handle: (response: ResponseStart, sent: { startedAt: number; requestHeaders: Record<string, string> }) => Promise<T>,
   ): Promise<T | FetchError> {
     const startedAt = preciseNow();
@@ -223,7 +223,7 @@ export class HttpFetcher {
     let answered = false;
     if (this.#proxied) this.#throughProxy.add(deadline);
     try {
-      const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal, onSent);
+      const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal, onAnswer);
       answered = true;
       this.#proxyDownSince = undefined;
       return withPause(await handle(response, { startedAt, requestHeaders }), deadline);
@@ -288,8 +288,8 @@ export class HttpFetcher {
     old.destroy().catch(() => {});
   }
 
-  #fetchHoldingSlot(url: URL, req: FetchRequest, onSent: () => void): Promise<FetchOutcome> {
-    return this.#send(url, req, onSent, async (response, { startedAt, requestHeaders }): Promise<FetchOutcome> => {
+  #fetchHoldingSlot(url: URL, req: FetchRequest, onAnswer: () => void): Promise<FetchOutcome> {
+    return this.#send(url, req, onAnswer, async (response, { startedAt, requestHeaders }): Promise<FetchOutcome> => {
       const headers = flattenHeaders(response.headers);
       const contentEncoding = normalizeEncoding(headers["content-encoding"]);
       const cap = req.maxBodyBytes !== undefined && req.maxBodyBytes > 0 ? req.maxBodyBytes : this.#maxBodyBytes;
@@ -320,9 +320,9 @@ export class HttpFetcher {
     req: FetchRequest,
     read: (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => Promise<T>,
     maxBytes: number,
-    onSent: () => void,
+    onAnswer: () => void,
   ): Promise<StreamOutcome<T>> {
-    return this.#send(url, req, onSent, async (response, { startedAt, requestHeaders }): Promise<StreamOutcome<T>> => {
+    return this.#send(url, req, onAnswer, async (response, { startedAt, requestHeaders }): Promise<StreamOutcome<T>> => {
       const headers = flattenHeaders(response.headers);
       const contentEncoding = normalizeEncoding(headers["content-encoding"]);
       const decoder = contentEncoding === undefined ? undefined : DECODERS[contentEncoding];

@@ -182,6 +182,8 @@ export interface FrontierOptions extends RoleOptions {
 export interface FetcherOptions extends RoleOptions {
   id: string;
   web: TestWeb;
+  /** Reach the test web without its proxy, resolving names itself (with `--hosts-file` in `args`). */
+  direct?: boolean;
   runtime?: "bun" | "deno";
   args?: string[];
   /** Run inside this network namespace. */
@@ -232,6 +234,8 @@ export interface RolesOptions {
   /** Flags of every frontier node (policy flags); `--min-gap` defaults to MIN_GAP_MS. */
   frontierArgs?: string[];
   fetcherArgs?: string[];
+  /** Fetch nodes reach the test web without its proxy, resolving names themselves (`--hosts-file` in `fetcherArgs`). */
+  directFetch?: boolean;
   /** More flags of one fetch node, after `fetcherArgs` (e.g. its own `--user-agent`, to tell its requests apart). */
   fetcherArgsOf?: (id: string) => string[];
   services?: ServicesOptions;
@@ -407,7 +411,16 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         async startFetcher(id, runtime = "bun") {
           const since = Date.now();
           const args = [...(opts.fetcherArgs ?? []), ...(opts.fetcherArgsOf?.(id) ?? [])];
-          const p = harness.fetcher({ ...services, id, web: opts.web, runtime, args, netns: netnsOf(id), listenHost: opts.listenHost });
+          const p = harness.fetcher({
+            ...services,
+            id,
+            web: opts.web,
+            runtime,
+            args,
+            netns: netnsOf(id),
+            listenHost: opts.listenHost,
+            direct: opts.directFetch,
+          });
           fetchers.set(id, p);
           await roles.coordinator.waitForNode(id, { since, procs: [p] });
           return p;
@@ -638,8 +651,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         opts.redis.url,
         "--warc-dir",
         warc,
-        "--proxy",
-        opts.web.proxyUrl,
+        ...(opts.direct ? [] : ["--proxy", opts.web.proxyUrl]),
         ...(opts.netns || opts.listenHost ? ["--http-listen", `${opts.netns?.address ?? opts.listenHost}:0`] : []),
         ...(opts.args ?? []),
       ];
