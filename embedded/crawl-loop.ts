@@ -139,6 +139,7 @@ export class CrawlLoop {
           return;
         }
         this.opts.trouble.succeeded();
+        if (out.result.serverWaitMs) this.opts.frontier.counters.add("fetch.address.waits");
         if (task.kind === "page" && out.result.kind === "response") this.pages++;
         await this.results.submit({ result: out.result, links: out.links });
       })

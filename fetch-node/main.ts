@@ -101,7 +101,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     addressGate = new RedisAddressGate(redis, {
       ...limits,
       leaseMs,
-      onUnguarded: () => counters.add("fetch.address.unguarded"),
+      onUnguarded: () => counters.add("fetcher.address.unguarded"),
     });
   } else {
     log.warn(

@@ -383,7 +383,7 @@ export class FetchNode {
     if (isAddressBusy(output.result)) {
       // Its server stayed at its cap across the region's fetch nodes: never asked, nothing to blame, nothing
       // slows down. Handed back for the nak delay (the frontier keeps its host in flight meanwhile).
-      this.counters.add("fetch.address.given-back");
+      this.counters.add("fetcher.address.given-back");
       this.nakPolitely(d, this.opts.nakDelayMs);
       return;
     }
@@ -466,6 +466,7 @@ export class FetchNode {
     if (r.kind !== "skipped") this.histograms.observe("fetcher.duration-seconds", Math.max(0, r.endedAt - r.startedAt) / 1000);
     if (r.kind === "response" && r.taskKind === "page" && r.bytes > 0) this.histograms.observe("fetcher.page-bytes", r.bytes);
     if (output.links.length > 0) this.counters.add("fetcher.links.published", output.links.length);
+    if (r.serverWaitMs) this.counters.add("fetcher.address.waits");
   }
 
   private diskIsFull(error: unknown): void {

@@ -129,6 +129,11 @@ interface FetchResultFields {
    * receiver shifts startedAt and endedAt by its receipt time minus this, then drops it.
    */
   sentAt?: number;
+  /**
+   * How long the request waited for its server's pass (the cap per address, core/ports AddressGate), in ms;
+   * absent: it did not wait. Counted where the fetch ran; not sent over the bus.
+   */
+  serverWaitMs?: number;
   fingerprint?: string;
   /** 64-bit SimHash of the page text as 16 hex digits. */
   simhash?: string;

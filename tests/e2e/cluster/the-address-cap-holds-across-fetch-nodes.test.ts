@@ -56,7 +56,7 @@ describe("cluster: the cap per server address", () => {
     expect(repeated(pageRequests(web))).toEqual({});
     const fetchers = (await c.nodes()).filter((n) => n.role === "fetcher");
     // Redis answered every time: no pass was given unguarded.
-    expect(fetchers.map((n) => [n.id, n.counters["fetch.address.unguarded"] ?? 0])).toEqual([
+    expect(fetchers.map((n) => [n.id, n.counters["fetcher.address.unguarded"] ?? 0])).toEqual([
       ["fetch-1", 0],
       ["fetch-2", 0],
     ]);
