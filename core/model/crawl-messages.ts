@@ -22,8 +22,11 @@ export interface SitemapRef {
 
 /** What reading a sitemap found, for the frontier's counters. */
 export interface SitemapSummary {
-  /** A list of pages (`urlset`, or a text file of URLs), a list of sitemaps (`index`), or neither. */
-  format: "urlset" | "index" | "text" | "not-a-sitemap";
+  /**
+   * A list of pages (`urlset`, or a text file of URLs), a list of sitemaps (`index`), a feed of what is new
+   * (`rss` 2.0, `atom` 1.0), or none of these.
+   */
+  format: "urlset" | "index" | "text" | "rss" | "atom" | "not-a-sitemap";
   /** Entries taken: page URLs of a list, sitemaps of an index. */
   entries: number;
   /** Entries the protocol does not let this sitemap list (another host, outside its directory). */

@@ -266,7 +266,7 @@ test("codec - a sitemap task, its result's summary and sitemap references round-
   expect(() => decodeFetchTask(badGrant)).toThrow(CodecError);
   const badFormat = pb.FetchResult.encode({
     ...fetchResultToProto(result),
-    sitemap: { ...fetchResultToProto(result).sitemap!, format: "rss" },
+    sitemap: { ...fetchResultToProto(result).sitemap!, format: "rdf" },
   }).finish();
   expect(() => decodeFetchResult(badFormat)).toThrow(CodecError);
   const badPriority = pb.DiscoveredLinks.encode({

@@ -9,7 +9,7 @@ import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { optional, toUint32 } from "./numbers.ts";
 
-const FORMATS: readonly SitemapSummary["format"][] = ["urlset", "index", "text", "not-a-sitemap"];
+const FORMATS: readonly SitemapSummary["format"][] = ["urlset", "index", "text", "rss", "atom", "not-a-sitemap"];
 const LIMITS: readonly NonNullable<SitemapSummary["limit"]>[] = ["entries", "bytes"];
 const GRANT = /^https?:\/\/[^/\s]+\/$/;
 

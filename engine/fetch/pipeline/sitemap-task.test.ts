@@ -241,4 +241,40 @@ describe("sitemap task", () => {
     expect(result.kind).toBe("network-error");
     expect(result.error).toBe("bad-response");
   });
+
+  test("a feed's items (RSS or Atom) are taken anywhere on its site, at the top priority with their date as lastmod; other sites refused", async () => {
+    const { origin, host, run } = await setup({
+      "/blog/feed/": (res) =>
+        xml(
+          res,
+          `<rss version="2.0"><channel><link>${origin}/</link>
+            <item><link>${origin}/2026/01/new-post</link><pubDate>Fri, 04 Dec 2026 10:00:00 +0100</pubDate></item>
+            <item><link>http://elsewhere.test/post</link></item>
+          </channel></rss>`,
+        ),
+      "/atom.xml": (res) =>
+        xml(
+          res,
+          gzipSync(
+            `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="${origin}/a"/><updated>2026-12-04T09:00:00Z</updated></entry></feed>`,
+          ),
+        ),
+    });
+    const rss = await run("/blog/feed/", { grants: [] }, 0);
+    expect(rss.result.sitemap).toEqual({ format: "rss", entries: 1, outOfLocation: 1, invalid: 0 });
+    expect(rss.links).toEqual([
+      {
+        url: `${origin}/2026/01/new-post`,
+        host,
+        depth: 1,
+        sourceUrl: `${origin}/blog/feed/`,
+        redirectHops: 0,
+        lastmod: Date.UTC(2026, 11, 4, 9),
+        sitemapPriority: 1,
+      },
+    ]);
+    const atom = await run("/atom.xml");
+    expect(atom.result.sitemap).toEqual({ format: "atom", entries: 1, outOfLocation: 0, invalid: 0 });
+    expect(atom.links.map((l) => [l.url, l.lastmod, l.sitemapPriority])).toEqual([[`${origin}/a`, Date.UTC(2026, 11, 4, 9), 1]]);
+  });
 });

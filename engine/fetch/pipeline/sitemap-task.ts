@@ -10,10 +10,13 @@
  *                     protocol's limits, 50 MB uncompressed and 50,000 entries
  *   entries           each `<loc>` normalized and checked against the protocol's location rules
  *                     (core/sitemap): a page entry must lie under the sitemap's directory or an origin a
- *                     robots.txt granted it; a sitemap an index lists must be on the index's site
+ *                     robots.txt granted it; a sitemap an index lists must be on the index's site; a
+ *                     feed's item (RSS, Atom: the same reader) must be on the feed's own site or a
+ *                     granted origin (a feed at /blog/feed/ lists posts all over its site)
  *   store             the response in the WARC file like any other, its body capped at the body cap
  *
- * Page entries leave as links one level deeper than the task, with their `lastmod` and `priority`; the
+ * Page entries leave as links one level deeper than the task, with their `lastmod` and `priority` (a
+ * feed's items with their date as `lastmod` and the top priority: a feed lists what is new); the
  * sitemaps of an index leave as links marked as sitemaps, which the frontier reads in turn (an index
  * listed by an index is not followed: the protocol has no nesting). A redirect is not followed here: its
  * target goes back to the frontier as a sitemap to read, so it passes the target host's robots.txt and
@@ -38,6 +41,8 @@ import { storeResponse } from "./store-step.ts";
 import type { WorkerDeps } from "./types.ts";
 
 const DEFAULT_MAX_BODY = 5 * 1024 * 1024;
+/** A feed's items go to the first front queue, with home pages: a feed lists what is new. */
+const FEED_ITEM_PRIORITY = 1;
 
 /** What reading the body gave: the copy kept for the WARC file, and the entries. */
 interface Read {
@@ -158,10 +163,14 @@ class EntryCollector {
       });
       return;
     }
-    if (!entryAllowed(n.url, this.task.url, this.ref.grants)) return void this.outOfLocation++;
+    const feed = format === "rss" || format === "atom";
+    const inLocation = feed
+      ? sameSite(this.task.url, n.url) || entryAllowed(n.url, this.task.url, this.ref.grants)
+      : entryAllowed(n.url, this.task.url, this.ref.grants);
+    if (!inLocation) return void this.outOfLocation++;
     if (this.seen.has(n.url)) return;
     this.seen.add(n.url);
-    const priority = entry.priority === undefined ? undefined : parseSitemapPriority(entry.priority);
+    const priority = feed ? FEED_ITEM_PRIORITY : entry.priority === undefined ? undefined : parseSitemapPriority(entry.priority);
     this.links.push({
       url: n.url,
       host: hostKeyOf(n.url),
