@@ -18,6 +18,11 @@ export interface SitemapRef {
   grants: string[];
   /** Listed by a sitemap index; such a sitemap that is an index itself is not followed (no nesting). */
   fromIndex?: boolean;
+  /**
+   * A feed (RSS, Atom) a home page names in `<link rel="alternate">`: read again each time the home page is
+   * offered it again once `--refetch-min` has passed since its last read (a sitemap: half a robots.txt lifetime).
+   */
+  feed?: boolean;
 }
 
 /** What reading a sitemap found, for the frontier's counters. */

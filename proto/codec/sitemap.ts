@@ -14,12 +14,12 @@ const LIMITS: readonly NonNullable<SitemapSummary["limit"]>[] = ["entries", "byt
 const GRANT = /^https?:\/\/[^/\s]+\/$/;
 
 export function sitemapRefToProto(ref: SitemapRef): pb.SitemapRef {
-  return { grants: [...ref.grants], fromIndex: ref.fromIndex ?? false };
+  return { grants: [...ref.grants], fromIndex: ref.fromIndex ?? false, feed: ref.feed ?? false };
 }
 
 export function sitemapRefFromProto(msg: pb.SitemapRef): SitemapRef {
   for (const grant of msg.grants) if (!GRANT.test(grant)) throw new CodecError(`sitemap grant ${JSON.stringify(grant)} is not an origin`);
-  return msg.fromIndex ? { grants: [...msg.grants], fromIndex: true } : { grants: [...msg.grants] };
+  return { grants: [...msg.grants], ...(msg.fromIndex ? { fromIndex: true } : {}), ...(msg.feed ? { feed: true } : {}) };
 }
 
 export function sitemapSummaryToProto(s: SitemapSummary): pb.SitemapSummary {

@@ -36,6 +36,7 @@ export {
   urlsetXml,
 } from "./special/index.ts";
 export { homePageHeldOnce } from "./held-home-page.ts";
+export { newsSite, type NewsSite } from "./news-site.ts";
 export { SHARED_DOMAINS, sharedServerHosts, type SharedServerWeb } from "./shared-servers.ts";
 export type {
   HostBehaviour,
