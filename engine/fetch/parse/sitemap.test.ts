@@ -27,12 +27,12 @@ const URLSET = `\uFEFF<?xml version="1.0" encoding="UTF-8"?>
 </urlset>`;
 
 describe("sitemap reader", () => {
-  test("reads a urlset in small chunks: entities, CDATA and blanks undone, extension elements ignored", () => {
+  test("reads a urlset in small chunks: entities, CDATA and blanks undone, an image extension's loc as the entry's media, not an entry", () => {
     const { entries, reader } = read(URLSET, 5);
     expect(reader.format).toBe("urlset");
     expect(entries).toEqual([
       { loc: "http://www.example.com/", lastmod: "2005-01-01", priority: "0.8" },
-      { loc: "http://www.example.com/catalog?item=12&desc=vacation_hawaii" },
+      { loc: "http://www.example.com/catalog?item=12&desc=vacation_hawaii", media: ["http://www.example.com/image.jpg"] },
       { loc: "http://www.example.com/cdata?a=1&b=2" },
       { loc: "", lastmod: "2004-12-23" },
     ]);
@@ -148,5 +148,33 @@ describe("feed reader", () => {
   test("RSS 1.0 (RDF) and an HTML page are not read as feeds", () => {
     expect(read(`<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><item/></rdf:RDF>`).reader.format).toBe("not-a-sitemap");
     expect(read("<!doctype html><html><body>hi</body></html>").reader.format).toBe("not-a-sitemap");
+  });
+});
+
+describe("sitemap extensions", () => {
+  test("news and video publication dates stand in for a missing lastmod; video content and thumbnails are media; other namespaces are ignored", () => {
+    const body = `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"
+        xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"
+        xmlns:video="http://www.google.com/schemas/sitemap-video/1.1"
+        xmlns:fake="http://fake.example/ns">
+      <url><loc>http://n.example/story</loc>
+        <news:news><news:publication><news:name>N</news:name></news:publication><news:publication_date>2026-12-04T10:00:00+01:00</news:publication_date></news:news>
+      </url>
+      <url><loc>http://n.example/dated</loc><lastmod>2026-01-01</lastmod>
+        <news:news><news:publication_date>2026-12-04</news:publication_date></news:news>
+      </url>
+      <url><loc>http://n.example/clip</loc>
+        <video:video><video:thumbnail_loc>http://n.example/t.jpg</video:thumbnail_loc><video:content_loc>http://n.example/v.mp4</video:content_loc>
+          <video:publication_date>2026-11-30T08:00:00Z</video:publication_date><video:player_loc>http://n.example/player</video:player_loc></video:video>
+      </url>
+      <url><loc>http://n.example/fake</loc><fake:x><fake:publication_date>2026-01-01</fake:publication_date><fake:loc>http://n.example/f.jpg</fake:loc></fake:x></url>
+    </urlset>`;
+    const { entries } = read(body, 11);
+    expect(entries).toEqual([
+      { loc: "http://n.example/story", lastmod: "2026-12-04T09:00:00.000Z" },
+      { loc: "http://n.example/dated", lastmod: "2026-01-01" },
+      { loc: "http://n.example/clip", lastmod: "2026-11-30T08:00:00.000Z", media: ["http://n.example/t.jpg", "http://n.example/v.mp4"] },
+      { loc: "http://n.example/fake" },
+    ]);
   });
 });

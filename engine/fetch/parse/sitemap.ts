@@ -7,7 +7,10 @@
  * `<pubDate>`, an RFC 822 date) or an Atom 1.0 `<feed>` of `<entry>`s (each its `<link href>` with no `rel`
  * or `rel="alternate"`, and `<updated>`, else `<published>`); an item's date becomes its entry's `lastmod`
  * (as W3C Datetime, in UTC). An XML document whose root is none of these (an HTML error page, RSS 1.0) is not
- * read on.
+ * read on. A urlset's extensions are read for what they add: the news extension's `<news:publication_date>`
+ * and the video extension's `<video:publication_date>` are an entry's date when it has no `<lastmod>`; the
+ * image extension's `<image:loc>` and the video extension's `<video:content_loc>` and
+ * `<video:thumbnail_loc>` are the entry's media (at most MAX_MEDIA_PER_ENTRY each).
  *
  * The protocol's limits are counted here: bytes fed (the decoded, uncompressed bytes) up to 50 MB, and
  * entries up to 50,000; past either, reading stops and `limit` says which. Only the sitemap's own
@@ -26,8 +29,13 @@ export interface SitemapEntry {
   loc: string;
   lastmod?: string;
   priority?: string;
-  /** An Atom entry's `<published>`, its date when it has no `<updated>` (read only while parsing). */
+  /**
+   * A date to fall back on, read only while parsing: an Atom entry's `<published>` when it has no
+   * `<updated>`, a news or video extension's publication date when the entry has no `<lastmod>`.
+   */
   published?: string;
+  /** Media URLs the image and video extensions name for the entry, as written. */
+  media?: string[];
 }
 
 /**
@@ -48,7 +56,16 @@ export interface SitemapReaderLimits {
   maxEntries: number;
 }
 
-type Field = "loc" | "lastmod" | "priority" | "published";
+type Field = "loc" | "lastmod" | "priority" | "published" | "media";
+
+/** The sitemap extensions read, by namespace: news and video for dates, image and video for media URLs. */
+const EXTENSIONS: Readonly<Record<string, "news" | "image" | "video">> = {
+  "http://www.google.com/schemas/sitemap-news/0.9": "news",
+  "http://www.google.com/schemas/sitemap-image/1.1": "image",
+  "http://www.google.com/schemas/sitemap-video/1.1": "video",
+};
+/** Media URLs kept per entry: the image extension allows 1,000 per URL; a page shows far fewer worth fetching. */
+const MAX_MEDIA_PER_ENTRY = 100;
 
 /** The Atom namespace: an Atom feed's elements are in it, as its default namespace or under a prefix. */
 const ATOM_NS = "http://www.w3.org/2005/Atom";
@@ -67,6 +84,8 @@ export class SitemapReader {
   private xml: XmlStream | undefined;
   private level = 0;
   private readonly prefixes = new Set<string>();
+  /** Prefix -> the sitemap extension it is bound to. */
+  private readonly extensions = new Map<string, "news" | "image" | "video">();
   private entry: SitemapEntry | undefined;
   private field: Field | undefined;
   private text = "";
@@ -174,7 +193,11 @@ export class SitemapReader {
     if (this.stopped) return;
     if (this.level === 1) {
       for (const [key, value] of Object.entries(attribs)) {
-        if (key.startsWith("xmlns:") && (value.trim() === SITEMAP_NS || value.trim() === ATOM_NS)) this.prefixes.add(key.slice(6));
+        if (!key.startsWith("xmlns:")) continue;
+        const ns = value.trim();
+        if (ns === SITEMAP_NS || ns === ATOM_NS) this.prefixes.add(key.slice(6));
+        const extension = EXTENSIONS[ns];
+        if (extension) this.extensions.set(key.slice(6), extension);
       }
       const root = this.ownName(name);
       if (root === "urlset") this.format = "urlset";
@@ -194,7 +217,28 @@ export class SitemapReader {
     } else if (this.level === 3 && this.entry && (own === "loc" || own === "lastmod" || (own === "priority" && this.format === "urlset"))) {
       this.field = own;
       this.text = "";
+    } else if (this.level === 4 && this.entry && this.format === "urlset") {
+      const field = this.extensionField(name);
+      if (field !== undefined) {
+        this.field = field;
+        this.text = "";
+      }
     }
+  }
+
+  /** What an extension's element inside `<url>` (`news:news`, `image:image`, `video:video`) gives, if anything. */
+  private extensionField(name: string): Field | undefined {
+    const colon = name.indexOf(":");
+    if (colon < 0) return undefined;
+    const extension = this.extensions.get(name.slice(0, colon));
+    const local = name.slice(colon + 1).toLowerCase();
+    if (extension === "news" || extension === "video") {
+      if (local === "publication_date") return "published";
+    }
+    if ((extension === "image" && local === "loc") || (extension === "video" && (local === "content_loc" || local === "thumbnail_loc"))) {
+      return (this.entry?.media?.length ?? 0) < MAX_MEDIA_PER_ENTRY ? "media" : undefined;
+    }
+    return undefined;
   }
 
   /**
@@ -226,15 +270,21 @@ export class SitemapReader {
     const level = this.level--;
     if (this.stopped) return;
     if (this.format === "rss" || this.format === "atom") return this.closeFeedElement(level);
-    if (level === 3 && this.field !== undefined && this.entry) {
+    if ((level === 3 || level === 4) && this.field !== undefined && this.entry) {
       const value = this.text.length > SITEMAP_MAX_LOC_CHARS ? "x".repeat(SITEMAP_MAX_LOC_CHARS + 1) : decodeXmlText(this.text).trim();
       if (this.field === "loc") this.entry.loc = value.length > SITEMAP_MAX_LOC_CHARS ? "" : value;
-      else this.entry[this.field] = value;
+      else if (this.field === "media") {
+        if (value !== "" && value.length <= SITEMAP_MAX_LOC_CHARS) (this.entry.media ??= []).push(value);
+      } else this.entry[this.field as "lastmod" | "priority" | "published"] = value;
       this.field = undefined;
       this.text = "";
     } else if (level === 2 && this.entry && this.ownName(name) !== undefined) {
-      const entry = this.entry;
+      const { published, ...entry } = this.entry;
       this.entry = undefined;
+      if (entry.lastmod === undefined && published !== undefined) {
+        const date = feedDate(published);
+        if (date !== undefined) entry.lastmod = date;
+      }
       this.emit(entry);
     }
   }
@@ -244,7 +294,7 @@ export class SitemapReader {
     if (level === itemLevel + 1 && this.field !== undefined && this.entry) {
       const value = this.text.length > SITEMAP_MAX_LOC_CHARS ? "" : decodeXmlText(this.text).trim();
       if (this.field === "loc") this.entry.loc = value;
-      else this.entry[this.field] = value;
+      else if (this.field !== "media") this.entry[this.field] = value;
       this.field = undefined;
       this.text = "";
     } else if (level === itemLevel && this.entry) {

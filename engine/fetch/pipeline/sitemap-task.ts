@@ -13,6 +13,7 @@
  *                     robots.txt granted it; a sitemap an index lists must be on the index's site; a
  *                     feed's item (RSS, Atom: the same reader) must be on the feed's own site or a
  *                     granted origin (a feed at /blog/feed/ lists posts all over its site)
+ *   media             with --fetch-media, the image and video extensions' media URLs as media links
  *   store             the response in the WARC file like any other, its body capped at the body cap
  *
  * Page entries leave as links one level deeper than the task, with their `lastmod` and `priority` (a
@@ -124,12 +125,14 @@ async function readSitemap(
   }
   reader.end();
   const summary = entries.summary(reader);
-  return { stored: copy.bytes(), truncated: copy.truncated, summary, links: entries.links };
+  return { stored: copy.bytes(), truncated: copy.truncated, summary, links: [...entries.links, ...entries.media] };
 }
 
 /** Turns entries into links, applying the protocol's location rules, and counts what it refused. */
 class EntryCollector {
   readonly links: DiscoveredUrl[] = [];
+  /** Media the extensions named (kept apart so `entries` counts pages only). */
+  readonly media: DiscoveredUrl[] = [];
   private readonly seen = new Set<string>();
   private outOfLocation = 0;
   private invalid = 0;
@@ -180,6 +183,24 @@ class EntryCollector {
       ...(lastmod !== undefined ? { lastmod } : {}),
       ...(priority !== undefined ? { sitemapPriority: priority } : {}),
     });
+    if (this.task.fetchMedia === true) this.addMedia(entry.media ?? []);
+  }
+
+  /** The media the image and video extensions name, as media links one level deeper (with --fetch-media). */
+  private addMedia(media: readonly string[]): void {
+    for (const raw of media) {
+      const n = normalizeUrl(raw);
+      if (!n.ok || this.seen.has(n.url)) continue;
+      this.seen.add(n.url);
+      this.media.push({
+        url: n.url,
+        host: hostKeyOf(n.url),
+        depth: this.task.depth + 1,
+        sourceUrl: this.task.url,
+        redirectHops: 0,
+        kind: "media",
+      });
+    }
   }
 
   summary(reader: SitemapReader): SitemapSummary {
