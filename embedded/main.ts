@@ -108,6 +108,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const feed = new SeedFeed({
     urls: args.seeds,
     file: args.seedsFile,
+    feedsFile: args.feedsFile,
     policy: args.policy,
     log,
     add: (batch) => frontier.addSeeds(batch),

@@ -7,7 +7,9 @@
  */
 import { describe, expect, test } from "bun:test";
 import { logClock, newsSite } from "../../testweb/index.ts";
-import { crawlArgs, expectCleanExit, interrupt, pathsOf, useHarness, waitFor } from "./harness.ts";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { crawlArgs, expectCleanExit, interrupt, pathsOf, useHarness, waitFor, waitUntilIdle } from "./harness.ts";
 
 const h = useHarness();
 const HOST = "news.test";
@@ -57,5 +59,25 @@ describe("crawl: feeds", () => {
     expect(after[0]).toBe("/");
     // The feed was read on the first visit too, and never fetched as a page before robots.txt allowed.
     expect(pathsOf(web, HOST).slice(0, 3)).toEqual(["/robots.txt", "/", "/feed.xml"]);
+  }, 60_000);
+
+  test("--feeds FILE: a feed given as a seed is read, not fetched as a page, and its items are fetched", async () => {
+    const news = newsSite(HOST, 3);
+    const web = await h.web({ hosts: 0, extraHosts: { [HOST]: news.behaviour } });
+    const out = h.tempDir();
+    const feeds = join(h.tempDir(), "feeds.txt");
+    writeFileSync(feeds, `# the news\n${web.url(HOST, "/feed.xml")}\n`);
+    const run = h.crawl([...crawlArgs(web, [], out, ["--sitemaps", "robots", "--max-duration", "60s"]), "--feeds", feeds], { out });
+    await waitUntilIdle(run, () => news.posts.every((p) => pathsOf(web, HOST).includes(p)), {
+      timeoutMs: 30_000,
+      what: "every post of the feed",
+    });
+    const { exit, summary } = await interrupt(run);
+    expectCleanExit(exit);
+    // robots.txt first, then the feed, then its posts (the home page is linked from none of them).
+    expect(pathsOf(web, HOST).slice(0, 2)).toEqual(["/robots.txt", "/feed.xml"]);
+    expect(pathsOf(web, HOST).filter((p) => p === "/feed.xml")).toHaveLength(1);
+    // The summary counts it: one feed read, its 3 items.
+    expect([summary.counters["feed.read"], summary.counters["feed.items"]]).toEqual([1, 3]);
   }, 60_000);
 });
