@@ -17,6 +17,8 @@ class FetchThread {
   private ready: { resolve: () => void; reject: (e: Error) => void } | undefined;
   /** Passes of the address gate this thread holds, by the thread's id for them. */
   private readonly passes = new Map<number, AddressPass>();
+  /** Answers to the thread's gate asks not sent yet: those of one turn go in one message. */
+  private answers: Array<{ id: number; waitedMs?: number }> = [];
   fatal: Error | undefined;
 
   constructor(
@@ -113,16 +115,27 @@ class FetchThread {
     }
     for (const ask of asks) {
       if (this.gate === undefined || this.fatal) {
-        this.post({ type: "passes", answers: [{ id: ask.id }] });
+        this.queueAnswer({ id: ask.id });
         continue;
       }
       void this.gate.enter(ask.key, ask.waitMs).then((pass) => {
-        if (pass === undefined) return this.post({ type: "passes", answers: [{ id: ask.id }] });
+        if (pass === undefined) return this.queueAnswer({ id: ask.id });
         if (this.fatal) return pass.leave();
         this.passes.set(ask.id, pass);
-        this.post({ type: "passes", answers: [{ id: ask.id, waitedMs: pass.waitedMs }] });
+        this.queueAnswer({ id: ask.id, waitedMs: pass.waitedMs });
       });
     }
+  }
+
+  /** Queues one gate answer; the turn's answers leave together at its end. */
+  private queueAnswer(a: { id: number; waitedMs?: number }): void {
+    this.answers.push(a);
+    if (this.answers.length > 1) return;
+    queueMicrotask(() => {
+      const answers = this.answers;
+      this.answers = [];
+      if (answers.length > 0) this.post({ type: "passes", answers });
+    });
   }
 
   /** Answers a batch of claims in one message, in the order they were asked. */
