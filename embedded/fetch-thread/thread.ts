@@ -8,10 +8,12 @@ import { preciseNow } from "../../core/politeness/index.ts";
 import { openFetchPath, type FetchPath } from "../../engine/fetch/index.ts";
 import type { WorkOutput, ContentIndex } from "../../core/ports/index.ts";
 import { packLinks, type Claim, type FromThread, type PackedOutput, type ToThread } from "./protocol.ts";
+import { ThreadAddressGate } from "./thread-address-gate.ts";
 
 declare const self: { onmessage: ((e: MessageEvent<ToThread>) => void) | null; postMessage(m: FromThread): void };
 
 let path: FetchPath | undefined;
+const gate = new ThreadAddressGate((asks, arrivals, leaves) => self.postMessage({ type: "gate", asks, arrivals, leaves }));
 let claimIds = 0;
 const claims = new Map<number, (owner: string | undefined) => void>();
 
@@ -85,6 +87,9 @@ self.onmessage = (event) => {
     case "close":
       void close();
       break;
+    case "passes":
+      gate.answered(msg.answers);
+      break;
     case "claimed":
       for (const { id, owner } of msg.answers) {
         claims.get(id)?.(owner);
@@ -104,6 +109,7 @@ async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<
       maxConcurrentRequests: init.maxConcurrentRequests,
       warc: init.warc,
       content,
+      ...(init.addressGate ? { addressGate: gate } : {}),
     });
     self.postMessage({ type: "ready" });
   } catch (error) {
@@ -124,6 +130,7 @@ async function run(task: FetchTask): Promise<void> {
 
 async function close(): Promise<void> {
   try {
+    gate.close();
     await path?.close();
   } finally {
     self.postMessage({ type: "closed" });
