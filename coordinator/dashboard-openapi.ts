@@ -128,8 +128,11 @@ export const DASHBOARD_SCHEMA = object({
     largestGapMs: int,
     largestGapHost: str,
     waitedForGap: int,
+    waitedForServer: int,
+    givenBackForServer: int,
   }),
   rendering: object({ poolSize: int, rendered: int, failed: int, asReceived: int, linksFound: int, browserRestarts: int }),
+  feeds: object({ read: int, items: int }),
   histograms: { type: "object", additionalProperties: object({ count: int, sum: num, p50: num, p90: num, p99: num }) },
   distributions: { type: "object", additionalProperties: histogram },
 });

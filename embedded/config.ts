@@ -32,6 +32,7 @@ import { resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettin
 /** The table's values; a default left undefined means "none" (`defaultText` says so). */
 export interface CrawlSettings {
   seedsFile: string | undefined;
+  feedsFile: string | undefined;
   out: string | undefined;
   maxPages: number | undefined;
   maxDurationMs: number | undefined;
@@ -64,6 +65,16 @@ export interface CrawlConfig extends Omit<CrawlSettings, "out" | "proxyUrl" | "h
 }
 
 const SPECS: FieldSpecs<CrawlSettings> = {
+  feedsFile: {
+    default: undefined,
+    defaultText: "none",
+    env: "CRAWL_FEEDS",
+    flag: "--feeds",
+    description:
+      "Feed URLs (RSS 2.0, Atom 1.0), one per line: each is read like a sitemap, its items queued first with their dates; read again at the next run (or at each refetch of a home page that names it)",
+    ...dirKind(),
+    kind: "file",
+  },
   seedsFile: {
     default: undefined,
     defaultText: "none",

@@ -11,7 +11,7 @@
  * exactly those pages. A full disk does not stop it: a page that could not be written is given back, and
  * the frontier hands out nothing until there is room again.
  */
-import { isLocalFailure, type FetchTask, type DiscoveredUrl, type FetchResult } from "../core/model/index.ts";
+import { isAddressBusy, isLocalFailure, type FetchTask, type DiscoveredUrl, type FetchResult } from "../core/model/index.ts";
 import type { LocalTrouble } from "../engine/fetch/index.ts";
 import type { Frontier } from "../engine/frontier/index.ts";
 import { GroupCommit } from "../engine/frontier/index.ts";
@@ -126,6 +126,12 @@ export class CrawlLoop {
           this.opts.frontier.abandon(task);
           return;
         }
+        if (isAddressBusy(out.result)) {
+          // Its server stayed at its cap (--max-per-address): never asked, so the host only waits its gap again.
+          this.opts.frontier.abandon(task);
+          this.opts.frontier.counters.add("fetch.address.given-back");
+          return;
+        }
         if (isLocalFailure(out.result)) {
           // The host was never asked: its task goes back as it was, and the whole crawl waits instead.
           this.opts.frontier.abandon(task);
@@ -133,6 +139,7 @@ export class CrawlLoop {
           return;
         }
         this.opts.trouble.succeeded();
+        if (out.result.serverWaitMs) this.opts.frontier.counters.add("fetch.address.waits");
         if (task.kind === "page" && out.result.kind === "response") this.pages++;
         await this.results.submit({ result: out.result, links: out.links });
       })

@@ -23,13 +23,13 @@ import { checkDiskRoom, FileReadError, lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { hostRuntime } from "../kit/runtime.ts";
-import { LocalTrouble, openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import { addressGateLimits, LocalTrouble, openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
 import { ChromiumMissingError, checkChromium, chromiumRenderer } from "../engine/render/index.ts";
 import { renderingWanted } from "../core/render/index.ts";
-import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
+import { LocalBloomSeenSet, MemoryAddressGate } from "../adapters/memory/index.ts";
 import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
 import { crawlUsage, resolveCrawlConfig, type CrawlConfig } from "./config.ts";
 import { SeedFeed } from "./seed-feed.ts";
@@ -116,6 +116,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const feed = new SeedFeed({
     urls: args.seeds,
     file: args.seedsFile,
+    feedsFile: args.feedsFile,
     policy: args.policy,
     log,
     add: (batch) => frontier.addSeeds(batch),
@@ -318,6 +319,8 @@ async function openRunner(
   upload: WarcUploadStarted | undefined,
 ): Promise<TaskRunner & { close(): Promise<void> }> {
   const content = SqliteContentIndex.open(join(out, "content.sqlite"));
+  // One cap per server address for every fetch thread (they ask it by message).
+  const addressGate = new MemoryAddressGate(addressGateLimits(args.policy));
   const init = {
     policy: args.policy,
     warcDir: join(out, "warc"),
@@ -334,20 +337,22 @@ async function openRunner(
     ...(renderingWanted(args.policy) ? { render: args.policy } : {}),
   };
   if (args.fetchThreads > 0) {
-    const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads);
+    const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads, addressGate);
     return {
       run: (task, signal) => threads.run(task, signal),
       async close() {
         await threads.close();
+        addressGate.close();
         await content.close();
       },
     };
   }
-  const path = await openFetchPath({ ...init, content, ...(init.render ? { renderer: chromiumRenderer(init.render) } : {}) });
+  const path = await openFetchPath({ ...init, content, addressGate, ...(init.render ? { renderer: chromiumRenderer(init.render) } : {}) });
   return {
     run: (task, signal) => path.worker.run(task, signal),
     async close() {
       await path.close();
+      addressGate.close();
       await content.close();
     },
   };

@@ -8,7 +8,7 @@
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
 import type { PolicyConfig } from "../core/config/index.ts";
-import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import { hostKeyOf, normalizeUrl, originOf } from "../core/url/index.ts";
 import { fileSize, readLines } from "../kit/fs/index.ts";
 import type { Log } from "../core/ports/index.ts";
 
@@ -20,6 +20,8 @@ export interface SeedFeedOptions {
   /** Seed URLs given as arguments (a few: held as they are). */
   readonly urls: readonly string[];
   readonly file?: string;
+  /** A file of feed URLs (RSS, Atom), one per line: each is read as a feed (a sitemap reference marked feed), not fetched as a page. */
+  readonly feedsFile?: string;
   readonly policy: PolicyConfig;
   readonly log: Log;
   /** Admits one batch; resolves with how many were new. */
@@ -74,7 +76,8 @@ export class SeedFeed {
   async run(): Promise<SeedFeedTotals> {
     try {
       for (const url of this.opts.urls) await this.offer(url, "argument");
-      if (this.opts.file) await this.readFile(this.opts.file);
+      if (this.opts.file) await this.readFile(this.opts.file, false);
+      if (this.opts.feedsFile) await this.readFile(this.opts.feedsFile, true);
       await this.flush();
     } finally {
       this.finished = true;
@@ -89,7 +92,7 @@ export class SeedFeed {
     return this.totals;
   }
 
-  private async readFile(file: string): Promise<void> {
+  private async readFile(file: string, feeds: boolean): Promise<void> {
     const size = fileSize(file);
     for await (const line of readLines(file)) {
       this.totals.lines = line.lineNo;
@@ -99,7 +102,7 @@ export class SeedFeed {
       }
       const text = line.text.trim();
       if (text.length === 0 || text.startsWith("#")) continue;
-      await this.offer(text, `${file}:${line.lineNo}`);
+      await this.offer(text, `${file}:${line.lineNo}`, feeds);
       if (this.now() - this.lastProgress >= PROGRESS_EVERY_MS) {
         this.lastProgress = this.now();
         const share = size ? ` (${Math.floor((100 * line.bytesRead) / size)} % of the file)` : "";
@@ -111,7 +114,7 @@ export class SeedFeed {
     }
   }
 
-  private async offer(url: string, where: string): Promise<void> {
+  private async offer(url: string, where: string, feed = false): Promise<void> {
     const n = normalizeUrl(url);
     if (!n.ok) {
       this.reject(where, `${url}: ${n.reason}`, n.reason);
@@ -129,7 +132,10 @@ export class SeedFeed {
       });
     }
     this.totals.offered++;
-    this.batch.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true });
+    const seed: DiscoveredUrl = { url: n.url, host, depth: 0, redirectHops: 0, isSeed: true };
+    // A feed vouches for its own origin's URLs; read again whenever offered again (each run) once --refetch-min has passed.
+    if (feed) seed.sitemap = { grants: [`${originOf(n.url)}/`], feed: true };
+    this.batch.push(seed);
     if (this.batch.length >= this.batchSize) await this.flush();
   }
 

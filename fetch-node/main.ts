@@ -16,16 +16,16 @@ import { existsSync } from "node:fs";
 import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
-import { connectRedis, RedisContentIndex, RedisFetchClaims, redisConnectionLog } from "../adapters/redis/index.ts";
+import { connectRedis, RedisAddressGate, RedisContentIndex, RedisFetchClaims, redisConnectionLog } from "../adapters/redis/index.ts";
 import { regionsOf } from "../core/cluster/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { checkDiskRoom } from "../kit/fs/index.ts";
 import { runMain, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { describeFetchNodeConfig, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
-import type { ContentIndex, FetchClaims, Log } from "../core/ports/index.ts";
-import { MemoryContentIndex, MemoryFetchClaims } from "../adapters/memory/index.ts";
-import { openFetchPath, startWarcUpload, type FetchPathOptions, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import type { AddressGate, ContentIndex, FetchClaims, Log } from "../core/ports/index.ts";
+import { MemoryAddressGate, MemoryContentIndex, MemoryFetchClaims } from "../adapters/memory/index.ts";
+import { addressGateLimits, openFetchPath, startWarcUpload, type FetchPathOptions, type WarcUploadStarted } from "../engine/fetch/index.ts";
 import { renderingWanted } from "../core/render/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { formatHostPort } from "../core/net/index.ts";
@@ -33,6 +33,9 @@ import { formatDuration, type PolicyConfig } from "../core/config/index.ts";
 import { AdvisoryContentIndex } from "./advisory-content-index.ts";
 import { FetchNode } from "./node.ts";
 import { describeSecurity, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
+
+/** Added to a pass's lease beyond the request's own timeouts (the fetch path's steps around the request). */
+const ADDRESS_LEASE_MARGIN_MS = 10_000;
 
 export const fetchNodeProcess: ProcessSpec<FetchNodeConfig> = {
   name: "fetch-node",
@@ -83,6 +86,8 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
 
   let content: ContentIndex;
   let claims: FetchClaims;
+  let addressGate: AddressGate;
+  const limits = addressGateLimits(config.policy);
   if (config.redisUrl) {
     const url = config.redisUrl;
     const redis = await startStep(`connect to Redis at ${url}`, "check that redis-server runs there, or give another --redis-url", () =>
@@ -93,13 +98,22 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     // A cache: when Redis cannot answer, a page is taken as new content rather than fetched again later.
     content = new AdvisoryContentIndex(new RedisContentIndex(redis), { counters, log: log.child("content-index") });
     claims = new RedisFetchClaims(redis);
+    // No request holds its pass longer than its connect and response timeouts: a killed node's passes lapse after that.
+    const leaseMs = Math.round(config.policy.connectTimeoutMs + config.policy.responseTimeoutMs + ADDRESS_LEASE_MARGIN_MS);
+    addressGate = new RedisAddressGate(redis, {
+      ...limits,
+      leaseMs,
+      onUnguarded: () => counters.add("fetcher.address.unguarded"),
+    });
   } else {
     log.warn(
       "no --redis-url: duplicates are detected within this node only, and so are fetch claims (a task stored twice after a NATS restart, or re-offered by a frontier node after a reconnect, may be fetched by two nodes); give every fetch node of a cluster its region's Redis",
     );
     content = new MemoryContentIndex();
     claims = new MemoryFetchClaims();
+    addressGate = new MemoryAddressGate(limits);
   }
+  ctx.onClose("address gate", () => addressGate.close());
   ctx.onClose("content index", () => content.close());
   ctx.onClose("fetch claims", () => claims.close());
 
@@ -140,6 +154,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
         maxConcurrentRequests: config.concurrency,
         content,
         ...(renders ? { renderer: renders.factory } : {}),
+        addressGate,
       }),
   );
   ctx.onClose("fetch path", () => path.close());

@@ -48,7 +48,7 @@
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
-import { isLocalFailure, type FetchResult, type FetchTask } from "../core/model/index.ts";
+import { isAddressBusy, isLocalFailure, type FetchResult, type FetchTask } from "../core/model/index.ts";
 import { LocalTrouble } from "../engine/fetch/index.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
@@ -398,6 +398,13 @@ export class FetchNode {
       this.nakPolitely(d, delayMs);
       return;
     }
+    if (isAddressBusy(output.result)) {
+      // Its server stayed at its cap across the region's fetch nodes: never asked, nothing to blame, nothing
+      // slows down. Handed back for the nak delay (the frontier keeps its host in flight meanwhile).
+      this.counters.add("fetcher.address.given-back");
+      this.nakPolitely(d, this.opts.nakDelayMs);
+      return;
+    }
     if (isLocalFailure(output.result)) {
       // The host was never asked, so no result and no gap: the task waits only for this node's next probe.
       this.trouble.failed(output.result.local, output.result.message ?? output.result.local);
@@ -477,6 +484,7 @@ export class FetchNode {
     if (r.kind !== "skipped") this.histograms.observe("fetcher.duration-seconds", Math.max(0, r.endedAt - r.startedAt) / 1000);
     if (r.kind === "response" && r.taskKind === "page" && r.bytes > 0) this.histograms.observe("fetcher.page-bytes", r.bytes);
     if (output.links.length > 0) this.counters.add("fetcher.links.published", output.links.length);
+    if (r.serverWaitMs) this.counters.add("fetcher.address.waits");
   }
 
   private diskIsFull(error: unknown): void {

@@ -1,8 +1,10 @@
 /**
  * In-process implementations of the ports, for `crawl` and for tests: the message bus and cluster state
- * in memory (with the wire codec applied, so they behave like the networked ones), the content index and
- * the fetch claims in memory, and the local seen-set (one growing Bloom filter, snapshotted to a file).
+ * in memory (with the wire codec applied, so they behave like the networked ones), the content index,
+ * the fetch claims and the address gate in memory, and the local seen-set (one growing Bloom filter, snapshotted to a file).
  */
+export { MemoryAddressGate } from "./memory-address-gate.ts";
+export type { MemoryAddressGateOptions } from "./memory-address-gate.ts";
 export { MemoryBus } from "./memory-bus.ts";
 export { MemoryClusterState } from "./memory-cluster-state.ts";
 export { MemoryContentIndex } from "./memory-content-index.ts";

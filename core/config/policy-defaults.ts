@@ -51,6 +51,15 @@ export interface PolicyConfig {
   /** How long a host may stay "in flight" without a result before it is released as a lost fetch. */
   readonly fetchLeaseMs: number;
 
+  // The cap per server address (core/ports AddressGate), over every host the server answers for: its resolved
+  // IP address, or through a proxy its registrable domain. In a cluster it holds across a region's fetch nodes.
+  /** Requests in flight at once to one server address at most. */
+  readonly maxPerAddress: number;
+  /** Least time between the starts of two requests to one server address. */
+  readonly addressGapMs: number;
+  /** A file of names resolved before the system resolver (the /etc/hosts format); "" for none. */
+  readonly hostsFile: string;
+
   // Fetching.
   readonly connectTimeoutMs: number;
   /**
@@ -170,6 +179,31 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     flag: "--gap-fetch-multiplier",
     description: "The gap is at least this many times the duration of the host's last fetch",
     ...decimalKind({ min: 0, max: 1000 }),
+  },
+  maxPerAddress: {
+    default: 2,
+    env: "CRAWL_MAX_PER_ADDRESS",
+    flag: "--max-per-address",
+    description:
+      "Requests in flight at once to one server address (its IP, or through a proxy its registrable domain) across all the hosts it serves; in a cluster across the region's fetch nodes",
+    ...integerKind({ min: 1, max: 1000 }),
+  },
+  addressGapMs: {
+    default: 250,
+    env: "CRAWL_ADDRESS_GAP",
+    flag: "--address-gap",
+    description:
+      "Least time between the starts of two requests to one server address (its IP, or through a proxy its registrable domain), whatever host they are for (0 allowed)",
+    ...durationKind({ min: 0, max: MINUTE }),
+  },
+  hostsFile: {
+    default: "",
+    defaultText: "none",
+    env: "CRAWL_HOSTS_FILE",
+    flag: "--hosts-file",
+    description:
+      "Names resolved from this file before the system resolver, in the /etc/hosts format (an address, then its names); its addresses still pass the address rules. Not used through a proxy",
+    ...stringKind("file"),
   },
   gapMarginMs: {
     default: 5,

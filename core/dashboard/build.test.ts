@@ -158,6 +158,22 @@ describe("dashboard", () => {
     });
   });
 
+  test("dashboard - waits for a server's pass and feeds add up over crawl's and the fetch nodes' counters", () => {
+    const d = buildDashboard({
+      source: "cluster",
+      at: 1,
+      rates: [],
+      current: { pagesPerSecond: 0, bytesPerSecond: 0 },
+      members: [
+        member({ id: "f1", role: "frontier", counters: { "feed.read": 2, "feed.items": 30 } }),
+        member({ id: "x1", role: "fetcher", counters: { "fetcher.address.waits": 5, "fetcher.address.given-back": 1 } }),
+        member({ id: "x2", role: "fetcher", counters: { "fetcher.address.waits": 2 } }),
+      ],
+    });
+    expect(d.politeness).toMatchObject({ waitedForServer: 7, givenBackForServer: 1 });
+    expect(d.feeds).toEqual({ read: 2, items: 30 });
+  });
+
   test("outcomes - counters are grouped by kind", () => {
     expect(
       outcomesOf({

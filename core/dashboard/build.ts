@@ -89,7 +89,13 @@ export function buildDashboard(input: DashboardInput): Dashboard {
     nodes: input.members.map(nodeRow).sort(byRegionRoleId),
     ring: input.ring ? ringView(input.ring) : null,
     hosts: mergeBoards(frontiers, rows),
-    politeness: politeness(frontiers, merged[GAP_WAIT_HISTOGRAM]),
+    politeness: {
+      ...politeness(frontiers, merged[GAP_WAIT_HISTOGRAM]),
+      // `crawl` counts under fetch., a fetch node under fetcher. (its frontier counts nothing of the kind).
+      waitedForServer: (counters["fetch.address.waits"] ?? 0) + (counters["fetcher.address.waits"] ?? 0),
+      givenBackForServer: (counters["fetch.address.given-back"] ?? 0) + (counters["fetcher.address.given-back"] ?? 0),
+    },
+    feeds: { read: counters["feed.read"] ?? 0, items: counters["feed.items"] ?? 0 },
     rendering: rendering(input.members, counters),
     histograms: Object.fromEntries(Object.entries(merged).map(([name, h]) => [name, summarize(h)])),
     distributions: merged,
@@ -168,8 +174,11 @@ function rendering(members: readonly DashboardMember[], counters: Record<string,
   };
 }
 
-function politeness(frontiers: readonly DashboardMember[], gapWait: HistogramSnapshot | undefined): PolitenessSummary {
-  const out: PolitenessSummary = {
+function politeness(
+  frontiers: readonly DashboardMember[],
+  gapWait: HistogramSnapshot | undefined,
+): Omit<PolitenessSummary, "waitedForServer" | "givenBackForServer"> {
+  const out: Omit<PolitenessSummary, "waitedForServer" | "givenBackForServer"> = {
     activeHosts: 0,
     throttledHosts: 0,
     parkedHosts: 0,

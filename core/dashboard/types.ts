@@ -52,12 +52,16 @@ export interface PolitenessSummary {
   largestGapHost: string;
   /** Requests that waited for their host's gap: the gap-wait histogram's count. */
   waitedForGap: number;
+  /** Requests that waited for their server's pass (the cap per address), in `crawl` and on fetch nodes. */
+  waitedForServer: number;
+  /** Requests not made because their server stayed at its cap for the whole wait (given back, host not blamed). */
+  givenBackForServer: number;
 }
 
 /** What a frontier reports of its hosts: the boards and the politeness figures behind its gauges. */
 export interface HostReport {
   board: HostBoard;
-  politeness: Omit<PolitenessSummary, "waitedForGap">;
+  politeness: Omit<PolitenessSummary, "waitedForGap" | "waitedForServer" | "givenBackForServer">;
 }
 
 /** Fetch outcomes by kind (counts since the nodes started). */
@@ -136,6 +140,8 @@ export interface Dashboard {
   hosts: HostBoard;
   politeness: PolitenessSummary;
   rendering: RenderingSummary;
+  /** Feeds (RSS, Atom) read and the items they listed (counts since the nodes started). */
+  feeds: { read: number; items: number };
   /** Quantiles of the histograms (seconds or bytes, as each name says), for the figures beside the charts. */
   histograms: Record<string, HistogramSummary>;
   /** The raw merged histograms, for the page's distribution bars. */

@@ -18,12 +18,20 @@ export interface SitemapRef {
   grants: string[];
   /** Listed by a sitemap index; such a sitemap that is an index itself is not followed (no nesting). */
   fromIndex?: boolean;
+  /**
+   * A feed (RSS, Atom) a home page names in `<link rel="alternate">`: read again each time the home page is
+   * offered it again once `--refetch-min` has passed since its last read (a sitemap: half a robots.txt lifetime).
+   */
+  feed?: boolean;
 }
 
 /** What reading a sitemap found, for the frontier's counters. */
 export interface SitemapSummary {
-  /** A list of pages (`urlset`, or a text file of URLs), a list of sitemaps (`index`), or neither. */
-  format: "urlset" | "index" | "text" | "not-a-sitemap";
+  /**
+   * A list of pages (`urlset`, or a text file of URLs), a list of sitemaps (`index`), a feed of what is new
+   * (`rss` 2.0, `atom` 1.0), or none of these.
+   */
+  format: "urlset" | "index" | "text" | "rss" | "atom" | "not-a-sitemap";
   /** Entries taken: page URLs of a list, sitemaps of an index. */
   entries: number;
   /** Entries the protocol does not let this sitemap list (another host, outside its directory). */
@@ -159,6 +167,11 @@ interface FetchResultFields {
    * receiver shifts startedAt and endedAt by its receipt time minus this, then drops it.
    */
   sentAt?: number;
+  /**
+   * How long the request waited for its server's pass (the cap per address, core/ports AddressGate), in ms;
+   * absent: it did not wait. Counted where the fetch ran; not sent over the bus.
+   */
+  serverWaitMs?: number;
   fingerprint?: string;
   /** 64-bit SimHash of the page text as 16 hex digits. */
   simhash?: string;
@@ -227,6 +240,14 @@ export interface NetworkErrorResult extends FetchResultFields {
 /** A failure of our own side (proxy, ports, file table, resolver): the task is given back, the host not blamed. */
 export function isLocalFailure(result: FetchResult): result is NetworkErrorResult & { error: "local"; local: LocalCause } {
   return result.kind === "network-error" && result.error === "local";
+}
+
+/**
+ * The request waited for its server address's cap (AddressGate) and got no pass in time: never made, the
+ * task goes back to its host's queue, neither the host nor our own side is to blame. Ask before isLocalFailure.
+ */
+export function isAddressBusy(result: FetchResult): boolean {
+  return result.kind === "network-error" && result.error === "local" && result.local === "address-busy";
 }
 
 /** The fetch path declined to ask the host, for `error`. */

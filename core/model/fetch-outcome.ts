@@ -78,6 +78,10 @@ export interface FetchResponse {
   unsupportedEncoding?: boolean;
   /** The address connected to; absent through a proxy, which resolves names itself. */
   remoteAddress?: string;
+  /** The server the cap per address counted the request against (`ip:…` or `domain:…`), when a cap was on. */
+  server?: string;
+  /** How long the request waited for its server's pass, in ms (with `server`). */
+  serverWaitMs?: number;
   /** Epoch milliseconds when the request started and when the body was complete. */
   startedAt: number;
   endedAt: number;
@@ -97,9 +101,11 @@ export interface FetchResponse {
  * Which of our own resources failed a fetch of kind `local`, so the warning can name it and the setting that
  * helps: the egress proxy refusing or unreachable, or asking for credentials; no local port left for a new
  * connection (EADDRNOTAVAIL); the file table full (EMFILE, ENFILE); no kernel buffers (ENOBUFS, ENOMEM);
- * the local resolver failing for every name at once.
+ * the local resolver failing for every name at once. `address-busy` is apart: the cap per server address
+ * (core/ports AddressGate) gave no pass within its wait, so the request was never made; the task goes back
+ * to its host's queue and nothing slows down (`isAddressBusy`), since the other servers are not busy.
  */
-export type LocalCause = "proxy-unreachable" | "proxy-auth" | "local-ports" | "file-table" | "kernel-buffers" | "resolver";
+export type LocalCause = "proxy-unreachable" | "proxy-auth" | "local-ports" | "file-table" | "kernel-buffers" | "resolver" | "address-busy";
 
 export interface FetchError {
   kind: "error";
@@ -110,6 +116,9 @@ export interface FetchError {
   local?: LocalCause;
   /** For `blocked-address`: the address policy's reason (core/net RefusalReason: `loopback`, `metadata`...). */
   refusal?: string;
+  /** As FetchResponse's: the server the cap counted the request against, and the wait for its pass. */
+  server?: string;
+  serverWaitMs?: number;
   startedAt: number;
   endedAt: number;
   /**
@@ -131,6 +140,9 @@ export interface StreamedResponseHead {
   /** The Content-Encoding the server sent (other than identity); the stream is already decoded from it. */
   contentEncoding?: string;
   remoteAddress?: string;
+  /** As FetchResponse's. */
+  server?: string;
+  serverWaitMs?: number;
   startedAt: number;
   requestHeaders: Record<string, string>;
   httpVersion: string;

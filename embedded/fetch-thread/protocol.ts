@@ -17,7 +17,18 @@ import type { WorkOutput } from "../../core/ports/index.ts";
  * which stays in the main thread (shared by all threads), and with the render policy in place of the
  * renderer (each thread that renders runs its own pool). The WARC prefix must differ per thread.
  */
-export type FetchThreadInit = Omit<FetchPathOptions, "content" | "renderer"> & { render?: RenderPolicy };
+export type FetchThreadInit = Omit<FetchPathOptions, "content" | "renderer" | "addressGate"> & {
+  render?: RenderPolicy;
+  /** Whether the main thread holds an AddressGate the thread asks (the gate itself cannot cross threads). */
+  addressGate: boolean;
+};
+
+/** A fetch thread asking the main thread's AddressGate for a pass of `key` (thread-address-gate.ts). */
+export interface GateAsk {
+  id: number;
+  key: string;
+  waitMs: number;
+}
 
 /** A content-index claim asked by a fetch thread. */
 export interface Claim {
@@ -32,7 +43,9 @@ export type ToThread =
   | { type: "tasks"; tasks: FetchTask[] }
   | { type: "abort" }
   | { type: "close" }
-  | { type: "claimed"; answers: Array<{ id: number; owner?: string }> };
+  | { type: "claimed"; answers: Array<{ id: number; owner?: string }> }
+  /** Answers to gate asks: `waitedMs` with a pass, absent when none came within the wait. */
+  | { type: "passes"; answers: Array<{ id: number; waitedMs?: number }> };
 
 /** A task's output as it crosses threads: the links packed. */
 export interface PackedOutput {
@@ -46,6 +59,8 @@ export type FromThread =
   /** Finished outputs (gathered over a few milliseconds) and content-index claims (of one turn); either may be empty. */
   | { type: "done"; outputs: PackedOutput[]; claims: Claim[] }
   | { type: "failed"; taskId: string; message: string; aborted: boolean }
+  /** Passes asked of the main thread's AddressGate, passes whose request reached its server, and passes given back (by id). */
+  | { type: "gate"; asks: GateAsk[]; arrivals: number[]; leaves: number[] }
   | { type: "closed" }
   | { type: "fatal"; message: string };
 

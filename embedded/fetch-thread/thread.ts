@@ -9,10 +9,12 @@ import { openFetchPath, type FetchPath } from "../../engine/fetch/index.ts";
 import { chromiumRenderer } from "../../engine/render/index.ts";
 import type { WorkOutput, ContentIndex } from "../../core/ports/index.ts";
 import { packLinks, type Claim, type FromThread, type PackedOutput, type ToThread } from "./protocol.ts";
+import { ThreadAddressGate } from "./thread-address-gate.ts";
 
 declare const self: { onmessage: ((e: MessageEvent<ToThread>) => void) | null; postMessage(m: FromThread): void };
 
 let path: FetchPath | undefined;
+const gate = new ThreadAddressGate((asks, arrivals, leaves) => self.postMessage({ type: "gate", asks, arrivals, leaves }));
 let claimIds = 0;
 const claims = new Map<number, (owner: string | undefined) => void>();
 
@@ -86,6 +88,9 @@ self.onmessage = (event) => {
     case "close":
       void close();
       break;
+    case "passes":
+      gate.answered(msg.answers);
+      break;
     case "claimed":
       for (const { id, owner } of msg.answers) {
         claims.get(id)?.(owner);
@@ -106,6 +111,7 @@ async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<
       warc: init.warc,
       content,
       ...(init.render ? { renderer: chromiumRenderer(init.render) } : {}),
+      ...(init.addressGate ? { addressGate: gate } : {}),
     });
     self.postMessage({ type: "ready" });
   } catch (error) {
@@ -126,6 +132,7 @@ async function run(task: FetchTask): Promise<void> {
 
 async function close(): Promise<void> {
   try {
+    gate.close();
     await path?.close();
   } finally {
     self.postMessage({ type: "closed" });

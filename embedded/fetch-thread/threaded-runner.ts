@@ -7,19 +7,24 @@
 import type { FetchTask } from "../../core/model/index.ts";
 import { hash32 } from "../../core/hash/index.ts";
 import { preciseNow, receivedResult } from "../../core/politeness/index.ts";
-import type { ContentIndex, WorkOutput } from "../../core/ports/index.ts";
-import { unpackLinks, type Claim, type FetchThreadInit, type FromThread, type ToThread } from "./protocol.ts";
+import type { AddressGate, AddressPass, ContentIndex, WorkOutput } from "../../core/ports/index.ts";
+import { unpackLinks, type Claim, type FetchThreadInit, type FromThread, type GateAsk, type ToThread } from "./protocol.ts";
 
 class FetchThread {
   private readonly waiting = new Map<string, { resolve: (o: WorkOutput) => void; reject: (e: Error) => void }>();
   private outbox: FetchTask[] = [];
   private closed: (() => void) | undefined;
   private ready: { resolve: () => void; reject: (e: Error) => void } | undefined;
+  /** Passes of the address gate this thread holds, by the thread's id for them. */
+  private readonly passes = new Map<number, AddressPass>();
+  /** Answers to the thread's gate asks not sent yet: those of one turn go in one message. */
+  private answers: Array<{ id: number; waitedMs?: number }> = [];
   fatal: Error | undefined;
 
   constructor(
     private readonly worker: Worker,
     private readonly content: ContentIndex,
+    private readonly gate: AddressGate | undefined,
   ) {
     worker.onmessage = (event: MessageEvent<FromThread>) => this.receive(event.data);
     worker.onerror = (event) => this.fail(new Error(`fetch thread crashed: ${(event as ErrorEvent).message}`));
@@ -54,6 +59,13 @@ class FetchThread {
       });
     }
     this.worker.terminate();
+    this.leaveAll();
+  }
+
+  /** A thread gone holds nothing: its passes go back to the gate. */
+  private leaveAll(): void {
+    for (const pass of this.passes.values()) pass.leave();
+    this.passes.clear();
   }
 
   private flushOutbox(): void {
@@ -79,6 +91,9 @@ class FetchThread {
           this.take(taskId)?.resolve({ result: receivedResult(result, at), links: unpackLinks(links) });
         break;
       }
+      case "gate":
+        this.gateAsked(msg.asks, msg.arrivals, msg.leaves);
+        break;
       case "failed":
         this.take(msg.taskId)?.reject(new Error(msg.aborted ? "aborted: crawl stopping" : msg.message));
         break;
@@ -89,6 +104,38 @@ class FetchThread {
         this.fail(new Error(`fetch thread failed to start: ${msg.message}`));
         break;
     }
+  }
+
+  /** Gives back the passes the thread left, and asks the gate for new ones, each answered when it comes. */
+  private gateAsked(asks: readonly GateAsk[], arrivals: readonly number[], leaves: readonly number[]): void {
+    for (const id of arrivals) this.passes.get(id)?.arrived();
+    for (const id of leaves) {
+      this.passes.get(id)?.leave();
+      this.passes.delete(id);
+    }
+    for (const ask of asks) {
+      if (this.gate === undefined || this.fatal) {
+        this.queueAnswer({ id: ask.id });
+        continue;
+      }
+      void this.gate.enter(ask.key, ask.waitMs).then((pass) => {
+        if (pass === undefined) return this.queueAnswer({ id: ask.id });
+        if (this.fatal) return pass.leave();
+        this.passes.set(ask.id, pass);
+        this.queueAnswer({ id: ask.id, waitedMs: pass.waitedMs });
+      });
+    }
+  }
+
+  /** Queues one gate answer; the turn's answers leave together at its end. */
+  private queueAnswer(a: { id: number; waitedMs?: number }): void {
+    this.answers.push(a);
+    if (this.answers.length > 1) return;
+    queueMicrotask(() => {
+      const answers = this.answers;
+      this.answers = [];
+      if (answers.length > 0) this.post({ type: "passes", answers });
+    });
   }
 
   /** Answers a batch of claims in one message, in the order they were asked. */
@@ -110,6 +157,7 @@ class FetchThread {
 
   private fail(error: Error): void {
     this.fatal = error;
+    this.leaveAll();
     this.ready?.reject(error);
     for (const w of this.waiting.values()) w.reject(error);
     this.waiting.clear();
@@ -125,15 +173,25 @@ export class ThreadedFetchRunner {
 
   /** Starts `count` fetch threads; WARC files of thread i are named `<prefix>-t<i>-...`. */
   static async start(
-    init: Omit<FetchThreadInit, "warcPrefix"> & { warcPrefix: string },
+    init: Omit<FetchThreadInit, "warcPrefix" | "addressGate"> & { warcPrefix: string },
     content: ContentIndex,
     count: number,
+    addressGate?: AddressGate,
   ): Promise<ThreadedFetchRunner> {
-    const threads = Array.from({ length: count }, () => new FetchThread(new Worker(new URL("./thread.ts", import.meta.url).href), content));
+    const threads = Array.from(
+      { length: count },
+      () => new FetchThread(new Worker(new URL("./thread.ts", import.meta.url).href), content, addressGate),
+    );
     const runner = new ThreadedFetchRunner(threads);
     try {
       await Promise.all(
-        threads.map((t, i) => t.start({ ...init, warcPrefix: count === 1 ? init.warcPrefix : `${init.warcPrefix}-t${i}` })),
+        threads.map((t, i) =>
+          t.start({
+            ...init,
+            addressGate: addressGate !== undefined,
+            warcPrefix: count === 1 ? init.warcPrefix : `${init.warcPrefix}-t${i}`,
+          }),
+        ),
       );
     } catch (error) {
       await runner.close().catch(() => {});

@@ -8,8 +8,9 @@
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
 import { productToken } from "../../core/robots/index.ts";
-import type { ContentIndex, Renderer } from "../../core/ports/index.ts";
-import { HttpFetcher } from "./http/index.ts";
+import type { AddressGate, ContentIndex, Renderer } from "../../core/ports/index.ts";
+import { readFileSync } from "node:fs";
+import { HttpFetcher, hostsFileLookup, parseHostsFile } from "./http/index.ts";
 import { FetchWorker } from "./pipeline/index.ts";
 import { WarcWriter } from "./warc/index.ts";
 
@@ -28,6 +29,7 @@ export interface FetchPathOptions {
     | "denyHosts"
     | "gapFetchMultiplier"
     | "gapMarginMs"
+    | "hostsFile"
   >;
   warcDir: string;
   /** WARC file name prefix; the node id, so files of several nodes never collide. */
@@ -43,6 +45,8 @@ export interface FetchPathOptions {
    * crawler's requests); absent: this path does not render. The path closes what it builds.
    */
   renderer?: (fetcher: HttpFetcher) => Renderer & { close(): Promise<void> };
+  /** The cap per server address (borrowed: the composition root built it and closes it). Default: none. */
+  addressGate?: AddressGate;
 }
 
 export interface FetchPath {
@@ -65,6 +69,10 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     proxyUrl: opts.proxyUrl,
     addressPolicy: AddressPolicy.of(opts.policy),
     maxConcurrentRequests: opts.maxConcurrentRequests,
+    ...(opts.policy.hostsFile
+      ? { lookup: hostsFileLookup(parseHostsFile(readFileSync(opts.policy.hostsFile, "utf8"), opts.policy.hostsFile)) }
+      : {}),
+    ...(opts.addressGate ? { addressGate: opts.addressGate } : {}),
   });
   const renderer = opts.renderer?.(fetcher);
   const worker = new FetchWorker({

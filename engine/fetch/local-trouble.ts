@@ -25,6 +25,8 @@ const ADVICE: Readonly<Record<LocalCause, string>> = {
     "the open-file limit was reached (EMFILE/ENFILE): raise it (ulimit -n, systemd LimitNOFILE=) or lower the fetches in flight (--max-in-flight, --concurrency)",
   "kernel-buffers": "the kernel had no buffers for a socket (ENOBUFS/ENOMEM): lower the fetches in flight (--max-in-flight, --concurrency)",
   resolver: "the local resolver failed every name alike (EAI_AGAIN): check that it runs and /etc/resolv.conf",
+  // Never an episode (crawl-loop.ts and the fetch node give such a task back before asking LocalTrouble).
+  "address-busy": "a server address stayed at its cap (--max-per-address, --address-gap) for the whole wait",
 };
 
 export interface LocalTroubleOptions {

@@ -48,7 +48,8 @@ export class Admission {
    */
   async admit(urls: readonly DiscoveredUrl[], opts: { confirmSeen?: boolean } = {}): Promise<number> {
     const { pages, refs } = splitSitemapRefs(urls);
-    const roots = await this.shareRoots(pages);
+    // A seeded feed's host is a root of the scope like a seeded page's (its items live there).
+    const roots = await this.shareRoots(refs.length === 0 ? pages : [...pages, ...refs.filter((r) => r.isSeed)]);
     const tally = new Counters();
     const sitemaps = this.screening.sitemaps(refs, tally);
     const candidates = this.screening.pages(pages, tally);

@@ -38,7 +38,9 @@ export class HostSitemaps {
   /**
    * Records sitemaps to read; one that becomes pending makes its host active (it has work even with an
    * empty queue). Runs inside a transaction. A sitemap offered again is read again when its lastmod is
-   * newer than its last read, else at most every half robots.txt lifetime (the next robots.txt fetch).
+   * newer than its last read, else at most every half robots.txt lifetime (the next robots.txt fetch). A
+   * feed is offered again by its home page at each refetch of it, so it follows the home page's adaptive
+   * schedule (a home page that changes is asked again sooner), read at most every `--refetch-min`.
    */
   offer(refs: readonly DiscoveredUrl[], now: number): void {
     for (const u of refs) {
@@ -53,11 +55,13 @@ export class HostSitemaps {
         hops: u.redirectHops,
         ...(u.lastmod !== undefined ? { lastmod: u.lastmod } : {}),
       };
-      if (!this.s.store.sitemaps.offer(offer, now, this.s.policy.robotsMaxAgeMs / 2)) {
+      const feed = u.sitemap?.feed === true;
+      const rereadAfterMs = feed ? this.s.policy.refetchMinMs : this.s.policy.robotsMaxAgeMs / 2;
+      if (!this.s.store.sitemaps.offer(offer, now, rereadAfterMs)) {
         this.s.counters.add("sitemap.known");
         continue;
       }
-      this.s.counters.add("sitemap.queued");
+      this.s.counters.add(feed ? "feed.queued" : "sitemap.queued");
       this.s.totalSitemaps++;
       if (!this.s.serves(partition)) continue;
       this.hosts.sitemapQueued(u.host, partition);

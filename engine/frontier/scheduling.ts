@@ -276,7 +276,8 @@ export class Scheduling {
       issuedAt: now,
       ...(sitemap ? { sitemap: { grants: sitemap.grants, ...(sitemap.fromIndex ? { fromIndex: true } : {}) } } : {}),
     };
-    if (kind === "page" && policy.fetchMedia) task.fetchMedia = true;
+    // A sitemap's image and video extensions name media as a page does.
+    if ((kind === "page" || kind === "sitemap") && policy.fetchMedia) task.fetchMedia = true;
     if (item?.job) task.job = item.job;
     if (kind === "page") this.askRender(entry, task);
     entry.inFlight = { task, item, prev, sitemap };

@@ -74,6 +74,10 @@ export function countSitemapResult(counters: Counters, result: FetchResult, prob
     return;
   }
   counters.add(`sitemap.read.${s.format}`);
+  if (s.format === "rss" || s.format === "atom") {
+    counters.add("feed.read");
+    if (s.entries > 0) counters.add("feed.items", s.entries);
+  }
   if (s.entries > 0) counters.add(s.format === "index" ? "sitemap.index-entries" : "sitemap.entries", s.entries);
   if (s.outOfLocation > 0) counters.add("sitemap.entries-out-of-location", s.outOfLocation);
   if (s.invalid > 0) counters.add("sitemap.entries-invalid", s.invalid);

@@ -258,17 +258,18 @@ test("codec - a sitemap task, its result's summary and sitemap references round-
     },
     { url: "http://a.test/q", host: "a.test", depth: 1, redirectHops: 0, sitemapPriority: 1 },
     { url: "http://a.test/s2.xml", host: "a.test", depth: 0, redirectHops: 1, sitemap: { grants: ["http://b.test:8080/"] } },
+    { url: "http://a.test/feed.xml", host: "a.test", depth: 0, redirectHops: 0, sitemap: { grants: ["http://a.test/"], feed: true } },
   ];
   expect(decodeDiscoveredLinks(encodeDiscoveredLinks(3, urls))).toEqual({ partition: 3, urls });
 
   const badGrant = pb.FetchTask.encode({
     ...pb.FetchTask.fromPartial({ taskId: "x", kind: pb.TaskKind.TASK_KIND_SITEMAP }),
-    sitemap: { grants: ["javascript:alert(1)"], fromIndex: false },
+    sitemap: { grants: ["javascript:alert(1)"], fromIndex: false, feed: false },
   }).finish();
   expect(() => decodeFetchTask(badGrant)).toThrow(CodecError);
   const badFormat = pb.FetchResult.encode({
     ...fetchResultToProto(result),
-    sitemap: { ...fetchResultToProto(result).sitemap!, format: "rss" },
+    sitemap: { ...fetchResultToProto(result).sitemap!, format: "rdf" },
   }).finish();
   expect(() => decodeFetchResult(badFormat)).toThrow(CodecError);
   const badPriority = pb.DiscoveredLinks.encode({

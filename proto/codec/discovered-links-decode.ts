@@ -176,6 +176,7 @@ class LinksDecoder {
     const r = this.r;
     const grants: string[] = [];
     let fromIndex = false;
+    let feed = false;
     while (r.pos < end) {
       const tag = r.uint32();
       switch (tag) {
@@ -185,11 +186,14 @@ class LinksDecoder {
         case 16:
           fromIndex = r.bool();
           continue;
+        case 480: // feed = 60, varint
+          feed = r.bool();
+          continue;
       }
       if ((tag & 7) === 4 || tag === 0) break;
       r.skip(tag & 7);
     }
-    return { grants, fromIndex };
+    return { grants, fromIndex, feed };
   }
 
   /**

@@ -49,7 +49,7 @@ function sizeLinks(partition: number, urls: readonly DiscoveredUrl[], sizes: num
     if (hops !== 0) n += 1 + varint32Size(hops);
     if ((u.isSeed ?? false) !== false) n += 2;
     if (u.sitemap) {
-      const s = sitemapSize(u.sitemap.grants, u.sitemap.fromIndex ?? false, exact);
+      const s = sitemapSize(u.sitemap.grants, u.sitemap.fromIndex ?? false, u.sitemap.feed ?? false, exact);
       n += 1 + varint32Size(s) + s;
     }
     if (lastmod !== 0) n += 1 + varint64Size(lastmod);
@@ -70,8 +70,8 @@ function sizeLinks(partition: number, urls: readonly DiscoveredUrl[], sizes: num
   return total;
 }
 
-function sitemapSize(grants: readonly string[], fromIndex: boolean, exact: boolean): number {
-  let n = fromIndex !== false ? 2 : 0;
+function sitemapSize(grants: readonly string[], fromIndex: boolean, feed: boolean, exact: boolean): number {
+  let n = (fromIndex !== false ? 2 : 0) + (feed !== false ? 3 : 0);
   for (const g of grants) {
     const len = exact ? utf8Length(g) : g.length;
     n += 1 + varint32Size(len) + len;
@@ -158,8 +158,9 @@ function writeLinks(
     }
     if (u.sitemap) {
       const fromIndex = u.sitemap.fromIndex ?? false;
+      const feed = u.sitemap.feed ?? false;
       out[pos++] = 58;
-      pos = putVarint32(out, pos, sitemapSize(u.sitemap.grants, fromIndex, exact));
+      pos = putVarint32(out, pos, sitemapSize(u.sitemap.grants, fromIndex, feed, exact));
       for (const g of u.sitemap.grants) {
         const len = exact ? utf8Length(g) : g.length;
         out[pos++] = 10;
@@ -170,6 +171,12 @@ function writeLinks(
       if (fromIndex !== false) {
         out[pos++] = 16;
         out[pos++] = fromIndex ? 1 : 0;
+      }
+      if (feed !== false) {
+        // field 60, varint: tag 480 as two varint bytes
+        out[pos++] = 0xe0;
+        out[pos++] = 0x03;
+        out[pos++] = 1;
       }
     }
     if (u.lastmod !== undefined) {

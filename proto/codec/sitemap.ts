@@ -9,17 +9,17 @@ import * as pb from "../gen/crawler/fetch/v1/fetch.ts";
 import { CodecError } from "./errors.ts";
 import { optional, toUint32 } from "./numbers.ts";
 
-const FORMATS: readonly SitemapSummary["format"][] = ["urlset", "index", "text", "not-a-sitemap"];
+const FORMATS: readonly SitemapSummary["format"][] = ["urlset", "index", "text", "rss", "atom", "not-a-sitemap"];
 const LIMITS: readonly NonNullable<SitemapSummary["limit"]>[] = ["entries", "bytes"];
 const GRANT = /^https?:\/\/[^/\s]+\/$/;
 
 export function sitemapRefToProto(ref: SitemapRef): pb.SitemapRef {
-  return { grants: [...ref.grants], fromIndex: ref.fromIndex ?? false };
+  return { grants: [...ref.grants], fromIndex: ref.fromIndex ?? false, feed: ref.feed ?? false };
 }
 
 export function sitemapRefFromProto(msg: pb.SitemapRef): SitemapRef {
   for (const grant of msg.grants) if (!GRANT.test(grant)) throw new CodecError(`sitemap grant ${JSON.stringify(grant)} is not an origin`);
-  return msg.fromIndex ? { grants: [...msg.grants], fromIndex: true } : { grants: [...msg.grants] };
+  return { grants: [...msg.grants], ...(msg.fromIndex ? { fromIndex: true } : {}), ...(msg.feed ? { feed: true } : {}) };
 }
 
 export function sitemapSummaryToProto(s: SitemapSummary): pb.SitemapSummary {

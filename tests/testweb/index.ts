@@ -6,6 +6,7 @@
 export { SITEMAP_PROBE_PATH, startTestWeb, resolveShape, webUrl, type TestWeb } from "./server.ts";
 export { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
 export { findViolations, retryAfterMs } from "./violations.ts";
+export { judgeAddresses, type AddressPolicy, type AddressVerdict } from "./address-violations.ts";
 export { logClock, onLogClock } from "./clock.ts";
 export { FAULT_RETRY_AFTER_S, FAULT_SLOW_MS, faultyHosts, type FaultKind, type FaultShares } from "./faults.ts";
 export { refusedPort, type RefusedPort } from "./refused.ts";
@@ -37,6 +38,8 @@ export {
   urlsetXml,
 } from "./special/index.ts";
 export { homePageHeldOnce } from "./held-home-page.ts";
+export { newsSite, type NewsSite } from "./news-site.ts";
+export { SHARED_DOMAINS, sharedServerHosts, type SharedServerWeb } from "./shared-servers.ts";
 export type {
   HostBehaviour,
   PolitenessPolicy,

@@ -4,7 +4,7 @@
  * answers the questions tests ask of the log. Unknown hosts get 502, as a real proxy whose DNS lookup
  * failed would answer. `close()` drops open connections, which also stops the drip and slow timers.
  */
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
 import { faultBehaviour, faultyHosts, type FaultKind } from "./faults.ts";
@@ -23,7 +23,7 @@ export const SITEMAP_PROBE_PATH = "/sitemap.xml";
 
 export interface TestWeb {
   port: number;
-  /** The loopback address it listens on (127.0.0.1 unless `hostname` was given). */
+  /** The loopback address it listens on (127.0.0.1 unless `hostname` was given; the first of `addresses`). */
   hostname: string;
   /** `http://<hostname>:port`, for the crawler's proxy setting. */
   proxyUrl: string;
@@ -91,6 +91,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     const rec = record(log, req, res, target);
     rec.connection = connectionIds.get(req.socket);
     rec.clientPort = req.socket.remotePort;
+    rec.localAddress = req.socket.localAddress;
     const behaviour = lookup(target.host);
     if (!behaviour) {
       send(res, 502, `testweb: no such host ${target.host}\n`, "text/plain");
@@ -116,28 +117,29 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     }
   };
 
-  const server = createServer(handle);
   let connections = 0;
-  server.on("connection", (socket: Socket) => connectionIds.set(socket, ++connections));
-  // Crawlers keep connections to their proxy open between fetches; do not cut them short.
-  server.keepAliveTimeout = 65_000;
-  server.on("clientError", (_err: Error, socket: Socket) => socket.destroy());
-  // HTTPS through the proxy (CONNECT) is not part of the test web.
-  server.on("connect", (_req: IncomingMessage, socket: Socket) => {
-    socket.end("HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n");
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, opts.hostname ?? "127.0.0.1", () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const newServer = () => {
+    const server = createServer(handle);
+    server.on("connection", (socket: Socket) => connectionIds.set(socket, ++connections));
+    // Crawlers keep connections to their proxy open between fetches; do not cut them short.
+    server.keepAliveTimeout = 65_000;
+    server.on("clientError", (_err: Error, socket: Socket) => socket.destroy());
+    // HTTPS through the proxy (CONNECT) is not part of the test web.
+    server.on("connect", (_req: IncomingMessage, socket: Socket) => {
+      socket.end("HTTP/1.1 501 Not Implemented\r\ncontent-length: 0\r\n\r\n");
+    });
+    return server;
+  };
+  const addresses = opts.addresses ?? [opts.hostname ?? "127.0.0.1"];
+  const servers = await listenAll(newServer, addresses, opts.port ?? 0);
+  const port = (servers[0]!.address() as AddressInfo).port;
 
   let closing: Promise<void> | undefined;
   const hosts = [...Array.from({ length: shape.hosts }, (_, i) => siteHost(i)), ...named.keys()];
   return {
     port,
-    hostname: opts.hostname ?? "127.0.0.1",
-    proxyUrl: `http://${opts.hostname ?? "127.0.0.1"}:${port}`,
+    hostname: addresses[0]!,
+    proxyUrl: `http://${addresses[0]!}:${port}`,
     shape,
     hosts,
     faulty: faults,
@@ -154,11 +156,44 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     violations: (policy) => findViolations(log, (h) => lookup(h)?.robots, policy),
     expectedPages: (seeds = [webUrl(siteHost(0))], eopts) => expectedPages(shape, seeds, eopts),
     close() {
-      closing ??= new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      });
+      closing ??= Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      ).then(() => {});
       return closing;
     },
   };
+}
+
+/**
+ * One listener per address, all on one port (a port found free on the first address may be taken on another:
+ * then all start again on a new one, a few times; a fixed port gets one try).
+ */
+async function listenAll(newServer: () => Server, addresses: readonly string[], wantedPort: number): Promise<Server[]> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < (wantedPort === 0 ? 5 : 1); attempt++) {
+    const servers: Server[] = [];
+    try {
+      let port = wantedPort;
+      for (const address of addresses) {
+        const server = newServer();
+        await new Promise<void>((resolve, reject) => {
+          server.once("error", reject);
+          server.listen(port, address, () => resolve());
+        });
+        servers.push(server);
+        port = (server.address() as AddressInfo).port;
+      }
+      return servers;
+    } catch (error) {
+      lastError = error;
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    }
+  }
+  throw lastError;
 }

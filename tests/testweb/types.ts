@@ -34,6 +34,12 @@ export interface TestWebOptions {
    * "internal network" beside the "public" test web, with its own request log.
    */
   hostname?: string;
+  /**
+   * Loopback addresses to listen on, all on one port, with one request log (each record says which address
+   * it came to, `localAddress`): servers that answer for many names, e.g. 127.0.0.2 and 127.0.0.3 for a
+   * crawler that resolves names itself (`--hosts-file`). Default: `[hostname]`.
+   */
+  addresses?: string[];
 }
 
 /** The options with every default filled in: the inputs of the page generator. */
@@ -129,6 +135,8 @@ export interface RequestRecord {
   connection?: number;
   /** The client's port of that connection: with /proc/net/tcp it names the process that sent the request. */
   clientPort?: number;
+  /** The server address the request came to (which of `addresses`). */
+  localAddress?: string;
 }
 
 /**

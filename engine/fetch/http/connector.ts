@@ -56,7 +56,7 @@ export function createSafeConnector(options: SafeConnectorOptions): Connector {
  * resolved and its refused addresses skipped, so a name with one public and one private address
  * still connects, but only to the public one.
  */
-async function pickAddress(dns: DnsCache, host: string, policy: AddressPolicy, timeoutMs: number): Promise<string> {
+export async function pickAddress(dns: DnsCache, host: string, policy: AddressPolicy, timeoutMs: number): Promise<string> {
   if (isIP(host) !== 0) {
     const refusal = policy.checkAddress(host);
     if (refusal) throw new BlockedAddressError(refusal);

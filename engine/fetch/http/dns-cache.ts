@@ -44,7 +44,8 @@ type Entry =
   | { expiresAt: number; addresses: ResolvedAddress[]; error?: undefined }
   | { expiresAt: number; addresses?: undefined; error: DnsLookupError };
 
-const defaultLookup: LookupFn = async (host) => {
+/** The system resolver (getaddrinfo), the default. */
+export const defaultLookup: LookupFn = async (host) => {
   const answers = await systemLookup(host, { all: true });
   return answers.map(({ address, family }) => ({ address, family }));
 };

@@ -8,7 +8,8 @@
  * than HIGH_WATER bytes wait unread and resumes it as they are taken, and `destroy()` aborts the request
  * (a body not read to its end must let its connection go). The caller's signal aborts the request at any
  * point, before the head (the returned promise rejects with the signal's reason) or while the body is read
- * (the iterator throws it).
+ * (the iterator throws it). `onAnswer` is told when the server's answer begins (any status, 1xx included):
+ * the first moment the request is known to have reached the server.
  */
 import type { Dispatcher } from "./undici.ts";
 
@@ -27,7 +28,13 @@ export interface ResponseStart {
  * headers as soon as they arrive; the body follows through `body`. Rejects with undici's error (connect,
  * socket, timeout) or the signal's reason.
  */
-export function sendGet(dispatcher: Dispatcher, target: URL, headers: Record<string, string>, signal: AbortSignal): Promise<ResponseStart> {
+export function sendGet(
+  dispatcher: Dispatcher,
+  target: URL,
+  headers: Record<string, string>,
+  signal: AbortSignal,
+  onAnswer?: () => void,
+): Promise<ResponseStart> {
   return new Promise<ResponseStart>((resolve, reject) => {
     if (signal.aborted) {
       reject(signal.reason);
@@ -52,6 +59,7 @@ export function sendGet(dispatcher: Dispatcher, target: URL, headers: Record<str
         if (abortReason !== undefined) c.abort(abortReason as Error);
       },
       onResponseStart(c, statusCode, responseHeaders) {
+        onAnswer?.();
         if (statusCode < 200) return; // 100 Continue, 103 Early Hints: the final response follows
         body = new ResponseBody(c);
         resolve({ statusCode, headers: responseHeaders as ResponseStart["headers"], body });

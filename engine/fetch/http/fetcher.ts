@@ -22,6 +22,8 @@ import { BadEncodingError, describe, droppedConnection, errorKind, localCauseOf,
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
 import { proxyListens } from "./proxy-probe.ts";
 import { Slots } from "./slots.ts";
+import { serverKeyOf } from "./server-key.ts";
+import type { AddressGate, AddressPass } from "../../../core/ports/index.ts";
 import type {
   FetchError,
   FetchErrorKind,
@@ -38,6 +40,12 @@ import type { Dispatcher } from "./undici.ts";
 const MAX_REMEMBERED_ORIGINS = 10_000;
 /** How long a proxy that dropped (or never answered) a request has to take a new connection before it counts as gone. */
 const PROXY_PROBE_MS = 1_000;
+/**
+ * How long a request waits for its server's pass (the cap per address) before its task goes back to its
+ * host's queue: long enough that a busy server's queue moves, short enough that a task never nears the
+ * frontier's fetch lease, and a given-back host waits its own gap before it is tried again.
+ */
+export const ADDRESS_WAIT_MS = 5_000;
 
 export class HttpFetcher {
   readonly #userAgent: string;
@@ -51,6 +59,9 @@ export class HttpFetcher {
   #dispatcher: Dispatcher;
   readonly #newDispatcher: () => Dispatcher;
   readonly #slots: Slots;
+  readonly #addressGate: AddressGate | undefined;
+  readonly #addressWaitMs: number;
+  readonly #connectTimeoutMs: number;
   /** The address each origin's newest connection went to, for `remoteAddress`. */
   readonly #addresses = new Map<string, string>();
   /** The deadlines of the requests through the proxy under way, to end them when the proxy is found out of reach. */
@@ -70,6 +81,9 @@ export class HttpFetcher {
     this.#addressPolicy = options.addressPolicy ?? new AddressPolicy();
     this.#dns = new DnsCache({ lookup: options.lookup, ttlMs: options.dnsCacheTtlMs, negativeTtlMs: options.dnsNegativeTtlMs });
     this.#slots = new Slots(options.maxConcurrentRequests ?? 256);
+    this.#addressGate = options.addressGate;
+    this.#addressWaitMs = options.addressWaitMs ?? ADDRESS_WAIT_MS;
+    this.#connectTimeoutMs = options.connectTimeoutMs;
     this.#newDispatcher = () =>
       createDispatcher({
         connectTimeoutMs: options.connectTimeoutMs,
@@ -87,7 +101,7 @@ export class HttpFetcher {
 
   /** Fetches `req.url` once. Never rejects for network, protocol or content problems. */
   fetch(req: FetchRequest): Promise<FetchOutcome> {
-    return this.#withSlot(req, (url) => this.#fetchHoldingSlot(url, req));
+    return this.#withSlot(req, (url, onAnswer) => this.#fetchHoldingSlot(url, req, onAnswer));
   }
 
   /**
@@ -102,11 +116,11 @@ export class HttpFetcher {
     read: (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => Promise<T>,
     maxBytes: number,
   ): Promise<StreamOutcome<T>> {
-    return this.#withSlot(req, (url) => this.#streamHoldingSlot(url, req, read, maxBytes));
+    return this.#withSlot(req, (url, onAnswer) => this.#streamHoldingSlot(url, req, read, maxBytes, onAnswer));
   }
 
   /** The checks before any request (a usable URL, the address policy), then `run` holding a request slot. */
-  async #withSlot<T>(req: FetchRequest, run: (url: URL) => Promise<T | FetchError>): Promise<T | FetchError> {
+  async #withSlot<T>(req: FetchRequest, run: (url: URL, onAnswer: () => void) => Promise<T | FetchError>): Promise<T | FetchError> {
     const queuedAt = preciseNow();
     let url: URL;
     try {
@@ -131,10 +145,52 @@ export class HttpFetcher {
       return failure(req.url, "aborted", `aborted while waiting for a request slot: ${describe(error)}`, queuedAt);
     }
     try {
-      return await run(url);
+      // The server's pass last, just before the request: the next request to that server waits for this one's answer to begin.
+      const server = await this.#enterServer(url, req, queuedAt);
+      if (server.kind === "error") return server;
+      try {
+        const outcome = await run(url, () => server.pass?.arrived());
+        if (server.pass && server.key && typeof outcome === "object" && outcome !== null) {
+          Object.assign(outcome, { server: server.key, serverWaitMs: Math.round(server.pass.waitedMs) });
+        }
+        return outcome;
+      } finally {
+        server.pass?.leave();
+      }
     } finally {
       this.#slots.release();
     }
+  }
+
+  /**
+   * The pass of the request's server (the cap per address), held until the response has ended; none without
+   * a gate, or for a name that does not resolve (the request fails at connect as it would anyway). No pass
+   * within the wait: an `address-busy` outcome, the request never made.
+   */
+  async #enterServer(
+    url: URL,
+    req: FetchRequest,
+    queuedAt: number,
+  ): Promise<{ kind: "pass"; key?: string; pass?: AddressPass } | FetchError> {
+    if (this.#addressGate === undefined) return { kind: "pass" };
+    const key = await serverKeyOf(url, {
+      proxied: this.#proxied,
+      dns: this.#dns,
+      addressPolicy: this.#addressPolicy,
+      connectTimeoutMs: this.#connectTimeoutMs,
+    });
+    if (key === undefined) return { kind: "pass" };
+    let pass: AddressPass | undefined;
+    try {
+      pass = await this.#addressGate.enter(key, this.#addressWaitMs, req.signal);
+    } catch (error) {
+      return failure(req.url, "aborted", `aborted while waiting for the server's turn (${key}): ${describe(error)}`, queuedAt);
+    }
+    if (pass === undefined) {
+      const busy = failure(req.url, "local", `${key} stayed at its cap for ${this.#addressWaitMs} ms: the request was not made`, queuedAt);
+      return { ...busy, local: "address-busy", server: key, serverWaitMs: this.#addressWaitMs };
+    }
+    return { kind: "pass", key, pass };
   }
 
   /** Turns waiting fetches away, aborts running ones and closes every connection. Idempotent. */
@@ -156,6 +212,7 @@ export class HttpFetcher {
   async #send<T>(
     url: URL,
     req: FetchRequest,
+    onAnswer: () => void,
     handle: (response: ResponseStart, sent: { startedAt: number; requestHeaders: Record<string, string> }) => Promise<T>,
   ): Promise<T | FetchError> {
     const startedAt = preciseNow();
@@ -166,7 +223,7 @@ export class HttpFetcher {
     let answered = false;
     if (this.#proxied) this.#throughProxy.add(deadline);
     try {
-      const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal);
+      const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal, onAnswer);
       answered = true;
       this.#proxyDownSince = undefined;
       return withPause(await handle(response, { startedAt, requestHeaders }), deadline);
@@ -231,8 +288,8 @@ export class HttpFetcher {
     old.destroy().catch(() => {});
   }
 
-  #fetchHoldingSlot(url: URL, req: FetchRequest): Promise<FetchOutcome> {
-    return this.#send(url, req, async (response, { startedAt, requestHeaders }): Promise<FetchOutcome> => {
+  #fetchHoldingSlot(url: URL, req: FetchRequest, onAnswer: () => void): Promise<FetchOutcome> {
+    return this.#send(url, req, onAnswer, async (response, { startedAt, requestHeaders }): Promise<FetchOutcome> => {
       const headers = flattenHeaders(response.headers);
       const contentEncoding = normalizeEncoding(headers["content-encoding"]);
       const cap = req.maxBodyBytes !== undefined && req.maxBodyBytes > 0 ? req.maxBodyBytes : this.#maxBodyBytes;
@@ -263,8 +320,9 @@ export class HttpFetcher {
     req: FetchRequest,
     read: (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => Promise<T>,
     maxBytes: number,
+    onAnswer: () => void,
   ): Promise<StreamOutcome<T>> {
-    return this.#send(url, req, async (response, { startedAt, requestHeaders }): Promise<StreamOutcome<T>> => {
+    return this.#send(url, req, onAnswer, async (response, { startedAt, requestHeaders }): Promise<StreamOutcome<T>> => {
       const headers = flattenHeaders(response.headers);
       const contentEncoding = normalizeEncoding(headers["content-encoding"]);
       const decoder = contentEncoding === undefined ? undefined : DECODERS[contentEncoding];
@@ -365,6 +423,7 @@ function validate(options: HttpFetcherOptions): void {
     ["maxConnectionsPerOrigin", options.maxConnectionsPerOrigin],
     ["maxConcurrentRequests", options.maxConcurrentRequests],
     ["keepAliveTimeoutMs", options.keepAliveTimeoutMs],
+    ["addressWaitMs", options.addressWaitMs],
   ];
   for (const [name, value] of positive) {
     if (value !== undefined && !(Number.isFinite(value) && value > 0)) {

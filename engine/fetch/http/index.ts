@@ -18,3 +18,4 @@ export type {
   StreamOutcome,
 } from "./types.ts";
 export type { LookupFn, ResolvedAddress } from "./dns-cache.ts";
+export { hostsFileLookup, HostsFileError, parseHostsFile } from "./hosts-file.ts";

@@ -6,6 +6,7 @@
  */
 import type { AddressPolicy } from "../../../core/net/index.ts";
 import type { LookupFn } from "./dns-cache.ts";
+import type { AddressGate } from "../../../core/ports/index.ts";
 export type {
   FetchError,
   FetchErrorKind,
@@ -55,4 +56,12 @@ export interface HttpFetcherOptions {
   keepAliveTimeoutMs?: number;
   /** Resolver, injectable for tests. Default: the system resolver (`node:dns` lookup). */
   lookup?: LookupFn;
+  /**
+   * The cap per server address: each request first enters the gate for its server (its resolved address, or
+   * through a proxy its host's registrable domain) and leaves when its response has ended. Borrowed: the
+   * caller closes it. Default: none (no cap beyond each origin's own).
+   */
+  addressGate?: AddressGate;
+  /** How long a request waits for its server's pass before it is given back (`address-busy`). Default ADDRESS_WAIT_MS. */
+  addressWaitMs?: number;
 }

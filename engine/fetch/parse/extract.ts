@@ -39,6 +39,8 @@ export interface ExtractedLink {
   /** Element the link came from: a, area, link, iframe or frame. */
   tag: string;
   rel?: string;
+  /** A `<link>`'s `type` attribute, lower-cased, when it has one (a feed: `application/rss+xml`, `application/atom+xml`). */
+  type?: string;
   /** The link's own `rel` contains nofollow. A page-wide nofollow is reported in `metaRobots` instead. */
   nofollow: boolean;
 }
@@ -181,6 +183,7 @@ export function createPageExtractor(pageUrl: string, options: ExtractOptions = {
             } else if (rel.includes("alternate") && !rel.includes("stylesheet")) {
               // "alternate stylesheet" is a CSS file, not another version of the page.
               addLink(href, name, attrs.rel, rel);
+              if (attrs.type !== undefined) raw[raw.length - 1]!.type = attrs.type.trim().toLowerCase();
             }
             break;
           }

@@ -21,6 +21,7 @@ export function resultFor(task: FetchTask, outcome: FetchOutcome): FetchResult {
     startedAt: outcome.startedAt,
     endedAt: outcome.endedAt,
     ...(outcome.pausedMs ? { pausedMs: outcome.pausedMs } : {}),
+    ...(outcome.serverWaitMs ? { serverWaitMs: outcome.serverWaitMs } : {}),
     linksFound: 0,
     bytes: 0,
   };

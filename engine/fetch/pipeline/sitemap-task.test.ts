@@ -50,7 +50,7 @@ async function setup(routes: Record<string, (res: ServerResponse) => void>) {
   });
   const origin = server.origin;
   const host = origin.slice("http://".length);
-  const run = (path: string, sitemap: SitemapRef = { grants: [] }, depth = 0) => {
+  const run = (path: string, sitemap: SitemapRef = { grants: [] }, depth = 0, fetchMedia = false) => {
     const task: FetchTask = {
       taskId: "t1",
       kind: "sitemap",
@@ -62,6 +62,7 @@ async function setup(routes: Record<string, (res: ServerResponse) => void>) {
       hostGapMs: 0,
       issuedAt: Date.now(),
       sitemap,
+      ...(fetchMedia ? { fetchMedia } : {}),
     };
     return worker.run(task);
   };
@@ -240,5 +241,64 @@ describe("sitemap task", () => {
     const { result } = await run("/bad.xml");
     expect(result.kind).toBe("network-error");
     expect(result.error).toBe("bad-response");
+  });
+
+  test("a feed's items (RSS or Atom) are taken anywhere on its site, at the top priority with their date as lastmod; other sites refused", async () => {
+    const { origin, host, run } = await setup({
+      "/blog/feed/": (res) =>
+        xml(
+          res,
+          `<rss version="2.0"><channel><link>${origin}/</link>
+            <item><link>${origin}/2026/01/new-post</link><pubDate>Fri, 04 Dec 2026 10:00:00 +0100</pubDate></item>
+            <item><link>http://elsewhere.test/post</link></item>
+          </channel></rss>`,
+        ),
+      "/atom.xml": (res) =>
+        xml(
+          res,
+          gzipSync(
+            `<feed xmlns="http://www.w3.org/2005/Atom"><entry><link href="${origin}/a"/><updated>2026-12-04T09:00:00Z</updated></entry></feed>`,
+          ),
+        ),
+    });
+    const rss = await run("/blog/feed/", { grants: [] }, 0);
+    expect(rss.result.sitemap).toEqual({ format: "rss", entries: 1, outOfLocation: 1, invalid: 0 });
+    expect(rss.links).toEqual([
+      {
+        url: `${origin}/2026/01/new-post`,
+        host,
+        depth: 1,
+        sourceUrl: `${origin}/blog/feed/`,
+        redirectHops: 0,
+        lastmod: Date.UTC(2026, 11, 4, 9),
+        sitemapPriority: 1,
+      },
+    ]);
+    const atom = await run("/atom.xml");
+    expect(atom.result.sitemap).toEqual({ format: "atom", entries: 1, outOfLocation: 0, invalid: 0 });
+    expect(atom.links.map((l) => [l.url, l.lastmod, l.sitemapPriority])).toEqual([[`${origin}/a`, Date.UTC(2026, 11, 4, 9), 1]]);
+  });
+
+  test("with --fetch-media, a sitemap's image and video extensions name media links; dates from the news extension", async () => {
+    const { origin, host, run } = await setup({
+      "/sitemap.xml": (res) =>
+        xml(
+          res,
+          `<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:image="http://www.google.com/schemas/sitemap-image/1.1" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
+            <url><loc>${origin}/story</loc><image:image><image:loc>${origin}/a.jpg</image:loc></image:image>
+              <news:news><news:publication_date>2026-12-04T09:00:00Z</news:publication_date></news:news></url>
+          </urlset>`,
+        ),
+    });
+    const task = (fetchMedia: boolean) => run("/sitemap.xml", { grants: [] }, 0, fetchMedia);
+    const without = await task(false);
+    expect(without.links.map((l) => [l.url, l.kind, l.lastmod])).toEqual([[`${origin}/story`, undefined, Date.UTC(2026, 11, 4, 9)]]);
+    const withMedia = await task(true);
+    expect(withMedia.result.sitemap?.entries).toBe(1);
+    expect(withMedia.links.map((l) => [l.url, l.kind])).toEqual([
+      [`${origin}/story`, undefined],
+      [`${origin}/a.jpg`, "media"],
+    ]);
+    expect(withMedia.links[1]).toMatchObject({ host, depth: 1 });
   });
 });

@@ -10,10 +10,14 @@
  *                     protocol's limits, 50 MB uncompressed and 50,000 entries
  *   entries           each `<loc>` normalized and checked against the protocol's location rules
  *                     (core/sitemap): a page entry must lie under the sitemap's directory or an origin a
- *                     robots.txt granted it; a sitemap an index lists must be on the index's site
+ *                     robots.txt granted it; a sitemap an index lists must be on the index's site; a
+ *                     feed's item (RSS, Atom: the same reader) must be on the feed's own site or a
+ *                     granted origin (a feed at /blog/feed/ lists posts all over its site)
+ *   media             with --fetch-media, the image and video extensions' media URLs as media links
  *   store             the response in the WARC file like any other, its body capped at the body cap
  *
- * Page entries leave as links one level deeper than the task, with their `lastmod` and `priority`; the
+ * Page entries leave as links one level deeper than the task, with their `lastmod` and `priority` (a
+ * feed's items with their date as `lastmod` and the top priority: a feed lists what is new); the
  * sitemaps of an index leave as links marked as sitemaps, which the frontier reads in turn (an index
  * listed by an index is not followed: the protocol has no nesting). A redirect is not followed here: its
  * target goes back to the frontier as a sitemap to read, so it passes the target host's robots.txt and
@@ -38,6 +42,8 @@ import { storeResponse } from "./store-step.ts";
 import type { WorkerDeps } from "./types.ts";
 
 const DEFAULT_MAX_BODY = 5 * 1024 * 1024;
+/** A feed's items go to the first front queue, with home pages: a feed lists what is new. */
+const FEED_ITEM_PRIORITY = 1;
 
 /** What reading the body gave: the copy kept for the WARC file, and the entries. */
 interface Read {
@@ -119,12 +125,14 @@ async function readSitemap(
   }
   reader.end();
   const summary = entries.summary(reader);
-  return { stored: copy.bytes(), truncated: copy.truncated, summary, links: entries.links };
+  return { stored: copy.bytes(), truncated: copy.truncated, summary, links: [...entries.links, ...entries.media] };
 }
 
 /** Turns entries into links, applying the protocol's location rules, and counts what it refused. */
 class EntryCollector {
   readonly links: DiscoveredUrl[] = [];
+  /** Media the extensions named (kept apart so `entries` counts pages only). */
+  readonly media: DiscoveredUrl[] = [];
   private readonly seen = new Set<string>();
   private outOfLocation = 0;
   private invalid = 0;
@@ -158,10 +166,14 @@ class EntryCollector {
       });
       return;
     }
-    if (!entryAllowed(n.url, this.task.url, this.ref.grants)) return void this.outOfLocation++;
+    const feed = format === "rss" || format === "atom";
+    const inLocation = feed
+      ? sameSite(this.task.url, n.url) || entryAllowed(n.url, this.task.url, this.ref.grants)
+      : entryAllowed(n.url, this.task.url, this.ref.grants);
+    if (!inLocation) return void this.outOfLocation++;
     if (this.seen.has(n.url)) return;
     this.seen.add(n.url);
-    const priority = entry.priority === undefined ? undefined : parseSitemapPriority(entry.priority);
+    const priority = feed ? FEED_ITEM_PRIORITY : entry.priority === undefined ? undefined : parseSitemapPriority(entry.priority);
     this.links.push({
       url: n.url,
       host: hostKeyOf(n.url),
@@ -171,6 +183,24 @@ class EntryCollector {
       ...(lastmod !== undefined ? { lastmod } : {}),
       ...(priority !== undefined ? { sitemapPriority: priority } : {}),
     });
+    if (this.task.fetchMedia === true) this.addMedia(entry.media ?? []);
+  }
+
+  /** The media the image and video extensions name, as media links one level deeper (with --fetch-media). */
+  private addMedia(media: readonly string[]): void {
+    for (const raw of media) {
+      const n = normalizeUrl(raw);
+      if (!n.ok || this.seen.has(n.url)) continue;
+      this.seen.add(n.url);
+      this.media.push({
+        url: n.url,
+        host: hostKeyOf(n.url),
+        depth: this.task.depth + 1,
+        sourceUrl: this.task.url,
+        redirectHops: 0,
+        kind: "media",
+      });
+    }
   }
 
   summary(reader: SitemapReader): SitemapSummary {

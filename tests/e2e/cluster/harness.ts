@@ -186,6 +186,8 @@ export interface FrontierOptions extends RoleOptions {
 export interface FetcherOptions extends RoleOptions {
   id: string;
   web: TestWeb;
+  /** Reach the test web without its proxy, resolving names itself (with `--hosts-file` in `args`). */
+  direct?: boolean;
   runtime?: "bun" | "deno";
   args?: string[];
   /** Run inside this network namespace. */
@@ -212,6 +214,8 @@ export interface RolesOptions {
   regionOf?: (id: string) => string;
   /** `--region-rules` of every role (which hosts belong to which region), with `services.otherRegions`. */
   regionRules?: string;
+  /** Fetch nodes reach the test web without its proxy, resolving names themselves (`--hosts-file` in `fetcherArgs`). */
+  directFetch?: boolean;
   /** More flags of one fetch node, after `fetcherArgs` (e.g. its own `--user-agent`, to tell its requests apart). */
   fetcherArgsOf?: (id: string) => string[];
   services?: ServicesOptions;
@@ -411,6 +415,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
             args,
             netns: netnsOf(id),
             listenHost: opts.listenHost,
+            direct: opts.directFetch,
           });
           fetchers.set(id, p);
           await roles.coordinator.waitForNode(id, { since, procs: [p] });
@@ -590,8 +595,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
         opts.redis.url,
         "--warc-dir",
         warc,
-        "--proxy",
-        opts.web.proxyUrl,
+        ...(opts.direct ? [] : ["--proxy", opts.web.proxyUrl]),
         ...(opts.netns || opts.listenHost ? ["--http-listen", `${opts.netns?.address ?? opts.listenHost}:0`] : []),
         ...(opts.args ?? []),
       ];

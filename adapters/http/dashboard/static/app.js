@@ -160,7 +160,7 @@
     $("errors").textContent = num(d.totals.errors);
     renderRates(d.rates);
     renderOutcomes(d.outcomes);
-    renderPoliteness(d.politeness);
+    renderPoliteness(d.politeness, d.feeds);
     renderRendering(d.rendering);
     renderDistributions(d.histograms, d.distributions);
     renderNodes(d.nodes);
@@ -209,14 +209,17 @@
     );
   }
 
-  function renderPoliteness(p) {
+  function renderPoliteness(p, feeds) {
     const facts = [
       ["active hosts", num(p.activeHosts)],
       ["largest gap", p.largestGapHost ? `${duration(p.largestGapMs)} (${p.largestGapHost})` : "–"],
       ["throttled hosts", num(p.throttledHosts)],
       ["parked by robots.txt", num(p.parkedHosts)],
       ["requests that waited for a gap", num(p.waitedForGap)],
+      ["requests that waited for their server", num(p.waitedForServer)],
+      ["given back, server at its cap", num(p.givenBackForServer)],
     ];
+    if (feeds) facts.push(["feeds read (items)", `${num(feeds.read)} (${num(feeds.items)})`]);
     $("politeness").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-fact": k }, v)]));
   }
 

@@ -301,6 +301,8 @@ export interface SitemapRef {
   grants: string[];
   /** Listed by a sitemap index: if it is an index itself, its sitemaps are not taken (no nesting). */
   fromIndex: boolean;
+  /** A feed (RSS, Atom) a home page names: read again on its own, shorter, schedule. */
+  feed: boolean;
 }
 
 /** One URL to fetch, handed out by the frontier node that owns the URL's host. */
@@ -532,7 +534,7 @@ export interface DiscoveredLinks {
 }
 
 function createBaseSitemapRef(): SitemapRef {
-  return { grants: [], fromIndex: false };
+  return { grants: [], fromIndex: false, feed: false };
 }
 
 export const SitemapRef: MessageFns<SitemapRef> = {
@@ -542,6 +544,9 @@ export const SitemapRef: MessageFns<SitemapRef> = {
     }
     if (message.fromIndex !== false) {
       writer.uint32(16).bool(message.fromIndex);
+    }
+    if (message.feed !== false) {
+      writer.uint32(480).bool(message.feed);
     }
     return writer;
   },
@@ -575,6 +580,14 @@ export const SitemapRef: MessageFns<SitemapRef> = {
             message.fromIndex = reader.bool();
             continue;
           }
+          case 60: {
+            if (tag !== 480) {
+              break;
+            }
+
+            message.feed = reader.bool();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -595,6 +608,7 @@ export const SitemapRef: MessageFns<SitemapRef> = {
         : isSet(object.from_index)
         ? globalThis.Boolean(object.from_index)
         : false,
+      feed: isSet(object.feed) ? globalThis.Boolean(object.feed) : false,
     };
   },
 
@@ -606,6 +620,9 @@ export const SitemapRef: MessageFns<SitemapRef> = {
     if (message.fromIndex !== false) {
       obj.fromIndex = message.fromIndex;
     }
+    if (message.feed !== false) {
+      obj.feed = message.feed;
+    }
     return obj;
   },
 
@@ -616,6 +633,7 @@ export const SitemapRef: MessageFns<SitemapRef> = {
     const message = createBaseSitemapRef();
     message.grants = object.grants?.map((e) => e) || [];
     message.fromIndex = object.fromIndex ?? false;
+    message.feed = object.feed ?? false;
     return message;
   },
 };

@@ -1,0 +1,188 @@
+/**
+ * The cluster's AddressGate (core/ports/address-gate.ts): the cap per server address held in the region's
+ * Redis, shared by every fetch node of the region, under `crawler:` (the namespace of the crawler's ACL user):
+ *
+ *   crawler:address:<server>        sorted set of the passes held now: member `<holder>:<n>`, score the
+ *                                   time (Redis's clock, ms) at which the pass lapses if never given back
+ *   crawler:address-last:<server>   string, expiring after the gap: when the last request was known to
+ *                                   have reached the server (µs, so the gap holds exactly, not to the ms)
+ *   crawler:address-unconfirmed:<server>  string, expiring after the lease: the pass given whose request is
+ *                                   not known to have reached the server yet (no other pass is given
+ *                                   meanwhile: the gap runs from the arrival, see the port)
+ *
+ * Entering is one script call (one round trip): it reads Redis's clock (`TIME`, so every node's passes are
+ * timed on one clock), drops lapsed passes, and gives a pass when fewer than the cap are held and the gap
+ * since the last request arrived has passed and no request is on its way, atomically, so two nodes asking at
+ * once never both get the last slot. When it gives none it says how long the gap has left (the caller sleeps
+ * exactly that) or that the set is full or a request is on its way (the caller asks again every POLL_MS, at
+ * most until its wait is over). An arrival is one script call (the time, from Redis's clock), and leaving
+ * one `ZREM`.
+ *
+ * A pass lapses after `leaseMs` (the fetch path's connect and response timeouts and a margin: no request
+ * holds its pass longer), and so does its mark of a request on its way, so a fetch node killed with -9
+ * holds its slots, and its server's next pass, for at most that long: the cap is lower meanwhile, never higher. Redis restarted without its data forgets the passes held: until those
+ * requests end (at most `leaseMs`), up to twice the cap can be in flight to one address; with its AOF the
+ * passes survive as they were. While Redis cannot answer, a pass is given unguarded (each host's own
+ * politeness still holds), counted by the caller.
+ *
+ * Memory: per server with a request in flight, a sorted set of at most the cap's members (about 100 bytes
+ * each) and one short string for the gap; both expire on their own, so an address that goes quiet costs
+ * nothing after its last lease or gap. Waiting is not fair between nodes (whoever asks first after a leave
+ * wins); each node's own waiters wait at most their wait.
+ */
+import { randomUUID } from "node:crypto";
+import type { AddressGate, AddressGateLimits, AddressPass } from "../../core/ports/index.ts";
+import type { RedisClient } from "./connect.ts";
+import { LuaScript } from "./lua-script.ts";
+
+/** How often a waiter asks again while the address is at its cap. */
+const POLL_MS = 20;
+
+export interface RedisAddressGateOptions extends AddressGateLimits {
+  /** How long a pass holds if never given back, and a request on its way holds back the next pass if never confirmed. */
+  readonly leaseMs: number;
+  /** Prefix of the keys (default "crawler:address"). */
+  readonly keyPrefix?: string;
+  /** Told of every pass given without asking Redis (it could not answer). */
+  readonly onUnguarded?: (error: unknown) => void;
+}
+
+/**
+ * KEYS[1]: the passes held, KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]:
+ * the cap, ARGV[2]: the gap (ms), ARGV[3]: the lease (ms), ARGV[4]: the new pass's member. Returns 0 (given),
+ * a positive number (ms of gap left), or -1 (at the cap, or a request on its way).
+ */
+const ENTER_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
+local gapUs = tonumber(ARGV[2]) * 1000
+local last = tonumber(redis.call('GET', KEYS[2]) or '')
+if last and nowUs - last < gapUs then return math.ceil((gapUs - (nowUs - last)) / 1000) end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[4])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
+return 0
+`;
+const enterScript = new LuaScript(ENTER_LUA);
+
+/**
+ * KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]: the gap (ms), ARGV[2]:
+ * the member whose request arrived. Only that pass's own mark is cleared (a lapsed one may have been
+ * replaced by another's); the gap runs from now either way.
+ */
+const ARRIVED_LUA = `
+local t = redis.call('TIME')
+local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
+if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
+if tonumber(ARGV[1]) > 0 then redis.call('SET', KEYS[2], string.format('%d', nowUs), 'PX', ARGV[1]) end
+return 0
+`;
+const arrivedScript = new LuaScript(ARRIVED_LUA);
+
+export class RedisAddressGate implements AddressGate {
+  readonly #holder = randomUUID();
+  #passes = 0;
+  #closed = false;
+  readonly #sleepers = new Set<() => void>();
+  readonly #prefix: string;
+
+  /** Uses `client`, which the caller keeps and closes. */
+  constructor(
+    private readonly client: RedisClient,
+    private readonly options: RedisAddressGateOptions,
+  ) {
+    if (!Number.isInteger(options.maxInFlight) || options.maxInFlight < 1) {
+      throw new RangeError(`RedisAddressGate: maxInFlight must be a positive integer, got ${options.maxInFlight}`);
+    }
+    if (!(Number.isInteger(options.gapMs) && options.gapMs >= 0)) {
+      throw new RangeError(`RedisAddressGate: gapMs must be a non-negative whole number, got ${options.gapMs}`);
+    }
+    if (!(Number.isInteger(options.leaseMs) && options.leaseMs >= 1)) {
+      throw new RangeError(`RedisAddressGate: leaseMs must be a positive whole number, got ${options.leaseMs}`);
+    }
+    this.#prefix = options.keyPrefix ?? "crawler:address";
+  }
+
+  async enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined> {
+    const askedAt = performance.now();
+    const keys = [`${this.#prefix}:${key}`, `${this.#prefix}-last:${key}`, `${this.#prefix}-unconfirmed:${key}`];
+    for (;;) {
+      if (signal?.aborted) throw signal.reason;
+      if (this.#closed) return undefined;
+      const member = `${this.#holder}:${this.#passes++}`;
+      let answer: number;
+      try {
+        if (!this.client.isReady) throw new Error("the Redis connection is down");
+        answer = Number(
+          await enterScript.run<number>(this.client, keys, [
+            String(this.options.maxInFlight),
+            String(this.options.gapMs),
+            String(this.options.leaseMs),
+            member,
+          ]),
+        );
+      } catch (error) {
+        this.options.onUnguarded?.(error);
+        return { waitedMs: performance.now() - askedAt, unguarded: true, arrived: () => {}, leave: () => {} };
+      }
+      if (answer === 0) return this.#pass(keys, member, askedAt);
+      const left = waitMs - (performance.now() - askedAt);
+      const sleepMs = answer > 0 ? answer : POLL_MS;
+      if (sleepMs > left) return undefined;
+      await this.#sleep(sleepMs, signal);
+    }
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const wake of this.#sleepers) wake();
+  }
+
+  #pass(keys: string[], member: string, askedAt: number): AddressPass {
+    let arrived = false;
+    let left = false;
+    // A word that fails to reach Redis (it went away) lapses with its lease: the cap is only lower meanwhile.
+    const markArrived = (): void => {
+      if (arrived) return;
+      arrived = true;
+      arrivedScript.run<number>(this.client, keys, [String(this.options.gapMs), member]).catch(() => {});
+    };
+    return {
+      waitedMs: performance.now() - askedAt,
+      arrived: () => {
+        if (!left) markArrived();
+      },
+      leave: () => {
+        if (left) return;
+        left = true;
+        markArrived();
+        this.client.sendCommand(["ZREM", keys[0]!, member]).catch(() => {});
+      },
+    };
+  }
+
+  #sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const settle = (): void => {
+        clearTimeout(timer);
+        this.#sleepers.delete(wake);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      const wake = (): void => {
+        settle();
+        resolve();
+      };
+      const onAbort = (): void => {
+        settle();
+        reject(signal?.reason);
+      };
+      const timer = setTimeout(wake, ms);
+      this.#sleepers.add(wake);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+}
