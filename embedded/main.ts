@@ -27,7 +27,6 @@ import { addressGateLimits, LocalTrouble, openFetchPath, startWarcUpload, type W
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
-import { ChromiumMissingError, checkChromium, chromiumRenderer } from "../engine/render/index.ts";
 import { renderingWanted } from "../core/render/index.ts";
 import { LocalBloomSeenSet, MemoryAddressGate } from "../adapters/memory/index.ts";
 import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
@@ -62,11 +61,16 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const { log } = ctx;
   // --scope-file's lists join the policy's before anything uses it (a bad file is a usage error, exit 2).
   const args = { ...ctx.config, policy: applyScopeFile(ctx.config.policy, (path) => readFileSync(path, "utf8")) };
-  try {
-    checkChromium(args.policy);
-  } catch (error) {
-    if (error instanceof ChromiumMissingError) throw new ConfigError(error.message);
-    throw error;
+  if (renderingWanted(args.policy)) {
+    // The renderer is loaded only when wanted: playwright-core alone adds about 100 MB of RSS to each thread
+    // that imports it (measured), which a crawl that never renders must not pay.
+    const { checkChromium, ChromiumMissingError } = await import("../engine/render/index.ts");
+    try {
+      checkChromium(args.policy);
+    } catch (error) {
+      if (error instanceof ChromiumMissingError) throw new ConfigError(error.message);
+      throw error;
+    }
   }
   const out = resolve(args.out);
   mkdirSync(join(out, "warc"), { recursive: true });
@@ -347,7 +351,8 @@ async function openRunner(
       },
     };
   }
-  const path = await openFetchPath({ ...init, content, addressGate, ...(init.render ? { renderer: chromiumRenderer(init.render) } : {}) });
+  const renderer = init.render ? (await import("../engine/render/index.ts")).chromiumRenderer(init.render) : undefined;
+  const path = await openFetchPath({ ...init, content, addressGate, ...(renderer ? { renderer } : {}) });
   return {
     run: (task, signal) => path.worker.run(task, signal),
     async close() {

@@ -6,7 +6,6 @@
 import type { FetchTask } from "../../core/model/index.ts";
 import { preciseNow } from "../../core/politeness/index.ts";
 import { openFetchPath, type FetchPath } from "../../engine/fetch/index.ts";
-import { chromiumRenderer } from "../../engine/render/index.ts";
 import type { WorkOutput, ContentIndex } from "../../core/ports/index.ts";
 import { packLinks, type Claim, type FromThread, type PackedOutput, type ToThread } from "./protocol.ts";
 import { ThreadAddressGate } from "./thread-address-gate.ts";
@@ -102,6 +101,8 @@ self.onmessage = (event) => {
 
 async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<void> {
   try {
+    // Loaded only when this crawl renders (playwright-core alone is about 100 MB of RSS a thread).
+    const renderer = init.render ? (await import("../../engine/render/index.ts")).chromiumRenderer(init.render) : undefined;
     path = await openFetchPath({
       policy: init.policy,
       warcDir: init.warcDir,
@@ -110,7 +111,7 @@ async function init(init: Extract<ToThread, { type: "init" }>["init"]): Promise<
       maxConcurrentRequests: init.maxConcurrentRequests,
       warc: init.warc,
       content,
-      ...(init.render ? { renderer: chromiumRenderer(init.render) } : {}),
+      ...(renderer ? { renderer } : {}),
       ...(init.addressGate ? { addressGate: gate } : {}),
     });
     self.postMessage({ type: "ready" });
