@@ -9,6 +9,8 @@
  *   crawler:address-unconfirmed:<server>  string, expiring after the lease: the pass given whose request is
  *                                   not known to have reached the server yet (no other pass is given
  *                                   meanwhile: the gap runs from the arrival, see the port)
+ *   crawler:address-holder:<holder> string, expiring after `holderTtlMs`: this gate (one per fetch node) is
+ *                                   alive; rewritten every fifth of that and on every entry
  *
  * Entering is one script call (one round trip): it reads Redis's clock (`TIME`, so every node's passes are
  * timed on one clock), drops lapsed passes, and gives a pass when fewer than the cap are held and the gap
@@ -19,8 +21,13 @@
  * one `ZREM`.
  *
  * A pass lapses after `leaseMs` (the fetch path's connect and response timeouts and a margin: no request
- * holds its pass longer), and so does its mark of a request on its way, so a fetch node killed with -9
- * holds its slots, and its server's next pass, for at most that long: the cap is lower meanwhile, never higher. Redis restarted without its data forgets the passes held: until those
+ * holds its pass longer), and so does its mark of a request on its way. A fetch node killed with -9 stops
+ * rewriting its holder key, and an entry that finds a pass or mark of a holder whose key is gone drops it
+ * then: the dead node holds its slots, and its server's next pass, for `holderTtlMs` (10 s), not the lease
+ * (35 s by default; held for the lease, a killed node's request stalled its host 35 s in the fault row
+ * `fetch-node-killed-mid-crawl`, where 16 s were allowed). A node frozen longer than that loses its passes
+ * the same way; its requests already sent may then overlap others' when it runs again (as after Redis
+ * restarted empty, below). Redis restarted without its data forgets the passes held: until those
  * requests end (at most `leaseMs`), up to twice the cap can be in flight to one address; with its AOF the
  * passes survive as they were. While Redis cannot answer, a pass is given unguarded (each host's own
  * politeness still holds), counted by the caller.
@@ -37,6 +44,8 @@ import { LuaScript } from "./lua-script.ts";
 
 /** How often a waiter asks again while the address is at its cap. */
 const POLL_MS = 20;
+/** How long a holder key lasts without being rewritten (see the module comment). */
+const DEFAULT_HOLDER_TTL_MS = 10_000;
 
 export interface RedisAddressGateOptions extends AddressGateLimits {
   /** How long a pass holds if never given back, and a request on its way holds back the next pass if never confirmed. */
@@ -45,23 +54,42 @@ export interface RedisAddressGateOptions extends AddressGateLimits {
   readonly keyPrefix?: string;
   /** Told of every pass given without asking Redis (it could not answer). */
   readonly onUnguarded?: (error: unknown) => void;
+  /** How long this gate's passes outlive it when it stops beating (a node killed). Default 10 s. */
+  readonly holderTtlMs?: number;
 }
 
 /**
  * KEYS[1]: the passes held, KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]:
- * the cap, ARGV[2]: the gap (ms), ARGV[3]: the lease (ms), ARGV[4]: the new pass's member. Returns 0 (given),
- * a positive number (ms of gap left), or -1 (at the cap, or a request on its way).
+ * the cap, ARGV[2]: the gap (ms), ARGV[3]: the lease (ms), ARGV[4]: the new pass's member (`<holder>:<n>`),
+ * ARGV[5]: the holder keys' prefix, ARGV[6]: this holder, ARGV[7]: the holder key's life (ms). Returns 0
+ * (given), a positive number (ms of gap left), or -1 (at the cap, or a request on its way). Holder keys are
+ * named from their members (a single Redis per region, not a Redis Cluster, so keys need not all be KEYS).
  */
 const ENTER_LUA = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
+redis.call('SET', ARGV[5] .. ARGV[6], '1', 'PX', ARGV[7])
+local function dead(member)
+  local holder = string.match(member, '^(.*):%d+$')
+  return holder ~= nil and redis.call('EXISTS', ARGV[5] .. holder) == 0
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
+local mark = redis.call('GET', KEYS[3])
+if mark and dead(mark) then
+  redis.call('DEL', KEYS[3])
+  mark = false
+end
+if mark then return -1 end
 local gapUs = tonumber(ARGV[2]) * 1000
 local last = tonumber(redis.call('GET', KEYS[2]) or '')
 if last and nowUs - last < gapUs then return math.ceil((gapUs - (nowUs - last)) / 1000) end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
+  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+    if dead(member) then redis.call('ZREM', KEYS[1], member) end
+  end
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
+end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[4])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
@@ -89,6 +117,8 @@ export class RedisAddressGate implements AddressGate {
   #closed = false;
   readonly #sleepers = new Set<() => void>();
   readonly #prefix: string;
+  readonly #holderTtlMs: number;
+  readonly #beat: ReturnType<typeof setInterval>;
 
   /** Uses `client`, which the caller keeps and closes. */
   constructor(
@@ -105,6 +135,21 @@ export class RedisAddressGate implements AddressGate {
       throw new RangeError(`RedisAddressGate: leaseMs must be a positive whole number, got ${options.leaseMs}`);
     }
     this.#prefix = options.keyPrefix ?? "crawler:address";
+    this.#holderTtlMs = options.holderTtlMs ?? DEFAULT_HOLDER_TTL_MS;
+    if (!(Number.isInteger(this.#holderTtlMs) && this.#holderTtlMs >= 100)) {
+      throw new RangeError(`RedisAddressGate: holderTtlMs must be a whole number of at least 100, got ${this.#holderTtlMs}`);
+    }
+    // Alive while it runs, passes held or not; a beat that fails (Redis away) is the next one's to make good.
+    const beat = (): void => {
+      if (this.client.isReady) this.client.sendCommand(["SET", this.#holderKey, "1", "PX", String(this.#holderTtlMs)]).catch(() => {});
+    };
+    this.#beat = setInterval(beat, Math.floor(this.#holderTtlMs / 5));
+    this.#beat.unref?.();
+    beat();
+  }
+
+  get #holderKey(): string {
+    return `${this.#prefix}-holder:${this.#holder}`;
   }
 
   async enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined> {
@@ -123,6 +168,9 @@ export class RedisAddressGate implements AddressGate {
             String(this.options.gapMs),
             String(this.options.leaseMs),
             member,
+            `${this.#prefix}-holder:`,
+            this.#holder,
+            String(this.#holderTtlMs),
           ]),
         );
       } catch (error) {
@@ -139,6 +187,8 @@ export class RedisAddressGate implements AddressGate {
 
   close(): void {
     this.#closed = true;
+    // The holder key is left to expire: a pass still out (a request finishing) keeps its slot until then.
+    clearInterval(this.#beat);
     for (const wake of this.#sleepers) wake();
   }
 

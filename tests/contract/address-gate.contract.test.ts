@@ -3,8 +3,9 @@
  * in-memory `MemoryAddressGate` and `RedisAddressGate` on a real redis-server (two connections: two fetch
  * nodes). Many holders hammer one address: never more passes held at once than the cap, never two passes
  * closer than the gap (as each holder sees its request go out), none given while a request is on its way, other addresses not held up, a waiter
- * with no pass in time hears "none", an abort rejects. Then Redis-only: a killed holder's passes lapse after
- * the lease, and a Redis restarted empty forgets them.
+ * with no pass in time hears "none", an abort rejects. Then Redis-only: a killed holder's passes lapse once
+ * it stops beating (not at the lease), a live holder's last their lease, and a Redis restarted empty forgets
+ * them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MemoryAddressGate } from "../../adapters/memory/index.ts";
@@ -175,22 +176,45 @@ describe("RedisAddressGate: faults", () => {
     await server.stop();
   });
 
-  test("the passes of a holder killed without giving them back lapse after the lease, and not before", async () => {
-    const keyPrefix = "crawler:address-lease";
-    const limits = { maxInFlight: 1, gapMs: 0, leaseMs: 1_500, keyPrefix };
-    const killed = new RedisAddressGate(client, limits);
-    // It takes the only pass and dies holding it (never says it arrived, never leaves).
+  test("the passes of a holder killed without giving them back lapse once it stops beating, not at the lease", async () => {
+    const keyPrefix = "crawler:address-killed";
+    const limits = { maxInFlight: 1, gapMs: 0, leaseMs: 60_000, holderTtlMs: 1_500, keyPrefix };
+    // A fetch node of its own: its connection dies with it.
+    const own = await connectRedis(server.url);
+    const killed = new RedisAddressGate(own, limits);
+    // It takes the only pass and dies holding it (never says it arrived, never leaves, never beats again).
     expect(await killed.enter("ip:198.51.100.7", 100)).toBeDefined();
+    own.destroy();
     const survivor = new RedisAddressGate(client, limits);
     const askedAt = await redisTime(client);
     const pass = await survivor.enter("ip:198.51.100.7", 10_000);
     const givenAt = await redisTime(client);
     expect(pass).toBeDefined();
-    // Not before the lease ran out (Redis's clock: the pass was taken before askedAt).
+    // Once its holder key lapsed (1.5 s after its last beat, which was before askedAt), long before the 60 s lease.
     expect(givenAt - askedAt).toBeGreaterThanOrEqual(1_000);
+    expect(givenAt - askedAt).toBeLessThan(5_000);
     pass!.leave();
+    killed.close();
+    survivor.close();
     // Nothing is left behind once it is given back and the gap is over.
     await waitFor(async () => (await client.sendCommand<number>(["EXISTS", `${keyPrefix}:ip:198.51.100.7`])) === 0);
+  });
+
+  test("the pass of a holder that is alive lasts its lease, however long its request takes", async () => {
+    const keyPrefix = "crawler:address-alive";
+    const limits = { maxInFlight: 1, gapMs: 0, leaseMs: 4_000, holderTtlMs: 500, keyPrefix };
+    const alive = new RedisAddressGate(client, limits);
+    const other = new RedisAddressGate(client, limits);
+    const askedAt = await redisTime(client);
+    expect(await alive.enter("ip:198.51.100.8", 100)).toBeDefined();
+    // Several holder lives pass while its request is out (it beats): no pass for anyone else until the lease.
+    const pass = await other.enter("ip:198.51.100.8", 10_000);
+    const givenAt = await redisTime(client);
+    expect(pass).toBeDefined();
+    expect(givenAt - askedAt).toBeGreaterThanOrEqual(3_500);
+    pass!.leave();
+    alive.close();
+    other.close();
   });
 
   test("Redis restarted without its data forgets the passes held, and the gate goes on from there", async () => {

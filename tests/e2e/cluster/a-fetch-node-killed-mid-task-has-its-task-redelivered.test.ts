@@ -34,11 +34,11 @@ describe("cluster: a fetch node crashes", () => {
     await victim.waitExit(10_000);
     const killedAt = logClock();
 
-    // The killed node's request holds its server's next pass in the region's address gate until its lease
-    // lapses (the connect and response timeouts and 10 s: 35 s; redis-address-gate.ts), since nothing will
-    // ever say it arrived; the redelivered task is given back unblamed meanwhile and fetched after.
+    // The killed node's request holds its server's next pass in the region's address gate until the node's
+    // holder key lapses (10 s after its last beat; redis-address-gate.ts), since nothing will ever say it
+    // arrived; a redelivered task that finds no pass meanwhile is given back unblamed and fetched after.
     await waitUntil(() => pageRequests().some((r) => r.completed && r.status === 200), {
-      timeoutMs: 75_000,
+      timeoutMs: 45_000,
       what: `the task for ${HOST}/ to be redelivered and fetched`,
       procs: [c.proc, roles.frontiers.get("frontier-1")!, roles.fetchers.get("fetch-2")!],
     });
@@ -78,5 +78,5 @@ describe("cluster: a fetch node crashes", () => {
     );
     expect(await hostView()).toMatchObject({ queued: 0, inFlight: false, lastStatus: 404 });
     expect(pageRequests().length).toBe(2);
-  }, 150_000);
+  }, 120_000);
 });
