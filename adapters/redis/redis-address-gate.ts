@@ -119,6 +119,13 @@ export class RedisAddressGate implements AddressGate {
   readonly #prefix: string;
   readonly #holderTtlMs: number;
   readonly #beat: ReturnType<typeof setInterval>;
+  /**
+   * Words to Redis that failed (an arrival, a leave: Redis was away), said again at the next beat that finds
+   * it back. Redis restarted with its AOF has the passes and marks as they were, and nobody else would ever
+   * clear them: each held its server until the lease (35 s; four hosts stalled 35 s in
+   * `redis-killed-with-aof-mid-crawl`, where 10.3 s were allowed). At most one per pass out.
+   */
+  readonly #unsaid = new Set<() => Promise<unknown>>();
 
   /** Uses `client`, which the caller keeps and closes. */
   constructor(
@@ -141,11 +148,25 @@ export class RedisAddressGate implements AddressGate {
     }
     // Alive while it runs, passes held or not; a beat that fails (Redis away) is the next one's to make good.
     const beat = (): void => {
-      if (this.client.isReady) this.client.sendCommand(["SET", this.#holderKey, "1", "PX", String(this.#holderTtlMs)]).catch(() => {});
+      if (!this.client.isReady) return;
+      this.client.sendCommand(["SET", this.#holderKey, "1", "PX", String(this.#holderTtlMs)]).catch(() => {});
+      this.#sayAgain();
     };
     this.#beat = setInterval(beat, Math.floor(this.#holderTtlMs / 5));
     this.#beat.unref?.();
     beat();
+    // The words Redis missed are said the moment it is back, not a beat later.
+    this.client.on("ready", this.#onReady);
+  }
+
+  readonly #onReady = (): void => this.#sayAgain();
+
+  #sayAgain(): void {
+    if (!this.client.isReady) return;
+    for (const word of this.#unsaid) {
+      this.#unsaid.delete(word);
+      this.#say(word);
+    }
   }
 
   get #holderKey(): string {
@@ -185,21 +206,30 @@ export class RedisAddressGate implements AddressGate {
     }
   }
 
+  /** Sends `word` to Redis; one that fails is kept to be said again once Redis answers (see `#unsaid`). */
+  #say(word: () => Promise<unknown>): void {
+    word().catch(() => {
+      if (!this.#closed) this.#unsaid.add(word);
+    });
+  }
+
   close(): void {
     this.#closed = true;
     // The holder key is left to expire: a pass still out (a request finishing) keeps its slot until then.
     clearInterval(this.#beat);
+    this.client.off("ready", this.#onReady);
     for (const wake of this.#sleepers) wake();
   }
 
   #pass(keys: string[], member: string, askedAt: number): AddressPass {
     let arrived = false;
     let left = false;
-    // A word that fails to reach Redis (it went away) lapses with its lease: the cap is only lower meanwhile.
+    // A word that fails to reach Redis (it went away) is said again when it is back (`#unsaid`); one that
+    // never gets there lapses with its lease: the cap is only lower meanwhile.
     const markArrived = (): void => {
       if (arrived) return;
       arrived = true;
-      arrivedScript.run<number>(this.client, keys, [String(this.options.gapMs), member]).catch(() => {});
+      this.#say(() => arrivedScript.run<number>(this.client, keys, [String(this.options.gapMs), member]));
     };
     return {
       waitedMs: performance.now() - askedAt,
@@ -210,7 +240,7 @@ export class RedisAddressGate implements AddressGate {
         if (left) return;
         left = true;
         markArrived();
-        this.client.sendCommand(["ZREM", keys[0]!, member]).catch(() => {});
+        this.#say(() => this.client.sendCommand(["ZREM", keys[0]!, member]));
       },
     };
   }

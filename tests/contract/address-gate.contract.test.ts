@@ -13,6 +13,9 @@ import { connectRedis, RedisAddressGate, type RedisClient } from "../../adapters
 import type { AddressGate, AddressGateLimits, AddressPass } from "../../core/ports/index.ts";
 import { DEFAULT_POLICY } from "../../core/config/index.ts";
 import { startRedis, type RedisServer } from "../support/redis.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 interface Implementation {
   name: string;
@@ -257,6 +260,42 @@ describe("RedisAddressGate: faults", () => {
     expect(unguarded.length).toBe(1);
     server = await startRedis({ port });
     await waitFor(async () => client.isReady, 10_000);
+  }, 30_000);
+});
+
+describe("RedisAddressGate: Redis restarted with its AOF", () => {
+  test("a pass given back while Redis was away is given back again once it answers, not left to its lease", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "address-gate-aof-"));
+    let server = await startRedis({ appendOnly: true, dir });
+    const client = await connectRedis(server.url);
+    try {
+      // A holder key that outlives the outage: the holder is known alive throughout, so only its words can free the pass.
+      const limits = { maxInFlight: 1, gapMs: 0, leaseMs: 60_000, holderTtlMs: 60_000, keyPrefix: "crawler:address-aof" };
+      const gate = new RedisAddressGate(client, limits);
+      const pass = await gate.enter("ip:203.0.113.20", 100);
+      expect(pass).toBeDefined();
+      await Bun.sleep(1_500); // the AOF is synced every second: the pass and its mark are on disk
+      const { port } = server;
+      await server.kill();
+      // Its request arrives and ends while Redis is away, longer than a command waits for the connection
+      // (node-redis's offline queue, 5 s): both words fail.
+      pass!.arrived();
+      pass!.leave();
+      await Bun.sleep(6_000);
+      server = await startRedis({ appendOnly: true, dir, port });
+      await waitFor(async () => client.isReady, 10_000);
+      // Redis came back with the pass and its mark; the holder says its words again once Redis is back.
+      const other = new RedisAddressGate(client, limits);
+      const again = await other.enter("ip:203.0.113.20", 8_000);
+      expect(again).toBeDefined();
+      again!.leave();
+      gate.close();
+      other.close();
+    } finally {
+      if (client.isOpen) await client.close();
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 30_000);
 });
 
