@@ -10,7 +10,10 @@
  */
 import { describe, expect, test } from "bun:test";
 import { RENDERED_LINKS } from "../../testweb/index.ts";
-import { crawlArgs, expectCleanExit, pageRequests, readAllRecords, useHarness } from "./harness.ts";
+import { readFileSync } from "node:fs";
+import { checkWetFiles, wetPathOf } from "../../support/stored-captures.ts";
+import { gzipMembers, parseWarcRecord } from "../../support/warc-bytes.ts";
+import { crawlArgs, expectCleanExit, pageRequests, readAllRecords, useHarness, warcFiles } from "./harness.ts";
 
 const h = useHarness();
 const HOST = "render.test";
@@ -57,6 +60,17 @@ describe("crawl: rendering", () => {
     const dom = new TextDecoder().decode(conversion.payload);
     expect(dom).toContain('href="/item/3"');
     expect(new TextDecoder().decode(response.payload)).not.toContain("/item/3");
+    // The page's one WET record keeps the text a reader of the page sees: the rendered DOM's (the HTML as
+    // sent is an empty shell, with only its title for text).
+    expect(checkWetFiles(warcFiles(out)).problems).toEqual([]);
+    const texts = warcFiles(out).flatMap((f) =>
+      gzipMembers(new Uint8Array(readFileSync(wetPathOf(f))))
+        .map((m) => parseWarcRecord(m.data))
+        .filter((r) => r.get("WARC-Type") === "conversion" && r.get("WARC-Target-URI") === home)
+        .map((r) => new TextDecoder().decode(r.block)),
+    );
+    expect(texts.length).toBe(1);
+    expect(texts[0]).toContain("/item/3");
   }, 150_000);
 
   test("rendering without Chromium is a configuration error at start, saying how to install it", async () => {
