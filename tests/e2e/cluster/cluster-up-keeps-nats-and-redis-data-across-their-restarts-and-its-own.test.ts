@@ -1,7 +1,7 @@
 /**
  * The servers of `cluster up` keep their data: after a crawl, nats-server and redis-server are killed with
  * SIGKILL; the launcher starts them again on the same ports over the same directories, the nodes
- * reconnect by themselves, and nothing was forgotten: Redis holds the same keys (its append-only file),
+ * reconnect by themselves, and nothing was forgotten: Redis holds the same data keys (its append-only file),
  * the ring and the node records are still in NATS (its JetStream store), and seeding the same URLs again
  * fetches nothing. Then the whole launcher is stopped and started again on the same DIR: every process
  * gets the ports and the token it had, the frontier nodes still know what they fetched (`url explain`),
@@ -16,12 +16,17 @@ import type { TestWeb } from "../../testweb/index.ts";
 
 const cluster = useCluster();
 
-/** DBSIZE of the Redis on `port`, once it answers (it replays its append-only file first). */
+/**
+ * The keys of the Redis on `port` that hold data, once it answers (it replays its append-only file first):
+ * all but the address gate's holder keys, which say a fetch node runs (each process beats its own, so new
+ * processes have new ones, and the old expire within 10 s).
+ */
+const DATA_KEYS = `EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', '*')) do if not string.find(k, '^crawler:address%-holder:') then n = n + 1 end end return n" 0`;
 async function dbsize(port: number): Promise<number> {
   let reply = "";
   await waitUntil(
     async () => {
-      reply = await sendInline(port, "DBSIZE");
+      reply = await sendInline(port, DATA_KEYS);
       return /^:\d+/.test(reply);
     },
     { timeoutMs: 20_000, what: `redis on port ${port} to answer DBSIZE`, detail: () => reply },
