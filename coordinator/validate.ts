@@ -6,7 +6,7 @@
  */
 import { InvalidArgumentError } from "../core/errors/index.ts";
 import { MAX_URL_LENGTH } from "../core/url/index.ts";
-import { clip } from "../adapters/http/index.ts";
+import { jsonKind as kind, jsonObject as object, onlyFields } from "../core/input/index.ts";
 
 export { clip, requiredQuery } from "../adapters/http/index.ts";
 
@@ -38,27 +38,4 @@ export function seedsRequest(body: unknown, maxUrls: number): { urls: string[] }
     if (u.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`urls[${i}]: longer than ${MAX_URL_LENGTH} characters`);
   });
   return { urls: urls as string[] };
-}
-
-function object(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new InvalidArgumentError(`${where}: must be a JSON object, got ${kind(value)}`);
-  return value as Record<string, unknown>;
-}
-
-function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
-  if (extra.length > 0)
-    throw new InvalidArgumentError(
-      `${where}: unknown field${extra.length > 1 ? "s" : ""} ${extra
-        .slice(0, 5)
-        .map((k) => `"${clip(k, 32)}"`)
-        .join(", ")}${extra.length > 5 ? ` and ${extra.length - 5} more` : ""} (allowed: ${allowed.join(", ")})`,
-    );
-}
-
-function kind(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }

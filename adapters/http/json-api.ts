@@ -74,7 +74,4 @@ export function requiredQuery(value: string | undefined, name: string, maxLength
   return value;
 }
 
-/** At most `max` characters of `text`, marked when cut: what an error message may quote of the input. */
-export function clip(text: string, max = 64): string {
-  return text.length <= max ? text : `${text.slice(0, max)}... (${text.length} chars)`;
-}
+export { clip } from "../../core/input/index.ts";

@@ -6,6 +6,7 @@
  */
 import { formatDuration, parseDuration, policyFieldSpec, type ValueKind } from "../config/index.ts";
 import { InvalidArgumentError } from "../errors/index.ts";
+import { clip, jsonKind as kind, jsonObject as object, onlyFields } from "../input/index.ts";
 import { MAX_URL_LENGTH } from "../url/index.ts";
 import { DEFAULT_JOB_ID, JOB_ID_PATTERN, type JobScope, type JobSpec } from "./job.ts";
 
@@ -126,31 +127,4 @@ function scopeValue(field: (typeof JOB_SCOPE_FIELDS)[number], value: unknown): u
   const problem = kindOf.check(parsed);
   if (problem) throw new InvalidArgumentError(`${field}: ${clip(problem, 200)}`);
   return parsed;
-}
-
-function object(value: unknown, where: string): Record<string, unknown> {
-  if (typeof value !== "object" || value === null || Array.isArray(value))
-    throw new InvalidArgumentError(`${where}: must be a JSON object, got ${kind(value)}`);
-  return value as Record<string, unknown>;
-}
-
-function onlyFields(obj: Record<string, unknown>, allowed: readonly string[], where: string): void {
-  const extra = Object.keys(obj).filter((k) => !allowed.includes(k));
-  if (extra.length > 0)
-    throw new InvalidArgumentError(
-      `${where}: unknown field${extra.length > 1 ? "s" : ""} ${extra
-        .slice(0, 5)
-        .map((k) => `"${clip(k, 32)}"`)
-        .join(", ")}${extra.length > 5 ? ` and ${extra.length - 5} more` : ""} (allowed: ${allowed.join(", ")})`,
-    );
-}
-
-function kind(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-function clip(s: string, max = 64): string {
-  return s.length > max ? `${s.slice(0, max)}…` : s;
 }
