@@ -10,6 +10,7 @@ import type { Priority } from "../../../core/model/index.ts";
 import type { FrontierStore, QueuedUrl, ScheduledUrl, StoredRobots, UrlRow, UrlStatus } from "./frontier-store.ts";
 import { parsePersistedHost } from "./persisted-host.ts";
 import type { SitemapState } from "./sitemap-table.ts";
+import type { UrlRowColumns } from "./url-table.ts";
 
 /** One write to a partition's rows. The partition itself is the batch's. */
 export type Change =
@@ -23,43 +24,9 @@ export type Change =
   | ["q", host: string, priority: Priority, seq: number, url: string, depth: number, hops: number, kind: "page" | "media", job: number]
   /** dequeued: a queue row removed by its key. */
   | ["d", host: string, priority: Priority, seq: number]
-  /** a URL's whole state row. */
-  | [
-      "u",
-      url: string,
-      host: string,
-      state: UrlStatus,
-      depth: number,
-      failures: number,
-      lastStatus: number,
-      lastFetchedAt: number,
-      refetchMs: number,
-      etag: string | null,
-      lastModified: string | null,
-      fingerprint: string | null,
-      simhash: string | null,
-      changedLastVisit: 0 | 1,
-      note: string | null,
-    ]
-  /** the same, with the URL's captures (captures.ts); a row without them ends at its note (journals before captures). */
-  | [
-      "u",
-      url: string,
-      host: string,
-      state: UrlStatus,
-      depth: number,
-      failures: number,
-      lastStatus: number,
-      lastFetchedAt: number,
-      refetchMs: number,
-      etag: string | null,
-      lastModified: string | null,
-      fingerprint: string | null,
-      simhash: string | null,
-      changedLastVisit: 0 | 1,
-      note: string | null,
-      captures: string,
-    ]
+  /** a URL's whole state row; with the URL's captures (captures.ts), or ending at its note (journals before captures). */
+  | ["u", ...UrlRowColumns]
+  | ["u", ...UrlRowColumns, captures: string]
   /** a URL's state (and note) set, its row created when missing. */
   | ["us", url: string, host: string, state: UrlStatus, depth: number, note: string | null]
   /** a URL scheduled for a retry or refetch; a media file's ends with "media", as a queued one's. */

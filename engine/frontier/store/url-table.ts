@@ -46,6 +46,24 @@ export type UrlStatus =
   | "dropped";
 
 /** What names a URL in the store. */
+/** A URL row's columns from its URL to its note, in table order: the insert's parameters and the journal's `u` change. */
+export type UrlRowColumns = [
+  url: string,
+  host: string,
+  state: UrlStatus,
+  depth: number,
+  failures: number,
+  lastStatus: number,
+  lastFetchedAt: number,
+  refetchMs: number,
+  etag: string | null,
+  lastModified: string | null,
+  fingerprint: string | null,
+  simhash: string | null,
+  changedLastVisit: 0 | 1,
+  note: string | null,
+];
+
 export interface UrlKey {
   partition: number;
   host: string;
@@ -79,27 +97,7 @@ function prepare(db: Database) {
       `INSERT INTO urls (partition, url, host, state, depth, note) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (partition, url) DO UPDATE SET state = excluded.state, note = excluded.note`,
     ),
-    put: db.query<
-      never,
-      [
-        partition: number,
-        url: string,
-        host: string,
-        state: UrlStatus,
-        depth: number,
-        failures: number,
-        lastStatus: number,
-        lastFetchedAt: number,
-        refetchMs: number,
-        etag: string | null,
-        lastModified: string | null,
-        fingerprint: string | null,
-        simhash: string | null,
-        changedLastVisit: 0 | 1,
-        note: string | null,
-        captures: string | null,
-      ]
-    >(
+    put: db.query<never, [partition: number, ...UrlRowColumns, captures: string | null]>(
       `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
        last_modified, fingerprint, simhash, changed_last_visit, note, captures) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
