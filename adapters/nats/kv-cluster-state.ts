@@ -155,29 +155,36 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async listNodes(): Promise<NodeRecord[]> {
-    // The key names come from the bucket stream's subject list (stream info with a subject filter) and
-    // each record from a direct get: both are answered by the stream itself, while kv.keys() would create
-    // a consumer, which a clustered JetStream cannot do without its meta leader (in a supercluster of
-    // regions, while one region's server is down), so membership stays readable through such an outage.
+    return this.listRecords<NodeRecord>(keys.nodePrefix, "node");
+  }
+
+  /**
+   * Every live record under `keyPrefix`. The key names come from the bucket stream's subject list (stream
+   * info with a subject filter) and each record from a direct get: both are answered by the stream itself,
+   * while kv.keys() would create a consumer, which a clustered JetStream cannot do without its meta leader
+   * (in a supercluster of regions, while one region's server is down), so membership and jobs stay
+   * readable through such an outage. A record that is not JSON is reported and skipped: one corrupt record
+   * must not hide every other.
+   */
+  private async listRecords<T>(keyPrefix: string, what: string): Promise<T[]> {
     const prefix = `$KV.${this.bucket}.`;
-    const entries = await unavailableIfFails("the node records", () =>
-      this.send("the node records", "read", async () => {
-        const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.nodePrefix}>` });
+    const entries = await unavailableIfFails(`the ${what} records`, () =>
+      this.send(`the ${what} records`, "read", async () => {
+        const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keyPrefix}>` });
         const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
         return Promise.all(names.map((k) => this.kv.get(k)));
       }),
     );
-    const nodes: NodeRecord[] = [];
+    const records: T[] = [];
     for (const e of entries) {
-      if (!isLive(e)) continue; // deleted between keys() and get()
+      if (!isLive(e)) continue; // deleted between the subject list and the get
       try {
-        nodes.push(e.json<NodeRecord>());
+        records.push(e.json<T>());
       } catch (err) {
-        // One corrupt record must not hide every other node from the coordinator.
-        this.onError(err, `node record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
+        this.onError(err, `${what} record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
       }
     }
-    return nodes;
+    return records;
   }
 
   async getNode(id: string): Promise<NodeRecord | undefined> {
@@ -288,25 +295,7 @@ export class NatsKvClusterState implements ClusterState {
   }
 
   async listJobs(): Promise<JobRecord[]> {
-    // As listNodes: the key names from the stream's subjects, each record by a direct get (no consumer made).
-    const prefix = `$KV.${this.bucket}.`;
-    const entries = await unavailableIfFails("the job records", () =>
-      this.send("the job records", "read", async () => {
-        const info = await this.jsm.streams.info(`KV_${this.bucket}`, { subjects_filter: `${prefix}${keys.jobPrefix}>` });
-        const names = Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
-        return Promise.all(names.map((k) => this.kv.get(k)));
-      }),
-    );
-    const jobs: JobRecord[] = [];
-    for (const e of entries) {
-      if (!isLive(e)) continue;
-      try {
-        jobs.push(e.json<JobRecord>());
-      } catch (err) {
-        this.onError(err, `job record ${e.key} (revision ${e.revision}) is not JSON; skipped`);
-      }
-    }
-    return jobs;
+    return this.listRecords<JobRecord>(keys.jobPrefix, "job");
   }
 
   async casJob(job: JobRecord, revision: number): Promise<number | undefined> {
