@@ -63,6 +63,17 @@ function gzipMember(record: Uint8Array, level: number): Uint8Array {
   return bunGzipSync ? bunGzipSync(record, { level }) : gzipSync(record, { level });
 }
 
+/** The parts, one after the other, in one buffer. */
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 export class WarcWriter {
   private file: WarcFile | undefined;
   /** The current file's WET file (with `wet`), opened and finished with it. */
@@ -143,22 +154,9 @@ export class WarcWriter {
   writeRecords(build: (warcinfoId: string) => Uint8Array[]): Promise<void> {
     if (this.closing) return Promise.reject(new Error("WarcWriter is closed"));
     const result = this.queue.then(async () => {
-      if (this.file && (this.file.size >= this.maxFileBytes || this.tooOld())) await this.finishFile();
-      const file = (this.file ??= await this.startFile());
+      const file = await this.openFile();
       const gzipped = build(file.warcinfoId).map((record) => gzipMember(record, this.compressionLevel));
-      const bytes = new Uint8Array(gzipped.reduce((n, g) => n + g.length, 0));
-      let at = 0;
-      for (const g of gzipped) {
-        bytes.set(g, at);
-        at += g.length;
-      }
-      const offset = file.size;
-      try {
-        await file.append(bytes);
-      } catch (err) {
-        await this.cutBack(file, offset);
-        throw err;
-      }
+      await this.appendOrCutBack(file, concat(gzipped));
     });
     this.queue = result.catch(() => {});
     return result;
@@ -183,30 +181,34 @@ export class WarcWriter {
     return this.closing;
   }
 
-  private async writeNow(ex: CapturedExchange): Promise<WriteResult> {
-    // Rotate once a file has reached the limit: a file overshoots by at most one exchange, and an
-    // exchange larger than the limit still gets written (alone in its file).
+  /**
+   * The file to write to now: a new one once the current one has reached the size limit or its age. A
+   * file overshoots by at most one write, and a write larger than the limit still goes in (alone in its file).
+   */
+  private async openFile(): Promise<WarcFile> {
     if (this.file && (this.file.size >= this.maxFileBytes || this.tooOld())) await this.finishFile();
-    const file = (this.file ??= await this.startFile());
+    return (this.file ??= await this.startFile());
+  }
 
-    const records = serializeExchange(ex, file.warcinfoId);
-    const members = records.metadata ? [records.response, records.request, records.metadata] : [records.response, records.request];
-    const gzipped = members.map((record) => gzipMember(record, this.compressionLevel));
-    const responseBytes = gzipped[0]!;
-    const capture = new Uint8Array(gzipped.reduce((n, g) => n + g.length, 0));
-    let at = 0;
-    for (const g of gzipped) {
-      capture.set(g, at);
-      at += g.length;
-    }
-
+  /** Appends `bytes` in one write (so a crash rarely splits a capture's records); resolves with where they begin. */
+  private async appendOrCutBack(file: WarcFile, bytes: Uint8Array): Promise<number> {
     const offset = file.size;
     try {
-      await file.append(capture); // one write for the capture's records, so a crash rarely splits them
+      await file.append(bytes);
     } catch (err) {
       await this.cutBack(file, offset);
       throw err;
     }
+    return offset;
+  }
+
+  private async writeNow(ex: CapturedExchange): Promise<WriteResult> {
+    const file = await this.openFile();
+    const records = serializeExchange(ex, file.warcinfoId);
+    const members = records.metadata ? [records.response, records.request, records.metadata] : [records.response, records.request];
+    const gzipped = members.map((record) => gzipMember(record, this.compressionLevel));
+    const responseBytes = gzipped[0]!;
+    const offset = await this.appendOrCutBack(file, concat(gzipped));
 
     const placed: WriteResult = {
       filename: file.name,
