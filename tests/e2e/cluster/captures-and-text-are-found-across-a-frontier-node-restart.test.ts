@@ -7,6 +7,7 @@
  * twice (in flight at the kill). `crawlctl url captures` says the same. Each fetch node's WET files hold one
  * conversion record per HTML page stored, naming it, and none for the media files.
  */
+import type { CaptureJson } from "../../../core/captures/index.ts";
 import { describe, expect, test } from "bun:test";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -17,15 +18,6 @@ import { fetchCounts, pageRequests, repeated, urlOf, useCluster, waitForIdle, wa
 const cluster = useCluster();
 const HOSTS = 4;
 const VICTIM = "frontier-1";
-
-interface CaptureAnswer {
-  timestamp: string;
-  status: number;
-  contentType: string | null;
-  digest: string | null;
-  job: string;
-  warc: { file: string; offset: number; length: number };
-}
 
 /** The path of a WARC file a fetch node of `dir` wrote: its name starts with the node id. */
 function warcPath(dir: string, file: string): string {
@@ -80,7 +72,7 @@ describe("cluster: captures and text", () => {
         problems.push(`${url}: ${res.status} ${await res.text()}`);
         continue;
       }
-      const found = (await res.json()) as CaptureAnswer[];
+      const found = (await res.json()) as CaptureJson[];
       const allowed = twice.has(url) ? [1, 2] : [1];
       if (!allowed.includes(found.length)) problems.push(`${url}: ${found.length} captures, fetched ${twice.has(url) ? "twice" : "once"}`);
       const n = normalizeUrl(url);
@@ -95,8 +87,8 @@ describe("cluster: captures and text", () => {
 
     // crawlctl asks over gRPC and says the same.
     const page = web.url("site0.test");
-    const viaApi = (await (await c.admin(`/v1/captures?url=${encodeURIComponent(page)}`)).json()) as CaptureAnswer[];
-    const viaCli = await c.crawlctlJson<{ url: string; captures: Array<{ warc: CaptureAnswer["warc"]; status: number }> }>([
+    const viaApi = (await (await c.admin(`/v1/captures?url=${encodeURIComponent(page)}`)).json()) as CaptureJson[];
+    const viaCli = await c.crawlctlJson<{ url: string; captures: Array<{ warc: CaptureJson["warc"]; status: number }> }>([
       "url",
       "captures",
       page,

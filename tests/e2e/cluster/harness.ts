@@ -344,6 +344,16 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
     "--default-region",
     REGION,
   ];
+  // A frontier or fetch node's identity and servers: its region's NATS and Redis.
+  const nodeFlags = (opts: RoleOptions & { id: string }) => [
+    "--node-id",
+    opts.id,
+    "--region",
+    opts.region ?? REGION,
+    ...commonFlags(opts),
+    "--redis-url",
+    opts.redis.url,
+  ];
   const roleEnv = { CRAWL_HEARTBEAT_INTERVAL: `${HEARTBEAT_MS}ms` };
 
   const harness: ClusterHarness = {
@@ -564,21 +574,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       // In a namespace, its APIs listen on the namespace's address, which the host's processes reach.
       const host = opts.netns?.address ?? opts.listenHost;
       const listen = host ? ["--grpc-listen", `${host}:0`, "--http-listen", `${host}:0`] : [];
-      const cmd = [
-        "bun",
-        "frontier-node/main.ts",
-        "--node-id",
-        opts.id,
-        "--region",
-        opts.region ?? REGION,
-        ...commonFlags(opts),
-        "--redis-url",
-        opts.redis.url,
-        "--data-dir",
-        opts.dataDir,
-        ...listen,
-        ...policy,
-      ];
+      const cmd = ["bun", "frontier-node/main.ts", ...nodeFlags(opts), "--data-dir", opts.dataDir, ...listen, ...policy];
       return proc(spawnProc(opts.id, opts.netns ? opts.netns.exec(cmd) : cmd, { env: roleEnv }));
     },
 
@@ -586,13 +582,7 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       const warc = join(tempDir(), "warc");
       const flags = [
         "fetch-node/main.ts",
-        "--node-id",
-        opts.id,
-        "--region",
-        opts.region ?? REGION,
-        ...commonFlags(opts),
-        "--redis-url",
-        opts.redis.url,
+        ...nodeFlags(opts),
         "--warc-dir",
         warc,
         ...(opts.direct ? [] : ["--proxy", opts.web.proxyUrl]),

@@ -5,6 +5,7 @@
  * that holds that URL's response record when read back from the file, and answers the same after a restart.
  * The files are read byte-wise (tests/support/warc-bytes.ts), not with the crawler's own reader.
  */
+import type { CaptureJson } from "../../../core/captures/index.ts";
 import { describe, expect, test } from "bun:test";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
@@ -26,15 +27,6 @@ import {
 const h = useHarness();
 const MEDIA_HOSTS = ["media.test", "media-cdn.test"];
 
-interface CaptureAnswer {
-  timestamp: string;
-  status: number;
-  contentType: string | null;
-  digest: string | null;
-  job: string;
-  warc: { file: string; offset: number; length: number };
-}
-
 async function httpBase(run: CrawlRun): Promise<string> {
   let base = "";
   await waitFor(
@@ -47,10 +39,10 @@ async function httpBase(run: CrawlRun): Promise<string> {
   return base;
 }
 
-async function captures(base: string, url: string): Promise<CaptureAnswer[]> {
+async function captures(base: string, url: string): Promise<CaptureJson[]> {
   const res = await fetch(`${base}/v1/captures?url=${encodeURIComponent(url)}`);
   expect({ url, status: res.status }).toEqual({ url, status: 200 });
-  return (await res.json()) as CaptureAnswer[];
+  return (await res.json()) as CaptureJson[];
 }
 
 const normalized = (url: string) => {
@@ -76,7 +68,7 @@ describe("crawl: text and captures", () => {
     const fetched = [...new Set(pageRequests(web, MEDIA_HOSTS).map(urlOf))];
     expect(fetched.length).toBeGreaterThan(10);
     const problems: string[] = [];
-    const answers = new Map<string, CaptureAnswer[]>();
+    const answers = new Map<string, CaptureJson[]>();
     for (const url of fetched) {
       const found = await captures(base, url);
       answers.set(url, found);
