@@ -442,7 +442,10 @@ export class ActiveHosts {
       const fresh = this.load(key);
       fresh.queued = store.queuedForHost(fresh.partition, key);
       fresh.sitemaps = store.sitemaps.pendingFor(fresh.partition, key);
-      if (releaseFlights) fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.s.policy);
+      if (releaseFlights) {
+        fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.s.policy);
+        this.s.keyGate.ended(fresh, now);
+      }
       if (fresh.queued === 0 && fresh.sitemaps === 0) continue;
       this.s.hosts.set(key, fresh);
       this.makeWaiting(fresh);

@@ -22,6 +22,7 @@ import { RenderRules } from "../../core/render/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { UrlPatternTracker } from "../../core/traps/index.ts";
 import type { HostEntry } from "./host-entry.ts";
+import { KeyGate } from "./key-gate.ts";
 import { ReadyQueues } from "./ready-queues.ts";
 import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore } from "./store/frontier-store.ts";
@@ -127,6 +128,8 @@ export class FrontierState {
   readonly run = crypto.randomUUID();
   /** Which crawl jobs' URLs may be handed out (job-gate.ts). */
   readonly jobs: JobGate;
+  /** One request at a time and one gap per politeness key, when hosts share keys (key-gate.ts). */
+  readonly keyGate: KeyGate;
   inFlightCount = 0;
   /** Hosts with work kept in the store, not in memory (active-hosts.ts, store/cold-host-table.ts). */
   coldHosts = 0;
@@ -152,6 +155,7 @@ export class FrontierState {
     roots.add(opts.store.scopeRoots.list());
     this.scope = new ScopeFilter(opts.policy, roots);
     this.jobs = new JobGate(opts.policy);
+    this.keyGate = new KeyGate(this);
     this.render = new RenderRules(opts.policy.render, opts.policy.renderRules);
     this.totalQueued = opts.store.totalQueued();
     this.totalSitemaps = opts.store.sitemaps.pendingTotal();
