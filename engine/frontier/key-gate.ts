@@ -17,8 +17,9 @@
  * and a parked host asks again every PARK_RECHECK_MS, so no key can stall on a host that left.
  *
  * Cost: with `host` or `ip` keys the gate is never consulted and holds nothing (`FrontierKeys.shared` is
- * false): no entry, no lookup per host. With `domain` keys: one KeyState per key with work (about 200 bytes
- * measured, bench/frontier/key-gate-memory.ts) plus a Set slot per parked host (about 40 bytes); a key with
+ * false): no entry, no lookup per host. With `domain` keys: one KeyState per key with work (about 130 bytes,
+ * measured by bench/key-gate.bench.ts) plus, for a key with hosts parked, a Set with a slot each (about 55
+ * bytes a parked host, the Set included); the domain of each host is memoized in a bounded map (core/scope DomainMemo). A key with
  * nothing in flight, nothing parked and its time passed is dropped at the next sweep.
  */
 import { FrontierKeys } from "../../core/politeness/index.ts";
@@ -42,8 +43,8 @@ interface KeyState {
   /** The host whose turn it is, and until when it may take it. */
   turn: string | undefined;
   turnUntil: number;
-  /** Hosts turned away, in the order they asked (a Set keeps insertion order). */
-  parked: Set<string>;
+  /** Hosts turned away, in the order they asked (a Set keeps insertion order); made when first needed. */
+  parked: Set<string> | undefined;
 }
 
 export class KeyGate {
@@ -76,7 +77,7 @@ export class KeyGate {
       this.giveTurn(k, host);
       return false;
     }
-    k.parked.add(host);
+    (k.parked ??= new Set()).add(host);
     this.s.waiting.push(host, now + PARK_RECHECK_MS);
     return false;
   }
@@ -86,7 +87,7 @@ export class KeyGate {
     if (!this.keys.shared) return;
     const k = this.stateOf(this.keys.of(entry.key));
     k.holder = entry.key;
-    k.parked.delete(entry.key);
+    k.parked?.delete(entry.key);
     if (k.turn === entry.key) k.turn = undefined;
   }
 
@@ -104,9 +105,9 @@ export class KeyGate {
     const byDelay = k.crawlDelayMs > 0 ? endedAt + k.crawlDelayMs + policy.gapMarginMs : 0;
     k.nextAllowedAt = Math.max(k.nextAllowedAt, entry.state.nextAllowedAt, byDelay);
     if (k.holder === entry.key) k.holder = undefined;
-    const next = k.parked.values().next();
-    if (!next.done) {
-      k.parked.delete(next.value);
+    const next = k.parked?.values().next();
+    if (next && !next.done) {
+      k.parked!.delete(next.value);
       this.giveTurn(k, next.value);
     }
     this.sweep(this.s.now());
@@ -121,7 +122,7 @@ export class KeyGate {
   private stateOf(key: string): KeyState {
     let k = this.states.get(key);
     if (!k) {
-      k = { holder: undefined, nextAllowedAt: 0, crawlDelayMs: 0, turn: undefined, turnUntil: 0, parked: new Set() };
+      k = { holder: undefined, nextAllowedAt: 0, crawlDelayMs: 0, turn: undefined, turnUntil: 0, parked: undefined };
       this.states.set(key, k);
     }
     return k;
@@ -132,7 +133,7 @@ export class KeyGate {
     if (now - this.sweptAt < SWEEP_MS) return;
     this.sweptAt = now;
     for (const [key, k] of this.states) {
-      if (k.holder === undefined && k.parked.size === 0 && k.turn === undefined && k.nextAllowedAt <= now) this.states.delete(key);
+      if (k.holder === undefined && !k.parked?.size && k.turn === undefined && k.nextAllowedAt <= now) this.states.delete(key);
     }
   }
 }
