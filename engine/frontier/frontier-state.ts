@@ -22,6 +22,7 @@ import { RenderRules } from "../../core/render/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { UrlPatternTracker } from "../../core/traps/index.ts";
 import type { HostEntry } from "./host-entry.ts";
+import { partitionOf } from "../../core/ring/index.ts";
 import { KeyGate } from "./key-gate.ts";
 import { ReadyQueues } from "./ready-queues.ts";
 import { SeqClock } from "./seq-clock.ts";
@@ -164,6 +165,14 @@ export class FrontierState {
 
   now(): number {
     return this.opts.now();
+  }
+
+  /**
+   * The partition of a host: its politeness key's (core/addressing hostPartition, with the key gate's memo of
+   * domains), so every host of a key is in one partition and the key's one request at a time is kept here.
+   */
+  partitionOf(host: string): number {
+    return partitionOf(this.keyGate.keys.of(host), this.opts.partitions);
   }
 
   /** Whether this frontier serves partition p. */

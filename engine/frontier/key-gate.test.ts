@@ -9,6 +9,7 @@ import { describe, expect, test } from "bun:test";
 import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
+import { hostPartition } from "../../core/addressing/index.ts";
 import { registrableDomain } from "../../core/scope/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
 import { Frontier } from "./frontier.ts";
@@ -152,5 +153,17 @@ describe("key gate", () => {
     expect(violations(done, (h) => h, 300)).toEqual([]);
     expect(violations(done, registrableDomain, 300).length).toBeGreaterThan(0);
     expect((frontier as unknown as { state: { keyGate: { size: number } } }).state.keyGate.size).toBe(0);
+  });
+
+  test("key gate - with the domain key, every host of a domain is queued and handed out in the domain's partition", async () => {
+    const { frontier, clock } = setup({ politenessKey: "domain", minGapMs: 300 });
+    await frontier.addSeeds(seeds());
+    const done = await crawl(frontier, clock);
+    for (const r of done) expect(r.task.partition).toBe(hostPartition(r.task.host, { partitions: 16, politenessKey: "domain" }));
+    const partitionsOf = (domain: string) =>
+      new Set(done.filter((r) => registrableDomain(r.task.host) === domain).map((r) => r.task.partition));
+    expect(partitionsOf("example.co.uk").size).toBe(1);
+    expect(partitionsOf("other.test").size).toBe(1);
+    expect(frontier.partitionOf("a.blog.example.co.uk")).toBe(frontier.partitionOf("c.example.co.uk"));
   });
 });
