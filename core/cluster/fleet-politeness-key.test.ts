@@ -8,4 +8,5 @@ test("fleet politeness key - a ring without a key is host's; a role with another
   const refused = politenessKeyMismatch("host", "domain");
   expect(refused).toContain("--politeness-key domain differs from the cluster's ring (host)");
   expect(refused).toContain("start with --politeness-key host, or crawl with domain in a new cluster");
+  expect(politenessKeyMismatch("host", "ip", "the store in out/", "into another --out")).toContain("or crawl with ip into another --out");
 });

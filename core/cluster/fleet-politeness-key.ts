@@ -15,8 +15,16 @@ export function ringPolitenessKey(ring: Pick<RingRecord, "politenessKey">): Poli
   return ring.politenessKey ?? "host";
 }
 
-/** Why a role with key `mine` may not join a cluster whose key is `fleet`; undefined when they agree. */
-export function politenessKeyMismatch(fleet: PolitenessKeyMode, mine: PolitenessKeyMode, where = "the cluster's ring"): string | undefined {
+/**
+ * Why a role with key `mine` may not join a cluster (or resume a store) whose key is `fleet`; undefined when
+ * they agree. `elsewhere` says where a crawl with the other key can go instead.
+ */
+export function politenessKeyMismatch(
+  fleet: PolitenessKeyMode,
+  mine: PolitenessKeyMode,
+  where = "the cluster's ring",
+  elsewhere = "in a new cluster",
+): string | undefined {
   if (fleet === mine) return undefined;
-  return `--politeness-key ${mine} differs from ${where} (${fleet}); the key places every host (its partition and region), so it is fixed for the cluster's life: start with --politeness-key ${fleet}, or crawl with ${mine} in a new cluster`;
+  return `--politeness-key ${mine} differs from ${where} (${fleet}); the key places every host (its partition and region), so it is fixed for the crawl's life: start with --politeness-key ${fleet}, or crawl with ${mine} ${elsewhere}`;
 }

@@ -12,7 +12,18 @@ import { join } from "node:path";
 import { registrableDomain } from "../../../core/scope/index.ts";
 import { unusedPort } from "../../../kit/net/index.ts";
 import { judgeAddresses, judgeKeys, sharedServerHosts, type RequestRecord } from "../../testweb/index.ts";
-import { expectCleanExit, fetchCounts, interrupt, missing, pageRequests, useHarness, waitUntilIdle } from "./harness.ts";
+import {
+  crawlArgs,
+  expectCleanExit,
+  fetchCounts,
+  interrupt,
+  missing,
+  pageRequests,
+  queuedUrls,
+  useHarness,
+  waitFor,
+  waitUntilIdle,
+} from "./harness.ts";
 
 const h = useHarness();
 
@@ -101,4 +112,29 @@ describe("crawl: --politeness-key", () => {
     expect(verdict.violations.slice(0, 20)).toEqual([]);
     expect([...verdict.hosts.values()]).toEqual([100, 100]);
   }, 180_000);
+
+  test("a crawl started with one key refuses to resume with another, says why, sends nothing, and resumes with its own", async () => {
+    const web = await h.web({ hosts: 3 });
+    const out = h.tempDir();
+    const seeds = ["site0.test", "site1.test", "site2.test"].map((s) => web.url(s));
+    const first = h.crawl(crawlArgs(web, seeds, out, ["--politeness-key", "domain", "--min-gap", "1s"]), { out });
+    await waitFor(() => pageRequests(web).length >= 2, { timeoutMs: 30_000, what: "the first crawl to fetch pages", run: first });
+    expectCleanExit((await interrupt(first)).exit);
+    expect(queuedUrls(out)).toBeGreaterThan(0);
+    const sent = web.requests.length;
+
+    const refused = h.crawl(crawlArgs(web, [], out, ["--min-gap", "1s"]), { out });
+    const exit = await refused.waitExit(15_000);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toContain(`--politeness-key host differs from the key the crawl in ${out} was built with (domain)`);
+    expect(web.requests.length).toBe(sent);
+
+    const resumed = h.crawl(crawlArgs(web, [], out, ["--politeness-key", "domain", "--min-gap", "1s"]), { out });
+    await waitFor(() => web.requests.length > sent, {
+      timeoutMs: 30_000,
+      what: "the resumed crawl to fetch again",
+      run: resumed,
+    });
+    expectCleanExit((await interrupt(resumed)).exit);
+  }, 90_000);
 });
