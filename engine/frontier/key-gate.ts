@@ -105,6 +105,11 @@ export class KeyGate {
     const byDelay = k.crawlDelayMs > 0 ? endedAt + k.crawlDelayMs + policy.gapMarginMs : 0;
     k.nextAllowedAt = Math.max(k.nextAllowedAt, entry.state.nextAllowedAt, byDelay);
     if (k.holder === entry.key) k.holder = undefined;
+    // A late result (redelivered, its host no longer in flight) moves the time on, but the key may be held by
+    // another host now: the turn passes when that one ends.
+    if (k.holder !== undefined && this.s.hosts.get(k.holder)?.inFlight !== undefined) return;
+    // Likewise a turn already given stands (it lapses by itself if not taken).
+    if (k.turn !== undefined && this.s.now() < k.turnUntil) return;
     const next = k.parked?.values().next();
     if (next && !next.done) {
       k.parked!.delete(next.value);
