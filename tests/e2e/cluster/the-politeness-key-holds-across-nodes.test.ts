@@ -67,12 +67,12 @@ async function crawlWith(key: "domain" | "ip") {
   // Both fetch nodes sent requests (each has its own User-Agent).
   expect([...new Set(web.requests.map((r) => r.headers["user-agent"]))].sort()).toEqual([agentOf("fetch-1"), agentOf("fetch-2")]);
   const nodes = await c.nodes();
-  return { web, nodes };
+  return { web, nodes, roles };
 }
 
 describe("cluster: --politeness-key", () => {
   test("domain: one frontier node owns each domain's 50 hosts and keeps its one request at a time and gap across 2 fetch nodes", async () => {
-    const { web, nodes } = await crawlWith("domain");
+    const { web, nodes, roles } = await crawlWith("domain");
     const verdict = judgeKeys(web.requests, (r: RequestRecord) => registrableDomain(r.host), MIN_GAP_MS);
     expect(verdict.violations.slice(0, 20)).toEqual([]);
     expect([...verdict.hosts.values()]).toEqual([50, 50, 50, 50]);
@@ -81,6 +81,18 @@ describe("cluster: --politeness-key", () => {
     const frontiers = nodes.filter((n) => n.role === "frontier");
     // Both frontier nodes served partitions (the 4 domains may land on either, but the ring used both).
     expect(frontiers.every((n) => n.partitions.length > 0)).toBe(true);
+
+    // A node started with another key would place hosts elsewhere: it refuses to start and says why.
+    const services = { nats: roles.services.nats, redis: roles.services.redis };
+    const frontier = cluster.frontier({ ...services, id: "frontier-3", dataDir: cluster.tempDir(), args: ["--politeness-key", "host"] });
+    const fetcher = cluster.fetcher({ ...services, id: "fetch-3", web, direct: true, args: ["--politeness-key", "ip"] });
+    for (const [p, mine] of [
+      [frontier, "host"],
+      [fetcher, "ip"],
+    ] as const) {
+      expect((await p.waitExit(20_000)).code).not.toBe(0);
+      expect(p.output()).toContain(`--politeness-key ${mine} differs from the cluster's ring (domain)`);
+    }
   }, 240_000);
 
   test("ip: both fetch nodes keep one request at a time and the gap per server address, through the region's shared gate", async () => {
