@@ -280,6 +280,12 @@ export const ADMIN_OPENAPI = {
             description:
               "The writing coordinator's term (the revision of the lease grant that began its tenure); a coordinator never writes over a higher one (absent from older rings)",
           },
+          politenessKey: {
+            type: "string",
+            enum: ["domain", "ip"],
+            description:
+              "The fleet's --politeness-key when it is not host (absent: host): hosts are placed by it, so it is fixed for the cluster's life",
+          },
           regions: {
             type: "object",
             additionalProperties: {

@@ -6,7 +6,8 @@
  * prefix with the other roles, so one environment can configure a whole local cluster (partitions, region
  * rules and NATS URL must be equal on every node). The coordinator also reads the crawl policy's address
  * rules (core/config, `--allow-private-addresses`, `--deny-addresses`...), to refuse seeds no node would
- * fetch; it takes every policy flag, like the other roles, so one set of flags serves the whole fleet.
+ * fetch, and the politeness key (`--politeness-key`), which places hosts and which it writes into the ring
+ * for the fleet; it takes every policy flag, like the other roles, so one set of flags serves the whole fleet.
  * Its security rows are kit/tls's: its NATS user and the servers' CA, its gRPC certificate (TLS for
  * crawlctl, and its identity when it calls frontier nodes), and the admin API's HTTPS certificate.
  */
@@ -241,7 +242,7 @@ export interface ResolvedConfig {
  * here. Throws CoordinatorConfigError listing every problem.
  */
 export function resolveCoordinatorConfig(argv: readonly string[], env: Env, generateToken: () => string = randomToken): ResolvedConfig {
-  // Every policy flag is taken (one set of flags serves the whole fleet); only the address rules are used.
+  // Every policy flag is taken (one set of flags serves the whole fleet); only the address rules and the politeness key are used.
   const read = readConfig(argv, env, ALL_FIELDS, { policy: true });
   const { problems, policy } = read;
   if (problems.length > 0 || !policy) throw new CoordinatorConfigError(problems);

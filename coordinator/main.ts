@@ -114,6 +114,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       bus,
       rules,
       partitions: config.partitions,
+      politenessKey: policy.politenessKey,
       maxUrls: config.maxSeedsPerRequest,
       addresses: AddressPolicy.of(policy),
     });
@@ -126,6 +127,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       leaseTtlMs: config.leaseTtlMs,
       partitions: config.partitions,
       vnodes: config.vnodes,
+      politenessKey: policy.politenessKey,
       expectFrontiers: config.expectFrontiers,
       // The record says who leads as soon as that changes (a standby's refusal names the leader from it).
       onLeaderChange: () => void heartbeat.beat(),
@@ -169,6 +171,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       membership,
       rules,
       partitions: config.partitions,
+      politenessKey: policy.politenessKey,
       connect: (address, peerName) => new FrontierClient(address, { deadlineMs: config.frontierCallTimeoutMs, peerName, tls: tls.grpc }),
     });
     ctx.onClose("routing", () => routing.close());

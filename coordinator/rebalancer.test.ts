@@ -413,3 +413,24 @@ describe("rebalancer", () => {
     expect((await state.getRing())!.revision).toBe(stored.revision);
   });
 });
+
+describe("rebalancer and the politeness key", () => {
+  test("rebalancer - writes a non-default politeness key into the ring, and refuses a stored ring with another key", async () => {
+    const { state, make, beat } = setup();
+    await beat("a", "b");
+    await make("c1", { politenessKey: "domain" }).tick();
+    expect((await state.getRing())!.ring.politenessKey).toBe("domain");
+    // A coordinator started with another key does not re-place the fleet: it stops with the reason.
+    await expect(make("c1", { politenessKey: "host" }).tick()).rejects.toThrow(
+      "--politeness-key host differs from the stored ring (domain); the key places every host",
+    );
+    expect((await state.getRing())!.ring.politenessKey).toBe("domain");
+  });
+
+  test("rebalancer - with the host key the ring carries no key (rings read as before)", async () => {
+    const { state, make, beat } = setup();
+    await beat("a");
+    await make("c1", { politenessKey: "host" }).tick();
+    expect((await state.getRing())!.ring.politenessKey).toBeUndefined();
+  });
+});

@@ -32,7 +32,8 @@
  * checked against the whole bucket, which that server version does right). So once the newer leader has
  * written, the older one writes nothing more.
  */
-import { computeRing, type RingRecord } from "../core/cluster/index.ts";
+import { computeRing, politenessKeyMismatch, ringPolitenessKey, type RingRecord } from "../core/cluster/index.ts";
+import type { PolitenessKeyMode } from "../core/politeness/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
 import type { Log } from "../kit/log/index.ts";
 import type { Membership } from "./membership.ts";
@@ -51,6 +52,8 @@ export interface RebalancerOptions {
   leaseTtlMs: number;
   partitions: number;
   vnodes: number;
+  /** The fleet's politeness key, written into the ring (absent: host); a stored ring with another is refused. */
+  politenessKey?: PolitenessKeyMode;
   /** Regions that always have an entry in the ring (from the region rules), even with no frontier node. */
   regions: readonly string[];
   now: () => number;
@@ -194,6 +197,9 @@ export class Rebalancer {
           `the stored ring has ${current.ring.partitions} partitions but this coordinator is configured with ${this.opts.partitions}; the partition count is fixed for the cluster's life`,
         );
       }
+      const keyRefused =
+        current && politenessKeyMismatch(ringPolitenessKey(current.ring), this.opts.politenessKey ?? "host", "the stored ring");
+      if (keyRefused) throw new Error(keyRefused);
       const live: Record<string, string[]> = {};
       for (const region of this.opts.regions) live[region] = [];
       for (const [region, ids] of Object.entries(view.liveFrontiers)) live[region] = [...ids];
@@ -209,6 +215,8 @@ export class Rebalancer {
         deathTimeoutMs: this.opts.membership.deathTimeoutMs,
         // A new leader's first tick writes its term, fencing out the one before (see the module comment).
         leaderTerm: this.term,
+        // Hosts are placed by it; the default is left out, so rings of host-keyed fleets read as before.
+        ...(this.opts.politenessKey && this.opts.politenessKey !== "host" ? { politenessKey: this.opts.politenessKey } : {}),
       };
       if (current && sameRing(current.ring, next)) {
         this.ringSeen = true;
@@ -258,7 +266,7 @@ export class Rebalancer {
 /** Structural equality of two rings (the stored one may have its keys in another order). */
 function sameRing(a: RingRecord, b: RingRecord): boolean {
   if (a.epoch !== b.epoch || a.partitions !== b.partitions || a.vnodes !== b.vnodes || a.deathTimeoutMs !== b.deathTimeoutMs) return false;
-  if ((a.leaderTerm ?? 0) !== (b.leaderTerm ?? 0)) return false;
+  if ((a.leaderTerm ?? 0) !== (b.leaderTerm ?? 0) || ringPolitenessKey(a) !== ringPolitenessKey(b)) return false;
   const ra = Object.keys(a.regions).sort();
   const rb = Object.keys(b.regions).sort();
   if (ra.length !== rb.length || ra.some((r, i) => r !== rb[i])) return false;

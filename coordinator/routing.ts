@@ -14,6 +14,7 @@
  * most 253 characters (RFC 1035), URLs at most 8,192; nothing longer is parsed, and errors quote at most
  * 64 characters of the input.
  */
+import type { PolitenessKeyMode } from "../core/politeness/index.ts";
 import { addressOf, hostKeyOfArgument } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import { type ClusterState } from "../core/ports/index.ts";
@@ -42,6 +43,8 @@ export interface RoutingOptions {
   membership: Membership;
   rules: RegionRules;
   partitions: number;
+  /** The fleet's politeness key (the ring's): hosts are placed by it (core/addressing). Default host. */
+  politenessKey?: PolitenessKeyMode;
   connect: FrontierPeerFactory;
 }
 

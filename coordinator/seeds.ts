@@ -9,6 +9,7 @@
  * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried. Seeds
  * of a crawl job carry its number (`job`); without one they are job `default`'s.
  */
+import type { PolitenessKeyMode } from "../core/politeness/index.ts";
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { RegionRules } from "../core/cluster/index.ts";
 import { type MessageBus } from "../core/ports/index.ts";
@@ -21,6 +22,8 @@ export interface SeedOptions {
   bus: MessageBus;
   rules: RegionRules;
   partitions: number;
+  /** The fleet's politeness key (the ring's): hosts are placed by it (core/addressing). Default host. */
+  politenessKey?: PolitenessKeyMode;
   maxUrls: number;
   /** Hosts no node may fetch; default: the strict policy (no internal address, no local name). */
   addresses?: AddressPolicy;

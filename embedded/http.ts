@@ -24,7 +24,6 @@ import type { NodeRecord } from "../core/cluster/index.ts";
 import { buildDashboard, RateHistory, runningTotals, type Dashboard } from "../core/dashboard/index.ts";
 import { captureLookup } from "../core/captures/index.ts";
 import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
-import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import type { HostPort } from "../core/net/index.ts";
 import {
@@ -189,7 +188,7 @@ function crawlSource(opts: CrawlHttpOptions, dashboard: CrawlDashboard): Dashboa
         return jsonOf(urlExplanation({ input, rejectedReason: n.reason, note: "rejected by normalization; it would never be crawled" }));
       }
       const host = hostKeyOf(n.url);
-      const partition = partitionOf(host, opts.partitions);
+      const partition = opts.frontier.partitionOf(host);
       return jsonOf(urlExplanationOf(input, n.url, { ...where, host, partition }, opts.frontier.explainUrl(n.url, host)));
     },
   };

@@ -15,7 +15,8 @@ import { join, resolve } from "node:path";
 import { applyScopeFile, ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { Log, TaskRunner } from "../core/ports/index.ts";
-import { preciseNow } from "../core/politeness/index.ts";
+import { preciseNow, type PolitenessKeyMode } from "../core/politeness/index.ts";
+import { politenessKeyMismatch } from "../core/cluster/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
@@ -85,6 +86,19 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     FrontierStore.open(join(out, "frontier.sqlite"), { recentLog: true, backgroundCheckpoints: true }),
   );
   ctx.onClose("store", () => untilDiskFull(log, out, () => store.close()));
+  // Hosts are placed in the store by the politeness key: a store that holds work was built with its key
+  // (`host` when it predates the setting), and resuming it with another would strand its queue.
+  const builtWithKey = store.getMeta("politeness-key") ?? (store.totalQueued() > 0 || store.nextDueAt() !== undefined ? "host" : undefined);
+  const keyRefused =
+    builtWithKey !== undefined &&
+    politenessKeyMismatch(
+      builtWithKey as PolitenessKeyMode,
+      args.policy.politenessKey,
+      `the key the crawl in ${out} was built with`,
+      "into another --out",
+    );
+  if (keyRefused) throw new ConfigError(keyRefused);
+  store.tx(() => store.setMeta("politeness-key", args.policy.politenessKey));
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Registered after the store, so it runs before the store closes: the snapshot reads the store.
   ctx.onClose("seen-set snapshot", () => untilDiskFull(log, out, () => seen.checkpoint(store)));

@@ -17,11 +17,11 @@ import { connectNats, JetStreamBus, NatsKvClusterState, watchNatsConnection } fr
 import { healthApp, serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
 import { connectRedis, RedisAddressGate, RedisContentIndex, RedisFetchClaims, redisConnectionLog } from "../adapters/redis/index.ts";
-import { regionsOf } from "../core/cluster/index.ts";
+import { politenessKeyMismatch, regionsOf, ringPolitenessKey } from "../core/cluster/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { checkDiskRoom } from "../kit/fs/index.ts";
-import { runMain, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
+import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { describeFetchNodeConfig, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
 import type { AddressGate, ContentIndex, FetchClaims, Log } from "../core/ports/index.ts";
 import { MemoryAddressGate, MemoryContentIndex, MemoryFetchClaims } from "../adapters/memory/index.ts";
@@ -83,6 +83,10 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     NatsKvClusterState.open(nc, { replicas: config.natsReplicas, onError: onError("cluster-state") }),
   );
   ctx.onClose("cluster state", () => state.close());
+  // Links are placed by the politeness key (core/addressing): it must be the fleet's (core/cluster fleet-politeness-key.ts).
+  const ring = (await state.getRing())?.ring;
+  const keyRefused = ring && politenessKeyMismatch(ringPolitenessKey(ring), config.policy.politenessKey);
+  if (keyRefused) throw new StartupError(keyRefused);
 
   let content: ContentIndex;
   let claims: FetchClaims;
@@ -181,6 +185,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     httpAddress: http.url,
     regionRules: config.regionRules,
     partitions: config.partitions,
+    politenessKey: config.policy.politenessKey,
     concurrency: config.concurrency,
     heartbeatMs: config.heartbeatMs,
     nakDelayMs: config.nakDelayMs,

@@ -45,6 +45,7 @@
  * early, or their outputs still waited for the bus: nothing of theirs is acked), leave the cluster state.
  * The node borrows its bus, state and worker: the composition root closes them.
  */
+import type { PolitenessKeyMode } from "../core/politeness/index.ts";
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
@@ -69,6 +70,8 @@ export interface FetchNodeOptions {
   httpAddress: string;
   regionRules: RegionRules;
   partitions: number;
+  /** The fleet's politeness key (the ring's): hosts are placed by it (core/addressing). Default host. */
+  politenessKey?: PolitenessKeyMode;
   concurrency: number;
   heartbeatMs: number;
   /** First redelivery delay after a failure here; doubles per delivery, capped at 64x. */
@@ -442,7 +445,13 @@ export class FetchNode {
 
   /** Links first, each group to its partition's subject, then the result to the host's owner. */
   private async publish(output: WorkOutput): Promise<void> {
-    await this.links.add(groupByOwner(output.links, { rules: this.opts.regionRules, partitions: this.opts.partitions }));
+    await this.links.add(
+      groupByOwner(output.links, {
+        rules: this.opts.regionRules,
+        partitions: this.opts.partitions,
+        politenessKey: this.opts.politenessKey,
+      }),
+    );
     // Stamped as it leaves: the frontier moves the fetch's times from this clock onto its own.
     await this.opts.bus.publishResult(this.opts.region, { ...output.result, sentAt: preciseNow() });
   }

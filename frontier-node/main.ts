@@ -17,6 +17,8 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { DEFAULT_FETCH_CLAIM_TTL_MS, type ClusterState, type FetchClaims, type SeenSet } from "../core/ports/index.ts";
 import { Counters } from "../core/stats/index.ts";
+import { politenessKeyMismatch, ringPolitenessKey } from "../core/cluster/index.ts";
+import type { PolitenessKeyMode } from "../core/politeness/index.ts";
 import {
   connectNats,
   JetStreamBus,
@@ -99,8 +101,12 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     });
     ctx.onClose("bus", () => bus.close());
 
+    // A store that has placed hosts before (it knows its partition count) was built with its key, `host` if it has none.
+    const builtWithKey = store.getMeta("politeness-key") ?? (store.getMeta("partitions") === undefined ? undefined : "host");
     const partitions = await settlePartitions(resolved, state, store.getMeta("partitions"));
     store.setMeta("partitions", String(partitions));
+    await checkPolitenessKey(policy.politenessKey, state, builtWithKey);
+    store.setMeta("politeness-key", policy.politenessKey);
 
     let seen: SeenSet;
     let onImportedUrls: ((urls: string[]) => void) | undefined;
@@ -193,6 +199,18 @@ function settleNodeId(configured: string, saved: string | undefined, dataDir: st
     );
   }
   return configured || saved || generateNodeId();
+}
+
+/**
+ * The politeness key places every host, so it must be the ring's (core/cluster fleet-politeness-key.ts) and
+ * the one this store was built with (`builtWith` undefined: a new store).
+ */
+async function checkPolitenessKey(mine: PolitenessKeyMode, state: ClusterState, builtWith: string | undefined): Promise<void> {
+  const ring = (await state.getRing())?.ring;
+  const refused =
+    (ring && politenessKeyMismatch(ringPolitenessKey(ring), mine)) ||
+    (builtWith !== undefined && politenessKeyMismatch(builtWith as PolitenessKeyMode, mine, "the key this node's store was built with"));
+  if (refused) throw new StartupError(refused);
 }
 
 /** The partition count: the ring's when there is one (a different explicit --partitions is fatal). */

@@ -7,7 +7,8 @@
  * cut by politeness, is in it.
  */
 import { computeRing } from "../../core/cluster/index.ts";
-import { DEFAULT_VNODES, partitionOf } from "../../core/ring/index.ts";
+import { hostPartition } from "../../core/addressing/index.ts";
+import { DEFAULT_VNODES } from "../../core/ring/index.ts";
 import type { Population } from "./population.ts";
 
 export interface SpreadCheck {
@@ -55,7 +56,8 @@ export function partitionLoads(
   const same = partitions === pop.shape.partitions;
   for (let i = 0; i < pop.names.length; i++) {
     if (pop.region[i] !== regionIndex) continue;
-    const p = same ? pop.partition[i]! : partitionOf(pop.names[i]!, partitions);
+    // Placed as every process places a host (core/addressing); the model's fleet keeps the default host key.
+    const p = same ? pop.partition[i]! : hostPartition(pop.names[i]!, { partitions });
     load[p]! += hostLoad[i]!;
     hosts[p]!++;
   }

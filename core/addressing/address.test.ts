@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { parseRegionRules, regionOf } from "../cluster/index.ts";
 import type { DiscoveredUrl } from "../model/index.ts";
 import { partitionOf } from "../ring/index.ts";
-import { addressOf, groupByOwner } from "./index.ts";
+import { addressOf, groupByOwner, hostPartition } from "./index.ts";
 
 const link = (url: string): DiscoveredUrl => ({ url, host: new URL(url).host, depth: 1, redirectHops: 0 });
 
@@ -47,4 +47,36 @@ test("addressing - groups come in the order of their first URL", () => {
     ["us", ["http://x.com/1", "http://x.com/2"]],
     ["eu", ["http://x.de/"]],
   ]);
+});
+
+test("addressing - with the domain key, every host of a registrable domain has the domain's partition and region", () => {
+  // A rule naming a name below the domain does not split it: the domain's own region wins.
+  const rules = parseRegionRules("eu=.de;apac=blog.example.co.uk", "us");
+  const scheme = { rules, partitions: 64, politenessKey: "domain" as const };
+  const hosts = ["a.blog.example.co.uk", "b.blog.example.co.uk:8080", "example.co.uk", "www.example.co.uk"];
+  for (const host of hosts) {
+    expect(addressOf(host, scheme)).toEqual({ region: "us", partition: partitionOf("example.co.uk", 64) });
+    expect(hostPartition(host, scheme)).toBe(partitionOf("example.co.uk", 64));
+  }
+  expect(addressOf("x.shop.example.de", scheme)).toEqual({ region: "eu", partition: partitionOf("example.de", 64) });
+  // An IP literal is its own key, port dropped.
+  expect(addressOf("127.0.0.1:8080", scheme).partition).toBe(partitionOf("127.0.0.1", 64));
+  // Their links travel as one group to the one owner.
+  const groups = groupByOwner(
+    hosts.map((h) => link(`http://${h}/`)),
+    scheme,
+  );
+  expect(groups).toHaveLength(1);
+});
+
+test("addressing - with the host key (the default) and the ip key, hosts are placed by themselves", () => {
+  const rules = parseRegionRules("apac=blog.example.co.uk", "us");
+  for (const politenessKey of [undefined, "host", "ip"] as const) {
+    const scheme = { rules, partitions: 64, ...(politenessKey ? { politenessKey } : {}) };
+    expect(addressOf("a.blog.example.co.uk:8080", scheme)).toEqual({
+      region: "apac",
+      partition: partitionOf("a.blog.example.co.uk:8080", 64),
+    });
+    expect(hostPartition("www.example.co.uk", scheme)).toBe(partitionOf("www.example.co.uk", 64));
+  }
 });

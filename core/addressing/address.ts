@@ -1,17 +1,31 @@
 /**
  * Where a host's work lives in the fleet: its region (region rules, longest suffix wins) and its partition
- * (hash32(host) mod P) inside that region. The address follows from the host key alone, so anyone computes
+ * (hash32(key) mod P) inside that region, both worked out from the host's politeness key
+ * (core/politeness/politeness-key.ts): the host itself by default, its registrable domain with
+ * `--politeness-key domain`, so one frontier node owns every host of a domain and keeps their one request
+ * at a time, and a domain's hosts are never split across regions (a region rule naming a name below a
+ * registrable domain does not split it: the domain's own region wins). The address follows from the host key alone, so anyone computes
  * the same one without asking the ring: a fetch node publishing links, the coordinator publishing seeds, a
  * frontier node forwarding redirect targets or URLs it does not serve, the routing of `host show`. The ring
  * then names the node that owns the partition; that part is not here. Pure.
  */
 import { regionOf, type RegionRules } from "../cluster/index.ts";
+import { frontierKeyOf, type PolitenessKeyMode } from "../politeness/index.ts";
 import { partitionOf } from "../ring/index.ts";
 
-/** What an address depends on: the region rules and the cluster's fixed partition count P. */
+/**
+ * What an address depends on: the region rules, the cluster's fixed partition count P and its politeness
+ * key (absent: `host`). All three are fixed for the cluster's life (the ring holds P and the key).
+ */
 export interface AddressScheme {
   readonly rules: RegionRules;
   readonly partitions: number;
+  readonly politenessKey?: PolitenessKeyMode;
+}
+
+/** The partition of a host key: that of its politeness key. Every process places hosts by this alone. */
+export function hostPartition(host: string, scheme: Pick<AddressScheme, "partitions" | "politenessKey">): number {
+  return partitionOf(frontierKeyOf(host, scheme.politenessKey ?? "host"), scheme.partitions);
 }
 
 /** The region that crawls a host and the host's partition in it. */
@@ -29,7 +43,8 @@ export interface OwnerGroup<T> {
 
 /** The address of a host key (`example.de`, `example.de:8080`). Throws a RangeError for an unusable P. */
 export function addressOf(host: string, scheme: AddressScheme): Address {
-  return { region: regionOf(host, scheme.rules), partition: partitionOf(host, scheme.partitions) };
+  const key = frontierKeyOf(host, scheme.politenessKey ?? "host");
+  return { region: regionOf(key, scheme.rules), partition: partitionOf(key, scheme.partitions) };
 }
 
 /**

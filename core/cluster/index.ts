@@ -5,6 +5,7 @@
 export { CLUSTER_BUCKET, RING_BUCKET, checkToken, consumers, keys, objectStores, streams, subjects } from "./names.ts";
 export { parseRegionRules, regionOf, regionsOf, type RegionRules } from "./regions.ts";
 export type { NodeRecord, NodeRole, NodeStatus, RegionAssignment, RingRecord } from "./records.ts";
+export { politenessKeyMismatch, ringPolitenessKey } from "./fleet-politeness-key.ts";
 export { completeHandoff, computeRing, partitionRoles, type AssignmentInput } from "./assignment.ts";
 export { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, tokenKind } from "./setting-kinds.ts";
 export {

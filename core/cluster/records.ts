@@ -57,6 +57,11 @@ export interface RingRecord {
    * (coordinator/rebalancer.ts). Absent from rings written before it existed (0).
    */
   leaderTerm?: number;
+  /**
+   * The fleet's politeness key (core/cluster fleet-politeness-key.ts): hosts are placed by it, so it is fixed
+   * for the cluster's life. Absent from rings written before it existed, and with the default key (`host`).
+   */
+  politenessKey?: "domain" | "ip";
 }
 
 export interface RegionAssignment {

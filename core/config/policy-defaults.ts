@@ -51,6 +51,13 @@ export interface PolicyConfig {
   /** How long a host may stay "in flight" without a result before it is released as a lost fetch. */
   readonly fetchLeaseMs: number;
 
+  /**
+   * What politeness is kept per (core/politeness/politeness-key.ts): each host (the default), each registrable
+   * domain (all its hosts share one request at a time and one gap), or each server address (enforced at
+   * fetch time by the address gate with one request at a time and the host gap).
+   */
+  readonly politenessKey: "host" | "domain" | "ip";
+
   // The cap per server address (core/ports AddressGate), over every host the server answers for: its resolved
   // IP address, or through a proxy its registrable domain. In a cluster it holds across a region's fetch nodes.
   /** Requests in flight at once to one server address at most. */
@@ -179,6 +186,14 @@ const SPECS: FieldSpecs<PolicyConfig> = {
     flag: "--gap-fetch-multiplier",
     description: "The gap is at least this many times the duration of the host's last fetch",
     ...decimalKind({ min: 0, max: 1000 }),
+  },
+  politenessKey: {
+    default: "host",
+    env: "CRAWL_POLITENESS_KEY",
+    flag: "--politeness-key",
+    description:
+      "What one request at a time and the gap are kept per: host, domain (every host of a registrable domain, by the Public Suffix List, shares them) or ip (every host a server address answers for, held at fetch time with one request at a time; through a proxy, the domain)",
+    ...oneOfKind(["host", "domain", "ip"] as const),
   },
   maxPerAddress: {
     default: 2,

@@ -17,4 +17,5 @@ export {
 export { baseGap, classifyOutcome, type FetchEnd, onFetchEnd, type OutcomeClass } from "./fetch-end.ts";
 export { parseHttpDate, parseRetryAfter, retryAfterAsDelay } from "./retry-after.ts";
 export { preciseNow, receivedResult } from "./clock.ts";
+export { FrontierKeys, frontierKeyOf, type PolitenessKeyMode } from "./politeness-key.ts";
 export { WaitingHostHeap, type WaitingHost } from "./waiting-host-heap.ts";

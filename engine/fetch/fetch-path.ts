@@ -30,6 +30,7 @@ export interface FetchPathOptions {
     | "gapFetchMultiplier"
     | "gapMarginMs"
     | "hostsFile"
+    | "politenessKey"
   >;
   warcDir: string;
   /** WARC file name prefix; the node id, so files of several nodes never collide. */
@@ -72,7 +73,7 @@ export async function openFetchPath(opts: FetchPathOptions): Promise<FetchPath> 
     ...(opts.policy.hostsFile
       ? { lookup: hostsFileLookup(parseHostsFile(readFileSync(opts.policy.hostsFile, "utf8"), opts.policy.hostsFile)) }
       : {}),
-    ...(opts.addressGate ? { addressGate: opts.addressGate } : {}),
+    ...(opts.addressGate ? { addressGate: opts.addressGate, addressGapFromEnd: opts.policy.politenessKey === "ip" } : {}),
   });
   const renderer = opts.renderer?.(fetcher);
   const worker = new FetchWorker({

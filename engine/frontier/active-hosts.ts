@@ -26,7 +26,6 @@
 import { isDiskFull } from "../../core/errors/index.ts";
 import type { TaskKind } from "../../core/model/index.ts";
 import { newHostState, releaseAfterLoss, releaseLostFetch, setPaused, type HostState } from "../../core/politeness/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import { parseRobots, policyFor, type RobotsPolicy } from "../../core/robots/index.ts";
 import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
 import type { FrontierState } from "./frontier-state.ts";
@@ -103,7 +102,7 @@ export class ActiveHosts {
     }
     return {
       key: host,
-      partition: partitionOf(host, this.s.opts.partitions),
+      partition: this.s.partitionOf(host),
       state,
       queued: 0,
       sitemaps: 0,
@@ -396,7 +395,7 @@ export class ActiveHosts {
     for (const host of new Set([...queuedBy.keys(), ...sitemapsBy.keys()])) {
       if (this.s.hosts.has(host)) continue;
       if (this.s.hosts.size >= this.warmLimit) {
-        const p = partitionOf(host, this.s.opts.partitions);
+        const p = this.s.partitionOf(host);
         cold.push({ host, partition: p, dueAt: now, queued: queuedBy.get(host) ?? 0, before: true, lostAt: lostAt ?? 0 });
         continue;
       }
@@ -442,7 +441,10 @@ export class ActiveHosts {
       const fresh = this.load(key);
       fresh.queued = store.queuedForHost(fresh.partition, key);
       fresh.sitemaps = store.sitemaps.pendingFor(fresh.partition, key);
-      if (releaseFlights) fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.s.policy);
+      if (releaseFlights) {
+        fresh.state = releaseLostFetch({ ...fresh.state, inFlight: true, inFlightSince: now }, now, this.s.policy);
+        this.s.keyGate.ended(fresh, now);
+      }
       if (fresh.queued === 0 && fresh.sitemaps === 0) continue;
       this.s.hosts.set(key, fresh);
       this.makeWaiting(fresh);

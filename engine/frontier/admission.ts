@@ -13,7 +13,6 @@
  */
 import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { SeenSetLostError } from "../../core/ports/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import { admissionPriority } from "../../core/schedule/index.ts";
 import { hostnameOf } from "../../core/scope/index.ts";
 import { levelOfSitemapPriority } from "../../core/sitemap/index.ts";
@@ -110,7 +109,7 @@ export class Admission {
     // Shared before the seeds are queued: links found on their pages may reach any node, which must know them.
     if (fresh.length > 0) await this.s.opts.sharedRoots?.add([...new Set(fresh)]);
     roots.add(fresh);
-    return seeds.map((u) => ({ host: hostnameOf(u.host), partition: partitionOf(u.host, this.s.opts.partitions) }));
+    return seeds.map((u) => ({ host: hostnameOf(u.host), partition: this.s.partitionOf(u.host) }));
   }
 
   /**
@@ -122,7 +121,7 @@ export class Admission {
     if (urls.length === 0) return [];
     const byPartition = new Map<number, number[]>();
     urls.forEach((u, i) => {
-      const p = partitionOf(u.host, this.s.opts.partitions);
+      const p = this.s.partitionOf(u.host);
       const list = byPartition.get(p);
       if (list) list.push(i);
       else byPartition.set(p, [i]);
@@ -161,7 +160,7 @@ export class Admission {
         return;
       }
       const home = isHomePage(u.url);
-      const partition = partitionOf(u.host, this.s.opts.partitions);
+      const partition = this.s.partitionOf(u.host);
       if (maybeSeen[i] && u.lastmod !== undefined) {
         // A sitemap entry with a lastmod: a page already fetched that changed since is due at once.
         const row = store.getUrl(partition, u.url);

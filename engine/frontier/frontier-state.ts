@@ -22,6 +22,8 @@ import { RenderRules } from "../../core/render/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
 import { UrlPatternTracker } from "../../core/traps/index.ts";
 import type { HostEntry } from "./host-entry.ts";
+import { partitionOf } from "../../core/ring/index.ts";
+import { KeyGate } from "./key-gate.ts";
 import { ReadyQueues } from "./ready-queues.ts";
 import { SeqClock } from "./seq-clock.ts";
 import type { FrontierStore } from "./store/frontier-store.ts";
@@ -127,6 +129,8 @@ export class FrontierState {
   readonly run = crypto.randomUUID();
   /** Which crawl jobs' URLs may be handed out (job-gate.ts). */
   readonly jobs: JobGate;
+  /** One request at a time and one gap per politeness key, when hosts share keys (key-gate.ts). */
+  readonly keyGate: KeyGate;
   inFlightCount = 0;
   /** Hosts with work kept in the store, not in memory (active-hosts.ts, store/cold-host-table.ts). */
   coldHosts = 0;
@@ -152,6 +156,7 @@ export class FrontierState {
     roots.add(opts.store.scopeRoots.list());
     this.scope = new ScopeFilter(opts.policy, roots);
     this.jobs = new JobGate(opts.policy);
+    this.keyGate = new KeyGate(this);
     this.render = new RenderRules(opts.policy.render, opts.policy.renderRules);
     this.totalQueued = opts.store.totalQueued();
     this.totalSitemaps = opts.store.sitemaps.pendingTotal();
@@ -160,6 +165,14 @@ export class FrontierState {
 
   now(): number {
     return this.opts.now();
+  }
+
+  /**
+   * The partition of a host: its politeness key's (core/addressing hostPartition, with the key gate's memo of
+   * domains), so every host of a key is in one partition and the key's one request at a time is kept here.
+   */
+  partitionOf(host: string): number {
+    return partitionOf(this.keyGate.keys.of(host), this.opts.partitions);
   }
 
   /** Whether this frontier serves partition p. */

@@ -177,6 +177,11 @@ export class Frontier {
     this.partitions.setServing(partitions);
   }
 
+  /** A host's partition: its politeness key's (core/addressing hostPartition). */
+  partitionOf(host: string): number {
+    return this.state.partitionOf(host);
+  }
+
   /** Whether this frontier serves partition p. */
   serves(p: number): boolean {
     return this.state.serves(p);

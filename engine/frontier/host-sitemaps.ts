@@ -9,7 +9,6 @@
  * its entry, so asking whether it has one is free.
  */
 import type { DiscoveredUrl } from "../../core/model/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import type { Counters } from "../../core/stats/index.ts";
 import type { ActiveHosts } from "./active-hosts.ts";
 import type { FrontierState } from "./frontier-state.ts";
@@ -44,7 +43,7 @@ export class HostSitemaps {
    */
   offer(refs: readonly DiscoveredUrl[], now: number): void {
     for (const u of refs) {
-      const partition = partitionOf(u.host, this.s.opts.partitions);
+      const partition = this.s.partitionOf(u.host);
       const offer = {
         partition,
         host: u.host,

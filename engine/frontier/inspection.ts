@@ -10,7 +10,6 @@ import type { PolicyConfig } from "../../core/config/index.ts";
 import { describeRefusal, type AddressPolicy } from "../../core/net/index.ts";
 import type { ScopeFilter } from "../../core/scope/index.ts";
 import type { HostState } from "../../core/politeness/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import { checkTrap, countToday, urlPathAndQuery } from "../../core/traps/index.ts";
 import type { HostEntry } from "./host-entry.ts";
 import type { FrontierStore } from "./store/frontier-store.ts";
@@ -55,6 +54,8 @@ export interface InspectedFrontier {
   readonly store: FrontierStore;
   readonly policy: PolicyConfig;
   readonly partitions: number;
+  /** A host's partition: its politeness key's (FrontierState.partitionOf). */
+  partitionOf(host: string): number;
   now(): number;
   /** The in-memory entry of an active host. */
   active(host: string): HostEntry | undefined;
@@ -103,7 +104,7 @@ export function listHosts(f: InspectedFrontier, limit: number): HostView[] {
 
 /** Why a normalized URL is where it is: stored state, robots verdict, trap limits. */
 export function explainUrl(f: InspectedFrontier, url: string, host: string): UrlView {
-  const partition = partitionOf(host, f.partitions);
+  const partition = f.partitionOf(host);
   const row = f.store.getUrl(partition, url);
   const queued = row === undefined && f.store.isQueued(partition, host, url);
   const robots = f.robotsOf(f.active(host) ?? f.load(host));

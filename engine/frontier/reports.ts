@@ -6,7 +6,6 @@
  * cached: the totals that count rows of big tables for a few seconds, the host board for a second.
  */
 import { decodeCaptures, type Capture } from "../../core/captures/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import type { HostReport } from "../../core/dashboard/index.ts";
 import type { JobCounts } from "../../core/jobs/index.ts";
 import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
@@ -53,6 +52,7 @@ export class Reports {
       store: s.store,
       policy: s.policy,
       partitions: s.opts.partitions,
+      partitionOf: (host) => s.partitionOf(host),
       now: () => s.now(),
       active: (host) => hosts.get(host),
       activeHosts: () => s.hosts.values(),
@@ -172,6 +172,6 @@ export class Reports {
 
   /** A normalized URL's captures, newest first, from its row in the store; [] when it has none. */
   urlCaptures(url: string, host: string): Capture[] {
-    return decodeCaptures(this.view.store.getUrl(partitionOf(host, this.view.partitions), url)?.captures);
+    return decodeCaptures(this.view.store.getUrl(this.view.partitionOf(host), url)?.captures);
   }
 }

@@ -101,6 +101,7 @@ export class ResultEffects {
       entry.state = { ...entry.state, nextAllowedAt: Math.max(entry.state.nextAllowedAt, at) };
     }
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
+    this.s.keyGate.ended(entry, Math.max(result.endedAt, result.startedAt));
     if (flight.task.kind === "sitemap" && flight.sitemap) {
       this.s.store.sitemaps.finish(flight.sitemap, result.kind === "response" ? "read" : "failed", now);
       this.sitemaps.finished(entry);

@@ -245,6 +245,7 @@ export class Results {
     entry.inFlight = undefined;
     this.s.inFlightCount--;
     entry.state = releaseLostFetch(entry.state, this.s.now(), this.s.policy);
+    this.s.keyGate.ended(entry, this.s.now());
     try {
       this.s.store.tx(() => this.hosts.save(entry));
     } catch (error) {

@@ -256,7 +256,9 @@ export class Scheduling {
     return undefined;
   }
 
-  private start(entry: HostEntry, kind: TaskKind, url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask {
+  /** Hands out the task, unless the host's politeness key is busy or not due (key-gate.ts: it is asked again). */
+  private start(entry: HostEntry, kind: TaskKind, url: string, now: number, item?: QueuedUrl, sitemap?: SitemapRow): FetchTask | undefined {
+    if (!this.s.keyGate.mayStart(entry, now)) return undefined;
     const policy = this.s.policy;
     this.observeWaits(entry, now, item);
     entry.state = onFetchStart(entry.state, now);
@@ -281,6 +283,7 @@ export class Scheduling {
     if (item?.job) task.job = item.job;
     if (kind === "page") this.askRender(entry, task);
     entry.inFlight = { task, item, prev, sitemap };
+    this.s.keyGate.started(entry);
     this.s.inFlightCount++;
     this.s.counters.add(`frontier.tasks.${kind}`);
     return task;

@@ -179,7 +179,7 @@ export class FrontierNode {
       log: log.child("seen"),
       forward: {
         owns: (host) => {
-          const address = addressOf(host, opts);
+          const address = addressOf(host, { ...opts, politenessKey: opts.policy.politenessKey });
           return address.region === region && frontier.serves(address.partition);
         },
         send: (urls) => this.forward(urls),
@@ -327,6 +327,7 @@ export class FrontierNode {
           region,
           partitions,
           rules,
+          politenessKey: opts.policy.politenessKey,
           frontier,
           bus,
           receiver: this.receiver,
@@ -602,7 +603,11 @@ export class FrontierNode {
 
   /** Redirect targets and sitemaps on hosts other nodes own go to their partitions' streams. */
   private async forward(urls: DiscoveredUrl[]): Promise<void> {
-    await Promise.all(groupByOwner(urls, this.opts).map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
+    await Promise.all(
+      groupByOwner(urls, { ...this.opts, politenessKey: this.opts.policy.politenessKey }).map((g) =>
+        this.opts.bus.publishUrls(g.region, g.partition, g.urls),
+      ),
+    );
     const sitemaps = urls.filter((u) => u.sitemap).length;
     if (urls.length > sitemaps) this.frontier.counters.add("node.redirects.forwarded", urls.length - sitemaps);
     if (sitemaps > 0) this.frontier.counters.add("node.sitemaps.forwarded", sitemaps);

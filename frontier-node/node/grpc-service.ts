@@ -13,6 +13,7 @@
  *    plus the URLs forwarded (whose seen check happens at their owner). While the node's self-fence says
  *    it may not act (self-fence.ts), every URL takes the stream: its partition may be another node's now.
  */
+import type { PolitenessKeyMode } from "../../core/politeness/index.ts";
 import { captureLookup, checkedCaptureLimit } from "../../core/captures/index.ts";
 import { captureToProto } from "../../proto/codec/index.ts";
 import { addressOf, groupByOwner, hostKeyOfArgument } from "../../core/addressing/index.ts";
@@ -39,6 +40,8 @@ export interface FrontierServiceDeps {
   region: string;
   partitions: number;
   rules: RegionRules;
+  /** The fleet's politeness key (the ring's): hosts are placed by it (core/addressing). Default host. */
+  politenessKey?: PolitenessKeyMode;
   frontier: Frontier;
   bus: Pick<MessageBus, "publishUrls">;
   receiver: Pick<HandoffReceiver, "receive">;

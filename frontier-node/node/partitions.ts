@@ -32,7 +32,6 @@ import { isStoreDamage } from "../../core/errors/index.ts";
 import { SeenSetLostError, type ClusterState, type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult } from "../../core/model/index.ts";
 import { receivedResult } from "../../core/politeness/index.ts";
-import { partitionOf } from "../../core/ring/index.ts";
 import { errorFields, type Log } from "../../kit/log/index.ts";
 import { GroupCommit } from "../../engine/frontier/index.ts";
 import type { Frontier, ResultItem } from "../../engine/frontier/index.ts";
@@ -447,7 +446,7 @@ export class PartitionManager {
       d.nak(NAK_BASE_MS);
       return;
     }
-    const urls = d.data.filter((u) => partitionOf(u.host, this.opts.partitions) === p);
+    const urls = d.data.filter((u) => frontier.partitionOf(u.host) === p);
     if (urls.length < d.data.length) frontier.counters.add("node.urls.misrouted", d.data.length - urls.length);
     if (frontier.seenRebuilding(p)) {
       // Its seen-set is being rebuilt from the store: nothing of p is admitted until that is done.

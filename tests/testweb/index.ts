@@ -7,6 +7,7 @@ export { SITEMAP_PROBE_PATH, startTestWeb, resolveShape, webUrl, type TestWeb } 
 export { expectedPages, type ExpectedOptions, type ExpectedPages } from "./expected.ts";
 export { findViolations, retryAfterMs } from "./violations.ts";
 export { judgeAddresses, type AddressPolicy, type AddressVerdict } from "./address-violations.ts";
+export { judgeKeys, type KeyVerdict } from "./key-violations.ts";
 export { logClock, onLogClock } from "./clock.ts";
 export { FAULT_RETRY_AFTER_S, FAULT_SLOW_MS, faultyHosts, type FaultKind, type FaultShares } from "./faults.ts";
 export { refusedPort, type RefusedPort } from "./refused.ts";

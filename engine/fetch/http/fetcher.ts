@@ -61,6 +61,7 @@ export class HttpFetcher {
   readonly #slots: Slots;
   readonly #addressGate: AddressGate | undefined;
   readonly #addressWaitMs: number;
+  readonly #addressGapFromEnd: boolean;
   readonly #connectTimeoutMs: number;
   /** The address each origin's newest connection went to, for `remoteAddress`. */
   readonly #addresses = new Map<string, string>();
@@ -83,6 +84,7 @@ export class HttpFetcher {
     this.#slots = new Slots(options.maxConcurrentRequests ?? 256);
     this.#addressGate = options.addressGate;
     this.#addressWaitMs = options.addressWaitMs ?? ADDRESS_WAIT_MS;
+    this.#addressGapFromEnd = options.addressGapFromEnd ?? false;
     this.#connectTimeoutMs = options.connectTimeoutMs;
     this.#newDispatcher = () =>
       createDispatcher({
@@ -149,7 +151,8 @@ export class HttpFetcher {
       const server = await this.#enterServer(url, req, queuedAt);
       if (server.kind === "error") return server;
       try {
-        const outcome = await run(url, () => server.pass?.arrived());
+        // With the gap from the end, the pass is not marked arrived: leaving it counts as the arrival (the port's contract).
+        const outcome = await run(url, () => (this.#addressGapFromEnd ? undefined : server.pass?.arrived()));
         if (server.pass && server.key && typeof outcome === "object" && outcome !== null) {
           Object.assign(outcome, { server: server.key, serverWaitMs: Math.round(server.pass.waitedMs) });
         }

@@ -64,4 +64,9 @@ export interface HttpFetcherOptions {
   addressGate?: AddressGate;
   /** How long a request waits for its server's pass before it is given back (`address-busy`). Default ADDRESS_WAIT_MS. */
   addressWaitMs?: number;
+  /**
+   * The gate's gap runs from the end of each response, not from the start of its answer (`--politeness-key
+   * ip`: the address is the politeness key, and the gap is kept from one request's end to the next's start).
+   */
+  addressGapFromEnd?: boolean;
 }
