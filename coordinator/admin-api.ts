@@ -41,6 +41,7 @@ import {
   dashboardRoutes,
   healthApp,
   isDashboardAsset,
+  jobRoutes,
   requireBearer,
   sendError,
   type DashboardSource,
@@ -55,7 +56,6 @@ import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
 import { clip, parseJsonBody, seedsRequest } from "./validate.ts";
-import { jobRoutes } from "./job-routes.ts";
 
 export interface AdminApiOptions {
   /** Accepted admin tokens: every one valid (two during a rotation). */

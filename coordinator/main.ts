@@ -35,7 +35,7 @@ import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
-import { JobService } from "./jobs.ts";
+import { clusterJobService } from "./jobs.ts";
 import type { CoordinatorServices } from "./services.ts";
 import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
@@ -179,7 +179,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       stats,
       dashboard,
       seeds,
-      jobs: new JobService({ state, membership, seeds, now }),
+      jobs: clusterJobService({ state, membership, seeds, now }),
       feed,
       routing,
       rules,

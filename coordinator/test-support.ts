@@ -13,7 +13,7 @@ import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
-import { JobService } from "./jobs.ts";
+import { clusterJobService } from "./jobs.ts";
 import type { CoordinatorServices } from "./services.ts";
 import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
@@ -85,7 +85,7 @@ export async function harness(): Promise<Harness> {
     stats: new ClusterStats({ membership, now }),
     dashboard: new ClusterDashboard({ membership, state, now }),
     seeds,
-    jobs: new JobService({ state, membership, seeds, now }),
+    jobs: clusterJobService({ state, membership, seeds, now }),
     feed: new MemoryPageFeed({ maxAgeMs: 3_600_000, maxRecords: 100_000, now }),
     routing,
     rules,

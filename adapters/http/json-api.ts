@@ -75,3 +75,16 @@ export function requiredQuery(value: string | undefined, name: string, maxLength
 }
 
 export { clip } from "../../core/input/index.ts";
+
+/** Parses a request body as JSON; `contentType` must be JSON. */
+export function parseJsonBody(text: string, contentType: string | undefined): unknown {
+  if (!contentType || !/^application\/(.+\+)?json\b/i.test(contentType.trim())) {
+    throw new InvalidArgumentError("body: send JSON with Content-Type: application/json");
+  }
+  if (text.trim() === "") throw new InvalidArgumentError("body: empty; send a JSON object");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidArgumentError(`body: not valid JSON (${(error as Error).message})`);
+  }
+}
