@@ -22,7 +22,7 @@ import { TokenSet } from "../core/auth/index.ts";
 import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
-import { serveHono } from "../adapters/http/index.ts";
+import { API_MAX_BODY_BYTES, serveHono } from "../adapters/http/index.ts";
 import { connectNats, JetStreamBus, JetStreamPageFeed, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessSpec } from "../kit/main/index.ts";
@@ -41,7 +41,6 @@ import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
 import { startCoordinatorLoop } from "./loop.ts";
 
-const ADMIN_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /**
  * How long a membership change waits for more before the rebalance it causes (loop.ts), so changes that
  * come together make one ring (records of nodes started at once, a restarted fleet). Kept short: a join
@@ -209,7 +208,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
           port: listen.port,
           hostname: listen.host,
           // Room for a full add-seeds request (10,000 URLs of a few hundred bytes each).
-          maxBodyBytes: ADMIN_MAX_BODY_BYTES,
+          maxBodyBytes: API_MAX_BODY_BYTES,
           tls: tls.http,
           onError: (error) => log.error("admin API error", errorFields(error)),
         },

@@ -23,6 +23,7 @@ import {
   type PolicyConfig,
 } from "../core/config/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
+import { FEED_RETENTION_SPECS } from "../core/feed/index.ts";
 import { parseHostPort, type HostPort } from "../core/net/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
 import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
@@ -49,6 +50,9 @@ export interface CrawlSettings {
   adminTokens: readonly string[];
   metricsTokens: readonly string[];
   logFormat: LogFormat | undefined;
+  /** The feed of fetched pages under --out (`--http`'s GET /v1/jobs/{id}/pages): kept this long, this big. */
+  feedMaxAgeMs: number;
+  feedMaxBytes: number;
 }
 
 /** What `crawl` runs with: the settings, the seed URLs given as arguments, and the policy. */
@@ -166,7 +170,7 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     env: "CRAWL_HTTP",
     flag: "--http",
     description:
-      "Serve the dashboard (/dashboard), /metrics (Prometheus) and /healthz on this host:port; a bare port listens on 127.0.0.1 only",
+      "Serve the dashboard (/dashboard), crawl jobs and their feed of fetched pages (/v1/jobs), /metrics (Prometheus) and /healthz on this host:port; a bare port listens on 127.0.0.1 only",
     ...stringKind("[host:]port", (value) =>
       httpListen(value) ? undefined : `must be a port or host:port (port 0 picks a free one), got "${value}"`,
     ),
@@ -188,6 +192,7 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     description: "Bearer token(s) /metrics requires with --http, comma-separated; the admin token is not accepted there",
     ...tokenListKind(),
   },
+  ...FEED_RETENTION_SPECS,
   logFormat: LOG_FORMAT_FIELD,
 };
 

@@ -2,7 +2,7 @@
  * `crawl --http` without a socket (crawlApp): the same routes and shapes as the coordinator's admin API and
  * a frontier node's /metrics, over one frontier; tokens as in the cluster.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
@@ -13,6 +13,12 @@ import { silentLog } from "../kit/log/index.ts";
 import { ADMIN_OPENAPI } from "../coordinator/admin-openapi.ts";
 import { shapeProblems } from "../tests/support/schema-shape.ts";
 import { crawlApp } from "./http.ts";
+import { crawlJobParts, type CrawlJobParts } from "./test-support.ts";
+
+const opened: CrawlJobParts[] = [];
+afterAll(async () => {
+  for (const p of opened) await p.close();
+});
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const ADMIN = "crawl-admin-token-000001";
@@ -52,8 +58,12 @@ async function crawled(opts: { admin?: string[]; metrics?: string[] } = {}) {
     for (const t of frontier.nextTasks(10)) await frontier.complete(answer(t, 200), []);
     clock.now += 100;
   }
+  const parts = crawlJobParts(frontier, () => clock.now);
+  opened.push(parts);
   const app = crawlApp({
     listen: { host: "127.0.0.1", port: 0 },
+    jobs: parts.jobs.service,
+    feed: parts.feed,
     adminTokens: new TokenSet(opts.admin ?? []),
     metricsTokens: new TokenSet(opts.metrics ?? []),
     frontier,

@@ -12,6 +12,10 @@
  *                                 asks for the token like the coordinator's
  *   /v1/captures?url=             where a URL's last captures are stored (adapters/http captures-routes.ts),
  *                                 from this crawl's store; the same token rule
+ *   /v1/jobs...                   crawl jobs and their feed of fetched pages: the admin API's routes, bodies,
+ *                                 answers and errors (adapters/http job-routes.ts over core/jobs JobService),
+ *                                 over this crawl's registry and feed (embedded/jobs.ts, pages.sqlite); the
+ *                                 same token rule, and the admin API's body limit (413 past it)
  *   /                             redirects to /dashboard
  *
  * Errors are the admin API's JSON errors (adapters/http json-api.ts). The rate chart is sampled every two
@@ -28,12 +32,14 @@ import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import type { HostPort } from "../core/net/index.ts";
 import {
+  API_MAX_BODY_BYTES,
   apiError,
   capturesRoutes,
   clip,
   dashboardRoutes,
   healthApp,
   isDashboardAsset,
+  jobRoutes,
   requireBearer,
   sendError,
   serveHono,
@@ -43,6 +49,9 @@ import {
 import { frontierGauges, type Frontier } from "../engine/frontier/index.ts";
 import { hostInfoOf, jsonOf, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
+import type { JobService } from "../core/jobs/index.ts";
+import type { PageFeed } from "../core/ports/index.ts";
+import { CRAWL_MAX_SEEDS_PER_REQUEST } from "./jobs.ts";
 
 /** The node id, role and region the crawl shows under on its dashboard and in its metrics' labels. */
 export const CRAWL_NODE = { id: "crawl", region: "local" } as const;
@@ -55,6 +64,9 @@ export interface CrawlHttpOptions {
   adminTokens: TokenSet;
   metricsTokens: TokenSet;
   frontier: Frontier;
+  /** This crawl's jobs (embedded/jobs.ts) and its feed of fetched pages. */
+  jobs: JobService;
+  feed: PageFeed;
   partitions: number;
   /** True while the crawl loop runs (for /readyz). */
   running: () => boolean;
@@ -76,6 +88,7 @@ export async function startCrawlHttp(opts: CrawlHttpOptions): Promise<CrawlHttp>
   const server = await serveHono(app, {
     hostname: opts.listen.host,
     port: opts.listen.port,
+    maxBodyBytes: API_MAX_BODY_BYTES,
     onError: (error) => opts.log.error("HTTP app error", errorFields(error)),
   });
   dashboard.sample();
@@ -123,6 +136,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
       return opts.frontier.urlCaptures(url, host);
     }),
   );
+  app.route("/", jobRoutes(opts.jobs, opts.feed, CRAWL_MAX_SEEDS_PER_REQUEST));
   return app;
 }
 

@@ -24,6 +24,9 @@ import {
 import { MAX_URL_LENGTH } from "../../core/url/index.ts";
 import { BodyTooLargeError } from "./request-body.ts";
 
+/** The JSON APIs' body limit (the admin API, `crawl --http`): room for a full add-seeds request (10,000 URLs of a few hundred bytes each); 413 past it. */
+export const API_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
 export type ErrorStatus = 400 | 401 | 404 | 405 | 409 | 413 | 500 | 503;
 
 export function sendError(c: Context, status: ErrorStatus, code: string, message: string): Response {
