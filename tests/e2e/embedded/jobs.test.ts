@@ -60,7 +60,7 @@ async function feedOf(base: string, job: string, limit: number): Promise<PageRec
       expect(json.next).toBe(after || "0");
       return all;
     }
-    all.push(...json.records);
+    for (const r of json.records as PageRecord[]) all.push(r);
     after = json.next;
   }
 }
