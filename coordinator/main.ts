@@ -108,7 +108,6 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "staleConnection") membership.blind();
     })().catch((error: unknown) => log.warn("watching the NATS connection for membership failed", errorFields(error)));
     const stats = new ClusterStats({ membership, now });
-    const dashboard = new ClusterDashboard({ membership, state, now });
     const seeds = new SeedPublisher({
       bus,
       rules,
@@ -116,6 +115,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       maxUrls: config.maxSeedsPerRequest,
       addresses: AddressPolicy.of(policy),
     });
+    const jobs = clusterJobService({ state, membership, seeds, now });
+    const dashboard = new ClusterDashboard({ membership, state, now, jobs: () => jobs.list() });
     const rebalancer = new Rebalancer({
       state,
       membership,
@@ -178,7 +179,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       stats,
       dashboard,
       seeds,
-      jobs: clusterJobService({ state, membership, seeds, now }),
+      jobs,
       feed,
       routing,
       rules,

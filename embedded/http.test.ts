@@ -109,7 +109,24 @@ describe("crawl --http", () => {
     expect(d.nodes).toHaveLength(1);
     expect(d.nodes[0]).toMatchObject({ id: "crawl", role: "crawl", state: "running", pages: 2 });
     expect(d.totals).toMatchObject({ pages: 2, bytes: 4096 });
+    expect(d.jobs).toEqual({
+      rows: [{ id: "default", state: "running", pages: 2, maxPages: 0, queued: 0, errors: 0, reason: null }],
+      more: 0,
+    });
     expect(await (await app.request("/dashboard/config.json")).json()).toEqual({ tokenRequired: false, source: "crawl" });
+  });
+
+  test("crawl http - the dashboard lists the crawl's jobs, paused and with their limits", async () => {
+    const { app } = await crawled();
+    const post = (path: string, body: unknown) =>
+      app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post("/v1/jobs", { id: "news", seeds: ["http://b.test/"], maxPages: 5 })).status).toBe(201);
+    await post("/v1/jobs/news/pause", {});
+    const d: any = await (await app.request("/v1/dashboard")).json();
+    expect(d.jobs.rows.map((j: any) => [j.id, j.state, j.pages, j.maxPages, j.queued])).toEqual([
+      ["default", "running", 2, 0, 0],
+      ["news", "paused", 0, 5, 1],
+    ]);
   });
 
   test("crawl http - host show and url explain answer the coordinator's shapes", async () => {

@@ -144,19 +144,21 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
 export class CrawlDashboard {
   private readonly history = new RateHistory();
 
-  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now" | "renderPool">) {}
+  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "jobs" | "startedAt" | "now" | "renderPool">) {}
 
   sample(): void {
     const t = runningTotals([this.record()]);
     this.history.sample(this.opts.now(), t.pages, t.bytes);
   }
 
-  read(): Dashboard {
+  async read(): Promise<Dashboard> {
     this.sample();
+    const jobs = await this.opts.jobs.list();
     return buildDashboard({
       source: "crawl",
       at: this.opts.now(),
       members: [{ record: this.record(), state: "running", heartbeatAgeMs: 0, roleLabel: "crawl" }],
+      jobs,
       rates: this.history.points(),
       current: this.history.current(),
     });
@@ -188,7 +190,7 @@ function crawlSource(opts: CrawlHttpOptions, dashboard: CrawlDashboard): Dashboa
   const where = { region: CRAWL_NODE.region, owner: CRAWL_NODE.id };
   return {
     kind: "crawl",
-    dashboard: async () => dashboard.read(),
+    dashboard: () => dashboard.read(),
     async host(raw) {
       const host = hostKeyOfArgument(raw);
       const view = opts.frontier.hostInfo(host);
