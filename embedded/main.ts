@@ -127,14 +127,9 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   });
   // Crawl jobs (jobs.sqlite): every stored job's state reaches the frontier before anything is handed out.
   let newSeeds = () => {};
-  const jobs = CrawlJobs.open({
-    out,
-    frontier,
-    policy: args.policy,
-    now: () => Date.now(),
-    log: log.child("jobs"),
-    onSeeds: () => newSeeds(),
-  });
+  const jobs = refuseDamaged(out, () =>
+    CrawlJobs.open({ out, frontier, policy: args.policy, now: () => Date.now(), log: log.child("jobs"), onSeeds: () => newSeeds() }),
+  );
   ctx.onClose("jobs", () => jobs.close());
   // Seeds are admitted in batches while the crawl runs (a seeds file of millions of lines is read as a
   // stream); the crawl starts once the first batch is in, and does not end while seeds are still coming.
