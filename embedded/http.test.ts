@@ -73,7 +73,7 @@ async function crawled(opts: { admin?: string[]; metrics?: string[] } = {}) {
     now: () => clock.now,
     log: silentLog,
   });
-  return { app, frontier };
+  return { app, frontier, clock };
 }
 
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
@@ -117,11 +117,13 @@ describe("crawl --http", () => {
   });
 
   test("crawl http - the dashboard lists the crawl's jobs, paused and with their limits", async () => {
-    const { app } = await crawled();
+    const { app, clock } = await crawled();
     const post = (path: string, body: unknown) =>
       app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     expect((await post("/v1/jobs", { id: "news", seeds: ["http://b.test/"], maxPages: 5 })).status).toBe(201);
     await post("/v1/jobs/news/pause", {});
+    // The frontier recounts its jobs' queues at most every 5 s (Frontier.jobReport), as a frontier node reports them.
+    clock.now += 5_000;
     const d: any = await (await app.request("/v1/dashboard")).json();
     expect(d.jobs.rows.map((j: any) => [j.id, j.state, j.pages, j.maxPages, j.queued])).toEqual([
       ["default", "running", 2, 0, 0],

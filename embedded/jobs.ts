@@ -5,10 +5,15 @@
  * frontier store), and seeds admitted straight into that frontier with the job's number. Every record
  * written reaches the frontier through `Frontier.setJob` (engine/frontier job-control.ts) as the cluster's
  * watch does; on open, every stored record does, before anything is handed out. The end rules
- * (JobService.endDue) run on a tick, as on the coordinator, and after each batch of results while a job
- * has a page limit: with one fetch in flight (--max-in-flight 1) a job stops exactly at maxPages; with
- * more, the fetches of the job already in flight finish and are counted (exact budgets per job are the
- * frontier's JobBudget, built apart).
+ * (JobService.endDue) run on a tick, as on the coordinator, and after a page result of a job with a page
+ * limit once that job may have reached it: with one fetch in flight (--max-in-flight 1) a job stops exactly
+ * at maxPages; with more, the fetches of the job already in flight finish and are counted (exact budgets
+ * per job are the frontier's JobBudget, built apart).
+ *
+ * Cost: counting a job's queued URLs reads its rows of the queue's job index (Frontier.jobReport), so the
+ * tick reads the frontier's counts as they were at most 5 s ago, and a fresh count is taken only when a
+ * limited job's pages, as last counted plus the page results of its tasks since (an upper bound: one page
+ * result a task at most), reach its limit: a few fresh counts per job, not one per result.
  */
 import { join } from "node:path";
 import { SqliteJobRegistry } from "../adapters/sqlite/index.ts";
@@ -18,6 +23,7 @@ import { isEnded, JobService, type JobCounts, type JobRecord, type SeedsAdded } 
 import { AddressPolicy } from "../core/net/index.ts";
 import type { Log } from "../core/ports/index.ts";
 import { screenSeeds } from "../core/seeds/index.ts";
+import type { FetchTask } from "../core/model/index.ts";
 import type { Frontier } from "../engine/frontier/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 
@@ -39,8 +45,13 @@ export class CrawlJobs {
   readonly service: JobService;
   private readonly stopWatch: () => void;
   private readonly ticker: ReturnType<typeof setInterval>;
-  /** Jobs running with a page limit, as last written: only then is endDue worth a run after each batch. */
-  private readonly limited = new Set<string>();
+  /** Jobs running with a page limit, by number, as last written: only their results may end one early. */
+  private readonly limited = new Map<number, number>();
+  /** Page results of each job as last counted fresh, and tasks of limited jobs finished since. */
+  private counted = new Map<number, number>();
+  private readonly since = new Map<number, number>();
+  /** Whether the next count must be fresh (a limit may have been reached) or may be up to 5 s old (the tick). */
+  private fresh = false;
   private ending: Promise<void> | undefined;
 
   private constructor(
@@ -50,10 +61,13 @@ export class CrawlJobs {
     const addresses = AddressPolicy.of(opts.policy);
     this.service = new JobService({
       registry,
-      counts: async () => countsOf(opts.frontier.jobReport(true)),
+      counts: async () => this.counts(),
       seeds: { add: (urls, job) => this.addSeeds(addresses, urls, job) },
       now: opts.now,
     });
+    // The page results already counted (a restart): what a limited job's trigger adds its new results to.
+    this.fresh = true;
+    this.counts();
     this.stopWatch = registry.watchJobs((job) => this.heard(job));
     this.ticker = setInterval(() => void this.endDue(), END_TICK_MS);
     this.ticker.unref?.();
@@ -64,9 +78,20 @@ export class CrawlJobs {
     return new CrawlJobs(SqliteJobRegistry.open(join(opts.out, "jobs.sqlite")), opts);
   }
 
-  /** After a batch of results: ends the jobs whose limit they reached, before the next task is handed out. */
-  async afterResults(): Promise<void> {
-    if (this.limited.size > 0) await this.endDue();
+  /**
+   * After a task's result is applied: when its job has a page limit it may have reached, runs the end
+   * rules on a fresh count before the next task is handed out.
+   */
+  async afterResult(task: Pick<FetchTask, "job" | "kind">): Promise<void> {
+    const job = task.job ?? 0;
+    const max = this.limited.get(job);
+    if (max === undefined || task.kind === "robots" || task.kind === "sitemap") return;
+    const since = (this.since.get(job) ?? 0) + 1;
+    this.since.set(job, since);
+    if ((this.counted.get(job) ?? 0) + since < max) return;
+    await this.ending;
+    this.fresh = true;
+    await this.endDue();
   }
 
   /** Runs the end rules once (one run at a time); a job ended is logged. */
@@ -89,9 +114,21 @@ export class CrawlJobs {
     this.registry.close();
   }
 
+  /** Each job's counters for the end rules: fresh when a limit may have been reached, else as last recounted. */
+  private counts(): Map<number, JobCounts> {
+    const fresh = this.fresh;
+    this.fresh = false;
+    const counts = countsOf(this.opts.frontier.jobReport(fresh));
+    if (fresh) {
+      this.counted = new Map([...counts].map(([job, c]) => [job, c.pages]));
+      this.since.clear();
+    }
+    return counts;
+  }
+
   private heard(job: JobRecord): void {
-    if (job.maxPages > 0 && !isEnded(job)) this.limited.add(job.id);
-    else this.limited.delete(job.id);
+    if (job.maxPages > 0 && !isEnded(job)) this.limited.set(job.number, job.maxPages);
+    else this.limited.delete(job.number);
     const dropped = this.opts.frontier.setJob(job);
     if (dropped > 0) this.opts.log.info("dropped a cancelled job's queued URLs", { job: job.id, dropped });
   }

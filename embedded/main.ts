@@ -168,7 +168,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     horizonMs: args.waitHorizonMs,
     now,
     busy: () => !feed.done,
-    afterResults: () => jobs.afterResults(),
+    afterResult: (task) => jobs.afterResult(task),
     trouble: new LocalTrouble({ log, now, counters: frontier.counters }),
     onError: (error, task) =>
       isStoreDamage(error)

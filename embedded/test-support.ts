@@ -14,6 +14,7 @@ import { CrawlJobs } from "./jobs.ts";
 
 export interface CrawlJobParts {
   dir: string;
+  /** Replaced by a test that reopens the directory; the one here is closed at the end. */
   jobs: CrawlJobs;
   feed: SqlitePageFeed;
   close(): Promise<void>;
@@ -28,7 +29,7 @@ export function crawlJobParts(frontier: Frontier, now: () => number, policy: Pol
     jobs,
     feed,
     async close() {
-      jobs.close();
+      this.jobs.close();
       await feed.close();
       rmSync(dir, { recursive: true, force: true });
     },
