@@ -116,6 +116,20 @@ describe("crawl --http", () => {
     expect(await (await app.request("/dashboard/config.json")).json()).toEqual({ tokenRequired: false, source: "crawl" });
   });
 
+  test("crawl http - /metrics carries each job's pages, errors and queued with a job label, as the coordinator's", async () => {
+    const { app, clock } = await crawled();
+    await app.request("/v1/jobs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "news", seeds: ["http://b.test/"] }),
+    });
+    clock.now += 5_000;
+    const text = await (await app.request("/metrics")).text();
+    expect(text).toContain('crawler_job_pages_total{job="default",node="crawl",region="local"} 2\n');
+    expect(text).toContain('crawler_job_queued{job="news",node="crawl",region="local"} 1\n');
+    expect(text.match(/^# TYPE crawler_job_pages_total counter$/gm)).toHaveLength(1);
+  });
+
   test("crawl http - the dashboard lists the crawl's jobs, paused and with their limits", async () => {
     const { app, clock } = await crawled();
     const post = (path: string, body: unknown) =>

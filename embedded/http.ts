@@ -5,7 +5,8 @@
  *   /healthz, /readyz, /metrics   the health app every cluster node serves (adapters/http): /metrics carries
  *                                 the frontier's counters, gauges and histograms under the same names as a
  *                                 frontier node's (engine/frontier frontierGauges), so one Grafana board reads
- *                                 both; open unless --metrics-token is set
+ *                                 both, and the crawl jobs' series (crawler_job_pages_total{job=...}, as the
+ *                                 coordinator's crawler_cluster_job_*); open unless --metrics-token is set
  *   /dashboard, /v1/dashboard,    the dashboard (adapters/http dashboardRoutes, the coordinator's too), over
  *   /v1/hosts/:host,              this crawl's one frontier: the crawl shows as a cluster of one node
  *   /v1/urls/explain              ("crawl"), with no ring; open unless --admin-token is set, then the page
@@ -40,6 +41,7 @@ import {
   healthApp,
   isDashboardAsset,
   jobRoutes,
+  jobSeries,
   requireBearer,
   sendError,
   serveHono,
@@ -119,11 +121,12 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
     "/",
     healthApp({
       ready: opts.running,
-      metrics: () => ({
+      metrics: async () => ({
         counters: opts.frontier.counters.toJSON(),
         gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0 },
         histograms: opts.frontier.histograms.toJSON(),
         labels: { node: CRAWL_NODE.id, region: CRAWL_NODE.region },
+        series: jobSeries(await opts.jobs.list(), "job"),
       }),
       metricsTokens: opts.metricsTokens,
     }),

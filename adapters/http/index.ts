@@ -25,3 +25,4 @@ export {
   type ErrorStatus,
 } from "./json-api.ts";
 export { jobRoutes } from "./job-routes.ts";
+export { jobSeries } from "./job-series.ts";
