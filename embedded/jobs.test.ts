@@ -83,7 +83,7 @@ describe("crawl jobs", () => {
     const { clock, frontier, parts } = setup();
     await parts.jobs.service.create({ id: "news", seeds: urls("a.test", 10), maxPages: 5, maxDurationMs: 0, weight: 1 });
     expect(await crawl(frontier, parts.jobs, clock, 4)).toHaveLength(3); // robots.txt, then 3 pages
-    parts.jobs.close();
+    await parts.jobs.close();
     // The same directory opened again over the same frontier store, as a restarted `crawl` does.
     const again = CrawlJobs.open({
       out: parts.dir,

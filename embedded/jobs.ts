@@ -108,8 +108,10 @@ export class CrawlJobs {
     return this.ending;
   }
 
-  close(): void {
+  /** Stops the tick, lets a run of the end rules under way finish, and closes jobs.sqlite. */
+  async close(): Promise<void> {
     clearInterval(this.ticker);
+    await this.ending;
     this.stopWatch();
     this.registry.close();
   }

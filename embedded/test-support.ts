@@ -29,7 +29,7 @@ export function crawlJobParts(frontier: Frontier, now: () => number, policy: Pol
     jobs,
     feed,
     async close() {
-      this.jobs.close();
+      await this.jobs.close();
       await feed.close();
       rmSync(dir, { recursive: true, force: true });
     },

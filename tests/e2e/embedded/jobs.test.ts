@@ -148,6 +148,16 @@ describe("crawl --http: crawl jobs and their feed", () => {
     expect(pageRequests(web).length).toBe(seenByWeb.length);
     const late = await call(base2, "POST", "/v1/jobs/news/seeds", { urls: [web.url("site0.test", "/page/3")] });
     expect([late.status, late.json.error.code]).toEqual([409, "failed_precondition"]);
+    // Bad input over the real listener: the admin API's answers (tests/contract/job-routes.contract.test.ts has them all).
+    expect((await call(base2, "GET", "/v1/jobs/nope/pages")).status).toBe(404);
+    expect((await call(base2, "GET", "/v1/jobs/news/pages?limit=-1")).status).toBe(400);
+    const huge = await fetch(`${base2}/v1/jobs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "huge", seeds: [`https://example.com/${"x".repeat(10 * 1024 * 1024)}`] }),
+    });
+    expect([huge.status, ((await huge.json()) as any).error.code]).toEqual([413, "payload_too_large"]);
+    expect((await call(base2, "GET", "/v1/jobs/huge")).status).toBe(404);
     expectCleanExit((await interrupt(again)).exit);
   }, 120_000);
 });
