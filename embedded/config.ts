@@ -24,6 +24,7 @@ import {
 } from "../core/config/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
 import { FEED_RETENTION_SPECS } from "../core/feed/index.ts";
+import { JOB_ID_PATTERN } from "../core/jobs/index.ts";
 import { parseHostPort, type HostPort } from "../core/net/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
 import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
@@ -34,6 +35,8 @@ import { resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettin
 export interface CrawlSettings {
   seedsFile: string | undefined;
   feedsFile: string | undefined;
+  /** `--job`: the crawl job the command line's seeds belong to (created when new); none: `default`. */
+  job: string | undefined;
   out: string | undefined;
   maxPages: number | undefined;
   maxDurationMs: number | undefined;
@@ -87,6 +90,17 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     description: "Seed URLs, one per line (blank lines and # comments ignored), besides those given as arguments",
     ...dirKind(),
     kind: "file",
+  },
+  job: {
+    default: undefined,
+    defaultText: "none: job default",
+    env: "CRAWL_JOB",
+    flag: "--job",
+    description:
+      "The crawl job the command line's seeds (arguments, --seeds) belong to; created with no limits when it does not exist yet (jobs with limits: POST /v1/jobs with --http). Feeds and sitemaps list URLs of job default, as in a cluster",
+    ...stringKind("id", (value) =>
+      JOB_ID_PATTERN.test(value) ? undefined : `must be 1-40 characters of a-z, 0-9 and -, got "${value.slice(0, 50)}"`,
+    ),
   },
   out: {
     default: undefined,

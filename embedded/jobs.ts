@@ -17,9 +17,9 @@
  */
 import { join } from "node:path";
 import { SqliteJobRegistry } from "../adapters/sqlite/index.ts";
-import type { PolicyConfig } from "../core/config/index.ts";
-import { InvalidArgumentError } from "../core/errors/index.ts";
-import { isEnded, JobService, type JobCounts, type JobRecord, type SeedsAdded } from "../core/jobs/index.ts";
+import { ConfigError, type PolicyConfig } from "../core/config/index.ts";
+import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
+import { DEFAULT_JOB_ID, isEnded, JobService, type JobCounts, type JobRecord, type SeedsAdded } from "../core/jobs/index.ts";
 import { AddressPolicy } from "../core/net/index.ts";
 import type { Log } from "../core/ports/index.ts";
 import { screenSeeds } from "../core/seeds/index.ts";
@@ -92,6 +92,24 @@ export class CrawlJobs {
     await this.ending;
     this.fresh = true;
     await this.endDue();
+  }
+
+  /**
+   * The number of job `id` for the command line's seeds (`--job`): created, running with no limits, when
+   * new; a job that has ended takes no more seeds (a usage error, as the API's 409).
+   */
+  async seedJob(id: string): Promise<number> {
+    if (id === DEFAULT_JOB_ID) return 0;
+    try {
+      const { job } = await this.service.show(id);
+      if (isEnded(job)) throw new ConfigError(`--job ${id}: the job has ended (${job.reason ?? job.state}); give another id for new seeds`);
+      return job.number;
+    } catch (error) {
+      if (!(error instanceof NotFoundError)) throw error;
+    }
+    const created = await this.service.create({ id, seeds: [], maxPages: 0, maxDurationMs: 0, weight: 1 });
+    this.opts.log.info(`created job ${id} for the command line's seeds`, { job: id, number: created.job.number });
+    return created.job.number;
   }
 
   /** Runs the end rules once (one run at a time); a job ended is logged. */

@@ -133,13 +133,15 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   ctx.onClose("jobs", () => jobs.close());
   // Seeds are admitted in batches while the crawl runs (a seeds file of millions of lines is read as a
   // stream); the crawl starts once the first batch is in, and does not end while seeds are still coming.
+  // --job: the command line's seeds carry that job's number (the job is created when new).
+  const seedJob = args.job === undefined ? 0 : await jobs.seedJob(args.job);
   const feed = new SeedFeed({
     urls: args.seeds,
     file: args.seedsFile,
     feedsFile: args.feedsFile,
     policy: args.policy,
     log,
-    add: (batch) => frontier.addSeeds(batch),
+    add: (batch) => frontier.addSeeds(seedJob === 0 ? batch : batch.map((u) => ({ ...u, job: seedJob }))),
     onBatch: () => newSeeds(),
   });
   const feeding = feed.run().catch((error: unknown) => {

@@ -160,6 +160,39 @@ describe("crawl --http: crawl jobs and their feed", () => {
     expect((await call(base2, "GET", "/v1/jobs/huge")).status).toBe(404);
     expectCleanExit((await interrupt(again)).exit);
   }, 120_000);
+  test("--job: the command line's seeds belong to that job (created when new), its pages are its feed's; an ended job refuses them (exit 2)", async () => {
+    const web = await h.web({ hosts: 1, pagesPerHost: 6, linksPerPage: 3 });
+    const out = h.tempDir();
+    const argv = crawlArgs(web, [web.url("site0.test")], out, [
+      "--job",
+      "site-a",
+      "--http",
+      "127.0.0.1:0",
+      "--continuous",
+      "--sitemaps",
+      "off",
+    ]);
+    const run = h.crawl(argv, { out });
+    const base = await httpBase(run);
+    let site: JobJson | undefined;
+    await waitFor(() => pageRequests(web).length >= 6, { timeoutMs: 60_000, what: "site0.test's 6 pages fetched", run });
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      site = (await jobs(base))["site-a"];
+      if (site?.pages === pageRequests(web).length && site.queued === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(site).toMatchObject({ state: "running", maxPages: 0, pages: pageRequests(web).length });
+    expect((await jobs(base)).default).toMatchObject({ pages: 0 });
+    const fed = await feedOf(base, "site-a", 100);
+    expect(fed.map((r) => r.url).toSorted()).toEqual(pageRequests(web).map(urlOf).toSorted());
+    expect((await call(base, "POST", "/v1/jobs/site-a/cancel")).json.state).toBe("cancelled");
+    expectCleanExit((await interrupt(run)).exit);
+
+    const again = await h.crawl(argv, { out }).waitExit(30_000);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("--job site-a: the job has ended (cancelled)");
+  }, 120_000);
 });
 
 function pick(j: JobJson) {
