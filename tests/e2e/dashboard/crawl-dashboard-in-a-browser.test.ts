@@ -78,6 +78,14 @@ describe("crawl dashboard", () => {
       ["news", "paused", "0 / 30"],
     ]);
     expect(await page.textContent("#jobs-more")).toBe("");
+    // Bounded: with 52 jobs the table keeps the first 50 and says how many more there are.
+    for (let i = 1; i <= 50; i++) {
+      const res = await fetch(`${base}/v1/jobs`, { method: "POST", headers, body: JSON.stringify({ id: `j${i}` }) });
+      expect(res.status).toBe(201);
+    }
+    await waitForText(page, "jobs-more", "2 more");
+    const bounded = await tableRows(page, "jobs");
+    expect([bounded.length, bounded[0]![0], bounded[1]![0], bounded.at(-1)![0]]).toEqual([50, "default", "news", "j48"]);
 
     const host = await searchHost(page, "site0.test");
     expect(host).toMatchObject({ host: "site0.test", owner: "crawl" });
