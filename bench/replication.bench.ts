@@ -4,18 +4,22 @@
  *
  *  1. the frontier's commits with and without the change journal: a crawl-shaped transaction per page
  *     (its queue row dequeued, its URL state and schedule, its host's state, ~5 new links queued), CPU µs
- *     per page and journal bytes per page;
+ *     per page and journal bytes per page; and with and without `crawl --http`'s feed of fetched pages
+ *     (adapters/sqlite SqlitePageFeed: each batch's records published before its commit, as the frontier's
+ *     `feed` option does), CPU µs per page and feed bytes on disk per page;
  *  2. sending the journal to JetStream (real nats-server, one message per partition in flight): rows/s,
  *     CPU µs per page, and the at-risk window (how long a committed row waits before it is stored);
  *  3. restoring a partition of 100k queued URLs and 50k URL states into an empty store: from the log
  *     alone, and from a snapshot (what a new owner does after a node is lost with its disk).
  *
- *   bun bench/replication.bench.ts            # BENCH_SCALE=0.2 for a quick run
+ *   bun bench/replication.bench.ts            # BENCH_SCALE=0.2 for a quick run; BENCH_PARTS=commits for part 1 only
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNats, JetStreamPartitionReplica } from "../adapters/nats/index.ts";
+import { SqlitePageFeed } from "../adapters/sqlite/index.ts";
+import type { PageRecord } from "../core/feed/index.ts";
 import { FrontierStore } from "../engine/frontier/index.ts";
 import { Replicator } from "../frontier-node/replication/index.ts";
 import { silentLog } from "../kit/log/index.ts";
@@ -98,12 +102,74 @@ function commits(journal: boolean): { cpuUsPerPage: number; journalBytesPerPage:
   return { cpuUsPerPage: (cpu * 1000) / PAGES, journalBytesPerPage: bytes / PAGES };
 }
 
+/** A page result's feed record as core/feed pageRecordOf builds it, with a crawl's typical sizes. */
+function feedRecord(i: number): PageRecord {
+  return {
+    job: i % 3 === 0 ? "news" : "default",
+    url: `http://${host(i)}/page/${i}`,
+    status: 200,
+    outcome: "fetched",
+    fetchedAt: new Date(1_733_300_000_000 + i).toISOString(),
+    contentType: "text/html; charset=utf-8",
+    length: 25_000,
+    digest: "f".repeat(32),
+    simhash: "0123456789abcdef",
+    warc: { file: "crawl-20261204-00001.warc.gz", offset: i * 9_000, length: 8_900 },
+    text: { file: "crawl-20261204-00001.warc.wet.gz", offset: i * 3_000, length: 2_900 },
+    linksFound: 48,
+    region: "local",
+  };
+}
+
+/** Part 1's commits without the journal, each batch's feed records published first when `feed` (as `crawl --http`). */
+async function commitsWithFeed(feed: boolean): Promise<{ cpuUsPerPage: number; feedBytesPerPage: number }> {
+  const store = FrontierStore.open(join(dir, `feed-${feed}.sqlite`), { journal: false });
+  const path = join(dir, "pages.sqlite");
+  const pages = feed ? SqlitePageFeed.open(path, { maxAgeMs: 7 * 86_400_000, maxBytes: 10 * 1024 ** 3, now: () => Date.now() }) : undefined;
+  const before = cpuMs();
+  for (let i = 0; i < PAGES; i += 64) {
+    if (pages) {
+      const items: Array<{ id: string; record: PageRecord }> = [];
+      for (let k = i; k < i + 64; k++) items.push({ id: `m5x2k-${k.toString(36)}`, record: feedRecord(k) });
+      await pages.publish(items);
+    }
+    commitPages(store, i, 64);
+  }
+  const cpu = cpuMs() - before;
+  store.close();
+  await pages?.close();
+  return { cpuUsPerPage: (cpu * 1000) / PAGES, feedBytesPerPage: pages ? statSync(path).size / PAGES : 0 };
+}
+
 async function main(): Promise<void> {
   const off = commits(false);
   const on = commits(true);
   console.log(`commits (64 pages per transaction, ${PAGES} pages):`);
   console.log(`  without journal  ${off.cpuUsPerPage.toFixed(1)} µs CPU/page`);
   console.log(`  with journal     ${on.cpuUsPerPage.toFixed(1)} µs CPU/page, ${Math.round(on.journalBytesPerPage)} journal bytes/page`);
+  // The feed's cost beside the commit it rides with, in alternating runs (the box's load moves between them).
+  const bare: number[] = [];
+  const fed: number[] = [];
+  let feedBytes = 0;
+  for (let run = 0; run < 3; run++) {
+    bare.push((await commitsWithFeed(false)).cpuUsPerPage);
+    const f = await commitsWithFeed(true);
+    fed.push(f.cpuUsPerPage);
+    feedBytes = f.feedBytesPerPage;
+    rmSync(join(dir, "pages.sqlite"), { force: true });
+    rmSync(join(dir, "pages.sqlite-wal"), { force: true });
+    rmSync(join(dir, "pages.sqlite-shm"), { force: true });
+  }
+  const median = (xs: number[]) => xs.toSorted((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+  console.log(`commits with crawl --http's feed of fetched pages (pages.sqlite, 64 records per publish; median of 3):`);
+  console.log(`  without feed     ${median(bare).toFixed(1)} µs CPU/page`);
+  console.log(
+    `  with feed        ${median(fed).toFixed(1)} µs CPU/page (x${(median(fed) / median(bare)).toFixed(2)}), ${Math.round(feedBytes)} feed bytes on disk/page`,
+  );
+  if (process.env["BENCH_PARTS"] === "commits") {
+    rmSync(dir, { recursive: true, force: true });
+    return;
+  }
 
   const nats = await startNats({ jetstream: true });
   const nc = await connectNats([nats.url], "replication-bench");

@@ -41,13 +41,12 @@ import {
   dashboardRoutes,
   healthApp,
   isDashboardAsset,
+  jobRoutes,
+  jobSeries,
   requireBearer,
   sendError,
   type DashboardSource,
-  type LabelledSample,
 } from "../adapters/http/index.ts";
-import { jobLabels } from "../core/jobs/index.ts";
-import type { JobView } from "./jobs.ts";
 import type { TokenSet } from "../core/auth/index.ts";
 import { UnavailableError } from "../core/errors/index.ts";
 import { captureFromProto, jsonOf } from "../proto/codec/index.ts";
@@ -55,7 +54,6 @@ import { ADMIN_OPENAPI } from "./admin-openapi.ts";
 import { requireLeader, type CoordinatorServices } from "./services.ts";
 import type { ClusterTotals } from "./stats.ts";
 import { clip, parseJsonBody, seedsRequest } from "./validate.ts";
-import { jobRoutes } from "./job-routes.ts";
 
 export interface AdminApiOptions {
   /** Accepted admin tokens: every one valid (two during a rotation). */
@@ -114,7 +112,7 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
       ready: services.ready,
       metrics: async () => ({
         ...clusterMetrics(await services.stats.read(), services.isLeader()),
-        series: jobSeries(await services.jobs.list()),
+        series: jobSeries(await services.jobs.list(), "cluster.job"),
       }),
       metricsTokens: opts.metricsTokens,
     }),
@@ -198,18 +196,6 @@ function clusterSource(services: CoordinatorServices): DashboardSource {
     host: async (host) => jsonOf(await services.routing.getHost(host)),
     explainUrl: async (url) => jsonOf(await services.routing.explainUrl(url)),
   };
-}
-
-/**
- * Each job's page results, errors and queued URLs as series with a `job` label (bounded: core/jobs
- * jobLabels, "other" beyond): crawler_cluster_job_pages_total{job="news"}...
- */
-function jobSeries(jobs: readonly JobView[]): LabelledSample[] {
-  return jobLabels(jobs).flatMap((j) => [
-    { name: "cluster.job.pages", kind: "counter" as const, labels: { job: j.job }, value: j.pages },
-    { name: "cluster.job.errors", kind: "counter" as const, labels: { job: j.job }, value: j.errors },
-    { name: "cluster.job.queued", kind: "gauge" as const, labels: { job: j.job }, value: j.queued },
-  ]);
 }
 
 /** The coordinator's /metrics: cluster totals, named crawler_cluster_* so they never mix with per-node series. */

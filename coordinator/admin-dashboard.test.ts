@@ -104,4 +104,23 @@ describe("admin dashboard", () => {
     expect(nodes[0].hosts).toBeUndefined();
     expect(nodes[0].histograms).toBeUndefined();
   });
+
+  test("dashboard - lists the crawl jobs with their state and the live frontier nodes' counts", async () => {
+    const post = (path: string, body: unknown) =>
+      app.request(path, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(body) });
+    await post("/v1/jobs", { id: "news", maxPages: 20 });
+    await post("/v1/jobs", { id: "blogs" });
+    await post("/v1/jobs/blogs/cancel", {});
+    await h.state.putNode(nodeRecord({ id: "f1", heartbeatAt: h.clock.now, jobs: { "1": { pages: 7, errors: 1, queued: 4 } } }));
+    const d: any = await (await app.request("/v1/dashboard", { headers: auth })).json();
+    expect(shapeProblems(d, ADMIN_OPENAPI.components.schemas.Dashboard, ADMIN_OPENAPI)).toEqual([]);
+    expect(d.jobs).toEqual({
+      rows: [
+        { id: "default", state: "running", pages: 0, maxPages: 0, queued: 0, errors: 0, reason: null },
+        { id: "news", state: "running", pages: 7, maxPages: 20, queued: 4, errors: 1, reason: null },
+        { id: "blogs", state: "cancelled", pages: 0, maxPages: 0, queued: 0, errors: 0, reason: "cancelled" },
+      ],
+      more: 0,
+    });
+  });
 });

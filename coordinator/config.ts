@@ -11,6 +11,7 @@
  * Its security rows are kit/tls's: its NATS user and the servers' CA, its gRPC certificate (TLS for
  * crawlctl, and its identity when it calls frontier nodes), and the admin API's HTTPS certificate.
  */
+import { FEED_RETENTION_SPECS } from "../core/feed/index.ts";
 import { hostname } from "node:os";
 import { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, parseRegionRules, tokenKind, type RegionRules } from "../core/cluster/index.ts";
 import {
@@ -197,20 +198,7 @@ const SPECS: FieldSpecs<CoordinatorConfig> = {
     description: "Most URLs one add-seeds call may carry",
     ...integerKind(between(1, 1_000_000)),
   },
-  feedMaxAgeMs: {
-    default: 7 * 24 * 3_600 * SECOND,
-    env: "CRAWL_FEED_MAX_AGE",
-    flag: "--feed-max-age",
-    description: "How long the feed of fetched pages (JetStream stream CRAWL_PAGES, GET /v1/jobs/{id}/pages) keeps a record",
-    ...durationKind(between(60 * SECOND, 365 * 24 * 3_600 * SECOND)),
-  },
-  feedMaxBytes: {
-    default: 10 * 1024 ** 3,
-    env: "CRAWL_FEED_MAX_BYTES",
-    flag: "--feed-max-bytes",
-    description: "Most bytes the feed of fetched pages keeps; past it the oldest records go first",
-    ...sizeKind(between(1024 ** 2, 1024 ** 5)),
-  },
+  ...FEED_RETENTION_SPECS,
   logFormat: LOG_FORMAT_FIELD,
 };
 

@@ -132,6 +132,22 @@ export const DASHBOARD_SCHEMA = object({
     givenBackForServer: int,
   }),
   rendering: object({ poolSize: int, rendered: int, failed: int, asReceived: int, linksFound: int, browserRestarts: int }),
+  jobs: object({
+    rows: {
+      type: "array",
+      description: "the first 50 crawl jobs, default first, then in order of creation",
+      items: object({
+        id: str,
+        state: { enum: ["running", "paused", "done", "cancelled"] },
+        pages: int,
+        maxPages: { type: "integer", description: "0: no limit" },
+        queued: int,
+        errors: int,
+        reason: { oneOf: [{ type: "null" }, { enum: ["max-pages", "max-duration", "cancelled", "finished"] }] },
+      }),
+    },
+    more: { type: "integer", description: "jobs beyond the rows shown" },
+  }),
   feeds: object({ read: int, items: int }),
   histograms: { type: "object", additionalProperties: object({ count: int, sum: num, p50: num, p90: num, p99: num }) },
   distributions: { type: "object", additionalProperties: histogram },

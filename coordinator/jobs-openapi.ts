@@ -1,6 +1,7 @@
 /**
  * The job routes' part of the admin OpenAPI document (admin-openapi.ts spreads it in): paths and schemas.
- * `crawl --http` serves the same routes where they apply and reuses these schemas.
+ * `crawl --http` serves every one of these routes by the same code (adapters/http job-routes.ts), with the
+ * same bodies, answers and errors; the descriptions say where the two differ (where records are kept).
  */
 const error = { $ref: "#/components/responses/Error" };
 const unauthorized = { $ref: "#/components/responses/Unauthorized" };
@@ -52,7 +53,7 @@ export const JOB_PATHS = {
     post: {
       summary: "Create a crawl job and add its seeds",
       description:
-        "The job starts running at once. Its id must be new (409 otherwise; ids of ended jobs are never reused). Seeds are checked as POST /v1/seeds checks them; the answer is the job as GET answers it, with `seeds` (what was accepted and rejected).",
+        "The job starts running at once. Its id must be new (409 otherwise; ids of ended jobs are never reused). Seeds are checked as POST /v1/seeds checks them; the answer is the job as GET answers it, with `seeds` (what was accepted and rejected). On `crawl --http` the job is kept in jobs.sqlite under --out and survives a restart on the same directory.",
       requestBody: { required: true, content: json({ $ref: "#/components/schemas/JobRequest" }) },
       responses: {
         "201": ok("The job, as created", {
@@ -91,7 +92,7 @@ export const JOB_PATHS = {
     get: {
       summary: "The job's records of the feed of fetched pages, in the order they were published",
       description:
-        "The same records as the JetStream stream CRAWL_PAGES holds on subject crawl.pages.<id>: one per page result of the job (a response of any status, a network error, a redirect, a duplicate, a refusal). Without `after`, from the oldest record kept; `next` is the cursor to pass as `after` for the following page (the same `next` when nothing newer exists yet). Records are kept by age and size (--feed-max-age, --feed-max-bytes).",
+        "The same records as the JetStream stream CRAWL_PAGES holds on subject crawl.pages.<id>: one per page result of the job (a response of any status, a network error, a redirect, a duplicate, a refusal). Without `after`, from the oldest record kept; `next` is the cursor to pass as `after` for the following page (the same `next` when nothing newer exists yet). Records are kept by age and size (--feed-max-age, --feed-max-bytes). On `crawl --http` the records are kept in pages.sqlite under --out (the page results of the runs with --http), in the same shape and order, and survive a restart on the same directory.",
       parameters: [
         idParam,
         {

@@ -22,7 +22,7 @@ import { TokenSet } from "../core/auth/index.ts";
 import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
-import { serveHono } from "../adapters/http/index.ts";
+import { API_MAX_BODY_BYTES, serveHono } from "../adapters/http/index.ts";
 import { connectNats, JetStreamBus, JetStreamPageFeed, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessSpec } from "../kit/main/index.ts";
@@ -35,13 +35,12 @@ import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
-import { JobService } from "./jobs.ts";
+import { clusterJobService } from "./jobs.ts";
 import type { CoordinatorServices } from "./services.ts";
 import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
 import { startCoordinatorLoop } from "./loop.ts";
 
-const ADMIN_MAX_BODY_BYTES = 8 * 1024 * 1024;
 /**
  * How long a membership change waits for more before the rebalance it causes (loop.ts), so changes that
  * come together make one ring (records of nodes started at once, a restarted fleet). Kept short: a join
@@ -109,7 +108,6 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       for await (const s of nc.status()) if (s.type === "disconnect" || s.type === "staleConnection") membership.blind();
     })().catch((error: unknown) => log.warn("watching the NATS connection for membership failed", errorFields(error)));
     const stats = new ClusterStats({ membership, now });
-    const dashboard = new ClusterDashboard({ membership, state, now });
     const seeds = new SeedPublisher({
       bus,
       rules,
@@ -118,6 +116,8 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       maxUrls: config.maxSeedsPerRequest,
       addresses: AddressPolicy.of(policy),
     });
+    const jobs = clusterJobService({ state, membership, seeds, now });
+    const dashboard = new ClusterDashboard({ membership, state, now, jobs: () => jobs.list() });
     const rebalancer = new Rebalancer({
       state,
       membership,
@@ -182,7 +182,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       stats,
       dashboard,
       seeds,
-      jobs: new JobService({ state, membership, seeds, now }),
+      jobs,
       feed,
       routing,
       rules,
@@ -212,7 +212,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
           port: listen.port,
           hostname: listen.host,
           // Room for a full add-seeds request (10,000 URLs of a few hundred bytes each).
-          maxBodyBytes: ADMIN_MAX_BODY_BYTES,
+          maxBodyBytes: API_MAX_BODY_BYTES,
           tls: tls.http,
           onError: (error) => log.error("admin API error", errorFields(error)),
         },

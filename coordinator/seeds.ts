@@ -1,5 +1,5 @@
 /**
- * Adding seeds: each URL is normalized (core/url) and addressed by its host key, region (region rules) and
+ * Adding seeds: each URL is screened (core/seeds: normalized, deduplicated, the address policy) and addressed by its host key, region (region rules) and
  * partition (hash mod P), then published as a seed to `crawl.urls.<region>.<p>`, one publish per
  * partition, where the owning frontier node admits it like any discovered URL (seeds bypass the depth
  * limit and are confirmed in the exact seen store). No frontier node is asked, so seeds can be added
@@ -13,9 +13,8 @@ import type { PolitenessKeyMode } from "../core/politeness/index.ts";
 import { groupByOwner } from "../core/addressing/index.ts";
 import type { RegionRules } from "../core/cluster/index.ts";
 import { type MessageBus } from "../core/ports/index.ts";
-import type { DiscoveredUrl } from "../core/model/index.ts";
-import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
-import { AddressPolicy, describeRefusal } from "../core/net/index.ts";
+import { AddressPolicy } from "../core/net/index.ts";
+import { screenSeeds, type RejectedSeed } from "../core/seeds/index.ts";
 import { InvalidArgumentError, UnavailableError } from "../core/errors/index.ts";
 
 export interface SeedOptions {
@@ -29,10 +28,7 @@ export interface SeedOptions {
   addresses?: AddressPolicy;
 }
 
-export interface RejectedSeed {
-  url: string;
-  reason: string;
-}
+export type { RejectedSeed } from "../core/seeds/index.ts";
 
 export interface SeedOutcome {
   accepted: number;
@@ -54,28 +50,7 @@ export class SeedPublisher {
     if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
     if (urls.length > this.opts.maxUrls)
       throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
-    const rejected: RejectedSeed[] = [];
-    const accepted: DiscoveredUrl[] = [];
-    const seen = new Set<string>();
-    for (const input of urls) {
-      const n = normalizeUrl(input);
-      if (!n.ok) {
-        rejected.push({ url: input, reason: n.reason });
-        continue;
-      }
-      if (seen.has(n.url)) {
-        rejected.push({ url: input, reason: `duplicate: same as an earlier URL in this request (${n.url})` });
-        continue;
-      }
-      const host = hostKeyOf(n.url);
-      const refusal = this.addresses.checkHost(host);
-      if (refusal) {
-        rejected.push({ url: input, reason: `refused-address: ${refusal.reason}: ${describeRefusal(refusal)}` });
-        continue;
-      }
-      seen.add(n.url);
-      accepted.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true, ...(job !== 0 && { job }) });
-    }
+    const { accepted, rejected } = screenSeeds(urls, this.addresses, job);
     const groups = groupByOwner(accepted, this.opts);
     const results = await Promise.allSettled(groups.map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");
@@ -86,6 +61,6 @@ export class SeedPublisher {
         { cause: reason },
       );
     }
-    return { accepted: seen.size, rejected };
+    return { accepted: accepted.length, rejected };
   }
 }

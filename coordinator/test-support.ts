@@ -13,7 +13,7 @@ import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
-import { JobService } from "./jobs.ts";
+import { clusterJobService } from "./jobs.ts";
 import type { CoordinatorServices } from "./services.ts";
 import { ClusterDashboard } from "./dashboard.ts";
 import { ClusterStats } from "./stats.ts";
@@ -78,14 +78,15 @@ export async function harness(): Promise<Harness> {
     log: silentLog,
   });
   const seeds = new SeedPublisher({ bus, rules, partitions: P, maxUrls: 100 });
+  const jobs = clusterJobService({ state, membership, seeds, now });
   const services: CoordinatorServices = {
     nodeId: "coord-1",
     state,
     membership,
     stats: new ClusterStats({ membership, now }),
-    dashboard: new ClusterDashboard({ membership, state, now }),
+    dashboard: new ClusterDashboard({ membership, state, now, jobs: () => jobs.list() }),
     seeds,
-    jobs: new JobService({ state, membership, seeds, now }),
+    jobs,
     feed: new MemoryPageFeed({ maxAgeMs: 3_600_000, maxRecords: 100_000, now }),
     routing,
     rules,

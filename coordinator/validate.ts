@@ -8,20 +8,7 @@ import { InvalidArgumentError } from "../core/errors/index.ts";
 import { MAX_URL_LENGTH } from "../core/url/index.ts";
 import { jsonKind as kind, jsonObject as object, onlyFields } from "../core/input/index.ts";
 
-export { clip, requiredQuery } from "../adapters/http/index.ts";
-
-/** Parses a request body as JSON; `contentType` must be JSON. */
-export function parseJsonBody(text: string, contentType: string | undefined): unknown {
-  if (!contentType || !/^application\/(.+\+)?json\b/i.test(contentType.trim())) {
-    throw new InvalidArgumentError("body: send JSON with Content-Type: application/json");
-  }
-  if (text.trim() === "") throw new InvalidArgumentError("body: empty; send a JSON object");
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new InvalidArgumentError(`body: not valid JSON (${(error as Error).message})`);
-  }
-}
+export { clip, parseJsonBody, requiredQuery } from "../adapters/http/index.ts";
 
 /** `{"urls": ["...", ...]}` with 1..maxUrls non-empty strings of at most MAX_URL_LENGTH characters. */
 export function seedsRequest(body: unknown, maxUrls: number): { urls: string[] } {

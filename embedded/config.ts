@@ -23,6 +23,8 @@ import {
   type PolicyConfig,
 } from "../core/config/index.ts";
 import { tokenListKind } from "../core/auth/index.ts";
+import { FEED_RETENTION_SPECS } from "../core/feed/index.ts";
+import { JOB_ID_PATTERN } from "../core/jobs/index.ts";
 import { parseHostPort, type HostPort } from "../core/net/index.ts";
 import { LOG_FORMAT_FIELD, type LogFormat } from "../kit/log/index.ts";
 import { PROXY_URL_FIELD, proxyFromEnv } from "../kit/net/index.ts";
@@ -33,6 +35,8 @@ import { resolveS3Target, S3_UPLOAD_SETTINGS, type S3Target, type S3UploadSettin
 export interface CrawlSettings {
   seedsFile: string | undefined;
   feedsFile: string | undefined;
+  /** `--job`: the crawl job the command line's seeds belong to (created when new); none: `default`. */
+  job: string | undefined;
   out: string | undefined;
   maxPages: number | undefined;
   maxDurationMs: number | undefined;
@@ -49,6 +53,9 @@ export interface CrawlSettings {
   adminTokens: readonly string[];
   metricsTokens: readonly string[];
   logFormat: LogFormat | undefined;
+  /** The feed of fetched pages under --out (`--http`'s GET /v1/jobs/{id}/pages): kept this long, this big. */
+  feedMaxAgeMs: number;
+  feedMaxBytes: number;
 }
 
 /** What `crawl` runs with: the settings, the seed URLs given as arguments, and the policy. */
@@ -83,6 +90,17 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     description: "Seed URLs, one per line (blank lines and # comments ignored), besides those given as arguments",
     ...dirKind(),
     kind: "file",
+  },
+  job: {
+    default: undefined,
+    defaultText: "none: job default",
+    env: "CRAWL_JOB",
+    flag: "--job",
+    description:
+      "The crawl job the command line's seeds (arguments, --seeds) belong to; created with no limits when it does not exist yet (jobs with limits: POST /v1/jobs with --http). Feeds and sitemaps list URLs of job default, as in a cluster",
+    ...stringKind("id", (value) =>
+      JOB_ID_PATTERN.test(value) ? undefined : `must be 1-40 characters of a-z, 0-9 and -, got "${value.slice(0, 50)}"`,
+    ),
   },
   out: {
     default: undefined,
@@ -166,7 +184,7 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     env: "CRAWL_HTTP",
     flag: "--http",
     description:
-      "Serve the dashboard (/dashboard), /metrics (Prometheus) and /healthz on this host:port; a bare port listens on 127.0.0.1 only",
+      "Serve the dashboard (/dashboard), crawl jobs and their feed of fetched pages (/v1/jobs), /metrics (Prometheus) and /healthz on this host:port; a bare port listens on 127.0.0.1 only",
     ...stringKind("[host:]port", (value) =>
       httpListen(value) ? undefined : `must be a port or host:port (port 0 picks a free one), got "${value}"`,
     ),
@@ -188,6 +206,7 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     description: "Bearer token(s) /metrics requires with --http, comma-separated; the admin token is not accepted there",
     ...tokenListKind(),
   },
+  ...FEED_RETENTION_SPECS,
   logFormat: LOG_FORMAT_FIELD,
 };
 

@@ -40,6 +40,11 @@ export interface CrawlLoopOptions {
   trouble: LocalTrouble;
   /** True while something else still adds work (seeds being read): the loop does not end for lack of work. */
   busy?: () => boolean;
+  /**
+   * Awaited after each task's result is applied, before its slot is free for the next task: crawl jobs end
+   * the job whose page limit it reached there (embedded/jobs.ts), so the next task handed out knows.
+   */
+  afterResult?: (task: FetchTask) => Promise<void>;
   /** Called for every error that is a bug or a broken store, not a web problem. */
   onError: (error: unknown, task: FetchTask) => void;
 }
@@ -142,6 +147,7 @@ export class CrawlLoop {
         if (out.result.serverWaitMs) this.opts.frontier.counters.add("fetch.address.waits");
         if (task.kind === "page" && out.result.kind === "response") this.pages++;
         await this.results.submit({ result: out.result, links: out.links });
+        await this.opts.afterResult?.(task);
       })
       .catch((error: unknown) => {
         this.opts.frontier.abandon(task);

@@ -2,7 +2,7 @@
  * `crawl --http` without a socket (crawlApp): the same routes and shapes as the coordinator's admin API and
  * a frontier node's /metrics, over one frontier; tokens as in the cluster.
  */
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
 import { LocalBloomSeenSet } from "../adapters/memory/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
@@ -13,6 +13,12 @@ import { silentLog } from "../kit/log/index.ts";
 import { ADMIN_OPENAPI } from "../coordinator/admin-openapi.ts";
 import { shapeProblems } from "../tests/support/schema-shape.ts";
 import { crawlApp } from "./http.ts";
+import { crawlJobParts, type CrawlJobParts } from "./test-support.ts";
+
+const opened: CrawlJobParts[] = [];
+afterAll(async () => {
+  for (const p of opened) await p.close();
+});
 
 const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 const ADMIN = "crawl-admin-token-000001";
@@ -52,8 +58,12 @@ async function crawled(opts: { admin?: string[]; metrics?: string[] } = {}) {
     for (const t of frontier.nextTasks(10)) await frontier.complete(answer(t, 200), []);
     clock.now += 100;
   }
+  const parts = crawlJobParts(frontier, () => clock.now);
+  opened.push(parts);
   const app = crawlApp({
     listen: { host: "127.0.0.1", port: 0 },
+    jobs: parts.jobs.service,
+    feed: parts.feed,
     adminTokens: new TokenSet(opts.admin ?? []),
     metricsTokens: new TokenSet(opts.metrics ?? []),
     frontier,
@@ -63,7 +73,7 @@ async function crawled(opts: { admin?: string[]; metrics?: string[] } = {}) {
     now: () => clock.now,
     log: silentLog,
   });
-  return { app, frontier };
+  return { app, frontier, clock };
 }
 
 const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
@@ -99,7 +109,40 @@ describe("crawl --http", () => {
     expect(d.nodes).toHaveLength(1);
     expect(d.nodes[0]).toMatchObject({ id: "crawl", role: "crawl", state: "running", pages: 2 });
     expect(d.totals).toMatchObject({ pages: 2, bytes: 4096 });
+    expect(d.jobs).toEqual({
+      rows: [{ id: "default", state: "running", pages: 2, maxPages: 0, queued: 0, errors: 0, reason: null }],
+      more: 0,
+    });
     expect(await (await app.request("/dashboard/config.json")).json()).toEqual({ tokenRequired: false, source: "crawl" });
+  });
+
+  test("crawl http - /metrics carries each job's pages, errors and queued with a job label, as the coordinator's", async () => {
+    const { app, clock } = await crawled();
+    await app.request("/v1/jobs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "news", seeds: ["http://b.test/"] }),
+    });
+    clock.now += 5_000;
+    const text = await (await app.request("/metrics")).text();
+    expect(text).toContain('crawler_job_pages_total{job="default",node="crawl",region="local"} 2\n');
+    expect(text).toContain('crawler_job_queued{job="news",node="crawl",region="local"} 1\n');
+    expect(text.match(/^# TYPE crawler_job_pages_total counter$/gm)).toHaveLength(1);
+  });
+
+  test("crawl http - the dashboard lists the crawl's jobs, paused and with their limits", async () => {
+    const { app, clock } = await crawled();
+    const post = (path: string, body: unknown) =>
+      app.request(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await post("/v1/jobs", { id: "news", seeds: ["http://b.test/"], maxPages: 5 })).status).toBe(201);
+    await post("/v1/jobs/news/pause", {});
+    // The frontier recounts its jobs' queues at most every 5 s (Frontier.jobReport), as a frontier node reports them.
+    clock.now += 5_000;
+    const d: any = await (await app.request("/v1/dashboard")).json();
+    expect(d.jobs.rows.map((j: any) => [j.id, j.state, j.pages, j.maxPages, j.queued])).toEqual([
+      ["default", "running", 2, 0, 0],
+      ["news", "paused", 0, 5, 1],
+    ]);
   });
 
   test("crawl http - host show and url explain answer the coordinator's shapes", async () => {

@@ -5,13 +5,18 @@
  *   /healthz, /readyz, /metrics   the health app every cluster node serves (adapters/http): /metrics carries
  *                                 the frontier's counters, gauges and histograms under the same names as a
  *                                 frontier node's (engine/frontier frontierGauges), so one Grafana board reads
- *                                 both; open unless --metrics-token is set
+ *                                 both, and the crawl jobs' series (crawler_job_pages_total{job=...}, as the
+ *                                 coordinator's crawler_cluster_job_*); open unless --metrics-token is set
  *   /dashboard, /v1/dashboard,    the dashboard (adapters/http dashboardRoutes, the coordinator's too), over
  *   /v1/hosts/:host,              this crawl's one frontier: the crawl shows as a cluster of one node
  *   /v1/urls/explain              ("crawl"), with no ring; open unless --admin-token is set, then the page
  *                                 asks for the token like the coordinator's
  *   /v1/captures?url=             where a URL's last captures are stored (adapters/http captures-routes.ts),
  *                                 from this crawl's store; the same token rule
+ *   /v1/jobs...                   crawl jobs and their feed of fetched pages: the admin API's routes, bodies,
+ *                                 answers and errors (adapters/http job-routes.ts over core/jobs JobService),
+ *                                 over this crawl's registry and feed (embedded/jobs.ts, pages.sqlite); the
+ *                                 same token rule, and the admin API's body limit (413 past it)
  *   /                             redirects to /dashboard
  *
  * Errors are the admin API's JSON errors (adapters/http json-api.ts). The rate chart is sampled every two
@@ -27,12 +32,15 @@ import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
 import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import type { HostPort } from "../core/net/index.ts";
 import {
+  API_MAX_BODY_BYTES,
   apiError,
   capturesRoutes,
   clip,
   dashboardRoutes,
   healthApp,
   isDashboardAsset,
+  jobRoutes,
+  jobSeries,
   requireBearer,
   sendError,
   serveHono,
@@ -42,6 +50,9 @@ import {
 import { frontierGauges, type Frontier } from "../engine/frontier/index.ts";
 import { hostInfoOf, jsonOf, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
+import type { JobService } from "../core/jobs/index.ts";
+import type { PageFeed } from "../core/ports/index.ts";
+import { CRAWL_MAX_SEEDS_PER_REQUEST } from "./jobs.ts";
 
 /** The node id, role and region the crawl shows under on its dashboard and in its metrics' labels. */
 export const CRAWL_NODE = { id: "crawl", region: "local" } as const;
@@ -54,6 +65,9 @@ export interface CrawlHttpOptions {
   adminTokens: TokenSet;
   metricsTokens: TokenSet;
   frontier: Frontier;
+  /** This crawl's jobs (embedded/jobs.ts) and its feed of fetched pages. */
+  jobs: JobService;
+  feed: PageFeed;
   partitions: number;
   /** True while the crawl loop runs (for /readyz). */
   running: () => boolean;
@@ -75,6 +89,7 @@ export async function startCrawlHttp(opts: CrawlHttpOptions): Promise<CrawlHttp>
   const server = await serveHono(app, {
     hostname: opts.listen.host,
     port: opts.listen.port,
+    maxBodyBytes: API_MAX_BODY_BYTES,
     onError: (error) => opts.log.error("HTTP app error", errorFields(error)),
   });
   dashboard.sample();
@@ -105,11 +120,12 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
     "/",
     healthApp({
       ready: opts.running,
-      metrics: () => ({
+      metrics: async () => ({
         counters: opts.frontier.counters.toJSON(),
         gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0 },
         histograms: opts.frontier.histograms.toJSON(),
         labels: { node: CRAWL_NODE.id, region: CRAWL_NODE.region },
+        series: jobSeries(await opts.jobs.list(), "job"),
       }),
       metricsTokens: opts.metricsTokens,
     }),
@@ -122,6 +138,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
       return opts.frontier.urlCaptures(url, host);
     }),
   );
+  app.route("/", jobRoutes(opts.jobs, opts.feed, CRAWL_MAX_SEEDS_PER_REQUEST));
   return app;
 }
 
@@ -129,19 +146,21 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
 export class CrawlDashboard {
   private readonly history = new RateHistory();
 
-  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now" | "renderPool">) {}
+  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "jobs" | "startedAt" | "now" | "renderPool">) {}
 
   sample(): void {
     const t = runningTotals([this.record()]);
     this.history.sample(this.opts.now(), t.pages, t.bytes);
   }
 
-  read(): Dashboard {
+  async read(): Promise<Dashboard> {
     this.sample();
+    const jobs = await this.opts.jobs.list();
     return buildDashboard({
       source: "crawl",
       at: this.opts.now(),
       members: [{ record: this.record(), state: "running", heartbeatAgeMs: 0, roleLabel: "crawl" }],
+      jobs,
       rates: this.history.points(),
       current: this.history.current(),
     });
@@ -173,7 +192,7 @@ function crawlSource(opts: CrawlHttpOptions, dashboard: CrawlDashboard): Dashboa
   const where = { region: CRAWL_NODE.region, owner: CRAWL_NODE.id };
   return {
     kind: "crawl",
-    dashboard: async () => dashboard.read(),
+    dashboard: () => dashboard.read(),
     async host(raw) {
       const host = hostKeyOfArgument(raw);
       const view = opts.frontier.hostInfo(host);

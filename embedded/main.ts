@@ -30,13 +30,16 @@ import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
 import { renderingWanted } from "../core/render/index.ts";
 import { LocalBloomSeenSet, MemoryAddressGate } from "../adapters/memory/index.ts";
-import { SqliteContentIndex } from "../adapters/sqlite/index.ts";
+import { SqliteContentIndex, SqlitePageFeed } from "../adapters/sqlite/index.ts";
+import { pageRecordOf } from "../core/feed/index.ts";
+import type { PageFeed } from "../core/ports/index.ts";
+import { CrawlJobs } from "./jobs.ts";
 import { crawlUsage, resolveCrawlConfig, type CrawlConfig } from "./config.ts";
 import { SeedFeed } from "./seed-feed.ts";
 import { CrawlLoop } from "./crawl-loop.ts";
 import { Progress, summary } from "./progress.ts";
 import { ThreadedFetchRunner } from "./fetch-thread/threaded-runner.ts";
-import { startCrawlHttp } from "./http.ts";
+import { CRAWL_NODE, startCrawlHttp } from "./http.ts";
 import { crawlStatsProcess } from "./stats.ts";
 import { terminalStatus, type TerminalStatus } from "./terminal-status.ts";
 
@@ -108,6 +111,9 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     () => refuseDamaged(out, () => openRunner(args, out, upload)),
   );
   ctx.onClose("fetch path", () => runner.close());
+  // With --http, every page result goes to the feed of fetched pages (pages.sqlite), before it is applied,
+  // as a frontier node publishes to CRAWL_PAGES: GET /v1/jobs/{id}/pages reads it, now and after a restart.
+  const pageFeed = args.http ? openPageFeed(ctx, out) : undefined;
   let taskCounter = 0;
   const runId = Math.floor(now()).toString(36);
   const frontier = new Frontier({
@@ -127,17 +133,29 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
           )
         : log.info(`there is room on the disk of ${out} again: fetching goes on`),
     diskProbe: () => probeDisk(out, store),
+    // Deduplicated by the task id, as in the cluster.
+    feed: pageFeed
+      ? (items) =>
+          pageFeed.publish(items.map(({ result, job }) => ({ id: result.taskId, record: pageRecordOf(result, job, CRAWL_NODE.region) })))
+      : undefined,
   });
+  // Crawl jobs (jobs.sqlite): every stored job's state reaches the frontier before anything is handed out.
+  let newSeeds = () => {};
+  const jobs = refuseDamaged(out, () =>
+    CrawlJobs.open({ out, frontier, policy: args.policy, now: () => Date.now(), log: log.child("jobs"), onSeeds: () => newSeeds() }),
+  );
+  ctx.onClose("jobs", () => jobs.close());
   // Seeds are admitted in batches while the crawl runs (a seeds file of millions of lines is read as a
   // stream); the crawl starts once the first batch is in, and does not end while seeds are still coming.
-  let newSeeds = () => {};
+  // --job: the command line's seeds carry that job's number (the job is created when new).
+  const seedJob = args.job === undefined ? 0 : await jobs.seedJob(args.job);
   const feed = new SeedFeed({
     urls: args.seeds,
     file: args.seedsFile,
     feedsFile: args.feedsFile,
     policy: args.policy,
     log,
-    add: (batch) => frontier.addSeeds(batch),
+    add: (batch) => frontier.addSeeds(seedJob === 0 ? batch : batch.map((u) => ({ ...u, job: seedJob }))),
     onBatch: () => newSeeds(),
   });
   const feeding = feed.run().catch((error: unknown) => {
@@ -166,6 +184,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     horizonMs: args.waitHorizonMs,
     now,
     busy: () => !feed.done,
+    afterResult: (task) => jobs.afterResult(task),
     trouble: new LocalTrouble({ log, now, counters: frontier.counters }),
     onError: (error, task) =>
       isStoreDamage(error)
@@ -179,7 +198,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     log.error(errorInfo(error).message, { seedsFile: args.seedsFile, linesRead: feed.totals.lines });
     loop.stop("error");
   });
-  if (args.http) await startHttp(ctx, args.http, frontier, loop, startedAt);
+  if (args.http) await startHttp(ctx, args.http, { frontier, jobs, feed: pageFeed! }, loop, startedAt);
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
   ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
@@ -233,7 +252,14 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
  * With --http: the dashboard, /metrics and /healthz (http.ts), until the crawl stops. Its close step is
  * registered last, so it closes first: nobody is shown a crawl that is closing its store.
  */
-async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, frontier: Frontier, loop: CrawlLoop, startedAt: number) {
+async function startHttp(
+  ctx: ProcessContext<CrawlConfig>,
+  listen: HostPort,
+  parts: { frontier: Frontier; jobs: CrawlJobs; feed: PageFeed },
+  loop: CrawlLoop,
+  startedAt: number,
+) {
+  const { frontier } = parts;
   const { config: args, log } = ctx;
   const address = formatHostPort(listen.host, listen.port);
   let stopping = false;
@@ -243,6 +269,8 @@ async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, fro
       adminTokens: new TokenSet(args.adminTokens),
       metricsTokens: new TokenSet(args.metricsTokens),
       frontier,
+      jobs: parts.jobs.service,
+      feed: parts.feed,
       partitions: PARTITIONS,
       running: () => !stopping && !ctx.stopSignal.aborted,
       startedAt,
@@ -264,6 +292,19 @@ async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, fro
     metrics: `${http.server.url}/metrics`,
     inFlight: loop.inFlight,
   });
+}
+
+/** The feed of fetched pages under `out`, kept by --feed-max-age and --feed-max-bytes; closed after the frontier's last results. */
+function openPageFeed(ctx: ProcessContext<CrawlConfig>, out: string): SqlitePageFeed {
+  const feed = refuseDamaged(out, () =>
+    SqlitePageFeed.open(join(out, "pages.sqlite"), {
+      maxAgeMs: ctx.config.feedMaxAgeMs,
+      maxBytes: ctx.config.feedMaxBytes,
+      now: () => Date.now(),
+    }),
+  );
+  ctx.onClose("page feed", () => untilDiskFull(ctx.log, out, () => void feed.close()));
+  return feed;
 }
 
 /**

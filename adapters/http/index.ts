@@ -14,4 +14,15 @@ export { healthApp, PROMETHEUS_CONTENT_TYPE, type HealthSources } from "./health
 export { AdminClient, parseBaseUrls, type AdminClientOptions } from "./admin-client.ts";
 export { dashboardRoutes, isDashboardAsset, type DashboardRoutesOptions, type DashboardSource } from "./dashboard/routes.ts";
 export { capturesRoutes, type CaptureLookup } from "./captures-routes.ts";
-export { apiError, clip, requireBearer, requiredQuery, sendError, type ErrorStatus } from "./json-api.ts";
+export {
+  API_MAX_BODY_BYTES,
+  apiError,
+  clip,
+  parseJsonBody,
+  requireBearer,
+  requiredQuery,
+  sendError,
+  type ErrorStatus,
+} from "./json-api.ts";
+export { jobRoutes } from "./job-routes.ts";
+export { jobSeries } from "./job-series.ts";

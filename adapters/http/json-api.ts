@@ -24,6 +24,9 @@ import {
 import { MAX_URL_LENGTH } from "../../core/url/index.ts";
 import { BodyTooLargeError } from "./request-body.ts";
 
+/** The JSON APIs' body limit (the admin API, `crawl --http`): room for a full add-seeds request (10,000 URLs of a few hundred bytes each); 413 past it. */
+export const API_MAX_BODY_BYTES = 8 * 1024 * 1024;
+
 export type ErrorStatus = 400 | 401 | 404 | 405 | 409 | 413 | 500 | 503;
 
 export function sendError(c: Context, status: ErrorStatus, code: string, message: string): Response {
@@ -75,3 +78,16 @@ export function requiredQuery(value: string | undefined, name: string, maxLength
 }
 
 export { clip } from "../../core/input/index.ts";
+
+/** Parses a request body as JSON; `contentType` must be JSON. */
+export function parseJsonBody(text: string, contentType: string | undefined): unknown {
+  if (!contentType || !/^application\/(.+\+)?json\b/i.test(contentType.trim())) {
+    throw new InvalidArgumentError("body: send JSON with Content-Type: application/json");
+  }
+  if (text.trim() === "") throw new InvalidArgumentError("body: empty; send a JSON object");
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InvalidArgumentError(`body: not valid JSON (${(error as Error).message})`);
+  }
+}

@@ -12,11 +12,11 @@
  * B-trees (measured on the crawl benchmark: 11 % of the crawl thread's CPU). A file of that earlier layout
  * (`exact`, `near`) is still read on open, before the log; new claims go to the log.
  */
-import { Database } from "bun:sqlite";
-import { statSync } from "node:fs";
-import { checkSqliteStore, isDiskFull, isStoreDamage, StoreDamagedError } from "../../core/errors/index.ts";
+import type { Database } from "bun:sqlite";
+import { isDiskFull } from "../../core/errors/index.ts";
 import type { ContentIndex } from "../../core/ports/index.ts";
 import { ContentClaims } from "../../core/content/index.ts";
+import { openSqliteFile } from "./open-database.ts";
 
 /** What a row of `claims` records. */
 const EXACT = 0;
@@ -74,19 +74,7 @@ export class SqliteContentIndex implements ContentIndex {
 
   /** Opens (creating when needed) the index at `path`; a damaged file is refused with StoreDamagedError. */
   static open(path: string): SqliteContentIndex {
-    let db: Database | undefined;
-    try {
-      db = new Database(path, { create: true });
-      db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
-      const opened = db;
-      checkSqliteStore(path, statSync(path).size, (sql) => opened.query(sql).all() as Array<Record<string, unknown>>);
-    } catch (error) {
-      db?.close();
-      if (isStoreDamage(error) && !(error instanceof StoreDamagedError)) {
-        throw new StoreDamagedError(path, (error as Error).message, { cause: error });
-      }
-      throw error;
-    }
+    const db = openSqliteFile(path);
     db.exec("CREATE TABLE IF NOT EXISTS claims (kind INTEGER NOT NULL, key TEXT NOT NULL, url TEXT NOT NULL)");
     return new SqliteContentIndex(db);
   }

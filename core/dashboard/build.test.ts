@@ -216,3 +216,48 @@ describe("dashboard", () => {
     expect(h.points()[0]!.at).toBeGreaterThanOrEqual(90_000);
   });
 });
+
+describe("dashboard jobs", () => {
+  const view = (i: number) => ({
+    job: {
+      id: `j${i}`,
+      number: i,
+      maxPages: i % 2 === 0 ? 100 : 0,
+      maxDurationMs: 0,
+      weight: 1,
+      state: i === 3 ? ("done" as const) : ("running" as const),
+      ...(i === 3 && { reason: "max-pages" as const }),
+      createdAt: 0,
+      startedAt: 0,
+    },
+    counts: { pages: i * 10, errors: i, queued: i * 2 },
+  });
+
+  test("dashboard - shows each job's state, pages of maxPages, queued, errors and reason, the first 50 and how many more", () => {
+    const d = buildDashboard({
+      source: "crawl",
+      at: 1,
+      rates: [],
+      current: { pagesPerSecond: 0, bytesPerSecond: 0 },
+      members: [],
+      jobs: Array.from({ length: 53 }, (_, i) => view(i + 1)),
+    });
+    expect(d.jobs.rows).toHaveLength(50);
+    expect(d.jobs.more).toBe(3);
+    expect(d.jobs.rows[0]).toEqual({ id: "j1", state: "running", pages: 10, maxPages: 0, queued: 2, errors: 1, reason: null });
+    expect(d.jobs.rows[2]).toEqual({ id: "j3", state: "done", pages: 30, maxPages: 0, queued: 6, errors: 3, reason: "max-pages" });
+    expect(d.jobs.rows.at(-1)!.id).toBe("j50");
+    const few = buildDashboard({
+      source: "crawl",
+      at: 1,
+      rates: [],
+      current: { pagesPerSecond: 0, bytesPerSecond: 0 },
+      members: [],
+      jobs: [view(2)],
+    });
+    expect(few.jobs).toEqual({
+      rows: [{ id: "j2", state: "running", pages: 20, maxPages: 100, queued: 4, errors: 2, reason: null }],
+      more: 0,
+    });
+  });
+});

@@ -8,10 +8,13 @@
  *   - queue gauges (queued, scheduled, in flight) and host boards come from frontier records that are
  *     serving (live, draining, or the running crawl); a dead node's hosts are no longer anyone's;
  *   - histograms are merged over every record (core/stats mergeHistograms) and summarized as p50/p90/p99;
- *   - each host list is merged across nodes and cut to `rows`, worst first, each row naming its node.
+ *   - each host list is merged across nodes and cut to `rows`, worst first, each row naming its node;
+ *   - the crawl jobs are the caller's (JobService.list, the same in both), cut to the first 50 (jobs.ts).
  */
 import type { NodeRecord, RingRecord } from "../cluster/index.ts";
 import { mergeHistograms, quantile, type HistogramSnapshot } from "../stats/index.ts";
+import type { JobView } from "../jobs/index.ts";
+import { jobRows } from "./jobs.ts";
 import { errorsOf, outcomesOf } from "./outcomes.ts";
 import type {
   Dashboard,
@@ -41,6 +44,8 @@ export interface DashboardInput {
   ring?: RingRecord;
   rates: RatePoint[];
   current: { pagesPerSecond: number; bytesPerSecond: number };
+  /** The crawl jobs (JobService.list), shown bounded (jobs.ts); none given: none shown. */
+  jobs?: readonly JobView[];
   /** Rows per host list; default 10. */
   rows?: number;
 }
@@ -95,6 +100,7 @@ export function buildDashboard(input: DashboardInput): Dashboard {
       waitedForServer: (counters["fetch.address.waits"] ?? 0) + (counters["fetcher.address.waits"] ?? 0),
       givenBackForServer: (counters["fetch.address.given-back"] ?? 0) + (counters["fetcher.address.given-back"] ?? 0),
     },
+    jobs: jobRows(input.jobs ?? []),
     feeds: { read: counters["feed.read"] ?? 0, items: counters["feed.items"] ?? 0 },
     rendering: rendering(input.members, counters),
     histograms: Object.fromEntries(Object.entries(merged).map(([name, h]) => [name, summarize(h)])),

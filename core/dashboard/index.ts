@@ -9,6 +9,7 @@ export type {
   HostBoard,
   HostReport,
   HostRow,
+  JobRow,
   NodeRow,
   Outcomes,
   PolitenessSummary,
@@ -19,3 +20,4 @@ export type {
 export { buildDashboard, runningTotals, type DashboardInput, type DashboardMember } from "./build.ts";
 export { errorsOf, outcomesOf } from "./outcomes.ts";
 export { RateHistory, type RateHistoryOptions } from "./rate-history.ts";
+export { DASHBOARD_JOB_ROWS, jobRows } from "./jobs.ts";

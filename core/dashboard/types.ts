@@ -140,12 +140,27 @@ export interface Dashboard {
   hosts: HostBoard;
   politeness: PolitenessSummary;
   rendering: RenderingSummary;
+  /** The crawl jobs: the first rows (jobs.ts) and how many more there are. */
+  jobs: { rows: JobRow[]; more: number };
   /** Feeds (RSS, Atom) read and the items they listed (counts since the nodes started). */
   feeds: { read: number; items: number };
   /** Quantiles of the histograms (seconds or bytes, as each name says), for the figures beside the charts. */
   histograms: Record<string, HistogramSummary>;
   /** The raw merged histograms, for the page's distribution bars. */
   distributions: Record<string, HistogramSnapshot>;
+}
+
+/** One crawl job on the dashboard (core/jobs): its state and counters. */
+export interface JobRow {
+  id: string;
+  state: "running" | "paused" | "done" | "cancelled";
+  /** Page results so far, and the job's limit (0: none). */
+  pages: number;
+  maxPages: number;
+  queued: number;
+  errors: number;
+  /** Why it ended; null while running or paused. */
+  reason: string | null;
 }
 
 /** The rendering pools (engine/render): their size over every process that renders, and what they did. */

@@ -14,3 +14,4 @@ export {
   type RecordLocation,
 } from "./page-record.ts";
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, parseCursor, parseLimit } from "./cursor.ts";
+export { FEED_RETENTION_SPECS, type FeedRetentionSettings } from "./retention.ts";

@@ -5,7 +5,7 @@
  */
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../model/index.ts";
 import type { NodeRecord, RingRecord } from "../cluster/index.ts";
-import type { JobRecord } from "../jobs/index.ts";
+import type { JobRegistry } from "./job-registry.ts";
 
 /**
  * Membership and ring, revisioned. Contract:
@@ -33,15 +33,9 @@ import type { JobRecord } from "../jobs/index.ts";
  *    on), idempotently, and resolves once they are stored; roots are never removed.
  *  - `watchScopeRoots` calls back with every root stored so far (in one or more calls), then with the roots
  *    added later, each at least once, until the returned function is called.
- *  - `getJob(id)` returns the crawl job's record and its revision, or undefined when there is none.
- *    `listJobs` returns every job record. `casJob(job, revision)` writes the record only if the job's
- *    stored revision still equals `revision` (0: only if the job does not exist yet) and returns the new
- *    revision, or undefined on a conflict, writing nothing. Job records are never deleted (an ended job
- *    stays, so its id and number are never reused).
- *  - `watchJobs` calls back with every job record present, then with every later write, each at least
- *    once and a job's writes in order, until the returned function is called.
+ *  - the crawl job records: the JobRegistry contract (job-registry.ts).
  */
-export interface ClusterState {
+export interface ClusterState extends JobRegistry {
   putNode(record: NodeRecord): Promise<void>;
   deleteNode(id: string): Promise<void>;
   listNodes(): Promise<NodeRecord[]>;
@@ -54,10 +48,6 @@ export interface ClusterState {
   acquireLease(name: string, holder: string, ttlMs: number, now: number): Promise<number | false>;
   addScopeRoots(hosts: readonly string[]): Promise<void>;
   watchScopeRoots(onRoots: (hosts: string[]) => void): () => void;
-  getJob(id: string): Promise<{ job: JobRecord; revision: number } | undefined>;
-  listJobs(): Promise<JobRecord[]>;
-  casJob(job: JobRecord, revision: number): Promise<number | undefined>;
-  watchJobs(onJob: (job: JobRecord) => void): () => void;
   close(): Promise<void>;
 }
 

@@ -7,6 +7,7 @@
 export type { AddressGate, AddressGateLimits, AddressPass } from "./address-gate.ts";
 export type { ClusterState, Delivery, MessageBus, NodeChange, Subscription } from "./cluster.ts";
 export type { ContentIndex } from "./content-index.ts";
+export type { JobRegistry } from "./job-registry.ts";
 export type { FetchClaim, FetchClaims, TaskOwner } from "./fetch-claims.ts";
 export { DEFAULT_FETCH_CLAIM_TTL_MS } from "./fetch-claims.ts";
 export type { Fetcher, PageStore, StoredRecords, StreamingFetcher, TaskRunner, WorkOutput } from "./fetch.ts";

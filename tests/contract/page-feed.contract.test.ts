@@ -1,12 +1,16 @@
 /**
- * The PageFeed contract (core/ports/page-feed.ts), one suite against MemoryPageFeed and JetStreamPageFeed
- * on a real nats-server: records come back per job in the order stored, paged by cursor; an id published
+ * The PageFeed contract (core/ports/page-feed.ts), one suite against MemoryPageFeed, `crawl`'s SqlitePageFeed
+ * and JetStreamPageFeed on a real nats-server: records come back per job in the order stored, paged by cursor; an id published
  * twice is stored once; reading changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { PageRecord } from "../../core/feed/index.ts";
 import type { PageFeed } from "../../core/ports/index.ts";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { MemoryPageFeed } from "../../adapters/memory/index.ts";
+import { SqlitePageFeed } from "../../adapters/sqlite/index.ts";
 import { connectNats, JetStreamPageFeed, type NatsConnection } from "../../adapters/nats/index.ts";
 import { startNats, type NatsServer } from "../support/nats.ts";
 
@@ -60,6 +64,13 @@ function contract(name: string, fresh: () => Promise<PageFeed>): void {
 
 contract("MemoryPageFeed", async () => new MemoryPageFeed({ maxAgeMs: 60_000, maxRecords: 1000, now: () => Date.now() }));
 
+const dir = mkdtempSync(join(tmpdir(), "page-feed-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+contract("SqlitePageFeed", async () =>
+  SqlitePageFeed.open(join(dir, `pages-${++files}.sqlite`), { maxAgeMs: 60_000, maxBytes: 1 << 20, now: () => Date.now() }),
+);
+
 let nats: NatsServer;
 let nc: NatsConnection;
 let n = 0;
@@ -83,4 +94,27 @@ test("MemoryPageFeed - keeps records by age and count, the oldest go first", asy
   clock.now = 1500;
   await feed.publish([{ id: "t5", record: record("j", "http://a.test/5") }]);
   expect((await feed.read("j", 0, 10)).records.map((r) => r.url)).toEqual(["http://a.test/5"]);
+});
+
+test("SqlitePageFeed - keeps records by age and size, the oldest go first; records and their cursors survive a reopen", async () => {
+  const clock = { now: 0 };
+  const path = join(dir, "retention.sqlite");
+  const one = JSON.stringify(record("j", "http://a.test/1")).length + "t1".length;
+  const open = () => SqlitePageFeed.open(path, { maxAgeMs: 1000, maxBytes: 3 * one, now: () => clock.now });
+  let feed = open();
+  await feed.publish([1, 2, 3, 4].map((i) => ({ id: `t${i}`, record: record("j", `http://a.test/${i}`) })));
+  const kept = await feed.read("j", 0, 10);
+  expect(kept.records.map((r) => r.url)).toEqual(["http://a.test/2", "http://a.test/3", "http://a.test/4"]);
+  await feed.close();
+  feed = open();
+  expect(await feed.read("j", 0, 10)).toEqual(kept);
+  // A record published after the reopen gets the next sequence, never one used before.
+  await feed.publish([{ id: "t5", record: record("j", "http://a.test/5") }]);
+  const after = await feed.read("j", kept.next, 10);
+  expect([after.records.map((r) => r.url), after.next]).toEqual([["http://a.test/5"], kept.next + 1]);
+  clock.now = 1500;
+  expect((await feed.read("j", 0, 10)).records).toEqual([]);
+  await feed.publish([{ id: "t6", record: record("j", "http://a.test/6") }]);
+  expect((await feed.read("j", 0, 10)).records.map((r) => r.url)).toEqual(["http://a.test/6"]);
+  await feed.close();
 });

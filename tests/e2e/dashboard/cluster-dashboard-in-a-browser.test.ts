@@ -35,6 +35,11 @@ describe("cluster dashboard", () => {
         web.url(host),
       ),
     ]);
+    // A crawl job of its own, cancelled: the page lists it after default, in both modes (the crawl test has a paused one).
+    const job = (path: string, body: unknown) =>
+      c.admin(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    expect((await job("/v1/jobs", { id: "news", seeds: [web.url("site0.test", "/page/50")], maxPages: 20 })).status).toBe(201);
+    expect((await job("/v1/jobs/news/cancel", {})).status).toBe(200);
     const dashboard = `${c.info.adminUrl}/dashboard`;
     const browser = await launchBrowser();
     try {
@@ -67,6 +72,11 @@ describe("cluster dashboard", () => {
       await waitForText(page, "ring", "frontier-1: ");
       await waitForText(page, "ring", "frontier-2: ");
       await page.waitForSelector("[data-chart=pages] polyline");
+      await waitForText(page, "jobs", "news");
+      expect((await tableRows(page, "jobs")).map((r) => [r[0], r[1], r[5]])).toEqual([
+        ["default", "running", ""],
+        ["news", "cancelled", "cancelled"],
+      ]);
 
       // The host box asks the frontier node that owns the host's partition.
       const host = await searchHost(page, "site0.test");

@@ -1,6 +1,6 @@
 /**
  * `crawl --http` in a real browser (Debian's Chromium through playwright-core): the dashboard loads with no
- * console error, its figures move while the crawl runs, the host box finds a host, a wrong token is
+ * console error, its figures move while the crawl runs, it lists the crawl jobs, the host box finds a host, a wrong token is
  * refused; a screenshot is saved under .out/screenshots/. Its /metrics serves every frontier metric the
  * Grafana board queries (the cluster test checks the rest of the board against the cluster's nodes).
  */
@@ -47,6 +47,16 @@ describe("crawl dashboard", () => {
     );
     const dashboard = `${base}/dashboard`;
 
+    // A job of its own on two of the hosts, paused: the page lists it beside default.
+    const headers = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
+    const created = await fetch(`${base}/v1/jobs`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ id: "news", seeds: [web.url("site0.test", "/page/40"), web.url("site1.test", "/page/40")], maxPages: 30 }),
+    });
+    expect(created.status).toBe(201);
+    expect((await fetch(`${base}/v1/jobs/news/pause`, { method: "POST", headers })).status).toBe(200);
+
     browser = await launchBrowser();
     const wrong = await browser.open();
     await expectWrongTokenRefused(wrong.page, dashboard);
@@ -61,6 +71,21 @@ describe("crawl dashboard", () => {
     const nodes = await tableRows(page, "nodes");
     expect(nodes.map((r) => [r[1], r[2], r[3]])).toEqual([["crawl", "crawl", "running"]]);
     await page.waitForSelector("[data-chart=pages] polyline");
+    await waitForText(page, "jobs", "news");
+    const jobs = await tableRows(page, "jobs");
+    expect(jobs.map((r) => [r[0], r[1], r[2]])).toEqual([
+      ["default", "running", expect.stringMatching(/^\d[\d,]*$/)],
+      ["news", "paused", "0 / 30"],
+    ]);
+    expect(await page.textContent("#jobs-more")).toBe("");
+    // Bounded: with 52 jobs the table keeps the first 50 and says how many more there are.
+    for (let i = 1; i <= 50; i++) {
+      const res = await fetch(`${base}/v1/jobs`, { method: "POST", headers, body: JSON.stringify({ id: `j${i}` }) });
+      expect(res.status).toBe(201);
+    }
+    await waitForText(page, "jobs-more", "2 more");
+    const bounded = await tableRows(page, "jobs");
+    expect([bounded.length, bounded[0]![0], bounded[1]![0], bounded.at(-1)![0]]).toEqual([50, "default", "news", "j48"]);
 
     const host = await searchHost(page, "site0.test");
     expect(host).toMatchObject({ host: "site0.test", owner: "crawl" });

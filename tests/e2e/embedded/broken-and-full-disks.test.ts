@@ -48,6 +48,23 @@ describe("crawl: broken and full disks", () => {
     expect(again.stderr).not.toMatch(/\n\s+at |SQLiteError/);
   }, 90_000);
 
+  test("a damaged jobs.sqlite: exit 1 naming it and what it holds (the jobs' records, not the queue), no stack", async () => {
+    const web = await h.web({ hosts: 1, pagesPerHost: 3, linksPerPage: 2, pageBytes: 2000 });
+    const out = h.tempDir();
+    const argv = crawlArgs(web, [web.url("site0.test")], out, ["--min-gap", "0"]);
+    expect((await h.crawl(argv, { out }).waitExit(60_000)).code).toBe(0);
+    const jobs = join(out, "jobs.sqlite");
+    const fd = openSync(jobs, "r+");
+    writeSync(fd, Buffer.alloc(6 * 1024, 0x41), 0, 6 * 1024, 0);
+    closeSync(fd);
+    const again = await h.crawl(argv, { out }).waitExit(30_000);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`${jobs} is damaged`);
+    expect(again.stderr).toContain("crawl jobs' records");
+    expect(again.stderr).not.toContain("It holds the queue");
+    expect(again.stderr).not.toMatch(/\n\s+at |SQLiteError/);
+  }, 90_000);
+
   test("a disk that fills up mid-crawl pauses the crawl, which says so and finishes once there is room: no page lost, no torn WARC record", async () => {
     const disk = mountSmallDisk(24 * 1024 * 1024);
     try {

@@ -164,6 +164,7 @@
     renderRendering(d.rendering);
     renderDistributions(d.histograms, d.distributions);
     renderNodes(d.nodes);
+    renderJobs(d.jobs);
     renderRing(d.ring);
     renderHosts(d.hosts, d.at);
   }
@@ -293,6 +294,23 @@
       ]),
       11,
     );
+  }
+
+  // The first rows of the crawl jobs (the API cuts them) and a line saying how many more there are.
+  function renderJobs(jobs) {
+    fillRows(
+      "jobs",
+      jobs.rows.map((j) => [
+        j.id,
+        el("td", { class: `state-${j.state}` }, j.state),
+        j.maxPages > 0 ? `${num(j.pages)} / ${num(j.maxPages)}` : num(j.pages),
+        num(j.queued),
+        num(j.errors),
+        j.reason || "",
+      ]),
+      6,
+    );
+    $("jobs-more").textContent = jobs.more > 0 ? `${num(jobs.more)} more` : "";
   }
 
   const PALETTE = ["#2f6fdf", "#d9822b", "#2e8b57", "#9b59b6", "#c23b3b", "#16a2b8", "#8c6d31", "#e377c2", "#7f7f7f", "#17becf"];

@@ -1,6 +1,10 @@
+/**
+ * The admin API's jobs, what is the cluster's own: seeds published with the job's number, counters summed
+ * from the live frontier nodes' heartbeats, the lease holder's tick ending jobs, /metrics' job series. The
+ * routes' answers and errors are tests/contract/job-routes.contract.test.ts (the same against crawl --http).
+ */
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Hono } from "hono";
-import { serveHono } from "../adapters/http/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
@@ -109,88 +113,6 @@ describe("admin API jobs", () => {
       ["b", 2, 5, 2, 0],
     ]);
   });
-
-  test("jobs - pause, resume and cancel change the state; an ended job takes no more changes nor seeds (409)", async () => {
-    await post("/v1/jobs", { id: "news" });
-    expect((await json(post("/v1/jobs/news/pause"))).state).toBe("paused");
-    expect((await json(post("/v1/jobs/news/pause"))).state).toBe("paused");
-    expect((await json(get("/v1/jobs/news"))).state).toBe("paused");
-    expect((await json(post("/v1/jobs/news/resume"))).state).toBe("running");
-    h.clock.now += 5_000;
-    const cancelled = await json(post("/v1/jobs/news/cancel"));
-    expect(cancelled).toMatchObject({ state: "cancelled", reason: "cancelled", endedAt: new Date(h.clock.now).toISOString() });
-    for (const action of ["pause", "resume"]) {
-      const res = await post(`/v1/jobs/news/${action}`);
-      expect([res.status, (await json(res)).error.code]).toEqual([409, "failed_precondition"]);
-    }
-    const seeds = await post("/v1/jobs/news/seeds", { urls: ["https://example.com/"] });
-    expect(seeds.status).toBe(409);
-    expect((await json(get("/v1/jobs/news"))).state).toBe("cancelled");
-    // default can be paused and resumed like any job (its record is written then).
-    expect((await json(post("/v1/jobs/default/pause"))).state).toBe("paused");
-    expect((await json(get("/v1/jobs"))).jobs[0]).toMatchObject({ id: "default", state: "paused" });
-  });
-
-  test("jobs - bad input is a 4xx that says what is wrong, and changes nothing", async () => {
-    const bus = seedsOnTheBus();
-    await post("/v1/jobs", { id: "news", maxPages: 10 });
-    const cases: Array<[string, unknown, number, string]> = [
-      ["/v1/jobs", { id: "News!" }, 400, "id:"],
-      ["/v1/jobs", { id: "x".repeat(41) }, 400, "id:"],
-      ["/v1/jobs", { seeds: [] }, 400, "id: must be a string"],
-      ["/v1/jobs", { id: "default" }, 400, "always exists"],
-      ["/v1/jobs", { id: "n2", maxPages: -1 }, 400, "maxPages: must be between 0"],
-      ["/v1/jobs", { id: "n2", maxPages: 1.5 }, 400, "maxPages: must be a whole number"],
-      ["/v1/jobs", { id: "n2", weight: 0 }, 400, "weight: must be between 1"],
-      ["/v1/jobs", { id: "n2", maxDuration: "-5m" }, 400, "maxDuration:"],
-      ["/v1/jobs", { id: "n2", maxDuration: 5 }, 400, "maxDuration:"],
-      ["/v1/jobs", { id: "n2", scope: "planet" }, 400, "scope:"],
-      ["/v1/jobs", { id: "n2", maxDepth: -2 }, 400, "maxDepth:"],
-      ["/v1/jobs", { id: "n2", allowUrls: ["re:("] }, 400, "allowUrls:"],
-      ["/v1/jobs", { id: "n2", seeds: ["https://example.com/"], maxPage: 3 }, 400, 'unknown field "maxPage"'],
-      ["/v1/jobs", { id: "n2", seeds: "https://example.com/" }, 400, "seeds: must be an array"],
-      ["/v1/jobs", "[1]", 400, "body: must be a JSON object"],
-      ["/v1/jobs", "{", 400, "not valid JSON"],
-      ["/v1/jobs", { id: "news" }, 409, "exists already"],
-      ["/v1/jobs/nope/pause", {}, 404, "no job nope"],
-      ["/v1/jobs/nope/seeds", { urls: ["https://example.com/"] }, 404, "no job nope"],
-      ["/v1/jobs/BAD_ID/cancel", {}, 400, "id:"],
-      ["/v1/jobs/news/seeds", { urls: [] }, 400, "urls:"],
-      ["/v1/jobs/news/seeds", { url: ["https://example.com/"] }, 400, 'unknown field "url"'],
-    ];
-    for (const [path, body, status, message] of cases) {
-      const res = await post(path, body);
-      const err = (await json(res)).error;
-      expect([path, JSON.stringify(body), res.status, err.message]).toEqual([
-        path,
-        JSON.stringify(body),
-        status,
-        expect.stringContaining(message),
-      ]);
-    }
-    expect((await get("/v1/jobs/nope")).status).toBe(404);
-    const list = (await json(get("/v1/jobs"))).jobs;
-    expect(list.map((j: any) => `${j.id}:${j.state}:${j.maxPages}`)).toEqual(["default:running:0", "news:running:10"]);
-    await new Promise((r) => setTimeout(r, 30));
-    expect(bus).toEqual([]);
-  });
-
-  test("jobs - a 10 MB body is a 413 over a real socket, and creates nothing", async () => {
-    const server = await serveHono(app, { port: 0, maxBodyBytes: 1024 * 1024 });
-    try {
-      const big = JSON.stringify({
-        id: "big",
-        seeds: Array.from({ length: 200_000 }, (_, i) => `https://example.com/${i}/${"x".repeat(30)}`),
-      });
-      expect(big.length).toBeGreaterThan(10 * 1024 * 1024 * 0.9);
-      const res = await fetch(`${server.url}/v1/jobs`, { method: "POST", body: big, headers: jsonHeaders });
-      expect(res.status).toBe(413);
-      expect((await json(res)).error.code).toBe("payload_too_large");
-      expect((await fetch(`${server.url}/v1/jobs/big`, { headers: auth })).status).toBe(404);
-    } finally {
-      await server.close();
-    }
-  });
 });
 
 describe("jobs ending", () => {
@@ -245,38 +167,5 @@ describe("jobs in /metrics", () => {
     expect(text).toContain(`crawler_cluster_job_pages_total{job="other"} ${50 + 51 + 52 + 53 + 54 + 55}\n`);
     expect(text.match(/^crawler_cluster_job_pages_total\{/gm)).toHaveLength(51);
     expect(text.match(/^# TYPE crawler_cluster_job_pages_total counter$/gm)).toHaveLength(1);
-  });
-});
-
-describe("jobs' pages", () => {
-  test("jobs - GET /v1/jobs/{id}/pages pages through the job's feed records in order by cursor; bad cursors and limits are 400, an unknown job 404", async () => {
-    await post("/v1/jobs", { id: "news" });
-    const rec = (job: string, i: number) => ({
-      job,
-      url: `http://a.test/${i}`,
-      status: 200,
-      outcome: "fetched" as const,
-      fetchedAt: "2026-12-04T12:00:00.000Z",
-      contentType: null,
-      length: i,
-      digest: null,
-      simhash: null,
-      warc: null,
-      text: null,
-      linksFound: 0,
-      region: "us",
-    });
-    await h.services.feed.publish([0, 1, 2, 3, 4].map((i) => ({ id: `t${i}`, record: rec(i === 2 ? "other" : "news", i) })));
-    const first = await json(get("/v1/jobs/news/pages?limit=3"));
-    expect(first.records.map((r: any) => r.url)).toEqual(["http://a.test/0", "http://a.test/1", "http://a.test/3"]);
-    const second = await json(get(`/v1/jobs/news/pages?after=${first.next}&limit=3`));
-    expect(second.records.map((r: any) => r.url)).toEqual(["http://a.test/4"]);
-    expect(await json(get(`/v1/jobs/news/pages?after=${second.next}`))).toEqual({ records: [], next: second.next });
-    expect((await json(get("/v1/jobs/news/pages"))).records).toEqual([0, 1, 3, 4].map((i) => rec("news", i)));
-    for (const bad of ["after=-1", "after=abc", "after=1e3", "limit=0", "limit=1001", "limit=x"]) {
-      const res = await get(`/v1/jobs/news/pages?${bad}`);
-      expect([bad, res.status, (await json(res)).error.code]).toEqual([bad, 400, "invalid_argument"]);
-    }
-    expect((await get("/v1/jobs/nope/pages")).status).toBe(404);
   });
 });

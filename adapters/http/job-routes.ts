@@ -1,14 +1,15 @@
 /**
- * The admin API's job routes (`/v1/jobs...`), over JobService. Bodies are read only here, after the
- * bearer check and the leader check of the app around them; every bad input is a 400 naming the field
- * (core/jobs/job-request.ts), an unknown job 404, a change an ended job cannot take 409.
+ * The job routes (`/v1/jobs...`) over core/jobs JobService and a PageFeed: one implementation for the
+ * coordinator's admin API and `crawl --http`, which differ only in the service's registry, counters and
+ * seeds and in the feed behind it. Bodies are read only here, after the bearer check (and, in the admin
+ * API, the leader check) of the app around them; every bad input is a 400 naming the field
+ * (core/jobs/job-request.ts), an unknown job 404, a change an ended job cannot take 409; the app maps them.
  */
 import { Hono } from "hono";
-import { parseCursor, parseLimit } from "../core/feed/index.ts";
-import { jobCreateRequest, jobJson, jobSeedsRequest } from "../core/jobs/index.ts";
-import type { PageFeed } from "../core/ports/index.ts";
-import type { JobService, JobView } from "./jobs.ts";
-import { parseJsonBody } from "./validate.ts";
+import { parseCursor, parseLimit } from "../../core/feed/index.ts";
+import { jobCreateRequest, jobJson, jobSeedsRequest, type JobService, type JobView } from "../../core/jobs/index.ts";
+import type { PageFeed } from "../../core/ports/index.ts";
+import { parseJsonBody } from "./json-api.ts";
 
 export function jobRoutes(jobs: JobService, feed: PageFeed, maxSeeds: number): Hono {
   const app = new Hono();

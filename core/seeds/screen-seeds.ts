@@ -1,0 +1,46 @@
+/**
+ * Which seeds of one add-seeds request are taken, pure: each URL normalized (core/url), a repeat within the
+ * request rejected as a duplicate, a host the address policy refuses (an internal address, a local name:
+ * core/net, the frontier's admission check) rejected with that policy's reason. The taken ones are seeds
+ * of `job` (its number; 0, `default`, is carried as none). The cluster publishes them to the partitions'
+ * streams (coordinator/seeds.ts), `crawl` admits them into its frontier (embedded/jobs.ts); both answer
+ * `{accepted, rejected}` alike.
+ */
+import type { DiscoveredUrl } from "../model/index.ts";
+import { type AddressPolicy, describeRefusal } from "../net/index.ts";
+import { hostKeyOf, normalizeUrl } from "../url/index.ts";
+
+export interface RejectedSeed {
+  url: string;
+  reason: string;
+}
+
+export function screenSeeds(
+  urls: readonly string[],
+  addresses: AddressPolicy,
+  job: number,
+): { accepted: DiscoveredUrl[]; rejected: RejectedSeed[] } {
+  const rejected: RejectedSeed[] = [];
+  const accepted: DiscoveredUrl[] = [];
+  const seen = new Set<string>();
+  for (const input of urls) {
+    const n = normalizeUrl(input);
+    if (!n.ok) {
+      rejected.push({ url: input, reason: n.reason });
+      continue;
+    }
+    if (seen.has(n.url)) {
+      rejected.push({ url: input, reason: `duplicate: same as an earlier URL in this request (${n.url})` });
+      continue;
+    }
+    const host = hostKeyOf(n.url);
+    const refusal = addresses.checkHost(host);
+    if (refusal) {
+      rejected.push({ url: input, reason: `refused-address: ${refusal.reason}: ${describeRefusal(refusal)}` });
+      continue;
+    }
+    seen.add(n.url);
+    accepted.push({ url: n.url, host, depth: 0, redirectHops: 0, isSeed: true, ...(job !== 0 && { job }) });
+  }
+  return { accepted, rejected };
+}

@@ -1,0 +1,200 @@
+/**
+ * Crawl jobs and the feed of fetched pages on `crawl --http`, end to end: two jobs created over HTTP with
+ * overlapping hosts and different page limits crawl beside the command line's seeds (job `default`); each
+ * ends `done`/`max-pages` within its limit (one fetch in flight: the one process ends a job before its next
+ * task, embedded/jobs.ts), the test web's own log of page requests is exactly the feed's records of all
+ * jobs (one record per page result, each job's in order, the same paged by any limit), and a restart of
+ * `crawl` on the same directory answers the same jobs (default still paused: the web sees nothing more)
+ * and the same feed. Politeness across the jobs is
+ * judged on the test web's log by the harness after the test.
+ */
+import { describe, expect, test } from "bun:test";
+import type { PageRecord } from "../../../core/feed/index.ts";
+import { crawlArgs, expectCleanExit, interrupt, pageRequests, urlOf, useHarness, waitFor, type CrawlRun } from "./harness.ts";
+
+const h = useHarness();
+
+interface JobJson {
+  id: string;
+  state: string;
+  reason: string | null;
+  pages: number;
+  errors: number;
+  queued: number;
+  maxPages: number;
+}
+
+async function httpBase(run: CrawlRun): Promise<string> {
+  let base = "";
+  await waitFor(
+    () => {
+      base = /"dashboard":"(http:\/\/127\.0\.0\.1:\d+)\/dashboard"/.exec(run.stderr())?.[1] ?? "";
+      return base !== "";
+    },
+    { timeoutMs: 30_000, what: "crawl to log its HTTP address", run },
+  );
+  return base;
+}
+
+async function call(base: string, method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: any }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+  });
+  return { status: res.status, json: await res.json() };
+}
+
+async function jobs(base: string): Promise<Record<string, JobJson>> {
+  const { json } = await call(base, "GET", "/v1/jobs");
+  return Object.fromEntries((json.jobs as JobJson[]).map((j) => [j.id, j]));
+}
+
+/** Every record of a job's feed, paged `limit` at a time from the start. */
+async function feedOf(base: string, job: string, limit: number): Promise<PageRecord[]> {
+  const all: PageRecord[] = [];
+  let after = "";
+  for (;;) {
+    const { status, json } = await call(base, "GET", `/v1/jobs/${job}/pages?limit=${limit}${after && `&after=${after}`}`);
+    expect(status).toBe(200);
+    if (json.records.length === 0) {
+      expect(json.next).toBe(after || "0");
+      return all;
+    }
+    for (const r of json.records as PageRecord[]) all.push(r);
+    after = json.next;
+  }
+}
+
+describe("crawl --http: crawl jobs and their feed", () => {
+  test("two jobs on shared hosts end at their page limits; the feed holds one record per page result the web saw; both survive a restart", async () => {
+    const web = await h.web({ hosts: 3, pagesPerHost: 300 });
+    const out = h.tempDir();
+    // site2.test (job default) keeps the crawl busy while the jobs run and after they end.
+    const argv = crawlArgs(web, [web.url("site2.test")], out, [
+      "--http",
+      "127.0.0.1:0",
+      "--continuous",
+      "--max-in-flight",
+      "1",
+      "--scope",
+      "host",
+      "--sitemaps",
+      "off",
+    ]);
+    const run = h.crawl(argv, { out });
+    const base = await httpBase(run);
+    // Job default (the command line's seed) is paused at once: what the web sees next is the two jobs'.
+    expect((await call(base, "POST", "/v1/jobs/default/pause")).json.state).toBe("paused");
+    const limits = { news: 12, blogs: 7 };
+    const a = await call(base, "POST", "/v1/jobs", {
+      id: "news",
+      seeds: [web.url("site0.test"), web.url("site1.test")],
+      scope: "host",
+      maxPages: limits.news,
+    });
+    expect([a.status, a.json.seeds]).toEqual([201, { accepted: 2, rejected: [] }]);
+    const b = await call(base, "POST", "/v1/jobs", {
+      id: "blogs",
+      seeds: [web.url("site1.test", "/page/150"), web.url("site0.test", "/page/200")],
+      scope: "host",
+      maxPages: limits.blogs,
+      weight: 2,
+    });
+    expect([b.status, b.json.number]).toEqual([201, 2]);
+    let shown: Record<string, JobJson> = {};
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      shown = await jobs(base);
+      if (shown.news?.state === "done" && shown.blogs?.state === "done") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    for (const id of ["news", "blogs"] as const) {
+      expect({ id, state: shown[id]!.state, reason: shown[id]!.reason }).toEqual({ id, state: "done", reason: "max-pages" });
+      expect({ id, withinLimit: shown[id]!.pages <= limits[id], pages: shown[id]!.pages }).toEqual({
+        id,
+        withinLimit: true,
+        pages: limits[id],
+      });
+    }
+
+    // Nothing runs once both ended (default is paused): the web's log is final, and it is exactly the feed's
+    // records of the three jobs, one per page result.
+    const seenByWeb = pageRequests(web).map(urlOf);
+    const feeds = {
+      news: await feedOf(base, "news", 5),
+      blogs: await feedOf(base, "blogs", 3),
+      default: await feedOf(base, "default", 1000),
+    };
+    expect(feeds.news.length).toBe(shown.news!.pages);
+    expect(feeds.blogs.length).toBe(shown.blogs!.pages);
+    expect(feeds.news.every((r) => r.job === "news" && r.status === 200 && r.outcome === "fetched" && r.warc !== null)).toBe(true);
+    expect(feeds.blogs.every((r) => r.job === "blogs" && ["site0.test", "site1.test"].includes(new URL(r.url).host))).toBe(true);
+    expect(feeds.default.length).toBeLessThanOrEqual(1);
+    const fed = [...feeds.news, ...feeds.blogs, ...feeds.default].map((r) => r.url);
+    expect(fed.toSorted()).toEqual(seenByWeb.toSorted());
+    // The same records whatever the page size.
+    expect(await feedOf(base, "news", 1000)).toEqual(feeds.news);
+
+    // Restarted on the same --out: the same jobs (ended, counted) and the same feed.
+    expectCleanExit((await interrupt(run)).exit);
+    const again = h.crawl(argv, { out });
+    const base2 = await httpBase(again);
+    const after = await jobs(base2);
+    for (const id of ["news", "blogs"] as const) {
+      expect({ id, ...pick(after[id]!) }).toEqual({ id, ...pick(shown[id]!) });
+      expect(await feedOf(base2, id, 4)).toEqual(feeds[id]);
+    }
+    expect(after.default!.state).toBe("paused");
+    expect(pageRequests(web).length).toBe(seenByWeb.length);
+    const late = await call(base2, "POST", "/v1/jobs/news/seeds", { urls: [web.url("site0.test", "/page/3")] });
+    expect([late.status, late.json.error.code]).toEqual([409, "failed_precondition"]);
+    // Bad input over the real listener: the admin API's answers (tests/contract/job-routes.contract.test.ts has them all).
+    expect((await call(base2, "GET", "/v1/jobs/nope/pages")).status).toBe(404);
+    expect((await call(base2, "GET", "/v1/jobs/news/pages?limit=-1")).status).toBe(400);
+    const huge = await fetch(`${base2}/v1/jobs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ id: "huge", seeds: [`https://example.com/${"x".repeat(10 * 1024 * 1024)}`] }),
+    });
+    expect([huge.status, ((await huge.json()) as any).error.code]).toEqual([413, "payload_too_large"]);
+    expect((await call(base2, "GET", "/v1/jobs/huge")).status).toBe(404);
+    expectCleanExit((await interrupt(again)).exit);
+  }, 120_000);
+  test("--job: the command line's seeds belong to that job (created when new), its pages are its feed's; an ended job refuses them (exit 2)", async () => {
+    const web = await h.web({ hosts: 1, pagesPerHost: 6, linksPerPage: 3 });
+    const out = h.tempDir();
+    const argv = crawlArgs(web, [web.url("site0.test")], out, [
+      "--job",
+      "site-a",
+      "--http",
+      "127.0.0.1:0",
+      "--continuous",
+      "--sitemaps",
+      "off",
+    ]);
+    const run = h.crawl(argv, { out });
+    const base = await httpBase(run);
+    let site: JobJson | undefined;
+    await waitFor(() => pageRequests(web).length >= 6, { timeoutMs: 60_000, what: "site0.test's 6 pages fetched", run });
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      site = (await jobs(base))["site-a"];
+      if (site?.pages === pageRequests(web).length && site.queued === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(site).toMatchObject({ state: "running", maxPages: 0, pages: pageRequests(web).length });
+    expect((await jobs(base)).default).toMatchObject({ pages: 0 });
+    const fed = await feedOf(base, "site-a", 100);
+    expect(fed.map((r) => r.url).toSorted()).toEqual(pageRequests(web).map(urlOf).toSorted());
+    expect((await call(base, "POST", "/v1/jobs/site-a/cancel")).json.state).toBe("cancelled");
+    expectCleanExit((await interrupt(run)).exit);
+
+    const again = await h.crawl(argv, { out }).waitExit(30_000);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain("--job site-a: the job has ended (cancelled)");
+  }, 120_000);
+});
+
+function pick(j: JobJson) {
+  return { state: j.state, reason: j.reason, pages: j.pages, errors: j.errors, maxPages: j.maxPages };
+}
