@@ -23,6 +23,7 @@ import {
 } from "../core/jobs/index.ts";
 import type { ClusterState } from "../core/ports/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
+import type { BudgetKeeper } from "./job-budgets.ts";
 import type { Membership } from "./membership.ts";
 import type { SeedOutcome, SeedPublisher } from "./seeds.ts";
 
@@ -37,6 +38,8 @@ export interface JobServiceOptions {
   membership: Pick<Membership, "view">;
   seeds: Pick<SeedPublisher, "add">;
   now: () => number;
+  /** The jobs' page budgets (job-budgets.ts): a job whose budget is spent ends `max-pages`. Absent: by the count alone. */
+  budgets?: Pick<BudgetKeeper, "spentOut">;
 }
 
 /** Compare-and-set tries before a change gives up (another write to the same job each time). */
@@ -99,8 +102,9 @@ export class JobService {
    * nodes' page results reach maxPages, `max-duration` once maxDuration has passed since the start,
    * `finished` once a running job with page results has nothing queued at two ticks in a row (a URL in flight
    * is still queued: its row leaves with its result). Frontier nodes hear the record and hold the job's
-   * URLs back. The page count arrives with the nodes' heartbeats, so a job may end a heartbeat's worth of
-   * its fetches past maxPages (docs/architecture.md, "Crawl jobs"). Returns the jobs ended.
+   * URLs back. With page budgets (job-budgets.ts) a job never gets more page tasks than maxPages, and one whose
+   * budget is spent ends `max-pages` once its count settles (docs/architecture.md, "Crawl jobs"). Returns the
+   * jobs ended.
    */
   async endDue(): Promise<JobRecord[]> {
     const [jobs, counts] = await Promise.all([this.opts.state.listJobs(), this.counts()]);
@@ -111,6 +115,7 @@ export class JobService {
       if (job.id === DEFAULT_JOB_ID || isEnded(job)) continue;
       const c = counts.get(job.number) ?? zero();
       let reason = limitReached(job, c, now);
+      if (!reason && job.state === "running" && (await this.opts.budgets?.spentOut(job, c.pages, now))) reason = "max-pages";
       if (!reason && job.state === "running" && c.pages > 0 && c.queued === 0) {
         emptyNow.add(job.id);
         if (this.emptyBefore.has(job.id)) reason = "finished";

@@ -18,13 +18,13 @@
 import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
-import { CLUSTER_BUCKET } from "../../core/cluster/index.ts";
+import { CLUSTER_BUCKET, keys } from "../../core/cluster/index.ts";
 import { UnavailableError } from "../../core/errors/index.ts";
 import { grantOf } from "../../core/jobs/index.ts";
 import type { JobBudget } from "../../core/ports/index.ts";
 import { isWrongLastSequence } from "./errors.ts";
 
-const PREFIX = "budgets";
+const PREFIX = keys.budgetPrefix.slice(0, -1);
 /** Compare-and-set tries before a call gives up (another writer won each time). */
 const CAS_TRIES = 50;
 
