@@ -9,12 +9,13 @@ import { LocalBloomSeenSet } from "../../adapters/memory/index.ts";
 import { DEFAULT_POLICY } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import { hostKeyOf } from "../../core/url/index.ts";
+import { partitionOf } from "../../core/ring/index.ts";
 import { Frontier } from "./frontier.ts";
 import { FrontierStore } from "./store/frontier-store.ts";
 
 const T0 = Date.UTC(2026, 11, 4, 12, 0, 0);
 
-function open(store: FrontierStore, clock: { now: number }, warmHosts?: number): Frontier {
+function open(store: FrontierStore, clock: { now: number }, warmHosts?: number, serving?: number[]): Frontier {
   let n = 0;
   const frontier = new Frontier({
     store,
@@ -25,6 +26,7 @@ function open(store: FrontierStore, clock: { now: number }, warmHosts?: number):
     now: () => clock.now,
     newTaskId: () => `t${clock.now}-${n++}`,
     ...(warmHosts !== undefined ? { warmHosts } : {}),
+    ...(serving !== undefined ? { serving } : {}),
   });
   // The job records, as the node's watch gives them after a start.
   frontier.setJob({ number: 1, state: "running", weight: 1 });
@@ -90,6 +92,15 @@ describe("job turns of hosts loaded from the store", () => {
   test("jobs - after a restart a host's jobs take weighted turns at once, learned from its queue rows", async () => {
     const { store, clock } = await firstRun(["a.test"]);
     const order = await crawl(open(store, clock), clock);
+    expect(order["a.test"]).toEqual(WEIGHTED);
+  });
+
+  test("jobs - a partition taken on later (a ring change, a handoff) loads its hosts with their jobs' turns", async () => {
+    const { store, clock } = await firstRun(["a.test", "b.test"]);
+    const frontier = open(store, clock, undefined, []);
+    expect(await crawl(frontier, clock)).toEqual({});
+    frontier.setServing([partitionOf("a.test", 16)]);
+    const order = await crawl(frontier, clock);
     expect(order["a.test"]).toEqual(WEIGHTED);
   });
 

@@ -94,8 +94,13 @@ function prepare(db: Database) {
     hostJobs: db.query<{ host: string; job: number; n: number }, []>(
       "SELECT host, job, COUNT(*) AS n FROM queue INDEXED BY queue_job WHERE job != 0 GROUP BY host, job",
     ),
-    hostJobsIn: db.query<{ host: string; job: number; n: number }, [partition: number]>(
-      "SELECT host, job, COUNT(*) AS n FROM queue INDEXED BY queue_job WHERE job != 0 AND partition = ? GROUP BY host, job",
+    // For one partition: the jobs present, one seek each (the index is (job, partition)), then that job's
+    // rows of the partition alone, so a partition's load reads its own job rows, not the store's.
+    nextJob: db.query<{ job: number }, [after: number]>(
+      "SELECT job FROM queue INDEXED BY queue_job WHERE job > ? AND job != 0 ORDER BY job LIMIT 1",
+    ),
+    hostsOfJobIn: db.query<{ host: string; n: number }, [job: number, partition: number]>(
+      "SELECT host, COUNT(*) AS n FROM queue INDEXED BY queue_job WHERE job = ? AND job != 0 AND partition = ? GROUP BY host",
     ),
     anyJobRow: db.query<{ x: 1 }, []>("SELECT 1 AS x FROM queue INDEXED BY queue_job WHERE job != 0 LIMIT 1"),
     // The jobs among one host's first rows (in its key order): a bounded walk.
@@ -254,7 +259,11 @@ export class QueueTable {
    */
   jobsByHost(partition?: number): Map<string, Map<number, number>> {
     const out = new Map<string, Map<number, number>>();
-    const rows = partition === undefined ? this.s.hostJobs.all() : this.s.hostJobsIn.all(partition);
+    const rows: Array<{ host: string; job: number; n: number }> = [];
+    if (partition === undefined) rows.push(...this.s.hostJobs.all());
+    else
+      for (let job = this.s.nextJob.get(0)?.job; job !== undefined; job = this.s.nextJob.get(job)?.job)
+        for (const r of this.s.hostsOfJobIn.all(job, partition)) rows.push({ ...r, job });
     for (const row of rows) {
       let jobs = out.get(row.host);
       if (!jobs) out.set(row.host, (jobs = new Map()));
