@@ -259,8 +259,8 @@ export class QueueTable {
    */
   jobsByHost(partition?: number): Map<string, Map<number, number>> {
     const out = new Map<string, Map<number, number>>();
-    const rows: Array<{ host: string; job: number; n: number }> = [];
-    if (partition === undefined) rows.push(...this.s.hostJobs.all());
+    let rows: Array<{ host: string; job: number; n: number }> = [];
+    if (partition === undefined) rows = this.s.hostJobs.all();
     else
       for (let job = this.s.nextJob.get(0)?.job; job !== undefined; job = this.s.nextJob.get(job)?.job)
         for (const r of this.s.hostsOfJobIn.all(job, partition)) rows.push({ ...r, job });
