@@ -6,7 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { MemoryJobBudget } from "../adapters/memory/index.ts";
 import type { NodeRecord } from "../core/cluster/index.ts";
 import type { JobRecord } from "../core/jobs/index.ts";
-import { BudgetKeeper, SETTLE_MS } from "./job-budgets.ts";
+import { BudgetKeeper, RECLAIM_EVERY_MS, SETTLE_MS } from "./job-budgets.ts";
 import type { Member, MemberState } from "./membership.ts";
 
 const member = (id: string, state: MemberState, role: NodeRecord["role"] = "frontier"): Member =>
@@ -23,14 +23,28 @@ describe("coordinator page budgets", () => {
       await budget.settle(1, holder, 4);
     }
     const keeper = new BudgetKeeper(budget);
-    const reclaimed = await keeper.reclaimLost([member("live", "live"), member("draining", "draining"), member("dead", "dead")]);
+    const reclaimed = await keeper.reclaimLost([member("live", "live"), member("draining", "draining"), member("dead", "dead")], 0);
     expect(Object.fromEntries(reclaimed)).toEqual({ dead: 6, gone: 6 });
     expect(await budget.read(1)).toEqual({ maxPages: 100, left: 72, held: 12 });
     expect((await budget.holders()).sort()).toEqual(["draining", "live"]);
     // A fetch node of the same id is no frontier: it holds nothing anyway, and does not keep a holder's custody.
-    expect(Object.fromEntries(await keeper.reclaimLost([member("live", "live", "fetcher"), member("draining", "live")]))).toEqual({
+    expect(Object.fromEntries(await keeper.reclaimLost([member("live", "live", "fetcher"), member("draining", "live")], 1))).toEqual({
       live: 6,
     });
+  });
+
+  test("budgets - the holders are listed again when the live frontier nodes change, else every RECLAIM_EVERY_MS", async () => {
+    const budget = new MemoryJobBudget();
+    const keeper = new BudgetKeeper(budget);
+    const members = [member("a", "live")];
+    expect(await keeper.reclaimLost(members, 0)).toEqual(new Map());
+    // A holder that no member names appears (its record already gone): the live nodes did not change.
+    await budget.take(1, 10, "b", () => 4);
+    expect(await keeper.reclaimLost(members, 1_000)).toEqual(new Map());
+    expect(await keeper.reclaimLost(members, RECLAIM_EVERY_MS)).toEqual(new Map([["b", 4]]));
+    // A live node found dead: looked at at once.
+    await budget.take(1, 10, "a", () => 3);
+    expect(await keeper.reclaimLost([member("a", "dead")], RECLAIM_EVERY_MS + 1)).toEqual(new Map([["a", 3]]));
   });
 
   test("budgets - a job ends once its budget is spent and its page count has not moved for SETTLE_MS", async () => {

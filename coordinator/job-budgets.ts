@@ -19,17 +19,31 @@ import type { Member } from "./membership.ts";
 /** How long a spent job's page count must stay still before it ends: a heartbeat's recount (5 s) and more. */
 export const SETTLE_MS = 10_000;
 
+/** How often the holders are listed when the live frontier nodes have not changed (a missed reclaim is retried). */
+export const RECLAIM_EVERY_MS = 30_000;
+
 export class BudgetKeeper {
   /** Spent jobs by number: their page count when first seen spent, and since when it has not moved. */
   private readonly spentSince = new Map<number, { pages: number; since: number }>();
+  /** The live frontier nodes at the last look for lost holders, and when it was. */
+  private lastLive = "";
+  private lastLookAt = -Infinity;
 
   constructor(private readonly budget: JobBudget) {}
 
-  /** Reclaims the custody of every holder that is not a live frontier member; returns the units returned per holder. */
-  async reclaimLost(members: readonly Member[]): Promise<Map<string, number>> {
+  /**
+   * Reclaims the custody of every holder that is not a live frontier member; returns the units returned per
+   * holder. Looks (lists the holders) when the live frontier nodes changed since the last look, else at most
+   * every RECLAIM_EVERY_MS: the list reads every custody record.
+   */
+  async reclaimLost(members: readonly Member[], now: number): Promise<Map<string, number>> {
     const live = new Set(
       members.filter((m) => m.record.role === "frontier" && (m.state === "live" || m.state === "draining")).map((m) => m.record.id),
     );
+    const liveKey = [...live].sort().join(",");
+    if (liveKey === this.lastLive && now - this.lastLookAt < RECLAIM_EVERY_MS) return new Map();
+    this.lastLive = liveKey;
+    this.lastLookAt = now;
     const reclaimed = new Map<string, number>();
     for (const holder of await this.budget.holders()) {
       if (live.has(holder)) continue;

@@ -244,7 +244,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
         if (rebalancer.isLeader) for (const job of await services.jobs.endDue()) log.info("job ended", { job: job.id, reason: job.reason });
         // A frontier node gone for good leaves its unspent page budgets to the others.
         if (rebalancer.isLeader)
-          for (const [holder, units] of await budgets.reclaimLost((await membership.view()).members))
+          for (const [holder, units] of await budgets.reclaimLost((await membership.view()).members, now()))
             log.info("reclaimed the page budgets of a frontier node no longer live", { node: holder, units });
       },
       onError: (error) => log.error("coordinator loop step failed; retrying at the next heartbeat", errorFields(error)),
