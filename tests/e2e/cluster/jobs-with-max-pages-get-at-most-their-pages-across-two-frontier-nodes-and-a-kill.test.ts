@@ -94,13 +94,18 @@ async function waitForBothEnded(c: Coordinator, web: TestWeb, roles: Roles): Pro
 }
 
 /** The judgement both tests share (see the module comment). */
-async function judge(c: Coordinator, web: TestWeb, roles: Roles, warcRoot: string, opts: { fetchedTwice: number }): Promise<void> {
+/**
+ * `fault`: a node was killed. Then a page in flight may be fetched twice (one a host at most), each fetch a
+ * result, a unit and a feed record of its own, and a result given to the feed whose batch never committed
+ * stays there uncounted (docs/architecture.md, "The feed"): the feed is then judged as a bound, not as the count.
+ */
+async function judge(c: Coordinator, web: TestWeb, roles: Roles, warcRoot: string, opts: { fault: boolean }): Promise<void> {
   const byId = await waitForBothEnded(c, web, roles);
   const pages = pageRequests(web);
   // A page is fetched twice only when it was in flight at a fault: at most one a host then.
   const twice = repeated(pages);
   expect(Object.values(twice).every((n) => n === 2)).toBe(true);
-  expect(Object.keys(twice).length).toBeLessThanOrEqual(opts.fetchedTwice);
+  expect(Object.keys(twice).length).toBeLessThanOrEqual(opts.fault ? HOSTS.length : 0);
   const served = new Set(pages.map(urlOf));
   const feedUrls: string[] = [];
   for (const id of ["small", "large"] as const) {
@@ -108,11 +113,15 @@ async function judge(c: Coordinator, web: TestWeb, roles: Roles, warcRoot: strin
     // Never past the limit, by the feed and by the web's log (each record is one URL the web served).
     expect(records.length).toBeLessThanOrEqual(LIMITS[id]);
     expect(records.every((r) => r.job === id && served.has(r.url))).toBe(true);
-    await waitUntil(async () => (await c.adminJson<JobView>(`/v1/jobs/${id}`)).pages === records.length, {
-      timeoutMs: 15_000,
-      what: `job ${id}'s pages to equal its feed records`,
-      procs: roles.procs(),
-    });
+    const counted = async () => (await c.adminJson<JobView>(`/v1/jobs/${id}`)).pages;
+    if (opts.fault) expect(await counted()).toBeLessThanOrEqual(LIMITS[id]);
+    else
+      await waitUntil(async () => (await counted()) === records.length, {
+        timeoutMs: 15_000,
+        what: `job ${id}'s pages to equal its feed records`,
+        procs: roles.procs(),
+      });
+    console.log(`job ${id}: maxPages ${LIMITS[id]}, feed records ${records.length}, pages ${await counted()}`);
     expect(byId[id]).toMatchObject({ state: "done", reason: "max-pages" });
     const problems: string[] = [];
     for (const r of records.filter((r) => r.outcome === "fetched")) {
@@ -123,7 +132,7 @@ async function judge(c: Coordinator, web: TestWeb, roles: Roles, warcRoot: strin
     for (const r of records) feedUrls.push(r.url);
   }
   // Every page the web served belongs to exactly one job's feed: the web saw at most 40 + 90 pages.
-  expect(new Set(feedUrls).size).toBe(feedUrls.length);
+  if (!opts.fault) expect(new Set(feedUrls).size).toBe(feedUrls.length);
   expect(new Set(feedUrls)).toEqual(served);
   expect(served.size).toBeLessThanOrEqual(LIMITS.small + LIMITS.large);
   expect(web.violations({ minGapMs: GAP_MS, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
@@ -147,7 +156,7 @@ describe("cluster: crawl jobs with maxPages", () => {
       new Set(HOSTS.slice(0, 3).map((h) => ownerOf(ring, h))).size + new Set(HOSTS.slice(3).map((h) => ownerOf(ring, h))).size,
     ).toBeGreaterThan(2);
     await createJobs(c, web);
-    await judge(c, web, roles, warcRoot, { fetchedTwice: 0 });
+    await judge(c, web, roles, warcRoot, { fault: false });
     // Without faults no unit is lost: each job gets exactly its limit.
     for (const id of ["small", "large"] as const) expect((await readFeed(c, id)).length).toBe(LIMITS[id]);
   }, 240_000);
@@ -175,7 +184,7 @@ describe("cluster: crawl jobs with maxPages", () => {
       procs: roles.procs().filter((p) => p !== victim),
     });
     await roles.startFrontier(VICTIM);
-    await judge(c, web, roles, warcRoot, { fetchedTwice: HOSTS.length });
+    await judge(c, web, roles, warcRoot, { fault: true });
     // The budget the dead node held unspent went back to the pool for the live one.
     expect(c.proc.output()).toMatch(/reclaimed the page budgets of a frontier node no longer live.*frontier-1/);
   }, 240_000);
