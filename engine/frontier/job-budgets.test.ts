@@ -15,11 +15,11 @@ import { FrontierStore } from "./store/frontier-store.ts";
 
 const T0 = Date.UTC(2026, 11, 4, 12, 0, 0);
 
-function setup(budget = new MemoryJobBudget(), holder = "node-a") {
+function setup(budget = new MemoryJobBudget(), holder = "node-a", store = FrontierStore.open(":memory:")) {
   const clock = { now: T0 };
   let n = 0;
   const frontier = new Frontier({
-    store: FrontierStore.open(":memory:"),
+    store,
     seen: LocalBloomSeenSet.open(undefined, 10_000),
     policy: { ...DEFAULT_POLICY, sitemaps: "off", minGapMs: 0, gapMarginMs: 0 },
     partitions: 16,
@@ -103,6 +103,24 @@ describe("frontier page budgets", () => {
     await b.frontier.addSeeds([...seeds("b1.test", 30, 3), ...seeds("b2.test", 30, 3)]);
     const [sa, sb] = await Promise.all([crawl(a.frontier, a.clock), crawl(b.frontier, b.clock)]);
     expect(sa.length + sb.length).toBe(25);
+  });
+
+  test("budgets - a frontier restarted with its holder name spends on the custody it held (none lost, none doubled)", async () => {
+    const shared = new MemoryJobBudget();
+    const store = FrontierStore.open(":memory:");
+    const first = setup(shared, "node-a", store);
+    first.frontier.setJob(job(6, 30));
+    await first.frontier.addSeeds([...seeds("a.test", 40, 6), ...seeds("b.test", 40, 6)]);
+    const before = await crawl(first.frontier, first.clock, 8);
+    expect(before.length).toBeGreaterThan(0);
+    expect((await shared.read(6))!.held).toBeGreaterThan(0);
+    // A kill: nothing given back. The next run on the same store and holder name goes on from the custody.
+    const second = setup(shared, "node-a", store);
+    second.clock.now = first.clock.now;
+    second.frontier.setJob(job(6, 30));
+    const after = await crawl(second.frontier, second.clock);
+    expect(before.length + after.length).toBe(30);
+    expect(second.frontier.jobReport(true)["6"]?.pages).toBe(30);
   });
 
   test("budgets - a job whose record was not heard yet gets no page task until it is", async () => {
