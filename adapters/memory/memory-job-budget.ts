@@ -3,7 +3,7 @@
  * it) and tests. Same contract as the cluster's KV records, without the revisions: each call runs to its end
  * before another starts. Costs a map entry per job and one per (job, holder) with custody.
  */
-import { grantOf } from "../../core/jobs/index.ts";
+import { askedCustody } from "../../core/jobs/index.ts";
 import type { JobBudget } from "../../core/ports/index.ts";
 
 interface Pool {
@@ -23,11 +23,11 @@ export class MemoryJobBudget implements JobBudget {
       this.pools.set(job, pool);
     }
     const held = this.heldBy(job, holder);
-    if (held > 0 || pool.left === 0) return { held, left: pool.left };
-    const units = grantOf(chunk, pool.left);
+    const units = Math.min(pool.left, askedCustody(chunk, pool.left) - held);
+    if (units <= 0) return { held, left: pool.left };
     pool.left -= units;
-    this.setHeld(job, holder, units);
-    return { held: units, left: pool.left };
+    this.setHeld(job, holder, held + units);
+    return { held: held + units, left: pool.left };
   }
 
   async settle(job: number, holder: string, spent: number): Promise<number | undefined> {

@@ -20,7 +20,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV, type KvEntry } from "@nats-io/kv";
 import { CLUSTER_BUCKET, keys } from "../../core/cluster/index.ts";
 import { UnavailableError } from "../../core/errors/index.ts";
-import { grantOf } from "../../core/jobs/index.ts";
+import { askedCustody } from "../../core/jobs/index.ts";
 import type { JobBudget } from "../../core/ports/index.ts";
 import { isWrongLastSequence } from "./errors.ts";
 
@@ -60,13 +60,14 @@ export class NatsKvJobBudget implements JobBudget {
       const pool = await this.get<Pool>(poolKey(job));
       const left = pool ? pool.value.left : maxPages;
       const held = custody?.value.units ?? 0;
-      if (held > 0 || left === 0) return { held, left };
-      const units = grantOf(chunk, left);
+      const units = Math.min(left, askedCustody(chunk, left) - held);
+      if (units <= 0) return { held, left };
       if (!(await this.cas(poolKey(job), { maxPages: pool?.value.maxPages ?? maxPages, left: left - units }, pool?.revision ?? 0)))
         continue;
       // The pool paid; the custody is written next, or the units go back (never both kept, never both lost
       // but for a kill right here).
-      if (await this.cas(custodyKey(job, holder), { units }, custody?.revision ?? 0)) return { held: units, left: left - units };
+      if (await this.cas(custodyKey(job, holder), { units: held + units }, custody?.revision ?? 0))
+        return { held: held + units, left: left - units };
       await this.addToPool(job, units);
     }
     throw new UnavailableError(`the page budget of job #${job} kept changing under a take; retry`);

@@ -23,4 +23,4 @@ export { applyAction, end, limitReached, type JobAction } from "./transitions.ts
 export { JOB_SCOPE_FIELDS, checkJobId, jobCreateRequest, jobSeedsRequest } from "./job-request.ts";
 export { jobJson, type JobJson } from "./job-json.ts";
 export { MAX_JOB_LABELS, OTHER_JOBS_LABEL, jobLabels, type LabelledJobCounts } from "./job-labels.ts";
-export { BUDGET_CHUNK_MAX, budgetChunk, grantOf } from "./budget.ts";
+export { BUDGET_CHUNK_MAX, askedCustody, budgetChunk } from "./budget.ts";

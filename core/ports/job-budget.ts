@@ -15,9 +15,10 @@
  */
 export interface JobBudget {
   /**
-   * Tops `holder`'s custody of job `job` up from the pool (made with `maxPages` left when missing): adds
-   * `chunk(left)` units, at most what is left, when the custody is empty. Resolves to the custody after it
-   * (units the holder may spend; 0 when the pool is empty) and what the pool has left.
+   * Tops `holder`'s custody of job `job` up from the pool (made with `maxPages` left when missing) to
+   * `chunk(left)` units (at least 1), as far as what is left allows; a custody already that large is left as
+   * it is. Resolves to the custody after it (units the holder may spend; 0 when it had none and the pool is
+   * empty) and what the pool has left.
    */
   take(job: number, maxPages: number, holder: string, chunk: (left: number) => number): Promise<{ held: number; left: number }>;
 

@@ -10,7 +10,8 @@
  *
  * A job with no budget here is starved in the JobGate (its URLs are held as a paused job's); when a host
  * meets one, `round` takes a chunk (core/jobs budgetChunk: what is left over the live frontier nodes, at
- * most 64). Budget unused for IDLE_RETURN_MS (its URLs moved to another node, or all were fetched) goes
+ * most 64, or twice what it spent the last round when that is more); a job spending here is topped up once
+ * half its chunk is gone, before it starves. Budget unused for IDLE_RETURN_MS (its URLs moved to another node, or all were fetched) goes
  * back to the pool, so no node sits on pages another could fetch, and a stop gives back what is left.
  *
  * Every unit spent is a page result counted at most once (result-effects.ts counts each page or media
@@ -23,7 +24,7 @@
  * numbers here; one store write per dispatch round that spent units of it, and one take per chunk.
  */
 import type { JobRecord } from "../../core/jobs/index.ts";
-import { budgetChunk } from "../../core/jobs/index.ts";
+import { BUDGET_CHUNK_MAX, budgetChunk } from "../../core/jobs/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
 import type { JobBudget, Log } from "../../core/ports/index.ts";
 import type { JobGate } from "./job-gate.ts";
@@ -48,8 +49,8 @@ interface Local {
   /** Tasks handed out since the last settle, each a unit of `held`. */
   pending: FetchTask[];
   lastSpentAt: number;
-  /** The pool was empty at the last take. */
-  exhausted: boolean;
+  /** Units settled at the last round: the demand a take sizes its chunk by. */
+  spentLastRound: number;
 }
 
 export class JobBudgets {
@@ -69,7 +70,7 @@ export class JobBudgets {
     }
     const local = this.jobs.get(job.number);
     if (!local) {
-      this.jobs.set(job.number, { maxPages: job.maxPages, held: 0, pending: [], lastSpentAt: this.opts.now(), exhausted: false });
+      this.jobs.set(job.number, { maxPages: job.maxPages, held: 0, pending: [], lastSpentAt: this.opts.now(), spentLastRound: 0 });
       this.gate.setStarved(job.number, true);
     }
   }
@@ -110,8 +111,13 @@ export class JobBudgets {
     const wanted = this.gate.takeWanted();
     await Promise.all(
       [...this.jobs].map(async ([job, local]) => {
+        local.spentLastRound = local.pending.length;
         if (local.pending.length > 0) await this.settle(job, local, refused);
-        if (local.held === 0 && wanted.has(job) && this.gate.isRunning(job)) await this.take(job, local);
+        // Taken when a host met the job starved, or before it starves: a job spending tasks here is topped up
+        // once half its chunk is gone, so its hosts are not held while the take is on its way.
+        const demand = 2 * local.spentLastRound;
+        const low = local.held * 2 < Math.max(BUDGET_CHUNK_MAX, demand);
+        if (low && (wanted.has(job) || local.spentLastRound > 0) && this.gate.isRunning(job)) await this.take(job, local, demand);
         else if (local.held > 0 && this.opts.now() - local.lastSpentAt >= IDLE_RETURN_MS) await this.giveBack(job, local);
         this.gate.setStarved(job, local.held - local.pending.length <= 0);
       }),
@@ -155,12 +161,11 @@ export class JobBudgets {
     for (const t of tasks) refused.push(t);
   }
 
-  private async take(job: number, local: Local): Promise<void> {
+  private async take(job: number, local: Local, demand: number): Promise<void> {
     try {
       const holders = Math.max(1, this.opts.holders?.() ?? 1);
-      const { held, left } = await this.opts.budget.take(job, local.maxPages, this.opts.holder, (l) => budgetChunk(l, holders));
+      const { held } = await this.opts.budget.take(job, local.maxPages, this.opts.holder, (l) => budgetChunk(l, holders, demand));
       local.held = held;
-      local.exhausted = held === 0 && left === 0;
       local.lastSpentAt = this.opts.now();
     } catch (error) {
       this.opts.log?.warn("could not take page budget; the job's tasks wait here", { job, error: String(error) });

@@ -59,13 +59,15 @@ for (const impl of implementations) {
     beforeAll(() => impl.setup());
     afterAll(() => impl.teardown());
 
-    test("budget - a take grants a chunk from a pool made with maxPages, and tops up only an empty custody", async () => {
+    test("budget - a take tops the custody up to the chunk from a pool made with maxPages", async () => {
       const [a] = await impl.make();
       expect(await a.read(7)).toBeUndefined();
       expect(await a.take(7, 100, "node-a", (left) => left / 4)).toEqual({ held: 25, left: 75 });
-      // Custody left: nothing more is taken until it is spent.
+      // A custody as large as the chunk asked is left as it is; a larger chunk tops it up.
       expect(await a.take(7, 100, "node-a", chunkOf(10))).toEqual({ held: 25, left: 75 });
-      expect(await a.read(7)).toEqual({ maxPages: 100, left: 75, held: 25 });
+      expect(await a.settle(7, "node-a", 20)).toBe(5);
+      expect(await a.take(7, 100, "node-a", chunkOf(40))).toEqual({ held: 40, left: 40 });
+      expect(await a.read(7)).toEqual({ maxPages: 100, left: 40, held: 40 });
     });
 
     test("budget - a chunk is at least 1 and at most what is left", async () => {
