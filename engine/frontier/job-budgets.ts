@@ -51,6 +51,8 @@ interface Local {
   lastSpentAt: number;
   /** Units settled at the last round: the demand a take sizes its chunk by. */
   spentLastRound: number;
+  /** The pool was empty at the last take: no top-up is asked for until the custody runs out. */
+  poolEmpty: boolean;
 }
 
 export class JobBudgets {
@@ -70,7 +72,14 @@ export class JobBudgets {
     }
     const local = this.jobs.get(job.number);
     if (!local) {
-      this.jobs.set(job.number, { maxPages: job.maxPages, held: 0, pending: [], lastSpentAt: this.opts.now(), spentLastRound: 0 });
+      this.jobs.set(job.number, {
+        maxPages: job.maxPages,
+        held: 0,
+        pending: [],
+        lastSpentAt: this.opts.now(),
+        spentLastRound: 0,
+        poolEmpty: false,
+      });
       this.gate.setStarved(job.number, true);
     }
   }
@@ -95,12 +104,6 @@ export class JobBudgets {
     if (local.held - local.pending.length <= 0) this.gate.setStarved(task.job!, true);
   }
 
-  /** Whether units were spent and not yet settled (the caller must await `round` before sending tasks out). */
-  get unsettled(): boolean {
-    for (const local of this.jobs.values()) if (local.pending.length > 0) return true;
-    return false;
-  }
-
   /**
    * Settles what was spent, takes chunks for wanted starved jobs, gives back idle budget. Resolves to the
    * tasks whose units could not be recorded: they must not be sent (give them back to their hosts).
@@ -116,7 +119,7 @@ export class JobBudgets {
         // Taken when a host met the job starved, or before it starves: a job spending tasks here is topped up
         // once half its chunk is gone, so its hosts are not held while the take is on its way.
         const demand = 2 * local.spentLastRound;
-        const low = local.held * 2 < Math.max(BUDGET_CHUNK_MAX, demand);
+        const low = local.held === 0 || (!local.poolEmpty && local.held * 2 < Math.max(BUDGET_CHUNK_MAX, demand));
         if (low && (wanted.has(job) || local.spentLastRound > 0) && this.gate.isRunning(job)) await this.take(job, local, demand);
         else if (local.held > 0 && this.opts.now() - local.lastSpentAt >= IDLE_RETURN_MS) await this.giveBack(job, local);
         this.gate.setStarved(job, local.held - local.pending.length <= 0);
@@ -128,12 +131,6 @@ export class JobBudgets {
   /** Gives every unit held here back to the pools (a clean stop or a drain). */
   async giveBackAll(): Promise<void> {
     await Promise.all([...this.jobs].map(([job, local]) => (local.held > 0 ? this.giveBack(job, local) : undefined)));
-  }
-
-  /** What is held here per job (tests, inspection). */
-  heldOf(job: number): number {
-    const local = this.jobs.get(job);
-    return local ? local.held - local.pending.length : 0;
   }
 
   private async settle(job: number, local: Local, refused: FetchTask[]): Promise<void> {
@@ -164,8 +161,9 @@ export class JobBudgets {
   private async take(job: number, local: Local, demand: number): Promise<void> {
     try {
       const holders = Math.max(1, this.opts.holders?.() ?? 1);
-      const { held } = await this.opts.budget.take(job, local.maxPages, this.opts.holder, (l) => budgetChunk(l, holders, demand));
+      const { held, left } = await this.opts.budget.take(job, local.maxPages, this.opts.holder, (l) => budgetChunk(l, holders, demand));
       local.held = held;
+      local.poolEmpty = left === 0;
       local.lastSpentAt = this.opts.now();
     } catch (error) {
       this.opts.log?.warn("could not take page budget; the job's tasks wait here", { job, error: String(error) });
