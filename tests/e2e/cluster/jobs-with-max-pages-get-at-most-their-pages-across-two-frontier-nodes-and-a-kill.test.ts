@@ -7,7 +7,8 @@
  * (each fetched one names its response record, read back from the fetch node's WARC file), and the admin
  * API (each job ends `done` / `max-pages`); no host is asked impolitely across both jobs.
  * The second test kills a frontier node (SIGKILL) mid-crawl, waits until the coordinator finds it dead
- * (and reclaims its unspent budget), and starts it again with its id and data dir.
+ * (and reclaims its unspent budget), and starts it again with its id and data dir; the third kills the
+ * coordinator holding the lease mid-crawl, and a standby takes over.
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
@@ -16,6 +17,9 @@ import { logClock, type TestWeb } from "../../testweb/index.ts";
 import { ownerOf, pageRequests, repeated, urlOf, useCluster, waitUntil, type Coordinator, type Roles } from "./harness.ts";
 
 const cluster = useCluster();
+
+/** The processes still running (a test's own kill is no failure to watch for). */
+const running = (roles: Roles) => roles.procs().filter((p) => p.exit() === undefined);
 const GAP_MS = 300;
 const LIMITS = { small: 40, large: 90 } as const;
 const HOSTS = Array.from({ length: 6 }, (_, i) => `site${i}.test`);
@@ -80,7 +84,7 @@ async function waitForBothEnded(c: Coordinator, web: TestWeb, roles: Roles): Pro
     {
       timeoutMs: 150_000,
       what: "both jobs to end",
-      procs: roles.procs(),
+      procs: running(roles),
       detail: async () => JSON.stringify(await jobs()),
     },
   );
@@ -88,7 +92,7 @@ async function waitForBothEnded(c: Coordinator, web: TestWeb, roles: Roles): Pro
   await waitUntil(() => logClock() - lastRequest() > 3_000, {
     timeoutMs: 30_000,
     what: "the test web to be quiet",
-    procs: roles.procs(),
+    procs: running(roles),
   });
   return jobs();
 }
@@ -119,7 +123,7 @@ async function judge(c: Coordinator, web: TestWeb, roles: Roles, warcRoot: strin
       await waitUntil(async () => (await counted()) === records.length, {
         timeoutMs: 15_000,
         what: `job ${id}'s pages to equal its feed records`,
-        procs: roles.procs(),
+        procs: running(roles),
       });
     console.log(`job ${id}: maxPages ${LIMITS[id]}, feed records ${records.length}, pages ${await counted()}`);
     expect(byId[id]).toMatchObject({ state: "done", reason: "max-pages" });
@@ -174,18 +178,39 @@ describe("cluster: crawl jobs with maxPages", () => {
     });
     const c = roles.coordinator;
     await createJobs(c, web);
-    await waitUntil(() => pageRequests(web).length >= 30, { timeoutMs: 60_000, what: "30 pages served", procs: roles.procs() });
+    await waitUntil(() => pageRequests(web).length >= 30, { timeoutMs: 60_000, what: "30 pages served", procs: running(roles) });
     const victim = roles.frontiers.get(VICTIM)!;
     victim.signal("SIGKILL");
     expect((await victim.waitExit(10_000)).signal).toBe("SIGKILL");
     await waitUntil(async () => (await c.nodes()).find((n) => n.id === VICTIM)?.state === "dead", {
       timeoutMs: 30_000,
       what: `${VICTIM} to be found dead`,
-      procs: roles.procs().filter((p) => p !== victim),
+      procs: running(roles),
     });
     await roles.startFrontier(VICTIM);
     await judge(c, web, roles, warcRoot, { fault: true });
     // The budget the dead node held unspent went back to the pool for the live one.
     expect(c.proc.output()).toMatch(/reclaimed the page budgets of a frontier node no longer live.*frontier-1/);
+  }, 240_000);
+  test("the same with the coordinator holding the lease killed mid-crawl: the standby ends both jobs at exactly their limits", async () => {
+    const web = await cluster.web({ hosts: HOSTS.length, pagesPerHost: 80, linksPerPage: 6, pageBytes: 1200 });
+    const warcRoot = cluster.tempDir();
+    const roles = await cluster.roles({
+      web,
+      frontiers: ["frontier-1", "frontier-2"],
+      fetchers: ["fetch-1", "fetch-2"],
+      standbyCoordinator: true,
+      frontierArgs: ["--min-gap", `${GAP_MS}ms`],
+      fetcherArgsOf: (id) => ["--warc-dir", join(warcRoot, id)],
+    });
+    await createJobs(roles.coordinator, web);
+    await waitUntil(() => pageRequests(web).length >= 30, { timeoutMs: 60_000, what: "30 pages served", procs: running(roles) });
+    roles.coordinator.proc.signal("SIGKILL");
+    expect((await roles.coordinator.proc.waitExit(10_000)).signal).toBe("SIGKILL");
+    expect(pageRequests(web).length).toBeLessThan(LIMITS.small + LIMITS.large); // mid-crawl
+    // The budgets are in the cluster's bucket and enforced by the frontier nodes: the lease moving changes
+    // nothing; the standby, now holding the lease, ends the jobs.
+    await judge(roles.coordinators!, web, roles, warcRoot, { fault: false });
+    for (const id of ["small", "large"] as const) expect((await readFeed(roles.coordinators!, id)).length).toBe(LIMITS[id]);
   }, 240_000);
 });
