@@ -80,8 +80,11 @@ export class JobBudgets {
         spentLastRound: 0,
         poolEmpty: false,
       });
-      this.gate.setStarved(job.number, true);
     }
+    // Starved matters only while the job runs: a paused or ended one is held by its state (and a job that
+    // ended keeps no host looking again every half second).
+    const held = local ? local.held - local.pending.length : 0;
+    this.gate.setStarved(job.number, this.gate.isRunning(job.number) && held <= 0);
   }
 
   /**
@@ -122,7 +125,7 @@ export class JobBudgets {
         const low = local.held === 0 || (!local.poolEmpty && local.held * 2 < Math.max(BUDGET_CHUNK_MAX, demand));
         if (low && (wanted.has(job) || local.spentLastRound > 0) && this.gate.isRunning(job)) await this.take(job, local, demand);
         else if (local.held > 0 && this.opts.now() - local.lastSpentAt >= IDLE_RETURN_MS) await this.giveBack(job, local);
-        this.gate.setStarved(job, local.held - local.pending.length <= 0);
+        this.gate.setStarved(job, this.gate.isRunning(job) && local.held - local.pending.length <= 0);
       }),
     );
     return refused;
