@@ -172,7 +172,8 @@ export const JOB_SCHEMAS = {
       maxPages: {
         ...int,
         minimum: 0,
-        description: "Page results after which the job stops asking for pages and ends (done, max-pages); 0: no limit",
+        description:
+          "Most page results of the job, never passed: its page tasks are handed out against a budget of this many; it ends (done, max-pages) once the budget is spent; 0: no limit",
       },
       maxDuration: {
         ...str,

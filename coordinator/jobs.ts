@@ -8,6 +8,7 @@
  */
 import { JobService, type JobCounts } from "../core/jobs/index.ts";
 import type { ClusterState } from "../core/ports/index.ts";
+import type { BudgetKeeper } from "./job-budgets.ts";
 import type { Membership } from "./membership.ts";
 import type { SeedPublisher } from "./seeds.ts";
 
@@ -18,10 +19,18 @@ export interface ClusterJobsOptions {
   membership: Pick<Membership, "view">;
   seeds: Pick<SeedPublisher, "add">;
   now: () => number;
+  /** The jobs' page budgets (job-budgets.ts): a job whose budget is spent ends `max-pages`. Absent: by the count alone. */
+  budgets?: Pick<BudgetKeeper, "spentOut">;
 }
 
 export function clusterJobService(opts: ClusterJobsOptions): JobService {
-  return new JobService({ registry: opts.state, counts: () => memberJobCounts(opts.membership), seeds: opts.seeds, now: opts.now });
+  return new JobService({
+    registry: opts.state,
+    counts: () => memberJobCounts(opts.membership),
+    seeds: opts.seeds,
+    now: opts.now,
+    budgets: opts.budgets,
+  });
 }
 
 /** Each job's counters summed over the live frontier nodes' reports. */

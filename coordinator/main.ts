@@ -23,7 +23,14 @@ import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
 import { API_MAX_BODY_BYTES, serveHono } from "../adapters/http/index.ts";
-import { connectNats, JetStreamBus, JetStreamPageFeed, NatsKvClusterState, watchNatsConnection } from "../adapters/nats/index.ts";
+import {
+  connectNats,
+  JetStreamBus,
+  JetStreamPageFeed,
+  NatsKvClusterState,
+  NatsKvJobBudget,
+  watchNatsConnection,
+} from "../adapters/nats/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, startStep, type ProcessSpec } from "../kit/main/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
@@ -35,6 +42,7 @@ import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
 import { SeedPublisher } from "./seeds.ts";
+import { BudgetKeeper } from "./job-budgets.ts";
 import { clusterJobService } from "./jobs.ts";
 import type { CoordinatorServices } from "./services.ts";
 import { ClusterDashboard } from "./dashboard.ts";
@@ -100,6 +108,10 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
         retention: { maxAgeMs: config.feedMaxAgeMs, maxBytes: config.feedMaxBytes, duplicateWindowMs: 2 * 60_000 },
       }),
     );
+    // The jobs' page budgets, beside the job records in the cluster-state bucket (job-budgets.ts).
+    const budgets = new BudgetKeeper(
+      await startStep("open the job page budgets (NATS KV)", "check that JetStream is enabled", () => NatsKvJobBudget.open(nc)),
+    );
     const membership = new Membership({ state, now, deathTimeoutMs: config.deathTimeoutMs, observedSince: now() });
     // While this coordinator's own connection is down it cannot see the nodes' heartbeats, which most likely
     // fail for the same reason: that silence counts against no node (measured: after a 5 s NATS restart the
@@ -116,7 +128,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       maxUrls: config.maxSeedsPerRequest,
       addresses: AddressPolicy.of(policy),
     });
-    const jobs = clusterJobService({ state, membership, seeds, now });
+    const jobs = clusterJobService({ state, membership, seeds, now, budgets });
     const dashboard = new ClusterDashboard({ membership, state, now, jobs: () => jobs.list() });
     const rebalancer = new Rebalancer({
       state,
@@ -233,6 +245,10 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
         await dashboard.sample();
         // Only the lease holder writes job records: a job at its limit ends here.
         if (rebalancer.isLeader) for (const job of await services.jobs.endDue()) log.info("job ended", { job: job.id, reason: job.reason });
+        // A frontier node gone for good leaves its unspent page budgets to the others.
+        if (rebalancer.isLeader)
+          for (const [holder, units] of await budgets.reclaimLost((await membership.view()).members, now()))
+            log.info("reclaimed the page budgets of a frontier node no longer live", { node: holder, units });
       },
       onError: (error) => log.error("coordinator loop step failed; retrying at the next heartbeat", errorFields(error)),
     });

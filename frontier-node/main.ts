@@ -23,6 +23,7 @@ import {
   connectNats,
   JetStreamBus,
   JetStreamPageFeed,
+  NatsKvJobBudget,
   JetStreamPartitionReplica,
   NatsKvClusterState,
   watchNatsConnection,
@@ -141,12 +142,17 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     const feed = await startStep("open the page feed (stream CRAWL_PAGES)", "check that JetStream is enabled and has room", () =>
       JetStreamPageFeed.open(nc, { replicas: config.natsReplicas }),
     );
+    // The page budgets of jobs with maxPages: in the cluster-state bucket, beside the job records.
+    const budget = await startStep("open the job page budgets (NATS KV)", "check that JetStream is enabled", () =>
+      NatsKvJobBudget.open(nc),
+    );
     const node = await startStep(
       `start the node (gRPC on ${config.grpcListen}${config.httpListen ? `, HTTP on ${config.httpListen}` : ""})`,
       "check that those addresses are free (--grpc-listen, --http-listen) and that NATS answers",
       () =>
         FrontierNode.start({
           feed,
+          budget,
           nodeId,
           region: config.region,
           partitions,

@@ -12,3 +12,4 @@ export { MemoryFetchClaims } from "./memory-fetch-claims.ts";
 export { LocalBloomSeenSet } from "./local-bloom-seen-set.ts";
 export { MemoryPartitionReplica } from "./memory-partition-replica.ts";
 export { MemoryPageFeed, type MemoryPageFeedOptions } from "./memory-page-feed.ts";
+export { MemoryJobBudget } from "./memory-job-budget.ts";

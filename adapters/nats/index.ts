@@ -9,3 +9,4 @@ export { JetStreamBus, type JetStreamBusOptions } from "./jetstream-bus.ts";
 export { ConfigDriftError } from "./errors.ts";
 export { JetStreamPartitionReplica, type JetStreamPartitionReplicaOptions } from "./jetstream-partition-replica.ts";
 export { JetStreamPageFeed, type JetStreamPageFeedOptions } from "./jetstream-page-feed.ts";
+export { NatsKvJobBudget } from "./kv-job-budget.ts";

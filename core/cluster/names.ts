@@ -82,4 +82,6 @@ export const keys = {
   /** A crawl job's record (core/jobs): ids are `[a-z0-9-]`, valid in a key as they are. */
   job: (id: string) => `jobs.${id}`,
   jobPrefix: "jobs.",
+  /** The jobs' page budgets (adapters/nats/kv-job-budget.ts): `budgets.<job>` and `budgets.<job>.<holder>`. */
+  budgetPrefix: "budgets.",
 };

@@ -9,7 +9,7 @@
  *   frontier     tasks to crawl.fetch.<R> (and .render); URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
  *                up its region's streams; pulls and acks urls-<p> and results-<p> of its region; writes
  *                node records, the ring (the end of a handoff) and the scope roots (scope.<host>: the hosts
- *                of the seeds it admits); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
+ *                of the seeds it admits), the jobs' page budgets (budgets.<job>, budgets.<job>.<node>); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
  *                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot);
  *                the feed of fetched pages (crawl.pages.<job>, stream CRAWL_PAGES; the coordinator reads it)
  *   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; sets up its region's
@@ -143,6 +143,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           `${KV_PREFIX}.nodes.*`,
           RING_KEY,
           `${KV_PREFIX}.${keys.scopeRootPrefix}>`,
+          `${KV_PREFIX}.${keys.budgetPrefix}>`,
           ...USE_BUCKET,
           ...manageStreams(region),
           `$JS.API.CONSUMER.MSG.NEXT.${streams.urls(region)}.*`,

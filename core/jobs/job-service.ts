@@ -32,6 +32,11 @@ export interface JobServiceOptions {
   /** Adds seeds carrying the job's number (0: `default`); throws InvalidArgumentError on a bad request. */
   seeds: { add(urls: readonly string[], job: number): Promise<SeedsAdded> };
   now: () => number;
+  /**
+   * The jobs' page budgets, when page tasks are handed out against them (coordinator/job-budgets.ts): true
+   * once a job's budget is spent and its count has settled, so it ends `max-pages`. Absent: by the count alone.
+   */
+  budgets?: { spentOut(job: JobRecord, pages: number, now: number): Promise<boolean> };
 }
 
 /** Compare-and-set tries before a change gives up (another write to the same job each time). */
@@ -106,6 +111,7 @@ export class JobService {
       if (job.id === DEFAULT_JOB_ID || isEnded(job)) continue;
       const c = counts.get(job.number) ?? zero();
       let reason = limitReached(job, c, now);
+      if (!reason && job.state === "running" && (await this.opts.budgets?.spentOut(job, c.pages, now))) reason = "max-pages";
       if (!reason && job.state === "running" && c.pages > 0 && c.queued === 0) {
         emptyNow.add(job.id);
         if (this.emptyBefore.has(job.id)) reason = "finished";

@@ -15,5 +15,6 @@ export { silentLog, type Log, type LogFields } from "./log.ts";
 export { SeenSetLostError, type AdmissionLog, type SeenLossReason, type SeenSet } from "./seen-set.ts";
 export type { ObjectStore, StoredObject } from "./object-store.ts";
 export type { BatchEntry, ClaimEntry, PartitionReplica, ReplicaEntry, ReplicaWriter, SnapshotInfo } from "./partition-replica.ts";
+export type { JobBudget } from "./job-budget.ts";
 export type { PageFeed } from "./page-feed.ts";
 export type { RenderedPage, RenderedStore, Renderer, RenderOutput } from "./render.ts";

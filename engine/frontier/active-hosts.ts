@@ -30,7 +30,7 @@ import { parseRobots, policyFor, type RobotsPolicy } from "../../core/robots/ind
 import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
 import type { FrontierState } from "./frontier-state.ts";
 import type { HostEntry } from "./host-entry.ts";
-import { noteJob } from "./job-turns.ts";
+import { learnJobs, noteJob } from "./job-turns.ts";
 import type { ColdHost } from "./store/cold-host-table.ts";
 import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
 import type { PersistedHost } from "./store/persisted-host.ts";
@@ -43,6 +43,16 @@ export const WARM_HOSTS = 100_000;
 const WARM_SLACK = 0.1;
 /** Cold hosts due this soon are warmed already, so they wait their last moments in the heap, not late. */
 const WARM_AHEAD_MS = 1_000;
+/**
+ * Rows of a warmed host's queue walked to learn its jobs (job-turns.ts learnJobs): a job whose URLs all lie
+ * further back joins the turns once URLs of it are queued again, or is reached when the others run out.
+ */
+const JOB_WALK_ROWS = 1_000;
+/**
+ * Cold hosts of several jobs whose turn credits are kept in memory (a map entry of the host's name and a
+ * few numbers each, ~150 bytes: 15 MB at the cap); past it the oldest start their turns afresh when warmed.
+ */
+const COLD_TURNS_KEPT = 100_000;
 /** Distinct robots.txt bodies whose compiled rules are kept for sharing. */
 const COMPILED_ROBOTS_KEPT = 4_096;
 /** The state of every host never fetched, shared: states are replaced, never changed. */
@@ -56,6 +66,8 @@ const NOT_PARSED: CompiledRobots = Object.freeze({ policy: undefined, namesSitem
 export class ActiveHosts {
   /** Compiled robots.txt rules by body, the oldest dropped first (Map order). */
   private readonly compiled = new Map<string, CompiledRobots>();
+  /** Turn credits of cold hosts of several jobs, by host, oldest first (keepColdTurns). */
+  private readonly coldTurns = new Map<string, Map<number, number>>();
 
   /** Hosts in memory at most before hosts go cold. */
   readonly warmLimit: number;
@@ -178,7 +190,12 @@ export class ActiveHosts {
       if (!isDiskFull(error)) throw error;
       return;
     }
-    for (const c of cooling) this.forget(c.host);
+    for (const c of cooling) {
+      // A host of several jobs keeps its turns' credits while cold, so its jobs' shares hold across cooling.
+      const turns = this.s.hosts.get(c.host)?.jobTurns;
+      if (turns) this.keepColdTurns(c.host, turns);
+      this.forget(c.host);
+    }
     this.s.coldHosts += cooling.length;
     this.s.counters.add("frontier.hosts-cooled", cooling.length);
   }
@@ -218,7 +235,16 @@ export class ActiveHosts {
       return; // they stay cold, and are warmed once the disk has room
     }
     this.s.coldHosts = Math.max(0, this.s.coldHosts - rows.length);
-    for (const row of rows) this.warmRow(row);
+    // One probe of the job index a batch: a crawl without jobs walks no host's rows for them.
+    const withJobs = rows.length > 0 && this.s.store.hasJobRows();
+    for (const row of rows) this.warmRow(row, withJobs);
+  }
+
+  /** Keeps a cooled host's turn credits (job-turns.ts), at most COLD_TURNS_KEPT hosts, the oldest dropped first. */
+  private keepColdTurns(host: string, turns: Map<number, number>): void {
+    this.coldTurns.delete(host);
+    this.coldTurns.set(host, turns);
+    if (this.coldTurns.size > COLD_TURNS_KEPT) this.coldTurns.delete(this.coldTurns.keys().next().value!);
   }
 
   /** A cold host made warm by name (an operator's action on it); false when it was not cold. */
@@ -227,11 +253,11 @@ export class ActiveHosts {
     const row = this.s.store.cold.take(host);
     if (!row) return false;
     this.s.coldHosts--;
-    this.warmRow(row);
+    this.warmRow(row, this.s.store.hasJobRows());
     return true;
   }
 
-  private warmRow(row: ColdHost): void {
+  private warmRow(row: ColdHost, withJobs: boolean): void {
     // A host of a partition given up stays in the store for its new owner.
     if (!this.s.serves(row.partition) || this.s.hosts.has(row.host)) return;
     const entry = this.load(row.host, row.before);
@@ -239,6 +265,12 @@ export class ActiveHosts {
     entry.queued = row.queued;
     entry.sitemaps = this.s.store.sitemaps.pendingFor(row.partition, row.host);
     if (entry.queued <= 0 && entry.sitemaps <= 0) return;
+    const credits = this.coldTurns.get(row.host);
+    this.coldTurns.delete(row.host);
+    if (withJobs) {
+      const jobs = this.s.store.jobsOfHost(row.partition, row.host, JOB_WALK_ROWS);
+      learnJobs(entry, jobs, entry.queued > JOB_WALK_ROWS ? 0 : entry.queued, credits);
+    }
     this.s.hosts.set(row.host, entry);
     this.makeWaiting(entry);
     this.s.counters.add("frontier.hosts-warmed");
@@ -391,6 +423,8 @@ export class ActiveHosts {
     const now = this.s.now();
     const queuedBy = this.s.store.queuedByHost(partition);
     const sitemapsBy = this.s.store.sitemaps.pendingByHost(partition);
+    // Their jobs, so they take weighted turns at once (job-turns.ts); read from the job index only.
+    const jobsBy = this.s.store.jobsByHost(partition);
     const cold: ColdHost[] = [];
     for (const host of new Set([...queuedBy.keys(), ...sitemapsBy.keys()])) {
       if (this.s.hosts.has(host)) continue;
@@ -404,6 +438,8 @@ export class ActiveHosts {
       const entry = this.load(host, true);
       entry.queued = queuedBy.get(host) ?? 0;
       entry.sitemaps = sitemapsBy.get(host) ?? 0;
+      const jobs = jobsBy.get(host);
+      if (jobs) learnJobs(entry, jobs, entry.queued);
       // Rebuilt from a replica: a fetch the lost holder started may still be running.
       if (lostAt !== undefined) entry.state = releaseAfterLoss(entry.state, now, lostAt, this.s.policy);
       this.s.hosts.set(host, entry);

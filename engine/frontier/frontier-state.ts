@@ -17,6 +17,7 @@ import { WaitingHostHeap } from "../../core/politeness/index.ts";
 import type { Log, SeenSet } from "../../core/ports/index.ts";
 import { ScopeFilter, ScopeRoots } from "../../core/scope/index.ts";
 import type { FetchResult } from "../../core/model/index.ts";
+import { JobBudgets, type JobBudgetsOptions } from "./job-budgets.ts";
 import { JobGate } from "./job-gate.ts";
 import { RenderRules } from "../../core/render/index.ts";
 import { Counters, Histograms } from "../../core/stats/index.ts";
@@ -81,6 +82,12 @@ export interface FrontierOptions {
    * while none is, no task asks for rendering. Absent: the process renders itself (embedded mode).
    */
   renderAvailable?: () => boolean;
+  /**
+   * The page budgets of jobs with maxPages (job-budgets.ts): absent, jobs' page tasks are not budgeted (their
+   * maxPages is then enforced only by the job's end). `crawl` passes a MemoryJobBudget, a frontier node the
+   * cluster's (NatsKvJobBudget) with its node id as the holder.
+   */
+  budget?: Omit<JobBudgetsOptions, "now">;
   /** Where the seen-set's losses and rebuilds are told (seen-recovery.ts); default: not logged. */
   log?: Log;
   /**
@@ -131,6 +138,8 @@ export class FrontierState {
   readonly jobs: JobGate;
   /** One request at a time and one gap per politeness key, when hosts share keys (key-gate.ts). */
   readonly keyGate: KeyGate;
+  /** The page budgets held here (job-budgets.ts); undefined when none is wired. */
+  readonly budgets: JobBudgets | undefined;
   inFlightCount = 0;
   /** Hosts with work kept in the store, not in memory (active-hosts.ts, store/cold-host-table.ts). */
   coldHosts = 0;
@@ -157,6 +166,7 @@ export class FrontierState {
     this.scope = new ScopeFilter(opts.policy, roots);
     this.jobs = new JobGate(opts.policy);
     this.keyGate = new KeyGate(this);
+    this.budgets = opts.budget ? new JobBudgets(this.jobs, { now: () => opts.now(), ...opts.budget }) : undefined;
     this.render = new RenderRules(opts.policy.render, opts.policy.renderRules);
     this.totalQueued = opts.store.totalQueued();
     this.totalSitemaps = opts.store.sitemaps.pendingTotal();

@@ -268,6 +268,21 @@ export class Frontier {
     return this.jobControl.apply(job);
   }
 
+  /**
+   * Records the page budget spent by the tasks handed out since the last call, takes budget for the jobs
+   * waiting for it here, gives back budget unused (job-budgets.ts). Await it between `nextTasks` and sending
+   * the tasks out; the tasks it returns were not recorded and must not be sent: give them back (`abandon`).
+   * Resolves to [] at once when no budget is wired or no job has maxPages.
+   */
+  settleBudgets(): Promise<FetchTask[]> {
+    return this.state.budgets?.round() ?? Promise.resolve([]);
+  }
+
+  /** Gives every unit of page budget held here back (a clean stop). */
+  async giveBackBudgets(): Promise<void> {
+    await this.state.budgets?.giveBackAll();
+  }
+
   /** Each crawl job's page results, errors and queued URLs in this store, by job number (reports.ts). */
   jobReport(fresh = false): Record<string, JobCounts> {
     return this.reports.jobReport(fresh);

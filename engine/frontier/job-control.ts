@@ -22,6 +22,7 @@ export class JobControl {
   /** Takes a job's record as last written; drops its queue when it is cancelled. Returns the URLs dropped. */
   apply(job: Pick<JobRecord, "number" | "state"> & Partial<JobRecord>): number {
     this.s.jobs.set(job);
+    this.s.budgets?.setJob(job);
     return job.state === "cancelled" && job.number !== 0 ? this.dropQueued(job.number) : 0;
   }
 

@@ -3,6 +3,10 @@
  * through the frontier node's watch; `crawl`'s own registry). A job it has not heard of is running: a URL
  * is never held back for want of news. Kept as the set of jobs that may not run (paused, done, cancelled),
  * at most MAX_JOBS numbers; the common case, every job running, costs one size check per task.
+ *
+ * A job with maxPages whose page budget this frontier holds none of is *starved* (job-budgets.ts): held like
+ * a paused job until budget comes; a starved job met at a host is noted as wanted, so budget is asked for
+ * only by a frontier that has the job's URLs to hand out.
  */
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { isActive, JOB_SCOPE_FIELDS, type JobRecord } from "../../core/jobs/index.ts";
@@ -21,6 +25,9 @@ export class JobGate {
   private readonly scopes = new Map<number, JobScopeRules>();
   private readonly weights = new Map<number, number>();
   private readonly ids = new Map<number, string>([[0, "default"]]);
+  private readonly starved = new Set<number>();
+  /** Starved jobs met at a host since job-budgets.ts last asked (takeWanted). */
+  private wanted = new Set<number>();
 
   constructor(private readonly policy: PolicyConfig) {}
 
@@ -35,8 +42,32 @@ export class JobGate {
     else this.held.set(job.number, job.state);
     if (job.state === "done" || job.state === "cancelled") this.ended.add(job.number);
     else this.ended.delete(job.number);
-    this.heldJson = JSON.stringify([...this.held.keys()]);
+    this.heldJson = this.listHeld();
     return was !== !this.held.has(job.number);
+  }
+
+  /** Marks a job as without budget here (its URLs held) or with budget again. */
+  setStarved(job: number, starved: boolean): void {
+    if (starved === this.starved.has(job)) return;
+    if (starved) this.starved.add(job);
+    else this.starved.delete(job);
+    this.heldJson = this.listHeld();
+  }
+
+  /** Whether any job is starved (a host held by one is looked at again soon: budget may come any moment). */
+  get anyStarved(): boolean {
+    return this.starved.size > 0;
+  }
+
+  /** The starved jobs met at a host since the last call (they have URLs here to spend budget on). */
+  takeWanted(): Set<number> {
+    const wanted = this.wanted;
+    this.wanted = new Set();
+    return wanted;
+  }
+
+  private listHeld(): string {
+    return JSON.stringify([...new Set([...this.held.keys(), ...this.starved])]);
   }
 
   /**
@@ -59,9 +90,18 @@ export class JobGate {
     this.scopes.set(job.number, { filter: new ScopeFilter(policy, roots), policy });
   }
 
-  /** Whether URLs of `job` (a number; absent: 0) may be handed out. */
+  /** Whether URLs of `job` (a number; absent: 0) may be handed out. A starved job asked about is noted as wanted. */
   runs(job: number | undefined): boolean {
+    if (this.starved.size > 0 && this.starved.has(job ?? 0)) {
+      if (!this.held.has(job ?? 0)) this.wanted.add(job ?? 0);
+      return false;
+    }
     return this.held.size === 0 || !this.held.has(job ?? 0);
+  }
+
+  /** Whether `job` is running as last heard (not paused or ended; starved or not). */
+  isRunning(job: number): boolean {
+    return !this.held.has(job);
   }
 
   /** Whether `job` has ended: its new URLs (links of its pages still in flight) are not queued. */
@@ -81,7 +121,7 @@ export class JobGate {
 
   /** Whether every job runs (nothing to filter). */
   get allRun(): boolean {
-    return this.held.size === 0;
+    return this.held.size === 0 && this.starved.size === 0;
   }
 
   /** The held jobs' numbers as a JSON array, for the store's filtered head (json_each). */

@@ -39,6 +39,8 @@ const PROMOTE_AT_LEAST = 4_096;
 
 /** How long a host whose queued URLs all belong to paused or ended jobs waits before it is looked at again. */
 const HELD_RECHECK_MS = 5_000;
+/** The same while a job waits for page budget here (job-budgets.ts). */
+const STARVED_RECHECK_MS = 500;
 
 /** Most robots.txt-disallowed heads written off for one host in one turn (the rest on its next turn). */
 const HEAD_SKIP_LIMIT = 64;
@@ -206,7 +208,12 @@ export class Scheduling {
       this.s.ready.push(host, head.priority);
       return undefined;
     }
-    return this.start(entry, head.kind, head.url, now, head);
+    // A job with maxPages hands out a page only against a unit of its budget held here (job-budgets.ts).
+    const budgets = this.s.budgets;
+    if (budgets && !budgets.mayHandOut(head.job)) return this.park(host, now);
+    const task = this.start(entry, head.kind, head.url, now, head);
+    if (task) budgets?.spent(task);
+    return task;
   }
 
   /**
@@ -249,10 +256,13 @@ export class Scheduling {
     }
   }
 
-  /** A host whose queued URLs are all of held jobs: asked again after HELD_RECHECK_MS (a resume is heard by then). */
+  /**
+   * A host whose queued URLs are all of held jobs: asked again after HELD_RECHECK_MS (a resume is heard by
+   * then), or STARVED_RECHECK_MS while some job waits for page budget (a chunk is one round away).
+   */
   private park(host: string, now: number): undefined {
     this.s.counters.add("frontier.hosts-held-by-jobs");
-    this.s.waiting.push(host, now + HELD_RECHECK_MS);
+    this.s.waiting.push(host, now + (this.s.jobs.anyStarved ? STARVED_RECHECK_MS : HELD_RECHECK_MS));
     return undefined;
   }
 

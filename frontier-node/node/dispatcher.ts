@@ -149,11 +149,37 @@ export class Dispatcher {
       // The fence is asked last, with nothing awaited between it and the hand-out.
       if (room > 0 && !frontier.isDraining && this.unconfirmed.size === 0 && this.allowed()) {
         const tasks = frontier.nextTasks(room);
-        if (tasks.length > 0) await this.publish(tasks);
+        const sendable = await this.settleBudgets(tasks);
+        if (sendable.length > 0) await this.publish(sendable);
+      } else {
+        await this.settleBudgets([]);
       }
       if (this.stopped) break;
       await this.sleep(this.waitMs(room));
     }
+  }
+
+  /**
+   * Records the page budget the tasks spent before any of them leaves (engine/frontier/job-budgets.ts), and
+   * lets the frontier take and give back budget; a task whose unit could not be recorded goes back to its
+   * host unsent. Returns the tasks that may go.
+   */
+  private async settleBudgets(tasks: FetchTask[]): Promise<FetchTask[]> {
+    const { frontier } = this.opts;
+    let refused: FetchTask[];
+    try {
+      refused = await frontier.settleBudgets();
+    } catch (error) {
+      // Nothing says their units were recorded: none of them goes.
+      this.opts.log.warn("settling page budgets failed; the tasks go back to their hosts unsent", errorFields(error));
+      for (const task of tasks) frontier.abandon(task);
+      return [];
+    }
+    if (refused.length === 0) return tasks;
+    const ids = new Set(refused.map((t) => t.taskId));
+    for (const task of refused) frontier.abandon(task);
+    frontier.counters.add("node.tasks.budget-refused", refused.length);
+    return tasks.filter((t) => !ids.has(t.taskId));
   }
 
   private allowed(): boolean {

@@ -23,7 +23,7 @@
  */
 import { addressOf, groupByOwner } from "../../core/addressing/index.ts";
 import { pageRecordOf } from "../../core/feed/index.ts";
-import type { PageFeed } from "../../core/ports/index.ts";
+import type { JobBudget, PageFeed } from "../../core/ports/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
 import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
@@ -53,6 +53,11 @@ import { DEFAULT_DEATH_TIMEOUT_MS, SelfFence } from "./self-fence.ts";
 export interface FrontierNodeOptions {
   /** The feed of fetched pages (core/feed): each page result is published there before it is applied. */
   feed?: PageFeed;
+  /**
+   * The page budgets of jobs with maxPages (core/ports/job-budget.ts; NatsKvJobBudget on the cluster bucket),
+   * held under this node's id. Absent: jobs' page tasks are not budgeted (maxPages ends a job only by its count).
+   */
+  budget?: JobBudget;
   nodeId: string;
   region: string;
   /** The cluster's partition count P (the ring's, when one exists). */
@@ -184,6 +189,9 @@ export class FrontierNode {
         },
         send: (urls) => this.forward(urls),
       },
+      ...(opts.budget
+        ? { budget: { budget: opts.budget, holder: nodeId, holders: () => this.frontierNodes(), log: log.child("budgets") } }
+        : {}),
       // The seeds' hosts go to the cluster state, which every frontier node watches (run()).
       sharedRoots: { add: (hosts) => state.addScopeRoots(hosts) },
       // Deduplicated by the task id: a result given again (redelivered, a batch retried) is stored once.
@@ -415,6 +423,7 @@ export class FrontierNode {
     this.stopJobsWatch = state.watchJobs((job) => {
       const dropped = frontier.setJob(job);
       if (dropped > 0) log.info("dropped a cancelled job's queued URLs", { job: job.id, dropped });
+      this.dispatcher.wake(); // a job with maxPages may take its first budget now
     });
     manager.start();
     dispatcher.start();
@@ -424,6 +433,13 @@ export class FrontierNode {
     this.healthSync = setInterval(() => this.syncHealth(), opts.heartbeatIntervalMs);
     this.syncHealth();
     log.info("frontier node started", { nodeId, region, partitions, grpc: this.grpcAddress, http: this.httpAddress });
+  }
+
+  /** Frontier nodes owning partitions in the ring (the page budgets' chunks are cut for them); at least 1. */
+  private frontierNodes(): number {
+    const owners = new Set<string>();
+    for (const region of Object.values(this.manager.currentRing?.regions ?? {})) for (const o of region.owners) if (o) owners.add(o);
+    return Math.max(1, owners.size);
   }
 
   /** Serving what the ring says and heartbeating, not stopping. */
@@ -516,6 +532,10 @@ export class FrontierNode {
     this.fence.stop();
     this.grpc?.health.set(false);
     await this.dispatcher.stop();
+    // No task goes out any more: the page budget held here goes back for the other nodes.
+    await this.frontier
+      .giveBackBudgets()
+      .catch((error) => log.warn("could not give page budgets back; the coordinator reclaims them", errorFields(error)));
     await this.manager.stopIntake();
     await this.frontier.stopSeenRecovery();
     // Results of tasks in flight, and handoffs under way (which wait for those results), get the grace period.

@@ -216,6 +216,21 @@ export class FrontierStore {
     return this.queue.countsByHost(partition);
   }
 
+  /** Hosts with URLs of jobs other than default, and those URLs per job (queue-table.ts). */
+  jobsByHost(partition?: number): Map<string, Map<number, number>> {
+    return this.queue.jobsByHost(partition);
+  }
+
+  /** Whether any URL of a job other than default is queued. */
+  hasJobRows(): boolean {
+    return this.queue.hasJobRows();
+  }
+
+  /** The queued URLs per job among the host's first `limit` rows. */
+  jobsOfHost(partition: number, host: string, limit: number): Map<number, number> {
+    return this.queue.jobsOfHost(partition, host, limit);
+  }
+
   queuedForHost(partition: number, host: string): number {
     return this.queue.countForHost(partition, host);
   }

@@ -89,6 +89,24 @@ function prepare(db: Database) {
     ),
     hostCount: db.query<Count, [partition: number, host: string]>("SELECT COUNT(*) AS n FROM queue WHERE partition = ? AND host = ?"),
     total: db.query<Count, []>("SELECT COUNT(*) AS n FROM queue"),
+    // The jobs of the hosts that have URLs of jobs other than default, read from the partial index queue_job
+    // alone (its entries carry the primary key, host included): nothing to read for a crawl without jobs.
+    hostJobs: db.query<{ host: string; job: number; n: number }, []>(
+      "SELECT host, job, COUNT(*) AS n FROM queue INDEXED BY queue_job WHERE job != 0 GROUP BY host, job",
+    ),
+    // For one partition: the jobs present, one seek each (the index is (job, partition)), then that job's
+    // rows of the partition alone, so a partition's load reads its own job rows, not the store's.
+    nextJob: db.query<{ job: number }, [after: number]>(
+      "SELECT job FROM queue INDEXED BY queue_job WHERE job > ? AND job != 0 ORDER BY job LIMIT 1",
+    ),
+    hostsOfJobIn: db.query<{ host: string; n: number }, [job: number, partition: number]>(
+      "SELECT host, COUNT(*) AS n FROM queue INDEXED BY queue_job WHERE job = ? AND job != 0 AND partition = ? GROUP BY host",
+    ),
+    anyJobRow: db.query<{ x: 1 }, []>("SELECT 1 AS x FROM queue INDEXED BY queue_job WHERE job != 0 LIMIT 1"),
+    // The jobs among one host's first rows (in its key order): a bounded walk.
+    jobsOfHost: db.query<{ job: number; n: number }, [partition: number, host: string, limit: number]>(
+      "SELECT job, COUNT(*) AS n FROM (SELECT job FROM queue WHERE partition = ? AND host = ? LIMIT ?) GROUP BY job",
+    ),
     // Read from the partial index queue_job alone (schema.ts): job default's URLs are not in it.
     byJob: db.query<{ job: number; partition: number; n: number }, []>(
       "SELECT job, partition, COUNT(*) AS n FROM queue INDEXED BY queue_job WHERE job != 0 GROUP BY job, partition",
@@ -233,6 +251,35 @@ export class QueueTable {
     const rows = partition === undefined ? this.s.hostCounts.all() : this.s.hostCountsIn.all(partition);
     for (const row of rows) out.set(row.host, row.n);
     return out;
+  }
+
+  /**
+   * For each host with URLs of jobs other than default (in `partition`, or the whole store): its queued URLs
+   * per job number (default's not included). Reads the job index only.
+   */
+  jobsByHost(partition?: number): Map<string, Map<number, number>> {
+    const out = new Map<string, Map<number, number>>();
+    let rows: Array<{ host: string; job: number; n: number }> = [];
+    if (partition === undefined) rows = this.s.hostJobs.all();
+    else
+      for (let job = this.s.nextJob.get(0)?.job; job !== undefined; job = this.s.nextJob.get(job)?.job)
+        for (const r of this.s.hostsOfJobIn.all(job, partition)) rows.push({ ...r, job });
+    for (const row of rows) {
+      let jobs = out.get(row.host);
+      if (!jobs) out.set(row.host, (jobs = new Map()));
+      jobs.set(row.job, row.n);
+    }
+    return out;
+  }
+
+  /** Whether any URL of a job other than default is queued (one probe of the job index). */
+  hasJobRows(): boolean {
+    return this.s.anyJobRow.get() !== null;
+  }
+
+  /** The queued URLs per job (default's too) among the host's first `limit` rows; empty when it has none. */
+  jobsOfHost(partition: number, host: string, limit: number): Map<number, number> {
+    return new Map(this.s.jobsOfHost.all(partition, host, limit).map((r) => [r.job, r.n]));
   }
 
   countForHost(partition: number, host: string): number {

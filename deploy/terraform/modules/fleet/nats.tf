@@ -13,7 +13,8 @@
 #   frontier     tasks to crawl.fetch.<R> (and .render); URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
 #                urls-<p> and results-<p> of its region; writes node records, the ring (handoff; in the
 #                ring's bucket, every role reads and watches it) and
-#                the scope roots (scope.<host>, the hosts of the seeds it admits);
+#                the scope roots (scope.<host>, the hosts of the seeds it admits), the jobs' page budgets
+#                (budgets.<job> and budgets.<job>.<node>);
 #                its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
 #                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot);
 #                the feed of fetched pages (crawl.pages.<job>, stream CRAWL_PAGES)
@@ -109,7 +110,7 @@ locals {
       local.feed_manage,
     )
     frontier = concat(
-      ["crawl.fetch.${r}", "crawl.fetch.${r}.render", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", local.ring_key, "${local.kv_prefix}.scope.>"],
+      ["crawl.fetch.${r}", "crawl.fetch.${r}.render", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", local.ring_key, "${local.kv_prefix}.scope.>", "${local.kv_prefix}.budgets.>"],
       local.js_kv,
       local.js_manage[r],
       [
