@@ -147,10 +147,10 @@ export const ADMIN_OPENAPI = {
     },
     "/v1/seeds": {
       post: {
-        summary: "Add seed URLs; each is normalized and published to its partition",
+        summary: "Add seed URLs and feeds; each is normalized and published to its partition",
         description:
-          "A URL that does not normalize, or whose host the address policy refuses (an internal address in any notation, localhost, a local or single-label name), is rejected with the reason (`refused-address: loopback: ...`) and never published.",
-        requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsRequest" }) },
+          "A URL that does not normalize, or whose host the address policy refuses (an internal address in any notation, localhost, a local or single-label name), is rejected with the reason (`refused-address: loopback: ...`) and never published. A URL of `feeds` (RSS 2.0, Atom 1.0) is read as a feed, not fetched as a page: its items are queued first, and it is read again on its own adaptive schedule with a conditional GET.",
+        requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsAndFeedsRequest" }) },
         responses: {
           "200": ok("What was accepted and what was rejected, with reasons", { $ref: "#/components/schemas/SeedsResponse" }),
           "400": error,
@@ -331,6 +331,15 @@ export const ADMIN_OPENAPI = {
         required: ["urls"],
         additionalProperties: false,
         properties: { urls: { type: "array", minItems: 1, items: { type: "string", minLength: 1 } } },
+      },
+      SeedsAndFeedsRequest: {
+        type: "object",
+        description: "At least one URL in all; urls and feeds together count against the per-request limit",
+        additionalProperties: false,
+        properties: {
+          urls: { type: "array", description: "Page URLs", items: { type: "string", minLength: 1 } },
+          feeds: { type: "array", description: "Feed URLs (RSS 2.0, Atom 1.0), read as feeds", items: { type: "string", minLength: 1 } },
+        },
       },
       ...JOB_SCHEMAS,
       SeedsResponse: {
