@@ -27,6 +27,7 @@ import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import type { HostPort } from "../core/net/index.ts";
+import { ADDRESS_BOARD_ROWS as ADDRESS_ROWS, type AddressBoard } from "../core/politeness/index.ts";
 import {
   apiError,
   capturesRoutes,
@@ -63,6 +64,8 @@ export interface CrawlHttpOptions {
   log: Log;
   /** Pages rendering at once at most (the `renderPool` gauge): --render-pool x fetch threads; 0 when nothing renders. */
   renderPool?: number;
+  /** The cap per address's board: its busiest servers on the dashboard, its size as the `addressesTracked` gauge. */
+  addresses?: AddressBoard;
 }
 
 export interface CrawlHttp {
@@ -108,7 +111,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
       ready: opts.running,
       metrics: () => ({
         counters: opts.frontier.counters.toJSON(),
-        gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0 },
+        gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0, addressesTracked: opts.addresses?.size ?? 0 },
         histograms: opts.frontier.histograms.toJSON(),
         labels: { node: CRAWL_NODE.id, region: CRAWL_NODE.region },
       }),
@@ -130,7 +133,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
 export class CrawlDashboard {
   private readonly history = new RateHistory();
 
-  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now" | "renderPool">) {}
+  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "startedAt" | "now" | "renderPool" | "addresses">) {}
 
   sample(): void {
     const t = runningTotals([this.record()]);
@@ -165,6 +168,7 @@ export class CrawlDashboard {
       gauges: { ...frontierGauges(frontier), renderPool: this.opts.renderPool ?? 0 },
       histograms: frontier.histograms.toJSON(),
       hosts: frontier.hostReport(),
+      ...(this.opts.addresses ? { addresses: this.opts.addresses.top(ADDRESS_ROWS) } : {}),
     };
   }
 }

@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { applyScopeFile, ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import type { Log, TaskRunner } from "../core/ports/index.ts";
-import { preciseNow } from "../core/politeness/index.ts";
+import { AddressBoard, preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
 import { TokenSet } from "../core/auth/index.ts";
@@ -23,7 +23,14 @@ import { checkDiskRoom, FileReadError, lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { hostRuntime } from "../kit/runtime.ts";
-import { addressGateLimits, LocalTrouble, openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import {
+  addressGateLimits,
+  CountingAddressGate,
+  LocalTrouble,
+  openFetchPath,
+  startWarcUpload,
+  type WarcUploadStarted,
+} from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
@@ -88,10 +95,13 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Registered after the store, so it runs before the store closes: the snapshot reads the store.
   ctx.onClose("seen-set snapshot", () => untilDiskFull(log, out, () => seen.checkpoint(store)));
+  // The frontier's counters, shared with the address gate (fetch.address.passes) and its per-address board.
+  const counters = new Counters();
+  const addresses = new AddressBoard();
   const runner = await startStep(
     "start the fetch path",
     `check that ${out} can be written and that --proxy, if given, is an http(s) proxy`,
-    () => refuseDamaged(out, () => openRunner(args, out, upload)),
+    () => refuseDamaged(out, () => openRunner(args, out, upload, { board: addresses, counters })),
   );
   ctx.onClose("fetch path", () => runner.close());
   let taskCounter = 0;
@@ -99,6 +109,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const frontier = new Frontier({
     store,
     seen,
+    counters,
     policy: args.policy,
     partitions: PARTITIONS,
     maxQueued: args.maxQueued,
@@ -165,7 +176,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     log.error(errorInfo(error).message, { seedsFile: args.seedsFile, linesRead: feed.totals.lines });
     loop.stop("error");
   });
-  if (args.http) await startHttp(ctx, args.http, frontier, loop, startedAt);
+  if (args.http) await startHttp(ctx, args.http, frontier, loop, startedAt, addresses);
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
   ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
@@ -219,7 +230,14 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
  * With --http: the dashboard, /metrics and /healthz (http.ts), until the crawl stops. Its close step is
  * registered last, so it closes first: nobody is shown a crawl that is closing its store.
  */
-async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, frontier: Frontier, loop: CrawlLoop, startedAt: number) {
+async function startHttp(
+  ctx: ProcessContext<CrawlConfig>,
+  listen: HostPort,
+  frontier: Frontier,
+  loop: CrawlLoop,
+  startedAt: number,
+  addresses: AddressBoard,
+) {
   const { config: args, log } = ctx;
   const address = formatHostPort(listen.host, listen.port);
   let stopping = false;
@@ -235,6 +253,7 @@ async function startHttp(ctx: ProcessContext<CrawlConfig>, listen: HostPort, fro
       now: () => Date.now(),
       log: log.child("http"),
       renderPool: renderingWanted(args.policy) ? args.policy.renderPool * Math.max(1, args.fetchThreads) : 0,
+      addresses,
     }),
   );
   ctx.onClose("http", async () => {
@@ -321,10 +340,14 @@ async function openRunner(
   args: CrawlConfig,
   out: string,
   upload: WarcUploadStarted | undefined,
+  addresses: { board: AddressBoard; counters: Counters },
 ): Promise<TaskRunner & { close(): Promise<void> }> {
   const content = SqliteContentIndex.open(join(out, "content.sqlite"));
-  // One cap per server address for every fetch thread (they ask it by message).
-  const addressGate = new MemoryAddressGate(addressGateLimits(args.policy));
+  // One cap per server address for every fetch thread (they ask it by message), counted per address here.
+  const addressGate = new CountingAddressGate(new MemoryAddressGate(addressGateLimits(args.policy)), addresses.board, {
+    counters: addresses.counters,
+    prefix: "fetch",
+  });
   const init = {
     policy: args.policy,
     warcDir: join(out, "warc"),

@@ -53,7 +53,7 @@ import { LocalTrouble } from "../engine/fetch/index.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import { isDiskFull } from "../core/errors/index.ts";
-import { preciseNow } from "../core/politeness/index.ts";
+import { ADDRESS_BOARD_ROWS, type AddressBoard, preciseNow } from "../core/politeness/index.ts";
 import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
@@ -100,6 +100,8 @@ export interface FetchNodeOptions {
    * record as the `renderPool` gauge, which frontier nodes read before asking for rendering.
    */
   renderPool?: number;
+  /** The cap per address's board, fed by this node's gate: its busiest servers go in the node record. */
+  addresses?: AddressBoard;
 }
 
 const DISK_PROBE_EVERY_MS = 2_000;
@@ -212,6 +214,7 @@ export class FetchNode {
       outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
       renderPool: this.opts.renderPool ?? 0,
+      ...(this.opts.addresses ? { addressesTracked: this.opts.addresses.size } : {}),
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),
     };
@@ -534,6 +537,7 @@ export class FetchNode {
       counters: this.counters.toJSON(),
       gauges: this.gauges(),
       histograms: this.histograms.toJSON(),
+      ...(this.opts.addresses ? { addresses: this.opts.addresses.top(ADDRESS_BOARD_ROWS) } : {}),
     };
   }
 }

@@ -18,3 +18,4 @@ export { baseGap, classifyOutcome, type FetchEnd, onFetchEnd, type OutcomeClass 
 export { parseHttpDate, parseRetryAfter, retryAfterAsDelay } from "./retry-after.ts";
 export { preciseNow, receivedResult } from "./clock.ts";
 export { WaitingHostHeap, type WaitingHost } from "./waiting-host-heap.ts";
+export { ADDRESS_BOARD_ROWS, AddressBoard, type AddressBoardOptions, type AddressRow } from "./address-board.ts";

@@ -10,6 +10,7 @@ export { HttpFetcher, type HttpFetcherOptions, type LookupFn } from "./http/inde
 export { extractPage } from "./parse/index.ts";
 export { LocalTrouble, type LocalTroubleOptions } from "./local-trouble.ts";
 export { addressGateLimits } from "./address-limits.ts";
+export { CountingAddressGate } from "./counting-address-gate.ts";
 export {
   WarcWriter,
   INDEX_FILE,

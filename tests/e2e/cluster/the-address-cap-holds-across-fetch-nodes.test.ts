@@ -4,7 +4,8 @@
  * from the test web's own log: never more than --max-per-address requests open at once at either address,
  * never two arrivals closer than --address-gap, although both fetch nodes fetched from both addresses (the
  * cap lives in the region's Redis, not in one node); every page fetched once, and the usual per-host
- * politeness (the harness judges it after the test).
+ * politeness (the harness judges it after the test). The dashboard's per-address section sums both fetch
+ * nodes' boards: for each server, the passes are the requests that address received.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -12,7 +13,8 @@ import { setPriority } from "node:os";
 import { join } from "node:path";
 import { unusedPort } from "../../../kit/net/index.ts";
 import { judgeAddresses, sharedServerHosts } from "../../testweb/index.ts";
-import { fetchCounts, missing, pageRequests, repeated, useCluster, waitForIdle } from "./harness.ts";
+import type { Dashboard } from "../../../core/dashboard/index.ts";
+import { fetchCounts, missing, pageRequests, repeated, useCluster, waitForIdle, waitUntil } from "./harness.ts";
 
 const cluster = useCluster();
 
@@ -69,5 +71,20 @@ describe("cluster: the cap per server address", () => {
       const agents = new Set(web.requests.filter((r) => r.localAddress === address).map((r) => r.headers["user-agent"]));
       expect([...agents].sort()).toEqual([agentOf("fetch-1"), agentOf("fetch-2")]);
     }
+    // The host board's address section, over both fetch nodes' records (each refreshed by its heartbeat).
+    const want = JSON.stringify(ADDRESSES.map((a) => [`ip:${a}`, verdict.requests.get(a)]));
+    let rows: Dashboard["hosts"]["addresses"] = [];
+    await waitUntil(
+      async () => {
+        rows = (await c.adminJson<Dashboard>("/v1/dashboard")).hosts.addresses;
+        return JSON.stringify(rows.map((r) => [r.server, r.passes]).sort()) === want;
+      },
+      {
+        timeoutMs: 10_000,
+        what: "the dashboard's address rows to count the requests each address received",
+        detail: () => JSON.stringify(rows),
+      },
+    );
+    for (const row of rows) expect(row.waits).toBeGreaterThan(0);
   }, 180_000);
 });
