@@ -42,6 +42,8 @@ import {
   type RunningHttpServer,
 } from "../adapters/http/index.ts";
 import { frontierGauges, type Frontier } from "../engine/frontier/index.ts";
+import type { ServerExplainer, ServerExplanation } from "../engine/fetch/index.ts";
+import type { UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import { hostInfoOf, jsonOf, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
 
@@ -66,6 +68,8 @@ export interface CrawlHttpOptions {
   renderPool?: number;
   /** The cap per address's board: its busiest servers on the dashboard, its size as the `addressesTracked` gauge. */
   addresses?: AddressBoard;
+  /** For `url explain`: the server a URL is capped under, and its state in the gate. */
+  servers?: ServerExplainer;
 }
 
 export interface CrawlHttp {
@@ -194,7 +198,23 @@ function crawlSource(opts: CrawlHttpOptions, dashboard: CrawlDashboard): Dashboa
       }
       const host = hostKeyOf(n.url);
       const partition = partitionOf(host, opts.partitions);
-      return jsonOf(urlExplanationOf(input, n.url, { ...where, host, partition }, opts.frontier.explainUrl(n.url, host)));
+      const explanation = urlExplanationOf(input, n.url, { ...where, host, partition }, opts.frontier.explainUrl(n.url, host));
+      if (opts.servers) Object.assign(explanation, serverFields(await opts.servers.explain(n.url)));
+      return jsonOf(explanation);
     },
+  };
+}
+
+/** A server explanation as the fields of a URL explanation. */
+function serverFields(e: ServerExplanation): Partial<UrlExplanation> {
+  return {
+    server: e.server,
+    serverNote: e.note,
+    serverStateKnown: e.state !== undefined,
+    serverHolders: e.state?.holders ?? 0,
+    serverNextAllowedAtMs: BigInt(Math.round(e.state?.nextAllowedAt ?? 0)),
+    serverPasses: e.board?.passes ?? 0,
+    serverWaits: e.board?.waits ?? 0,
+    serverLongestWaitMs: e.board?.longestWaitMs ?? 0,
   };
 }

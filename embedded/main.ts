@@ -14,7 +14,7 @@ import { damagedStoreMessage } from "./damaged-store.ts";
 import { join, resolve } from "node:path";
 import { applyScopeFile, ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
-import type { Log, TaskRunner } from "../core/ports/index.ts";
+import type { AddressGate, Log, TaskRunner } from "../core/ports/index.ts";
 import { AddressBoard, preciseNow } from "../core/politeness/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
@@ -27,6 +27,7 @@ import {
   addressGateLimits,
   CountingAddressGate,
   LocalTrouble,
+  ServerExplainer,
   openFetchPath,
   startWarcUpload,
   type WarcUploadStarted,
@@ -176,7 +177,12 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     log.error(errorInfo(error).message, { seedsFile: args.seedsFile, linesRead: feed.totals.lines });
     loop.stop("error");
   });
-  if (args.http) await startHttp(ctx, args.http, frontier, loop, startedAt, addresses);
+  if (args.http) {
+    // `url explain` says which server a URL is capped under, as the fetch threads find it, and its state.
+    const servers = new ServerExplainer({ policy: args.policy, proxyUrl: args.proxyUrl, gate: runner.addressGate, board: addresses });
+    ctx.onClose("server explainer", () => servers.close());
+    await startHttp(ctx, args.http, frontier, loop, startedAt, { board: addresses, servers });
+  }
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
   ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
@@ -236,7 +242,7 @@ async function startHttp(
   frontier: Frontier,
   loop: CrawlLoop,
   startedAt: number,
-  addresses: AddressBoard,
+  addresses: { board: AddressBoard; servers: ServerExplainer },
 ) {
   const { config: args, log } = ctx;
   const address = formatHostPort(listen.host, listen.port);
@@ -253,7 +259,8 @@ async function startHttp(
       now: () => Date.now(),
       log: log.child("http"),
       renderPool: renderingWanted(args.policy) ? args.policy.renderPool * Math.max(1, args.fetchThreads) : 0,
-      addresses,
+      addresses: addresses.board,
+      servers: addresses.servers,
     }),
   );
   ctx.onClose("http", async () => {
@@ -341,7 +348,7 @@ async function openRunner(
   out: string,
   upload: WarcUploadStarted | undefined,
   addresses: { board: AddressBoard; counters: Counters },
-): Promise<TaskRunner & { close(): Promise<void> }> {
+): Promise<TaskRunner & { close(): Promise<void>; addressGate: AddressGate }> {
   const content = SqliteContentIndex.open(join(out, "content.sqlite"));
   // One cap per server address for every fetch thread (they ask it by message), counted per address here.
   const addressGate = new CountingAddressGate(new MemoryAddressGate(addressGateLimits(args.policy)), addresses.board, {
@@ -367,6 +374,7 @@ async function openRunner(
     const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads, addressGate);
     return {
       run: (task, signal) => threads.run(task, signal),
+      addressGate,
       async close() {
         await threads.close();
         addressGate.close();
@@ -378,6 +386,7 @@ async function openRunner(
   const path = await openFetchPath({ ...init, content, addressGate, ...(renderer ? { renderer } : {}) });
   return {
     run: (task, signal) => path.worker.run(task, signal),
+    addressGate,
     async close() {
       await path.close();
       addressGate.close();

@@ -5,7 +5,7 @@
  * each fetch node (its Redis gate), so the per-address view is one implementation in both modes.
  */
 import type { AddressBoard } from "../../core/politeness/index.ts";
-import type { AddressGate, AddressPass } from "../../core/ports/index.ts";
+import type { AddressGate, AddressGateState, AddressPass } from "../../core/ports/index.ts";
 import type { Counters } from "../../core/stats/index.ts";
 
 export class CountingAddressGate implements AddressGate {
@@ -24,6 +24,10 @@ export class CountingAddressGate implements AddressGate {
       this.counters?.counters.add(`${this.counters.prefix}.address.passes`);
     } else if (!this.#closed) this.board.gaveUp(key, waitMs); // a closing gate turns waiters away: not the server's doing
     return pass;
+  }
+
+  inspect(key: string): Promise<AddressGateState | undefined> {
+    return this.inner.inspect ? this.inner.inspect(key) : Promise.resolve(undefined);
   }
 
   close(): void | Promise<void> {

@@ -39,6 +39,8 @@ export interface InspectedUrl {
   scopeRejection: string;
   foundByRender: boolean;
   sitemap: string;
+  maxPerAddress: number;
+  addressGapMs: number;
 }
 
 /** Where a host lives: its region and the node owning its partition ("" when unknown). */
@@ -100,6 +102,8 @@ export function urlExplanationOf(
     scopeRejection: view.scopeRejection,
     sitemap: view.sitemap,
     foundByRender: view.foundByRender,
+    maxPerAddress: uint32(view.maxPerAddress),
+    addressGapMs: uint32(view.addressGapMs),
   });
 }
 

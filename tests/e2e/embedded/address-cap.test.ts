@@ -6,7 +6,8 @@
  * waits on it) and nothing is lost to it: every page is fetched once. With the cap set wide open the same
  * judge sees the crowd a per-host crawler sends one server, which is what the cap is for. The dashboard's
  * per-address section (`GET /v1/dashboard`, hosts.addresses) and /metrics count for each server exactly the
- * requests the test web saw arrive at that address.
+ * requests the test web saw arrive at that address, and `url explain` names the address a URL's host is
+ * capped under, the cap, and that server's state in the gate.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -101,6 +102,12 @@ describe("crawl: the cap per server address", () => {
     });
     const dashboard = (await (await fetch(`${base}/v1/dashboard`)).json()) as Dashboard;
     const metrics = await (await fetch(`${base}/metrics`)).text();
+    const host = shared.homePages[0]!;
+    const explained = (
+      (await (await fetch(`${base}/v1/urls/explain?url=${encodeURIComponent(`${host}about`)}`)).json()) as {
+        explanation: Record<string, unknown>;
+      }
+    ).explanation;
     const { exit } = await interrupt(run);
     expectCleanExit(exit);
 
@@ -114,6 +121,16 @@ describe("crawl: the cap per server address", () => {
     );
     const passes = ADDRESSES.reduce((sum, a) => sum + verdict.requests.get(a)!, 0);
     expect(metrics).toMatch(new RegExp(`^crawler_fetch_address_passes_total(\\{[^}]*\\})? ${passes}$`, "m"));
+    // url explain: the address the name resolves to (the hosts file), the cap, and the server's state (idle now).
+    const address = shared.addressOf.get(new URL(host).hostname)!;
+    expect(explained).toMatchObject({
+      maxPerAddress: MAX_PER_ADDRESS,
+      addressGapMs: ADDRESS_GAP_MS,
+      server: `ip:${address}`,
+      serverStateKnown: true,
+      serverHolders: 0,
+      serverPasses: verdict.requests.get(address)!,
+    });
     expect(metrics).toMatch(/^crawler_addresses_tracked(\{[^}]*\})? 2$/m);
     // Both servers were asked, by way of all their names, and the crawl pressed against the cap.
     expect([...verdict.requests.keys()].sort()).toEqual(ADDRESSES);
