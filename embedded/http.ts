@@ -42,9 +42,8 @@ import {
   type RunningHttpServer,
 } from "../adapters/http/index.ts";
 import { frontierGauges, type Frontier } from "../engine/frontier/index.ts";
-import type { ServerExplainer, ServerExplanation } from "../engine/fetch/index.ts";
-import type { UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
-import { hostInfoOf, jsonOf, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
+import type { ServerExplainer } from "../engine/fetch/index.ts";
+import { hostInfoOf, jsonOf, serverFields, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
 
 /** The node id, role and region the crawl shows under on its dashboard and in its metrics' labels. */
@@ -202,19 +201,5 @@ function crawlSource(opts: CrawlHttpOptions, dashboard: CrawlDashboard): Dashboa
       if (opts.servers) Object.assign(explanation, serverFields(await opts.servers.explain(n.url)));
       return jsonOf(explanation);
     },
-  };
-}
-
-/** A server explanation as the fields of a URL explanation. */
-function serverFields(e: ServerExplanation): Partial<UrlExplanation> {
-  return {
-    server: e.server,
-    serverNote: e.note,
-    serverStateKnown: e.state !== undefined,
-    serverHolders: e.state?.holders ?? 0,
-    serverNextAllowedAtMs: BigInt(Math.round(e.state?.nextAllowedAt ?? 0)),
-    serverPasses: e.board?.passes ?? 0,
-    serverWaits: e.board?.waits ?? 0,
-    serverLongestWaitMs: e.board?.longestWaitMs ?? 0,
   };
 }

@@ -179,7 +179,8 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   });
   if (args.http) {
     // `url explain` says which server a URL is capped under, as the fetch threads find it, and its state.
-    const servers = new ServerExplainer({ policy: args.policy, proxyUrl: args.proxyUrl, gate: runner.addressGate, board: addresses });
+    const proxied = args.proxyUrl !== undefined;
+    const servers = new ServerExplainer({ policy: args.policy, proxied: () => proxied, gate: runner.addressGate, board: addresses });
     ctx.onClose("server explainer", () => servers.close());
     await startHttp(ctx, args.http, frontier, loop, startedAt, { board: addresses, servers });
   }

@@ -208,6 +208,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     diskProbe: async () => checkDiskRoom(config.warcDir),
     ...(renders ? { renderPool: config.policy.renderPool } : {}),
     addresses,
+    proxied: config.proxyUrl !== undefined,
   });
   const started = node;
   await startStep(`start pulling the fetch tasks of region ${config.region}`, "check that NATS JetStream answers", () => started.start());

@@ -102,6 +102,8 @@ export interface FetchNodeOptions {
   renderPool?: number;
   /** The cap per address's board, fed by this node's gate: its busiest servers go in the node record. */
   addresses?: AddressBoard;
+  /** The node fetches through a proxy (said in its record, for `url explain` on frontier nodes). */
+  proxied?: boolean;
 }
 
 const DISK_PROBE_EVERY_MS = 2_000;
@@ -538,6 +540,7 @@ export class FetchNode {
       gauges: this.gauges(),
       histograms: this.histograms.toJSON(),
       ...(this.opts.addresses ? { addresses: this.opts.addresses.top(ADDRESS_BOARD_ROWS) } : {}),
+      ...(this.opts.proxied ? { proxied: true } : {}),
     };
   }
 }

@@ -189,18 +189,8 @@ export class RedisAddressGate implements AddressGate {
    * sorted set's live members and the gap key's time to live, on Redis's clock). Undefined when Redis cannot
    * answer. A dead holder's pass counts until the next entry drops it (at most its holder key's life).
    */
-  async inspect(key: string): Promise<AddressGateState | undefined> {
-    try {
-      if (!this.client.isReady) return undefined;
-      const [holders, gapLeftMs] = await inspectScript.run<[number, number]>(
-        this.client,
-        [`${this.#prefix}:${key}`, `${this.#prefix}-last:${key}`],
-        [],
-      );
-      return { holders: Number(holders), nextAllowedAt: Number(gapLeftMs) > 0 ? Date.now() + Number(gapLeftMs) : 0 };
-    } catch {
-      return undefined;
-    }
+  inspect(key: string): Promise<AddressGateState | undefined> {
+    return inspectAddressGate(this.client, key, this.#prefix);
   }
 
   async enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined> {
@@ -294,5 +284,24 @@ export class RedisAddressGate implements AddressGate {
       this.#sleepers.add(wake);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+}
+
+/**
+ * A server's state in the region's gate, read without being a holder (a frontier node answering `url
+ * explain`): the passes held now and when the gap allows the next, in one read-only script call. Undefined
+ * when Redis cannot answer.
+ */
+export async function inspectAddressGate(
+  client: RedisClient,
+  key: string,
+  prefix = "crawler:address",
+): Promise<AddressGateState | undefined> {
+  try {
+    if (!client.isReady) return undefined;
+    const [holders, gapLeftMs] = await inspectScript.run<[number, number]>(client, [`${prefix}:${key}`, `${prefix}-last:${key}`], []);
+    return { holders: Number(holders), nextAllowedAt: Number(gapLeftMs) > 0 ? Date.now() + Number(gapLeftMs) : 0 };
+  } catch {
+    return undefined;
   }
 }

@@ -37,6 +37,8 @@ export interface NodeRecord {
    * at most ADDRESS_BOARD_ROWS rows (core/politeness AddressBoard), merged by server for the dashboard.
    */
   addresses?: AddressRow[];
+  /** A fetch node that fetches through a proxy (which resolves names): its cap per address is per registrable domain. */
+  proxied?: boolean;
   /**
    * A frontier node's per-job counters over the partitions it serves, by job number (core/jobs): what the
    * coordinator sums into each job's pages, errors and queued. At most one entry per job (≤ MAX_JOBS).

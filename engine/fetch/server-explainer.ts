@@ -4,11 +4,12 @@
  * with --hosts-file and the address policy, or through a proxy the host's registrable domain), with that
  * server's state in the gate (passes held, when its gap allows the next) and its figures on the per-address
  * board. One lookup per question, through a small cache of its own: an operator's question, not a hot path.
+ * In `crawl` it asks the process's own gate and board; on a frontier node the region's Redis (the gate's
+ * state) and the fetch nodes' records (whether they fetch through a proxy, their boards' rows).
  */
 import { readFileSync } from "node:fs";
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { AddressPolicy } from "../../core/net/index.ts";
-import type { AddressBoard } from "../../core/politeness/index.ts";
 import type { AddressGate } from "../../core/ports/index.ts";
 import { DnsCache, hostsFileLookup, parseHostsFile, serverKeyOf } from "./http/index.ts";
 
@@ -22,11 +23,15 @@ export interface ServerExplanation {
   board?: { passes: number; waits: number; longestWaitMs: number };
 }
 
+/** A server's figures on a per-address board, as the explainer reads them. */
+export type BoardFigures = { passes: number; waits: number; longestWaitMs: number };
+
 export interface ServerExplainerOptions {
   policy: Pick<PolicyConfig, "hostsFile" | "connectTimeoutMs"> & Parameters<typeof AddressPolicy.of>[0];
-  proxyUrl?: string;
-  gate?: AddressGate;
-  board?: AddressBoard;
+  /** Whether requests go through a proxy (which resolves names itself): then the server is the registrable domain. */
+  proxied: () => boolean | Promise<boolean>;
+  gate?: Pick<AddressGate, "inspect">;
+  board?: { get(server: string): BoardFigures | undefined | Promise<BoardFigures | undefined> };
 }
 
 export class ServerExplainer {
@@ -43,7 +48,7 @@ export class ServerExplainer {
   }
 
   async explain(url: string): Promise<ServerExplanation> {
-    const proxied = this.opts.proxyUrl !== undefined;
+    const proxied = await this.opts.proxied();
     const server = await serverKeyOf(new URL(url), {
       proxied,
       dns: this.#dns,
@@ -55,7 +60,7 @@ export class ServerExplainer {
       ? "through the proxy, which resolves names itself: capped by the host's registrable domain"
       : "the address the crawler dials for this name";
     const state = await this.opts.gate?.inspect?.(server);
-    const row = this.opts.board?.get(server);
+    const row = await this.opts.board?.get(server);
     return {
       server,
       note,

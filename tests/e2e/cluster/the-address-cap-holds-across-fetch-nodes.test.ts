@@ -5,7 +5,9 @@
  * never two arrivals closer than --address-gap, although both fetch nodes fetched from both addresses (the
  * cap lives in the region's Redis, not in one node); every page fetched once, and the usual per-host
  * politeness (the harness judges it after the test). The dashboard's per-address section sums both fetch
- * nodes' boards: for each server, the passes are the requests that address received.
+ * nodes' boards: for each server, the passes are the requests that address received; and `url explain`,
+ * answered by the frontier node that holds the URL's host, names the address its host is capped under, the
+ * cap, and that server's state in the region's Redis.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -34,7 +36,18 @@ describe("cluster: the cap per server address", () => {
       web,
       frontiers: ["frontier-1", "frontier-2"],
       fetchers: ["fetch-1", "fetch-2"],
-      frontierArgs: ["--sitemaps", "off"],
+      // The frontier nodes resolve names as the fetch nodes do and know the cap, for url explain.
+      frontierArgs: [
+        "--sitemaps",
+        "off",
+        "--hosts-file",
+        hostsFile,
+        "--allow-private-addresses",
+        "--max-per-address",
+        String(MAX_PER_ADDRESS),
+        "--address-gap",
+        `${ADDRESS_GAP_MS}ms`,
+      ],
       directFetch: true,
       fetcherArgs: [
         "--hosts-file",
@@ -86,5 +99,18 @@ describe("cluster: the cap per server address", () => {
       },
     );
     for (const row of rows) expect(row.waits).toBeGreaterThan(0);
+    const host = shared.homePages[0]!;
+    const { explanation } = await c.adminJson<{ explanation: Record<string, unknown> }>(
+      `/v1/urls/explain?url=${encodeURIComponent(`${host}about`)}`,
+    );
+    const address = shared.addressOf.get(new URL(host).hostname)!;
+    expect(explanation).toMatchObject({
+      maxPerAddress: MAX_PER_ADDRESS,
+      addressGapMs: ADDRESS_GAP_MS,
+      server: `ip:${address}`,
+      serverStateKnown: true,
+      serverHolders: 0,
+      serverPasses: verdict.requests.get(address)!,
+    });
   }, 180_000);
 });
