@@ -92,6 +92,9 @@ function prepare(db: Database) {
       `SELECT ${COLUMNS} FROM sitemaps WHERE due_at > 0 AND due_at <= ? ORDER BY due_at LIMIT ?`,
     ),
     nextFeedDue: db.query<{ t: number | null }, []>("SELECT MIN(due_at) AS t FROM sitemaps WHERE due_at > 0"),
+    feedCounts: db.query<{ n: number; waiting: number | null }, []>(
+      "SELECT COUNT(*) AS n, SUM(due_at > 0) AS waiting FROM sitemaps WHERE feed IS NOT NULL",
+    ),
     next: db.query<RawRow, [partition: number, host: string]>(
       `SELECT ${COLUMNS} FROM sitemaps WHERE state = 'pending' AND partition = ? AND host = ? ORDER BY offered_at, url LIMIT 1`,
     ),
@@ -159,6 +162,12 @@ export class SitemapTable {
     const rows = this.s.dueFeeds.all(now, limit).map(toRow);
     for (const row of rows) this.put({ ...row, state: "pending", offeredAt: now, dueAt: 0 });
     return rows;
+  }
+
+  /** Feeds known, and of them those waiting for their next read (for `crawl stats`: reads every row). */
+  feedCounts(): { feeds: number; waiting: number } {
+    const r = this.s.feedCounts.get();
+    return { feeds: r?.n ?? 0, waiting: r?.waiting ?? 0 };
   }
 
   /** When the next waiting feed is due; undefined when none waits. */

@@ -129,5 +129,14 @@ describe("crawl: feeds", () => {
     expect(summary.counters["feed.read"]).toBe(full);
     expect(summary.counters["feed.not-modified"]).toBe(reads.filter((r) => r.status === 304).length);
     expect(summary.counters["feed.items"]).toBe(3 + 4 * (full - 1));
+    // crawl stats: one feed known, waiting for its next read, due after the last read (--refetch-max at most).
+    const stats = Bun.spawnSync(["bun", "embedded/main.ts", "stats", "--out", out], { cwd: join(import.meta.dir, "../../..") });
+    expect(stats.exitCode).toBe(0);
+    const { feeds: known } = JSON.parse(stats.stdout.toString()) as { feeds: { feeds: number; waiting: number; nextReadAt: number } };
+    expect([known.feeds, known.waiting]).toEqual([1, 1]);
+    // Due one interval (at most --refetch-max, 4 s) after its last read was applied, a moment after the server answered it.
+    const last = reads.at(-1)!;
+    expect(known.nextReadAt).toBeGreaterThan(last.endedAt);
+    expect(known.nextReadAt).toBeLessThan(last.endedAt + 4_000 + 1_000);
   }, 90_000);
 });
