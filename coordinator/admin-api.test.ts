@@ -243,6 +243,19 @@ describe("admin API", () => {
     expect(got).toEqual(["https://example.com/x"]);
   });
 
+  test("admin - POST /v1/seeds with feeds publishes each as a feed to read, not a page", async () => {
+    const got: Array<{ url: string; feed?: boolean }> = [];
+    h.bus.consumeUrls("us", partitionOf("news.com", P), async (d) => {
+      for (const u of d.data) got.push({ url: u.url, ...(u.sitemap?.feed ? { feed: true } : {}) });
+      await d.ack();
+    });
+    const res = await post("/v1/seeds", JSON.stringify({ feeds: ["http://news.com/feed.xml"] }));
+    expect(res.status).toBe(200);
+    expect(await json(res)).toEqual({ accepted: 1, rejected: [] });
+    for (let i = 0; i < 100 && got.length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(got).toEqual([{ url: "http://news.com/feed.xml", feed: true }]);
+  });
+
   test("admin - a bad seeds body is a 400 that says what is wrong", async () => {
     const cases: Array<[string | undefined, Record<string, string>, RegExp]> = [
       ["not json", jsonHeaders, /not valid JSON/],
@@ -255,6 +268,17 @@ describe("admin API", () => {
       [JSON.stringify({ urls: ["http://a.com/", 7] }), jsonHeaders, /urls\[1\]: must be a string, got a number/],
       [JSON.stringify({ urls: Array.from({ length: 101 }, (_, i) => `http://a${i}.com/`) }), jsonHeaders, /at most 100 URLs/],
       [JSON.stringify({ urls: ["http://a.com/"], url: "x" }), jsonHeaders, /unknown field "url"/],
+      [JSON.stringify({ feeds: [] }), jsonHeaders, /feeds: give at least one URL/],
+      [JSON.stringify({ feeds: "http://a.com/feed" }), jsonHeaders, /feeds: must be an array of strings, got a string/],
+      [JSON.stringify({ urls: ["http://a.com/"], feeds: [""] }), jsonHeaders, /feeds\[0\]: must not be empty/],
+      [
+        JSON.stringify({
+          urls: Array.from({ length: 60 }, (_, i) => `http://a${i}.com/`),
+          feeds: Array.from({ length: 41 }, (_, i) => `http://f${i}.com/`),
+        }),
+        jsonHeaders,
+        /urls and feeds: at most 100 URLs per request, got 101/,
+      ],
     ];
     for (const [body, headers, reason] of cases) {
       const res = await post("/v1/seeds", body, headers);

@@ -20,7 +20,7 @@
  *   GET  /v1/ring                 the ring and its revision
  *   GET  /v1/nodes                every node with its state
  *   GET  /v1/stats                cluster totals (ClusterStats.read, as gRPC GetStatus)
- *   POST /v1/seeds                {"urls": [...]} → {accepted, rejected[]}
+ *   POST /v1/seeds                {"urls": [...], "feeds": [...]} → {accepted, rejected[]}
  *   GET  /v1/hosts/:host          host state from its frontier node
  *   POST /v1/hosts/:host/pause    pause the host
  *   POST /v1/hosts/:host/resume   resume the host
@@ -142,7 +142,7 @@ export function adminApp(services: CoordinatorServices, opts: AdminApiOptions): 
 
   app.post("/v1/seeds", async (c) => {
     const body = seedsRequest(parseJsonBody(await c.req.text(), c.req.header("content-type")), opts.maxSeedsPerRequest);
-    return c.json(await services.seeds.add(body.urls));
+    return c.json(await services.seeds.add(body.urls, 0, body.feeds));
   });
 
   app.route("/", jobRoutes(services.jobs, services.feed, opts.maxSeedsPerRequest));

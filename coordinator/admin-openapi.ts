@@ -147,10 +147,10 @@ export const ADMIN_OPENAPI = {
     },
     "/v1/seeds": {
       post: {
-        summary: "Add seed URLs; each is normalized and published to its partition",
+        summary: "Add seed URLs and feeds; each is normalized and published to its partition",
         description:
-          "A URL that does not normalize, or whose host the address policy refuses (an internal address in any notation, localhost, a local or single-label name), is rejected with the reason (`refused-address: loopback: ...`) and never published.",
-        requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsRequest" }) },
+          "A URL that does not normalize, or whose host the address policy refuses (an internal address in any notation, localhost, a local or single-label name), is rejected with the reason (`refused-address: loopback: ...`) and never published. A URL of `feeds` (RSS 2.0, Atom 1.0) is read as a feed, not fetched as a page: its items are queued first, and it is read again on its own adaptive schedule with a conditional GET.",
+        requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsAndFeedsRequest" }) },
         responses: {
           "200": ok("What was accepted and what was rejected, with reasons", { $ref: "#/components/schemas/SeedsResponse" }),
           "400": error,
@@ -338,6 +338,15 @@ export const ADMIN_OPENAPI = {
         additionalProperties: false,
         properties: { urls: { type: "array", minItems: 1, items: { type: "string", minLength: 1 } } },
       },
+      SeedsAndFeedsRequest: {
+        type: "object",
+        description: "At least one URL in all; urls and feeds together count against the per-request limit",
+        additionalProperties: false,
+        properties: {
+          urls: { type: "array", description: "Page URLs", items: { type: "string", minLength: 1 } },
+          feeds: { type: "array", description: "Feed URLs (RSS 2.0, Atom 1.0), read as feeds", items: { type: "string", minLength: 1 } },
+        },
+      },
       ...JOB_SCHEMAS,
       SeedsResponse: {
         type: "object",
@@ -425,6 +434,20 @@ export const ADMIN_OPENAPI = {
             type: "boolean",
             description: "First found only in a rendered page's DOM (--render), not in any HTML as received",
           },
+          maxPerAddress: { ...int, description: "The cap per server address: requests open at once to one server (--max-per-address)" },
+          addressGapMs: { ...int, description: "Least time between two requests to one server (--address-gap)" },
+          server: {
+            type: "string",
+            description:
+              "The server the URL's host is capped under: ip:ADDRESS as the fetcher resolves the name, or through a proxy domain:REGISTRABLE-DOMAIN; empty when not known (serverNote says why)",
+          },
+          serverNote: { type: "string", description: "How the server was found, or why it is not known" },
+          serverStateKnown: { type: "boolean", description: "Whether the gate could say the server's state (the next two fields)" },
+          serverHolders: { ...int, description: "Requests to the server in flight now (passes held)" },
+          serverNextAllowedAtMs: { ...int, description: "When the server's gap allows the next request, epoch ms; 0: now" },
+          serverPasses: { ...int, description: "Passes given for the server, on the answering process's per-address board (0: not on it)" },
+          serverWaits: { ...int, description: "Of them, requests that waited for their pass (or were given back)" },
+          serverLongestWaitMs: { ...int, description: "The longest wait for a pass of the server" },
         },
       },
     },

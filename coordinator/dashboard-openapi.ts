@@ -120,7 +120,17 @@ export const DASHBOARD_SCHEMA = object({
       }),
     ],
   },
-  hosts: object({ slowest: hostList, throttled: hostList, parked: hostList }),
+  hosts: object({
+    slowest: hostList,
+    throttled: hostList,
+    parked: hostList,
+    addresses: {
+      type: "array",
+      description:
+        "The busiest servers of the cap per address (ip:ADDRESS, or domain:REGISTRABLE-DOMAIN through a proxy), summed over the processes that take passes, most waits first",
+      items: object({ server: str, passes: int, waits: int, givenBack: int, longestWaitMs: int, since: int, lastAt: int }),
+    },
+  }),
   politeness: object({
     activeHosts: int,
     throttledHosts: int,
@@ -148,7 +158,7 @@ export const DASHBOARD_SCHEMA = object({
     },
     more: { type: "integer", description: "jobs beyond the rows shown" },
   }),
-  feeds: object({ read: int, items: int }),
+  feeds: object({ read: int, items: int, notModified: int }),
   histograms: { type: "object", additionalProperties: object({ count: int, sum: num, p50: num, p90: num, p99: num }) },
   distributions: { type: "object", additionalProperties: histogram },
 });

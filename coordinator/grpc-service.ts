@@ -61,7 +61,7 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
       return ringResponse(stored.ring);
     }),
     addSeeds: handle(async (req) => {
-      const outcome = await services.seeds.add(req.urls);
+      const outcome = await services.seeds.add(req.urls, 0, req.feeds);
       return { accepted: outcome.accepted, rejected: outcome.rejected };
     }),
     getHost: handle(async (req) => ({ host: await services.routing.getHost(req.host) })),

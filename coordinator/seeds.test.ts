@@ -48,6 +48,31 @@ describe("seeds", () => {
     await bus.close();
   });
 
+  test("seeds - a feed seed is published as a feed to read, vouched for by its origin; pages and feeds count together", async () => {
+    const bus = new MemoryBus();
+    await bus.ensureRegion("us", P);
+    const got = collect(bus, "us", "news.example");
+    const seeds = new SeedPublisher({ bus, rules, partitions: P, maxUrls: 3 });
+    const outcome = await seeds.add(["http://news.example/"], 0, ["http://News.example/feed.xml", "http://news.example/"]);
+    expect(outcome).toEqual({ accepted: 2, rejected: [{ url: "http://news.example/", reason: expect.stringMatching(/^duplicate/) }] });
+    await until(() => got.length >= 2);
+    expect(got).toEqual([
+      { url: "http://news.example/", host: "news.example", depth: 0, redirectHops: 0, isSeed: true },
+      {
+        url: "http://news.example/feed.xml",
+        host: "news.example",
+        depth: 0,
+        redirectHops: 0,
+        isSeed: true,
+        sitemap: { grants: ["http://news.example/"], feed: true },
+      },
+    ]);
+    await expect(seeds.add(["http://a.example/", "http://b.example/"], 0, ["http://c.example/f", "http://d.example/f"])).rejects.toThrow(
+      "at most 3 URLs per request (urls and feeds together), got 4",
+    );
+    await bus.close();
+  });
+
   test("seeds - an empty or oversized request is invalid", async () => {
     const bus = new MemoryBus();
     const seeds = new SeedPublisher({ bus, rules, partitions: P, maxUrls: 2 });

@@ -7,7 +7,9 @@
  * with the normalizer's reason, and one whose host the address policy refuses (an internal address, a
  * local name: core/net, the same check as the frontier's admission) with that policy's reason; a repeat within one request is rejected as a duplicate. Publishing again is
  * harmless (the seen check is idempotent), so a request that failed half-way can simply be retried. Seeds
- * of a crawl job carry its number (`job`); without one they are job `default`'s.
+ * of a crawl job carry its number (`job`); without one they are job `default`'s. A feed seed (RSS, Atom) is
+ * published as a sitemap reference marked feed, vouched for by its own origin: its frontier reads it as a
+ * feed (its items queued first, read again on its own schedule), as `crawl --feeds` does.
  */
 import type { PolitenessKeyMode } from "../core/politeness/index.ts";
 import { groupByOwner } from "../core/addressing/index.ts";
@@ -43,14 +45,16 @@ export class SeedPublisher {
   }
 
   /**
-   * Publishes the crawlable URLs among `urls`. Throws InvalidArgumentError when there are none or too
-   * many, and UnavailableError when the bus refuses a publish (some partitions may have been published).
+   * Publishes the crawlable URLs among `urls` (pages) and `feeds` (read as feeds). Throws
+   * InvalidArgumentError when there are none or too many (both counted), and UnavailableError when the bus
+   * refuses a publish (some partitions may have been published).
    */
-  async add(urls: readonly string[], job = 0): Promise<SeedOutcome> {
-    if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
-    if (urls.length > this.opts.maxUrls)
-      throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request, got ${urls.length}`);
-    const { accepted, rejected } = screenSeeds(urls, this.addresses, job);
+  async add(urls: readonly string[], job = 0, feeds: readonly string[] = []): Promise<SeedOutcome> {
+    const total = urls.length + feeds.length;
+    if (total === 0) throw new InvalidArgumentError("urls: give at least one URL");
+    if (total > this.opts.maxUrls)
+      throw new InvalidArgumentError(`urls: at most ${this.opts.maxUrls} URLs per request (urls and feeds together), got ${total}`);
+    const { accepted, rejected } = screenSeeds(urls, this.addresses, job, feeds);
     const groups = groupByOwner(accepted, this.opts);
     const results = await Promise.allSettled(groups.map((g) => this.opts.bus.publishUrls(g.region, g.partition, g.urls)));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === "rejected");

@@ -9,6 +9,7 @@ import { NotFoundError } from "../core/errors/index.ts";
 import { parseRegionRules, type NodeRecord, type RegionRules } from "../core/cluster/index.ts";
 import { FrontierServiceService, type Capture, type HostInfo, type UrlExplanation } from "../proto/gen/crawler/frontier/v1/frontier.ts";
 import { silentLog } from "../kit/log/index.ts";
+import { urlExplanation } from "../proto/codec/index.ts";
 import { Membership } from "./membership.ts";
 import { Rebalancer } from "./rebalancer.ts";
 import { Routing } from "./routing.ts";
@@ -187,7 +188,7 @@ export function hostInfo(host: string, fields: Partial<HostInfo> = {}): HostInfo
 }
 
 function explanationFrom(nodeId: string, url: string): UrlExplanation {
-  return {
+  return urlExplanation({
     input: url,
     normalized: url,
     rejectedReason: "",
@@ -209,7 +210,7 @@ function explanationFrom(nodeId: string, url: string): UrlExplanation {
     scopeRejection: "",
     sitemap: "",
     foundByRender: false,
-  };
+  });
 }
 
 /** Waits for a condition the in-memory state's callbacks make true (they run in microtasks and timers); 3 s at most. */

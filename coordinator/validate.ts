@@ -10,19 +10,35 @@ import { jsonKind as kind, jsonObject as object, onlyFields } from "../core/inpu
 
 export { clip, parseJsonBody, requiredQuery } from "../adapters/http/index.ts";
 
-/** `{"urls": ["...", ...]}` with 1..maxUrls non-empty strings of at most MAX_URL_LENGTH characters. */
-export function seedsRequest(body: unknown, maxUrls: number): { urls: string[] } {
+/**
+ * `{"urls": [...], "feeds": [...]}`: page URLs and feed URLs (RSS, Atom: read as feeds), either may be left
+ * out; together 1..maxUrls non-empty strings of at most MAX_URL_LENGTH characters.
+ */
+export function seedsRequest(body: unknown, maxUrls: number): { urls: string[]; feeds: string[] } {
   const obj = object(body, "body");
-  onlyFields(obj, ["urls"], "body");
-  const urls = obj["urls"];
-  if (urls === undefined) throw new InvalidArgumentError("urls: required, an array of URL strings");
-  if (!Array.isArray(urls)) throw new InvalidArgumentError(`urls: must be an array of strings, got ${kind(urls)}`);
-  if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
-  if (urls.length > maxUrls) throw new InvalidArgumentError(`urls: at most ${maxUrls} URLs per request, got ${urls.length}`);
-  urls.forEach((u, i) => {
-    if (typeof u !== "string") throw new InvalidArgumentError(`urls[${i}]: must be a string, got ${kind(u)}`);
-    if (u.trim() === "") throw new InvalidArgumentError(`urls[${i}]: must not be empty`);
-    if (u.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`urls[${i}]: longer than ${MAX_URL_LENGTH} characters`);
+  onlyFields(obj, ["urls", "feeds"], "body");
+  if (obj["urls"] === undefined && obj["feeds"] === undefined) {
+    throw new InvalidArgumentError("urls: required (or feeds), an array of URL strings");
+  }
+  const urls = urlList(obj["urls"], "urls");
+  const feeds = urlList(obj["feeds"], "feeds");
+  const total = urls.length + feeds.length;
+  if (total === 0) throw new InvalidArgumentError(`${obj["urls"] === undefined ? "feeds" : "urls"}: give at least one URL`);
+  if (total > maxUrls) {
+    const what = feeds.length === 0 ? "urls" : urls.length === 0 ? "feeds" : "urls and feeds";
+    throw new InvalidArgumentError(`${what}: at most ${maxUrls} URLs per request, got ${total}`);
+  }
+  return { urls, feeds };
+}
+
+/** An optional array of URL strings (absent: none), each non-empty and at most MAX_URL_LENGTH characters. */
+function urlList(value: unknown, field: string): string[] {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) throw new InvalidArgumentError(`${field}: must be an array of strings, got ${kind(value)}`);
+  value.forEach((u, i) => {
+    if (typeof u !== "string") throw new InvalidArgumentError(`${field}[${i}]: must be a string, got ${kind(u)}`);
+    if (u.trim() === "") throw new InvalidArgumentError(`${field}[${i}]: must not be empty`);
+    if (u.length > MAX_URL_LENGTH) throw new InvalidArgumentError(`${field}[${i}]: longer than ${MAX_URL_LENGTH} characters`);
   });
-  return { urls: urls as string[] };
+  return value as string[];
 }

@@ -78,7 +78,7 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     env: "CRAWL_FEEDS",
     flag: "--feeds",
     description:
-      "Feed URLs (RSS 2.0, Atom 1.0), one per line: each is read like a sitemap, its items queued first with their dates; read again at the next run (or at each refetch of a home page that names it)",
+      "Feed URLs (RSS 2.0, Atom 1.0), one per line: each is read like a sitemap, its items queued first with their dates; read again on its own adaptive schedule (--refetch-initial, -min, -max) with a conditional GET",
     ...dirKind(),
     kind: "file",
   },

@@ -31,6 +31,7 @@ import { captureLookup } from "../core/captures/index.ts";
 import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
 import { hostKeyOf, isNotAUrl, MAX_URL_LENGTH, normalizeUrl } from "../core/url/index.ts";
 import type { HostPort } from "../core/net/index.ts";
+import { ADDRESS_BOARD_ROWS as ADDRESS_ROWS, type AddressBoard } from "../core/politeness/index.ts";
 import {
   API_MAX_BODY_BYTES,
   apiError,
@@ -48,7 +49,8 @@ import {
   type RunningHttpServer,
 } from "../adapters/http/index.ts";
 import { frontierGauges, type Frontier } from "../engine/frontier/index.ts";
-import { hostInfoOf, jsonOf, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
+import type { ServerExplainer } from "../engine/fetch/index.ts";
+import { hostInfoOf, jsonOf, serverFields, urlExplanation, urlExplanationOf } from "../proto/codec/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
 import type { JobService } from "../core/jobs/index.ts";
 import type { PageFeed } from "../core/ports/index.ts";
@@ -76,6 +78,10 @@ export interface CrawlHttpOptions {
   log: Log;
   /** Pages rendering at once at most (the `renderPool` gauge): --render-pool x fetch threads; 0 when nothing renders. */
   renderPool?: number;
+  /** The cap per address's board: its busiest servers on the dashboard, its size as the `addressesTracked` gauge. */
+  addresses?: AddressBoard;
+  /** For `url explain`: the server a URL is capped under, and its state in the gate. */
+  servers?: ServerExplainer;
 }
 
 export interface CrawlHttp {
@@ -122,7 +128,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
       ready: opts.running,
       metrics: async () => ({
         counters: opts.frontier.counters.toJSON(),
-        gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0 },
+        gauges: { ...frontierGauges(opts.frontier), renderPool: opts.renderPool ?? 0, addressesTracked: opts.addresses?.size ?? 0 },
         histograms: opts.frontier.histograms.toJSON(),
         labels: { node: CRAWL_NODE.id, region: CRAWL_NODE.region },
         series: jobSeries(await opts.jobs.list(), "job"),
@@ -146,7 +152,7 @@ export function crawlApp(opts: CrawlHttpOptions, dashboard = new CrawlDashboard(
 export class CrawlDashboard {
   private readonly history = new RateHistory();
 
-  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "jobs" | "startedAt" | "now" | "renderPool">) {}
+  constructor(private readonly opts: Pick<CrawlHttpOptions, "frontier" | "jobs" | "startedAt" | "now" | "renderPool" | "addresses">) {}
 
   sample(): void {
     const t = runningTotals([this.record()]);
@@ -183,6 +189,7 @@ export class CrawlDashboard {
       gauges: { ...frontierGauges(frontier), renderPool: this.opts.renderPool ?? 0 },
       histograms: frontier.histograms.toJSON(),
       hosts: frontier.hostReport(),
+      ...(this.opts.addresses ? { addresses: this.opts.addresses.top(ADDRESS_ROWS) } : {}),
     };
   }
 }
@@ -208,7 +215,9 @@ function crawlSource(opts: CrawlHttpOptions, dashboard: CrawlDashboard): Dashboa
       }
       const host = hostKeyOf(n.url);
       const partition = opts.frontier.partitionOf(host);
-      return jsonOf(urlExplanationOf(input, n.url, { ...where, host, partition }, opts.frontier.explainUrl(n.url, host)));
+      const explanation = urlExplanationOf(input, n.url, { ...where, host, partition }, opts.frontier.explainUrl(n.url, host));
+      if (opts.servers) Object.assign(explanation, serverFields(await opts.servers.explain(n.url)));
+      return jsonOf(explanation);
     },
   };
 }

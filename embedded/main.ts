@@ -14,8 +14,8 @@ import { damagedStoreMessage } from "./damaged-store.ts";
 import { join, resolve } from "node:path";
 import { applyScopeFile, ConfigError, formatDuration } from "../core/config/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
-import type { Log, TaskRunner } from "../core/ports/index.ts";
-import { preciseNow, type PolitenessKeyMode } from "../core/politeness/index.ts";
+import type { AddressGate, Log, TaskRunner } from "../core/ports/index.ts";
+import { AddressBoard, preciseNow, type PolitenessKeyMode } from "../core/politeness/index.ts";
 import { politenessKeyMismatch } from "../core/cluster/index.ts";
 import { hostKeyOf, normalizeUrl } from "../core/url/index.ts";
 import { AddressPolicy, classifyIp, describeRefusal, formatHostPort, parseIp, type HostPort } from "../core/net/index.ts";
@@ -24,7 +24,15 @@ import { checkDiskRoom, FileReadError, lockDir } from "../kit/fs/index.ts";
 import { errorFields, errorInfo } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec } from "../kit/main/index.ts";
 import { hostRuntime } from "../kit/runtime.ts";
-import { addressGateLimits, LocalTrouble, openFetchPath, startWarcUpload, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import {
+  addressGateLimits,
+  CountingAddressGate,
+  LocalTrouble,
+  ServerExplainer,
+  openFetchPath,
+  startWarcUpload,
+  type WarcUploadStarted,
+} from "../engine/fetch/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { Counters } from "../core/stats/index.ts";
 import { Frontier, FrontierStore } from "../engine/frontier/index.ts";
@@ -105,10 +113,13 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Registered after the store, so it runs before the store closes: the snapshot reads the store.
   ctx.onClose("seen-set snapshot", () => untilDiskFull(log, out, () => seen.checkpoint(store)));
+  // The frontier's counters, shared with the address gate (fetch.address.passes) and its per-address board.
+  const counters = new Counters();
+  const addresses = new AddressBoard();
   const runner = await startStep(
     "start the fetch path",
     `check that ${out} can be written and that --proxy, if given, is an http(s) proxy`,
-    () => refuseDamaged(out, () => openRunner(args, out, upload)),
+    () => refuseDamaged(out, () => openRunner(args, out, upload, { board: addresses, counters })),
   );
   ctx.onClose("fetch path", () => runner.close());
   // With --http, every page result goes to the feed of fetched pages (pages.sqlite), before it is applied,
@@ -119,6 +130,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const frontier = new Frontier({
     store,
     seen,
+    counters,
     policy: args.policy,
     partitions: PARTITIONS,
     maxQueued: args.maxQueued,
@@ -198,7 +210,13 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     log.error(errorInfo(error).message, { seedsFile: args.seedsFile, linesRead: feed.totals.lines });
     loop.stop("error");
   });
-  if (args.http) await startHttp(ctx, args.http, { frontier, jobs, feed: pageFeed! }, loop, startedAt);
+  if (args.http) {
+    // `url explain` says which server a URL is capped under, as the fetch threads find it, and its state.
+    const proxied = args.proxyUrl !== undefined;
+    const servers = new ServerExplainer({ policy: args.policy, proxied: () => proxied, gate: runner.addressGate, board: addresses });
+    ctx.onClose("server explainer", () => servers.close());
+    await startHttp(ctx, args.http, { frontier, jobs, feed: pageFeed! }, loop, startedAt, { board: addresses, servers });
+  }
   if (ctx.stopSignal.aborted) loop.stop("interrupted");
   ctx.stopSignal.addEventListener("abort", () => loop.stop("interrupted"));
   const progress = new Progress(
@@ -258,6 +276,7 @@ async function startHttp(
   parts: { frontier: Frontier; jobs: CrawlJobs; feed: PageFeed },
   loop: CrawlLoop,
   startedAt: number,
+  addresses: { board: AddressBoard; servers: ServerExplainer },
 ) {
   const { frontier } = parts;
   const { config: args, log } = ctx;
@@ -277,6 +296,8 @@ async function startHttp(
       now: () => Date.now(),
       log: log.child("http"),
       renderPool: renderingWanted(args.policy) ? args.policy.renderPool * Math.max(1, args.fetchThreads) : 0,
+      addresses: addresses.board,
+      servers: addresses.servers,
     }),
   );
   ctx.onClose("http", async () => {
@@ -376,10 +397,14 @@ async function openRunner(
   args: CrawlConfig,
   out: string,
   upload: WarcUploadStarted | undefined,
-): Promise<TaskRunner & { close(): Promise<void> }> {
+  addresses: { board: AddressBoard; counters: Counters },
+): Promise<TaskRunner & { close(): Promise<void>; addressGate: AddressGate }> {
   const content = SqliteContentIndex.open(join(out, "content.sqlite"));
-  // One cap per server address for every fetch thread (they ask it by message).
-  const addressGate = new MemoryAddressGate(addressGateLimits(args.policy));
+  // One cap per server address for every fetch thread (they ask it by message), counted per address here.
+  const addressGate = new CountingAddressGate(new MemoryAddressGate(addressGateLimits(args.policy)), addresses.board, {
+    counters: addresses.counters,
+    prefix: "fetch",
+  });
   const init = {
     policy: args.policy,
     warcDir: join(out, "warc"),
@@ -399,6 +424,7 @@ async function openRunner(
     const threads = await ThreadedFetchRunner.start(init, content, args.fetchThreads, addressGate);
     return {
       run: (task, signal) => threads.run(task, signal),
+      addressGate,
       async close() {
         await threads.close();
         addressGate.close();
@@ -410,6 +436,7 @@ async function openRunner(
   const path = await openFetchPath({ ...init, content, addressGate, ...(renderer ? { renderer } : {}) });
   return {
     run: (task, signal) => path.worker.run(task, signal),
+    addressGate,
     async close() {
       await path.close();
       addressGate.close();

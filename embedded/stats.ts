@@ -1,6 +1,6 @@
 /**
  * `crawl stats --out DIR`: what a crawl directory holds, without crawling: URLs by state, queued and
- * scheduled counts, and the WARC files, as JSON on stdout. Opens the store read-mostly; safe while no crawl
+ * scheduled counts, the feeds and their next read, and the WARC files, as JSON on stdout. Opens the store read-mostly; safe while no crawl
  * runs on DIR. Its one setting is a table row like every other, run by the process kit.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
@@ -62,6 +62,8 @@ export const crawlStatsProcess: ProcessSpec<{ out: string }> = {
       byState: { ...store.urlStateCounts(), queued: store.totalQueued() },
       queued: store.totalQueued(),
       scheduled: store.scheduledCount(),
+      // Feeds (RSS, Atom) known, those waiting for their next read, and when the first is due (epoch ms).
+      feeds: { ...store.sitemaps.feedCounts(), nextReadAt: store.sitemaps.nextFeedDueAt() ?? null },
       warcFiles: warcs.length,
       warcBytes: bytes,
     };

@@ -25,7 +25,15 @@ import { runMain, StartupError, startStep, type ProcessContext, type ProcessSpec
 import { describeFetchNodeConfig, fetchNodeUsage, loadFetchNodeConfig, type FetchNodeConfig } from "./config.ts";
 import type { AddressGate, ContentIndex, FetchClaims, Log } from "../core/ports/index.ts";
 import { MemoryAddressGate, MemoryContentIndex, MemoryFetchClaims } from "../adapters/memory/index.ts";
-import { addressGateLimits, openFetchPath, startWarcUpload, type FetchPathOptions, type WarcUploadStarted } from "../engine/fetch/index.ts";
+import {
+  addressGateLimits,
+  CountingAddressGate,
+  openFetchPath,
+  startWarcUpload,
+  type FetchPathOptions,
+  type WarcUploadStarted,
+} from "../engine/fetch/index.ts";
+import { AddressBoard } from "../core/politeness/index.ts";
 import { renderingWanted } from "../core/render/index.ts";
 import { s3StoreFor } from "../adapters/s3/index.ts";
 import { formatHostPort } from "../core/net/index.ts";
@@ -117,6 +125,9 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     claims = new MemoryFetchClaims();
     addressGate = new MemoryAddressGate(limits);
   }
+  // This node's passes, counted per server for the dashboard (its record) and as fetcher.address.passes.
+  const addresses = new AddressBoard();
+  addressGate = new CountingAddressGate(addressGate, addresses, { counters, prefix: "fetcher" });
   ctx.onClose("address gate", () => addressGate.close());
   ctx.onClose("content index", () => content.close());
   ctx.onClose("fetch claims", () => claims.close());
@@ -201,6 +212,8 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     extraGauges: upload ? () => upload.uploader.gauges() : undefined,
     diskProbe: async () => checkDiskRoom(config.warcDir),
     ...(renders ? { renderPool: config.policy.renderPool } : {}),
+    addresses,
+    proxied: config.proxyUrl !== undefined,
   });
   const started = node;
   await startStep(`start pulling the fetch tasks of region ${config.region}`, "check that NATS JetStream answers", () => started.start());

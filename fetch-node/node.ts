@@ -54,7 +54,7 @@ import { LocalTrouble } from "../engine/fetch/index.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import { isDiskFull } from "../core/errors/index.ts";
-import { preciseNow } from "../core/politeness/index.ts";
+import { ADDRESS_BOARD_ROWS, type AddressBoard, preciseNow } from "../core/politeness/index.ts";
 import { errorFields, silentLog, type Log } from "../kit/log/index.ts";
 import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
@@ -103,6 +103,10 @@ export interface FetchNodeOptions {
    * record as the `renderPool` gauge, which frontier nodes read before asking for rendering.
    */
   renderPool?: number;
+  /** The cap per address's board, fed by this node's gate: its busiest servers go in the node record. */
+  addresses?: AddressBoard;
+  /** The node fetches through a proxy (said in its record, for `url explain` on frontier nodes). */
+  proxied?: boolean;
 }
 
 const DISK_PROBE_EVERY_MS = 2_000;
@@ -215,6 +219,7 @@ export class FetchNode {
       outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
       renderPool: this.opts.renderPool ?? 0,
+      ...(this.opts.addresses ? { addressesTracked: this.opts.addresses.size } : {}),
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),
     };
@@ -543,6 +548,8 @@ export class FetchNode {
       counters: this.counters.toJSON(),
       gauges: this.gauges(),
       histograms: this.histograms.toJSON(),
+      ...(this.opts.addresses ? { addresses: this.opts.addresses.top(ADDRESS_BOARD_ROWS) } : {}),
+      ...(this.opts.proxied ? { proxied: true } : {}),
     };
   }
 }

@@ -28,7 +28,8 @@ import {
   NatsKvClusterState,
   watchNatsConnection,
 } from "../adapters/nats/index.ts";
-import { RedisFetchClaims, RedisSeenSet, redisConnectionLog } from "../adapters/redis/index.ts";
+import { connectRedis, RedisFetchClaims, RedisSeenSet, redisConnectionLog, type RedisClient } from "../adapters/redis/index.ts";
+import { frontierServerExplainer } from "./server-explain.ts";
 import { lockDir } from "../kit/fs/index.ts";
 import { errorFields } from "../kit/log/index.ts";
 import { runMain, StartupError, startStep, type ProcessSpec } from "../kit/main/index.ts";
@@ -112,6 +113,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     let seen: SeenSet;
     let onImportedUrls: ((urls: string[]) => void) | undefined;
     let fetchClaims: { claims: FetchClaims; ttlMs: number } | undefined;
+    let gateRedis: RedisClient | undefined;
     if (config.redisUrl) {
       const url = config.redisUrl;
       const redisLog = log.child("redis");
@@ -125,6 +127,12 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
       );
       ctx.onClose("fetch claims", () => claims.close());
       fetchClaims = { claims, ttlMs: DEFAULT_FETCH_CLAIM_TTL_MS };
+      // `url explain` reads the region's address gate (the fetch nodes' cap per server) on a connection of its own.
+      const explainRedis = await startStep(`connect to Redis at ${url} for url explain`, "check that redis-server runs there", () =>
+        connectRedis(url, { name: `${nodeId}-explain`, tlsCaPem: tls.redisCa, ...redisConnectionLog(redisLog) }),
+      );
+      ctx.onClose("redis (url explain)", () => explainRedis.close());
+      gateRedis = explainRedis;
     } else {
       const local = LocalBloomSeenSet.openReplaying(join(dataDir, "seen.bloom"), store);
       const saver = setInterval(() => local.checkpoint(store), SEEN_SAVE_INTERVAL_MS);
@@ -146,11 +154,14 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     const budget = await startStep("open the job page budgets (NATS KV)", "check that JetStream is enabled", () =>
       NatsKvJobBudget.open(nc),
     );
+    const servers = frontierServerExplainer({ policy, region: config.region, state, ...(gateRedis ? { redis: gateRedis } : {}) });
+    ctx.onClose("url explain", () => servers.close());
     const node = await startStep(
       `start the node (gRPC on ${config.grpcListen}${config.httpListen ? `, HTTP on ${config.httpListen}` : ""})`,
       "check that those addresses are free (--grpc-listen, --http-listen) and that NATS answers",
       () =>
         FrontierNode.start({
+          servers,
           feed,
           budget,
           nodeId,

@@ -136,7 +136,7 @@ ${table(fromTable(FETCH_NODE_FIELDS))}
 
 ## \`crawlctl\` cluster commands
 
-\`bun run crawlctl COMMAND [options] [ARGS]\`; \`--watch\` and \`--interval\` belong to \`status\`, \`--file\` to
+\`bun run crawlctl COMMAND [options] [ARGS]\`; \`--watch\` and \`--interval\` belong to \`status\`, \`--file\` and \`--feeds\` to
 \`seed add\`. The offline commands (\`robots check\`, \`robots status\`, \`url normalize\`) take only their
 own arguments (\`crawlctl COMMAND --help\`).
 

@@ -224,8 +224,9 @@ export class CoordinatorClient {
     return this.caller.unary((r, m, o, cb) => this.client.getRing(r, m, o, cb), {}, opts);
   }
 
-  addSeeds(urls: string[], opts?: CallOptions): Promise<AddSeedsResponse> {
-    return this.caller.unary((r, m, o, cb) => this.client.addSeeds(r, m, o, cb), { urls }, opts);
+  /** Seeds: page URLs, and feed URLs read as feeds. */
+  addSeeds(urls: string[], opts?: CallOptions, feeds: string[] = []): Promise<AddSeedsResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.addSeeds(r, m, o, cb), { urls, feeds }, opts);
   }
 
   getHost(host: string, opts?: CallOptions): Promise<CoordinatorGetHostResponse> {

@@ -106,8 +106,8 @@ export class CoordinatorLeaderClient {
     return this.call((c) => c.addJobSeeds(id, urls, opts));
   }
 
-  addSeeds(urls: string[], opts?: CallOptions): Promise<AddSeedsResponse> {
-    return this.call((c) => c.addSeeds(urls, opts));
+  addSeeds(urls: string[], opts?: CallOptions, feeds: string[] = []): Promise<AddSeedsResponse> {
+    return this.call((c) => c.addSeeds(urls, opts, feeds));
   }
 
   getHost(host: string, opts?: CallOptions): Promise<GetHostResponse> {

@@ -7,11 +7,13 @@
  * the oldest), so memory follows the addresses busy now, not every address ever seen. One timer per
  * address that has waiters and must wait out its gap.
  */
-import type { AddressGate, AddressGateLimits, AddressPass } from "../../core/ports/index.ts";
+import type { AddressGate, AddressGateLimits, AddressGateState, AddressPass } from "../../core/ports/index.ts";
 
 export interface MemoryAddressGateOptions extends AddressGateLimits {
   /** Clock, injectable for tests. Default `performance.now` (monotonic). */
   now?: () => number;
+  /** Wall clock for `inspect`'s epoch times. Default `Date.now`. */
+  wallNow?: () => number;
 }
 
 interface Waiter {
@@ -35,6 +37,7 @@ const SWEEP_STEP = 2;
 export class MemoryAddressGate implements AddressGate {
   readonly #limits: AddressGateLimits;
   readonly #now: () => number;
+  readonly #wallNow: () => number;
   /** Key -> record; re-inserted on each pass, so Map order is the order of last passes (oldest first). */
   readonly #records = new Map<string, AddressRecord>();
   #closed = false;
@@ -48,6 +51,7 @@ export class MemoryAddressGate implements AddressGate {
     }
     this.#limits = { maxInFlight: options.maxInFlight, gapMs: options.gapMs };
     this.#now = options.now ?? (() => performance.now());
+    this.#wallNow = options.wallNow ?? Date.now;
   }
 
   /** Addresses with a record now (busy, waited for, or within their gap): for tests and gauges. */
@@ -90,6 +94,14 @@ export class MemoryAddressGate implements AddressGate {
       record.waiters.push(waiter);
       this.#serve(key, record);
     });
+  }
+
+  /** The key's passes held and when its gap next allows one (read only: no record is made). */
+  inspect(key: string): Promise<AddressGateState | undefined> {
+    const record = this.#records.get(key);
+    if (!record) return Promise.resolve({ holders: 0, nextAllowedAt: 0 });
+    const gapLeft = record.lastAt + this.#limits.gapMs - this.#now();
+    return Promise.resolve({ holders: record.inFlight, nextAllowedAt: gapLeft > 0 ? Math.ceil(this.#wallNow() + gapLeft) : 0 });
   }
 
   close(): void {

@@ -14,5 +14,5 @@ export type { RedisContentIndexOptions } from "./redis-content-index.ts";
 export { RedisFetchClaims } from "./redis-fetch-claims.ts";
 export type { RedisFetchClaimsOptions } from "./redis-fetch-claims.ts";
 export { LuaScript } from "./lua-script.ts";
-export { RedisAddressGate } from "./redis-address-gate.ts";
+export { inspectAddressGate, RedisAddressGate } from "./redis-address-gate.ts";
 export type { RedisAddressGateOptions } from "./redis-address-gate.ts";

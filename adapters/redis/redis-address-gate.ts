@@ -38,7 +38,7 @@
  * wins); each node's own waiters wait at most their wait.
  */
 import { randomUUID } from "node:crypto";
-import type { AddressGate, AddressGateLimits, AddressPass } from "../../core/ports/index.ts";
+import type { AddressGate, AddressGateLimits, AddressGateState, AddressPass } from "../../core/ports/index.ts";
 import type { RedisClient } from "./connect.ts";
 import { LuaScript } from "./lua-script.ts";
 
@@ -96,6 +96,17 @@ redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
 return 0
 `;
 const enterScript = new LuaScript(ENTER_LUA);
+
+/**
+ * Read only. KEYS[1]: the passes held, KEYS[2]: when the last request arrived (expiring with the gap).
+ * Returns {passes not lapsed, ms of gap left (<= 0: none)}.
+ */
+const INSPECT_LUA = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return {redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'), redis.call('PTTL', KEYS[2])}
+`;
+const inspectScript = new LuaScript(INSPECT_LUA);
 
 /**
  * KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]: the gap (ms), ARGV[2]:
@@ -171,6 +182,15 @@ export class RedisAddressGate implements AddressGate {
 
   get #holderKey(): string {
     return `${this.#prefix}-holder:${this.#holder}`;
+  }
+
+  /**
+   * The key's passes held now (not lapsed) and when its gap next allows one: one read-only script call (the
+   * sorted set's live members and the gap key's time to live, on Redis's clock). Undefined when Redis cannot
+   * answer. A dead holder's pass counts until the next entry drops it (at most its holder key's life).
+   */
+  inspect(key: string): Promise<AddressGateState | undefined> {
+    return inspectAddressGate(this.client, key, this.#prefix);
   }
 
   async enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined> {
@@ -264,5 +284,24 @@ export class RedisAddressGate implements AddressGate {
       this.#sleepers.add(wake);
       signal?.addEventListener("abort", onAbort, { once: true });
     });
+  }
+}
+
+/**
+ * A server's state in the region's gate, read without being a holder (a frontier node answering `url
+ * explain`): the passes held now and when the gap allows the next, in one read-only script call. Undefined
+ * when Redis cannot answer.
+ */
+export async function inspectAddressGate(
+  client: RedisClient,
+  key: string,
+  prefix = "crawler:address",
+): Promise<AddressGateState | undefined> {
+  try {
+    if (!client.isReady) return undefined;
+    const [holders, gapLeftMs] = await inspectScript.run<[number, number]>(client, [`${prefix}:${key}`, `${prefix}-last:${key}`], []);
+    return { holders: Number(holders), nextAllowedAt: Number(gapLeftMs) > 0 ? Date.now() + Number(gapLeftMs) : 0 };
+  } catch {
+    return undefined;
   }
 }

@@ -248,8 +248,22 @@ function explainText(e: UrlExplanation | undefined): string {
   if (e.sitemap) rows.push(["sitemap", e.sitemap]);
   if (e.foundByRender) rows.push(["found", "by rendering (only in a rendered page's DOM)"]);
   if (e.trap) rows.push(["trap", e.trap]);
+  if (e.maxPerAddress) rows.push(["server cap", `${e.maxPerAddress} at once, ${e.addressGapMs} ms apart, per server address`]);
+  if (e.server || e.serverNote) rows.push(["server", serverText(e)]);
   if (e.note) rows.push(["note", e.note]);
   return `${e.input}\n${rows.map(([k, v]) => `  ${k.padEnd(10)} ${v}`).join("\n")}\n`;
+}
+
+/** The server a URL is capped under and its state in the gate, as far as the answering process knows. */
+function serverText(e: UrlExplanation): string {
+  if (!e.server) return e.serverNote;
+  const parts = [`${e.server} (${e.serverNote})`];
+  if (e.serverStateKnown) {
+    const next = Number(e.serverNextAllowedAtMs);
+    parts.push(`${e.serverHolders} in flight, next pass ${next ? new Date(next).toISOString() : "now"}`);
+  }
+  if (e.serverPasses) parts.push(`${e.serverPasses} passes, ${e.serverWaits} waited, longest ${e.serverLongestWaitMs} ms`);
+  return parts.join("; ");
 }
 
 /** A URL's captures, newest first, one line each: time, status, type, and where the record lies. */

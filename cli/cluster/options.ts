@@ -28,6 +28,7 @@ export interface ClusterFlags {
   watch: boolean;
   intervalSeconds: number;
   file: string;
+  feeds: string;
   maxPages: string;
   maxDuration: string;
   weight: string;
@@ -109,6 +110,13 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     description: "A file of seed URLs, one per line (seed add)",
     ...stringKind("file"),
   },
+  feeds: {
+    default: "",
+    env: "",
+    flag: "--feeds",
+    description: "A file of feed URLs (RSS 2.0, Atom 1.0), one per line, each read as a feed (seed add)",
+    ...stringKind("file"),
+  },
   // A job's settings (job create); the coordinator checks them as the admin API does.
   maxPages: {
     default: "",
@@ -180,6 +188,7 @@ const SPECS: FieldSpecs<ClusterFlags> = {
 /** Flags of the table only some commands take (each command names its own in `own.valued`). */
 const OWN_FIELDS: ReadonlySet<string> = new Set([
   "file",
+  "feeds",
   "limit",
   "maxPages",
   "maxDuration",

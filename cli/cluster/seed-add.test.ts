@@ -7,6 +7,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { MemoryBus } from "../../adapters/memory/index.ts";
 import { TokenSet } from "../../core/auth/index.ts";
 import { startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { coordinatorGrpcService } from "../../coordinator/grpc-service.ts";
@@ -80,6 +81,32 @@ test("seed add --json keeps the rejections with their lines and counts them", as
     rejected: [{ url: "http://127.0.0.1/", reason: expect.stringMatching(/^refused-address: loopback/), line: `${path}:2` }],
     rejectedTotal: 1,
   });
+});
+
+test("seed add --feeds sends its lines as feeds, beside page seeds", async () => {
+  const path = join(dir, "feeds.txt");
+  writeFileSync(path, "# feeds\nhttps://feeds.example/rss.xml\nnot a url\n");
+  // A bus of its own: the consumers of the test above would take these seeds.
+  const bus = new MemoryBus();
+  await bus.ensureRegion("us", P);
+  const before = h.services.seeds;
+  h.services.seeds = new SeedPublisher({ bus, rules: h.rules, partitions: P, maxUrls: 10_000 });
+  const got: Array<{ url: string; feed: boolean }> = [];
+  for (let p = 0; p < P; p++)
+    bus.consumeUrls("us", p, async (d) => {
+      for (const u of d.data) got.push({ url: u.url, feed: u.sitemap?.feed === true });
+      await d.ack();
+    });
+  const out = io();
+  expect(await seedAddCommand(env())(["--feeds", path, "https://feeds.example/"], out)).toBe(0);
+  expect(out.stdout).toEqual([`  REJECT not a url: unparseable (${path}:3)\n`, "2 seed(s) accepted, 1 rejected\n"]);
+  for (let i = 0; i < 200 && got.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  expect(got.sort((a, b) => a.url.localeCompare(b.url))).toEqual([
+    { url: "https://feeds.example/", feed: false },
+    { url: "https://feeds.example/rss.xml", feed: true },
+  ]);
+  h.services.seeds = before;
+  await bus.close();
 });
 
 test("a seeds file that cannot be read is a usage error naming it, and nothing is sent", async () => {

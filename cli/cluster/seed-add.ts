@@ -1,6 +1,6 @@
 /**
- * `crawlctl seed add URL... [--file FILE]`: seeds sent to the coordinator in requests of BATCH URLs. The
- * file is read as a stream (kit/fs readLines), so a top-sites list of millions of lines takes bounded
+ * `crawlctl seed add URL... [--file FILE] [--feeds FILE]`: seeds sent to the coordinator in requests of BATCH
+ * URLs; the URLs of `--feeds` are feeds (RSS, Atom), read as feeds rather than fetched as pages. Each file is read as a stream (kit/fs readLines), so a top-sites list of millions of lines takes bounded
  * memory; progress goes to stderr every PROGRESS_EVERY_LINES lines, and every rejected seed is printed as its answer
  * arrives, a file line with its number. JSON output keeps the first MAX_JSON_REJECTED rejections and
  * counts the rest.
@@ -17,15 +17,18 @@ const MAX_JSON_REJECTED = 1_000;
 
 interface Pending {
   readonly urls: string[];
+  readonly feeds: string[];
   /** Where each URL came from: "FILE:LINE", absent for an argument. */
   readonly where: Map<string, string>;
 }
 
 export function seedAddCommand(env: Env) {
   return async (argv: string[], io: CliIo): Promise<number> => {
-    const opts = parseClusterOptions(argv, env, { valued: ["--file"] });
+    const opts = parseClusterOptions(argv, env, { valued: ["--file", "--feeds"] });
     const file = opts.flags.get("--file");
-    if (opts.rest.length === 0 && !file) throw new UsageError("give seed URLs as arguments or with --file FILE");
+    const feedsFile = opts.flags.get("--feeds");
+    if (opts.rest.length === 0 && !file && !feedsFile)
+      throw new UsageError("give seed URLs as arguments, with --file FILE or --feeds FILE");
     return withClient(opts, io, async (c) => {
       const totals = { accepted: 0, rejected: 0, lines: 0 };
       const rejected: Array<{ url: string; reason: string; line?: string }> = [];
@@ -34,17 +37,18 @@ export function seedAddCommand(env: Env) {
         if (rejected.length < MAX_JSON_REJECTED) rejected.push(where ? { url, reason, line: where } : { url, reason });
         if (!opts.json) io.out(`  REJECT ${url}: ${reason}${where ? ` (${where})` : ""}\n`);
       };
-      let batch: Pending = { urls: [], where: new Map() };
+      let batch: Pending = { urls: [], feeds: [], where: new Map() };
       const send = async () => {
-        if (batch.urls.length === 0) return;
+        if (batch.urls.length + batch.feeds.length === 0) return;
         const sent = batch;
-        batch = { urls: [], where: new Map() };
-        const r = await c.addSeeds(sent.urls);
+        batch = { urls: [], feeds: [], where: new Map() };
+        const r = await c.addSeeds(sent.urls, undefined, sent.feeds);
         totals.accepted += r.accepted;
         for (const item of r.rejected) reject(item.url, item.reason, sent.where.get(item.url));
       };
       for (const url of opts.rest) batch.urls.push(url);
-      if (file) await readSeedFile(file, io, totals, reject, () => batch, send);
+      if (file) await readSeedFile(file, false, io, totals, reject, () => batch, send);
+      if (feedsFile) await readSeedFile(feedsFile, true, io, totals, reject, () => batch, send);
       await send();
       if (opts.json) io.out(toJson({ accepted: totals.accepted, rejected, rejectedTotal: totals.rejected }));
       else io.out(`${totals.accepted} seed(s) accepted${totals.rejected ? `, ${totals.rejected} rejected` : ""}\n`);
@@ -55,6 +59,7 @@ export function seedAddCommand(env: Env) {
 
 async function readSeedFile(
   file: string,
+  feeds: boolean,
   io: CliIo,
   totals: { accepted: number; rejected: number; lines: number },
   reject: (url: string, reason: string, where: string) => void,
@@ -73,9 +78,9 @@ async function readSeedFile(
       const url = line.text.trim();
       if (url.length === 0 || url.startsWith("#")) continue;
       const batch = current();
-      batch.urls.push(url);
+      (feeds ? batch.feeds : batch.urls).push(url);
       batch.where.set(url, where);
-      if (batch.urls.length >= BATCH) await send();
+      if (batch.urls.length + batch.feeds.length >= BATCH) await send();
       if (line.lineNo % PROGRESS_EVERY_LINES === 0) {
         const share = size ? ` (${Math.floor((100 * line.bytesRead) / size)} % of the file)` : "";
         io.err(`seeded ${line.lineNo.toLocaleString("en")} lines of ${file}${share}: ${totals.accepted.toLocaleString("en")} accepted\n`);

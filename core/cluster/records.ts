@@ -3,6 +3,7 @@
  * node, refreshed by its heartbeat, and the ring assignment. Plain JSON data.
  */
 import type { HostReport } from "../dashboard/index.ts";
+import type { AddressRow } from "../politeness/index.ts";
 import type { HistogramSnapshot } from "../stats/index.ts";
 import type { JobCounts } from "../jobs/index.ts";
 
@@ -31,6 +32,13 @@ export interface NodeRecord {
   histograms?: Record<string, HistogramSnapshot>;
   /** A frontier node's host board and politeness figures (a few hosts per list), for the dashboard. */
   hosts?: HostReport;
+  /**
+   * The busiest servers of the cap per address where this process takes its passes (a fetch node; `crawl`):
+   * at most ADDRESS_BOARD_ROWS rows (core/politeness AddressBoard), merged by server for the dashboard.
+   */
+  addresses?: AddressRow[];
+  /** A fetch node that fetches through a proxy (which resolves names): its cap per address is per registrable domain. */
+  proxied?: boolean;
   /**
    * A frontier node's per-job counters over the partitions it serves, by job number (core/jobs): what the
    * coordinator sums into each job's pages, errors and queued. At most one entry per job (≤ MAX_JOBS).

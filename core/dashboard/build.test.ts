@@ -165,13 +165,42 @@ describe("dashboard", () => {
       rates: [],
       current: { pagesPerSecond: 0, bytesPerSecond: 0 },
       members: [
-        member({ id: "f1", role: "frontier", counters: { "feed.read": 2, "feed.items": 30 } }),
+        member({ id: "f1", role: "frontier", counters: { "feed.read": 2, "feed.items": 30, "feed.not-modified": 4 } }),
         member({ id: "x1", role: "fetcher", counters: { "fetcher.address.waits": 5, "fetcher.address.given-back": 1 } }),
         member({ id: "x2", role: "fetcher", counters: { "fetcher.address.waits": 2 } }),
       ],
     });
     expect(d.politeness).toMatchObject({ waitedForServer: 7, givenBackForServer: 1 });
-    expect(d.feeds).toEqual({ read: 2, items: 30 });
+    expect(d.feeds).toEqual({ read: 2, items: 30, notModified: 4 });
+  });
+
+  test("dashboard - the host board's address section merges every live process's rows by server, busiest first", () => {
+    const row = (server: string, passes: number, waits: number, givenBack: number, longestWaitMs: number, at: number) => ({
+      server,
+      passes,
+      waits,
+      givenBack,
+      longestWaitMs,
+      since: at,
+      lastAt: at + 100,
+    });
+    const d = buildDashboard({
+      source: "cluster",
+      at: 1,
+      rates: [],
+      current: { pagesPerSecond: 0, bytesPerSecond: 0 },
+      rows: 2,
+      members: [
+        member({ id: "x1", role: "fetcher", addresses: [row("ip:10.0.0.1", 50, 9, 1, 400, 10), row("ip:10.0.0.2", 80, 3, 0, 90, 10)] }),
+        member({ id: "x2", role: "fetcher", addresses: [row("ip:10.0.0.2", 70, 8, 2, 700, 5), row("ip:10.0.0.3", 900, 0, 0, 0, 5)] }),
+        // A dead node's rows are not shown.
+        member({ id: "x3", role: "fetcher", addresses: [row("ip:10.0.0.9", 1, 99, 0, 5_000, 5)] }, "dead"),
+      ],
+    });
+    expect(d.hosts.addresses).toEqual([
+      { server: "ip:10.0.0.2", passes: 150, waits: 11, givenBack: 2, longestWaitMs: 700, since: 5, lastAt: 110 },
+      { server: "ip:10.0.0.1", passes: 50, waits: 9, givenBack: 1, longestWaitMs: 400, since: 10, lastAt: 110 },
+    ]);
   });
 
   test("outcomes - counters are grouped by kind", () => {

@@ -17,6 +17,7 @@ import type { JobView } from "../jobs/index.ts";
 import { jobRows } from "./jobs.ts";
 import { errorsOf, outcomesOf } from "./outcomes.ts";
 import type {
+  AddressRow,
   Dashboard,
   HistogramSummary,
   HostBoard,
@@ -93,7 +94,7 @@ export function buildDashboard(input: DashboardInput): Dashboard {
     outcomes: outcomesOf(counters),
     nodes: input.members.map(nodeRow).sort(byRegionRoleId),
     ring: input.ring ? ringView(input.ring) : null,
-    hosts: mergeBoards(frontiers, rows),
+    hosts: { ...mergeBoards(frontiers, rows), addresses: mergeAddresses(input.members, rows) },
     politeness: {
       ...politeness(frontiers, merged[GAP_WAIT_HISTOGRAM]),
       // `crawl` counts under fetch., a fetch node under fetcher. (its frontier counts nothing of the kind).
@@ -101,7 +102,7 @@ export function buildDashboard(input: DashboardInput): Dashboard {
       givenBackForServer: (counters["fetch.address.given-back"] ?? 0) + (counters["fetcher.address.given-back"] ?? 0),
     },
     jobs: jobRows(input.jobs ?? []),
-    feeds: { read: counters["feed.read"] ?? 0, items: counters["feed.items"] ?? 0 },
+    feeds: { read: counters["feed.read"] ?? 0, items: counters["feed.items"] ?? 0, notModified: counters["feed.not-modified"] ?? 0 },
     rendering: rendering(input.members, counters),
     histograms: Object.fromEntries(Object.entries(merged).map(([name, h]) => [name, summarize(h)])),
     distributions: merged,
@@ -164,6 +165,33 @@ function mergeBoards(frontiers: readonly DashboardMember[], rows: number): HostB
       .sort((a, b) => a.robotsExpiresAt - b.robotsExpiresAt)
       .slice(0, rows),
   };
+}
+
+/**
+ * The busiest servers over every process that reports its address board (fetch nodes of every region, or
+ * `crawl`): one server's rows summed (the fetch nodes of a region share its cap), its longest wait the
+ * longest of any, most waits first. Dead or departed nodes' rows are left out.
+ */
+function mergeAddresses(members: readonly DashboardMember[], rows: number): AddressRow[] {
+  const byServer = new Map<string, AddressRow>();
+  for (const m of members) {
+    if (!SERVING.has(m.state)) continue;
+    for (const r of m.record.addresses ?? []) {
+      const seen = byServer.get(r.server);
+      if (!seen) byServer.set(r.server, { ...r });
+      else {
+        seen.passes += r.passes;
+        seen.waits += r.waits;
+        seen.givenBack += r.givenBack;
+        seen.longestWaitMs = Math.max(seen.longestWaitMs, r.longestWaitMs);
+        seen.since = Math.min(seen.since, r.since);
+        seen.lastAt = Math.max(seen.lastAt, r.lastAt);
+      }
+    }
+  }
+  return [...byServer.values()]
+    .sort((a, b) => b.waits - a.waits || b.givenBack - a.givenBack || b.passes - a.passes || (a.server < b.server ? -1 : 1))
+    .slice(0, rows);
 }
 
 /** The pools' size (the `renderPool` gauge of every record) and the frontiers' render counters. */

@@ -4,6 +4,7 @@
  * and the recent pages/s and bytes/s (rate-history.ts).
  */
 export type {
+  AddressRow,
   Dashboard,
   HistogramSummary,
   HostBoard,

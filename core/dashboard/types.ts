@@ -4,7 +4,10 @@
  * of one node). Times are epoch milliseconds, durations milliseconds unless a name says seconds, sizes bytes.
  * The OpenAPI document (coordinator/admin-openapi.ts, `Dashboard`) describes the same fields.
  */
+import type { AddressRow } from "../politeness/index.ts";
 import type { HistogramSnapshot } from "../stats/index.ts";
+
+export type { AddressRow };
 
 /** One host on the host boards: its politeness state as its frontier holds it. */
 export interface HostRow {
@@ -137,13 +140,21 @@ export interface Dashboard {
   outcomes: Outcomes;
   nodes: NodeRow[];
   ring: { epoch: number; partitions: number; regions: RingRegion[] } | null;
-  hosts: HostBoard;
+  /**
+   * The host board, and its per-address section: the busiest servers of the cap per address (`ip:…`, or
+   * `domain:…` through a proxy), merged over the processes that take passes (summed; the longest wait the
+   * longest of any), most waits first, at most as many rows as the other lists.
+   */
+  hosts: HostBoard & { addresses: AddressRow[] };
   politeness: PolitenessSummary;
   rendering: RenderingSummary;
   /** The crawl jobs: the first rows (jobs.ts) and how many more there are. */
   jobs: { rows: JobRow[]; more: number };
-  /** Feeds (RSS, Atom) read and the items they listed (counts since the nodes started). */
-  feeds: { read: number; items: number };
+  /**
+   * Feeds (RSS, Atom) read in full and the items they listed, and rereads answered 304 Not Modified to their
+   * conditional GET (counts since the nodes started).
+   */
+  feeds: { read: number; items: number; notModified: number };
   /** Quantiles of the histograms (seconds or bytes, as each name says), for the figures beside the charts. */
   histograms: Record<string, HistogramSummary>;
   /** The raw merged histograms, for the page's distribution bars. */

@@ -19,3 +19,4 @@ export { parseHttpDate, parseRetryAfter, retryAfterAsDelay } from "./retry-after
 export { preciseNow, receivedResult } from "./clock.ts";
 export { FrontierKeys, frontierKeyOf, type PolitenessKeyMode } from "./politeness-key.ts";
 export { WaitingHostHeap, type WaitingHost } from "./waiting-host-heap.ts";
+export { ADDRESS_BOARD_ROWS, AddressBoard, type AddressBoardOptions, type AddressRow } from "./address-board.ts";

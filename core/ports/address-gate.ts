@@ -29,10 +29,22 @@
  *    (`pass.unguarded` is then true): each host's own politeness still holds, and the gate is a second,
  *    coarser limit above it.
  *  - `close()` turns every waiter away (resolves them `undefined`).
+ *  - `inspect(key)` (optional; for `url explain`) reads the key's state without changing it: the passes
+ *    held now and when the next may be given by the gap (epoch ms; 0: now). Undefined when the gate cannot
+ *    say (its store unreachable). A key nobody asked for lately has no passes and no gap to wait.
  */
 export interface AddressGate {
   enter(key: string, waitMs: number, signal?: AbortSignal): Promise<AddressPass | undefined>;
+  inspect?(key: string): Promise<AddressGateState | undefined>;
   close(): void | Promise<void>;
+}
+
+/** A key's state in its gate, as `inspect` reads it. */
+export interface AddressGateState {
+  /** Passes held now (requests in flight to the server). */
+  readonly holders: number;
+  /** When the gap allows the next pass, epoch ms; 0 when it allows one now (a holder at the cap still may not). */
+  readonly nextAllowedAt: number;
 }
 
 export interface AddressPass {

@@ -4,7 +4,7 @@
  * adapters/sqlite, networked ones in adapters/nats, adapters/redis, adapters/grpc; one contract test suite
  * (tests/contract) runs against every implementation.
  */
-export type { AddressGate, AddressGateLimits, AddressPass } from "./address-gate.ts";
+export type { AddressGate, AddressGateLimits, AddressGateState, AddressPass } from "./address-gate.ts";
 export type { ClusterState, Delivery, MessageBus, NodeChange, Subscription } from "./cluster.ts";
 export type { ContentIndex } from "./content-index.ts";
 export type { JobRegistry } from "./job-registry.ts";

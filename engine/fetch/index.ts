@@ -10,6 +10,8 @@ export { HttpFetcher, type HttpFetcherOptions, type LookupFn } from "./http/inde
 export { extractPage } from "./parse/index.ts";
 export { LocalTrouble, type LocalTroubleOptions } from "./local-trouble.ts";
 export { addressGateLimits } from "./address-limits.ts";
+export { CountingAddressGate } from "./counting-address-gate.ts";
+export { type BoardFigures, ServerExplainer, type ServerExplanation } from "./server-explainer.ts";
 export {
   WarcWriter,
   INDEX_FILE,

@@ -53,6 +53,7 @@ export class HostSitemaps {
         depth: u.depth,
         hops: u.redirectHops,
         ...(u.lastmod !== undefined ? { lastmod: u.lastmod } : {}),
+        ...(u.sitemap?.feed === true ? { feed: true } : {}),
       };
       const feed = u.sitemap?.feed === true;
       const rereadAfterMs = feed ? this.s.policy.refetchMinMs : this.s.policy.robotsMaxAgeMs / 2;
@@ -65,6 +66,21 @@ export class HostSitemaps {
       if (!this.s.serves(partition)) continue;
       this.hosts.sitemapQueued(u.host, partition);
     }
+  }
+
+  /**
+   * Feeds whose reread fell due become pending again (at most `limit`, the first due first), each making its
+   * host active as an offer does; returns their hosts. Runs inside a transaction.
+   */
+  rereadDueFeeds(now: number, limit: number): string[] {
+    const hosts: string[] = [];
+    for (const row of this.s.store.sitemaps.takeDueFeeds(now, limit)) {
+      this.s.counters.add("feed.reread");
+      this.s.totalSitemaps++;
+      hosts.push(row.host);
+      if (this.s.serves(row.partition)) this.hosts.sitemapQueued(row.host, row.partition);
+    }
+    return hosts;
   }
 
   /** The host's next sitemap to read, if it has one pending (its count is put right when the store has none). */

@@ -47,6 +47,9 @@ export interface UrlView {
   sitemap: string;
   /** First found only in a rendered page's DOM (`--render`), not in any HTML as received. */
   foundByRender: boolean;
+  /** The cap per server address the URL's requests are under (the policy's; the server itself is the fetcher's to know). */
+  maxPerAddress: number;
+  addressGapMs: number;
 }
 
 /** What inspection reads of a frontier. */
@@ -141,5 +144,7 @@ export function explainUrl(f: InspectedFrontier, url: string, host: string): Url
     scopeRejection: outside ? `${outside.reason}: ${outside.detail}` : "",
     sitemap: sitemap?.state ?? "",
     foundByRender: f.store.foundByRender(partition, url),
+    maxPerAddress: f.policy.maxPerAddress,
+    addressGapMs: f.policy.addressGapMs,
   };
 }

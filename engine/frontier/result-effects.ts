@@ -21,6 +21,7 @@ import type { ActiveHosts } from "./active-hosts.ts";
 import type { Admission } from "./admission.ts";
 import type { FrontierState } from "./frontier-state.ts";
 import type { HostEntry } from "./host-entry.ts";
+import { feedNotModified, nextFeedSchedule } from "./feed-schedule.ts";
 import type { HostSitemaps } from "./host-sitemaps.ts";
 import { countSitemapResult, probeFoundNone } from "./sitemap-refs.ts";
 import { captureOf, withCapture } from "../../core/captures/index.ts";
@@ -103,9 +104,13 @@ export class ResultEffects {
     if (result.kind === "skipped") entry.state = { ...entry.state, nextAllowedAt: Math.min(entry.state.nextAllowedAt, now) };
     this.s.keyGate.ended(entry, Math.max(result.endedAt, result.startedAt));
     if (flight.task.kind === "sitemap" && flight.sitemap) {
-      this.s.store.sitemaps.finish(flight.sitemap, result.kind === "response" ? "read" : "failed", now);
+      // A feed is read again on its own schedule: sooner when it listed a URL the seen-set had never seen.
+      const feed = flight.sitemap.feed;
+      const schedule = feed ? nextFeedSchedule(feed, result, maybe.slice(0, p.candidates.length).includes(false), policy) : undefined;
+      this.s.store.sitemaps.finish(flight.sitemap, result.kind === "response" ? "read" : "failed", now, schedule);
       this.sitemaps.finished(entry);
-      countSitemapResult(this.s.counters, result, probe);
+      if (feed && feedNotModified(result)) this.s.counters.add("feed.not-modified");
+      else countSitemapResult(this.s.counters, result, probe);
     }
     // A page or a media file: both are queued URLs with a state and a schedule. `start` read the URL's state
     // when it handed the task out; none read means a first fetch.

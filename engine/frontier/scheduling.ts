@@ -20,7 +20,7 @@
  */
 import { isDiskFull } from "../../core/errors/index.ts";
 import { NO_RENDER_MEMORY, renderAsk } from "../../core/render/index.ts";
-import type { FetchTask, TaskKind } from "../../core/model/index.ts";
+import type { FetchTask, SitemapRef, TaskKind } from "../../core/model/index.ts";
 import { onFetchStart } from "../../core/politeness/index.ts";
 import { countToday, nextUtcDayStart, urlPathAndQuery } from "../../core/traps/index.ts";
 import { isHomePage, originOf } from "../../core/url/index.ts";
@@ -116,6 +116,7 @@ export class Scheduling {
     const hosts = new Set<string>();
     try {
       store.tx(() => {
+        for (const host of this.sitemaps.rereadDueFeeds(now, 10_000)) hosts.add(host);
         for (const s of store.takeDue(now, 10_000)) {
           hosts.add(s.host);
           store.setUrlState(s, "queued");
@@ -281,12 +282,12 @@ export class Scheduling {
       partition: entry.partition,
       depth: item?.depth ?? sitemap?.depth ?? 0,
       redirectHops: item?.hops ?? sitemap?.hops ?? 0,
-      etag: prev?.etag ?? undefined,
-      lastModified: prev?.lastModified ?? undefined,
+      etag: prev?.etag ?? sitemap?.feed?.etag ?? undefined,
+      lastModified: prev?.lastModified ?? sitemap?.feed?.lastModified ?? undefined,
       previousFingerprint: prev?.fingerprint ?? undefined,
       hostGapMs: Math.ceil(Math.max(policy.minGapMs, entry.state.gapMs)) + policy.gapMarginMs,
       issuedAt: now,
-      ...(sitemap ? { sitemap: { grants: sitemap.grants, ...(sitemap.fromIndex ? { fromIndex: true } : {}) } } : {}),
+      ...(sitemap ? { sitemap: sitemapRefOf(sitemap) } : {}),
     };
     // A sitemap's image and video extensions name media as a page does.
     if ((kind === "page" || kind === "sitemap") && policy.fetchMedia) task.fetchMedia = true;
@@ -331,4 +332,9 @@ export class Scheduling {
 function earliest(a: number | undefined, b: number | undefined): number | undefined {
   if (a === undefined) return b;
   return b === undefined ? a : Math.min(a, b);
+}
+
+/** What a sitemap task may list, from its row: its grants, whether an index listed it, whether it is a feed. */
+function sitemapRefOf(row: SitemapRow): SitemapRef {
+  return { grants: row.grants, ...(row.fromIndex ? { fromIndex: true } : {}), ...(row.feed ? { feed: true } : {}) };
 }

@@ -42,7 +42,7 @@ import type { FrontierStore } from "../../engine/frontier/index.ts";
 import type { FetchClaims, PartitionReplica, SeenSet } from "../../core/ports/index.ts";
 import { Replicator } from "../replication/index.ts";
 import { Dispatcher } from "./dispatcher.ts";
-import { frontierService } from "./grpc-service.ts";
+import { frontierService, type FrontierServiceDeps } from "./grpc-service.ts";
 import { HandoffReceiver } from "./handoff-receiver.ts";
 import { HandoffSender, type HandoffPeer } from "./handoff-sender.ts";
 import { Membership } from "./membership.ts";
@@ -51,6 +51,8 @@ import { Pulse } from "./pulse.ts";
 import { DEFAULT_DEATH_TIMEOUT_MS, SelfFence } from "./self-fence.ts";
 
 export interface FrontierNodeOptions {
+  /** For `url explain`: the server a URL is capped under and its state in the region's gate. */
+  servers?: FrontierServiceDeps["servers"];
   /** The feed of fetched pages (core/feed): each page result is published there before it is applied. */
   feed?: PageFeed;
   /**
@@ -331,6 +333,7 @@ export class FrontierNode {
     this.grpc = await startGrpcServer(
       [
         frontierService({
+          ...(opts.servers ? { servers: opts.servers } : {}),
           nodeId,
           region,
           partitions,

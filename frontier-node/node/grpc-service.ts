@@ -15,7 +15,7 @@
  */
 import type { PolitenessKeyMode } from "../../core/politeness/index.ts";
 import { captureLookup, checkedCaptureLimit } from "../../core/captures/index.ts";
-import { captureToProto } from "../../proto/codec/index.ts";
+import { captureToProto, type InspectedServer } from "../../proto/codec/index.ts";
 import { addressOf, groupByOwner, hostKeyOfArgument } from "../../core/addressing/index.ts";
 import { errorInfo } from "../../kit/log/index.ts";
 import type { RegionRules } from "../../core/cluster/index.ts";
@@ -24,7 +24,7 @@ import type { DiscoveredUrl } from "../../core/model/index.ts";
 import { hostKeyOf, normalizeUrl } from "../../core/url/index.ts";
 import { FailedPreconditionError, InvalidArgumentError, NotFoundError, UnavailableError } from "../../core/errors/index.ts";
 import { toGrpcError, unary, type GrpcServiceBinding, type InternalErrorLog } from "../../adapters/grpc/index.ts";
-import { hostInfoOf, urlExplanation, urlExplanationOf } from "../../proto/codec/index.ts";
+import { hostInfoOf, serverFields, urlExplanation, urlExplanationOf } from "../../proto/codec/index.ts";
 import {
   FrontierServiceService,
   type FrontierServiceServer,
@@ -36,6 +36,8 @@ import type { Frontier, HostView } from "../../engine/frontier/index.ts";
 import type { HandoffReceiver } from "./handoff-receiver.ts";
 
 export interface FrontierServiceDeps {
+  /** For `url explain`: the server a URL is capped under and its state (absent: the cap's figures only). */
+  servers?: { explain(url: string): Promise<InspectedServer> };
   nodeId: string;
   region: string;
   partitions: number;
@@ -186,7 +188,14 @@ export function frontierService(deps: FrontierServiceDeps): GrpcServiceBinding {
       return { host: hostInfo(viewOf(where.host)) };
     }, log),
 
-    explainUrl: unary(async (request) => ({ explanation: explain(request.url) }), log),
+    explainUrl: unary(async (request) => {
+      const explanation = explain(request.url);
+      // The server the URL is capped under, as the region's fetch nodes find it, and its state in the region's gate.
+      if (deps.servers && explanation.normalized && !explanation.addressRefusal) {
+        Object.assign(explanation, serverFields(await deps.servers.explain(explanation.normalized)));
+      }
+      return { explanation };
+    }, log),
 
     // Answered from this node's store whatever the owner is, like ExplainUrl: routing asks the holder.
     listCaptures: unary(async (request) => {

@@ -17,4 +17,13 @@ export { decodeDiscoveredLinks, discoveredUrlFromProto, discoveredUrlToProto, en
 export { urlExplanation } from "./url-explanation.ts";
 export { jobActionFrom, jobActionOf, jobCreateBodyOf, jobInfoOf, jobJsonOf, settingsOf } from "./job.ts";
 export { captureFromProto, captureToProto } from "./captures.ts";
-export { hostInfoOf, jsonOf, urlExplanationOf, type HostPlace, type InspectedHost, type InspectedUrl } from "./inspection.ts";
+export {
+  hostInfoOf,
+  jsonOf,
+  serverFields,
+  urlExplanationOf,
+  type HostPlace,
+  type InspectedHost,
+  type InspectedServer,
+  type InspectedUrl,
+} from "./inspection.ts";

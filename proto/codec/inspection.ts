@@ -39,6 +39,8 @@ export interface InspectedUrl {
   scopeRejection: string;
   foundByRender: boolean;
   sitemap: string;
+  maxPerAddress: number;
+  addressGapMs: number;
 }
 
 /** Where a host lives: its region and the node owning its partition ("" when unknown). */
@@ -100,6 +102,8 @@ export function urlExplanationOf(
     scopeRejection: view.scopeRejection,
     sitemap: view.sitemap,
     foundByRender: view.foundByRender,
+    maxPerAddress: uint32(view.maxPerAddress),
+    addressGapMs: uint32(view.addressGapMs),
   });
 }
 
@@ -114,4 +118,25 @@ function int64(n: number): bigint {
 
 function uint32(n: number): number {
   return Number.isFinite(n) && n > 0 ? Math.min(0xffffffff, Math.round(n)) : 0;
+}
+
+/** What `url explain` learned of the URL's server (engine/fetch ServerExplanation), as explanation fields. */
+export interface InspectedServer {
+  server: string;
+  note: string;
+  state?: { holders: number; nextAllowedAt: number };
+  board?: { passes: number; waits: number; longestWaitMs: number };
+}
+
+export function serverFields(e: InspectedServer): Partial<UrlExplanation> {
+  return {
+    server: e.server,
+    serverNote: e.note,
+    serverStateKnown: e.state !== undefined,
+    serverHolders: uint32(e.state?.holders ?? 0),
+    serverNextAllowedAtMs: int64(e.state?.nextAllowedAt ?? 0),
+    serverPasses: uint32(e.board?.passes ?? 0),
+    serverWaits: uint32(e.board?.waits ?? 0),
+    serverLongestWaitMs: uint32(e.board?.longestWaitMs ?? 0),
+  };
 }

@@ -29,6 +29,16 @@ export function urlExplanation(fields: Partial<UrlExplanation> = {}): UrlExplana
     scopeRejection: "",
     sitemap: "",
     foundByRender: false,
+    maxPerAddress: 0,
+    addressGapMs: 0,
+    server: "",
+    serverNote: "",
+    serverStateKnown: false,
+    serverHolders: 0,
+    serverNextAllowedAtMs: 0n,
+    serverPasses: 0,
+    serverWaits: 0,
+    serverLongestWaitMs: 0,
     ...fields,
   };
 }

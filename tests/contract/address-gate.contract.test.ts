@@ -100,6 +100,24 @@ for (const impl of implementations) {
       await Promise.all([a.close(), b.close()]);
     }, 30_000);
 
+    test("inspect reads the passes held and when the gap allows the next, from the other node too, changing nothing", async () => {
+      const [a, b] = impl.make({ maxInFlight: 2, gapMs: 400 });
+      expect(await b.inspect!("ip:192.0.2.9")).toEqual({ holders: 0, nextAllowedAt: 0 });
+      const pass = await a.enter("ip:192.0.2.9", 1_000);
+      pass!.arrived();
+      const arrivedAt = Date.now();
+      const held = await b.inspect!("ip:192.0.2.9");
+      expect(held?.holders).toBe(1);
+      // The gap of 400 ms runs from the arrival (a few ms of clock reading either side).
+      expect(held!.nextAllowedAt).toBeGreaterThan(arrivedAt + 300);
+      expect(held!.nextAllowedAt).toBeLessThanOrEqual(Date.now() + 400);
+      pass!.leave();
+      expect((await a.inspect!("ip:192.0.2.9"))?.holders).toBe(0);
+      await new Promise((r) => setTimeout(r, 450));
+      expect(await b.inspect!("ip:192.0.2.9")).toEqual({ holders: 0, nextAllowedAt: 0 });
+      await Promise.all([a.close(), b.close()]);
+    });
+
     test("the cap holds with no gap, and a pass given back lets the next one in", async () => {
       const [a, b] = impl.make({ maxInFlight: 2, gapMs: 0 });
       const first = await a.enter("ip:192.0.2.2", 1_000);

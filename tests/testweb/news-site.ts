@@ -3,7 +3,8 @@
  * `<link rel="alternate" type="application/rss+xml">` and links the newest posts; `/feed.xml` lists every
  * post published so far, newest first, each with its pubDate; `/post/N` is one post. `publish()` adds the
  * next post, to the feed and to the home page at once, as a site does, so a crawler learns of it from the
- * feed when it reads the feed again (the home page names the feed, and changes too).
+ * feed when it reads the feed again (the home page names the feed, and changes too). The feed sends an ETag
+ * (and Last-Modified) that changes with each post, and answers a conditional GET for the same posts with 304.
  */
 import type { HostBehaviour } from "./types.ts";
 
@@ -39,7 +40,7 @@ export function newsSite(host: string, initialPosts = 3): NewsSite {
     description: "a news site whose RSS feed (named by its home page) grows while the crawl runs",
     robots: { kind: "rules", text: "User-agent: *\nDisallow: /private/\n" },
     mustFetch: ["/", "/feed.xml"],
-    serve(_req, res, ctx) {
+    serve(req, res, ctx) {
       if (ctx.path === "/") {
         res.setHeader("content-type", "text/html; charset=utf-8");
         res.end(
@@ -47,6 +48,15 @@ export function newsSite(host: string, initialPosts = 3): NewsSite {
             `<body><h1>Latest: post ${posts.length - 1}</h1><a href="${posts[0]}">the first post</a></body></html>`,
         );
       } else if (ctx.path === "/feed.xml") {
+        // Validators that change with each post: a conditional GET for the same posts is answered 304.
+        const etag = `"posts-${posts.length}"`;
+        res.setHeader("etag", etag);
+        res.setHeader("last-modified", new Date(Math.floor(publishedAt[posts.length - 1]! / 1000) * 1000).toUTCString());
+        if (req.headers["if-none-match"] === etag) {
+          res.statusCode = 304;
+          res.end();
+          return;
+        }
         res.setHeader("content-type", "application/rss+xml");
         res.end(feed());
       } else if (posts.includes(ctx.path)) {

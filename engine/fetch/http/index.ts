@@ -17,5 +17,6 @@ export type {
   StreamedResponseHead,
   StreamOutcome,
 } from "./types.ts";
-export type { LookupFn, ResolvedAddress } from "./dns-cache.ts";
+export { DnsCache, type LookupFn, type ResolvedAddress } from "./dns-cache.ts";
+export { serverKeyOf } from "./server-key.ts";
 export { hostsFileLookup, HostsFileError, parseHostsFile } from "./hosts-file.ts";

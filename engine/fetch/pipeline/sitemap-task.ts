@@ -57,7 +57,8 @@ export async function runSitemapTask(deps: WorkerDeps, task: FetchTask, signal?:
   const ref: SitemapRef = task.sitemap ?? { grants: [] };
   const maxStored = deps.maxBodyBytes ?? DEFAULT_MAX_BODY;
   const read = (head: StreamedResponseHead, body: AsyncIterable<Uint8Array>) => readSitemap(task, ref, head, body, maxStored);
-  const req = { url: task.url, signal };
+  // A feed read again carries the validators of its last answer (a conditional GET): a 304 has no body to read.
+  const req = { url: task.url, signal, etag: task.etag, lastModified: task.lastModified };
   let response: FetchResponse;
   let got: Read;
   if (deps.fetcher.stream) {

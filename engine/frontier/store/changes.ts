@@ -9,7 +9,7 @@
 import type { Priority } from "../../../core/model/index.ts";
 import type { FrontierStore, QueuedUrl, ScheduledUrl, StoredRobots, UrlRow, UrlStatus } from "./frontier-store.ts";
 import { parsePersistedHost } from "./persisted-host.ts";
-import type { SitemapState } from "./sitemap-table.ts";
+import { parseFeedSchedule, type SitemapState } from "./sitemap-table.ts";
 import type { UrlRowColumns } from "./url-table.ts";
 
 /** One write to a partition's rows. The partition itself is the batch's. */
@@ -51,6 +51,21 @@ export type Change =
       state: SitemapState,
       offeredAt: number,
       readAt: number,
+    ]
+  /** a feed's sitemap row, with its reread schedule (JSON) and when it is due (0: not waiting). */
+  | [
+      "sm",
+      host: string,
+      url: string,
+      grants: string[],
+      fromIndex: 0 | 1,
+      depth: number,
+      hops: number,
+      state: SitemapState,
+      offeredAt: number,
+      readAt: number,
+      feed: string,
+      dueAt: number,
     ]
   /** a scope root made by a seed of the partition (scope-root-table.ts). */
   | ["sr", host: string]
@@ -184,6 +199,7 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
                 state: c[7],
                 offeredAt: c[8],
                 readAt: c[9],
+                ...(c.length > 10 ? { feed: parseFeedSchedule(c[10] as string), dueAt: (c[11] as number | undefined) ?? 0 } : {}),
               },
             ]);
             break;
@@ -211,6 +227,15 @@ const priority = (v: unknown) => v === 1 || v === 2 || v === 3;
 const VERDICTS = new Set(["allow-all", "disallow-all", "parse"]);
 const SITEMAP_STATES = new Set(["pending", "read", "failed", "disallowed"]);
 const strings = (v: unknown) => Array.isArray(v) && v.every(str);
+const feedJson = (v: unknown) => {
+  if (!str(v)) return false;
+  try {
+    parseFeedSchedule(v as string);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /**
  * The shape of each kind: its arity and a check per field after the kind. A kind in OPTIONAL_TAIL may also
@@ -246,6 +271,7 @@ const OPTIONAL_TAIL: Partial<Record<Change[0], ReadonlyArray<(v: unknown) => boo
   q: [(v) => v === "media" || v === "page", num],
   s: [(v) => v === "media" || v === "page", num],
   u: [str],
+  sm: [feedJson, num],
 };
 
 function checkChange(c: unknown, i: number): Change {

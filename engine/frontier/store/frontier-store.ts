@@ -351,8 +351,11 @@ export class FrontierStore {
     return this.scheduled.dueAt(partition, url);
   }
 
+  /** The earliest due retry, refetch or feed reread; undefined when nothing is scheduled. */
   nextDueAt(): number | undefined {
-    return this.scheduled.nextDueAt();
+    const url = this.scheduled.nextDueAt();
+    const feed = this.sitemaps.nextFeedDueAt();
+    return url === undefined ? feed : feed === undefined ? url : Math.min(url, feed);
   }
 
   scheduledCount(): number {

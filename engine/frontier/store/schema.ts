@@ -29,7 +29,7 @@
  */
 import type { Database } from "bun:sqlite";
 
-export const SCHEMA_VERSION = 8;
+export const SCHEMA_VERSION = 9;
 
 /**
  * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
@@ -44,6 +44,8 @@ export const SCHEMA_VERSION = 8;
  *   7: a URL's captures (urls.captures, engine/frontier/captures.ts); null for older rows (none known).
  *   8: the crawl job (its number, core/jobs) of queue and scheduled rows, 0 (job `default`, no bytes) for
  *      older rows; job_counts, each job's page results and errors per partition.
+ *   9: a feed's own reread schedule on its sitemap row (sitemaps.feed: the validators of its last answer and
+ *      its interval; sitemaps.due_at: when it is read again), null and 0 for older rows (read when offered).
  */
 export const OLDEST_SCHEMA_VERSION = 3;
 
@@ -62,8 +64,11 @@ const QUEUE_DROP_ORDER = "CREATE INDEX IF NOT EXISTS queue_drop_order ON queue (
  */
 const QUEUE_JOB_INDEX = "CREATE INDEX IF NOT EXISTS queue_job ON queue (job, partition) WHERE job != 0";
 
+/** Feeds waiting for their next read, by when it is due; a sitemap (due_at 0) has no entry. */
+const FEED_DUE_INDEX = "CREATE INDEX IF NOT EXISTS sitemaps_feed_due ON sitemaps (due_at) WHERE due_at > 0";
+
 /** What is made after SCHEMA and upgradeSchema: indexes on columns an older store gets only from the upgrade. */
-export const LATE_SCHEMA = `${QUEUE_JOB_INDEX};`;
+export const LATE_SCHEMA = `${QUEUE_JOB_INDEX}; ${FEED_DUE_INDEX};`;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue (
@@ -144,6 +149,8 @@ CREATE TABLE IF NOT EXISTS sitemaps (
   state TEXT NOT NULL,
   offered_at INTEGER NOT NULL,
   read_at INTEGER NOT NULL DEFAULT 0,
+  feed TEXT,
+  due_at INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, host, url)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sitemaps_pending ON sitemaps (state, partition, host);
@@ -195,6 +202,9 @@ export function upgradeSchema(db: Database, from: number): void {
   if (from < 6) db.exec(`DROP INDEX IF EXISTS queue_drop_order; ${QUEUE_DROP_ORDER}`);
   // Version 7: URLs fetched before it have no captures on record.
   addColumnIfMissing(db, "urls", "captures", "TEXT");
+  // Version 9: sitemaps and feeds of an older store have no schedule of their own (read when offered again).
+  addColumnIfMissing(db, "sitemaps", "feed", "TEXT");
+  addColumnIfMissing(db, "sitemaps", "due_at", "INTEGER NOT NULL DEFAULT 0");
 }
 
 function addColumnIfMissing(db: Database, table: string, column: string, type: string): void {

@@ -7,11 +7,27 @@
  * offered again are added to the ones it had. Rows are keyed like the queue, by partition first, so a
  * partition moves whole. Every write of a row is noted whole in the store's change journal (an "sm" change),
  * so a partition rebuilt from its replica still has its sitemaps, pending or read.
+ *
+ * A feed (RSS, Atom) also has a schedule of its own: once read it is due again after its interval (`feed`,
+ * adapted by the frontier: halved when it listed something new, doubled when unchanged or answered 304) and
+ * is asked with the validators of its last answer. `due_at` indexes only feeds waiting (0 otherwise), so the
+ * next due feed is one index read, and a sitemap costs nothing for it.
+ *
+ * Cost: a row is its URL, host and grants (~100-200 B); a feed adds its validators (~60 B) and 8 B for its
+ * due time plus an index entry (~20 B) while it waits.
  */
 import type { Database } from "bun:sqlite";
 import type { Change } from "./changes.ts";
 
 export type SitemapState = "pending" | "read" | "failed" | "disallowed";
+
+/** A feed's own reread schedule: its interval and the validators of its last answer, for a conditional GET. */
+export interface FeedSchedule {
+  /** How long after a read it is read again; 0 before its first read. */
+  rereadMs: number;
+  etag?: string;
+  lastModified?: string;
+}
 
 export interface SitemapRow {
   partition: number;
@@ -27,6 +43,10 @@ export interface SitemapRow {
   state: SitemapState;
   offeredAt: number;
   readAt: number;
+  /** A feed's schedule; absent for a sitemap (read only when offered again). */
+  feed?: FeedSchedule;
+  /** When a feed waiting for its next read is due; 0 or absent: not waiting (pending, or a sitemap). */
+  dueAt?: number;
 }
 
 export interface SitemapOffer {
@@ -39,6 +59,8 @@ export interface SitemapOffer {
   hops: number;
   /** The `<lastmod>` an index gave it, epoch ms. */
   lastmod?: number;
+  /** A feed: it gets a reread schedule of its own. */
+  feed?: boolean;
 }
 
 interface RawRow {
@@ -52,17 +74,26 @@ interface RawRow {
   state: SitemapState;
   offered_at: number;
   read_at: number;
+  feed: string | null;
+  due_at: number;
 }
 
-const COLUMNS = "partition, host, url, grants, from_index, depth, hops, state, offered_at, read_at";
+const COLUMNS = "partition, host, url, grants, from_index, depth, hops, state, offered_at, read_at, feed, due_at";
 
 function prepare(db: Database) {
   return {
     get: db.query<RawRow, [partition: number, host: string, url: string]>(
       `SELECT ${COLUMNS} FROM sitemaps WHERE partition = ? AND host = ? AND url = ?`,
     ),
-    put: db.query<never, [number, string, string, string, number, number, number, SitemapState, number, number]>(
-      `INSERT OR REPLACE INTO sitemaps (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    put: db.query<never, [number, string, string, string, number, number, number, SitemapState, number, number, string | null, number]>(
+      `INSERT OR REPLACE INTO sitemaps (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    dueFeeds: db.query<RawRow, [now: number, limit: number]>(
+      `SELECT ${COLUMNS} FROM sitemaps WHERE due_at > 0 AND due_at <= ? ORDER BY due_at LIMIT ?`,
+    ),
+    nextFeedDue: db.query<{ t: number | null }, []>("SELECT MIN(due_at) AS t FROM sitemaps WHERE due_at > 0"),
+    feedCounts: db.query<{ n: number; waiting: number | null }, []>(
+      "SELECT COUNT(*) AS n, SUM(due_at > 0) AS waiting FROM sitemaps WHERE feed IS NOT NULL",
     ),
     next: db.query<RawRow, [partition: number, host: string]>(
       `SELECT ${COLUMNS} FROM sitemaps WHERE state = 'pending' AND partition = ? AND host = ? ORDER BY offered_at, url LIMIT 1`,
@@ -102,11 +133,15 @@ export class SitemapTable {
    */
   offer(o: SitemapOffer, now: number, rereadAfterMs: number): boolean {
     const raw = this.s.get.get(o.partition, o.host, o.url);
+    const feed = o.feed ? { rereadMs: 0 } : undefined;
     if (!raw) {
-      this.put({ ...o, grants: [...o.grants], state: "pending", offeredAt: now, readAt: 0 });
+      const { lastmod: _, feed: __, ...fields } = o;
+      this.put({ ...fields, grants: [...o.grants], state: "pending", offeredAt: now, readAt: 0, ...(feed ? { feed } : {}) });
       return true;
     }
     const row = toRow(raw);
+    // A sitemap row first offered as a sitemap (a probe that found a feed) becomes a feed when offered as one.
+    if (feed && !row.feed) row.feed = feed;
     const grants = [...new Set([...row.grants, ...o.grants])].sort();
     const widened = grants.length !== row.grants.length;
     if (row.state === "pending") {
@@ -115,8 +150,29 @@ export class SitemapTable {
     }
     const changed = o.lastmod !== undefined ? o.lastmod > row.readAt : now - row.readAt >= rereadAfterMs;
     if (!changed && !widened) return false;
-    this.put({ ...row, grants, fromIndex: row.fromIndex && o.fromIndex, state: "pending", offeredAt: now });
+    this.put({ ...row, grants, fromIndex: row.fromIndex && o.fromIndex, state: "pending", offeredAt: now, dueAt: 0 });
     return true;
+  }
+
+  /**
+   * Makes feeds whose reread is due pending again, the first due first, at most `limit`; returns them. Each
+   * leaves the due index until it is read again.
+   */
+  takeDueFeeds(now: number, limit: number): SitemapRow[] {
+    const rows = this.s.dueFeeds.all(now, limit).map(toRow);
+    for (const row of rows) this.put({ ...row, state: "pending", offeredAt: now, dueAt: 0 });
+    return rows;
+  }
+
+  /** Feeds known, and of them those waiting for their next read (for `crawl stats`: reads every row). */
+  feedCounts(): { feeds: number; waiting: number } {
+    const r = this.s.feedCounts.get();
+    return { feeds: r?.n ?? 0, waiting: r?.waiting ?? 0 };
+  }
+
+  /** When the next waiting feed is due; undefined when none waits. */
+  nextFeedDueAt(): number | undefined {
+    return this.s.nextFeedDue.get()?.t ?? undefined;
   }
 
   /** The host's next pending sitemap, oldest offer first. */
@@ -125,10 +181,21 @@ export class SitemapTable {
     return raw ? toRow(raw) : undefined;
   }
 
-  finish(row: Pick<SitemapRow, "partition" | "host" | "url">, state: Exclude<SitemapState, "pending">, now: number): void {
+  /**
+   * Marks a sitemap read, failed or disallowed. A feed given its next `schedule` waits in the due index for
+   * `schedule.rereadMs`; one finished without (disallowed by robots.txt) is read only when offered again.
+   */
+  finish(
+    row: Pick<SitemapRow, "partition" | "host" | "url">,
+    state: Exclude<SitemapState, "pending">,
+    now: number,
+    schedule?: FeedSchedule,
+  ): void {
     const raw = this.s.get.get(row.partition, row.host, row.url);
     if (!raw) return;
-    this.put({ ...toRow(raw), state, readAt: now });
+    const current = toRow(raw);
+    const feed = schedule ?? current.feed;
+    this.put({ ...current, state, readAt: now, ...(feed ? { feed } : {}), dueAt: schedule ? now + schedule.rereadMs : 0 });
   }
 
   /** Pending sitemaps by host, for every partition or one. */
@@ -182,6 +249,8 @@ export class SitemapTable {
       r.state,
       r.offeredAt,
       r.readAt,
+      r.feed ? JSON.stringify(r.feed) : null,
+      r.dueAt ?? 0,
     );
     this.note(r.partition, sitemapRowChange(r));
   }
@@ -189,7 +258,22 @@ export class SitemapTable {
 
 /** A sitemap row as a journal change (its partition is the batch's). */
 export function sitemapRowChange(r: SitemapRow): Change {
-  return ["sm", r.host, r.url, [...r.grants], r.fromIndex ? 1 : 0, r.depth, r.hops, r.state, r.offeredAt, r.readAt];
+  const c: Change = ["sm", r.host, r.url, [...r.grants], r.fromIndex ? 1 : 0, r.depth, r.hops, r.state, r.offeredAt, r.readAt];
+  // A feed's schedule rides at the end; a sitemap's change keeps the shape of journals written before feeds had one.
+  return r.feed ? [...c, JSON.stringify(r.feed), r.dueAt ?? 0] : c;
+}
+
+/** A feed's schedule as stored (JSON); throws when it is not one. */
+export function parseFeedSchedule(json: string): FeedSchedule {
+  const v = JSON.parse(json) as FeedSchedule;
+  if (typeof v !== "object" || v === null || typeof v.rereadMs !== "number" || !Number.isFinite(v.rereadMs)) {
+    throw new Error("sitemaps: a feed schedule lacks its interval");
+  }
+  return {
+    rereadMs: v.rereadMs,
+    ...(typeof v.etag === "string" ? { etag: v.etag } : {}),
+    ...(typeof v.lastModified === "string" ? { lastModified: v.lastModified } : {}),
+  };
 }
 
 function toRow(r: RawRow): SitemapRow {
@@ -204,6 +288,8 @@ function toRow(r: RawRow): SitemapRow {
     state: r.state,
     offeredAt: r.offered_at,
     readAt: r.read_at,
+    ...(r.feed ? { feed: parseFeedSchedule(r.feed) } : {}),
+    ...(r.due_at > 0 ? { dueAt: r.due_at } : {}),
   };
 }
 
@@ -215,6 +301,7 @@ export function parseSitemapRows(json: string): SitemapRow[] {
     if (typeof r?.url !== "string" || typeof r.host !== "string" || !Array.isArray(r.grants) || typeof r.state !== "string") {
       throw new Error("sitemaps: a row lacks url, host, grants or state");
     }
+    if (r.feed !== undefined) r.feed = parseFeedSchedule(JSON.stringify(r.feed));
   }
   return rows as SitemapRow[];
 }

@@ -4,7 +4,10 @@
  * from the test web's own log: never more than --max-per-address requests open at once at either address,
  * never two arrivals closer than --address-gap, although both fetch nodes fetched from both addresses (the
  * cap lives in the region's Redis, not in one node); every page fetched once, and the usual per-host
- * politeness (the harness judges it after the test).
+ * politeness (the harness judges it after the test). The dashboard's per-address section sums both fetch
+ * nodes' boards: for each server, the passes are the requests that address received; and `url explain`,
+ * answered by the frontier node that holds the URL's host, names the address its host is capped under, the
+ * cap, and that server's state in the region's Redis.
  */
 import { describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
@@ -12,7 +15,8 @@ import { setPriority } from "node:os";
 import { join } from "node:path";
 import { unusedPort } from "../../../kit/net/index.ts";
 import { judgeAddresses, sharedServerHosts } from "../../testweb/index.ts";
-import { fetchCounts, missing, pageRequests, repeated, useCluster, waitForIdle } from "./harness.ts";
+import type { Dashboard } from "../../../core/dashboard/index.ts";
+import { fetchCounts, missing, pageRequests, repeated, useCluster, waitForIdle, waitUntil } from "./harness.ts";
 
 const cluster = useCluster();
 
@@ -32,7 +36,18 @@ describe("cluster: the cap per server address", () => {
       web,
       frontiers: ["frontier-1", "frontier-2"],
       fetchers: ["fetch-1", "fetch-2"],
-      frontierArgs: ["--sitemaps", "off"],
+      // The frontier nodes resolve names as the fetch nodes do and know the cap, for url explain.
+      frontierArgs: [
+        "--sitemaps",
+        "off",
+        "--hosts-file",
+        hostsFile,
+        "--allow-private-addresses",
+        "--max-per-address",
+        String(MAX_PER_ADDRESS),
+        "--address-gap",
+        `${ADDRESS_GAP_MS}ms`,
+      ],
       directFetch: true,
       fetcherArgs: [
         "--hosts-file",
@@ -69,5 +84,33 @@ describe("cluster: the cap per server address", () => {
       const agents = new Set(web.requests.filter((r) => r.localAddress === address).map((r) => r.headers["user-agent"]));
       expect([...agents].sort()).toEqual([agentOf("fetch-1"), agentOf("fetch-2")]);
     }
+    // The host board's address section, over both fetch nodes' records (each refreshed by its heartbeat).
+    const want = JSON.stringify(ADDRESSES.map((a) => [`ip:${a}`, verdict.requests.get(a)]));
+    let rows: Dashboard["hosts"]["addresses"] = [];
+    await waitUntil(
+      async () => {
+        rows = (await c.adminJson<Dashboard>("/v1/dashboard")).hosts.addresses;
+        return JSON.stringify(rows.map((r) => [r.server, r.passes]).sort()) === want;
+      },
+      {
+        timeoutMs: 10_000,
+        what: "the dashboard's address rows to count the requests each address received",
+        detail: () => JSON.stringify(rows),
+      },
+    );
+    for (const row of rows) expect(row.waits).toBeGreaterThan(0);
+    const host = shared.homePages[0]!;
+    const { explanation } = await c.adminJson<{ explanation: Record<string, unknown> }>(
+      `/v1/urls/explain?url=${encodeURIComponent(`${host}about`)}`,
+    );
+    const address = shared.addressOf.get(new URL(host).hostname)!;
+    expect(explanation).toMatchObject({
+      maxPerAddress: MAX_PER_ADDRESS,
+      addressGapMs: ADDRESS_GAP_MS,
+      server: `ip:${address}`,
+      serverStateKnown: true,
+      serverHolders: 0,
+      serverPasses: verdict.requests.get(address)!,
+    });
   }, 180_000);
 });

@@ -92,6 +92,9 @@ describe("crawl dashboard", () => {
     expect(Number(host["fetches"])).toBeGreaterThan(0);
     const url = await explainUrl(page, web.url("site0.test"));
     expect(url).toMatchObject({ normalized: "http://site0.test/", state: "fetched", seen: "true" });
+    // Through the proxy the cap per address is per registrable domain: explain names it, the host board lists the busiest.
+    expect(url).toMatchObject({ server: "domain:site0.test", maxPerAddress: "2" });
+    await waitForText(page, "hosts-addresses", "domain:");
     // Hosts whose robots.txt answered 500 or could not be read are parked, and the page lists them.
     await waitForText(page, "hosts-parked", "robots-");
 

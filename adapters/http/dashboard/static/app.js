@@ -220,7 +220,7 @@
       ["requests that waited for their server", num(p.waitedForServer)],
       ["given back, server at its cap", num(p.givenBackForServer)],
     ];
-    if (feeds) facts.push(["feeds read (items)", `${num(feeds.read)} (${num(feeds.items)})`]);
+    if (feeds) facts.push(["feeds read (items)", `${num(feeds.read)} (${num(feeds.items)})`], ["feeds unchanged (304)", num(feeds.notModified || 0)]);
     $("politeness").replaceChildren(...facts.flatMap(([k, v]) => [el("dt", {}, k), el("dd", { "data-fact": k }, v)]));
   }
 
@@ -365,6 +365,11 @@
     fillRows(
       "hosts-parked",
       hosts.parked.map((h) => [h.host, until(h.robotsExpiresAt, now), h.lastStatus ? String(h.lastStatus) : h.lastError || "–", num(h.queued), h.node || ""]),
+      5,
+    );
+    fillRows(
+      "hosts-addresses",
+      (hosts.addresses || []).map((a) => [a.server, num(a.passes), num(a.waits), num(a.givenBack), duration(a.longestWaitMs)]),
       5,
     );
   }

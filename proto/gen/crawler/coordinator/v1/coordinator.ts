@@ -293,6 +293,11 @@ export interface GetRingResponse {
 
 export interface AddSeedsRequest {
   urls: string[];
+  /**
+   * Feed URLs (RSS 2.0, Atom 1.0): each read as a feed (its items queued first, read again on its own
+   * schedule), not fetched as a page. Counted with urls against the per-request limit.
+   */
+  feeds: string[];
 }
 
 export interface RejectedUrl {
@@ -1728,13 +1733,16 @@ export const GetRingResponse: MessageFns<GetRingResponse> = {
 };
 
 function createBaseAddSeedsRequest(): AddSeedsRequest {
-  return { urls: [] };
+  return { urls: [], feeds: [] };
 }
 
 export const AddSeedsRequest: MessageFns<AddSeedsRequest> = {
   encode(message: AddSeedsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     for (const v of message.urls) {
       writer.uint32(10).string(v!);
+    }
+    for (const v of message.feeds) {
+      writer.uint32(18).string(v!);
     }
     return writer;
   },
@@ -1760,6 +1768,14 @@ export const AddSeedsRequest: MessageFns<AddSeedsRequest> = {
             message.urls.push(reader.string());
             continue;
           }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.feeds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -1773,13 +1789,19 @@ export const AddSeedsRequest: MessageFns<AddSeedsRequest> = {
   },
 
   fromJSON(object: any): AddSeedsRequest {
-    return { urls: globalThis.Array.isArray(object?.urls) ? object.urls.map((e: any) => globalThis.String(e)) : [] };
+    return {
+      urls: globalThis.Array.isArray(object?.urls) ? object.urls.map((e: any) => globalThis.String(e)) : [],
+      feeds: globalThis.Array.isArray(object?.feeds) ? object.feeds.map((e: any) => globalThis.String(e)) : [],
+    };
   },
 
   toJSON(message: AddSeedsRequest): unknown {
     const obj: any = {};
     if (message.urls?.length) {
       obj.urls = message.urls;
+    }
+    if (message.feeds?.length) {
+      obj.feeds = message.feeds;
     }
     return obj;
   },
@@ -1790,6 +1812,7 @@ export const AddSeedsRequest: MessageFns<AddSeedsRequest> = {
   fromPartial<I extends Exact<DeepPartial<AddSeedsRequest>, I>>(object: I): AddSeedsRequest {
     const message = createBaseAddSeedsRequest();
     message.urls = object.urls?.map((e) => e) || [];
+    message.feeds = object.feeds?.map((e) => e) || [];
     return message;
   },
 };

@@ -163,6 +163,26 @@ export interface UrlExplanation {
   sitemap: string;
   /** First found only in a rendered page's DOM (--render), not in any HTML as received. */
   foundByRender: boolean;
+  /** The cap per server address (--max-per-address, --address-gap) as the crawl applies it. */
+  maxPerAddress: number;
+  addressGapMs: number;
+  /**
+   * The server the URL's host is capped under: "ip:ADDRESS" (resolved as the fetcher resolves it) or, through
+   * a proxy, "domain:REGISTRABLE-DOMAIN"; empty when not known here (server_note says why).
+   */
+  server: string;
+  serverNote: string;
+  /**
+   * The server's state in its gate, when server_state_known: passes held now, and when its gap allows the
+   * next (0: now).
+   */
+  serverStateKnown: boolean;
+  serverHolders: number;
+  serverNextAllowedAtMs: bigint;
+  /** The server's figures on this process's per-address board (passes given, of them waited, longest wait). */
+  serverPasses: number;
+  serverWaits: number;
+  serverLongestWaitMs: number;
 }
 
 export interface ExplainUrlResponse {
@@ -1962,6 +1982,16 @@ function createBaseUrlExplanation(): UrlExplanation {
     scopeRejection: "",
     sitemap: "",
     foundByRender: false,
+    maxPerAddress: 0,
+    addressGapMs: 0,
+    server: "",
+    serverNote: "",
+    serverStateKnown: false,
+    serverHolders: 0,
+    serverNextAllowedAtMs: 0n,
+    serverPasses: 0,
+    serverWaits: 0,
+    serverLongestWaitMs: 0,
   };
 }
 
@@ -2035,6 +2065,39 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     }
     if (message.foundByRender !== false) {
       writer.uint32(400).bool(message.foundByRender);
+    }
+    if (message.maxPerAddress !== 0) {
+      writer.uint32(560).uint32(message.maxPerAddress);
+    }
+    if (message.addressGapMs !== 0) {
+      writer.uint32(568).uint32(message.addressGapMs);
+    }
+    if (message.server !== "") {
+      writer.uint32(578).string(message.server);
+    }
+    if (message.serverNote !== "") {
+      writer.uint32(586).string(message.serverNote);
+    }
+    if (message.serverStateKnown !== false) {
+      writer.uint32(592).bool(message.serverStateKnown);
+    }
+    if (message.serverHolders !== 0) {
+      writer.uint32(600).uint32(message.serverHolders);
+    }
+    if (message.serverNextAllowedAtMs !== 0n) {
+      if (BigInt.asIntN(64, message.serverNextAllowedAtMs) !== message.serverNextAllowedAtMs) {
+        throw new globalThis.Error("value provided for field message.serverNextAllowedAtMs of type int64 too large");
+      }
+      writer.uint32(608).int64(message.serverNextAllowedAtMs);
+    }
+    if (message.serverPasses !== 0) {
+      writer.uint32(616).uint32(message.serverPasses);
+    }
+    if (message.serverWaits !== 0) {
+      writer.uint32(624).uint32(message.serverWaits);
+    }
+    if (message.serverLongestWaitMs !== 0) {
+      writer.uint32(632).uint32(message.serverLongestWaitMs);
     }
     return writer;
   },
@@ -2220,6 +2283,86 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
             message.foundByRender = reader.bool();
             continue;
           }
+          case 70: {
+            if (tag !== 560) {
+              break;
+            }
+
+            message.maxPerAddress = reader.uint32();
+            continue;
+          }
+          case 71: {
+            if (tag !== 568) {
+              break;
+            }
+
+            message.addressGapMs = reader.uint32();
+            continue;
+          }
+          case 72: {
+            if (tag !== 578) {
+              break;
+            }
+
+            message.server = reader.string();
+            continue;
+          }
+          case 73: {
+            if (tag !== 586) {
+              break;
+            }
+
+            message.serverNote = reader.string();
+            continue;
+          }
+          case 74: {
+            if (tag !== 592) {
+              break;
+            }
+
+            message.serverStateKnown = reader.bool();
+            continue;
+          }
+          case 75: {
+            if (tag !== 600) {
+              break;
+            }
+
+            message.serverHolders = reader.uint32();
+            continue;
+          }
+          case 76: {
+            if (tag !== 608) {
+              break;
+            }
+
+            message.serverNextAllowedAtMs = reader.int64() as bigint;
+            continue;
+          }
+          case 77: {
+            if (tag !== 616) {
+              break;
+            }
+
+            message.serverPasses = reader.uint32();
+            continue;
+          }
+          case 78: {
+            if (tag !== 624) {
+              break;
+            }
+
+            message.serverWaits = reader.uint32();
+            continue;
+          }
+          case 79: {
+            if (tag !== 632) {
+              break;
+            }
+
+            message.serverLongestWaitMs = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2287,6 +2430,52 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
         : isSet(object.found_by_render)
         ? globalThis.Boolean(object.found_by_render)
         : false,
+      maxPerAddress: isSet(object.maxPerAddress)
+        ? globalThis.Number(object.maxPerAddress)
+        : isSet(object.max_per_address)
+        ? globalThis.Number(object.max_per_address)
+        : 0,
+      addressGapMs: isSet(object.addressGapMs)
+        ? globalThis.Number(object.addressGapMs)
+        : isSet(object.address_gap_ms)
+        ? globalThis.Number(object.address_gap_ms)
+        : 0,
+      server: isSet(object.server) ? globalThis.String(object.server) : "",
+      serverNote: isSet(object.serverNote)
+        ? globalThis.String(object.serverNote)
+        : isSet(object.server_note)
+        ? globalThis.String(object.server_note)
+        : "",
+      serverStateKnown: isSet(object.serverStateKnown)
+        ? globalThis.Boolean(object.serverStateKnown)
+        : isSet(object.server_state_known)
+        ? globalThis.Boolean(object.server_state_known)
+        : false,
+      serverHolders: isSet(object.serverHolders)
+        ? globalThis.Number(object.serverHolders)
+        : isSet(object.server_holders)
+        ? globalThis.Number(object.server_holders)
+        : 0,
+      serverNextAllowedAtMs: isSet(object.serverNextAllowedAtMs)
+        ? BigInt(object.serverNextAllowedAtMs)
+        : isSet(object.server_next_allowed_at_ms)
+        ? BigInt(object.server_next_allowed_at_ms)
+        : 0n,
+      serverPasses: isSet(object.serverPasses)
+        ? globalThis.Number(object.serverPasses)
+        : isSet(object.server_passes)
+        ? globalThis.Number(object.server_passes)
+        : 0,
+      serverWaits: isSet(object.serverWaits)
+        ? globalThis.Number(object.serverWaits)
+        : isSet(object.server_waits)
+        ? globalThis.Number(object.server_waits)
+        : 0,
+      serverLongestWaitMs: isSet(object.serverLongestWaitMs)
+        ? globalThis.Number(object.serverLongestWaitMs)
+        : isSet(object.server_longest_wait_ms)
+        ? globalThis.Number(object.server_longest_wait_ms)
+        : 0,
     };
   },
 
@@ -2355,6 +2544,36 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     if (message.foundByRender !== false) {
       obj.foundByRender = message.foundByRender;
     }
+    if (message.maxPerAddress !== 0) {
+      obj.maxPerAddress = Math.round(message.maxPerAddress);
+    }
+    if (message.addressGapMs !== 0) {
+      obj.addressGapMs = Math.round(message.addressGapMs);
+    }
+    if (message.server !== "") {
+      obj.server = message.server;
+    }
+    if (message.serverNote !== "") {
+      obj.serverNote = message.serverNote;
+    }
+    if (message.serverStateKnown !== false) {
+      obj.serverStateKnown = message.serverStateKnown;
+    }
+    if (message.serverHolders !== 0) {
+      obj.serverHolders = Math.round(message.serverHolders);
+    }
+    if (message.serverNextAllowedAtMs !== 0n) {
+      obj.serverNextAllowedAtMs = message.serverNextAllowedAtMs.toString();
+    }
+    if (message.serverPasses !== 0) {
+      obj.serverPasses = Math.round(message.serverPasses);
+    }
+    if (message.serverWaits !== 0) {
+      obj.serverWaits = Math.round(message.serverWaits);
+    }
+    if (message.serverLongestWaitMs !== 0) {
+      obj.serverLongestWaitMs = Math.round(message.serverLongestWaitMs);
+    }
     return obj;
   },
 
@@ -2388,6 +2607,19 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     message.scopeRejection = object.scopeRejection ?? "";
     message.sitemap = object.sitemap ?? "";
     message.foundByRender = object.foundByRender ?? false;
+    message.maxPerAddress = object.maxPerAddress ?? 0;
+    message.addressGapMs = object.addressGapMs ?? 0;
+    message.server = object.server ?? "";
+    message.serverNote = object.serverNote ?? "";
+    message.serverStateKnown = object.serverStateKnown ?? false;
+    message.serverHolders = object.serverHolders ?? 0;
+    message.serverNextAllowedAtMs =
+      (object.serverNextAllowedAtMs !== undefined && object.serverNextAllowedAtMs !== null)
+        ? BigInt(object.serverNextAllowedAtMs)
+        : 0n;
+    message.serverPasses = object.serverPasses ?? 0;
+    message.serverWaits = object.serverWaits ?? 0;
+    message.serverLongestWaitMs = object.serverLongestWaitMs ?? 0;
     return message;
   },
 };
