@@ -4,7 +4,8 @@
  * crawl was restarted part-way (the trigger starts from the pages already counted), and a paused job's
  * URLs are not handed out while another job's are. With the page budgets wired as `crawl` wires them
  * (page-budget.ts) and many tasks in flight on several hosts, each job gets exactly maxPages page tasks,
- * also across a restart that drops the tasks in flight (the budget rebuilt from the pages counted).
+ * also when tasks are given back with no result (their units return) and across a restart that drops the
+ * tasks in flight (the budget rebuilt from the pages counted).
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -142,7 +143,7 @@ function budgetedSetup(dir: string, clock: { now: number }) {
     onSeeds: () => {},
     budget: pageBudget.budget,
   });
-  return { store, frontier, jobs };
+  return { store, frontier, jobs, pageBudget };
 }
 
 /**
@@ -151,7 +152,17 @@ function budgetedSetup(dir: string, clock: { now: number }) {
  * runs, so tasks stay in flight across rounds. Stops after `rounds`, or once nothing runs and nothing came
  * for a while. Returns the page tasks finished by job, the most in flight at once, and what still runs.
  */
-async function crawlInFlight(frontier: Frontier, jobs: CrawlJobs, clock: { now: number }, maxInFlight: number, rounds = 1_000) {
+async function crawlInFlight(
+  frontier: Frontier,
+  jobs: CrawlJobs,
+  clock: { now: number },
+  maxInFlight: number,
+  rounds = 1_000,
+  /** Each third page task is given back once with no result (a server at its cap), then told to this. */
+  givenBack?: (task: FetchTask) => void,
+) {
+  const turnedAway = new Set<string>();
+  let pageTasks = 0;
   const pages = new Map<number, string[]>();
   const running: FetchTask[] = [];
   let most = 0;
@@ -171,6 +182,12 @@ async function crawlInFlight(frontier: Frontier, jobs: CrawlJobs, clock: { now: 
     }
     idle = 0;
     for (const t of running.splice(0, Math.ceil(running.length / 2))) {
+      if (givenBack && t.kind === "page" && pageTasks++ % 3 === 0 && !turnedAway.has(t.url)) {
+        turnedAway.add(t.url);
+        frontier.abandon(t);
+        givenBack(t);
+        continue;
+      }
       await frontier.complete(answer(t, clock.now), []);
       await jobs.afterResult(t);
       if (t.kind === "page") pages.set(t.job ?? 0, [...(pages.get(t.job ?? 0) ?? []), t.url]);
@@ -219,6 +236,25 @@ describe("crawl jobs with page budgets, many tasks in flight", () => {
         pages: max,
       });
     }
+    await jobs.close();
+    store.close();
+  });
+
+  test("page budgets - tasks given back with no result (a server at its cap) return their units: still exactly maxPages", async () => {
+    const clock = { now: Date.UTC(2026, 11, 4, 12) };
+    const dir = tempDir();
+    const { store, frontier, jobs, pageBudget } = budgetedSetup(dir, clock);
+    const hosts = ["a.test", "b.test", "c.test"];
+    await jobs.service.create({ id: "news", seeds: hosts.flatMap((h) => urls(h, 10)), maxPages: 8, maxDurationMs: 0, weight: 1 });
+    let given = 0;
+    const { pages } = await crawlInFlight(frontier, jobs, clock, 8, 1_000, (t) => {
+      given++;
+      pageBudget.givenBack(t);
+    });
+    expect(given).toBeGreaterThan(0);
+    expect(pages.get(1)?.length).toBe(8);
+    const { job, counts } = await jobs.service.show("news");
+    expect([job.state, job.reason, counts.pages]).toEqual(["done", "max-pages", 8]);
     await jobs.close();
     store.close();
   });
