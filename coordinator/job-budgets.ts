@@ -5,31 +5,22 @@
  *    custody reclaimed: its unspent units go back to the pools, so a frontier node killed for good takes no
  *    pages with it; one that comes back (a restart) takes afresh, and anything it spent against the old
  *    custody is refused (its settle fails, those tasks go back to their hosts unsent);
- *  - a job whose budget is spent (the pool empty, no node holding any) has nothing more to hand out: once its
- *    page count has not moved for SETTLE_MS (the results of its last tasks applied and reported), it ends
- *    `done` / `max-pages` even when units were lost to a fault (a task whose result never came) and its
- *    pages are fewer than maxPages.
+ *  - a job whose budget is spent ends `max-pages` (core/jobs SpentBudgets `spentOut`, shared with `crawl`).
  * Cost per tick: the holders' list (the bucket stream's subject list), and one read of each running job
  * with maxPages (its pool and custodies).
  */
-import type { JobRecord } from "../core/jobs/index.ts";
-import type { JobBudget } from "../core/ports/index.ts";
+import { SpentBudgets } from "../core/jobs/index.ts";
 import type { Member } from "./membership.ts";
 
-/** How long a spent job's page count must stay still before it ends: a heartbeat's recount (5 s) and more. */
-export const SETTLE_MS = 10_000;
+export { SETTLE_MS } from "../core/jobs/index.ts";
 
 /** How often the holders are listed when the live frontier nodes have not changed (a missed reclaim is retried). */
 export const RECLAIM_EVERY_MS = 30_000;
 
-export class BudgetKeeper {
-  /** Spent jobs by number: their page count when first seen spent, and since when it has not moved. */
-  private readonly spentSince = new Map<number, { pages: number; since: number }>();
+export class BudgetKeeper extends SpentBudgets {
   /** The live frontier nodes at the last look for lost holders, and when it was. */
   private lastLive = "";
   private lastLookAt = -Infinity;
-
-  constructor(private readonly budget: JobBudget) {}
 
   /**
    * Reclaims the custody of every holder that is not a live frontier member; returns the units returned per
@@ -50,26 +41,5 @@ export class BudgetKeeper {
       reclaimed.set(holder, await this.budget.reclaim(holder));
     }
     return reclaimed;
-  }
-
-  /**
-   * Whether `job` (running, with maxPages) has spent its whole budget and its page count stayed at `pages`
-   * for SETTLE_MS: it ends `max-pages`.
-   */
-  async spentOut(job: JobRecord, pages: number, now: number): Promise<boolean> {
-    if (!(job.maxPages > 0)) return false;
-    const pool = await this.budget.read(job.number);
-    if (!pool || pool.left > 0 || pool.held > 0) {
-      this.spentSince.delete(job.number);
-      return false;
-    }
-    const seen = this.spentSince.get(job.number);
-    if (!seen || seen.pages !== pages) {
-      this.spentSince.set(job.number, { pages, since: now });
-      return false;
-    }
-    if (now - seen.since < SETTLE_MS) return false;
-    this.spentSince.delete(job.number);
-    return true;
   }
 }

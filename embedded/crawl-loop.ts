@@ -41,10 +41,12 @@ export interface CrawlLoopOptions {
   /** True while something else still adds work (seeds being read): the loop does not end for lack of work. */
   busy?: () => boolean;
   /**
-   * Awaited after each task's result is applied, before its slot is free for the next task: crawl jobs end
-   * the job whose page limit it reached there (embedded/jobs.ts), so the next task handed out knows.
+   * Awaited after each task's result is applied: crawl jobs end the job whose page limit it reached there
+   * (embedded/jobs.ts), so it shows `done` at once; the limit itself is kept by the page budgets.
    */
   afterResult?: (task: FetchTask) => Promise<void>;
+  /** A launched task went back to its host with no result (stop, server at its cap, our own failure). */
+  givenBack?: (task: FetchTask) => void;
   /** Called for every error that is a bug or a broken store, not a web problem. */
   onError: (error: unknown, task: FetchTask) => void;
 }
@@ -88,7 +90,13 @@ export class CrawlLoop {
       }
       let room = Math.min(maxInFlight - this.running.size, this.opts.trouble.allowance());
       if (this.opts.maxPages !== undefined) room = Math.min(room, this.opts.maxPages - this.pages - this.pagesInFlight());
-      if (room > 0) for (const task of frontier.nextTasks(room)) this.launch(task);
+      const tasks = room > 0 ? frontier.nextTasks(room) : [];
+      // Every round, also one that handed out nothing: it takes budget for jobs whose hosts wait for some.
+      const refused = new Set((await frontier.settleBudgets()).map((t) => t.taskId));
+      for (const task of tasks) {
+        if (refused.has(task.taskId)) frontier.abandon(task);
+        else this.launch(task);
+      }
       if (this.opts.maxPages !== undefined && this.pages >= this.opts.maxPages) {
         this.stop("max-pages");
         break;
@@ -128,18 +136,18 @@ export class CrawlLoop {
       .run(task, this.abort.signal)
       .then(async (out) => {
         if (this.abort.signal.aborted) {
-          this.opts.frontier.abandon(task);
+          this.giveBack(task);
           return;
         }
         if (isAddressBusy(out.result)) {
           // Its server stayed at its cap (--max-per-address): never asked, so the host only waits its gap again.
-          this.opts.frontier.abandon(task);
+          this.giveBack(task);
           this.opts.frontier.counters.add("fetch.address.given-back");
           return;
         }
         if (isLocalFailure(out.result)) {
           // The host was never asked: its task goes back as it was, and the whole crawl waits instead.
-          this.opts.frontier.abandon(task);
+          this.giveBack(task);
           this.opts.trouble.failed(out.result.local, out.result.message ?? out.result.local);
           return;
         }
@@ -150,7 +158,7 @@ export class CrawlLoop {
         await this.opts.afterResult?.(task);
       })
       .catch((error: unknown) => {
-        this.opts.frontier.abandon(task);
+        this.giveBack(task);
         if (this.abort.signal.aborted) return; // given back on stop: the next run fetches it
         if (isDiskFull(error)) {
           // The page (or its result) could not be written: it is fetched again once there is room, and until
@@ -166,6 +174,11 @@ export class CrawlLoop {
         this.wake?.();
       });
     this.running.set(task.taskId, { task, done });
+  }
+
+  private giveBack(task: FetchTask): void {
+    this.opts.frontier.abandon(task);
+    this.opts.givenBack?.(task);
   }
 
   private async drain(): Promise<void> {

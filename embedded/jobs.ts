@@ -4,11 +4,12 @@
  * directory), its one frontier's counters (Frontier.jobReport: the job_counts rows and queued rows of the
  * frontier store), and seeds admitted straight into that frontier with the job's number. Every record
  * written reaches the frontier through `Frontier.setJob` (engine/frontier job-control.ts) as the cluster's
- * watch does; on open, every stored record does, before anything is handed out. The end rules
- * (JobService.endDue) run on a tick, as on the coordinator, and after a page result of a job with a page
- * limit once that job may have reached it: with one fetch in flight (--max-in-flight 1) a job stops exactly
- * at maxPages; with more, the fetches of the job already in flight finish and are counted (exact budgets
- * per job are the frontier's JobBudget, built apart).
+ * watch does; on open, every stored record does, before anything is handed out. A job's page tasks are
+ * handed out against its page budget (page-budget.ts), so its page results never pass maxPages at any
+ * concurrency. The end rules (JobService.endDue) run on a tick, as on the coordinator, and after a page
+ * result of a job with a page limit once that job may have reached it, so it shows `done` at once rather
+ * than at the next tick; a job whose budget is spent for good ends by the budget too (core/jobs
+ * SpentBudgets), as in the cluster.
  *
  * Cost: counting a job's queued URLs reads its rows of the queue's job index (Frontier.jobReport), so the
  * tick reads the frontier's counts as they were at most 5 s ago, and a fresh count is taken only when a
@@ -19,9 +20,9 @@ import { join } from "node:path";
 import { SqliteJobRegistry } from "../adapters/sqlite/index.ts";
 import { ConfigError, type PolicyConfig } from "../core/config/index.ts";
 import { InvalidArgumentError, NotFoundError } from "../core/errors/index.ts";
-import { DEFAULT_JOB_ID, isEnded, JobService, type JobCounts, type JobRecord, type SeedsAdded } from "../core/jobs/index.ts";
+import { DEFAULT_JOB_ID, isEnded, JobService, SpentBudgets, type JobCounts, type JobRecord, type SeedsAdded } from "../core/jobs/index.ts";
 import { AddressPolicy } from "../core/net/index.ts";
-import type { Log } from "../core/ports/index.ts";
+import type { JobBudget, Log } from "../core/ports/index.ts";
 import { screenSeeds } from "../core/seeds/index.ts";
 import type { FetchTask } from "../core/model/index.ts";
 import type { Frontier } from "../engine/frontier/index.ts";
@@ -39,6 +40,8 @@ export interface CrawlJobsOptions {
   log: Log;
   /** Seeds were admitted: the crawl loop looks for work now. */
   onSeeds: () => void;
+  /** The page budgets the frontier hands out against (page-budget.ts): a job whose budget is spent ends. */
+  budget?: JobBudget;
 }
 
 export class CrawlJobs {
@@ -64,6 +67,7 @@ export class CrawlJobs {
       counts: async () => this.counts(),
       seeds: { add: (urls, job) => this.addSeeds(addresses, urls, job) },
       now: opts.now,
+      ...(opts.budget && { budgets: new SpentBudgets(opts.budget) }),
     });
     // The page results already counted (a restart): what a limited job's trigger adds its new results to.
     this.fresh = true;

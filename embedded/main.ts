@@ -42,6 +42,7 @@ import { SqliteContentIndex, SqlitePageFeed } from "../adapters/sqlite/index.ts"
 import { pageRecordOf } from "../core/feed/index.ts";
 import type { PageFeed } from "../core/ports/index.ts";
 import { CrawlJobs } from "./jobs.ts";
+import { LocalPageBudget } from "./page-budget.ts";
 import { crawlUsage, resolveCrawlConfig, type CrawlConfig } from "./config.ts";
 import { SeedFeed } from "./seed-feed.ts";
 import { CrawlLoop } from "./crawl-loop.ts";
@@ -125,6 +126,8 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   // With --http, every page result goes to the feed of fetched pages (pages.sqlite), before it is applied,
   // as a frontier node publishes to CRAWL_PAGES: GET /v1/jobs/{id}/pages reads it, now and after a restart.
   const pageFeed = args.http ? openPageFeed(ctx, out) : undefined;
+  // Page budgets of jobs with maxPages (page-budget.ts): a job's page results never pass maxPages.
+  const pageBudget = new LocalPageBudget(store);
   let taskCounter = 0;
   const runId = Math.floor(now()).toString(36);
   const frontier = new Frontier({
@@ -145,6 +148,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
           )
         : log.info(`there is room on the disk of ${out} again: fetching goes on`),
     diskProbe: () => probeDisk(out, store),
+    budget: pageBudget.frontierOption,
     // Deduplicated by the task id, as in the cluster.
     feed: pageFeed
       ? (items) =>
@@ -154,7 +158,15 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   // Crawl jobs (jobs.sqlite): every stored job's state reaches the frontier before anything is handed out.
   let newSeeds = () => {};
   const jobs = refuseDamaged(out, () =>
-    CrawlJobs.open({ out, frontier, policy: args.policy, now: () => Date.now(), log: log.child("jobs"), onSeeds: () => newSeeds() }),
+    CrawlJobs.open({
+      out,
+      frontier,
+      policy: args.policy,
+      now: () => Date.now(),
+      log: log.child("jobs"),
+      onSeeds: () => newSeeds(),
+      budget: pageBudget.budget,
+    }),
   );
   ctx.onClose("jobs", () => jobs.close());
   // Seeds are admitted in batches while the crawl runs (a seeds file of millions of lines is read as a
@@ -197,6 +209,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
     now,
     busy: () => !feed.done,
     afterResult: (task) => jobs.afterResult(task),
+    givenBack: (task) => pageBudget.givenBack(task),
     trouble: new LocalTrouble({ log, now, counters: frontier.counters }),
     onError: (error, task) =>
       isStoreDamage(error)
@@ -242,6 +255,8 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   let reason: Awaited<ReturnType<CrawlLoop["run"]>>;
   try {
     reason = await loop.run();
+    // A clean stop gives every unit held back to the pools, as a frontier node does.
+    await frontier.giveBackBudgets();
   } catch (error) {
     if (!isStoreDamage(error)) throw error;
     log.error(damagedStoreMessage(error as Error, out));

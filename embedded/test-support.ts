@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqlitePageFeed } from "../adapters/sqlite/index.ts";
 import { DEFAULT_POLICY, type PolicyConfig } from "../core/config/index.ts";
+import type { JobBudget } from "../core/ports/index.ts";
 import type { Frontier } from "../engine/frontier/index.ts";
 import { silentLog } from "../kit/log/index.ts";
 import { CrawlJobs } from "./jobs.ts";
@@ -20,9 +21,14 @@ export interface CrawlJobParts {
   close(): Promise<void>;
 }
 
-export function crawlJobParts(frontier: Frontier, now: () => number, policy: PolicyConfig = DEFAULT_POLICY): CrawlJobParts {
-  const dir = mkdtempSync(join(tmpdir(), "crawl-jobs-"));
-  const jobs = CrawlJobs.open({ out: dir, frontier, policy, now, log: silentLog, onSeeds: () => {} });
+export function crawlJobParts(
+  frontier: Frontier,
+  now: () => number,
+  policy: PolicyConfig = DEFAULT_POLICY,
+  budget?: JobBudget,
+  dir = mkdtempSync(join(tmpdir(), "crawl-jobs-")),
+): CrawlJobParts {
+  const jobs = CrawlJobs.open({ out: dir, frontier, policy, now, log: silentLog, onSeeds: () => {}, ...(budget && { budget }) });
   const feed = SqlitePageFeed.open(join(dir, "pages.sqlite"), { maxAgeMs: 3_600_000, maxBytes: 1 << 30, now });
   return {
     dir,

@@ -2,6 +2,11 @@
  * In-memory JobBudget (core/ports/job-budget.ts): `crawl` (embedded mode, one process: every holder is in
  * it) and tests. Same contract as the cluster's KV records, without the revisions: each call runs to its end
  * before another starts. Costs a map entry per job and one per (job, holder) with custody.
+ *
+ * What only one process can know, `crawl` uses (embedded/main.ts): the pages a job already has when its pool
+ * is made (`spentBefore`: the counts a restart finds in the store, so a pool rebuilt in memory never grants
+ * them again), and units spent on tasks given back with no result (`unspend`: in one process no result of
+ * theirs can come later, so the job would otherwise end short of maxPages).
  */
 import { askedCustody } from "../../core/jobs/index.ts";
 import type { JobBudget } from "../../core/ports/index.ts";
@@ -11,15 +16,22 @@ interface Pool {
   left: number;
 }
 
+export interface MemoryJobBudgetOptions {
+  /** Page results job `job` already has when its pool is made: the pool starts with maxPages minus them. */
+  spentBefore?: (job: number) => number;
+}
+
 export class MemoryJobBudget implements JobBudget {
   private readonly pools = new Map<number, Pool>();
   /** Job -> holder -> units in custody (entries with 0 are removed). */
   private readonly custody = new Map<number, Map<string, number>>();
 
+  constructor(private readonly opts: MemoryJobBudgetOptions = {}) {}
+
   async take(job: number, maxPages: number, holder: string, chunk: (left: number) => number): Promise<{ held: number; left: number }> {
     let pool = this.pools.get(job);
     if (!pool) {
-      pool = { maxPages, left: maxPages };
+      pool = { maxPages, left: Math.max(0, maxPages - (this.opts.spentBefore?.(job) ?? 0)) };
       this.pools.set(job, pool);
     }
     const held = this.heldBy(job, holder);
@@ -45,6 +57,21 @@ export class MemoryJobBudget implements JobBudget {
     this.setHeld(job, holder, held - given);
     pool.left += given;
     return given;
+  }
+
+  /**
+   * Units settled as spent on tasks that ended with no result and never will (given back to their hosts),
+   * back to job `job`'s pool; never past maxPages with what holders hold. Resolves to the units returned.
+   */
+  async unspend(job: number, units: number): Promise<number> {
+    const pool = this.pools.get(job);
+    if (!pool || units <= 0) return 0;
+    let held = 0;
+    for (const u of this.custody.get(job)?.values() ?? []) held += u;
+    const back = Math.min(units, pool.maxPages - held - pool.left);
+    if (back <= 0) return 0;
+    pool.left += back;
+    return back;
   }
 
   async reclaim(holder: string): Promise<number> {

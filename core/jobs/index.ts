@@ -25,3 +25,4 @@ export { jobJson, type JobJson } from "./job-json.ts";
 export { MAX_JOB_LABELS, OTHER_JOBS_LABEL, jobLabels, type LabelledJobCounts } from "./job-labels.ts";
 export { JobService, type JobServiceOptions, type JobView, type SeedsAdded } from "./job-service.ts";
 export { BUDGET_CHUNK_MAX, askedCustody, budgetChunk } from "./budget.ts";
+export { SETTLE_MS, SpentBudgets } from "./spent-budgets.ts";

@@ -1,18 +1,26 @@
 /**
  * Crawl jobs and the feed of fetched pages on `crawl --http`, end to end: two jobs created over HTTP with
- * overlapping hosts and different page limits crawl beside the command line's seeds (job `default`); each
- * ends `done`/`max-pages` within its limit (one fetch in flight: the one process ends a job before its next
- * task, embedded/jobs.ts), the test web's own log of page requests is exactly the feed's records of all
- * jobs (one record per page result, each job's in order, the same paged by any limit), and a restart of
- * `crawl` on the same directory answers the same jobs (default still paused: the web sees nothing more)
- * and the same feed. Politeness across the jobs is
- * judged on the test web's log by the harness after the test.
+ * overlapping hosts and different page limits crawl beside the command line's seeds (job `default`), with
+ * the default --max-in-flight (several hosts fetched at once); each ends `done`/`max-pages` at exactly its
+ * limit (its page tasks are handed out against its page budget, embedded/page-budget.ts), the test web's
+ * own log of page requests is exactly the feed's records of all jobs (one record per page result, each
+ * job's in order, the same paged by any limit), and a restart of `crawl` on the same directory answers the
+ * same jobs (default still paused: the web sees nothing more) and the same feed. Killed with kill -9
+ * part-way and restarted, a job's pages still end at exactly its limit: the web sees, after the restart,
+ * exactly the pages the killed run had not counted. Politeness across the jobs is judged on the test web's
+ * log by the harness after the test.
  */
+import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
 import type { PageRecord } from "../../../core/feed/index.ts";
+import type { RequestRecord } from "../../testweb/index.ts";
 import { crawlArgs, expectCleanExit, interrupt, pageRequests, urlOf, useHarness, waitFor, type CrawlRun } from "./harness.ts";
 
 const h = useHarness();
+
+/** Default --max-in-flight; a host's gap does not grow with its (slow) answers, so its fetches follow closely. */
+const IN_FLIGHT_ARGS = ["--gap-fetch-multiplier", "0", "--scope", "host", "--sitemaps", "off"];
 
 interface JobJson {
   id: string;
@@ -67,35 +75,27 @@ async function feedOf(base: string, job: string, limit: number): Promise<PageRec
 
 describe("crawl --http: crawl jobs and their feed", () => {
   test("two jobs on shared hosts end at their page limits; the feed holds one record per page result the web saw; both survive a restart", async () => {
-    const web = await h.web({ hosts: 3, pagesPerHost: 300 });
+    // Every answer takes 150 ms and a host's gap is 100 ms after it (no multiple of the fetch time): fetches
+    // of several hosts overlap, and a job reaches its limit while others of its pages are being fetched.
+    const web = await h.web({ hosts: 6, pagesPerHost: 300, faults: { slow: 1, slowMs: 150 } });
     const out = h.tempDir();
-    // site2.test (job default) keeps the crawl busy while the jobs run and after they end.
-    const argv = crawlArgs(web, [web.url("site2.test")], out, [
-      "--http",
-      "127.0.0.1:0",
-      "--continuous",
-      "--max-in-flight",
-      "1",
-      "--scope",
-      "host",
-      "--sitemaps",
-      "off",
-    ]);
+    // site5.test (job default) keeps the crawl busy while the jobs run and after they end.
+    const argv = crawlArgs(web, [web.url("site5.test")], out, [...IN_FLIGHT_ARGS, "--http", "127.0.0.1:0", "--continuous"]);
     const run = h.crawl(argv, { out });
     const base = await httpBase(run);
     // Job default (the command line's seed) is paused at once: what the web sees next is the two jobs'.
     expect((await call(base, "POST", "/v1/jobs/default/pause")).json.state).toBe("paused");
-    const limits = { news: 12, blogs: 7 };
+    const limits = { news: 23, blogs: 17 };
     const a = await call(base, "POST", "/v1/jobs", {
       id: "news",
-      seeds: [web.url("site0.test"), web.url("site1.test")],
+      seeds: ["site0.test", "site1.test", "site2.test", "site3.test"].map((host) => web.url(host)),
       scope: "host",
       maxPages: limits.news,
     });
-    expect([a.status, a.json.seeds]).toEqual([201, { accepted: 2, rejected: [] }]);
+    expect([a.status, a.json.seeds]).toEqual([201, { accepted: 4, rejected: [] }]);
     const b = await call(base, "POST", "/v1/jobs", {
       id: "blogs",
-      seeds: [web.url("site1.test", "/page/150"), web.url("site0.test", "/page/200")],
+      seeds: ["site1.test", "site2.test", "site3.test", "site4.test"].map((host) => web.url(host, "/page/150")),
       scope: "host",
       maxPages: limits.blogs,
       weight: 2,
@@ -128,10 +128,14 @@ describe("crawl --http: crawl jobs and their feed", () => {
     expect(feeds.news.length).toBe(shown.news!.pages);
     expect(feeds.blogs.length).toBe(shown.blogs!.pages);
     expect(feeds.news.every((r) => r.job === "news" && r.status === 200 && r.outcome === "fetched" && r.warc !== null)).toBe(true);
-    expect(feeds.blogs.every((r) => r.job === "blogs" && ["site0.test", "site1.test"].includes(new URL(r.url).host))).toBe(true);
+    const blogHosts = ["site1.test", "site2.test", "site3.test", "site4.test"];
+    expect(feeds.blogs.every((r) => r.job === "blogs" && blogHosts.includes(new URL(r.url).host))).toBe(true);
     expect(feeds.default.length).toBeLessThanOrEqual(1);
     const fed = [...feeds.news, ...feeds.blogs, ...feeds.default].map((r) => r.url);
     expect(fed.toSorted()).toEqual(seenByWeb.toSorted());
+    // Several pages were fetched at once (the web's log: requests open at the same time), so the limits held
+    // with fetches in flight.
+    expect(mostOpenAtOnce(pageRequests(web))).toBeGreaterThan(1);
     // The same records whatever the page size.
     expect(await feedOf(base, "news", 1000)).toEqual(feeds.news);
 
@@ -160,6 +164,62 @@ describe("crawl --http: crawl jobs and their feed", () => {
     expect((await call(base2, "GET", "/v1/jobs/huge")).status).toBe(404);
     expectCleanExit((await interrupt(again)).exit);
   }, 120_000);
+  test("killed with kill -9 mid-crawl and restarted, a job with fetches in flight ends at exactly maxPages", async () => {
+    const web = await h.web({ hosts: 8, pagesPerHost: 300, faults: { slow: 1, slowMs: 150 } });
+    const out = h.tempDir();
+    const hosts = Array.from({ length: 8 }, (_, i) => `site${i}.test`);
+    const argv = crawlArgs(web, [web.url("site0.test")], out, [...IN_FLIGHT_ARGS, "--http", "127.0.0.1:0", "--continuous"]);
+    const first = h.crawl(argv, { out });
+    const base = await httpBase(first);
+    expect((await call(base, "POST", "/v1/jobs/default/pause")).json.state).toBe("paused");
+    const maxPages = 40;
+    const created = await call(base, "POST", "/v1/jobs", {
+      id: "news",
+      seeds: hosts.map((host) => web.url(host)),
+      scope: "host",
+      maxPages,
+    });
+    expect([created.status, created.json.number]).toEqual([201, 1]);
+    // Killed once a dozen of its pages were requested, while pages of several hosts are being answered.
+    await waitFor(() => pageRequests(web).length >= 12 && pageRequests(web).filter((r) => r.endedAt === Infinity).length > 1, {
+      timeoutMs: 60_000,
+      what: "12 pages requested, two open",
+      run: first,
+    });
+    first.signal("SIGKILL");
+    expect((await first.waitExit(10_000)).signal).toBe("SIGKILL");
+    const killedAt = Date.now();
+    // What the killed run counted, read from its store: the restart may fetch only the rest.
+    const counted = countedPages(out, 1);
+    const requestedBefore = pageRequests(web).length;
+    expect(counted).toBeLessThan(maxPages);
+
+    const again = h.crawl(argv, { out });
+    const base2 = await httpBase(again);
+    let news: JobJson | undefined;
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      news = (await jobs(base2)).news;
+      if (news?.state === "done") break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(news).toMatchObject({ state: "done", reason: "max-pages", pages: maxPages });
+    // The feed: one record per page result of the restarted run, as many as the web answered it.
+    const fedAfter = (await feedOf(base2, "news", 1000)).filter((r) => Date.parse(r.fetchedAt) > killedAt);
+    // Nothing more runs (default is paused): the web's log is final. After the restart the web was asked for
+    // exactly the pages the killed run had not counted, and the store counts exactly maxPages.
+    expectCleanExit((await interrupt(again)).exit);
+    const requestedAfter = pageRequests(web).filter((r) => r.startedAt > killedAt);
+    expect({ requestedAfter: requestedAfter.length, total: counted + requestedAfter.length }).toEqual({
+      requestedAfter: maxPages - counted,
+      total: maxPages,
+    });
+    expect(countedPages(out, 1)).toBe(maxPages);
+    expect(fedAfter.map((r) => r.url).toSorted()).toEqual(requestedAfter.map(urlOf).toSorted());
+    // At least as many requests before the kill as it had counted: some may have been cut by the kill.
+    expect(requestedBefore).toBeGreaterThanOrEqual(counted);
+  }, 120_000);
+
   test("--job: the command line's seeds belong to that job (created when new), its pages are its feed's; an ended job refuses them (exit 2)", async () => {
     const web = await h.web({ hosts: 1, pagesPerHost: 6, linksPerPage: 3 });
     const out = h.tempDir();
@@ -194,6 +254,30 @@ describe("crawl --http: crawl jobs and their feed", () => {
     expect(again.stderr).toContain("--job site-a: the job has ended (cancelled)");
   }, 120_000);
 });
+
+/** The most page requests the web had open at one time. */
+function mostOpenAtOnce(requests: readonly RequestRecord[]): number {
+  const edges = requests.flatMap((r) => [
+    [r.startedAt, 1],
+    [r.endedAt, -1],
+  ]);
+  // Ends before starts at the same instant: a request that ended as another began was not open with it.
+  edges.sort((a, b) => a[0]! - b[0]! || a[1]! - b[1]!);
+  let open = 0;
+  let most = 0;
+  for (const [, d] of edges) most = Math.max(most, (open += d!));
+  return most;
+}
+
+/** A job's page results as a stopped crawl's store counted them (frontier.sqlite job_counts). */
+function countedPages(out: string, job: number): number {
+  const db = new Database(join(out, "frontier.sqlite"), { readonly: true });
+  try {
+    return (db.query("SELECT coalesce(sum(pages), 0) AS n FROM job_counts WHERE job = ?").get(job) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
 
 function pick(j: JobJson) {
   return { state: j.state, reason: j.reason, pages: j.pages, errors: j.errors, maxPages: j.maxPages };
