@@ -50,7 +50,12 @@ describe("cluster: feeds", () => {
     const hosts = [first, second!];
     const feedsFile = join(c.dir, "feeds.txt");
     writeFileSync(feedsFile, `# the news\n${hosts.map((h) => web.url(h, "/feed.xml")).join("\n")}\n`);
-    const added = await c.crawlctlJson<{ accepted: number; rejected: unknown[]; rejectedTotal: number }>(["seed", "add", "--feeds", feedsFile]);
+    const added = await c.crawlctlJson<{ accepted: number; rejected: unknown[]; rejectedTotal: number }>([
+      "seed",
+      "add",
+      "--feeds",
+      feedsFile,
+    ]);
     expect(added).toEqual({ accepted: 2, rejected: [], rejectedTotal: 0 });
 
     const feedReads = (host: string) => web.requestsTo(host).filter((r) => r.path === "/feed.xml" && r.completed);
