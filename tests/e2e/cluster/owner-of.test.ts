@@ -21,13 +21,13 @@ const hosts = Array.from({ length: 20 }, (_, i) => `site${i}.blog.example`);
 
 describe("ownerOf in cluster tests", () => {
   test("with --politeness-key domain, every host of a domain is owned by the domain's node", () => {
-    const domainOwner = owners[partitionOf("blog.example", P)];
+    const domainOwner = owners[partitionOf("blog.example", P)]!;
     expect(hosts.map((h) => ownerOf(ring("domain"), h))).toEqual(hosts.map(() => domainOwner));
     // The hosts' own partitions are spread, so a lookup by host would have named other nodes.
     expect(new Set(hosts.map((h) => partitionOf(h, P))).size).toBeGreaterThan(1);
   });
 
   test("with the default key (none on the ring), a host is owned by its own partition's node", () => {
-    expect(hosts.map((h) => ownerOf(ring(), h))).toEqual(hosts.map((h) => owners[partitionOf(h, P)]));
+    expect(hosts.map((h) => ownerOf(ring(), h))).toEqual(hosts.map((h) => owners[partitionOf(h, P)]!));
   });
 });
