@@ -292,6 +292,8 @@ export class Scheduling {
     // A sitemap's image and video extensions name media as a page does.
     if ((kind === "page" || kind === "sitemap") && policy.fetchMedia) task.fetchMedia = true;
     if (item?.job) task.job = item.job;
+    // A sitemap or feed of a job: its task is the job's, so the fetch worker gives its entries that job.
+    else if (sitemap?.job) task.job = sitemap.job;
     if (kind === "page") this.askRender(entry, task);
     entry.inFlight = { task, item, prev, sitemap };
     this.s.keyGate.started(entry);
