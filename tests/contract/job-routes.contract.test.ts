@@ -169,7 +169,7 @@ function contract(name: string, open: () => Promise<Site>): void {
       expect(site.feedsTaken()).toBe(1);
       const added = await json(post("/v1/jobs/news/seeds", { urls: ["https://example.com/a"], feeds: ["https://example.com/atom.xml"] }));
       expect(added).toEqual({ accepted: 2, rejected: [] });
-      await until(() => site.feedsTaken() >= 2 && site.seedsTaken() >= 3);
+      await until(() => site.feedsTaken() >= 2);
       expect(site.feedsTaken()).toBe(2);
       // Feeds only: urls may be left out. A page URL and a feed URL of one request are each other's duplicates.
       expect(await json(post("/v1/jobs/news/seeds", { feeds: ["https://example.com/rss"] }))).toEqual({ accepted: 1, rejected: [] });
