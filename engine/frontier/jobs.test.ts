@@ -192,6 +192,39 @@ describe("frontier jobs: feeds and sitemaps", () => {
   });
 });
 
+describe("frontier jobs: an ended job's feed", () => {
+  test("jobs - when the reread of an ended job's feed falls due, it is set aside unread and leaves its schedule", async () => {
+    const store = FrontierStore.open(":memory:");
+    const clock = { now: T0 };
+    let n = 0;
+    const frontier = new Frontier({
+      store,
+      seen: LocalBloomSeenSet.open(undefined, 10_000),
+      policy: { ...DEFAULT_POLICY, sitemaps: "robots", minGapMs: 0, gapMarginMs: 0 },
+      partitions: 16,
+      maxQueued: 1_000_000,
+      now: () => clock.now,
+      newTaskId: () => `t${n++}`,
+    });
+    const feedUrl = "http://news.test/feed.xml";
+    await frontier.addSeeds([{ ...seed(feedUrl, 4), sitemap: { grants: ["http://news.test/"], feed: true } }]);
+    // Read once, listing nothing new: it waits for its reread.
+    const rss = { sitemap: { format: "rss", entries: 0, outOfLocation: 0, invalid: 0 } } as Partial<FetchResult>;
+    const first = await crawl(frontier, clock, (t) => (t.kind === "sitemap" ? { extra: rss } : {}));
+    expect(first.filter((t) => t.url === feedUrl).map((t) => t.job)).toEqual([4]);
+    const due = store.sitemaps.nextFeedDueAt()!;
+    expect(due).toBeGreaterThan(clock.now);
+
+    frontier.setJob({ number: 4, state: "cancelled" });
+    clock.now = due + 1;
+    const after = await crawl(frontier, clock, (t) => (t.kind === "sitemap" ? { extra: rss } : {}));
+    expect(after.filter((t) => t.url === feedUrl)).toEqual([]);
+    expect(frontier.counters.get("frontier.sitemaps-of-ended-jobs")).toBe(1);
+    expect(store.sitemaps.nextFeedDueAt()).toBeUndefined();
+    expect(store.sitemaps.feedCounts()).toEqual({ feeds: 1, waiting: 0 });
+  });
+});
+
 describe("frontier job report", () => {
   test("jobs - the report gives each job's page results, errors and queued URLs; job default's queued is the rest of the queue", async () => {
     const { frontier, clock } = setup();

@@ -15,7 +15,8 @@
  *
  * A row carries the crawl job (its number) of the seed, page or feed that first offered it: the task that reads
  * it is that job's, so the URLs it lists are too (0, `default`, stored in no bytes of its own). Offered again
- * by another job, it keeps its first job: one read serves both, and the entries go to the job that asked first.
+ * while pending, it keeps its job: one read serves both, the entries going to the job that asked first; made
+ * pending again by an offer, it is read for that offer's job; a feed's scheduled reread keeps its job.
  *
  * Cost: a row is its URL, host and grants (~100-200 B); a feed adds its validators (~60 B) and 8 B for its
  * due time plus an index entry (~20 B) while it waits.
@@ -168,7 +169,17 @@ export class SitemapTable {
     }
     const changed = o.lastmod !== undefined ? o.lastmod > row.readAt : now - row.readAt >= rereadAfterMs;
     if (!changed && !widened) return false;
-    this.put({ ...row, grants, fromIndex: row.fromIndex && o.fromIndex, state: "pending", offeredAt: now, dueAt: 0 });
+    // Read again for this offer, it is read for the offer's job (a job that ended leaves its sitemaps so).
+    const { job: _, ...rest } = row;
+    this.put({
+      ...rest,
+      grants,
+      fromIndex: row.fromIndex && o.fromIndex,
+      state: "pending",
+      offeredAt: now,
+      dueAt: 0,
+      ...(o.job ? { job: o.job } : {}),
+    });
     return true;
   }
 
@@ -201,19 +212,22 @@ export class SitemapTable {
 
   /**
    * Marks a sitemap read, failed or disallowed. A feed given its next `schedule` waits in the due index for
-   * `schedule.rereadMs`; one finished without (disallowed by robots.txt) is read only when offered again.
+   * `schedule.rereadMs`; one finished without (disallowed by robots.txt, its job ended) is read only when
+   * offered again. `unread`: set aside without a request (its job ended), so its last read time stays.
    */
   finish(
     row: Pick<SitemapRow, "partition" | "host" | "url">,
     state: Exclude<SitemapState, "pending">,
     now: number,
     schedule?: FeedSchedule,
+    unread = false,
   ): void {
     const raw = this.s.get.get(row.partition, row.host, row.url);
     if (!raw) return;
     const current = toRow(raw);
     const feed = schedule ?? current.feed;
-    this.put({ ...current, state, readAt: now, ...(feed ? { feed } : {}), dueAt: schedule ? now + schedule.rereadMs : 0 });
+    const readAt = unread ? current.readAt : now;
+    this.put({ ...current, state, readAt, ...(feed ? { feed } : {}), dueAt: schedule ? now + schedule.rereadMs : 0 });
   }
 
   /** Pending sitemaps by host, for every partition or one. */
