@@ -448,6 +448,10 @@ export const ADMIN_OPENAPI = {
           serverPasses: { ...int, description: "Passes given for the server, on the answering process's per-address board (0: not on it)" },
           serverWaits: { ...int, description: "Of them, passes that had to wait (requests given back without a pass are not among them)" },
           serverLongestWaitMs: { ...int, description: "The longest wait for a pass of the server, or before a request was given back" },
+          serverGivenBack: {
+            ...int,
+            description: "Requests to the server given back without a pass (no pass within the wait), apart from serverWaits",
+          },
         },
       },
     },
