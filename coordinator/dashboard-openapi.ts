@@ -127,7 +127,7 @@ export const DASHBOARD_SCHEMA = object({
     addresses: {
       type: "array",
       description:
-        "The busiest servers of the cap per address (ip:ADDRESS, or domain:REGISTRABLE-DOMAIN through a proxy), summed over the processes that take passes, most waits first",
+        "The busiest servers of the cap per address (ip:ADDRESS, or domain:REGISTRABLE-DOMAIN through a proxy), summed over the processes that take passes, most waits first. `waits` are passes that had to wait (at most `passes`); `givenBack` are requests that got no pass in time and were not made, counted there alone; `longestWaitMs` is the longest of either",
       items: object({ server: str, passes: int, waits: int, givenBack: int, longestWaitMs: int, since: int, lastAt: int }),
     },
   }),

@@ -118,6 +118,33 @@ describe("coordinator gRPC service", () => {
     expect(got).toEqual(["http://beispiel.de/"]);
   });
 
+  test("grpc - CreateJob and AddJobSeeds take feeds: published marked feed, carrying the job's number", async () => {
+    const got: Array<{ url: string; feed: boolean; job: number }> = [];
+    h.bus.consumeUrls("eu", partitionOf("beispiel.de", P), async (d) => {
+      for (const u of d.data) got.push({ url: u.url, feed: u.sitemap?.feed === true, job: u.job ?? 0 });
+      await d.ack();
+    });
+    const created = await client.createJob({
+      id: "news",
+      seeds: ["http://beispiel.de/"],
+      feeds: ["http://beispiel.de/feed.xml"],
+      maxPages: 0n,
+      maxDuration: "",
+      weight: 0,
+    });
+    expect([created.job!.number, created.accepted, created.rejected]).toEqual([1, 2, []]);
+    const added = await client.addJobSeeds("news", [], undefined, ["http://beispiel.de/atom.xml", "not a url"]);
+    expect([added.accepted, added.rejected.map((r) => r.url)]).toEqual([1, ["not a url"]]);
+    for (let i = 0; i < 100 && got.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(got.sort((a, b) => a.url.localeCompare(b.url))).toEqual([
+      { url: "http://beispiel.de/", feed: false, job: 1 },
+      { url: "http://beispiel.de/atom.xml", feed: true, job: 1 },
+      { url: "http://beispiel.de/feed.xml", feed: true, job: 1 },
+    ]);
+    // Neither urls nor feeds: refused with the field named, nothing published.
+    expect(String(await failure(client.addJobSeeds("news", [])))).toContain("urls: required (or feeds)");
+  });
+
   test("grpc - ExplainUrl of a rejected URL answers with the reason and no owner", async () => {
     const { explanation } = await client.explainUrl("ftp://files.example.com/x");
     expect(explanation).toMatchObject({

@@ -92,8 +92,11 @@ export function coordinatorGrpcService(services: CoordinatorServices, opts: Grpc
       return { job: jobInfoOf(v.job, v.counts) };
     }),
     addJobSeeds: handle(async (req) => {
-      const urls = jobSeedsRequest({ urls: req.urls }, maxSeeds);
-      return services.jobs.addSeeds(req.id, urls);
+      const { urls, feeds } = jobSeedsRequest(
+        { ...(req.urls.length > 0 && { urls: req.urls }), ...(req.feeds.length > 0 && { feeds: req.feeds }) },
+        maxSeeds,
+      );
+      return services.jobs.addSeeds(req.id, urls, feeds);
     }),
   };
   return { definition: CoordinatorServiceService, implementation };

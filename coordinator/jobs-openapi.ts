@@ -125,7 +125,9 @@ export const JOB_PATHS = {
   },
   "/v1/jobs/{id}/seeds": {
     post: {
-      summary: "Add seed URLs to a job that has not ended",
+      summary: "Add seed URLs and feeds to a job that has not ended",
+      description:
+        "The body is POST /v1/seeds's: `urls` (pages) and `feeds` (RSS 2.0, Atom 1.0, read as feeds), either may be left out, together at most the per-request limit; the seeds and feeds carry the job.",
       parameters: [idParam],
       requestBody: { required: true, content: json({ $ref: "#/components/schemas/SeedsRequest" }) },
       responses: {
@@ -168,7 +170,12 @@ export const JOB_SCHEMAS = {
     additionalProperties: false,
     properties: {
       id: { type: "string", pattern: "^[a-z0-9-]{1,40}$", description: "Not `default`: seeds added without a job are that job's" },
-      seeds: { ...strings, description: "Seed URLs (at most the per-request limit of POST /v1/seeds)" },
+      seeds: { ...strings, description: "Seed URLs (with feeds, at most the per-request limit of POST /v1/seeds)" },
+      feeds: {
+        ...strings,
+        description:
+          "Feed URLs (RSS 2.0, Atom 1.0) of the job, read as feeds (items queued first, reread on their own schedule); counted with seeds against the limit",
+      },
       maxPages: {
         ...int,
         minimum: 0,

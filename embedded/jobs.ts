@@ -65,7 +65,7 @@ export class CrawlJobs {
     this.service = new JobService({
       registry,
       counts: async () => this.counts(),
-      seeds: { add: (urls, job) => this.addSeeds(addresses, urls, job) },
+      seeds: { add: (urls, job, feeds) => this.addSeeds(addresses, urls, job, feeds) },
       now: opts.now,
       ...(opts.budget && { budgets: new SpentBudgets(opts.budget) }),
     });
@@ -157,11 +157,14 @@ export class CrawlJobs {
     if (dropped > 0) this.opts.log.info("dropped a cancelled job's queued URLs", { job: job.id, dropped });
   }
 
-  private async addSeeds(addresses: AddressPolicy, urls: readonly string[], job: number): Promise<SeedsAdded> {
-    if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
-    if (urls.length > CRAWL_MAX_SEEDS_PER_REQUEST)
-      throw new InvalidArgumentError(`urls: at most ${CRAWL_MAX_SEEDS_PER_REQUEST} URLs per request, got ${urls.length}`);
-    const { accepted, rejected } = screenSeeds(urls, addresses, job);
+  private async addSeeds(addresses: AddressPolicy, urls: readonly string[], job: number, feeds: readonly string[]): Promise<SeedsAdded> {
+    const total = urls.length + feeds.length;
+    if (total === 0) throw new InvalidArgumentError("urls: give at least one URL");
+    if (total > CRAWL_MAX_SEEDS_PER_REQUEST)
+      throw new InvalidArgumentError(
+        `urls: at most ${CRAWL_MAX_SEEDS_PER_REQUEST} URLs per request (urls and feeds together), got ${total}`,
+      );
+    const { accepted, rejected } = screenSeeds(urls, addresses, job, feeds);
     if (accepted.length > 0) {
       await this.opts.frontier.addSeeds(accepted);
       this.opts.onSeeds();

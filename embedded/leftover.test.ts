@@ -12,6 +12,7 @@ function work(extra: Partial<PendingWork> = {}): PendingWork {
     resting: { count: 0 },
     queued: { urls: 0, hosts: 0 },
     sitemaps: { count: 0, hosts: 0 },
+    feeds: { count: 0 },
     unreachable: [],
     unreachableTotal: 0,
     ...extra,
@@ -66,6 +67,24 @@ test("leftover - sitemaps still to read are left for the next run and waited for
     "    it picks up what is due by then (the first 2026-01-05 09:30:00 UTC (in 30 min)); add --continuous to keep running until then",
   ]);
   expect(waitingLine(p, NOW)).toBe("waiting: nothing to fetch until 2026-01-05 09:30:00 UTC (in 30 min); 2 sitemaps to read");
+});
+
+test("leftover - feeds waiting for their reread are left for the next run and waited for, with when the first is due", () => {
+  const p = work({ feeds: { count: 3, firstDueAt: NOW + 20 * MIN }, refetches: { count: 5, firstDueAt: NOW + 24 * 60 * MIN } });
+  expect(leftoverLines(p, NOW, { pagesFetched: 9, continueCommand: "bun run crawl --feeds f.txt --out o" })).toEqual([
+    "left for the next run:",
+    "    5 refetches, the first due 2026-01-06 09:00:00 UTC (in 24 h)",
+    "    3 feeds waiting for their next read, the first due 2026-01-05 09:20:00 UTC (in 20 min)",
+    "continue with   bun run crawl --feeds f.txt --out o",
+    "    it picks up what is due by then (the first 2026-01-05 09:20:00 UTC (in 20 min)); add --continuous to keep running until then",
+  ]);
+  expect(waitingLine(p, NOW)).toBe(
+    "waiting: nothing to fetch until 2026-01-05 09:20:00 UTC (in 20 min); 5 refetches scheduled; 3 feeds to read again",
+  );
+  expect(leftoverLines(work({ feeds: { count: 1, firstDueAt: NOW + MIN } }), NOW, { pagesFetched: 1 })).toEqual([
+    "left for the next run:",
+    "    1 feed waiting for its next read, the first due 2026-01-05 09:01:00 UTC (in 1 min)",
+  ]);
 });
 
 test("leftover - when no page could be fetched it says every host was unreachable, host by host", () => {

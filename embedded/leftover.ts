@@ -1,6 +1,6 @@
 /**
  * What `crawl` says, in words, about the work it has not done: when it ends, what it leaves for the next
- * run (refetches, retries, URLs resting after failures, URLs queued and sitemaps waiting behind hosts that
+ * run (refetches, retries, URLs resting after failures, feeds waiting for their reread, URLs queued and sitemaps waiting behind hosts that
  * cannot be asked yet, each with when the first is due) and the hosts it could not reach (which, why, when
  * they are tried again); while it waits with nothing in flight, one line saying what it waits for. The numbers come from
  * the frontier's PendingWork (engine/frontier/pending.ts); this module only writes them for people. Times
@@ -86,6 +86,10 @@ export function leftoverLines(p: PendingWork, now: number, opts: { pagesFetched:
     items.push(
       `${plural(p.resting.count, "URL")} resting after too many failures, the first tried again ${when(p.resting.firstDueAt!, now)}`,
     );
+  if (p.feeds.count > 0 && p.feeds.firstDueAt !== undefined)
+    items.push(
+      `${plural(p.feeds.count, "feed")} waiting for ${p.feeds.count === 1 ? "its" : "their"} next read, the first due ${when(p.feeds.firstDueAt, now)}`,
+    );
   if (p.queued.urls > 0) {
     const at = p.queued.firstReadyAt !== undefined ? `, the first host may be asked ${when(p.queued.firstReadyAt, now)}` : "";
     items.push(`${plural(p.queued.urls, "URL")} queued on ${plural(p.queued.hosts, "host")} that cannot be asked sooner${at}`);
@@ -108,7 +112,14 @@ export function leftoverLines(p: PendingWork, now: number, opts: { pagesFetched:
     if (p.unreachableTotal > p.unreachable.length) lines.push(`    ... and ${p.unreachableTotal - p.unreachable.length} more`);
   }
   if (items.length > 0 && opts.continueCommand !== undefined) {
-    const first = [p.refetches.firstDueAt, p.retries.firstDueAt, p.resting.firstDueAt, p.queued.firstReadyAt, p.sitemaps.firstReadyAt]
+    const first = [
+      p.refetches.firstDueAt,
+      p.retries.firstDueAt,
+      p.resting.firstDueAt,
+      p.feeds.firstDueAt,
+      p.queued.firstReadyAt,
+      p.sitemaps.firstReadyAt,
+    ]
       .filter((t): t is number => t !== undefined)
       .reduce((a, b) => Math.min(a, b));
     lines.push(`continue with   ${opts.continueCommand}`);
@@ -117,7 +128,7 @@ export function leftoverLines(p: PendingWork, now: number, opts: { pagesFetched:
   return lines;
 }
 
-/** When the first thing left falls due (a queued host, a sitemap's host, a retry, a refetch, a resting URL); undefined: nothing is left. */
+/** When the first thing left falls due (a queued host, a sitemap's host, a retry, a refetch, a resting URL, a feed's reread); undefined: nothing is left. */
 export function nextDueAt(p: PendingWork): number | undefined {
   const next = [
     p.queued.urls > 0 ? p.queued.firstReadyAt : undefined,
@@ -125,6 +136,7 @@ export function nextDueAt(p: PendingWork): number | undefined {
     p.retries.firstDueAt,
     p.refetches.firstDueAt,
     p.resting.firstDueAt,
+    p.feeds.firstDueAt,
   ]
     .filter((t): t is number => t !== undefined)
     .reduce((a, b) => Math.min(a, b), Number.POSITIVE_INFINITY);
@@ -149,5 +161,6 @@ export function waitingLine(p: PendingWork, now: number): string | undefined {
   if (p.refetches.count > 0) parts.push(`${plural(p.refetches.count, "refetch", "refetches")} scheduled`);
   if (p.retries.count > 0) parts.push(`${plural(p.retries.count, "retry", "retries")} scheduled`);
   if (p.sitemaps.count > 0) parts.push(`${plural(p.sitemaps.count, "sitemap")} to read`);
+  if (p.feeds.count > 0) parts.push(`${plural(p.feeds.count, "feed")} to read again`);
   return `waiting: ${parts.join("; ")}`;
 }

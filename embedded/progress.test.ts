@@ -31,6 +31,7 @@ function retryAt(at: number): PendingWork {
     resting: { count: 0 },
     queued: { urls: 0, hosts: 0 },
     sitemaps: { count: 0, hosts: 0 },
+    feeds: { count: 0 },
     unreachable: [{ host: "gone.test", robotsTxt: false, reason: "dns", waiting: 1, nextTryAt: at }],
     unreachableTotal: 1,
   };

@@ -113,6 +113,7 @@ export class Progress {
         waiting: true,
         queued: pending.queued.urls,
         sitemaps: pending.sitemaps.count,
+        feeds: pending.feeds.count,
         refetches: pending.refetches.count,
         retries: pending.retries.count,
         unreachableHosts: pending.unreachable.map((h) => ({

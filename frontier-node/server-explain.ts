@@ -33,9 +33,10 @@ export function frontierServerExplainer(opts: FrontierServerExplainerOptions): S
         for (const r of await fetchers()) {
           const row = r.addresses?.find((a) => a.server === server);
           if (!row) continue;
-          found ??= { passes: 0, waits: 0, longestWaitMs: 0 };
+          found ??= { passes: 0, waits: 0, givenBack: 0, longestWaitMs: 0 };
           found.passes += row.passes;
           found.waits += row.waits;
+          found.givenBack += row.givenBack;
           found.longestWaitMs = Math.max(found.longestWaitMs, row.longestWaitMs);
         }
         return found;

@@ -266,8 +266,8 @@ export class CoordinatorClient {
     return this.caller.unary((r, m, o, cb) => this.client.changeJob(r, m, o, cb), { id, action }, opts);
   }
 
-  addJobSeeds(id: string, urls: string[], opts?: CallOptions): Promise<AddJobSeedsResponse> {
-    return this.caller.unary((r, m, o, cb) => this.client.addJobSeeds(r, m, o, cb), { id, urls }, opts);
+  addJobSeeds(id: string, urls: string[], opts?: CallOptions, feeds: string[] = []): Promise<AddJobSeedsResponse> {
+    return this.caller.unary((r, m, o, cb) => this.client.addJobSeeds(r, m, o, cb), { id, urls, feeds }, opts);
   }
 
   close(): void {

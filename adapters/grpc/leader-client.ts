@@ -102,8 +102,8 @@ export class CoordinatorLeaderClient {
     return this.call((c) => c.changeJob(id, action, opts));
   }
 
-  addJobSeeds(id: string, urls: string[], opts?: CallOptions): Promise<AddJobSeedsResponse> {
-    return this.call((c) => c.addJobSeeds(id, urls, opts));
+  addJobSeeds(id: string, urls: string[], opts?: CallOptions, feeds: string[] = []): Promise<AddJobSeedsResponse> {
+    return this.call((c) => c.addJobSeeds(id, urls, opts, feeds));
   }
 
   addSeeds(urls: string[], opts?: CallOptions, feeds: string[] = []): Promise<AddSeedsResponse> {

@@ -37,8 +37,8 @@ export function jobRoutes(jobs: JobService, feed: PageFeed, maxSeeds: number): H
     const id = c.req.param("id");
     // The job is looked up before the body is read: an unknown job is 404 whatever the body.
     await jobs.show(id);
-    const urls = jobSeedsRequest(parseJsonBody(await c.req.text(), c.req.header("content-type")), maxSeeds);
-    return c.json(await jobs.addSeeds(id, urls));
+    const { urls, feeds } = jobSeedsRequest(parseJsonBody(await c.req.text(), c.req.header("content-type")), maxSeeds);
+    return c.json(await jobs.addSeeds(id, urls, feeds));
   });
   return app;
 }

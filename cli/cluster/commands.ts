@@ -262,7 +262,10 @@ function serverText(e: UrlExplanation): string {
     const next = Number(e.serverNextAllowedAtMs);
     parts.push(`${e.serverHolders} in flight, next pass ${next ? new Date(next).toISOString() : "now"}`);
   }
-  if (e.serverPasses) parts.push(`${e.serverPasses} passes, ${e.serverWaits} waited, longest ${e.serverLongestWaitMs} ms`);
+  if (e.serverPasses || e.serverGivenBack)
+    parts.push(
+      `${e.serverPasses} passes, ${e.serverWaits} of them waited, ${e.serverGivenBack} given back without one, longest wait ${e.serverLongestWaitMs} ms`,
+    );
   return parts.join("; ");
 }
 

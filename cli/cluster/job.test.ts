@@ -3,6 +3,9 @@
  * the whole life of a job, and bad input refused by the coordinator with the admin API's messages.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { TokenSet } from "../../core/auth/index.ts";
 import { startGrpcServer, type RunningGrpcServer } from "../../adapters/grpc/index.ts";
 import { coordinatorGrpcService } from "../../coordinator/grpc-service.ts";
@@ -104,6 +107,36 @@ test("crawlctl job: create with settings and seeds, list, show, pause, resume, s
     ["https://example.com/", 1],
     ["https://example.com/more", 1],
   ]);
+});
+
+test("crawlctl job create|seed --feeds FILE: the file's feed URLs go out as the job's feeds", async () => {
+  const got: DiscoveredUrl[] = [];
+  h.bus.consumeUrls("us", partitionOf("feeds.example", P), async (d) => {
+    for (const u of d.data) got.push(u);
+    await d.ack();
+  });
+  const dir = mkdtempSync(join(tmpdir(), "job-feeds-"));
+  try {
+    const first = join(dir, "first.txt");
+    const more = join(dir, "more.txt");
+    writeFileSync(first, "# the news\nhttps://feeds.example/rss.xml\n\n");
+    writeFileSync(more, "https://feeds.example/atom.xml\n");
+    const created = await crawlctl("job", "create", "--feeds", first, "blogs", "https://feeds.example/");
+    expect([created.code, created.out]).toEqual([0, expect.stringMatching(/^job blogs created \(number \d+\), 2 seed\(s\) accepted\n$/)]);
+    const number = JSON.parse((await crawlctl("job", "show", "blogs", "--json")).out).number as number;
+    expect((await crawlctl("job", "seed", "blogs", "--feeds", more)).out).toBe("1 seed(s) accepted into job blogs\n");
+    for (let i = 0; i < 100 && got.length < 3; i++) await new Promise((r) => setTimeout(r, 5));
+    expect(got.map((u) => [u.url, u.job, u.sitemap?.feed === true]).sort()).toEqual([
+      ["https://feeds.example/", number, false],
+      ["https://feeds.example/atom.xml", number, true],
+      ["https://feeds.example/rss.xml", number, true],
+    ]);
+    // No seeds and no --feeds: a usage error; a missing file too, before anything is sent.
+    expect((await crawlctl("job", "seed", "blogs")).code).toBe(2);
+    expect((await crawlctl("job", "seed", "blogs", "--feeds", join(dir, "absent.txt"))).code).toBe(2);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("crawlctl job: bad input is refused by the coordinator with a clear message, and changes nothing", async () => {

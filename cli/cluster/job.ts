@@ -8,6 +8,7 @@ import type { CreateJobRequest, JobInfo } from "../../proto/gen/crawler/coordina
 import { type CliIo, UsageError } from "../io.ts";
 import { type Env, withClient } from "./commands.ts";
 import { table, toJson } from "./format.ts";
+import { readFeedFile } from "./feed-file.ts";
 import { parseClusterOptions } from "./options.ts";
 
 const CREATE_FLAGS = [
@@ -19,6 +20,7 @@ const CREATE_FLAGS = [
   "--allow-hosts",
   "--allow-urls",
   "--deny-urls",
+  "--feeds",
 ];
 
 export function jobCreateCommand(env: Env) {
@@ -27,6 +29,7 @@ export function jobCreateCommand(env: Env) {
     const [id, ...seeds] = opts.rest;
     if (!id) throw new UsageError("give the job's id, then its seed URLs");
     const f = (flag: string) => opts.flags.get(flag);
+    const feedsFile = f("--feeds");
     const list = (flag: string, by: RegExp) => {
       const v = f(flag);
       return v === undefined ? undefined : { values: v.split(by).filter((e) => e.trim() !== "") };
@@ -34,6 +37,7 @@ export function jobCreateCommand(env: Env) {
     const req: CreateJobRequest = {
       id,
       seeds,
+      feeds: feedsFile === undefined ? [] : await readFeedFile(feedsFile),
       maxPages: BigInt(whole(f("--max-pages"), "--max-pages") ?? 0),
       maxDuration: f("--max-duration") ?? "",
       weight: whole(f("--weight"), "--weight") ?? 0,
@@ -111,11 +115,13 @@ export function jobChangeCommand(env: Env, action: "pause" | "resume" | "cancel"
 
 export function jobSeedCommand(env: Env) {
   return async (argv: string[], io: CliIo): Promise<number> => {
-    const opts = parseClusterOptions(argv, env);
+    const opts = parseClusterOptions(argv, env, { valued: ["--feeds"] });
     const [id, ...urls] = opts.rest;
-    if (!id || urls.length === 0) throw new UsageError("give the job's id, then seed URLs");
+    const feedsFile = opts.flags.get("--feeds");
+    if (!id || (urls.length === 0 && feedsFile === undefined)) throw new UsageError("give the job's id, then seed URLs or --feeds FILE");
+    const feeds = feedsFile === undefined ? [] : await readFeedFile(feedsFile);
     return withClient(opts, io, async (c) => {
-      const r = await c.addJobSeeds(id, urls);
+      const r = await c.addJobSeeds(id, urls, undefined, feeds);
       if (opts.json) io.out(toJson(r));
       else {
         io.out(`${r.accepted} seed(s) accepted into job ${id}${r.rejected.length ? `, ${r.rejected.length} rejected` : ""}\n`);

@@ -114,7 +114,8 @@ const SPECS: FieldSpecs<ClusterFlags> = {
     default: "",
     env: "",
     flag: "--feeds",
-    description: "A file of feed URLs (RSS 2.0, Atom 1.0), one per line, each read as a feed (seed add)",
+    description:
+      "A file of feed URLs (RSS 2.0, Atom 1.0), one per line, each read as a feed (seed add; job create and job seed: the job's feeds)",
     ...stringKind("file"),
   },
   // A job's settings (job create); the coordinator checks them as the admin API does.

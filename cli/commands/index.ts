@@ -93,8 +93,8 @@ export const commands: Command[] = [
   },
   {
     words: ["job", "create"],
-    args: `${CLUSTER} [--max-pages N] [--max-duration D] [--weight W] [--scope S] [--max-depth N] [--allow-hosts H,H] [--allow-urls P] [--deny-urls P] ID URL...`,
-    summary: "creates a crawl job with its seeds, scope and limits",
+    args: `${CLUSTER} [--max-pages N] [--max-duration D] [--weight W] [--scope S] [--max-depth N] [--allow-hosts H,H] [--allow-urls P] [--deny-urls P] [--feeds FILE] ID URL...`,
+    summary: "creates a crawl job with its seeds (and feeds), scope and limits",
     run: (argv, io, env) => jobCreateCommand(env)(argv, io),
   },
   {
@@ -129,8 +129,8 @@ export const commands: Command[] = [
   },
   {
     words: ["job", "seed"],
-    args: `${CLUSTER} ID URL...`,
-    summary: "adds seed URLs to a job",
+    args: `${CLUSTER} [--feeds FILE] ID [URL...]`,
+    summary: "adds seed URLs (and feeds, read as feeds) to a job",
     run: (argv, io, env) => jobSeedCommand(env)(argv, io),
   },
   {

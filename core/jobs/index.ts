@@ -20,7 +20,7 @@ export {
   type JobState,
 } from "./job.ts";
 export { applyAction, end, limitReached, type JobAction } from "./transitions.ts";
-export { JOB_SCOPE_FIELDS, checkJobId, jobCreateRequest, jobSeedsRequest } from "./job-request.ts";
+export { JOB_SCOPE_FIELDS, checkJobId, jobCreateRequest, jobSeedsRequest, type JobSeeds } from "./job-request.ts";
 export { jobJson, type JobJson } from "./job-json.ts";
 export { MAX_JOB_LABELS, OTHER_JOBS_LABEL, jobLabels, type LabelledJobCounts } from "./job-labels.ts";
 export { JobService, type JobServiceOptions, type JobView, type SeedsAdded } from "./job-service.ts";

@@ -22,7 +22,7 @@ export const JOB_SCOPE_FIELDS = [
   "maxRepeatedSegment",
 ] as const satisfies ReadonlyArray<keyof JobScope>;
 
-const LIMIT_FIELDS = ["id", "seeds", "maxPages", "maxDuration", "weight"] as const;
+const LIMIT_FIELDS = ["id", "seeds", "feeds", "maxPages", "maxDuration", "weight"] as const;
 const CREATE_FIELDS: readonly string[] = [...LIMIT_FIELDS, ...JOB_SCOPE_FIELDS];
 const MAX_WEIGHT = 1000;
 /** A week: a longer crawl is a job without a time limit. */
@@ -36,7 +36,7 @@ export function checkJobId(id: unknown, where = "id"): string {
 }
 
 /**
- * `{"id", "seeds"?, "maxPages"?, "maxDuration"?, "weight"?, scope fields...}` → JobSpec. `maxDuration` is a
+ * `{"id", "seeds"?, "feeds"?, "maxPages"?, "maxDuration"?, "weight"?, scope fields...}` → JobSpec. `maxDuration` is a
  * duration as the config table writes them ("90s", "2h"; 0 or absent: none). `default` cannot be created: it exists.
  */
 export function jobCreateRequest(body: unknown, maxSeeds: number): JobSpec {
@@ -48,10 +48,14 @@ export function jobCreateRequest(body: unknown, maxSeeds: number): JobSpec {
   const spec: JobSpec = {
     id,
     seeds: obj["seeds"] === undefined ? [] : seedList(obj["seeds"], maxSeeds, "seeds"),
+    ...(obj["feeds"] !== undefined && { feeds: seedList(obj["feeds"], maxSeeds, "feeds") }),
     maxPages: count(obj["maxPages"], "maxPages", 0, Number.MAX_SAFE_INTEGER) ?? 0,
     maxDurationMs: duration(obj["maxDuration"]),
     weight: count(obj["weight"], "weight", 1, MAX_WEIGHT) ?? 1,
   };
+  const total = spec.seeds.length + (spec.feeds?.length ?? 0);
+  if (total > maxSeeds)
+    throw new InvalidArgumentError(`seeds: at most ${maxSeeds} URLs per request (seeds and feeds together), got ${total}`);
   for (const field of JOB_SCOPE_FIELDS) {
     const value = obj[field];
     if (value !== undefined) (spec as unknown as Record<string, unknown>)[field] = scopeValue(field, value);
@@ -59,14 +63,27 @@ export function jobCreateRequest(body: unknown, maxSeeds: number): JobSpec {
   return spec;
 }
 
-/** `{"urls": [...]}` for a job's seeds. */
-export function jobSeedsRequest(body: unknown, maxSeeds: number): string[] {
+/** A job's seeds to add: page URLs and feed URLs (RSS, Atom: read as feeds). */
+export interface JobSeeds {
+  urls: string[];
+  feeds: string[];
+}
+
+/** `{"urls": [...], "feeds": [...]}` for a job's seeds: either may be left out, not both; together at most `maxSeeds`. */
+export function jobSeedsRequest(body: unknown, maxSeeds: number): JobSeeds {
   const obj = object(body, "body");
-  onlyFields(obj, ["urls"], "body");
-  if (obj["urls"] === undefined) throw new InvalidArgumentError("urls: required, an array of URL strings");
-  const urls = seedList(obj["urls"], maxSeeds, "urls");
-  if (urls.length === 0) throw new InvalidArgumentError("urls: give at least one URL");
-  return urls;
+  onlyFields(obj, ["urls", "feeds"], "body");
+  if (obj["urls"] === undefined && obj["feeds"] === undefined)
+    throw new InvalidArgumentError("urls: required (or feeds), an array of URL strings");
+  const urls = obj["urls"] === undefined ? [] : seedList(obj["urls"], maxSeeds, "urls");
+  const feeds = obj["feeds"] === undefined ? [] : seedList(obj["feeds"], maxSeeds, "feeds");
+  if (urls.length + feeds.length === 0)
+    throw new InvalidArgumentError(`${obj["urls"] === undefined ? "feeds" : "urls"}: give at least one URL`);
+  if (urls.length + feeds.length > maxSeeds)
+    throw new InvalidArgumentError(
+      `urls: at most ${maxSeeds} URLs per request (urls and feeds together), got ${urls.length + feeds.length}`,
+    );
+  return { urls, feeds };
 }
 
 function seedList(value: unknown, max: number, where: string): string[] {

@@ -29,8 +29,11 @@ export interface JobServiceOptions {
   registry: JobRegistry;
   /** Each job's counters by job number, as whoever counts them sums them (jobs absent: zero). */
   counts: () => Promise<Map<number, JobCounts>>;
-  /** Adds seeds carrying the job's number (0: `default`); throws InvalidArgumentError on a bad request. */
-  seeds: { add(urls: readonly string[], job: number): Promise<SeedsAdded> };
+  /**
+   * Adds seeds, and feeds (read as feeds), carrying the job's number (0: `default`); throws
+   * InvalidArgumentError on a bad request.
+   */
+  seeds: { add(urls: readonly string[], job: number, feeds: readonly string[]): Promise<SeedsAdded> };
   now: () => number;
   /**
    * The jobs' page budgets, when page tasks are handed out against them (coordinator/job-budgets.ts): true
@@ -55,13 +58,20 @@ export class JobService {
     if (existing.length >= MAX_JOBS)
       throw new FailedPreconditionError(`the registry holds ${MAX_JOBS} jobs, the most it keeps; no more can be created`);
     const now = this.opts.now();
-    const { seeds, ...settings } = spec;
+    const { seeds, feeds = [], ...settings } = spec;
     // Numbers are never reused: the next after the highest ever given (records are never deleted).
     const number = existing.reduce((max, j) => Math.max(max, j.number), 0) + 1;
-    const job: JobRecord = { ...settings, number, state: "running", createdAt: now, startedAt: now, roots: rootsOf([], seeds) };
+    const job: JobRecord = {
+      ...settings,
+      number,
+      state: "running",
+      createdAt: now,
+      startedAt: now,
+      roots: rootsOf([], [...seeds, ...feeds]),
+    };
     if ((await this.opts.registry.casJob(job, 0)) === undefined)
       throw new FailedPreconditionError(`job ${spec.id} exists already; pick another id`);
-    const outcome = seeds.length > 0 ? await this.opts.seeds.add(seeds, number) : undefined;
+    const outcome = seeds.length + feeds.length > 0 ? await this.opts.seeds.add(seeds, number, feeds) : undefined;
     return { job, counts: (await this.counts()).get(number) ?? zero(), seeds: outcome };
   }
 
@@ -86,12 +96,12 @@ export class JobService {
     throw new UnavailableError(`job ${id} kept changing under the ${action}; retry`);
   }
 
-  /** Adds seeds to a job that has not ended. */
-  async addSeeds(id: string, urls: readonly string[]): Promise<SeedsAdded> {
+  /** Adds seeds, and feeds (read as feeds), to a job that has not ended. */
+  async addSeeds(id: string, urls: readonly string[], feeds: readonly string[] = []): Promise<SeedsAdded> {
     const job = await this.record(id);
     if (isEnded(job))
       throw new FailedPreconditionError(`job ${id} has ended (${job.reason ?? job.state}); create a new job for more seeds`);
-    return this.opts.seeds.add(urls, job.number);
+    return this.opts.seeds.add(urls, job.number, feeds);
   }
 
   /**

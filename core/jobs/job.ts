@@ -25,6 +25,8 @@ export interface JobScope {
 export interface JobSpec extends JobScope {
   id: string;
   seeds: string[];
+  /** Feed URLs (RSS, Atom) of the job: each read as a feed, its items the job's like its seeds; absent: none. */
+  feeds?: string[];
   /** Page results after which the job stops asking for pages; 0: no limit. */
   maxPages: number;
   /** Milliseconds after its start after which the job stops; 0: no limit. */
@@ -33,8 +35,8 @@ export interface JobSpec extends JobScope {
   weight: number;
 }
 
-/** The stored job: its spec (seeds apart: they go to the frontier, not into the record) and its state. */
-export interface JobRecord extends Omit<JobSpec, "seeds"> {
+/** The stored job: its spec (seeds and feeds apart: they go to the frontier, not into the record) and its state. */
+export interface JobRecord extends Omit<JobSpec, "seeds" | "feeds"> {
   /** 0 for `default`, 1, 2... in order of creation; never reused. */
   number: number;
   state: JobState;

@@ -2,6 +2,8 @@
  * The per-address view of the cap per server address (core/ports AddressGate): for each server (`ip:…`, or
  * `domain:…` through a proxy) the passes its gate gave, how many of them had to wait, how many requests
  * were given back when no pass came within the wait, and the longest wait, for the dashboard's host board.
+ * A request given back is counted there alone, not among the waits: `waits` never exceeds `passes`, and
+ * passes + givenBack is every request that asked.
  * It is fed where the passes are taken (`crawl`'s main thread, each fetch node), by CountingAddressGate.
  *
  * Bounded, whatever the number of servers: at most `capacity` rows. A row whose server has been quiet for
@@ -22,9 +24,11 @@ export interface AddressRow {
   /** `ip:<address>`, or `domain:<registrable domain>` through a proxy. */
   server: string;
   passes: number;
-  /** Passes that had to wait (the server at its cap, or within its gap), and requests given back. */
+  /** Passes that had to wait (the server at its cap, or within its gap); never more than `passes`. */
   waits: number;
+  /** Requests that got no pass within the wait and were given back unsent (not among `waits`). */
   givenBack: number;
+  /** The longest wait, of a pass or of a request given back. */
   longestWaitMs: number;
   /** When the row began counting, and when its server last asked (epoch ms). */
   since: number;
@@ -77,7 +81,8 @@ export class AddressBoard {
   gaveUp(server: string, waitedMs: number): void {
     const row = this.#touch(server);
     row.givenBack++;
-    this.#waited(row, waitedMs);
+    // Counted as given back only: a wait is a pass that came late, so waits stay a part of passes.
+    row.longestWaitMs = Math.max(row.longestWaitMs, Math.round(waitedMs));
   }
 
   /** The busiest `n` servers still active within `idleMs`: most waits first, then most given back, then most passes. */

@@ -20,11 +20,11 @@ export interface ServerExplanation {
   /** The gate's state of the server, when it could say. */
   state?: { holders: number; nextAllowedAt: number };
   /** The server's row on the board, when it has one. */
-  board?: { passes: number; waits: number; longestWaitMs: number };
+  board?: BoardFigures;
 }
 
 /** A server's figures on a per-address board, as the explainer reads them. */
-export type BoardFigures = { passes: number; waits: number; longestWaitMs: number };
+export type BoardFigures = { passes: number; waits: number; givenBack: number; longestWaitMs: number };
 
 export interface ServerExplainerOptions {
   policy: Pick<PolicyConfig, "hostsFile" | "connectTimeoutMs"> & Parameters<typeof AddressPolicy.of>[0];
@@ -65,7 +65,7 @@ export class ServerExplainer {
       server,
       note,
       ...(state ? { state } : {}),
-      ...(row ? { board: { passes: row.passes, waits: row.waits, longestWaitMs: row.longestWaitMs } } : {}),
+      ...(row ? { board: { passes: row.passes, waits: row.waits, givenBack: row.givenBack, longestWaitMs: row.longestWaitMs } } : {}),
     };
   }
 

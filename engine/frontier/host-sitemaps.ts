@@ -54,6 +54,8 @@ export class HostSitemaps {
         hops: u.redirectHops,
         ...(u.lastmod !== undefined ? { lastmod: u.lastmod } : {}),
         ...(u.sitemap?.feed === true ? { feed: true } : {}),
+        // The job of the seed or page that named it: the task that reads it, and so its entries, are that job's.
+        ...(u.job ? { job: u.job } : {}),
       };
       const feed = u.sitemap?.feed === true;
       const rereadAfterMs = feed ? this.s.policy.refetchMinMs : this.s.policy.robotsMaxAgeMs / 2;

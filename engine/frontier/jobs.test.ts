@@ -152,6 +152,79 @@ describe("frontier jobs", () => {
   });
 });
 
+describe("frontier jobs: feeds and sitemaps", () => {
+  test("jobs - a job's feed is read by a task of that job, its items are the job's, and the row keeps its job across the journal and a handoff", async () => {
+    const store = FrontierStore.open(":memory:", { journal: true });
+    const clock = { now: T0 };
+    let n = 0;
+    const frontier = new Frontier({
+      store,
+      seen: LocalBloomSeenSet.open(undefined, 10_000),
+      policy: { ...DEFAULT_POLICY, sitemaps: "robots", minGapMs: 0, gapMarginMs: 0 },
+      partitions: 16,
+      maxQueued: 1_000_000,
+      now: () => clock.now,
+      newTaskId: () => `t${n++}`,
+    });
+    const feedUrl = "http://news.test/feed.xml";
+    // As screenSeeds makes a job's feed: a sitemap reference marked feed, vouched for by its own origin.
+    await frontier.addSeeds([{ ...seed(feedUrl, 4), sitemap: { grants: ["http://news.test/"], feed: true } }]);
+    const items = ["http://news.test/a", "http://news.test/b"];
+    const tasks = await crawl(frontier, clock, (t) =>
+      t.kind === "sitemap"
+        ? {
+            links: items.map((url) => ({ url, host: hostKeyOf(url), depth: 1, redirectHops: 0, lastmod: T0 })),
+            extra: { sitemap: { format: "rss", entries: 2, outOfLocation: 0, invalid: 0 } } as Partial<FetchResult>,
+          }
+        : {},
+    );
+    expect(tasks.filter((t) => t.kind === "sitemap").map((t) => [t.url, t.job])).toEqual([[feedUrl, 4]]);
+    expect(tasks.filter((t) => t.kind === "page").map((t) => [t.url, t.job])).toEqual(items.map((u) => [u, 4]));
+    expect(store.jobCounts.sums().get(4)).toEqual({ pages: 2, errors: 0 });
+
+    const p = tasks.find((t) => t.kind === "sitemap")!.partition;
+    const replica = FrontierStore.open(":memory:");
+    for (const row of store.journal!.rows(p, 0, 1_000)) applyChanges(replica, p, JSON.parse(row.body) as unknown[]);
+    expect(replica.sitemaps.byUrl(p, feedUrl)?.job).toBe(4);
+    const next = FrontierStore.open(":memory:");
+    for (const chunk of exportPartition(store, p)) importChunk(next, chunk);
+    expect(next.sitemaps.byUrl(p, feedUrl)?.job).toBe(4);
+  });
+});
+
+describe("frontier jobs: an ended job's feed", () => {
+  test("jobs - when the reread of an ended job's feed falls due, it is set aside unread and leaves its schedule", async () => {
+    const store = FrontierStore.open(":memory:");
+    const clock = { now: T0 };
+    let n = 0;
+    const frontier = new Frontier({
+      store,
+      seen: LocalBloomSeenSet.open(undefined, 10_000),
+      policy: { ...DEFAULT_POLICY, sitemaps: "robots", minGapMs: 0, gapMarginMs: 0 },
+      partitions: 16,
+      maxQueued: 1_000_000,
+      now: () => clock.now,
+      newTaskId: () => `t${n++}`,
+    });
+    const feedUrl = "http://news.test/feed.xml";
+    await frontier.addSeeds([{ ...seed(feedUrl, 4), sitemap: { grants: ["http://news.test/"], feed: true } }]);
+    // Read once, listing nothing new: it waits for its reread.
+    const rss = { sitemap: { format: "rss", entries: 0, outOfLocation: 0, invalid: 0 } } as Partial<FetchResult>;
+    const first = await crawl(frontier, clock, (t) => (t.kind === "sitemap" ? { extra: rss } : {}));
+    expect(first.filter((t) => t.url === feedUrl).map((t) => t.job)).toEqual([4]);
+    const due = store.sitemaps.nextFeedDueAt()!;
+    expect(due).toBeGreaterThan(clock.now);
+
+    frontier.setJob({ number: 4, state: "cancelled" });
+    clock.now = due + 1;
+    const after = await crawl(frontier, clock, (t) => (t.kind === "sitemap" ? { extra: rss } : {}));
+    expect(after.filter((t) => t.url === feedUrl)).toEqual([]);
+    expect(frontier.counters.get("frontier.sitemaps-of-ended-jobs")).toBe(1);
+    expect(store.sitemaps.nextFeedDueAt()).toBeUndefined();
+    expect(store.sitemaps.feedCounts()).toEqual({ feeds: 1, waiting: 0 });
+  });
+});
+
 describe("frontier job report", () => {
   test("jobs - the report gives each job's page results, errors and queued URLs; job default's queued is the rest of the queue", async () => {
     const { frontier, clock } = setup();

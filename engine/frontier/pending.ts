@@ -1,6 +1,7 @@
 /**
  * What a frontier still has to do, and when: refetches, retries and resting (dead) URLs on the schedule,
- * URLs queued and sitemaps waiting to be read behind hosts that cannot be fetched yet, and the hosts that could not be reached, with why
+ * URLs queued and sitemaps waiting to be read behind hosts that cannot be fetched yet, feeds waiting for
+ * their next read on their own schedule, and the hosts that could not be reached, with why
  * (the fetch error kind or the status that failed, and whether it was robots.txt) and when they are tried
  * again. `crawl` prints it when it ends ("what it leaves for the next run") and while it waits with nothing in
  * flight. Read-only, over the same view of the frontier as inspection.ts; it reads the schedule whole, so it
@@ -38,6 +39,8 @@ export interface PendingWork {
   queued: { urls: number; hosts: number; firstReadyAt?: number };
   /** Sitemaps waiting to be read (the /sitemap.xml probes among them), on how many hosts, and when the first of those hosts may be asked. */
   sitemaps: { count: number; hosts: number; firstReadyAt?: number };
+  /** Feeds read and waiting for their reread on their own schedule, and when the first is due (the store's due index). */
+  feeds: Due;
   /** The hosts that could not be reached, most URLs waiting first, at most the limit asked for. */
   unreachable: UnreachableHost[];
   /** How many hosts could not be reached in all. */
@@ -52,6 +55,7 @@ export function pendingWork(f: InspectedFrontier, limit: number): PendingWork {
     resting: { count: 0 },
     queued: { urls: 0, hosts: 0 },
     sitemaps: { count: 0, hosts: 0 },
+    feeds: { count: 0 },
     unreachable: [],
     unreachableTotal: 0,
   };
@@ -60,6 +64,10 @@ export function pendingWork(f: InspectedFrontier, limit: number): PendingWork {
     due.count += s.count;
     due.firstDueAt = due.firstDueAt === undefined ? s.firstDueAt : Math.min(due.firstDueAt, s.firstDueAt);
   }
+
+  // Two reads over the feed rows' due index (sitemaps_feed_due), not a scan of every sitemap.
+  const feedsWaiting = f.store.sitemaps.feedCounts().waiting;
+  if (feedsWaiting > 0) work.feeds = { count: feedsWaiting, firstDueAt: f.store.sitemaps.nextFeedDueAt() };
 
   const unreachable = new Map<string, UnreachableHost>();
   for (const entry of f.activeHosts()) {

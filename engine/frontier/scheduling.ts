@@ -186,6 +186,15 @@ export class Scheduling {
       this.s.counters.add("robots.disallowed-sitemaps");
       sitemap = this.sitemaps.next(entry);
     }
+    // A sitemap or feed of an ended job is not read: its entries would all be refused (admission.ts). It is
+    // set aside as read without a next read (a feed leaves its schedule), until some job offers it again.
+    while (sitemap?.job && this.s.jobs.hasEnded(sitemap.job)) {
+      const ended = sitemap;
+      store.tx(() => store.sitemaps.finish(ended, "read", now, undefined, true));
+      this.sitemaps.finished(entry);
+      this.s.counters.add("frontier.sitemaps-of-ended-jobs");
+      sitemap = this.sitemaps.next(entry);
+    }
     if (sitemap) return this.start(entry, "sitemap", sitemap.url, now, undefined, sitemap);
     if (!head) return void this.hosts.settle(entry);
     // A page task: the host's jobs take their turns (job-turns.ts); robots.txt and sitemaps above took none.
@@ -292,6 +301,8 @@ export class Scheduling {
     // A sitemap's image and video extensions name media as a page does.
     if ((kind === "page" || kind === "sitemap") && policy.fetchMedia) task.fetchMedia = true;
     if (item?.job) task.job = item.job;
+    // A sitemap or feed of a job: its task is the job's, so the fetch worker gives its entries that job.
+    else if (sitemap?.job) task.job = sitemap.job;
     if (kind === "page") this.askRender(entry, task);
     entry.inFlight = { task, item, prev, sitemap };
     this.s.keyGate.started(entry);

@@ -125,7 +125,7 @@ export interface InspectedServer {
   server: string;
   note: string;
   state?: { holders: number; nextAllowedAt: number };
-  board?: { passes: number; waits: number; longestWaitMs: number };
+  board?: { passes: number; waits: number; givenBack: number; longestWaitMs: number };
 }
 
 export function serverFields(e: InspectedServer): Partial<UrlExplanation> {
@@ -138,5 +138,6 @@ export function serverFields(e: InspectedServer): Partial<UrlExplanation> {
     serverPasses: uint32(e.board?.passes ?? 0),
     serverWaits: uint32(e.board?.waits ?? 0),
     serverLongestWaitMs: uint32(e.board?.longestWaitMs ?? 0),
+    serverGivenBack: uint32(e.board?.givenBack ?? 0),
   };
 }

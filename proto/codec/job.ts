@@ -57,6 +57,7 @@ export function jobCreateBodyOf(req: CreateJobRequest): Record<string, unknown> 
   return {
     id: req.id,
     ...(req.seeds.length > 0 && { seeds: req.seeds }),
+    ...(req.feeds.length > 0 && { feeds: req.feeds }),
     ...(req.maxPages !== 0n && { maxPages: Number(req.maxPages) }),
     ...(req.maxDuration !== "" && { maxDuration: req.maxDuration }),
     ...(req.weight !== 0 && { weight: req.weight }),

@@ -39,6 +39,7 @@ export function urlExplanation(fields: Partial<UrlExplanation> = {}): UrlExplana
     serverPasses: 0,
     serverWaits: 0,
     serverLongestWaitMs: 0,
+    serverGivenBack: 0,
     ...fields,
   };
 }

@@ -34,6 +34,8 @@ interface Site {
   feed: PageFeed;
   /** Seeds that reached the crawl so far (published to the bus, or queued in the frontier). */
   seedsTaken(): number;
+  /** Feeds that reached the crawl as feeds (published marked feed, or kept as a sitemap to read in the frontier). */
+  feedsTaken(): number;
   close(): Promise<void>;
 }
 
@@ -41,8 +43,11 @@ async function clusterSite(): Promise<Site> {
   const h = await harness();
   h.clock.now = T0;
   let taken = 0;
+  let feeds = 0;
   h.bus.consumeUrls("us", partitionOf("example.com", P), async (d) => {
     taken += d.data.length;
+    // A feed of a job arrives marked feed and carrying that job's number (news is number 1 below).
+    feeds += d.data.filter((u) => u.sitemap?.feed === true && u.job === 1).length;
     await d.ack();
   });
   return {
@@ -50,6 +55,7 @@ async function clusterSite(): Promise<Site> {
     clock: h.clock,
     feed: h.services.feed,
     seedsTaken: () => taken,
+    feedsTaken: () => feeds,
     close: () => h.close(),
   };
 }
@@ -80,7 +86,14 @@ async function crawlSite(): Promise<Site> {
     now: () => clock.now,
     log: silentLog,
   });
-  return { app, clock, feed: parts.feed, seedsTaken: () => frontier.queued, close: () => parts.close() };
+  return {
+    app,
+    clock,
+    feed: parts.feed,
+    seedsTaken: () => frontier.queued,
+    feedsTaken: () => frontier.sitemapsPending,
+    close: () => parts.close(),
+  };
 }
 
 async function json(res: Response | Promise<Response>): Promise<any> {
@@ -145,6 +158,31 @@ function contract(name: string, open: () => Promise<Site>): void {
       expect((await post("/v1/jobs", { id: "blogs" })).status).toBe(201);
       const list = (await json(get("/v1/jobs"))).jobs;
       expect(list.map((j: any) => `${j.id}:${j.number}:${j.state}`)).toEqual(["default:0:running", "news:1:running", "blogs:2:running"]);
+    });
+
+    test(`${name} - a job takes feeds: on POST /v1/jobs and on POST /v1/jobs/{id}/seeds, screened like seeds, read as feeds, not queued as pages`, async () => {
+      site = await open();
+      const res = await post("/v1/jobs", { id: "news", feeds: ["https://example.com/feed.xml", "mailto:x@y.z"] });
+      expect(res.status).toBe(201);
+      expect((await json(res)).seeds).toEqual({ accepted: 1, rejected: [{ url: "mailto:x@y.z", reason: "unsupported-scheme: mailto" }] });
+      await until(() => site.feedsTaken() >= 1);
+      expect(site.feedsTaken()).toBe(1);
+      const added = await json(post("/v1/jobs/news/seeds", { urls: ["https://example.com/a"], feeds: ["https://example.com/atom.xml"] }));
+      expect(added).toEqual({ accepted: 2, rejected: [] });
+      await until(() => site.feedsTaken() >= 2);
+      expect(site.feedsTaken()).toBe(2);
+      // Feeds only: urls may be left out. A page URL and a feed URL of one request are each other's duplicates.
+      expect(await json(post("/v1/jobs/news/seeds", { feeds: ["https://example.com/rss"] }))).toEqual({ accepted: 1, rejected: [] });
+      const dup = await json(post("/v1/jobs/news/seeds", { urls: ["https://example.com/x"], feeds: ["https://example.com/x"] }));
+      expect(dup.rejected).toEqual([{ url: "https://example.com/x", reason: expect.stringContaining("duplicate") }]);
+      for (const [body, message] of [
+        [{ feeds: "https://example.com/rss" }, "feeds: must be an array"],
+        [{ urls: [], feeds: [] }, "urls: give at least one URL"],
+        [{ feeds: [""] }, "feeds[0]: must not be empty"],
+      ] as const) {
+        const bad = await post("/v1/jobs/news/seeds", body);
+        expect([bad.status, (await json(bad)).error.message]).toEqual([400, expect.stringContaining(message)]);
+      }
     });
 
     test(`${name} - pause, resume and cancel change the state; an ended job takes no more changes nor seeds (409); default can be paused`, async () => {

@@ -67,6 +67,22 @@ export type Change =
       feed: string,
       dueAt: number,
     ]
+  /** a sitemap or feed row of a job other than default: its schedule (null for a sitemap), when due, its job. */
+  | [
+      "sm",
+      host: string,
+      url: string,
+      grants: string[],
+      fromIndex: 0 | 1,
+      depth: number,
+      hops: number,
+      state: SitemapState,
+      offeredAt: number,
+      readAt: number,
+      feed: string | null,
+      dueAt: number,
+      job: number,
+    ]
   /** a scope root made by a seed of the partition (scope-root-table.ts). */
   | ["sr", host: string]
   /** a crawl job's counters in the partition, whole (job-count-table.ts). */
@@ -199,7 +215,10 @@ export function applyChanges(store: FrontierStore, partition: number, changes: r
                 state: c[7],
                 offeredAt: c[8],
                 readAt: c[9],
-                ...(c.length > 10 ? { feed: parseFeedSchedule(c[10] as string), dueAt: (c[11] as number | undefined) ?? 0 } : {}),
+                ...(c.length > 10 && c[10] !== null
+                  ? { feed: parseFeedSchedule(c[10] as string), dueAt: (c[11] as number | undefined) ?? 0 }
+                  : {}),
+                ...(c.length > 12 && (c[12] as number) > 0 ? { job: c[12] as number } : {}),
               },
             ]);
             break;
@@ -271,7 +290,7 @@ const OPTIONAL_TAIL: Partial<Record<Change[0], ReadonlyArray<(v: unknown) => boo
   q: [(v) => v === "media" || v === "page", num],
   s: [(v) => v === "media" || v === "page", num],
   u: [str],
-  sm: [feedJson, num],
+  sm: [(v) => v === null || feedJson(v), num, (v) => Number.isInteger(v) && (v as number) >= 0],
 };
 
 function checkChange(c: unknown, i: number): Change {

@@ -151,6 +151,35 @@ test("schema - scope roots kept without their partition are kept, as no partitio
   store.close();
 });
 
+test("schema - a version-9 store opens with its sitemaps and feeds job default's, and keeps a job's sitemap after", () => {
+  const path = storePath();
+  const store9 = FrontierStore.open(path);
+  store9.tx(() =>
+    store9.sitemaps.offer(
+      { partition: 3, host: "a.test", url: "http://a.test/feed.xml", grants: [], fromIndex: false, depth: 0, hops: 0, feed: true },
+      1,
+      1,
+    ),
+  );
+  store9.close();
+  const db = new Database(path);
+  db.exec("ALTER TABLE sitemaps DROP COLUMN job");
+  db.exec("UPDATE meta SET value = '9' WHERE key = 'schema'");
+  db.close();
+  const store = FrontierStore.open(path);
+  expect(store.sitemaps.next(3, "a.test")).toMatchObject({ url: "http://a.test/feed.xml", feed: { rereadMs: 0 } });
+  expect(store.sitemaps.next(3, "a.test")?.job).toBeUndefined();
+  store.tx(() =>
+    store.sitemaps.offer(
+      { partition: 3, host: "b.test", url: "http://b.test/s.xml", grants: [], fromIndex: false, depth: 0, hops: 0, job: 6 },
+      1,
+      1,
+    ),
+  );
+  expect(store.sitemaps.next(3, "b.test")?.job).toBe(6);
+  store.close();
+});
+
 test("schema - a store of a newer version is refused, naming both versions", () => {
   const path = storePath();
   FrontierStore.open(path).close();

@@ -29,7 +29,7 @@
  */
 import type { Database } from "bun:sqlite";
 
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /**
  * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
@@ -46,6 +46,8 @@ export const SCHEMA_VERSION = 9;
  *      older rows; job_counts, each job's page results and errors per partition.
  *   9: a feed's own reread schedule on its sitemap row (sitemaps.feed: the validators of its last answer and
  *      its interval; sitemaps.due_at: when it is read again), null and 0 for older rows (read when offered).
+ *  10: the crawl job of a sitemap or feed row (sitemaps.job), whose entries are that job's; 0 (job
+ *      `default`) for older rows.
  */
 export const OLDEST_SCHEMA_VERSION = 3;
 
@@ -151,6 +153,7 @@ CREATE TABLE IF NOT EXISTS sitemaps (
   read_at INTEGER NOT NULL DEFAULT 0,
   feed TEXT,
   due_at INTEGER NOT NULL DEFAULT 0,
+  job INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, host, url)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS sitemaps_pending ON sitemaps (state, partition, host);
@@ -205,6 +208,8 @@ export function upgradeSchema(db: Database, from: number): void {
   // Version 9: sitemaps and feeds of an older store have no schedule of their own (read when offered again).
   addColumnIfMissing(db, "sitemaps", "feed", "TEXT");
   addColumnIfMissing(db, "sitemaps", "due_at", "INTEGER NOT NULL DEFAULT 0");
+  // Version 10: every sitemap and feed of an older store is job default's.
+  addColumnIfMissing(db, "sitemaps", "job", "INTEGER NOT NULL DEFAULT 0");
 }
 
 function addColumnIfMissing(db: Database, table: string, column: string, type: string): void {

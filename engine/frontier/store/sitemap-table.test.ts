@@ -65,4 +65,25 @@ describe("sitemap table", () => {
     expect(copy.sitemaps.nextFeedDueAt()).toBe(7_000);
     expect(copy.sitemaps.takeDueFeeds(7_000, 10).map((r) => r.feed)).toEqual([SCHEDULE]);
   });
+  test("sitemap table - a row keeps its job while pending; made pending again by an offer, it takes that offer's job", () => {
+    const store = FrontierStore.open(":memory:", { journal: true });
+    const url = "http://a.test/sitemap.xml";
+    store.tx(() => store.sitemaps.offer({ ...offer(url, false), job: 4 }, 1_000, 0));
+    // Offered by job 6 while pending: one read serves both, for job 4.
+    store.tx(() => store.sitemaps.offer({ ...offer(url, false), job: 6 }, 1_100, 0));
+    expect(store.sitemaps.next(P, "a.test")?.job).toBe(4);
+    store.tx(() => store.sitemaps.finish({ partition: P, host: "a.test", url }, "read", 2_000));
+    // Read again for job 6's offer: job 6's; for a robots.txt's (no job): default's.
+    expect(store.tx(() => store.sitemaps.offer({ ...offer(url, false), job: 6 }, 3_000, 0))).toBe(true);
+    expect(store.sitemaps.next(P, "a.test")?.job).toBe(6);
+    store.tx(() => store.sitemaps.finish({ partition: P, host: "a.test", url }, "read", 4_000));
+    store.tx(() => store.sitemaps.offer(offer(url, false), 5_000, 0));
+    expect(store.sitemaps.next(P, "a.test")?.job).toBeUndefined();
+    // The journal carries a job's row (13 fields: no schedule, when due 0, the job), default's in the old shape.
+    const changes = store.journal!.rows(P, 0, 10).flatMap((r) => JSON.parse(r.body) as unknown[][]);
+    expect(changes.map((c) => c.length)).toEqual([13, 13, 13, 13, 10]);
+    const copy = FrontierStore.open(":memory:");
+    applyChanges(copy, P, changes.slice(0, 3));
+    expect(copy.sitemaps.next(P, "a.test")).toMatchObject({ job: 6, state: "pending" });
+  });
 });

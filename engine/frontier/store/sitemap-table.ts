@@ -13,6 +13,11 @@
  * is asked with the validators of its last answer. `due_at` indexes only feeds waiting (0 otherwise), so the
  * next due feed is one index read, and a sitemap costs nothing for it.
  *
+ * A row carries the crawl job (its number) of the seed, page or feed that first offered it: the task that reads
+ * it is that job's, so the URLs it lists are too (0, `default`, stored in no bytes of its own). Offered again
+ * while pending, it keeps its job: one read serves both, the entries going to the job that asked first; made
+ * pending again by an offer, it is read for that offer's job; a feed's scheduled reread keeps its job.
+ *
  * Cost: a row is its URL, host and grants (~100-200 B); a feed adds its validators (~60 B) and 8 B for its
  * due time plus an index entry (~20 B) while it waits.
  */
@@ -47,6 +52,8 @@ export interface SitemapRow {
   feed?: FeedSchedule;
   /** When a feed waiting for its next read is due; 0 or absent: not waiting (pending, or a sitemap). */
   dueAt?: number;
+  /** The crawl job whose entries these are (absent: `default`). */
+  job?: number;
 }
 
 export interface SitemapOffer {
@@ -61,6 +68,8 @@ export interface SitemapOffer {
   lastmod?: number;
   /** A feed: it gets a reread schedule of its own. */
   feed?: boolean;
+  /** The job of the seed, page or feed that offered it (absent: `default`). */
+  job?: number;
 }
 
 interface RawRow {
@@ -76,18 +85,20 @@ interface RawRow {
   read_at: number;
   feed: string | null;
   due_at: number;
+  job: number;
 }
 
-const COLUMNS = "partition, host, url, grants, from_index, depth, hops, state, offered_at, read_at, feed, due_at";
+const COLUMNS = "partition, host, url, grants, from_index, depth, hops, state, offered_at, read_at, feed, due_at, job";
 
 function prepare(db: Database) {
   return {
     get: db.query<RawRow, [partition: number, host: string, url: string]>(
       `SELECT ${COLUMNS} FROM sitemaps WHERE partition = ? AND host = ? AND url = ?`,
     ),
-    put: db.query<never, [number, string, string, string, number, number, number, SitemapState, number, number, string | null, number]>(
-      `INSERT OR REPLACE INTO sitemaps (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
+    put: db.query<
+      never,
+      [number, string, string, string, number, number, number, SitemapState, number, number, string | null, number, number]
+    >(`INSERT OR REPLACE INTO sitemaps (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     dueFeeds: db.query<RawRow, [now: number, limit: number]>(
       `SELECT ${COLUMNS} FROM sitemaps WHERE due_at > 0 AND due_at <= ? ORDER BY due_at LIMIT ?`,
     ),
@@ -135,8 +146,16 @@ export class SitemapTable {
     const raw = this.s.get.get(o.partition, o.host, o.url);
     const feed = o.feed ? { rereadMs: 0 } : undefined;
     if (!raw) {
-      const { lastmod: _, feed: __, ...fields } = o;
-      this.put({ ...fields, grants: [...o.grants], state: "pending", offeredAt: now, readAt: 0, ...(feed ? { feed } : {}) });
+      const { lastmod: _, feed: __, job: ___, ...fields } = o;
+      this.put({
+        ...fields,
+        grants: [...o.grants],
+        state: "pending",
+        offeredAt: now,
+        readAt: 0,
+        ...(feed ? { feed } : {}),
+        ...(o.job ? { job: o.job } : {}),
+      });
       return true;
     }
     const row = toRow(raw);
@@ -150,7 +169,17 @@ export class SitemapTable {
     }
     const changed = o.lastmod !== undefined ? o.lastmod > row.readAt : now - row.readAt >= rereadAfterMs;
     if (!changed && !widened) return false;
-    this.put({ ...row, grants, fromIndex: row.fromIndex && o.fromIndex, state: "pending", offeredAt: now, dueAt: 0 });
+    // Read again for this offer, it is read for the offer's job (a job that ended leaves its sitemaps so).
+    const { job: _, ...rest } = row;
+    this.put({
+      ...rest,
+      grants,
+      fromIndex: row.fromIndex && o.fromIndex,
+      state: "pending",
+      offeredAt: now,
+      dueAt: 0,
+      ...(o.job ? { job: o.job } : {}),
+    });
     return true;
   }
 
@@ -183,19 +212,22 @@ export class SitemapTable {
 
   /**
    * Marks a sitemap read, failed or disallowed. A feed given its next `schedule` waits in the due index for
-   * `schedule.rereadMs`; one finished without (disallowed by robots.txt) is read only when offered again.
+   * `schedule.rereadMs`; one finished without (disallowed by robots.txt, its job ended) is read only when
+   * offered again. `unread`: set aside without a request (its job ended), so its last read time stays.
    */
   finish(
     row: Pick<SitemapRow, "partition" | "host" | "url">,
     state: Exclude<SitemapState, "pending">,
     now: number,
     schedule?: FeedSchedule,
+    unread = false,
   ): void {
     const raw = this.s.get.get(row.partition, row.host, row.url);
     if (!raw) return;
     const current = toRow(raw);
     const feed = schedule ?? current.feed;
-    this.put({ ...current, state, readAt: now, ...(feed ? { feed } : {}), dueAt: schedule ? now + schedule.rereadMs : 0 });
+    const readAt = unread ? current.readAt : now;
+    this.put({ ...current, state, readAt, ...(feed ? { feed } : {}), dueAt: schedule ? now + schedule.rereadMs : 0 });
   }
 
   /** Pending sitemaps by host, for every partition or one. */
@@ -251,6 +283,7 @@ export class SitemapTable {
       r.readAt,
       r.feed ? JSON.stringify(r.feed) : null,
       r.dueAt ?? 0,
+      r.job ?? 0,
     );
     this.note(r.partition, sitemapRowChange(r));
   }
@@ -259,7 +292,9 @@ export class SitemapTable {
 /** A sitemap row as a journal change (its partition is the batch's). */
 export function sitemapRowChange(r: SitemapRow): Change {
   const c: Change = ["sm", r.host, r.url, [...r.grants], r.fromIndex ? 1 : 0, r.depth, r.hops, r.state, r.offeredAt, r.readAt];
-  // A feed's schedule rides at the end; a sitemap's change keeps the shape of journals written before feeds had one.
+  // A feed's schedule rides at the end, then a job other than default (a sitemap's without schedule: null, 0);
+  // a row of job default keeps the shape of journals written before feeds and jobs had one.
+  if (r.job) return [...c, r.feed ? JSON.stringify(r.feed) : null, r.dueAt ?? 0, r.job];
   return r.feed ? [...c, JSON.stringify(r.feed), r.dueAt ?? 0] : c;
 }
 
@@ -290,6 +325,7 @@ function toRow(r: RawRow): SitemapRow {
     readAt: r.read_at,
     ...(r.feed ? { feed: parseFeedSchedule(r.feed) } : {}),
     ...(r.due_at > 0 ? { dueAt: r.due_at } : {}),
+    ...(r.job > 0 ? { job: r.job } : {}),
   };
 }
 
@@ -302,6 +338,7 @@ export function parseSitemapRows(json: string): SitemapRow[] {
       throw new Error("sitemaps: a row lacks url, host, grants or state");
     }
     if (r.feed !== undefined) r.feed = parseFeedSchedule(JSON.stringify(r.feed));
+    if (r.job !== undefined && (!Number.isInteger(r.job) || r.job < 0)) throw new Error("sitemaps: a row's job is not a job number");
   }
   return rows as SitemapRow[];
 }

@@ -6,7 +6,8 @@
  */
 import { readFileSync } from "node:fs";
 import { AdminClient, parseBaseUrls } from "../../../adapters/http/index.ts";
-import { partitionOf } from "../../../core/ring/index.ts";
+import { hostPartition } from "../../../core/addressing/index.ts";
+import type { PolitenessKeyMode } from "../../../core/politeness/index.ts";
 import { hermeticEnv, REPO_ROOT, waitUntil, type Proc } from "./processes.ts";
 
 /** The one region of the test clusters (`cluster up` names its first region so). */
@@ -55,6 +56,8 @@ export interface RingView {
   epoch: number;
   partitions: number;
   revision: number;
+  /** The fleet's --politeness-key when it is not host (absent: host): hosts are placed by it. */
+  politenessKey?: PolitenessKeyMode;
   regions: Record<string, { owners: string[]; previous: string[] }>;
 }
 
@@ -190,7 +193,7 @@ export function ownerCounts(ring: RingView): Record<string, number> {
   return counts;
 }
 
-/** The frontier node that owns `host` on `ring`. */
+/** The frontier node that owns `host` on `ring`: by the ring's politeness key, as every process places hosts. */
 export function ownerOf(ring: RingView, host: string): string {
-  return ring.regions[REGION]!.owners[partitionOf(host, ring.partitions)]!;
+  return ring.regions[REGION]!.owners[hostPartition(host, ring)]!;
 }

@@ -131,6 +131,11 @@ describe("crawl: the cap per server address", () => {
       serverHolders: 0,
       serverPasses: verdict.requests.get(address)!,
     });
+    // The board's figures for that server, each said apart: passes that waited (never more than the passes)
+    // and requests given back without a pass, as the dashboard's row has them.
+    const row = dashboard.hosts.addresses.find((a) => a.server === `ip:${address}`)!;
+    expect([explained.serverWaits, explained.serverGivenBack]).toEqual([row.waits, row.givenBack]);
+    expect(row.waits).toBeLessThanOrEqual(row.passes);
     expect(metrics).toMatch(/^crawler_addresses_tracked(\{[^}]*\})? 2$/m);
     // Both servers were asked, by way of all their names, and the crawl pressed against the cap.
     expect([...verdict.requests.keys()].sort()).toEqual(ADDRESSES);

@@ -138,5 +138,8 @@ describe("crawl: feeds", () => {
     const last = reads.at(-1)!;
     expect(known.nextReadAt).toBeGreaterThan(last.endedAt);
     expect(known.nextReadAt).toBeLessThan(last.endedAt + 4_000 + 1_000);
+    // The end-of-crawl report lists it among what is left, due when crawl stats says.
+    const due = new Date(known.nextReadAt).toISOString().slice(0, 19).replace("T", " ");
+    expect(exit.stdout).toContain(`\n    1 feed waiting for its next read, the first due ${due} UTC`);
   }, 90_000);
 });

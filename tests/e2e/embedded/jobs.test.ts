@@ -15,6 +15,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import type { PageRecord } from "../../../core/feed/index.ts";
 import type { RequestRecord } from "../../testweb/index.ts";
+import { newsSite } from "../../testweb/index.ts";
 import { crawlArgs, expectCleanExit, interrupt, pageRequests, urlOf, useHarness, waitFor, type CrawlRun } from "./harness.ts";
 
 const h = useHarness();
@@ -218,6 +219,42 @@ describe("crawl --http: crawl jobs and their feed", () => {
     expect(fedAfter.map((r) => r.url).toSorted()).toEqual(requestedAfter.map(urlOf).toSorted());
     // At least as many requests before the kill as it had counted: some may have been cut by the kill.
     expect(requestedBefore).toBeGreaterThanOrEqual(counted);
+  }, 120_000);
+
+  test("a job's feed (the feeds field of POST /v1/jobs): the posts it lists are the job's pages, in its feed; default's feed has none of them", async () => {
+    const news = newsSite("news.test", 4);
+    const web = await h.web({ hosts: 1, pagesPerHost: 3, linksPerPage: 2, extraHosts: { "news.test": news.behaviour } });
+    const out = h.tempDir();
+    // site0.test (job default) keeps the crawl going; nothing links news.test, so only the job's feed leads there.
+    const run = h.crawl(crawlArgs(web, [web.url("site0.test")], out, ["--http", "127.0.0.1:0", "--continuous", "--sitemaps", "robots"]), {
+      out,
+    });
+    const base = await httpBase(run);
+    const created = await call(base, "POST", "/v1/jobs", { id: "news", feeds: [web.url("news.test", "/feed.xml")] });
+    expect([created.status, created.json.seeds]).toEqual([201, { accepted: 1, rejected: [] }]);
+    const posts = news.posts.map((p) => web.url("news.test", p));
+    const fetched = () => pageRequests(web).map(urlOf);
+    await waitFor(() => posts.every((p) => fetched().includes(p)), { timeoutMs: 60_000, what: "the feed's 4 posts fetched", run });
+    // The feed was read as a feed, not as a page; each post was asked once, and each is a page result of job news.
+    expect(web.requestsTo("news.test").filter((r) => r.path === "/feed.xml")).toHaveLength(1);
+    let fed: PageRecord[] = [];
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && fed.length < posts.length) {
+      fed = await feedOf(base, "news", 100);
+      if (fed.length < posts.length) await new Promise((r) => setTimeout(r, 200));
+    }
+    const newsPages = fetched().filter((u) => u.startsWith(web.url("news.test", "/post/")));
+    expect(newsPages.toSorted()).toEqual(posts.toSorted());
+    expect(fed.map((r) => r.url).toSorted()).toEqual(posts.toSorted());
+    // The job's count is read at most every 5 s (crawl's job tick): wait for it to reach the posts.
+    let newsJob: JobJson | undefined;
+    const counted = Date.now() + 30_000;
+    while (Date.now() < counted && (newsJob = (await jobs(base)).news)?.pages !== posts.length)
+      await new Promise((r) => setTimeout(r, 200));
+    expect(newsJob).toMatchObject({ state: "running", pages: posts.length });
+    const defaults = await feedOf(base, "default", 100);
+    expect(defaults.filter((r) => r.url.includes("news.test"))).toEqual([]);
+    expectCleanExit((await interrupt(run)).exit);
   }, 120_000);
 
   test("--job: the command line's seeds belong to that job (created when new), its pages are its feed's; an ended job refuses them (exit 2)", async () => {

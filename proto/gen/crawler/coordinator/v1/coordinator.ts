@@ -405,7 +405,11 @@ export interface CreateJobRequest {
   maxDuration: string;
   /** 0: the default weight (1). */
   weight: number;
-  settings?: JobSettings | undefined;
+  settings?:
+    | JobSettings
+    | undefined;
+  /** Feed URLs (RSS 2.0, Atom 1.0) of the job, read as feeds; counted with seeds against the per-request limit. */
+  feeds: string[];
 }
 
 export interface CreateJobResponse {
@@ -441,6 +445,8 @@ export interface ChangeJobResponse {
 export interface AddJobSeedsRequest {
   id: string;
   urls: string[];
+  /** Feed URLs (RSS 2.0, Atom 1.0) of the job, read as feeds; counted with urls against the per-request limit. */
+  feeds: string[];
 }
 
 export interface AddJobSeedsResponse {
@@ -3352,7 +3358,7 @@ export const JobInfo: MessageFns<JobInfo> = {
 };
 
 function createBaseCreateJobRequest(): CreateJobRequest {
-  return { id: "", seeds: [], maxPages: 0n, maxDuration: "", weight: 0, settings: undefined };
+  return { id: "", seeds: [], maxPages: 0n, maxDuration: "", weight: 0, settings: undefined, feeds: [] };
 }
 
 export const CreateJobRequest: MessageFns<CreateJobRequest> = {
@@ -3377,6 +3383,9 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     }
     if (message.settings !== undefined) {
       JobSettings.encode(message.settings, writer.uint32(50).fork()).join();
+    }
+    for (const v of message.feeds) {
+      writer.uint32(58).string(v!);
     }
     return writer;
   },
@@ -3442,6 +3451,14 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
             message.settings = JobSettings.decode(reader, reader.uint32());
             continue;
           }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.feeds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -3470,6 +3487,7 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
         : "",
       weight: isSet(object.weight) ? globalThis.Number(object.weight) : 0,
       settings: isSet(object.settings) ? JobSettings.fromJSON(object.settings) : undefined,
+      feeds: globalThis.Array.isArray(object?.feeds) ? object.feeds.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -3493,6 +3511,9 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     if (message.settings !== undefined) {
       obj.settings = JobSettings.toJSON(message.settings);
     }
+    if (message.feeds?.length) {
+      obj.feeds = message.feeds;
+    }
     return obj;
   },
 
@@ -3509,6 +3530,7 @@ export const CreateJobRequest: MessageFns<CreateJobRequest> = {
     message.settings = (object.settings !== undefined && object.settings !== null)
       ? JobSettings.fromPartial(object.settings)
       : undefined;
+    message.feeds = object.feeds?.map((e) => e) || [];
     return message;
   },
 };
@@ -4022,7 +4044,7 @@ export const ChangeJobResponse: MessageFns<ChangeJobResponse> = {
 };
 
 function createBaseAddJobSeedsRequest(): AddJobSeedsRequest {
-  return { id: "", urls: [] };
+  return { id: "", urls: [], feeds: [] };
 }
 
 export const AddJobSeedsRequest: MessageFns<AddJobSeedsRequest> = {
@@ -4032,6 +4054,9 @@ export const AddJobSeedsRequest: MessageFns<AddJobSeedsRequest> = {
     }
     for (const v of message.urls) {
       writer.uint32(18).string(v!);
+    }
+    for (const v of message.feeds) {
+      writer.uint32(26).string(v!);
     }
     return writer;
   },
@@ -4065,6 +4090,14 @@ export const AddJobSeedsRequest: MessageFns<AddJobSeedsRequest> = {
             message.urls.push(reader.string());
             continue;
           }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.feeds.push(reader.string());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -4081,6 +4114,7 @@ export const AddJobSeedsRequest: MessageFns<AddJobSeedsRequest> = {
     return {
       id: isSet(object.id) ? globalThis.String(object.id) : "",
       urls: globalThis.Array.isArray(object?.urls) ? object.urls.map((e: any) => globalThis.String(e)) : [],
+      feeds: globalThis.Array.isArray(object?.feeds) ? object.feeds.map((e: any) => globalThis.String(e)) : [],
     };
   },
 
@@ -4092,6 +4126,9 @@ export const AddJobSeedsRequest: MessageFns<AddJobSeedsRequest> = {
     if (message.urls?.length) {
       obj.urls = message.urls;
     }
+    if (message.feeds?.length) {
+      obj.feeds = message.feeds;
+    }
     return obj;
   },
 
@@ -4102,6 +4139,7 @@ export const AddJobSeedsRequest: MessageFns<AddJobSeedsRequest> = {
     const message = createBaseAddJobSeedsRequest();
     message.id = object.id ?? "";
     message.urls = object.urls?.map((e) => e) || [];
+    message.feeds = object.feeds?.map((e) => e) || [];
     return message;
   },
 };

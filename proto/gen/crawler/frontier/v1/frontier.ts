@@ -183,6 +183,8 @@ export interface UrlExplanation {
   serverPasses: number;
   serverWaits: number;
   serverLongestWaitMs: number;
+  /** Requests to the server given back without a pass (not among server_waits). */
+  serverGivenBack: number;
 }
 
 export interface ExplainUrlResponse {
@@ -1992,6 +1994,7 @@ function createBaseUrlExplanation(): UrlExplanation {
     serverPasses: 0,
     serverWaits: 0,
     serverLongestWaitMs: 0,
+    serverGivenBack: 0,
   };
 }
 
@@ -2098,6 +2101,9 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     }
     if (message.serverLongestWaitMs !== 0) {
       writer.uint32(632).uint32(message.serverLongestWaitMs);
+    }
+    if (message.serverGivenBack !== 0) {
+      writer.uint32(640).uint32(message.serverGivenBack);
     }
     return writer;
   },
@@ -2363,6 +2369,14 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
             message.serverLongestWaitMs = reader.uint32();
             continue;
           }
+          case 80: {
+            if (tag !== 640) {
+              break;
+            }
+
+            message.serverGivenBack = reader.uint32();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -2476,6 +2490,11 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
         : isSet(object.server_longest_wait_ms)
         ? globalThis.Number(object.server_longest_wait_ms)
         : 0,
+      serverGivenBack: isSet(object.serverGivenBack)
+        ? globalThis.Number(object.serverGivenBack)
+        : isSet(object.server_given_back)
+        ? globalThis.Number(object.server_given_back)
+        : 0,
     };
   },
 
@@ -2574,6 +2593,9 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     if (message.serverLongestWaitMs !== 0) {
       obj.serverLongestWaitMs = Math.round(message.serverLongestWaitMs);
     }
+    if (message.serverGivenBack !== 0) {
+      obj.serverGivenBack = Math.round(message.serverGivenBack);
+    }
     return obj;
   },
 
@@ -2620,6 +2642,7 @@ export const UrlExplanation: MessageFns<UrlExplanation> = {
     message.serverPasses = object.serverPasses ?? 0;
     message.serverWaits = object.serverWaits ?? 0;
     message.serverLongestWaitMs = object.serverLongestWaitMs ?? 0;
+    message.serverGivenBack = object.serverGivenBack ?? 0;
     return message;
   },
 };
