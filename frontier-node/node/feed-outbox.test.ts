@@ -14,7 +14,7 @@ import type { PageRecord } from "../../core/feed/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import { silentLog } from "../../kit/log/index.ts";
 import { startNats, type NatsServer } from "../../tests/support/nats.ts";
-import { FeedOutbox } from "./feed-outbox.ts";
+import { FeedOutbox, openedOnFirstPublish } from "./feed-outbox.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-outbox-"));
 const natsDir = mkdtempSync(join(tmpdir(), "feed-outbox-nats-"));
@@ -103,6 +103,25 @@ test("FeedOutbox - records reach the stream in order; while NATS is down they wa
   await until("the outbox to drain", () => outbox.gauges().feedOutboxRecords === 0);
   expect(await streamUrls(stream)).toEqual(urls(0, 60));
   expect(outbox.gauges()).toEqual({ feedOutboxRecords: 0, feedOutboxOldestAgeSeconds: 0 });
+  await outbox.stop();
+}, 60_000);
+
+test("FeedOutbox - a node started while the feed's NATS is down opens the stream when it is back and publishes what waited", async () => {
+  const name = `OUTBOX_T${++streams}`;
+  let opens = 0;
+  const stream = openedOnFirstPublish(() => {
+    opens++;
+    return JetStreamPageFeed.open(nc, { stream: name });
+  });
+  await nats.stop();
+  const outbox = new FeedOutbox({ outbox: openOutbox(join(dir, `o${++files}.sqlite`)), stream, minBackoffMs: 50, maxBackoffMs: 200 });
+  outbox.start();
+  await outbox.publish(Array.from({ length: 10 }, (_, k) => item(k)));
+  await until("a failed open", () => opens >= 1);
+  nats = await startNats({ storeDir: natsDir, port: nats.port });
+  await until("the outbox to drain", () => outbox.gauges().feedOutboxRecords === 0);
+  expect(await streamUrls(await JetStreamPageFeed.open(nc, { stream: name }))).toEqual(urls(0, 10));
+  expect(opens).toBeGreaterThan(1);
   await outbox.stop();
 }, 60_000);
 

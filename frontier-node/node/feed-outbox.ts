@@ -42,6 +42,23 @@ export interface FeedOutboxOptions {
   log?: Log;
 }
 
+/**
+ * A stream opened at its first publish, and again at the next one after opening failed: a node starts and
+ * crawls while the feed's region is away (opening asks that region), its records waiting in the outbox.
+ */
+export function openedOnFirstPublish(open: () => Promise<Pick<PageFeed, "publish">>): Pick<PageFeed, "publish"> {
+  let opened: Promise<Pick<PageFeed, "publish">> | undefined;
+  return {
+    async publish(items) {
+      opened ??= open().catch((error: unknown) => {
+        opened = undefined;
+        throw error;
+      });
+      await (await opened).publish(items);
+    },
+  };
+}
+
 export class FeedOutbox {
   private readonly batch: number;
   private readonly idleMs: number;
