@@ -158,6 +158,29 @@ test("FeedOutbox - a crash between the stream's ack and the delete publishes aga
   await restarted.stop();
 }, 30_000);
 
+test("FeedOutbox - a delete that fails after the ack is tried again; the stream still holds each record once", async () => {
+  const stream = await freshStream();
+  const table = openOutbox(join(dir, `o${++files}.sqlite`));
+  let failures = 0;
+  const flaky = {
+    publish: (items: ReadonlyArray<{ id: string; record: PageRecord }>) => table.publish(items),
+    oldest: (limit: number) => table.oldest(limit),
+    removeThrough: (seq: number) => {
+      if (failures++ < 2) throw new Error("disk I/O error");
+      table.removeThrough(seq);
+    },
+    backlog: () => table.backlog(),
+    close: () => table.close(),
+  };
+  const outbox = new FeedOutbox({ outbox: flaky, stream, minBackoffMs: 20 });
+  await outbox.publish(Array.from({ length: 12 }, (_, k) => item(k)));
+  outbox.start();
+  await until("the outbox to drain", () => outbox.gauges().feedOutboxRecords === 0);
+  expect(failures).toBe(3);
+  expect(await streamUrls(stream)).toEqual(urls(0, 12));
+  await outbox.stop();
+}, 30_000);
+
 test("FeedOutbox - past its size bound the oldest records are dropped before they reach the stream, counted", async () => {
   const stream = await freshStream();
   const counters = new Counters();

@@ -59,6 +59,13 @@ export function openedOnFirstPublish(open: () => Promise<Pick<PageFeed, "publish
   };
 }
 
+/** The one warning per outage, by the step that failed. */
+const FAILED = {
+  read: "the feed outbox could not be read: its records wait there",
+  publish: "the page feed's stream does not take records: they wait in this node's outbox, the crawl goes on",
+  delete: "the feed outbox could not delete published records: they are published again, and the stream stores them once",
+};
+
 export class FeedOutbox {
   private readonly batch: number;
   private readonly idleMs: number;
@@ -130,27 +137,28 @@ export class FeedOutbox {
   private async drain(): Promise<void> {
     let backoff = this.minBackoffMs;
     while (!this.stopped) {
-      const rows = this.opts.outbox.oldest(this.batch);
-      if (rows.length === 0) {
-        await this.pause(this.idleMs, true);
-        continue;
-      }
+      let step: keyof typeof FAILED = "read";
       try {
+        const rows = this.opts.outbox.oldest(this.batch);
+        if (rows.length === 0) {
+          await this.pause(this.idleMs, true);
+          continue;
+        }
+        step = "publish";
         await this.opts.stream.publish(rows.map(({ id, record }) => ({ id, record })));
+        step = "delete";
+        // A crash here publishes these rows again at the next start: the stream drops them by their ids.
+        this.opts.outbox.removeThrough(rows[rows.length - 1]!.seq);
       } catch (error) {
+        // The stream not answering, or (rarer) the outbox's file failing: either way the rows stay and are tried again.
         if (!this.failing) {
           this.failing = true;
-          this.log.warn("the page feed's stream does not take records: they wait in this node's outbox, the crawl goes on", {
-            ...errorFields(error),
-            waiting: this.opts.outbox.backlog().records,
-          });
+          this.log.warn(FAILED[step], { ...errorFields(error), waiting: this.opts.outbox.backlog().records });
         }
         await this.pause(backoff, false);
         backoff = Math.min(backoff * 2, this.maxBackoffMs);
         continue;
       }
-      // A crash here publishes these rows again at the next start: the stream drops them by their ids.
-      this.opts.outbox.removeThrough(rows[rows.length - 1]!.seq);
       backoff = this.minBackoffMs;
       if (this.failing) {
         this.failing = false;
