@@ -38,6 +38,8 @@ import { applyScopeFile, formatDuration } from "../core/config/index.ts";
 import { describeSecurity, loadGrpcTls, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
 import { frontierNodeUsage, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
+import { FeedOutbox, openedOnFirstPublish } from "./node/feed-outbox.ts";
+import { SqlitePageFeed } from "../adapters/sqlite/index.ts";
 import { openNodeStore } from "./open-store.ts";
 
 const SEEN_SAVE_INTERVAL_MS = 30_000;
@@ -147,9 +149,24 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
     }
 
     // The feed of fetched pages: opened (made when missing); its retention is the coordinator's to set.
-    const feed = await startStep("open the page feed (stream CRAWL_PAGES)", "check that JetStream is enabled and has room", () =>
-      JetStreamPageFeed.open(nc, { replicas: config.natsReplicas }),
+    // Opened by the outbox's first publish, not here: the stream lives in one region, which may be away now.
+    const stream = openedOnFirstPublish(() => JetStreamPageFeed.open(nc, { replicas: config.natsReplicas }));
+    // Results go to an outbox on this disk and a loop publishes them, so the stream's region being away never stops this crawl.
+    const outboxLog = log.child("feed-outbox");
+    const outboxTable = await startStep(
+      `open the feed outbox in ${dataDir}`,
+      "check that the data dir is writable and has room",
+      async () =>
+        SqlitePageFeed.open(join(dataDir, "feed-outbox.sqlite"), {
+          maxAgeMs: config.feedMaxAgeMs,
+          maxBytes: config.feedMaxBytes,
+          now: () => Date.now(),
+          onDropped: FeedOutbox.dropReporter(counters, outboxLog),
+        }),
     );
+    const feed = new FeedOutbox({ outbox: outboxTable, stream, counters, log: outboxLog });
+    feed.start();
+    ctx.onClose("feed outbox", () => feed.stop());
     // The page budgets of jobs with maxPages: in the cluster-state bucket, beside the job records.
     const budget = await startStep("open the job page budgets (NATS KV)", "check that JetStream is enabled", () =>
       NatsKvJobBudget.open(nc),

@@ -4,4 +4,4 @@
  */
 export { SqliteContentIndex } from "./sqlite-content-index.ts";
 export { SqliteJobRegistry } from "./sqlite-job-registry.ts";
-export { SqlitePageFeed, type SqlitePageFeedOptions } from "./sqlite-page-feed.ts";
+export { SqlitePageFeed, type SqlitePageFeedOptions, type StoredPageRecord } from "./sqlite-page-feed.ts";

@@ -11,6 +11,10 @@
  * by `seq` and the job's index `(job, seq)` both append at their end, the id's unique index (the duplicate
  * check: a result given again stores nothing) takes task ids, which grow with the run. One transaction per
  * batch of results (the frontier's group commit hands them together). Measured in bench/page-feed.bench.ts.
+ *
+ * A frontier node uses the same table as its feed outbox (frontier-node/node/feed-outbox.ts): results are
+ * appended here, on its own disk, and a drainer publishes the oldest rows to the stream (`oldest`) and
+ * deletes them after the stream's ack (`removeThrough`); the age and size bound it the same way.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { PageRecord } from "../../core/feed/index.ts";
@@ -21,12 +25,22 @@ export interface SqlitePageFeedOptions {
   maxAgeMs: number;
   maxBytes: number;
   now: () => number;
+  /** Told how many records the age or size bound just dropped (the outbox counts and warns). */
+  onDropped?: (records: number) => void;
+}
+
+/** One stored record as the outbox's drainer takes it: its row, its id and the record. */
+export interface StoredPageRecord {
+  seq: number;
+  id: string;
+  record: PageRecord;
 }
 
 export class SqlitePageFeed implements PageFeed {
   private readonly insert: Statement;
   private readonly page: Statement;
   private bytes: number;
+  private count: number;
   private oldestAt: number | undefined;
 
   private constructor(
@@ -36,6 +50,7 @@ export class SqlitePageFeed implements PageFeed {
     this.insert = db.query("INSERT OR IGNORE INTO pages (at, job, id, record) VALUES (?, ?, ?, ?)");
     this.page = db.query("SELECT seq, record FROM pages WHERE job = ? AND seq > ? AND at >= ? ORDER BY seq LIMIT ?");
     this.bytes = (db.query("SELECT COALESCE(SUM(length(record) + length(id)), 0) AS n FROM pages").get() as { n: number }).n;
+    this.count = (db.query("SELECT COUNT(*) AS n FROM pages").get() as { n: number }).n;
     this.oldestAt = this.readOldestAt();
   }
 
@@ -57,7 +72,10 @@ export class SqlitePageFeed implements PageFeed {
     this.db.transaction(() => {
       for (const { id, record } of items) {
         const json = JSON.stringify(record);
-        if (this.insert.run(at, record.job, id, json).changes > 0) added += json.length + id.length;
+        if (this.insert.run(at, record.job, id, json).changes > 0) {
+          added += json.length + id.length;
+          this.count++;
+        }
       }
     })();
     this.bytes += added;
@@ -74,11 +92,42 @@ export class SqlitePageFeed implements PageFeed {
     this.db.close();
   }
 
+  /** Up to `limit` of the oldest records of every job, in the order stored. */
+  oldest(limit: number): StoredPageRecord[] {
+    const rows = this.db.query("SELECT seq, id, record FROM pages ORDER BY seq LIMIT ?").all(limit) as Array<{
+      seq: number;
+      id: string;
+      record: string;
+    }>;
+    return rows.map((r) => ({ seq: r.seq, id: r.id, record: JSON.parse(r.record) as PageRecord }));
+  }
+
+  /** Deletes every record up to and including `seq` (the outbox's: the stream has them). */
+  removeThrough(seq: number): void {
+    const gone = this.db
+      .query("SELECT COUNT(*) AS n, COALESCE(SUM(length(record) + length(id)), 0) AS b FROM pages WHERE seq <= ?")
+      .get(seq) as {
+      n: number;
+      b: number;
+    };
+    if (gone.n === 0) return;
+    this.db.query("DELETE FROM pages WHERE seq <= ?").run(seq);
+    this.count -= gone.n;
+    this.bytes -= gone.b;
+    this.oldestAt = this.readOldestAt();
+  }
+
+  /** How many records are held, and when the oldest was stored (undefined: none). */
+  backlog(): { records: number; oldestAt: number | undefined } {
+    return { records: this.count, oldestAt: this.oldestAt };
+  }
+
   /** Drops the records older than the age, then the oldest until the rest fit the size. */
   private trim(now: number): void {
     const cutoff = now - this.opts.maxAgeMs;
     const over = this.bytes - this.opts.maxBytes;
     let dropBytes = 0;
+    let dropRecords = 0;
     let keepFrom: number | undefined;
     // Oldest first: rows were appended with a non-decreasing `at`, so the scan stops at the first one kept.
     for (const row of this.db.query("SELECT seq, at, length(record) + length(id) AS n FROM pages ORDER BY seq").iterate() as Iterable<{
@@ -91,13 +140,16 @@ export class SqlitePageFeed implements PageFeed {
         break;
       }
       dropBytes += row.n;
+      dropRecords++;
     }
     this.db.transaction(() => {
       if (keepFrom === undefined) this.db.query("DELETE FROM pages").run();
       else this.db.query("DELETE FROM pages WHERE seq < ?").run(keepFrom);
     })();
     this.bytes -= dropBytes;
+    this.count -= dropRecords;
     this.oldestAt = this.readOldestAt();
+    if (dropRecords > 0) this.opts.onDropped?.(dropRecords);
   }
 
   private readOldestAt(): number | undefined {

@@ -44,6 +44,7 @@ import {
   type RedisTlsSettings,
 } from "../../kit/tls/index.ts";
 import { newNodeId } from "../../kit/node/index.ts";
+import { FEED_RETENTION_SPECS } from "../../core/feed/index.ts";
 
 export interface FrontierNodeConfig {
   /** Empty: the id saved in the data dir by an earlier run, else `frontier-<hostname>-<random>`. */
@@ -76,6 +77,9 @@ export interface FrontierNodeConfig {
   replicateState: boolean;
   stateSnapshotIntervalMs: number;
   stateLingerMs: number;
+  /** The bound of this node's feed outbox (feed-outbox.ts): the feed's own retention rows, read here for it. */
+  feedMaxAgeMs: number;
+  feedMaxBytes: number;
 }
 
 const SECOND = 1_000;
@@ -233,6 +237,16 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     description:
       "How long a partition's new journal rows wait for later ones before they go to JetStream together: fewer, larger messages at full pace; a node lost with its disk may lose this much more of its last moments",
     ...durationKind(between(0, 5 * SECOND)),
+  },
+  feedMaxAgeMs: {
+    ...FEED_RETENTION_SPECS.feedMaxAgeMs,
+    description:
+      "How long a page record waits in this node's feed outbox (feed-outbox.sqlite in the data dir) for the stream CRAWL_PAGES; older ones are dropped, counted (feed.outbox.dropped)",
+  },
+  feedMaxBytes: {
+    ...FEED_RETENTION_SPECS.feedMaxBytes,
+    description:
+      "Most bytes this node's feed outbox keeps while the stream CRAWL_PAGES does not take them; past it the oldest are dropped, counted",
   },
 };
 

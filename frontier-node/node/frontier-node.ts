@@ -53,8 +53,11 @@ import { DEFAULT_DEATH_TIMEOUT_MS, SelfFence } from "./self-fence.ts";
 export interface FrontierNodeOptions {
   /** For `url explain`: the server a URL is capped under and its state in the region's gate. */
   servers?: FrontierServiceDeps["servers"];
-  /** The feed of fetched pages (core/feed): each page result is published there before it is applied. */
-  feed?: PageFeed;
+  /**
+   * The feed of fetched pages (core/feed): each page result is given to it before it is applied. In a node,
+   * the local outbox (feed-outbox.ts), whose gauges show its backlog on /metrics.
+   */
+  feed?: Pick<PageFeed, "publish"> & { gauges?(): Record<string, number> };
   /**
    * The page budgets of jobs with maxPages (core/ports/job-budget.ts; NatsKvJobBudget on the cluster bucket),
    * held under this node's id. Absent: jobs' page tasks are not budgeted (maxPages ends a job only by its count).
@@ -645,6 +648,7 @@ export class FrontierNode {
     return {
       ...frontierGauges(this.frontier),
       ...this.replicator?.gauges(),
+      ...this.opts.feed?.gauges?.(),
       partitionsPreparing: this.manager.preparingPartitions.length,
       credit: this.opts.credit,
       tasksWaitingToPublish: this.dispatcher.waitingToPublish,

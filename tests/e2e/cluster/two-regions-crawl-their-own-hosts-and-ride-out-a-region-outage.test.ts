@@ -8,14 +8,17 @@
  * Mid-crawl region-2 loses its NATS server (frozen with SIGSTOP, as a server that stops answering, then
  * killed; the launcher starts it again on its port over its store), and later its Redis the same way.
  * Meanwhile region-1 keeps crawling (its hosts get requests while region-2's server is frozen), and after
- * each outage region-2 resumes by itself. In the end every expected page was fetched, a page fetched twice
+ * each outage region-2 resumes by itself. The feed of fetched pages (CRAWL_PAGES) is placed in region-2's
+ * NATS before the crawl starts, so that outage is also the feed's: region-1's frontier keeps applying its
+ * results (they wait in its feed outbox), and in the end the feed holds every expected page. In the end every expected page was fetched, a page fetched twice
  * is one that may have been in flight at an outage, and no host was hit too soon (tolerance 0).
  */
 import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { connectNats } from "../../../adapters/nats/index.ts";
+import { connectNats, JetStreamPageFeed, type NatsConnection } from "../../../adapters/nats/index.ts";
 import { streams } from "../../../core/cluster/index.ts";
+import { FEED_STREAM } from "../../../core/feed/index.ts";
 import { readCdxj } from "../embedded/harness.ts";
 import { freeze } from "../../support/freeze.ts";
 import {
@@ -48,7 +51,7 @@ const pagesOf = (web: TestWeb, region: string, since = 0) =>
  * region-1 has fetched `during` more pages, then killed; the launcher starts it again, and region-2 must
  * fetch again by itself. Returns when the outage began.
  */
-async function regionTwoLoses(c: ClusterUp, web: TestWeb, id: string, during: number): Promise<number> {
+async function regionTwoLoses(c: ClusterUp, web: TestWeb, id: string, during: number, whileFrozen?: () => Promise<void>): Promise<number> {
   const { pid } = c.readFile().processes.find((p) => p.id === id)!;
   await freeze(pid!);
   const at = logClock();
@@ -58,6 +61,7 @@ async function regionTwoLoses(c: ClusterUp, web: TestWeb, id: string, during: nu
     procs: [c.proc],
     detail: () => `region-1 pages since: ${pagesOf(web, "region-1", at).length}, region-2: ${pagesOf(web, "region-2", at).length}`,
   });
+  await whileFrozen?.();
   process.kill(pid!, "SIGKILL");
   const again = await c.waitRestarted(id, pid!);
   const back = logClock();
@@ -68,6 +72,18 @@ async function regionTwoLoses(c: ClusterUp, web: TestWeb, id: string, during: nu
     procs: [c.proc],
   });
   return at;
+}
+
+/** The URLs of the default job's records in the feed of fetched pages. */
+async function feedUrls(nc: NatsConnection): Promise<Set<string>> {
+  const feed = await JetStreamPageFeed.open(nc);
+  const urls = new Set<string>();
+  for (let after = 0; ; ) {
+    const page = await feed.read("default", after, 1000);
+    if (page.records.length === 0) return urls;
+    for (const r of page.records) urls.add(r.url);
+    after = page.next;
+  }
 }
 
 describe("cluster: two regions", () => {
@@ -102,6 +118,18 @@ describe("cluster: two regions", () => {
     } finally {
       await nc.close();
     }
+    // The feed's stream was made by whichever process opened it first, in its region: made again, empty,
+    // in region-2's NATS cluster, so region-2's outage below is the feed's too.
+    const nc2 = await connectNats(`nats://127.0.0.1:${byId("nats-region-2").ports["client"]}`, "two-regions test (region-2)");
+    try {
+      const jsm = await jetstreamManager(nc2);
+      const { config } = await jsm.streams.info(FEED_STREAM);
+      await jsm.streams.delete(FEED_STREAM);
+      await jsm.streams.add({ ...config, placement: { cluster: "region-2", tags: [] } });
+      expect((await jsm.streams.info(FEED_STREAM)).cluster?.name).toBe("region-2");
+    } finally {
+      await nc2.close();
+    }
     const ring = await c.ring();
     expect(new Set(ring.regions["region-1"]!.owners)).toEqual(new Set(["frontier-1"]));
     expect(new Set(ring.regions["region-2"]!.owners)).toEqual(new Set(["frontier-2"]));
@@ -112,7 +140,19 @@ describe("cluster: two regions", () => {
       what: "both regions to be crawling",
       procs: [c.proc],
     });
-    const outages = [await regionTwoLoses(c, web, "nats-region-2", 12)];
+    // While the feed's region is frozen, region-1's frontier node shows its page records waiting in its outbox.
+    const frontier1 = (await c.nodes()).find((n) => n.id === "frontier-1")!.httpAddress;
+    const outboxed = async () => {
+      const text = await (await fetch(`${frontier1}/metrics`, { signal: AbortSignal.timeout(5_000) })).text();
+      return Number(/^crawler_feed_outbox_records\{[^}]*\} (\S+)$/m.exec(text)?.[1] ?? Number.NaN);
+    };
+    const outboxWhileFrozen = () =>
+      waitUntil(async () => (await outboxed()) > 0, {
+        timeoutMs: 20_000,
+        what: "frontier-1's feed outbox to hold records",
+        procs: [c.proc],
+      });
+    const outages = [await regionTwoLoses(c, web, "nats-region-2", 12, outboxWhileFrozen)];
     outages.push(await regionTwoLoses(c, web, "redis-region-2", 12));
     expect(pagesOf(web, "region-1").length).toBeLessThan(expected.pages.size / 2); // region-1 was still at work
 
@@ -129,6 +169,29 @@ describe("cluster: two regions", () => {
     expect(Object.keys(twice).filter((u) => !outages.some((at) => firstFetch.get(u)! < at))).toEqual([]);
     expect(Object.keys(twice).length).toBeLessThanOrEqual(REGION_2_HOSTS.length * outages.length);
     expect(web.violations({ minGapMs: GAP_MS, gapMultiplier: 10 }).map((v) => v.message)).toEqual([]);
+
+    // The records the frontier nodes kept in their outboxes while the feed's region was away reached it.
+    const feedNc = await connectNats(`nats://127.0.0.1:${byId("nats-region-1").ports["client"]}`, "two-regions test (feed)");
+    try {
+      let inFeed = new Set<string>();
+      const allInFeed = async () => {
+        inFeed = await feedUrls(feedNc);
+        return missing(expected.pages, inFeed).length === 0;
+      };
+      await waitUntil(allInFeed, {
+        timeoutMs: 60_000,
+        what: "every expected page in the feed",
+        procs: [c.proc],
+        detail: () => `missing from the feed: ${missing(expected.pages, inFeed).length}`,
+      });
+      await waitUntil(async () => (await outboxed()) === 0, {
+        timeoutMs: 30_000,
+        what: "frontier-1's feed outbox to drain",
+        procs: [c.proc],
+      });
+    } finally {
+      await feedNc.close();
+    }
 
     // Which fetch node fetched what: each one's WARC index lists only its own region's hosts. (Stopped
     // first, so every WARC file is finished.)
