@@ -10,7 +10,7 @@
  * Cost per page result: one row (the record's JSON, ~500 B, plus id and job) in three B-trees: the table
  * by `seq` and the job's index `(job, seq)` both append at their end, the id's unique index (the duplicate
  * check: a result given again stores nothing) takes task ids, which grow with the run. One transaction per
- * batch of results (the frontier's group commit hands them together). Measured in bench/page-feed.bench.ts.
+ * batch of results (the frontier's group commit hands them together). Measured in bench/replication.bench.ts (BENCH_PARTS=commits: with and without the feed) and bench/feed-outbox.bench.ts.
  *
  * A frontier node uses the same table as its feed outbox (frontier-node/node/feed-outbox.ts): results are
  * appended here, on its own disk, and a drainer publishes the oldest rows to the stream (`oldest`) and
