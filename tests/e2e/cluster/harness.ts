@@ -491,8 +491,16 @@ export function useCluster(scope: "each" | "all" = "each"): ClusterHarness {
       };
       register(async () => {
         remember();
-        await p.stop(25_000);
-        for (const [pid, cmd] of known) if (isRunning(pid) && commandOf(pid) === cmd) process.kill(pid, "SIGKILL");
+        // A process a test froze (SIGSTOP) and left frozen, by failing before it thawed it, would sit out
+        // its SIGTERM until the launcher's SIGKILL: let it run so it stops as it should.
+        for (const [pid, cmd] of known) if (isRunning(pid) && commandOf(pid) === cmd) process.kill(pid, "SIGCONT");
+        try {
+          await p.stop(25_000);
+        } finally {
+          // Even when the stop failed: a launcher left behind once spun its event loop for most of an hour after its
+          // test timed out, taking a core from every later test.
+          for (const [pid, cmd] of known) if (isRunning(pid) && commandOf(pid) === cmd) process.kill(pid, "SIGKILL");
+        }
       });
       const file = join(dir, "cluster.json");
       await waitUntil(() => existsSync(file), { timeoutMs: 90_000, what: `${file} to be written`, procs: [p] });
