@@ -8,6 +8,8 @@ import type { Hono } from "hono";
 import { TokenSet } from "../core/auth/index.ts";
 import type { DiscoveredUrl } from "../core/model/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
+import { UnavailableError } from "../core/errors/index.ts";
+import { FEED_STREAM, openedOnFirstUse } from "../core/feed/index.ts";
 import { adminApp } from "./admin-api.ts";
 import { harness, nodeRecord, P, type Harness } from "./test-support.ts";
 
@@ -167,5 +169,25 @@ describe("jobs in /metrics", () => {
     expect(text).toContain(`crawler_cluster_job_pages_total{job="other"} ${50 + 51 + 52 + 53 + 54 + 55}\n`);
     expect(text.match(/^crawler_cluster_job_pages_total\{/gm)).toHaveLength(51);
     expect(text.match(/^# TYPE crawler_cluster_job_pages_total counter$/gm)).toHaveLength(1);
+  });
+});
+
+describe("the page feed while its stream cannot be opened", () => {
+  test("jobs - GET /v1/jobs/{id}/pages answers 503 saying so while the feed's region is away, and the records once it opens", async () => {
+    let down = true;
+    const feed = openedOnFirstUse(async () => {
+      if (down)
+        throw new UnavailableError(
+          `the page feed (stream ${FEED_STREAM}) cannot be opened now (JetStream system temporarily unavailable); retry shortly`,
+        );
+      return h.services.feed;
+    });
+    const away = adminApp({ ...h.services, feed }, { tokens: new TokenSet([TOKEN]), maxSeedsPerRequest: 100 });
+    const res = await away.request("/v1/jobs/default/pages", { headers: auth });
+    expect(res.status).toBe(503);
+    expect(((await res.json()) as any).error.message).toContain(`stream ${FEED_STREAM}) cannot be opened now`);
+    down = false;
+    const back = await away.request("/v1/jobs/default/pages", { headers: auth });
+    expect([back.status, await back.json()]).toEqual([200, { records: [], next: "0" }]);
   });
 });

@@ -19,6 +19,8 @@
  * token was generated (a launcher reads it).
  */
 import { TokenSet } from "../core/auth/index.ts";
+import { UnavailableError } from "../core/errors/index.ts";
+import { FEED_STREAM, openedOnFirstUse } from "../core/feed/index.ts";
 import { regionsOf, type NodeRecord } from "../core/cluster/index.ts";
 import { AddressPolicy, parseHostPort } from "../core/net/index.ts";
 import { FrontierClient, startGrpcServer } from "../adapters/grpc/index.ts";
@@ -101,13 +103,38 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
       },
     );
 
-    // The feed of fetched pages: made when missing, its retention brought in line with this table's.
-    const feed = await startStep("open the page feed (stream CRAWL_PAGES)", "check that JetStream is enabled and has room", () =>
+    // The feed of fetched pages: made when missing, its retention brought in line with this table's. Opened
+    // when first read and tried now and every 5 s until it opens, not awaited: the stream lives in one region's
+    // NATS cluster, and a coordinator must start and serve while that region is away (reads answer 503 then).
+    const feed = openedOnFirstUse(() =>
       JetStreamPageFeed.open(nc, {
         replicas: config.natsReplicas,
         retention: { maxAgeMs: config.feedMaxAgeMs, maxBytes: config.feedMaxBytes, duplicateWindowMs: 2 * 60_000 },
+      }).catch((error: unknown) => {
+        throw new UnavailableError(
+          `the page feed (stream ${FEED_STREAM}) cannot be opened now (${error instanceof Error ? error.message : String(error)}); retry shortly`,
+          {
+            cause: error,
+          },
+        );
       }),
     );
+    let feedWarned = false;
+    const openFeed = () =>
+      feed.open().then(
+        () => {
+          clearInterval(feedRetry);
+          if (feedWarned) log.info(`the page feed (stream ${FEED_STREAM}) is open`);
+        },
+        (error: unknown) => {
+          if (!feedWarned)
+            log.warn("the page feed cannot be opened yet: tried again every 5 s, its reads answer 503 meanwhile", errorFields(error));
+          feedWarned = true;
+        },
+      );
+    const feedRetry = setInterval(() => void (feed.isOpen ? clearInterval(feedRetry) : openFeed()), 5_000);
+    ctx.onClose("page feed", () => clearInterval(feedRetry));
+    void openFeed();
     // The jobs' page budgets, beside the job records in the cluster-state bucket (job-budgets.ts).
     const budgets = new BudgetKeeper(
       await startStep("open the job page budgets (NATS KV)", "check that JetStream is enabled", () => NatsKvJobBudget.open(nc)),

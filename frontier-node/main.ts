@@ -38,7 +38,8 @@ import { applyScopeFile, formatDuration } from "../core/config/index.ts";
 import { describeSecurity, loadGrpcTls, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
 import { frontierNodeUsage, generateNodeId, resolveFrontierNodeConfig, type ResolvedFrontierNodeConfig } from "./node/config.ts";
 import { FrontierNode } from "./node/frontier-node.ts";
-import { FeedOutbox, openedOnFirstPublish } from "./node/feed-outbox.ts";
+import { FeedOutbox } from "./node/feed-outbox.ts";
+import { openedOnFirstUse } from "../core/feed/index.ts";
 import { SqlitePageFeed } from "../adapters/sqlite/index.ts";
 import { openNodeStore } from "./open-store.ts";
 
@@ -150,7 +151,7 @@ export const frontierNodeProcess: ProcessSpec<ResolvedFrontierNodeConfig> = {
 
     // The feed of fetched pages: opened (made when missing); its retention is the coordinator's to set.
     // Opened by the outbox's first publish, not here: the stream lives in one region, which may be away now.
-    const stream = openedOnFirstPublish(() => JetStreamPageFeed.open(nc, { replicas: config.natsReplicas }));
+    const stream = openedOnFirstUse(() => JetStreamPageFeed.open(nc, { replicas: config.natsReplicas }));
     // Results go to an outbox on this disk and a loop publishes them, so the stream's region being away never stops this crawl.
     const outboxLog = log.child("feed-outbox");
     const outboxTable = await startStep(

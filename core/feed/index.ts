@@ -15,3 +15,4 @@ export {
 } from "./page-record.ts";
 export { DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT, parseCursor, parseLimit } from "./cursor.ts";
 export { FEED_RETENTION_SPECS, type FeedRetentionSettings } from "./retention.ts";
+export { openedOnFirstUse, type OpenedOnFirstUse } from "./opened-on-first-use.ts";

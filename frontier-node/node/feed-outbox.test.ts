@@ -14,7 +14,8 @@ import type { PageRecord } from "../../core/feed/index.ts";
 import { Counters } from "../../core/stats/index.ts";
 import { silentLog } from "../../kit/log/index.ts";
 import { startNats, type NatsServer } from "../../tests/support/nats.ts";
-import { FeedOutbox, openedOnFirstPublish } from "./feed-outbox.ts";
+import { FeedOutbox } from "./feed-outbox.ts";
+import { openedOnFirstUse } from "../../core/feed/index.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "feed-outbox-"));
 const natsDir = mkdtempSync(join(tmpdir(), "feed-outbox-nats-"));
@@ -109,7 +110,7 @@ test("FeedOutbox - records reach the stream in order; while NATS is down they wa
 test("FeedOutbox - a node started while the feed's NATS is down opens the stream when it is back and publishes what waited", async () => {
   const name = `OUTBOX_T${++streams}`;
   let opens = 0;
-  const stream = openedOnFirstPublish(() => {
+  const stream = openedOnFirstUse(() => {
     opens++;
     return JetStreamPageFeed.open(nc, { stream: name });
   });

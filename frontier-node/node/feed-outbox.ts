@@ -42,23 +42,6 @@ export interface FeedOutboxOptions {
   log?: Log;
 }
 
-/**
- * A stream opened at its first publish, and again at the next one after opening failed: a node starts and
- * crawls while the feed's region is away (opening asks that region), its records waiting in the outbox.
- */
-export function openedOnFirstPublish(open: () => Promise<Pick<PageFeed, "publish">>): Pick<PageFeed, "publish"> {
-  let opened: Promise<Pick<PageFeed, "publish">> | undefined;
-  return {
-    async publish(items) {
-      opened ??= open().catch((error: unknown) => {
-        opened = undefined;
-        throw error;
-      });
-      await (await opened).publish(items);
-    },
-  };
-}
-
 /** The one warning per outage, by the step that failed. */
 const FAILED = {
   read: "the feed outbox could not be read: its records wait there",
