@@ -12,6 +12,19 @@ import { parsePersistedHost } from "./persisted-host.ts";
 import { parseFeedSchedule, type SitemapState } from "./sitemap-table.ts";
 import type { UrlRowColumns } from "./url-table.ts";
 
+/** A sitemap row's columns as every shape of the journal's `sm` change starts with them (sitemap-table.ts). */
+type SitemapRowColumns = [
+  host: string,
+  url: string,
+  grants: string[],
+  fromIndex: 0 | 1,
+  depth: number,
+  hops: number,
+  state: SitemapState,
+  offeredAt: number,
+  readAt: number,
+];
+
 /** One write to a partition's rows. The partition itself is the batch's. */
 export type Change =
   /**
@@ -40,49 +53,11 @@ export type Change =
   /** a host's robots.txt verdict. */
   | ["r", host: string, verdict: StoredRobots["verdict"], body: string | null, fetchedAt: number, expiresAt: number]
   /** a sitemap's whole row (sitemap-table.ts). */
-  | [
-      "sm",
-      host: string,
-      url: string,
-      grants: string[],
-      fromIndex: 0 | 1,
-      depth: number,
-      hops: number,
-      state: SitemapState,
-      offeredAt: number,
-      readAt: number,
-    ]
+  | ["sm", ...SitemapRowColumns]
   /** a feed's sitemap row, with its reread schedule (JSON) and when it is due (0: not waiting). */
-  | [
-      "sm",
-      host: string,
-      url: string,
-      grants: string[],
-      fromIndex: 0 | 1,
-      depth: number,
-      hops: number,
-      state: SitemapState,
-      offeredAt: number,
-      readAt: number,
-      feed: string,
-      dueAt: number,
-    ]
+  | ["sm", ...SitemapRowColumns, feed: string, dueAt: number]
   /** a sitemap or feed row of a job other than default: its schedule (null for a sitemap), when due, its job. */
-  | [
-      "sm",
-      host: string,
-      url: string,
-      grants: string[],
-      fromIndex: 0 | 1,
-      depth: number,
-      hops: number,
-      state: SitemapState,
-      offeredAt: number,
-      readAt: number,
-      feed: string | null,
-      dueAt: number,
-      job: number,
-    ]
+  | ["sm", ...SitemapRowColumns, feed: string | null, dueAt: number, job: number]
   /** a scope root made by a seed of the partition (scope-root-table.ts). */
   | ["sr", host: string]
   /** a crawl job's counters in the partition, whole (job-count-table.ts). */
