@@ -25,6 +25,7 @@ import {
   waitFor,
   waitUntilIdle,
   type CrawlRun,
+  httpBase,
 } from "./harness.ts";
 
 const h = useHarness();
@@ -61,19 +62,6 @@ function directArgs(seeds: readonly string[], out: string, hostsFile: string, ex
     "120s",
     ...extra,
   ];
-}
-
-/** The crawl's --http base URL, once it has logged it. */
-async function httpBase(run: CrawlRun): Promise<string> {
-  let base = "";
-  await waitFor(
-    () => {
-      base = /"dashboard":"(http:\/\/127\.0\.0\.1:\d+)\/dashboard"/.exec(run.stderr())?.[1] ?? "";
-      return base !== "";
-    },
-    { timeoutMs: 30_000, what: "crawl to log its HTTP address", run },
-  );
-  return base;
 }
 
 describe("crawl: the cap per server address", () => {

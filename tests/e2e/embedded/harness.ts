@@ -240,6 +240,19 @@ export async function waitFor(cond: () => boolean, opts: WaitOptions): Promise<v
   }
 }
 
+/** The crawl's --http base URL, once it has logged it. */
+export async function httpBase(run: CrawlRun): Promise<string> {
+  let base = "";
+  await waitFor(
+    () => {
+      base = /"dashboard":"(http:\/\/127\.0\.0\.1:\d+)\/dashboard"/.exec(run.stderr())?.[1] ?? "";
+      return base !== "";
+    },
+    { timeoutMs: 30_000, what: "crawl to log its HTTP address", run },
+  );
+  return base;
+}
+
 /**
  * The crawl ended with exit code 0; otherwise the failure says how it ended (a code, or the signal that
  * ended it: a crash) and the end of what it wrote on stderr.

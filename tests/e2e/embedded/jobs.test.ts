@@ -16,7 +16,7 @@ import { join } from "node:path";
 import type { PageRecord } from "../../../core/feed/index.ts";
 import type { RequestRecord } from "../../testweb/index.ts";
 import { newsSite } from "../../testweb/index.ts";
-import { crawlArgs, expectCleanExit, interrupt, pageRequests, urlOf, useHarness, waitFor, type CrawlRun } from "./harness.ts";
+import { crawlArgs, expectCleanExit, interrupt, pageRequests, urlOf, useHarness, waitFor, type CrawlRun, httpBase } from "./harness.ts";
 
 const h = useHarness();
 
@@ -31,18 +31,6 @@ interface JobJson {
   errors: number;
   queued: number;
   maxPages: number;
-}
-
-async function httpBase(run: CrawlRun): Promise<string> {
-  let base = "";
-  await waitFor(
-    () => {
-      base = /"dashboard":"(http:\/\/127\.0\.0\.1:\d+)\/dashboard"/.exec(run.stderr())?.[1] ?? "";
-      return base !== "";
-    },
-    { timeoutMs: 30_000, what: "crawl to log its HTTP address", run },
-  );
-  return base;
 }
 
 async function call(base: string, method: "GET" | "POST", path: string, body?: unknown): Promise<{ status: number; json: any }> {

@@ -22,22 +22,11 @@ import {
   waitUntilIdle,
   warcFiles,
   type CrawlRun,
+  httpBase,
 } from "./harness.ts";
 
 const h = useHarness();
 const MEDIA_HOSTS = ["media.test", "media-cdn.test"];
-
-async function httpBase(run: CrawlRun): Promise<string> {
-  let base = "";
-  await waitFor(
-    () => {
-      base = /"dashboard":"(http:\/\/127\.0\.0\.1:\d+)\/dashboard"/.exec(run.stderr())?.[1] ?? "";
-      return base !== "";
-    },
-    { timeoutMs: 30_000, what: "crawl to log its HTTP address", run },
-  );
-  return base;
-}
 
 async function captures(base: string, url: string): Promise<CaptureJson[]> {
   const res = await fetch(`${base}/v1/captures?url=${encodeURIComponent(url)}`);
