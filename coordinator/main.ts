@@ -132,7 +132,7 @@ export const coordinatorProcess: ProcessSpec<ResolvedConfig> = {
           feedWarned = true;
         },
       );
-    const feedRetry = setInterval(() => void (feed.isOpen ? clearInterval(feedRetry) : openFeed()), 5_000);
+    const feedRetry = setInterval(() => void openFeed(), 5_000);
     ctx.onClose("page feed", () => clearInterval(feedRetry));
     void openFeed();
     // The jobs' page budgets, beside the job records in the cluster-state bucket (job-budgets.ts).
