@@ -25,7 +25,7 @@
  * takes them too: no task waits for a node that never comes.
  *
  * Cost: one read of the node records and one list of the region's inboxes (two JetStream API calls) every
- * `everyMs` (5 s) per fetch node, and again 50 ms after a node record is deleted; an adopted inbox costs a
+ * `everyMs` (2 s) per fetch node, and again 50 ms after a node record is deleted; an adopted inbox costs a
  * pull request every few seconds while it is empty.
  */
 import { FetcherChoice, liveFetchers } from "../core/cluster/index.ts";
@@ -41,7 +41,12 @@ export interface InboxHeirsOptions {
   /** Handlers an adopted inbox runs at once. */
   concurrency: number;
   handler: (d: Delivery<FetchTask>) => Promise<void>;
-  /** A fetch node whose heartbeat is older than this is gone. Default 10 s (the cluster's death timeout). */
+  /**
+   * A fetch node whose heartbeat is older than this is gone and its inbox taken over. Default 5 s, half the
+   * cluster's death timeout: taking over a node that was only slow costs nothing but its hosts' affinity for
+   * a moment (both pull the inbox, as two subscribers of one queue), while each second of waiting holds its
+   * hosts' tasks.
+   */
   deadAfterMs?: number;
   /** How long a node must have been gone, its inbox empty, before the inbox is removed. Default 2 min. */
   removeAfterMs?: number;
@@ -74,7 +79,7 @@ export class InboxHeirs {
   }
 
   start(): void {
-    this.timer = setInterval(() => void this.look(), this.o.everyMs ?? 5_000);
+    this.timer = setInterval(() => void this.look(), this.o.everyMs ?? 2_000);
     // A record deleted (a node stopped) is looked at at once; the watch also replays the records present.
     this.unwatch = this.o.state.watchNodes((change) => {
       if (change.kind === "delete") this.lookSoon();
@@ -114,7 +119,7 @@ export class InboxHeirs {
     let inboxes: Awaited<ReturnType<MessageBus["taskInboxes"]>>;
     try {
       [live, inboxes] = await Promise.all([
-        this.o.state.listNodes().then((nodes) => liveFetchers(nodes, region, Date.now(), this.o.deadAfterMs ?? 10_000)),
+        this.o.state.listNodes().then((nodes) => liveFetchers(nodes, region, Date.now(), this.o.deadAfterMs ?? 5_000)),
         this.o.bus.taskInboxes(region),
       ]);
     } catch (error) {

@@ -95,6 +95,11 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
     wanted.push([streams.urls(region), consumer(consumers.urls(p), subjects.urls(region, p), s.ackWaitMs)]);
     wanted.push([streams.results(region), consumer(consumers.results(p), subjects.results(region, p), s.ackWaitMs)]);
   }
+  // The fetch nodes' inboxes that exist take the region's task settings too (a changed ack wait), in place.
+  for await (const ci of jsm.consumers.list(streams.fetch(region))) {
+    const node = ci.name.startsWith(consumers.inboxPrefix) ? ci.name.slice(consumers.inboxPrefix.length) : "";
+    if (node) wanted.push([streams.fetch(region), wantedConsumer(ci.name, subjects.inbox(region, node), s.fetchAckWaitMs, s)]);
+  }
   const pool = new Semaphore(SETUP_CONCURRENCY);
   await Promise.all(wanted.map(([streamName, cfg]) => pool.run(() => ensureConsumer(jsm, streamName, cfg))));
 }

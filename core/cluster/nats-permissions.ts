@@ -44,13 +44,17 @@ const KV_PREFIX = `$KV.${CLUSTER_BUCKET}`;
 const RING_STREAM = `KV_${RING_BUCKET}`;
 const RING_KEY = `$KV.${RING_BUCKET}.${keys.ring}`;
 
-/** Create (idempotently), read and update a region's streams and their durable consumers; no delete, no purge. */
+/**
+ * Create (idempotently), read and update a region's streams and their durable consumers (listed: the fetch
+ * nodes' inboxes are updated in place too); no delete, no purge.
+ */
 function manageStreams(region: string): string[] {
   return [streams.urls(region), streams.fetch(region), streams.results(region), streams.forward(region)].flatMap((s) => [
     `$JS.API.STREAM.INFO.${s}`,
     `$JS.API.STREAM.CREATE.${s}`,
     `$JS.API.STREAM.UPDATE.${s}`,
     `$JS.API.CONSUMER.INFO.${s}.*`,
+    `$JS.API.CONSUMER.LIST.${s}`,
     `$JS.API.CONSUMER.CREATE.${s}`,
     `$JS.API.CONSUMER.CREATE.${s}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${s}.*`,
@@ -167,10 +171,9 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           `${KV_PREFIX}.nodes.*`,
           ...USE_BUCKET,
           ...manageStreams(region),
-          // Every task consumer: the shared queue, the render queue, its own inbox and the inboxes it is heir of;
-          // listing the inboxes and deleting a gone node's empty one (inbox-heirs.ts).
+          // Every task consumer: the shared queue, the render queue, its own inbox and the inboxes it is heir
+          // of; and deleting a gone node's empty inbox (inbox-heirs.ts).
           `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.*`,
-          `$JS.API.CONSUMER.LIST.${streams.fetch(region)}`,
           `$JS.API.CONSUMER.DELETE.${streams.fetch(region)}.*`,
           `$JS.ACK.${streams.fetch(region)}.>`,
           `$JS.API.CONSUMER.MSG.NEXT.${streams.forward(region)}.${consumers.forwarders}`,

@@ -662,6 +662,8 @@ export class FrontierNode {
       credit: this.opts.credit,
       tasksWaitingToPublish: this.dispatcher.waitingToPublish,
       partitionsServed: this.manager.served.length,
+      // The region's live fetch nodes this node sends its hosts' tasks to (0: the shared queue).
+      fetchNodesKnown: this.fetchers.fetchers.length,
       partitionsHandingOff: this.manager.handingOff.length,
       partitionsAwaited: this.manager.currentRoles.await.length,
       partitionsRebuildingSeen: this.frontier.partitionsRebuildingSeen.length,

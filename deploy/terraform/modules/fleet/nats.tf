@@ -43,13 +43,15 @@ locals {
     forward = "CRAWL_FORWARD_${upper(replace(r, "-", "_"))}"
   } }
 
-  # Create (idempotently), read and update a stream and its durable consumers: what ensureRegionStreams
-  # (adapters/nats/region-setup.ts) and the KV bucket's open do. No delete, no purge.
+  # Create (idempotently), read, list and update a stream and its durable consumers: what ensureRegionStreams
+  # (adapters/nats/region-setup.ts, which updates the fetch nodes' inboxes too) and the KV bucket's open do.
+  # No delete, no purge.
   js_manage = { for r in local.region_names : r => flatten([for s in values(local.streams_of[r]) : [
     "$JS.API.STREAM.INFO.${s}",
     "$JS.API.STREAM.CREATE.${s}",
     "$JS.API.STREAM.UPDATE.${s}",
     "$JS.API.CONSUMER.INFO.${s}.*",
+    "$JS.API.CONSUMER.LIST.${s}",
     "$JS.API.CONSUMER.CREATE.${s}",
     "$JS.API.CONSUMER.CREATE.${s}.>",
     "$JS.API.CONSUMER.DURABLE.CREATE.${s}.*",
@@ -130,7 +132,6 @@ locals {
       local.js_manage[r],
       [
         "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].fetch}.*",
-        "$JS.API.CONSUMER.LIST.${local.streams_of[r].fetch}",
         "$JS.API.CONSUMER.DELETE.${local.streams_of[r].fetch}.*",
         "$JS.ACK.${local.streams_of[r].fetch}.>",
         "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].forward}.forwarders",
