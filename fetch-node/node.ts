@@ -203,6 +203,8 @@ export class FetchNode {
   async start(): Promise<void> {
     if (this.phase !== "new") throw new Error(`FetchNode: start() called when ${this.phase}`);
     await this.opts.bus.ensureRegion(this.opts.region, this.opts.partitions);
+    // Its inbox exists before the node announces itself (frontier nodes send it tasks from then on).
+    await this.opts.bus.ensureTaskInbox(this.opts.region, this.opts.nodeId);
     this.phase = "running";
     await this.heartbeat.start();
     const { bus, region, nodeId, concurrency } = this.opts;

@@ -66,6 +66,7 @@ export class RecordingBus implements MessageBus {
   }
   /** Inboxes the node subscribed to. */
   readonly inboxes = new Set<string>();
+  async ensureTaskInbox(): Promise<void> {}
   async taskInboxes(): Promise<TaskInbox[]> {
     return [];
   }

@@ -170,6 +170,11 @@ export class MemoryBus implements MessageBus {
     return this.subscribe(this.taskQueue(region, consumer), handler as Handler, capacity);
   }
 
+  async ensureTaskInbox(region: string, node: string): Promise<void> {
+    this.requireRegion(region, subjects.inbox(region, checkToken("node id", node)));
+    this.taskQueue(region, consumers.inbox(node));
+  }
+
   async taskInboxes(region: string): Promise<TaskInbox[]> {
     const prefix = `${region}/${consumers.inboxPrefix}`;
     const out: TaskInbox[] = [];

@@ -239,6 +239,10 @@ export class JetStreamBus implements MessageBus {
     };
   }
 
+  async ensureTaskInbox(region: string, node: string): Promise<void> {
+    await ensureInboxConsumer(await this.manager(), region, node, this.settingsFor(region));
+  }
+
   /**
    * The region's inboxes: every inbox consumer, and every inbox subject holding tasks though it has no
    * consumer (sent to a node whose inbox was removed, or that never started): such tasks are listed so a

@@ -117,7 +117,8 @@ export interface Subscription {
  *    one queue do (a delivery not acked comes back after the ack wait, to any of them; its `copy` is the
  *    same whoever takes it, so the fetch claims see a redelivery, not a second copy). Tasks sent to an
  *    inbox nobody consumes wait in it, durably, until someone does. An inbox exists from the first task
- *    sent to it or the first subscription to it, whichever comes first.
+ *    sent to it, `ensureTaskInbox` or the first subscription to it, whichever comes first. `ensureRegion` gives
+ *    the inboxes that exist the region's task settings (a changed ack wait) in place.
  *  - `taskInboxes(region)` lists the region's inboxes that exist, with the tasks waiting in each (stored,
  *    not yet delivered, or nak'ed and waiting for their delay) and out unacked; `removeTaskInbox(region, X)`
  *    removes X's inbox only when it holds no task and answers whether it did; a task sent to X after that
@@ -145,6 +146,8 @@ export interface MessageBus {
     handler: (d: Delivery<FetchTask>) => Promise<void>,
     opts: { concurrency: number; render?: boolean; inbox?: string },
   ): Subscription;
+  /** Makes fetch node `node`'s inbox when missing (idempotent): a fetch node's at its start, before it announces itself. */
+  ensureTaskInbox(region: string, node: string): Promise<void>;
   taskInboxes(region: string): Promise<TaskInbox[]>;
   removeTaskInbox(region: string, node: string): Promise<boolean>;
   consumeUrls(region: string, partition: number, handler: (d: Delivery<DiscoveredUrl[]>) => Promise<void>): Subscription;

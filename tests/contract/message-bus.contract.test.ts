@@ -327,6 +327,10 @@ function messageBusContract(name: string, fixture: BusFixture): void {
 
     test(`${name} - an inbox is removed only when it holds no task, and a task sent to it after is not lost`, async () => {
       await start();
+      // A node makes its inbox at its start: listed, empty.
+      await other.ensureTaskInbox(region, "leaving");
+      await other.ensureTaskInbox(region, "leaving");
+      expect(await bus.taskInboxes(region)).toEqual([{ node: "leaving", waiting: 0, unacked: 0 }]);
       await bus.publishTask(region, task("held"), { to: "leaving" });
       expect(await bus.removeTaskInbox(region, "leaving")).toBe(false);
       const got = record<FetchTask>((h) => other.consumeTasks(region, h, { concurrency: 1, inbox: "leaving" }));
