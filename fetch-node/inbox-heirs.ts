@@ -1,8 +1,8 @@
 /**
  * Inboxes of fetch nodes that are gone, and who takes them over (host affinity, docs/cluster.md "Fetch
  * node"). Frontier nodes send a host's tasks to the inbox of the fetch node chosen for it; when that node
- * dies (kill -9, its heartbeat lapses), stops (its record deleted) or drains, what waits in its inbox must
- * still be fetched. Its **heir** does it: the live fetch node that rendezvous hashing of the gone node's id
+ * dies (kill -9, its heartbeat lapses), stops (its record deleted), drains, or cannot reach the web (its
+ * `localTrouble` gauge: it hands every task back untried), what waits in its inbox must still be fetched. Its **heir** does it: the live fetch node that rendezvous hashing of the gone node's id
  * picks among the region's live fetch nodes (core/cluster/fetcher-choice.ts), so every fetch node reading
  * the same records names the same heir without asking anybody. The heir pulls the gone node's inbox
  * consumer itself, as a second subscriber of it, which changes nothing for the tasks:

@@ -251,6 +251,9 @@ export class FetchNode {
       outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
       renderPool: this.opts.renderPool ?? 0,
+      // While our own side fails (LocalTrouble), frontier nodes send this node's hosts to the others and an
+      // heir pulls its inbox too, so the tasks it hands back untried are fetched elsewhere (inbox-heirs.ts).
+      localTrouble: this.trouble.troubled ? 1 : 0,
       ...(this.opts.addresses ? { addressesTracked: this.opts.addresses.size } : {}),
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),

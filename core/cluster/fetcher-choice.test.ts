@@ -45,7 +45,7 @@ describe("fetcher choice", () => {
     expect(new FetcherChoice(["only"]).of("a.example")).toBe("only");
   });
 
-  test("fetcher choice - live fetch nodes are the region's fetchers that are not draining and beat within the staleness", () => {
+  test("fetcher choice - live fetch nodes are the region's fetchers that are not draining, not in local trouble, and beat within the staleness", () => {
     const now = 100_000;
     const records = [
       { id: "fresh", role: "fetcher", region: "us", status: "active", heartbeatAt: now - 1_000 },
@@ -54,7 +54,9 @@ describe("fetcher choice", () => {
       { id: "elsewhere", role: "fetcher", region: "eu", status: "active", heartbeatAt: now },
       { id: "frontier", role: "frontier", region: "us", status: "active", heartbeatAt: now },
       { id: "edge", role: "fetcher", region: "us", status: "active", heartbeatAt: now - 10_000 },
+      { id: "cut-off", role: "fetcher", region: "us", status: "active", heartbeatAt: now, gauges: { localTrouble: 1 } },
+      { id: "recovered", role: "fetcher", region: "us", status: "active", heartbeatAt: now, gauges: { localTrouble: 0 } },
     ] as const;
-    expect(liveFetchers(records, "us", now, 10_000)).toEqual(["fresh", "edge"]);
+    expect(liveFetchers(records, "us", now, 10_000)).toEqual(["fresh", "edge", "recovered"]);
   });
 });

@@ -58,16 +58,25 @@ export class FetcherChoice {
 
 /**
  * The ids of `region`'s fetch nodes that take tasks now: a record of role fetcher, not draining (a node
- * stopping says so first, so its hosts move before it goes), whose last heartbeat (`heartbeatAt`, wall
- * clock) is at most `staleMs` old at `now`. A node that stopped cleanly has no record.
+ * stopping says so first, so its hosts move before it goes), not in local trouble (its gauge `localTrouble`:
+ * cut from the web, its proxy or resolver failing, so it hands every task back untried; its hosts go to the
+ * others until it gets through again), whose last heartbeat (`heartbeatAt`, wall clock) is at most `staleMs`
+ * old at `now`. A node that stopped cleanly has no record.
  */
 export function liveFetchers(
-  records: readonly Pick<NodeRecord, "id" | "role" | "region" | "status" | "heartbeatAt">[],
+  records: readonly (Pick<NodeRecord, "id" | "role" | "region" | "status" | "heartbeatAt"> & { gauges?: Record<string, number> })[],
   region: string,
   now: number,
   staleMs: number,
 ): string[] {
   return records
-    .filter((n) => n.role === "fetcher" && n.region === region && n.status !== "draining" && now - n.heartbeatAt <= staleMs)
+    .filter(
+      (n) =>
+        n.role === "fetcher" &&
+        n.region === region &&
+        n.status !== "draining" &&
+        !((n.gauges?.localTrouble ?? 0) > 0) &&
+        now - n.heartbeatAt <= staleMs,
+    )
     .map((n) => n.id);
 }
