@@ -385,9 +385,18 @@ export class JetStreamBus implements MessageBus {
     const inbox = opts.inbox;
     if (inbox !== undefined && !opts.render) {
       checkToken("node id", inbox);
-      // Made before the first pull and again whenever it is found missing (removed as a gone node's inbox
-      // while this node was away): the subscription then pulls it as any other consumer.
-      const make = async () => ensureInboxConsumer(await this.manager(), region, inbox, this.settingsFor(region));
+      // Made before the first pull if it is missing, and again whenever it is found missing (removed as a gone
+      // node's inbox while this node was away). An existing one is left as it is: an heir must not set the
+      // inbox's ack wait back to its own (ensureRegion and ensureTaskInbox change settings, not a subscription).
+      const make = async () => {
+        const jsm = await this.manager();
+        try {
+          await jsm.consumers.info(streams.fetch(region), consumers.inbox(inbox));
+        } catch (err) {
+          if (!isConsumerNotFound(err)) throw err;
+          await ensureInboxConsumer(jsm, region, inbox, this.settingsFor(region));
+        }
+      };
       return this.subscribe(streams.fetch(region), consumers.inbox(inbox), decodeFetchTask, handler, "fetch", concurrency, make);
     }
     const consumer = opts.render ? consumers.renderers : consumers.fetchers;
