@@ -25,7 +25,7 @@
  * takes them too: no task waits for a node that never comes.
  *
  * Cost: one read of the node records and one list of the region's inboxes (two JetStream API calls) every
- * `everyMs` (2 s) per fetch node, and again 50 ms after a node record is deleted; an adopted inbox costs a
+ * `everyMs` (2 s) per fetch node; an adopted inbox costs a
  * pull request every few seconds while it is empty.
  */
 import { FetcherChoice, liveFetchers } from "../core/cluster/index.ts";
@@ -35,7 +35,7 @@ import { errorFields, type Log } from "../kit/log/index.ts";
 
 export interface InboxHeirsOptions {
   bus: Pick<MessageBus, "consumeTasks" | "taskInboxes" | "removeTaskInbox">;
-  state: Pick<ClusterState, "listNodes" | "watchNodes">;
+  state: Pick<ClusterState, "listNodes">;
   region: string;
   nodeId: string;
   /** Handlers an adopted inbox runs at once. */
@@ -64,7 +64,6 @@ export class InboxHeirs {
   private readonly goneSince = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
   private soon: ReturnType<typeof setTimeout> | undefined;
-  private unwatch: (() => void) | undefined;
   private looking: Promise<void> | undefined;
   private stopped = false;
   private readonly now: () => number;
@@ -79,11 +78,9 @@ export class InboxHeirs {
   }
 
   start(): void {
+    // Polled, not watched: a watch of the node records brings every heartbeat of every node to every fetch
+    // node, a cost per node that grows with the fleet; a node stopping said "draining" first anyway.
     this.timer = setInterval(() => void this.look(), this.o.everyMs ?? 2_000);
-    // A record deleted (a node stopped) is looked at at once; the watch also replays the records present.
-    this.unwatch = this.o.state.watchNodes((change) => {
-      if (change.kind === "delete") this.lookSoon();
-    });
     this.lookSoon();
   }
 
@@ -92,7 +89,6 @@ export class InboxHeirs {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     if (this.soon) clearTimeout(this.soon);
-    this.unwatch?.();
     await this.looking;
     await Promise.all([...this.adopted.values()].map((s) => s.stop()));
     this.adopted.clear();
