@@ -31,6 +31,7 @@
 import { FetcherChoice, liveFetchers } from "../core/cluster/index.ts";
 import type { FetchTask } from "../core/model/index.ts";
 import type { ClusterState, Delivery, MessageBus, Subscription } from "../core/ports/index.ts";
+import type { Counters } from "../core/stats/index.ts";
 import { errorFields, type Log } from "../kit/log/index.ts";
 
 export interface InboxHeirsOptions {
@@ -53,6 +54,8 @@ export interface InboxHeirsOptions {
   everyMs?: number;
   now?: () => number;
   log: Log;
+  /** Where adoptions are counted (`fetcher.inboxes.adopted`, `fetcher.inboxes.removed`): the node's counters. */
+  counters?: Counters;
 }
 
 const REREAD_AFTER_CHANGE_MS = 50;
@@ -150,6 +153,7 @@ export class InboxHeirs {
       try {
         if (await this.o.bus.removeTaskInbox(region, gone)) {
           log.info("removed the empty inbox of a fetch node gone long ago", { node: gone });
+          this.o.counters?.add("fetcher.inboxes.removed");
           this.goneSince.delete(gone);
         } else {
           this.adopt(gone, 1); // a task reached it meanwhile
@@ -168,6 +172,7 @@ export class InboxHeirs {
     if (this.adopted.has(gone) || this.stopped) return;
     const { region, concurrency, handler } = this.o;
     this.adopted.set(gone, this.o.bus.consumeTasks(region, handler, { concurrency, inbox: gone }));
+    this.o.counters?.add("fetcher.inboxes.adopted");
     this.o.log.info("pulling the inbox of a fetch node that is gone (its heir)", { node: gone, tasks });
   }
 

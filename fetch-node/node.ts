@@ -222,6 +222,7 @@ export class FetchNode {
       concurrency: fallback,
       handler: track,
       log: this.log.child("heirs"),
+      counters: this.counters,
     });
     this.heirs.start();
     this.log.info("pulling fetch tasks", { region, concurrency, inbox: nodeId, fallbackConcurrency: fallback });

@@ -77,6 +77,13 @@ describe("cluster: host affinity", () => {
     const killedAt = logClock();
     roles.fetchers.delete("fetch-1");
     const p1 = strays(web.requests, 0, killedAt, (h) => before.of(keyOf(h)));
+    if (Object.keys(p1.strays).length > 0) {
+      // Why a host moved: a node counted gone by its heir (heartbeat 5 s old), or in local trouble.
+      const why = (await c.nodes())
+        .filter((n) => n.role === "fetcher")
+        .map((n) => [n.id, Object.fromEntries(Object.entries(n.counters).filter(([k]) => /inboxes|fetch\.local|heartbeat/.test(k)))]);
+      console.log(JSON.stringify({ strays: p1.strays, why }));
+    }
     expect(p1.strays).toEqual({});
     // Both nodes had hosts: the choice spread them.
     const victimHosts = [...p1.hosts].filter(([, n]) => n.has("fetch-1")).map(([h]) => h);
