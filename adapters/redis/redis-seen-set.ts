@@ -104,7 +104,7 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 const rebuildScript = new LuaScript(SEEN_REBUILD_LUA);
 /** Script calls of a rebuild in flight at once (they pipeline on the one connection). */
 const REBUILD_IN_FLIGHT = 4;
-const LOSS_REASONS: readonly SeenLossReason[] = ["missing", "lagging", "changed", "rebuilding"];
+const LOSS_REASONS: readonly SeenLossReason[] = ["missing", "lagging", "changed", "rebuilding", "restarted"];
 
 /** What the client knows of a partition's guard (see the module comment). */
 interface Guard {
