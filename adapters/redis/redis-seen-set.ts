@@ -98,10 +98,11 @@ export class SeenPlanMismatchError extends Error {
   override readonly name = "SeenPlanMismatchError";
 }
 
-const script = new LuaScript(SEEN_CHECK_AND_ADD_LUA);
+// Out of the AOF: the frontier's store rebuilds what a restart loses, and the run_id check says when (seen-script.ts).
+const script = new LuaScript(SEEN_CHECK_AND_ADD_LUA, { outOfAof: true });
 /** The script unpacks old slices' offsets as little-endian; a Uint32Array is in the host's byte order. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const rebuildScript = new LuaScript(SEEN_REBUILD_LUA);
+const rebuildScript = new LuaScript(SEEN_REBUILD_LUA, { outOfAof: true });
 /** Script calls of a rebuild in flight at once (they pipeline on the one connection). */
 const REBUILD_IN_FLIGHT = 4;
 const LOSS_REASONS: readonly SeenLossReason[] = ["missing", "lagging", "changed", "rebuilding", "restarted"];

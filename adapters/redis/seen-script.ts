@@ -33,7 +33,7 @@
  * not caught up: ver too small), that someone else rebuilt, or that is being rebuilt, answers SEENLOST
  * <reason> and adds nothing, instead of "not seen". The frontier then rebuilds it from its store.
  *
- * Kept out of the AOF: every write of these scripts goes to replicas only (`redis.set_repl(REPL_REPLICA)`),
+ * Kept out of the AOF: both scripts run `outOfAof` (lua-script.ts): their writes go to replicas only,
  * never to the AOF: a new URL's BITFIELD written there whole was ~10 KB of AOF a page, for a filter the
  * frontier's store can rebuild. What a restart brings back of a partition is then whatever an AOF rewrite
  * or an RDB snapshot happened to catch: an older filter that may lack keys answered "not seen" since, and
@@ -264,14 +264,12 @@ return redis.error_reply('ERR seen-set rebuild script: unknown op ' .. tostring(
 `;
 
 /**
- * The opening of both scripts (a function, hoisted, so the scripts above can use it): their writes go to
- * replicas but not to the AOF (a cache that a restart must be seen to have lost, not a log to replay), and
- * `liveRunId()` is the run_id of the Redis process running them, which Redis draws at random at each start
- * and never persists (`INFO server`; the crawler's ACL user is allowed INFO for this, core/cluster/redis-acl.ts).
+ * The opening of both scripts (a function, hoisted, so the scripts above can use it): `liveRunId()` is the
+ * run_id of the Redis process running them, which Redis draws at random at each start and never persists
+ * (`INFO server`; the crawler's ACL user is allowed INFO for this, core/cluster/redis-acl.ts).
  */
 function liveRunIdLua(): string {
   return `
-redis.set_repl(redis.REPL_REPLICA)
 local function liveRunId()
   return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
 end`;
