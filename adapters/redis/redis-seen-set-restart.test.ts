@@ -4,7 +4,8 @@
  * partition is at most what an AOF rewrite (or an RDB snapshot) caught: an older filter. These tests check
  * that such a filter is never answered from: every call, from a client that outlived the restart or from
  * one started after it, is refused (SEENLOST) until the partition is rebuilt, and a key once answered
- * "seen" is never answered "not seen".
+ * "seen" is never answered "not seen". Last, a Redis user that may not run INFO (which the script reads the
+ * live run_id with) is told what to allow.
  */
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -151,4 +152,21 @@ describe("RedisSeenSet across a restart of Redis from its AOF", () => {
     await set.rebuild(2, [first, second]);
     expect((await other.checkAndAdd(2, [...first, ...second])).every((x) => x)).toBe(true);
   }, 30_000);
+});
+
+describe("RedisSeenSet and the INFO its script needs", () => {
+  test("a Redis user that may not run INFO gets an error that says to allow it, and nothing is answered", async () => {
+    await startServer();
+    const admin = await client();
+    await admin.sendCommand(["ACL", "SETUSER", "no-info", "on", ">secret", "~seen:*", "+@all", "-@dangerous"]);
+    const url = server!.url.replace("redis://", "redis://no-info:secret@");
+    const limited = await connectRedis(url);
+    clients.push(limited);
+    const set = new RedisSeenSet(limited, { initialCapacity: 1_000 });
+    const error = await set.rebuild(0, []).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toContain("must be allowed INFO: add +info");
+    const check = await set.checkAndAdd(0, ["https://example.com/"]).catch((e: unknown) => e);
+    expect((check as Error).message).toContain("+info");
+  });
 });

@@ -366,6 +366,16 @@ export class RedisSeenSet implements SeenSet {
       const known = LOSS_REASONS.includes(reason) ? reason : "missing";
       return new SeenSetLostError(partition, known, `seen-set of partition ${partition}: ${error.message.slice("SEENLOST ".length)}`);
     }
+    // Redis 7.0 says only "can't run this command" of a script's refused call; INFO is the one command of
+    // these scripts outside what a crawler's user is usually allowed (@dangerous). A configuration error,
+    // not an outage: say what to allow.
+    if (error instanceof Error && (/can't run this command/.test(error.message) || /NOPERM.*'info'/is.test(error.message))) {
+      return redisCommandError(
+        this.client,
+        `the seen-set check of partition ${partition} (its script reads the server's run_id with INFO, so the Redis user must be allowed INFO: add +info to its ACL, as core/cluster/redis-acl.ts does)`,
+        error,
+      );
+    }
     return redisCommandError(this.client, `the seen-set check of partition ${partition}`, error);
   }
 
