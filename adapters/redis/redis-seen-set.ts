@@ -26,17 +26,19 @@
  * most links of a crawl, is answered "maybe seen" without the script call; the partition's loss or
  * rebuild and its release forget them.
  *
- * Redis is a cache, not the truth (the frontier's store is): what Redis keeps across its own restart is
- * its persistence setting (AOF in `cluster up` and the fleet), and a failover may land on a replica that
- * had not caught up. So every partition carries a guard in its meta hash: `gen`, a token written when the
- * partition was (re)built, and `ver`, a count of the changes made since. The client remembers, per
+ * Redis is a cache, not the truth (the frontier's store is): the scripts' writes are kept out of the AOF
+ * (~10 KB a page when they were in it), so a restart keeps at most what an AOF rewrite or snapshot caught,
+ * and a failover may land on a replica that had not caught up. So every partition carries a guard in its
+ * meta hash: `gen`, a token written when the partition was (re)built, `ver`, a count of the changes made
+ * since, and `run`, the run_id of the Redis process that wrote its bits. The client remembers, per
  * partition, the generation it uses and the highest ver it was answered, and the script refuses to
  * answer (SEENLOST, `SeenSetLostError`: nothing added) when the generation is gone (an empty restart, or
- * a partition never built), is another one (rebuilt elsewhere) or ver went backwards (a lagging replica,
- * an old snapshot). The frontier then calls `rebuild` with every URL its store knows of the partition,
- * which re-adds them under a fresh token and lets the partition answer again. The first call after this
- * client started, or took the partition over, adopts the generation it finds (it has nothing to compare
- * with): a loss in that moment is seen only if the generation went with it.
+ * a partition never built), the partition was written by another Redis process than the live one (loaded
+ * from disk, or a promoted replica: `restarted`, whatever the client knows), is another generation
+ * (rebuilt elsewhere) or ver went backwards (a lagging replica). The frontier then calls `rebuild` with
+ * every URL its store knows of the partition, which re-adds them under a fresh token and lets the
+ * partition answer again. The first call after this client started, or took the partition over, adopts
+ * the generation it finds (it has nothing to compare with); the `run` check does not depend on it.
  *
  * One case is not a false negative but is worth knowing: a call that times out after Redis ran it has
  * added its keys, so a retry answers `true` for them; the frontier confirms a "maybe seen" in its exact
