@@ -28,6 +28,9 @@
  * run) as JSON with the date and the command: the measured input of the fleet model (bench/fleet/).
  * --frontier-arg passes one more argument to every frontier node of the cluster (repeatable), e.g.
  * --frontier-arg --credit --frontier-arg 1024; --no-deno runs every fetch node on Bun.
+ * --cluster-shapes 2+2,2+6,4+2 (issue 26, item 3) runs only the cluster, once per shape (frontier + fetch nodes),
+ * back to back, and ends with a table comparing them (shapes.ts); each is first measured idle for
+ * --idle-seconds (5 by default here, 0 otherwise), ready and not yet seeded (idle-cost.ts).
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,7 +42,8 @@ import { clockTicksPerSecond } from "./proc.ts";
 import { formatSummary, summarize } from "./profile.ts";
 import { jsonLine, table } from "./report.ts";
 import { measuredCosts } from "./costs-file.ts";
-import { measureCrawl, type CrawlerUnderTest, type CrawlResult, type Scenario } from "./run.ts";
+import { measureCrawl, type ClusterShape, type CrawlerUnderTest, type CrawlResult, type Scenario } from "./run.ts";
+import { parseShapes, shapesTable } from "./shapes.ts";
 
 interface BenchArgs {
   scenario: Scenario;
@@ -56,6 +60,9 @@ interface BenchArgs {
   noDeno: boolean;
   frontierArgs: string[];
   costsOut?: string;
+  /** Several cluster shapes, one run each (the embedded crawler and Crawlee then left out). */
+  shapes?: ClusterShape[];
+  idleSeconds?: number;
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -103,7 +110,17 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     else if (a === "--no-deno") args.noDeno = true;
     else if (a === "--frontier-arg") args.frontierArgs.push(argv[++i]!);
     else if (a === "--costs-out") args.costsOut = argv[++i];
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
+    else if (a === "--cluster-shapes") args.shapes = parseShapes(argv[++i] ?? "");
+    else if (a === "--idle-seconds") {
+      const v = Number(argv[++i]);
+      if (!Number.isFinite(v) || v < 0) throw new Error("--idle-seconds needs a number of seconds (0: none)");
+      args.idleSeconds = v;
+    } else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
+  }
+  if (args.shapes) {
+    args.skipOurs = true;
+    args.skipCrawlee = true;
+    args.cluster = true;
   }
   return args;
 }
@@ -117,14 +134,16 @@ if (!args.skipOurs) {
   crawlers.push({ ...ourCrawler({ bunFlags, crawlArgs: args.crawlArgs }), kind: "embedded" });
 }
 if (args.cluster) {
-  crawlers.push(
-    clusterCrawler({
-      frontiers: args.frontiers,
-      fetchers: args.fetchers,
-      upArgs: args.noDeno ? ["--no-deno"] : [],
-      frontierArgs: args.frontierArgs,
-    }),
-  );
+  for (const shape of args.shapes ?? [{ frontiers: args.frontiers, fetchers: args.fetchers }]) {
+    crawlers.push(
+      clusterCrawler({
+        ...shape,
+        upArgs: args.noDeno ? ["--no-deno"] : [],
+        frontierArgs: args.frontierArgs,
+        idleSeconds: args.idleSeconds ?? (args.shapes ? 5 : 0),
+      }),
+    );
+  }
 }
 if (!args.skipCrawlee) {
   const cache = crawleeCacheDir();
@@ -158,6 +177,7 @@ if (args.profileDir && !args.skipOurs) {
   if (newest) process.stdout.write(`${formatSummary(summarize(JSON.parse(readFileSync(newest, "utf8"))), 15, 3)}(${newest})\n`);
 }
 process.stdout.write(table(args.scenario, results));
+process.stdout.write(shapesTable(results));
 if (args.costsOut) {
   writeFileSync(args.costsOut, `${JSON.stringify(measuredCosts(args.scenario, results, process.argv.slice(2)), null, 2)}\n`);
   log(`wrote ${args.costsOut}`);
