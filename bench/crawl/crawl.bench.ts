@@ -30,7 +30,10 @@
  * --frontier-arg --credit --frontier-arg 1024; --no-deno runs every fetch node on Bun.
  * --cluster-shapes 2+2,2+6,4+2 (issue 26, item 3) runs only the cluster, once per shape (frontier + fetch nodes),
  * back to back, and ends with a table comparing them (shapes.ts); each is first measured idle for
- * --idle-seconds (5 by default here, 0 otherwise), ready and not yet seeded (idle-cost.ts).
+ * --idle-seconds (5 by default here, 0 otherwise), ready and not yet seeded (idle-cost.ts). --partitions P gives
+ * the cluster P partitions; with --cluster-shapes every shape gets the first shape's default P unless given
+ * (`cluster up` gives 8 per frontier node, at least 16), since a fleet keeps its P for life as it grows:
+ * a shape with more frontier nodes and more partitions would measure the partition count as well.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,6 +47,7 @@ import { jsonLine, table } from "./report.ts";
 import { measuredCosts } from "./costs-file.ts";
 import { measureCrawl, type ClusterShape, type CrawlerUnderTest, type CrawlResult, type Scenario } from "./run.ts";
 import { parseShapes, shapesTable } from "./shapes.ts";
+import { clusterPartitions } from "../../scripts/cluster/partition-count.ts";
 
 interface BenchArgs {
   scenario: Scenario;
@@ -63,6 +67,7 @@ interface BenchArgs {
   /** Several cluster shapes, one run each (the embedded crawler and Crawlee then left out). */
   shapes?: ClusterShape[];
   idleSeconds?: number;
+  partitions?: number;
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -111,6 +116,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     else if (a === "--frontier-arg") args.frontierArgs.push(argv[++i]!);
     else if (a === "--costs-out") args.costsOut = argv[++i];
     else if (a === "--cluster-shapes") args.shapes = parseShapes(argv[++i] ?? "");
+    else if (a === "--partitions") args.partitions = num(i++);
     else if (a === "--idle-seconds") {
       const v = Number(argv[++i]);
       if (!Number.isFinite(v) || v < 0) throw new Error("--idle-seconds needs a number of seconds (0: none)");
@@ -121,6 +127,8 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     args.skipOurs = true;
     args.skipCrawlee = true;
     args.cluster = true;
+    const first = clusterPartitions({ given: undefined, layout: undefined, frontiers: args.shapes[0]!.frontiers });
+    if ("partitions" in first) args.partitions ??= first.partitions;
   }
   return args;
 }
@@ -138,7 +146,7 @@ if (args.cluster) {
     crawlers.push(
       clusterCrawler({
         ...shape,
-        upArgs: args.noDeno ? ["--no-deno"] : [],
+        upArgs: [...(args.noDeno ? ["--no-deno"] : []), ...(args.partitions ? ["--partitions", String(args.partitions)] : [])],
         frontierArgs: args.frontierArgs,
         idleSeconds: args.idleSeconds ?? (args.shapes ? 5 : 0),
       }),
