@@ -64,6 +64,11 @@ export interface RoleCost {
    */
   steadyWakeupsPerPage: number;
   steadyPreemptionsPerPage: number;
+  /**
+   * Steady CPU per page of the runtime's helper threads (all but the main one: JIT compilers, GC helpers,
+   * I/O pools). Each process warms up on its own, so more processes for the same pages means more of it.
+   */
+  steadyHelperThreadsMsPerPage: number;
 }
 
 export function roleCosts(r: CrawlResult): RoleCost[] {
@@ -97,6 +102,10 @@ export function roleCosts(r: CrawlResult): RoleCost[] {
       ),
       steadyPreemptionsPerPage: perPage(
         sum((p) => p.steadyMainSwitches?.involuntary ?? 0),
+        r.steady.pages,
+      ),
+      steadyHelperThreadsMsPerPage: perPage(
+        sum((p) => Math.max(0, p.steadyCpuSeconds - (p.steadyMainThreadCpuSeconds ?? 0))) * 1000,
         r.steady.pages,
       ),
     };
@@ -167,6 +176,7 @@ export function roleTable(r: CrawlResult): string[] {
     "busiest main thread %",
     "peak RSS MB (max / sum)",
     "disk KB/page",
+    "steady helper threads ms/page",
     "steady wake-ups/page",
     "steady preempted/page",
   ];
@@ -179,6 +189,7 @@ export function roleTable(r: CrawlResult): string[] {
     (100 * c.maxMainThreadShare).toFixed(0),
     `${(c.peakRssBytesMax / MB).toFixed(0)} / ${(c.peakRssBytesSum / MB).toFixed(0)}`,
     (c.diskBytesPerPage / 1024).toFixed(2),
+    c.steadyHelperThreadsMsPerPage.toFixed(3),
     c.steadyWakeupsPerPage.toFixed(2),
     c.steadyPreemptionsPerPage.toFixed(2),
   ]);
@@ -192,6 +203,7 @@ export function roleTable(r: CrawlResult): string[] {
     "",
     `- / ${(total.reduce((a, c) => a + c.peakRssBytesSum, 0) / MB).toFixed(0)}`,
     (total.reduce((a, c) => a + c.diskBytesPerPage, 0) / 1024).toFixed(2),
+    total.reduce((a, c) => a + c.steadyHelperThreadsMsPerPage, 0).toFixed(3),
     total.reduce((a, c) => a + c.steadyWakeupsPerPage, 0).toFixed(2),
     total.reduce((a, c) => a + c.steadyPreemptionsPerPage, 0).toFixed(2),
   ]);

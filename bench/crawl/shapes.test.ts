@@ -22,6 +22,7 @@ function clusterRun(frontiers: number, fetchers: number, steadyPages: number, fe
     writtenBytes: 0,
     diskWrittenBytes: 0,
     steadyCpuSeconds,
+    steadyMainThreadCpuSeconds: steadyCpuSeconds * 0.75,
     steadyMainSwitches: { voluntary, involuntary: 0 },
   });
   const processes = [
@@ -79,6 +80,8 @@ test("cluster shapes - each shape's steady CPU per page is compared with the fir
   // 100 wake-ups per process over 1,000 pages: 0.4 a page with 4 processes, 0.8 with 8.
   expect(rows.map((r) => Number(r.wakeupsPerPage.toFixed(6)))).toEqual([0.4, 0.8, 0.6]);
   expect(rows[1]!.idleCpuMsPerSecond).toBeCloseTo(60, 9);
+  // A quarter of each process's steady CPU is off its main thread: 0.5 ms of 2 ms a page for 2+2.
+  expect(rows[0]!.helperThreadsMsPerPage).toBeCloseTo(0.5, 9);
   const text = shapesTable(results);
   expect(text).toContain("the costliest shape 2+6 pays 1.50x the CPU per page of 2+2 (target <= 1.1): NOT met");
   expect(shapesTable([results[0]!, results[2]!])).toContain("4+2 pays 1.05x the CPU per page of 2+2 (target <= 1.1): met");

@@ -41,6 +41,8 @@ export interface ShapeRow {
   /** Main threads' voluntary context switches per page (event-loop wake-ups) and involuntary ones (the box crowded). */
   wakeupsPerPage: number;
   preemptionsPerPage: number;
+  /** Steady CPU per page of the runtimes' helper threads (JIT, GC), every role. */
+  helperThreadsMsPerPage: number;
   idleCpuMsPerSecond?: number;
   idleNatsPublishedPerSecond?: number;
   idleRedisCommandsPerSecond?: number;
@@ -66,6 +68,7 @@ export function shapeRows(results: readonly CrawlResult[]): ShapeRow[] {
       redisCommandsPerPage: servers?.steady.redisCommandsPerPage ?? 0,
       wakeupsPerPage: roles.reduce((a, c) => a + c.steadyWakeupsPerPage, 0),
       preemptionsPerPage: roles.reduce((a, c) => a + c.steadyPreemptionsPerPage, 0),
+      helperThreadsMsPerPage: roles.reduce((a, c) => a + c.steadyHelperThreadsMsPerPage, 0),
       ...(idle
         ? {
             idleCpuMsPerSecond: idle.cpuMsPerSecond,
@@ -98,6 +101,7 @@ export function shapesTable(results: readonly CrawlResult[]): string {
     "nats pub/page",
     "nats deliv/page",
     "redis cmds/page",
+    "helper threads ms/page",
     "wake-ups/page",
     "preempted/page",
     "idle CPU ms/s",
@@ -117,6 +121,7 @@ export function shapesTable(results: readonly CrawlResult[]): string {
     r.natsPublishedPerPage.toFixed(2),
     r.natsDeliveredPerPage.toFixed(2),
     r.redisCommandsPerPage.toFixed(1),
+    r.helperThreadsMsPerPage.toFixed(3),
     r.wakeupsPerPage.toFixed(2),
     r.preemptionsPerPage.toFixed(2),
     opt(r.idleCpuMsPerSecond, 1),

@@ -38,6 +38,8 @@ export interface ProcessUsage {
   diskWrittenBytes: number;
   /** utime + stime from the window's middle (`markMiddle`) to its end: the steady half. */
   steadyCpuSeconds: number;
+  /** The main thread's share of it; the rest is the runtime's helper threads (JIT compilers, GC, I/O pools). */
+  steadyMainThreadCpuSeconds: number;
   /**
    * Context switches of the main thread in the steady half (/proc/<pid>/status counts the thread group
    * leader's own). Voluntary: it blocked, so for an event loop one per wake-up, which a process that does
@@ -341,6 +343,7 @@ export class ProcessTree {
           writtenBytes: end.written - start.written,
           diskWrittenBytes: end.diskWritten - start.diskWritten,
           steadyCpuSeconds: Math.max(0, end.cpuTicks - mid.cpuTicks) / this.ticksPerSecond,
+          steadyMainThreadCpuSeconds: Math.max(0, end.mainThreadTicks - mid.mainThreadTicks) / this.ticksPerSecond,
           steadyMainSwitches: {
             voluntary: Math.max(0, end.voluntarySwitches - mid.voluntarySwitches),
             involuntary: Math.max(0, end.involuntarySwitches - mid.involuntarySwitches),
