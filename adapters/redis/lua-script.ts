@@ -3,6 +3,12 @@
  * NOSCRIPT: after a restart, a failover or `SCRIPT FLUSH` the server's script cache is empty, and the
  * first call re-populates it. Each call is one command, so concurrent calls share node-redis's pipeline.
  * All keys a script touches are passed in KEYS, as Redis asks of scripts.
+ *
+ * A script built `outOfAof` has its writes sent to replicas but not to the AOF (`redis.set_repl`, Redis 7
+ * replicates a script by its effects): for state that is a cache, or lives seconds, and that a restart may
+ * lose (docs/cluster.md, "What Redis keeps across a restart"). Its writes are then on disk only as far as
+ * an AOF rewrite or an RDB snapshot caught them, so whoever reads them after a restart must cope with an
+ * older state, not just with none (the seen-set checks the server's run_id for that).
  */
 import type { Buffer } from "node:buffer";
 import { createHash } from "node:crypto";
@@ -10,11 +16,17 @@ import type { RedisClient } from "./connect.ts";
 
 type CommandOptions = Parameters<RedisClient["sendCommand"]>[1];
 
+/** The first line of an `outOfAof` script: what it writes goes to replicas only, not to the AOF. */
+const OUT_OF_AOF_LUA = "redis.set_repl(redis.REPL_REPLICA)\n";
+
 export class LuaScript {
   readonly sha1: string;
 
-  constructor(readonly body: string) {
-    this.sha1 = createHash("sha1").update(body).digest("hex");
+  readonly body: string;
+
+  constructor(body: string, options: { outOfAof?: boolean } = {}) {
+    this.body = options.outOfAof ? `${OUT_OF_AOF_LUA}${body}` : body;
+    this.sha1 = createHash("sha1").update(this.body).digest("hex");
   }
 
   /**

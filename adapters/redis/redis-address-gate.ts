@@ -18,7 +18,7 @@
  * once never both get the last slot. When it gives none it says how long the gap has left (the caller sleeps
  * exactly that) or that the set is full or a request is on its way (the caller asks again every POLL_MS, at
  * most until its wait is over). An arrival is one script call (the time, from Redis's clock), and leaving
- * one `ZREM`.
+ * one script call (a `ZREM`).
  *
  * A pass lapses after `leaseMs` (the fetch path's connect and response timeouts and a margin: no request
  * holds its pass longer), and so does its mark of a request on its way. A fetch node killed with -9 stops
@@ -28,8 +28,14 @@
  * `fetch-node-killed-mid-crawl`, where 16 s were allowed). A node frozen longer than that loses its passes
  * the same way; its requests already sent may then overlap others' when it runs again (as after Redis
  * restarted empty, below). Redis restarted without its data forgets the passes held: until those
- * requests end (at most `leaseMs`), up to twice the cap can be in flight to one address; with its AOF the
- * passes survive as they were. While Redis cannot answer, a pass is given unguarded (each host's own
+ * requests end (at most `leaseMs`), up to twice the cap can be in flight to one address. The gate's writes
+ * are kept out of the AOF (`outOfAof` scripts; only the holder's beat, one SET per node every 2 s, is in
+ * it): every key lives at most the lease, the gap or the holder's life, and a restart from the AOF comes
+ * back with what the last rewrite caught, or nothing. An older state is only stricter while it lasts (a
+ * pass already given back still held, a mark of a request that arrived: both lapse with their lease) or
+ * equal to an empty one (a last arrival older than the one lost: the gap runs from it, as it does from
+ * none), and Redis down already gives passes unguarded; the AOF kept them at ~1.7 KB a page, half of
+ * what the crawl wrote to it. While Redis cannot answer, a pass is given unguarded (each host's own
  * politeness still holds), counted by the caller.
  *
  * Memory: per server with a request in flight, a sorted set of at most the cap's members (about 100 bytes
@@ -95,7 +101,8 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
 return 0
 `;
-const enterScript = new LuaScript(ENTER_LUA);
+// Out of the AOF, like every write of the gate but the holder's beat (see the module comment).
+const enterScript = new LuaScript(ENTER_LUA, { outOfAof: true });
 
 /**
  * Read only. KEYS[1]: the passes held, KEYS[2]: when the last request arrived (expiring with the gap).
@@ -120,7 +127,13 @@ if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
 if tonumber(ARGV[1]) > 0 then redis.call('SET', KEYS[2], string.format('%d', nowUs), 'PX', ARGV[1]) end
 return 0
 `;
-const arrivedScript = new LuaScript(ARRIVED_LUA);
+const arrivedScript = new LuaScript(ARRIVED_LUA, { outOfAof: true });
+
+/** KEYS[1]: the passes held; ARGV[1]: the pass given back. A script only to keep it out of the AOF. */
+const LEAVE_LUA = `
+return redis.call('ZREM', KEYS[1], ARGV[1])
+`;
+const leaveScript = new LuaScript(LEAVE_LUA, { outOfAof: true });
 
 export class RedisAddressGate implements AddressGate {
   readonly #holder = randomUUID();
@@ -260,7 +273,7 @@ export class RedisAddressGate implements AddressGate {
         if (left) return;
         left = true;
         markArrived();
-        this.#say(() => this.client.sendCommand(["ZREM", keys[0]!, member]));
+        this.#say(() => leaveScript.run<number>(this.client, [keys[0]!], [member]));
       },
     };
   }

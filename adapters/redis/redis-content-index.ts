@@ -34,6 +34,12 @@
  * at the default), and a page near an older one is missed unless another shared block still holds it. The
  * exact index is not bounded: one key per distinct content, the price of never parsing an exact
  * duplicate's links twice.
+ *
+ * Across a Redis restart: the exact index is in the AOF (kept for ever, and not rebuilt from anywhere). The
+ * near index is not (its script runs `outOfAof`): it already forgets all but the newest claims of each
+ * bucket, and a restart brings back the buckets, URLs and sequence as the last AOF rewrite caught them (one
+ * consistent moment), or nothing; near duplicates of pages claimed since are then missed and stored as
+ * originals, as pages near an evicted record are. Nothing is fetched again for it.
  */
 import { Buffer } from "node:buffer";
 import { RESP_TYPES } from "redis";
@@ -109,7 +115,8 @@ for i = 1, 4 do
 end
 return before
 `;
-const claimNearScript = new LuaScript(CLAIM_NEAR_LUA);
+// Out of the AOF: a cache of recent claims (see the module comment), ~700 B a page of AOF when it was in.
+const claimNearScript = new LuaScript(CLAIM_NEAR_LUA, { outOfAof: true });
 const BINARY = { typeMapping: { [RESP_TYPES.BLOB_STRING]: Buffer } };
 
 interface Candidate {

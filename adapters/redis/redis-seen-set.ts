@@ -26,17 +26,19 @@
  * most links of a crawl, is answered "maybe seen" without the script call; the partition's loss or
  * rebuild and its release forget them.
  *
- * Redis is a cache, not the truth (the frontier's store is): what Redis keeps across its own restart is
- * its persistence setting (AOF in `cluster up` and the fleet), and a failover may land on a replica that
- * had not caught up. So every partition carries a guard in its meta hash: `gen`, a token written when the
- * partition was (re)built, and `ver`, a count of the changes made since. The client remembers, per
+ * Redis is a cache, not the truth (the frontier's store is): the scripts' writes are kept out of the AOF
+ * (~10 KB a page when they were in it), so a restart keeps at most what an AOF rewrite or snapshot caught,
+ * and a failover may land on a replica that had not caught up. So every partition carries a guard in its
+ * meta hash: `gen`, a token written when the partition was (re)built, `ver`, a count of the changes made
+ * since, and `run`, the run_id of the Redis process that wrote its bits. The client remembers, per
  * partition, the generation it uses and the highest ver it was answered, and the script refuses to
  * answer (SEENLOST, `SeenSetLostError`: nothing added) when the generation is gone (an empty restart, or
- * a partition never built), is another one (rebuilt elsewhere) or ver went backwards (a lagging replica,
- * an old snapshot). The frontier then calls `rebuild` with every URL its store knows of the partition,
- * which re-adds them under a fresh token and lets the partition answer again. The first call after this
- * client started, or took the partition over, adopts the generation it finds (it has nothing to compare
- * with): a loss in that moment is seen only if the generation went with it.
+ * a partition never built), the partition was written by another Redis process than the live one (loaded
+ * from disk, or a promoted replica: `restarted`, whatever the client knows), is another generation
+ * (rebuilt elsewhere) or ver went backwards (a lagging replica). The frontier then calls `rebuild` with
+ * every URL its store knows of the partition, which re-adds them under a fresh token and lets the
+ * partition answer again. The first call after this client started, or took the partition over, adopts
+ * the generation it finds (it has nothing to compare with); the `run` check does not depend on it.
  *
  * One case is not a false negative but is worth knowing: a call that times out after Redis ran it has
  * added its keys, so a retry answers `true` for them; the frontier confirms a "maybe seen" in its exact
@@ -98,13 +100,14 @@ export class SeenPlanMismatchError extends Error {
   override readonly name = "SeenPlanMismatchError";
 }
 
-const script = new LuaScript(SEEN_CHECK_AND_ADD_LUA);
+// Out of the AOF: the frontier's store rebuilds what a restart loses, and the run_id check says when (seen-script.ts).
+const script = new LuaScript(SEEN_CHECK_AND_ADD_LUA, { outOfAof: true });
 /** The script unpacks old slices' offsets as little-endian; a Uint32Array is in the host's byte order. */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
-const rebuildScript = new LuaScript(SEEN_REBUILD_LUA);
+const rebuildScript = new LuaScript(SEEN_REBUILD_LUA, { outOfAof: true });
 /** Script calls of a rebuild in flight at once (they pipeline on the one connection). */
 const REBUILD_IN_FLIGHT = 4;
-const LOSS_REASONS: readonly SeenLossReason[] = ["missing", "lagging", "changed", "rebuilding"];
+const LOSS_REASONS: readonly SeenLossReason[] = ["missing", "lagging", "changed", "rebuilding", "restarted"];
 
 /** What the client knows of a partition's guard (see the module comment). */
 interface Guard {
@@ -364,6 +367,16 @@ export class RedisSeenSet implements SeenSet {
       if (guard && this.guards.get(partition) === guard) this.release(partition);
       const known = LOSS_REASONS.includes(reason) ? reason : "missing";
       return new SeenSetLostError(partition, known, `seen-set of partition ${partition}: ${error.message.slice("SEENLOST ".length)}`);
+    }
+    // Redis 7.0 says only "can't run this command" of a script's refused call; INFO is the one command of
+    // these scripts outside what a crawler's user is usually allowed (@dangerous). A configuration error,
+    // not an outage: say what to allow.
+    if (error instanceof Error && (/can't run this command/.test(error.message) || /NOPERM.*'info'/is.test(error.message))) {
+      return redisCommandError(
+        this.client,
+        `the seen-set check of partition ${partition} (its script reads the server's run_id with INFO, so the Redis user must be allowed INFO: add +info to its ACL, as core/cluster/redis-acl.ts does)`,
+        error,
+      );
     }
     return redisCommandError(this.client, `the seen-set check of partition ${partition}`, error);
   }

@@ -6,7 +6,8 @@
  *
  * KEYS[1]      the partition's meta hash: plan, slices (S), count and ones of the newest slice, keys, and
  *              the guard: gen (the generation: a token written when the partition was last (re)built),
- *              ver (a counter of changes since), rebuild (the token of a rebuild under way)
+ *              ver (a counter of changes since), rebuild (the token of a rebuild under way), run (the
+ *              run_id of the Redis process that has held the partition's bits since its rebuild began)
  * KEYS[1 + i]  slice i - 1 (a plain string, bits in Redis's SETBIT order), for i = 1..E
  * ARGV[1]      the plan (initial capacity, bound, growth, tightening): a filter built under another plan
  *              has other slice shapes, so mixing the two would give false negatives; refused (SEENPLAN)
@@ -32,6 +33,19 @@
  * not caught up: ver too small), that someone else rebuilt, or that is being rebuilt, answers SEENLOST
  * <reason> and adds nothing, instead of "not seen". The frontier then rebuilds it from its store.
  *
+ * Kept out of the AOF: both scripts run `outOfAof` (lua-script.ts): their writes go to replicas only,
+ * never to the AOF: a new URL's BITFIELD written there whole was ~10 KB of AOF a page, for a filter the
+ * frontier's store can rebuild. What a restart brings back of a partition is then whatever an AOF rewrite
+ * or an RDB snapshot happened to catch: an older filter that may lack keys answered "not seen" since, and
+ * that no client could tell from a current one by its gen and ver (a frontier node that restarted at the
+ * same moment adopts what it finds). Hence `run`: the run_id of the Redis process that wrote the bits, set
+ * when a rebuild begins and checked by every call against the live process's (`INFO server`: random at
+ * each start, never persisted nor shared with a replica). A partition loaded from disk, or served by a
+ * promoted replica, carries another process's run_id and answers SEENLOST restarted; a partition without
+ * `run` (written before this field existed) too. Every bit is written by a call that checked `run` first,
+ * and a rebuild's calls check it too, so a restart in the middle of a rebuild cannot finish it half done.
+ * INFO costs about 8 us a call (a few a second per partition), the AOF it saves about 2.5 us a new URL.
+ *
  * Per key: present if all its bits are set in an old slice (GETBIT, stopping at the first 0; newest old
  * slice first, since it holds the most keys), else in the newest; a newest slice that is not full is
  * checked and set in one BITFIELD (the old bits say whether the key was there); when it is full the key is
@@ -44,22 +58,27 @@
  * that key and returns need = the E to send for the rest (keys already processed stay processed).
  */
 export const SEEN_CHECK_AND_ADD_LUA = `
+${liveRunIdLua()}
 local meta = KEYS[1]
 local plan = ARGV[1]
 local mode = ARGV[2]
 local token = ARGV[3]
 local E = tonumber(ARGV[5])
 local n = tonumber(ARGV[6])
-local st = redis.call('HMGET', meta, 'plan', 'slices', 'count', 'ones', 'gen', 'ver', 'rebuild', 'keys')
+local st = redis.call('HMGET', meta, 'plan', 'slices', 'count', 'ones', 'gen', 'ver', 'rebuild', 'keys', 'run')
 if st[1] and st[1] ~= plan then
   return redis.error_reply('SEENPLAN ' .. meta .. ' was built with plan ' .. st[1] .. ' but this client uses ' .. plan)
 end
 local gen = st[5]
 local ver = tonumber(st[6]) or 0
+local live = liveRunId()
 if mode == 'serve' then
   if not gen then
     if st[7] then return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' is being rebuilt') end
     return redis.error_reply('SEENLOST missing ' .. meta .. ' has no generation: never built, or Redis lost it')
+  end
+  if st[9] ~= live then
+    return redis.error_reply('SEENLOST restarted ' .. meta .. ' was written by Redis process ' .. (st[9] or 'none') .. ', not by this one (' .. live .. '): loaded from disk or a replica, it may lack keys kept out of the AOF')
   end
   if token ~= '' and gen ~= token then
     return redis.error_reply('SEENLOST changed ' .. meta .. ' was rebuilt (generation ' .. gen .. ', this client knew ' .. token .. ')')
@@ -68,8 +87,8 @@ if mode == 'serve' then
     return redis.error_reply('SEENLOST lagging ' .. meta .. ' holds ' .. ver .. ' changes but ' .. ARGV[4] .. ' were confirmed to this client')
   end
 elseif mode == 'rebuild' then
-  if st[7] ~= token then
-    return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' is no longer rebuilt under token ' .. token .. ' (lost again, or taken over)')
+  if st[7] ~= token or st[9] ~= live then
+    return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' is no longer rebuilt under token ' .. token .. ' by this Redis process (lost again, restarted, or taken over)')
   end
 else
   return redis.error_reply('ERR seen-set script: unknown mode ' .. tostring(mode))
@@ -214,24 +233,28 @@ return {S, need, table.concat(flags), gen or '', ver}
  * The rebuild bookkeeping of a partition (KEYS[1] its meta hash, ARGV[1] the op, ARGV[2] the rebuild's
  * token):
  *
- *   begin    drops the generation and marks a rebuild under this token: from now on "serve" calls are
- *            refused (SEENLOST rebuilding) until it finishes; bits already there stay (a superset of the
- *            keys is still free of false negatives)
- *   finish   if the rebuild is still this token's (Redis did not lose it again meanwhile), makes the token
- *            the generation and returns ver (one more than before: the changes of the rebuild); else
- *            SEENLOST rebuilding, and the caller starts over
+ *   begin    drops the generation and marks a rebuild under this token, by this Redis process (`run`):
+ *            from now on "serve" calls are refused (SEENLOST rebuilding) until it finishes; bits already
+ *            there stay (a superset of the keys is still free of false negatives)
+ *   finish   if the rebuild is still this token's and this process's (Redis did not lose it again nor
+ *            restart meanwhile), makes the token the generation and returns ver (one more than before: the
+ *            changes of the rebuild); else SEENLOST rebuilding, and the caller starts over
+ *
+ * Its writes stay out of the AOF like the check's (see the check's comment).
  */
 export const SEEN_REBUILD_LUA = `
+${liveRunIdLua()}
 local meta = KEYS[1]
 local op = ARGV[1]
 local token = ARGV[2]
 if op == 'begin' then
   redis.call('HDEL', meta, 'gen')
-  redis.call('HSET', meta, 'rebuild', token)
+  redis.call('HSET', meta, 'rebuild', token, 'run', liveRunId())
   return 0
 elseif op == 'finish' then
-  if redis.call('HGET', meta, 'rebuild') ~= token then
-    return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' lost its rebuild under token ' .. token .. ' before it finished')
+  local st = redis.call('HMGET', meta, 'rebuild', 'run')
+  if st[1] ~= token or st[2] ~= liveRunId() then
+    return redis.error_reply('SEENLOST rebuilding ' .. meta .. ' lost its rebuild under token ' .. token .. ' before it finished (lost, restarted, or taken over)')
   end
   redis.call('HDEL', meta, 'rebuild')
   redis.call('HSET', meta, 'gen', token)
@@ -239,3 +262,15 @@ elseif op == 'finish' then
 end
 return redis.error_reply('ERR seen-set rebuild script: unknown op ' .. tostring(op))
 `;
+
+/**
+ * The opening of both scripts (a function, hoisted, so the scripts above can use it): `liveRunId()` is the
+ * run_id of the Redis process running them, which Redis draws at random at each start and never persists
+ * (`INFO server`; the crawler's ACL user is allowed INFO for this, core/cluster/redis-acl.ts).
+ */
+function liveRunIdLua(): string {
+  return `
+local function liveRunId()
+  return string.match(redis.call('INFO', 'server'), 'run_id:(%x+)')
+end`;
+}

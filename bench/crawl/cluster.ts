@@ -12,6 +12,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ClusterStats, delta, type ServerSnapshot } from "./cluster-stats.ts";
+import { type IdleCost, measureIdle } from "./idle-cost.ts";
+import { clockTicksPerSecond } from "./proc.ts";
 import type { ClusterFile } from "../../scripts/cluster/cluster-file.ts";
 import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
 
@@ -32,17 +34,24 @@ export interface ClusterOptions {
   upArgs?: readonly string[];
   /** More frontier-node flags (after `--`), e.g. `--credit 1024`. */
   frontierArgs?: readonly string[];
+  /**
+   * Seconds to measure the ready cluster with no work before seeding it (idle-cost.ts); 0 or absent: none.
+   * They count in the window (which opens at the spawn), so its steady half is the figure to compare.
+   */
+  idleSeconds?: number;
 }
 
 export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
   // The servers' own figures (issue 26): read at ready, the window's middle and its end.
   let stats: ClusterStats | undefined;
   const snaps: Partial<Record<"ready" | "mid" | "end", ServerSnapshot>> = {};
+  let idle: IdleCost | undefined;
   const hasDeno =
     !(opts.upArgs ?? []).includes("--no-deno") &&
     Bun.spawnSync(["deno", "--version"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
   return {
     name: `cluster ${opts.frontiers}+${opts.fetchers} (bun${hasDeno ? "+deno" : ""})`,
+    shape: { frontiers: opts.frontiers, fetchers: opts.fetchers },
     kind: "cluster",
     processTree: true,
     stopGraceMs: STOP_GRACE_MS,
@@ -74,8 +83,12 @@ export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
       ctx.log(
         `  cluster ready after ${((performance.now() - t0) / 1000).toFixed(1)} s (gRPC ${info.grpcAddress}); seeding ${ctx.seedsFile}`,
       );
-      await seed(ctx, info);
       stats = new ClusterStats(info.processes ?? []);
+      if ((opts.idleSeconds ?? 0) > 0) {
+        idle = await measureIdle(info.processes ?? [], stats, opts.idleSeconds!, clockTicksPerSecond());
+        ctx.log(`  idle: ${idle.cpuMsPerSecond.toFixed(1)} CPU ms/s over ${idle.seconds.toFixed(1)} s; seeding now`);
+      }
+      await seed(ctx, info);
       await stats.start();
     },
     observe: async (point) => {
@@ -103,6 +116,7 @@ export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
           keyFamilies: families.map((f) => ({ ...f, keys: Math.round(f.keys * scale), bytes: Math.round(f.bytes * scale) })),
           redisUsedMemoryBytes: end.redis.usedMemoryBytes,
           redisKeys: end.redis.keys,
+          ...(idle ? { idle } : {}),
         };
       } finally {
         stats.close();

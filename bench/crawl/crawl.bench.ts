@@ -28,6 +28,12 @@
  * run) as JSON with the date and the command: the measured input of the fleet model (bench/fleet/).
  * --frontier-arg passes one more argument to every frontier node of the cluster (repeatable), e.g.
  * --frontier-arg --credit --frontier-arg 1024; --no-deno runs every fetch node on Bun.
+ * --cluster-shapes 2+2,2+6,4+2 (issue 26, item 3) runs only the cluster, once per shape (frontier + fetch nodes),
+ * back to back, and ends with a table comparing them (shapes.ts); each is first measured idle for
+ * --idle-seconds (5 by default here, 0 otherwise), ready and not yet seeded (idle-cost.ts). --partitions P gives
+ * the cluster P partitions; with --cluster-shapes every shape gets the first shape's default P unless given
+ * (`cluster up` gives 8 per frontier node, at least 16), since a fleet keeps its P for life as it grows:
+ * a shape with more frontier nodes and more partitions would measure the partition count as well.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -39,7 +45,9 @@ import { clockTicksPerSecond } from "./proc.ts";
 import { formatSummary, summarize } from "./profile.ts";
 import { jsonLine, table } from "./report.ts";
 import { measuredCosts } from "./costs-file.ts";
-import { measureCrawl, type CrawlerUnderTest, type CrawlResult, type Scenario } from "./run.ts";
+import { measureCrawl, type ClusterShape, type CrawlerUnderTest, type CrawlResult, type Scenario } from "./run.ts";
+import { parseShapes, shapesTable } from "./shapes.ts";
+import { clusterPartitions } from "../../scripts/cluster/partition-count.ts";
 
 interface BenchArgs {
   scenario: Scenario;
@@ -56,6 +64,10 @@ interface BenchArgs {
   noDeno: boolean;
   frontierArgs: string[];
   costsOut?: string;
+  /** Several cluster shapes, one run each (the embedded crawler and Crawlee then left out). */
+  shapes?: ClusterShape[];
+  idleSeconds?: number;
+  partitions?: number;
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -103,7 +115,20 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     else if (a === "--no-deno") args.noDeno = true;
     else if (a === "--frontier-arg") args.frontierArgs.push(argv[++i]!);
     else if (a === "--costs-out") args.costsOut = argv[++i];
-    else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
+    else if (a === "--cluster-shapes") args.shapes = parseShapes(argv[++i] ?? "");
+    else if (a === "--partitions") args.partitions = num(i++);
+    else if (a === "--idle-seconds") {
+      const v = Number(argv[++i]);
+      if (!Number.isFinite(v) || v < 0) throw new Error("--idle-seconds needs a number of seconds (0: none)");
+      args.idleSeconds = v;
+    } else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
+  }
+  if (args.shapes) {
+    args.skipOurs = true;
+    args.skipCrawlee = true;
+    args.cluster = true;
+    const first = clusterPartitions({ given: undefined, layout: undefined, frontiers: args.shapes[0]!.frontiers });
+    if ("partitions" in first) args.partitions ??= first.partitions;
   }
   return args;
 }
@@ -117,14 +142,16 @@ if (!args.skipOurs) {
   crawlers.push({ ...ourCrawler({ bunFlags, crawlArgs: args.crawlArgs }), kind: "embedded" });
 }
 if (args.cluster) {
-  crawlers.push(
-    clusterCrawler({
-      frontiers: args.frontiers,
-      fetchers: args.fetchers,
-      upArgs: args.noDeno ? ["--no-deno"] : [],
-      frontierArgs: args.frontierArgs,
-    }),
-  );
+  for (const shape of args.shapes ?? [{ frontiers: args.frontiers, fetchers: args.fetchers }]) {
+    crawlers.push(
+      clusterCrawler({
+        ...shape,
+        upArgs: [...(args.noDeno ? ["--no-deno"] : []), ...(args.partitions ? ["--partitions", String(args.partitions)] : [])],
+        frontierArgs: args.frontierArgs,
+        idleSeconds: args.idleSeconds ?? (args.shapes ? 5 : 0),
+      }),
+    );
+  }
 }
 if (!args.skipCrawlee) {
   const cache = crawleeCacheDir();
@@ -158,6 +185,7 @@ if (args.profileDir && !args.skipOurs) {
   if (newest) process.stdout.write(`${formatSummary(summarize(JSON.parse(readFileSync(newest, "utf8"))), 15, 3)}(${newest})\n`);
 }
 process.stdout.write(table(args.scenario, results));
+process.stdout.write(shapesTable(results));
 if (args.costsOut) {
   writeFileSync(args.costsOut, `${JSON.stringify(measuredCosts(args.scenario, results, process.argv.slice(2)), null, 2)}\n`);
   log(`wrote ${args.costsOut}`);

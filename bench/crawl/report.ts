@@ -3,6 +3,7 @@
  */
 import { availableParallelism } from "node:os";
 import { roleCosts, roleTable, serverCosts } from "./roles.ts";
+import { shapeRows } from "./shapes.ts";
 import type { CrawlResult, Scenario } from "./run.ts";
 
 /** Issue 8: 100 million pages a day, over a window counted from the command's start, with zero violations. */
@@ -179,6 +180,7 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
     },
     ratio: ours && peer && peer.pagesPerSecond > 0 ? Number((ours.pagesPerSecond / peer.pagesPerSecond).toFixed(2)) : null,
     cluster: c ? { ratio: Number(c.ratio.toFixed(3)), target: { ratio: CLUSTER_TARGET_RATIO, met: c.met } } : null,
+    ...(results.filter((r) => r.shape).length > 1 ? { shapes: shapeRows(results) } : {}),
     results: results.map(({ logFile: _log, violationExamples: _ex, ...r }, i) => ({
       ...r,
       ...(r.processes

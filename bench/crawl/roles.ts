@@ -7,6 +7,7 @@
  * bench/fleet/measured-costs.json).
  */
 import type { KeyFamily, ServerDelta } from "./cluster-stats.ts";
+import { type IdleCost, idleLine } from "./idle-cost.ts";
 import type { CrawlResult } from "./run.ts";
 import type { ProcessUsage } from "./tree.ts";
 
@@ -20,6 +21,8 @@ export interface ServerReport {
   keyFamilies: KeyFamily[];
   redisUsedMemoryBytes: number;
   redisKeys: number;
+  /** The cluster with no work, before seeding (when the run measured it). */
+  idle?: IdleCost;
 }
 
 export const ROLES = ["frontier", "fetch", "coordinator", "nats-server", "redis-server", "launcher"] as const;
@@ -55,6 +58,17 @@ export interface RoleCost {
   peakRssBytesSum: number;
   /** Bytes sent to storage (write_bytes) per page over the window: WAL and store, WARC files, AOF, JetStream files. */
   diskBytesPerPage: number;
+  /**
+   * Steady half, per page: the main threads' voluntary context switches (an event loop's wake-ups: fewer
+   * when each wake-up handles more) and involuntary ones (preempted: the box crowded, not the code).
+   */
+  steadyWakeupsPerPage: number;
+  steadyPreemptionsPerPage: number;
+  /**
+   * Steady CPU per page of the runtime's helper threads (all but the main one: JIT compilers, GC helpers,
+   * I/O pools). Each process warms up on its own, so more processes for the same pages means more of it.
+   */
+  steadyHelperThreadsMsPerPage: number;
 }
 
 export function roleCosts(r: CrawlResult): RoleCost[] {
@@ -81,6 +95,18 @@ export function roleCosts(r: CrawlResult): RoleCost[] {
       diskBytesPerPage: perPage(
         sum((p) => p.diskWrittenBytes),
         r.pages,
+      ),
+      steadyWakeupsPerPage: perPage(
+        sum((p) => p.steadyMainSwitches?.voluntary ?? 0),
+        r.steady.pages,
+      ),
+      steadyPreemptionsPerPage: perPage(
+        sum((p) => p.steadyMainSwitches?.involuntary ?? 0),
+        r.steady.pages,
+      ),
+      steadyHelperThreadsMsPerPage: perPage(
+        sum((p) => Math.max(0, p.steadyCpuSeconds - (p.steadyMainThreadCpuSeconds ?? 0))) * 1000,
+        r.steady.pages,
       ),
     };
   });
@@ -128,6 +154,7 @@ export function serverCosts(r: CrawlResult) {
     processesPerHost: r.hostAffinity.processesPerHost,
     processesPerHostPlacedShare: r.hostAffinity.placedShare,
     proxyConnections: r.connections,
+    ...(s.idle ? { idle: s.idle } : {}),
   };
 }
 
@@ -149,6 +176,9 @@ export function roleTable(r: CrawlResult): string[] {
     "busiest main thread %",
     "peak RSS MB (max / sum)",
     "disk KB/page",
+    "steady helper threads ms/page",
+    "steady wake-ups/page",
+    "steady preempted/page",
   ];
   const rows = costs.map((c) => [
     c.role,
@@ -159,6 +189,9 @@ export function roleTable(r: CrawlResult): string[] {
     (100 * c.maxMainThreadShare).toFixed(0),
     `${(c.peakRssBytesMax / MB).toFixed(0)} / ${(c.peakRssBytesSum / MB).toFixed(0)}`,
     (c.diskBytesPerPage / 1024).toFixed(2),
+    c.steadyHelperThreadsMsPerPage.toFixed(3),
+    c.steadyWakeupsPerPage.toFixed(2),
+    c.steadyPreemptionsPerPage.toFixed(2),
   ]);
   const total = costs.filter((c) => c.role !== "launcher");
   rows.push([
@@ -170,6 +203,9 @@ export function roleTable(r: CrawlResult): string[] {
     "",
     `- / ${(total.reduce((a, c) => a + c.peakRssBytesSum, 0) / MB).toFixed(0)}`,
     (total.reduce((a, c) => a + c.diskBytesPerPage, 0) / 1024).toFixed(2),
+    total.reduce((a, c) => a + c.steadyHelperThreadsMsPerPage, 0).toFixed(3),
+    total.reduce((a, c) => a + c.steadyWakeupsPerPage, 0).toFixed(2),
+    total.reduce((a, c) => a + c.steadyPreemptionsPerPage, 0).toFixed(2),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
   const line = (cells: readonly string[]) =>
@@ -195,6 +231,7 @@ export function roleTable(r: CrawlResult): string[] {
         `stored ${s.steady.streamMessagesPerPage.toFixed(2)} stream msgs/page (${top(s.steady.streamMessagesByStreamPerPage)}), ` +
         `nats-server wrote ${kb(s.natsDiskBytesPerPage)} KB/page to disk`,
     );
+    if (r.servers?.idle) out.push(idleLine(r.servers.idle));
     out.push(
       `    test web: ${r.hostAffinity.processesPerHost.toFixed(2)} fetch processes per host (${(100 * r.hostAffinity.placedShare).toFixed(0)} % of requests placed by their connection's port); ${s.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
     );

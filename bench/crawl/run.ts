@@ -63,6 +63,8 @@ export interface CrawlerUnderTest {
   name: string;
   /** Default "peer". */
   kind?: CrawlerKind;
+  /** A cluster's node counts (the shapes comparison groups its rows by them). */
+  shape?: ClusterShape;
   launch(ctx: LaunchContext): { cmd: string[]; env?: Record<string, string>; cwd?: string };
   /** A stricter rule the crawler claims to follow (ours: gap ≥ 10 × fetch time too), checked besides the scenario's. */
   ownPolicy?: Omit<PolitenessPolicy, "minGapMs">;
@@ -87,9 +89,16 @@ export interface CrawlerUnderTest {
   observed?(): Promise<Omit<ServerReport, "pages"> | undefined>;
 }
 
+/** How many frontier and fetch nodes a local cluster runs. */
+export interface ClusterShape {
+  frontiers: number;
+  fetchers: number;
+}
+
 export interface CrawlResult {
   name: string;
   kind: CrawlerKind;
+  shape?: ClusterShape;
   seconds: number;
   /** Completed 200 responses to page requests (robots.txt not counted) started inside the window. */
   pages: number;
@@ -346,6 +355,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     return {
       name: crawler.name,
       kind: crawler.kind ?? "peer",
+      ...(crawler.shape ? { shape: crawler.shape } : {}),
       seconds: scenario.seconds,
       ...counts,
       pagesPerSecond: counts.pages / scenario.seconds,

@@ -38,6 +38,15 @@ export interface ProcessUsage {
   diskWrittenBytes: number;
   /** utime + stime from the window's middle (`markMiddle`) to its end: the steady half. */
   steadyCpuSeconds: number;
+  /** The main thread's share of it; the rest is the runtime's helper threads (JIT compilers, GC, I/O pools). */
+  steadyMainThreadCpuSeconds: number;
+  /**
+   * Context switches of the main thread in the steady half (/proc/<pid>/status counts the thread group
+   * leader's own). Voluntary: it blocked, so for an event loop one per wake-up, which a process that does
+   * more per wake-up (bigger batches) has fewer of per page. Involuntary: the kernel took the core away
+   * while it could run, which is the box being crowded, not our code.
+   */
+  steadyMainSwitches: { voluntary: number; involuntary: number };
 }
 
 interface Reading {
@@ -47,6 +56,8 @@ interface Reading {
   rssBytes: number;
   written: number;
   diskWritten: number;
+  voluntarySwitches: number;
+  involuntarySwitches: number;
 }
 
 interface Known extends TreeProcess {
@@ -90,13 +101,20 @@ function readMainThreadTicks(pid: number): number {
   }
 }
 
-function readMemory(pid: number): { rssBytes: number; peakRssBytes: number } {
+/** Memory, and the main thread's context switches (the status of a thread group is its leader's). */
+function readStatus(pid: number): { rssBytes: number; peakRssBytes: number; voluntarySwitches: number; involuntarySwitches: number } {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? 0) * 1024;
-    return { rssBytes: kb("VmRSS"), peakRssBytes: kb("VmHWM") };
+    const count = (name: string): number => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
+    return {
+      rssBytes: kb("VmRSS"),
+      peakRssBytes: kb("VmHWM"),
+      voluntarySwitches: count("voluntary_ctxt_switches"),
+      involuntarySwitches: count("nonvoluntary_ctxt_switches"),
+    };
   } catch {
-    return { rssBytes: 0, peakRssBytes: 0 };
+    return { rssBytes: 0, peakRssBytes: 0, voluntarySwitches: 0, involuntarySwitches: 0 };
   }
 }
 
@@ -245,12 +263,14 @@ export class ProcessTree {
         k.name = labelOf(argv);
         k.command = argv.join(" ");
       }
-      const mem = readMemory(pid);
+      const mem = readStatus(pid);
       const reading: Reading = {
         cpuTicks: stat.cpuTicks,
         mainThreadTicks: readMainThreadTicks(pid),
         peakRssBytes: Math.max(mem.peakRssBytes, k.last?.peakRssBytes ?? 0),
         rssBytes: mem.rssBytes,
+        voluntarySwitches: mem.voluntarySwitches,
+        involuntarySwitches: mem.involuntarySwitches,
         ...readWritten(pid),
       };
       k.first ??= reading;
@@ -298,7 +318,16 @@ export class ProcessTree {
   /** Per-process usage inside the window, in start order (the launcher first). */
   usage(): ProcessUsage[] {
     if (!this.windowClosed) throw new Error("ProcessTree.usage() before closeWindow()");
-    const zero: Reading = { cpuTicks: 0, mainThreadTicks: 0, peakRssBytes: 0, rssBytes: 0, written: 0, diskWritten: 0 };
+    const zero: Reading = {
+      cpuTicks: 0,
+      mainThreadTicks: 0,
+      peakRssBytes: 0,
+      rssBytes: 0,
+      written: 0,
+      diskWritten: 0,
+      voluntarySwitches: 0,
+      involuntarySwitches: 0,
+    };
     return [...this.known.values()]
       .sort((a, b) => a.startTicks - b.startTicks || a.pid - b.pid)
       .map((k) => {
@@ -314,6 +343,11 @@ export class ProcessTree {
           writtenBytes: end.written - start.written,
           diskWrittenBytes: end.diskWritten - start.diskWritten,
           steadyCpuSeconds: Math.max(0, end.cpuTicks - mid.cpuTicks) / this.ticksPerSecond,
+          steadyMainThreadCpuSeconds: Math.max(0, end.mainThreadTicks - mid.mainThreadTicks) / this.ticksPerSecond,
+          steadyMainSwitches: {
+            voluntary: Math.max(0, end.voluntarySwitches - mid.voluntarySwitches),
+            involuntary: Math.max(0, end.involuntarySwitches - mid.involuntarySwitches),
+          },
         };
       });
   }

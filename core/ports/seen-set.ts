@@ -48,7 +48,9 @@ export type SeenLossReason =
   /** The filter was rebuilt by another client since this one last used it. */
   | "changed"
   /** A rebuild of the partition is under way (this client's or another's). */
-  | "rebuilding";
+  | "rebuilding"
+  /** The filter was written by another Redis process: loaded from disk (its writes are kept out of the AOF) or a promoted replica. */
+  | "restarted";
 
 /**
  * The seen-set cannot vouch for partition `partition`: it may have lost keys. Reaction: retry later, after

@@ -2,9 +2,13 @@
  * The frontier over a seen-set in a real Redis that loses what it held (FLUSHALL: what an empty restart
  * leaves). The store is the truth: a partition Redis lost admits nothing until it is rebuilt from the
  * store, after which every URL the store knows is seen again and new URLs are admitted; and an admission
- * that got its answers just before the loss is in the rebuild even though it committed after it.
+ * that got its answers just before the loss is in the rebuild even though it committed after it. Then the
+ * same over a Redis that crashes and restarts from its AOF, which the seen-set's writes are kept out of.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connectRedis, type RedisClient } from "../../adapters/redis/connect.ts";
 import { RedisSeenSet } from "../../adapters/redis/redis-seen-set.ts";
 import { DEFAULT_POLICY } from "../../core/config/index.ts";
@@ -175,4 +179,49 @@ describe("frontier over a Redis seen-set that loses its keys", () => {
     expect(await admitEventually(frontier, held)).toBe(0);
     expect(await admitEventually(frontier, [other])).toBe(1);
   });
+});
+
+describe("frontier over a Redis seen-set whose Redis crashes and restarts from its AOF", () => {
+  test("URLs admitted after the AOF's last rewrite are refused until the partition is rebuilt from the store, never admitted twice", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "seen-recovery-aof-"));
+    let aofServer = await startRedis({ appendOnly: true, dir });
+    const aofClient = await connectRedis(aofServer.url, { commandTimeoutMs: 10_000 });
+    try {
+      const seen = new RedisSeenSet(aofClient, { keyPrefix: "recovery-aof", initialCapacity: 1_000 });
+      const { frontier } = setup(seen);
+      const early = pages(0, 200, "early");
+      expect(await admitEventually(frontier, early)).toBe(early.length);
+      // The rewrite catches the early URLs' bits; the late ones live in Redis's memory only.
+      await aofClient.sendCommand(["BGREWRITEAOF"]);
+      for (
+        let i = 0;
+        !/aof_rewrite_in_progress:0[\s\S]*aof_rewrite_scheduled:0/.test(await aofClient.sendCommand<string>(["INFO", "persistence"]));
+        i++
+      ) {
+        if (i > 500) throw new Error("AOF rewrite did not finish");
+        await Bun.sleep(10);
+      }
+      const late = pages(0, 200, "late");
+      expect(await admitEventually(frontier, late)).toBe(late.length);
+      await Bun.sleep(1_100);
+      await aofServer.kill();
+      aofServer = await startRedis({ appendOnly: true, port: aofServer.port, dir });
+      // Redis came back with the early URLs' bits only: the late URLs would read "not seen" there. (The
+      // client answers URLs it knows are in without asking; a new URL makes it ask.)
+      const error = await frontier.admit([...late.slice(0, 20), ...pages(0, 20, "after")]).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(SeenSetLostError);
+      expect((error as SeenSetLostError).reason).toBe("restarted");
+      await rebuildsDone(frontier);
+      expect(frontier.counters.get("seen.lost.restarted")).toBeGreaterThan(0);
+      expect(await admitEventually(frontier, [...early, ...late])).toBe(0);
+      expect(await admitEventually(frontier, pages(0, 30, "new"))).toBe(30);
+      // A frontier node started after the restart (nothing known in its client) sees the late URLs as seen.
+      const other = setup(new RedisSeenSet(aofClient, { keyPrefix: "recovery-aof", initialCapacity: 1_000, cacheSlotsPerPartition: 0 }));
+      expect(await admitEventually(other.frontier, late)).toBe(0);
+    } finally {
+      if (aofClient.isOpen) await aofClient.close();
+      await aofServer.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

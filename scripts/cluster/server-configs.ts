@@ -10,8 +10,10 @@
  * gateway to every other region's server at its fixed gateway port. `http` is the monitoring port: its
  * `/healthz` answers 200 once JetStream has a meta leader, which is what the supervisor waits for.
  *
- * Redis: `appendonly yes` with `appendfsync everysec` (a kill -9 loses at most the last second of
- * seen-set bits), no RDB snapshots, the AOF under the region's directory.
+ * Redis: `appendonly yes` with `appendfsync everysec` (a kill -9 loses at most the last second of what
+ * is written to it: the exact fingerprints and the fetch claims; the seen-sets, near-duplicate buckets and
+ * address passes stay out of it, docs/cluster.md "What Redis keeps across a restart"), no RDB snapshots,
+ * the AOF under the region's directory.
  *
  * With `secure` (cluster up --secure, secure.ts): nats-server speaks TLS to clients, routes and gateways
  * (the latter two mutual), and its accounts are core/cluster's per-role users; redis-server listens on a

@@ -237,6 +237,34 @@ describe("RedisFetchClaims: Redis-specific properties", () => {
     expect(await client.sendCommand<number>(["PTTL", key])).toBeLessThanOrEqual(5 * MINUTE);
   });
 
+  test("the claims and done marks of one turn reach Redis as one script call, applied in the order they were made", async () => {
+    const claims = new RedisFetchClaims(client, { keyPrefix: freshPrefix() });
+    // Loads the script, so the turn below is not split by a NOSCRIPT retry.
+    expect(await claims.claim("warm", 1, MINUTE)).toEqual(NEW);
+    await client.sendCommand(["CONFIG", "RESETSTAT"]);
+    const answers = await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) => claims.claim(`b${i}`, 100 + i, MINUTE)),
+      // Two copies of one task in the same turn: the first made holds it.
+      claims.claim("twin", 7, MINUTE),
+      claims.claim("twin", 8, MINUTE),
+      // A claim, its done mark and a repeat, in that order.
+      claims.claim("later", 3, MINUTE),
+      claims.done("later", MINUTE),
+      claims.claim("later", 3, MINUTE),
+      ...Array.from({ length: 10 }, (_, i) => claims.done(`b${i}`, MINUTE)),
+    ]);
+    expect(answers.slice(0, 20)).toEqual(Array.from({ length: 20 }, () => NEW));
+    expect(answers.slice(20, 25)).toEqual([NEW, OTHER, NEW, undefined, DONE]);
+    const stats = await client.sendCommand<string>(["INFO", "commandstats"]);
+    const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+    expect(calls("evalsha") + calls("eval")).toBe(1);
+    expect(calls("set")).toBe(20 + 2 + 3 + 10);
+    // What the batch wrote is what one call at a time writes.
+    expect(await claims.claim("b0", 100, MINUTE)).toEqual(DONE);
+    expect(await claims.claim("b19", 119, MINUTE)).toEqual(again());
+    expect(await client.sendCommand<string>(["GET", `${claims.keyPrefix}twin`])).toMatch(/^7@\d{13}$/);
+  });
+
   test("a dropped connection is repaired and the claims are still there", async () => {
     const claims = await RedisFetchClaims.connect(server.url, { keyPrefix: freshPrefix() });
     expect(await claims.claim("t", 1, MINUTE)).toEqual(NEW);

@@ -1,9 +1,10 @@
 /**
  * The servers of `cluster up` keep their data: after a crawl, nats-server and redis-server are killed with
  * SIGKILL; the launcher starts them again on the same ports over the same directories, the nodes
- * reconnect by themselves, and nothing was forgotten: Redis holds the same data keys (its append-only file),
- * the ring and the node records are still in NATS (its JetStream store), and seeding the same URLs again
- * fetches nothing. Then the whole launcher is stopped and started again on the same DIR: every process
+ * reconnect by themselves, and nothing was forgotten: Redis holds the same keys of the families its
+ * append-only file keeps (exact fingerprints, fetch claims; the seen-sets are not in it and are rebuilt from
+ * the frontier nodes' stores), the ring and the node records are still in NATS (its JetStream store), and
+ * seeding the same URLs again fetches nothing. Then the whole launcher is stopped and started again on the same DIR: every process
  * gets the ports and the token it had, the frontier nodes still know what they fetched (`url explain`),
  * and seeding again still fetches nothing.
  */
@@ -17,11 +18,11 @@ import type { TestWeb } from "../../testweb/index.ts";
 const cluster = useCluster();
 
 /**
- * The keys of the Redis on `port` that hold data, once it answers (it replays its append-only file first):
- * all but the address gate's holder keys, which say a fetch node runs (each process beats its own, so new
- * processes have new ones, and the old expire within 10 s).
+ * The keys of the Redis on `port` of the families its append-only file keeps, once it answers (it replays
+ * the file first): exact fingerprints and fetch claims (docs/cluster.md, "What Redis keeps across a
+ * restart"). The seen-sets, near-duplicate buckets and address passes are kept out of it.
  */
-const DATA_KEYS = `EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', '*')) do if not string.find(k, '^crawler:address%-holder:') then n = n + 1 end end return n" 0`;
+const DATA_KEYS = `EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', '*')) do if string.find(k, '^fp:') or string.find(k, '^crawler:fetch%-') then n = n + 1 end end return n" 0`;
 async function dbsize(port: number): Promise<number> {
   let reply = "";
   await waitUntil(
@@ -96,7 +97,8 @@ describe("cluster up: servers keep their data", () => {
       what: "every node live",
       procs: [c.proc],
     });
-    // Seeds seen before are still seen: nothing is fetched again.
+    // Seeds seen before are still seen (their partitions' seen-sets rebuilt from the stores): nothing is
+    // fetched again.
     expect(await seedAgain(c, seeds)).toEqual({ skipped: seeds.length, admitted: 0 });
     await nothingFetched(c, web, fetched);
 

@@ -2,18 +2,21 @@
 #
 # A region's first Redis server is the primary the crawler uses; the others replicate it (failover is by
 # hand: point the region's nodes at a replica). Persistence is on (AOF, fsync every second, with an RDB
-# preamble) so a restart keeps the seen-sets; maxmemory-policy noeviction because an evicted Bloom slice
-# would make the crawl fetch again what it has. The default user needs a password nobody knows (not
-# `off`: Redis 7.0 replays the AOF as the default user and would drop the seen-set's MULTI/EXEC entries);
-# the crawler's ACL user may touch only the crawler's keys (adapters/redis: seen:*, fp:*, simhash:*, crawler:*) and
-# run no admin or dangerous command (core/cluster/redis-acl.ts; a test requires the rendered rules to equal it).
+# preamble) so a restart keeps the content fingerprints and fetch claims (the seen-sets stay out of the
+# AOF and are rebuilt from the frontier nodes' stores after a restart: docs/cluster.md); maxmemory-policy
+# noeviction because an evicted Bloom slice would make the crawl fetch again what it has. The default
+# user needs a password nobody knows (not `off`: Redis 7.0 replays the AOF as the default user and would
+# drop scripts' MULTI/EXEC entries); the crawler's ACL user may touch only the crawler's keys
+# (adapters/redis: seen:*, fp:*, simhash:*, crawler:*) and run no admin or dangerous command but INFO, which
+# the seen-set's script reads the server's run_id with (core/cluster/redis-acl.ts; a test requires the
+# rendered rules to equal it).
 # Passwords live in <config_dir>/redis-users.conf, written at boot from the secret store (scripts.tf).
 
 locals {
 
   # The ACL rules, minus the password that load-secrets puts in front of them.
   redis_acl = {
-    crawler    = "resetkeys ~seen:* ~fp:* ~simhash:* ~crawler:* resetchannels +@all -@admin -@dangerous"
+    crawler    = "resetkeys ~seen:* ~fp:* ~simhash:* ~crawler:* resetchannels +@all -@admin -@dangerous +info"
     replicator = "resetkeys resetchannels -@all +psync +replconf +ping"
   }
 
