@@ -13,7 +13,8 @@
  *
  * `breakdown` is destructive and runs last: it lets go of one structure at a time (the cached queue heads,
  * the compiled robots.txt, the waiting heap, the ready queues, the host entries, the known home pages, the
- * scope roots), collects, and records how many bytes of JS heap each release freed. A string shared by two
+ * scope roots), collects, and records how many bytes of JS heap and typed arrays (the Key53Sets' tables are
+ * typed arrays, outside the JS heap's own count) each release freed. A string shared by two
  * structures is freed with the last of them, so the order is part of the answer (host names are freed with
  * the entries, after the heap and queues that also held them).
  */
@@ -74,8 +75,8 @@ interface StateView {
   hosts?: Map<string, { key: string; partition: number; head?: unknown; robots?: unknown }>;
   waiting?: { size?: number; clear?: () => void };
   ready?: { size?: number; levels?: string[][]; heads?: number[]; members?: Set<string> };
-  knownHomePages?: Set<string>;
-  scope?: { roots?: { size?: number; hosts?: Set<string>; domains?: Set<string>; domainOf?: { memo?: Map<string, string> } } };
+  knownHomePages?: { size?: number; clear?: () => void };
+  scope?: { roots?: { size?: number; hosts?: { clear(): void }; domains?: { clear(): void }; domainOf?: { memo?: Map<string, string> } } };
   queuedAt?: { size?: number };
 }
 
@@ -118,7 +119,7 @@ export interface Release {
   structure: string;
   /** Entries it held when released. */
   entries: number;
-  /** JS heap freed by releasing it (after the releases above it). */
+  /** JS heap and typed-array bytes freed by releasing it (after the releases above it). */
   freedBytes: number;
   /** Object count freed. */
   freedObjects: number;
@@ -142,7 +143,8 @@ export function breakdown(frontier: Frontier, readHead: (partition: number, host
     }
     drop();
     const after = sample(structure);
-    out.push({ structure, entries, freedBytes: before.heapBytes - after.heapBytes, freedObjects: before.objects - after.objects });
+    const freed = before.heapBytes + before.extraBytes - (after.heapBytes + after.extraBytes);
+    out.push({ structure, entries, freedBytes: freed, freedObjects: before.objects - after.objects });
     before = after;
   };
   const hosts = s?.hosts;
@@ -165,9 +167,11 @@ export function breakdown(frontier: Frontier, readHead: (partition: number, host
     ready!.members!.clear();
   });
   release("host entries (Map + HostEntry + HostState)", hosts?.size, () => hosts!.clear());
-  release("known home pages (Set of URLs)", s?.knownHomePages?.size, () => s!.knownHomePages!.clear());
+  release("known home pages (hashes of URLs)", s?.knownHomePages?.clear ? s.knownHomePages.size : undefined, () =>
+    s!.knownHomePages!.clear!(),
+  );
   const roots = s?.scope?.roots;
-  release("scope roots (host and domain Sets, domain memo)", roots?.hosts && roots.domains ? roots.hosts.size : undefined, () => {
+  release("scope roots (host and domain hashes, domain memo)", roots?.hosts && roots.domains ? roots.hosts.size : undefined, () => {
     roots!.hosts!.clear();
     roots!.domains!.clear();
     roots!.domainOf?.memo?.clear();

@@ -154,7 +154,7 @@ export function table(r: SizeResult): string {
       `a fetched URL ${perRow(r, ["urls"])} B (state) + ${perRow(r, ["scheduled", "scheduled_due"])} B (refetch schedule), ` +
       `a host ${perRow(r, ["hosts"])} B (politeness state) + ${perRow(r, ["robots"])} B (robots.txt)`,
     `  in memory (entries counted in the frontier's structures after the fill): ${describe(r.internals.filled ?? {})}`,
-    "  JS heap freed by releasing each per-host structure after dispatch (measured; in this order):",
+    "  JS heap and typed arrays freed by releasing each per-host structure after dispatch (measured; in this order):",
     ...row(
       r.releases.map((x) =>
         x.entries < 0
