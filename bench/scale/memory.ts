@@ -171,7 +171,7 @@ export function breakdown(frontier: Frontier, readHead: (partition: number, host
     s!.knownHomePages!.clear!(),
   );
   const roots = s?.scope?.roots;
-  release("scope roots (host and domain hashes, domain memo)", roots?.hosts && roots.domains ? roots.hosts.size : undefined, () => {
+  release("scope roots (host and domain hashes, domain memo)", roots?.hosts && roots.domains ? roots.size : undefined, () => {
     roots!.hosts!.clear();
     roots!.domains!.clear();
     roots!.domainOf?.memo?.clear();
