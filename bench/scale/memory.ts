@@ -37,6 +37,8 @@ export interface MemorySample {
    * (1M strings of 40 characters raise both by about 100 MB), SQLite's page cache and statements, and Bun's buffers.
    */
   nativeLiveBytes: number;
+  /** The most bytes live through mimalloc so far (small and huge blocks' peaks added: an upper bound), -1 when not reported: with purging off, RSS stays near it. */
+  nativePeakLiveBytes: number;
   /** What mimalloc holds from the system (live and kept free: MIMALLOC_PURGE_DELAY=-1 keeps it all); -1 when not reported. */
   nativeCommittedBytes: number;
   /** Outside the JS heap but owned by JS objects: typed arrays' backing stores (the Bloom filter). */
@@ -53,9 +55,10 @@ export function sample(label: string): MemorySample {
   const types: Record<string, number> = {};
   for (const t of TYPES) types[t] = h.objectTypeCounts[t] ?? 0;
   // Bun adds mimalloc's statistics to heapStats (not in its types): read them defensively.
-  const mi = (h as unknown as { mimalloc?: Record<string, { current?: number }> }).mimalloc;
+  const mi = (h as unknown as { mimalloc?: Record<string, { current?: number; peak?: number }> }).mimalloc;
   const current = (key: string) => mi?.[key]?.current;
   const live = (current("malloc_normal") ?? Number.NaN) + (current("malloc_huge") ?? 0);
+  const peak = (mi?.malloc_normal?.peak ?? Number.NaN) + (mi?.malloc_huge?.peak ?? 0);
   return {
     label,
     rssBytes: kib("VmRSS"),
@@ -63,6 +66,7 @@ export function sample(label: string): MemorySample {
     heapBytes: h.heapSize,
     heapCapacityBytes: h.heapCapacity,
     nativeLiveBytes: Number.isFinite(live) ? live : -1,
+    nativePeakLiveBytes: Number.isFinite(peak) ? peak : -1,
     nativeCommittedBytes: current("committed") ?? -1,
     extraBytes: h.extraMemorySize,
     objects: h.objectCount,

@@ -215,7 +215,7 @@ function rssByWhere(m: MemorySample, cacheBytes: number, hosts: number): string 
 function phase(m: MemorySample): string {
   return (
     `${m.label}: RSS ${mb(m.rssBytes)}, heap ${mb(m.heapBytes)} live of ${mb(m.heapCapacityBytes)}, typed arrays ${mb(m.extraBytes)}, ` +
-    `mimalloc ${mb(m.nativeLiveBytes)} live of ${mb(m.nativeCommittedBytes)}`
+    `mimalloc ${mb(m.nativeLiveBytes)} live (peak so far ${mb(m.nativePeakLiveBytes)}) of ${mb(m.nativeCommittedBytes)}`
   );
 }
 
