@@ -15,7 +15,7 @@
  *
  * A bounded delay is no middle way (bench/README.md, "A host's bytes", 2026-12-04 night): any delay of 0 or
  * more lets mimalloc purge when Bun collects, so 250 ms and 10 s both paid 44-55 page faults a page in a
- * crawl of 12,000 pages (11 with -1) and 9-14 % more CPU a page, while at a million hosts they keep only
+ * crawl of 12,000 pages (11 with -1) and 7-17 % more CPU a page, while at a million hosts they keep only
  * what is live (RSS after the scale bench's fill about half). A crawl that must stay small sets a delay;
  * the default stays -1, and memory at scale is kept down by what the frontier holds instead.
  */
