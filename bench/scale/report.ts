@@ -150,6 +150,11 @@ export function table(r: SizeResult): string {
       ],
     ]),
     `  memory by phase (after a full GC): ${r.memory.map(phase).join("; ")}`,
+    ...(r.collections && r.collections.calls > 0
+      ? [
+          `  collections   ${r.collections.calls} asked by --gc-every, ${r.collections.seconds.toFixed(1)} s (CPU ${r.collections.cpuSeconds.toFixed(1)} s), slowest ${r.collections.maxCallMs.toFixed(0)} ms (not in the rates above)`,
+        ]
+      : []),
     `  counters: ${COUNTERS.map((c) => `${c} ${int(r.counters[c] ?? 0)}`).join(", ")}`,
     `  store per URL (closed, dbstat): a queued URL ${perRow(r, ["queue", "queue_drop_order"])} B (queue row + drop-order index entry), ` +
       `a fetched URL ${perRow(r, ["urls"])} B (state) + ${perRow(r, ["scheduled", "scheduled_due"])} B (refetch schedule), ` +

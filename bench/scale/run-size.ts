@@ -45,6 +45,8 @@ export interface SizeOptions extends WebShape {
   keep: boolean;
   /** SQLite's page cache in MiB, set on the store's connection after it opens (the store's own is 128); absent, the store's. */
   cacheMib?: number;
+  /** A full collection (`Bun.gc(true)`) after every this many frontier calls, outside the timed calls; absent, none. */
+  gcEvery?: number;
 }
 
 /** Time spent inside one kind of frontier call. */
@@ -75,6 +77,8 @@ export interface SizeResult {
     secondsByKind: { robots: number; sitemap: number; page: number };
   };
   checkpoints: Timing;
+  /** The collections `gcEvery` asked for (none without it). */
+  collections: Timing;
   queuedAfterSeed: number;
   queuedAfterFill: number;
   queuedAtEnd: number;
@@ -136,7 +140,13 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
   const checkpoints = timing();
   let lastSave = performance.now();
   // The seen-set snapshot `crawl` takes every 30 s: outside the timed calls, counted apart.
+  const collections = timing();
+  let callsSinceGc = 0;
   const maybeCheckpoint = async () => {
+    if (o.gcEvery !== undefined && ++callsSinceGc >= o.gcEvery) {
+      callsSinceGc = 0;
+      await timed(collections, () => Bun.gc(true));
+    }
     if (performance.now() - lastSave < SEEN_SAVE_INTERVAL_MS) return;
     await timed(checkpoints, () => seen.checkpoint(store));
     lastSave = performance.now();
@@ -215,6 +225,7 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
     admit,
     dispatch,
     checkpoints,
+    collections,
     queuedAfterSeed,
     queuedAfterFill,
     queuedAtEnd,

@@ -20,7 +20,9 @@
  * --fetch-ms N each fetch's duration on the frontier's clock (100); --bare-results: page results carry no
  * links (dispatch alone, without admitting what pages found); --dir D for the scratch stores (the system's
  * temporary directory); --keep to keep them; --cache-mib N sets SQLite's page cache (the store's 128 MiB
- * otherwise), to weigh memory against speed. The allocator's MIMALLOC_PURGE_DELAY is the environment's,
+ * otherwise), to weigh memory against speed; --gc-every N runs a full collection after every N frontier
+ * calls (outside the timed calls, its time printed apart), to see how much of the RSS is garbage between
+ * collections. The allocator's MIMALLOC_PURGE_DELAY is the environment's,
  * or what `bun run crawl` sets (kit/allocator-env.ts).
  */
 import { tmpdir } from "node:os";
@@ -43,6 +45,7 @@ interface BenchArgs {
   dir: string;
   keep: boolean;
   cacheMib?: number;
+  gcEvery?: number;
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -97,6 +100,9 @@ function parseArgs(argv: readonly string[]): BenchArgs {
       case "--fetch-ms":
         args.fetchMs = num(flag, value);
         break;
+      case "--gc-every":
+        args.gcEvery = num(flag, value, 1);
+        break;
       case "--cache-mib":
         args.cacheMib = num(flag, value, 1);
         break;
@@ -138,6 +144,7 @@ function sizeOptions(a: BenchArgs, hosts: number): SizeOptions {
     dir: a.dir,
     keep: a.keep,
     ...(a.cacheMib === undefined ? {} : { cacheMib: a.cacheMib }),
+    ...(a.gcEvery === undefined ? {} : { gcEvery: a.gcEvery }),
   };
 }
 
