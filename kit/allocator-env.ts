@@ -12,6 +12,12 @@
  * 1.12-1.17, for about 100 MB more resident memory (peak 721-781 MB against 590-674): freed memory is
  * kept for reuse, so the process holds its peak rather than growing past it. An operator's own value is
  * kept. Deno's allocator is not mimalloc; the variable means nothing there.
+ *
+ * A bounded delay is no middle way (bench/README.md, "A host's bytes", 2026-12-04 night): any delay of 0 or
+ * more lets mimalloc purge when Bun collects, so 250 ms and 10 s both paid 44-55 page faults a page in a
+ * crawl of 12,000 pages (11 with -1) and 7-17 % more CPU a page, while at a million hosts they keep only
+ * what is live (RSS after the scale bench's fill about half). A crawl that must stay small sets a delay;
+ * the default stays -1, and memory at scale is kept down by what the frontier holds instead.
  */
 export const ALLOCATOR_ENV: Readonly<Record<string, string>> = { MIMALLOC_PURGE_DELAY: "-1" };
 

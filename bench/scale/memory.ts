@@ -13,7 +13,8 @@
  *
  * `breakdown` is destructive and runs last: it lets go of one structure at a time (the cached queue heads,
  * the compiled robots.txt, the waiting heap, the ready queues, the host entries, the known home pages, the
- * scope roots), collects, and records how many bytes of JS heap each release freed. A string shared by two
+ * scope roots), collects, and records how many bytes of JS heap and typed arrays (the Key53Sets' tables are
+ * typed arrays, outside the JS heap's own count) each release freed. A string shared by two
  * structures is freed with the last of them, so the order is part of the answer (host names are freed with
  * the entries, after the heap and queues that also held them).
  */
@@ -36,6 +37,8 @@ export interface MemorySample {
    * (1M strings of 40 characters raise both by about 100 MB), SQLite's page cache and statements, and Bun's buffers.
    */
   nativeLiveBytes: number;
+  /** The most bytes live through mimalloc so far (small and huge blocks' peaks added: an upper bound), -1 when not reported: with purging off, RSS stays near it. */
+  nativePeakLiveBytes: number;
   /** What mimalloc holds from the system (live and kept free: MIMALLOC_PURGE_DELAY=-1 keeps it all); -1 when not reported. */
   nativeCommittedBytes: number;
   /** Outside the JS heap but owned by JS objects: typed arrays' backing stores (the Bloom filter). */
@@ -52,9 +55,10 @@ export function sample(label: string): MemorySample {
   const types: Record<string, number> = {};
   for (const t of TYPES) types[t] = h.objectTypeCounts[t] ?? 0;
   // Bun adds mimalloc's statistics to heapStats (not in its types): read them defensively.
-  const mi = (h as unknown as { mimalloc?: Record<string, { current?: number }> }).mimalloc;
+  const mi = (h as unknown as { mimalloc?: Record<string, { current?: number; peak?: number }> }).mimalloc;
   const current = (key: string) => mi?.[key]?.current;
   const live = (current("malloc_normal") ?? Number.NaN) + (current("malloc_huge") ?? 0);
+  const peak = (mi?.malloc_normal?.peak ?? Number.NaN) + (mi?.malloc_huge?.peak ?? 0);
   return {
     label,
     rssBytes: kib("VmRSS"),
@@ -62,6 +66,7 @@ export function sample(label: string): MemorySample {
     heapBytes: h.heapSize,
     heapCapacityBytes: h.heapCapacity,
     nativeLiveBytes: Number.isFinite(live) ? live : -1,
+    nativePeakLiveBytes: Number.isFinite(peak) ? peak : -1,
     nativeCommittedBytes: current("committed") ?? -1,
     extraBytes: h.extraMemorySize,
     objects: h.objectCount,
@@ -74,8 +79,8 @@ interface StateView {
   hosts?: Map<string, { key: string; partition: number; head?: unknown; robots?: unknown }>;
   waiting?: { size?: number; clear?: () => void };
   ready?: { size?: number; levels?: string[][]; heads?: number[]; members?: Set<string> };
-  knownHomePages?: Set<string>;
-  scope?: { roots?: { size?: number; hosts?: Set<string>; domains?: Set<string>; domainOf?: { memo?: Map<string, string> } } };
+  knownHomePages?: { size?: number; clear?: () => void };
+  scope?: { roots?: { size?: number; hosts?: { clear(): void }; domains?: { clear(): void }; domainOf?: { memo?: Map<string, string> } } };
   queuedAt?: { size?: number };
 }
 
@@ -118,7 +123,7 @@ export interface Release {
   structure: string;
   /** Entries it held when released. */
   entries: number;
-  /** JS heap freed by releasing it (after the releases above it). */
+  /** JS heap and typed-array bytes freed by releasing it (after the releases above it). */
   freedBytes: number;
   /** Object count freed. */
   freedObjects: number;
@@ -142,7 +147,8 @@ export function breakdown(frontier: Frontier, readHead: (partition: number, host
     }
     drop();
     const after = sample(structure);
-    out.push({ structure, entries, freedBytes: before.heapBytes - after.heapBytes, freedObjects: before.objects - after.objects });
+    const freed = before.heapBytes + before.extraBytes - (after.heapBytes + after.extraBytes);
+    out.push({ structure, entries, freedBytes: freed, freedObjects: before.objects - after.objects });
     before = after;
   };
   const hosts = s?.hosts;
@@ -165,9 +171,11 @@ export function breakdown(frontier: Frontier, readHead: (partition: number, host
     ready!.members!.clear();
   });
   release("host entries (Map + HostEntry + HostState)", hosts?.size, () => hosts!.clear());
-  release("known home pages (Set of URLs)", s?.knownHomePages?.size, () => s!.knownHomePages!.clear());
+  release("known home pages (hashes of URLs)", s?.knownHomePages?.clear ? s.knownHomePages.size : undefined, () =>
+    s!.knownHomePages!.clear!(),
+  );
   const roots = s?.scope?.roots;
-  release("scope roots (host and domain Sets, domain memo)", roots?.hosts && roots.domains ? roots.hosts.size : undefined, () => {
+  release("scope roots (host and domain hashes, domain memo)", roots?.hosts && roots.domains ? roots.size : undefined, () => {
     roots!.hosts!.clear();
     roots!.domains!.clear();
     roots!.domainOf?.memo?.clear();

@@ -127,9 +127,10 @@ export function table(r: SizeResult): string {
         mb(filled.extraBytes),
         `extra memory (typed arrays: the Bloom filter's bits among them); after the fill the JS heap holds ${mb(filled.heapCapacityBytes)} from the system ` +
           `for its ${mb(filled.heapBytes)} of live objects; mimalloc, which holds the JS heap's pages too, SQLite's page cache ` +
-          `(at most 128 MiB) and Bun's buffers, ${mb(filled.nativeLiveBytes)} live and ${mb(filled.nativeCommittedBytes)} held ` +
+          `(128 MiB unless --cache-mib) and Bun's buffers, ${mb(filled.nativeLiveBytes)} live and ${mb(filled.nativeCommittedBytes)} held ` +
           `(after dispatch ${mb(dispatched.nativeLiveBytes)} and ${mb(dispatched.nativeCommittedBytes)})`,
       ],
+      ["RSS by where", `${int(filled.rssBytes / f.hosts)} B/host`, rssByWhere(filled, r.sqliteCacheBytes, f.hosts)],
       [
         "disk",
         `${f.diskBytesPerUrl.toFixed(0)} B/URL`,
@@ -149,12 +150,17 @@ export function table(r: SizeResult): string {
       ],
     ]),
     `  memory by phase (after a full GC): ${r.memory.map(phase).join("; ")}`,
+    ...(r.collections && r.collections.calls > 0
+      ? [
+          `  collections   ${r.collections.calls} asked by --gc-every, ${r.collections.seconds.toFixed(1)} s (CPU ${r.collections.cpuSeconds.toFixed(1)} s), slowest ${r.collections.maxCallMs.toFixed(0)} ms (not in the rates above)`,
+        ]
+      : []),
     `  counters: ${COUNTERS.map((c) => `${c} ${int(r.counters[c] ?? 0)}`).join(", ")}`,
     `  store per URL (closed, dbstat): a queued URL ${perRow(r, ["queue", "queue_drop_order"])} B (queue row + drop-order index entry), ` +
       `a fetched URL ${perRow(r, ["urls"])} B (state) + ${perRow(r, ["scheduled", "scheduled_due"])} B (refetch schedule), ` +
       `a host ${perRow(r, ["hosts"])} B (politeness state) + ${perRow(r, ["robots"])} B (robots.txt)`,
     `  in memory (entries counted in the frontier's structures after the fill): ${describe(r.internals.filled ?? {})}`,
-    "  JS heap freed by releasing each per-host structure after dispatch (measured; in this order):",
+    "  JS heap and typed arrays freed by releasing each per-host structure after dispatch (measured; in this order):",
     ...row(
       r.releases.map((x) =>
         x.entries < 0
@@ -189,11 +195,32 @@ const COUNTERS = [
   "frontier.tasks.page",
 ];
 
+/**
+ * The RSS after the fill split by what holds it, each in B/host (of the whole RSS, so the process's own start
+ * is in the last part): the JS heap's live objects and the rest of what it holds, SQLite's page cache (its
+ * size after dispatch, measured by freeing it), typed arrays (the Bloom filter's bits, the Key53Sets), the
+ * other bytes live through mimalloc (Bun's buffers, SQLite's statements and schema), and what is resident
+ * but not live in mimalloc: freed pages the allocator keeps (MIMALLOC_PURGE_DELAY), the binary, JIT code
+ * and stacks. mimalloc holds the JS heap's pages and, it seems, typed arrays' backing stores, so those are
+ * taken out of its live bytes; a part that comes out below zero is shown as it is.
+ */
+function rssByWhere(m: MemorySample, cacheBytes: number, hosts: number): string {
+  if (m.nativeLiveBytes < 0) return "mimalloc's statistics not reported";
+  const b = (n: number) => `${int(n / hosts)}`;
+  const cache = Math.max(0, cacheBytes);
+  const otherLive = m.nativeLiveBytes - m.heapCapacityBytes - m.extraBytes - cache;
+  return (
+    `JS heap ${b(m.heapBytes)} live + ${b(m.heapCapacityBytes - m.heapBytes)} free, SQLite page cache ${b(cache)} ` +
+    `(${mb(cache)} after dispatch), typed arrays ${b(m.extraBytes)}, other live in mimalloc ${b(otherLive)}, ` +
+    `resident but not live in mimalloc ${b(m.rssBytes - m.nativeLiveBytes)} (kept free pages, code, stacks; ${mb(m.rssBytes - m.nativeLiveBytes)})`
+  );
+}
+
 /** One memory sample in words. mimalloc's live bytes include the JS heap's own pages, so they are not added to it. */
 function phase(m: MemorySample): string {
   return (
     `${m.label}: RSS ${mb(m.rssBytes)}, heap ${mb(m.heapBytes)} live of ${mb(m.heapCapacityBytes)}, typed arrays ${mb(m.extraBytes)}, ` +
-    `mimalloc ${mb(m.nativeLiveBytes)} live of ${mb(m.nativeCommittedBytes)}`
+    `mimalloc ${mb(m.nativeLiveBytes)} live (peak so far ${mb(m.nativePeakLiveBytes)}) of ${mb(m.nativeCommittedBytes)}`
   );
 }
 

@@ -43,6 +43,10 @@ export interface SizeOptions extends WebShape {
   /** Where the scratch directory is made. */
   dir: string;
   keep: boolean;
+  /** SQLite's page cache in MiB, set on the store's connection after it opens (the store's own is 128); absent, the store's. */
+  cacheMib?: number;
+  /** A full collection (`Bun.gc(true)`) after every this many frontier calls, outside the timed calls; absent, none. */
+  gcEvery?: number;
 }
 
 /** Time spent inside one kind of frontier call. */
@@ -73,6 +77,8 @@ export interface SizeResult {
     secondsByKind: { robots: number; sitemap: number; page: number };
   };
   checkpoints: Timing;
+  /** The collections `gcEvery` asked for (none without it). */
+  collections: Timing;
   queuedAfterSeed: number;
   queuedAfterFill: number;
   queuedAtEnd: number;
@@ -83,6 +89,8 @@ export interface SizeResult {
   diskLayout: DiskLayout;
   seenCount: number;
   seenFalsePositiveRate: number;
+  /** Live bytes through mimalloc that SQLite's `PRAGMA shrink_memory` gave back after dispatch: the page cache. */
+  sqliteCacheBytes: number;
   releases: Release[];
   counters: Record<string, number>;
 }
@@ -114,6 +122,7 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
   const memory: MemorySample[] = [sample("start")];
   const dir = mkdtempSync(join(o.dir, `scale-${o.hosts}-`));
   const store = FrontierStore.open(join(dir, "frontier.sqlite"), { recentLog: true, backgroundCheckpoints: true });
+  if (o.cacheMib !== undefined) connectionOf(store).exec(`PRAGMA cache_size = -${Math.round(o.cacheMib * 1024)}`);
   const seen = LocalBloomSeenSet.openReplaying(join(dir, "seen.bloom"), store);
   const clock = { now: T0 };
   let taskCounter = 0;
@@ -131,7 +140,13 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
   const checkpoints = timing();
   let lastSave = performance.now();
   // The seen-set snapshot `crawl` takes every 30 s: outside the timed calls, counted apart.
+  const collections = timing();
+  let callsSinceGc = 0;
   const maybeCheckpoint = async () => {
+    if (o.gcEvery !== undefined && ++callsSinceGc >= o.gcEvery) {
+      callsSinceGc = 0;
+      await timed(collections, () => Bun.gc(true));
+    }
     if (performance.now() - lastSave < SEEN_SAVE_INTERVAL_MS) return;
     await timed(checkpoints, () => seen.checkpoint(store));
     lastSave = performance.now();
@@ -198,6 +213,7 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
   const seenCount = seen.count;
   const seenFalsePositiveRate = seen.estimatedFalsePositiveRate();
 
+  const sqliteCacheBytes = pageCacheBytes(store);
   const releases = breakdown(frontier, (partition, host) => store.head(partition, host));
   store.close();
   const diskLayout = layout(dir);
@@ -209,6 +225,7 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
     admit,
     dispatch,
     checkpoints,
+    collections,
     queuedAfterSeed,
     queuedAfterFill,
     queuedAtEnd,
@@ -219,9 +236,27 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
     diskLayout,
     seenCount,
     seenFalsePositiveRate,
+    sqliteCacheBytes,
     releases,
     counters,
   };
+}
+
+/** The store's SQLite connection: the bench reaches it to size and measure the page cache (memory.ts may reach internals too). */
+function connectionOf(store: FrontierStore): { exec(sql: string): void } {
+  return (store as unknown as { db: { exec(sql: string): void } }).db;
+}
+
+/**
+ * What SQLite's page cache holds, measured: the live bytes through mimalloc (where Bun's SQLite allocates)
+ * before and after `PRAGMA shrink_memory`, which frees every page the connection caches. The cache then
+ * fills again from the file as pages are read; the bench measures nothing after it but the breakdown.
+ */
+function pageCacheBytes(store: FrontierStore): number {
+  const before = sample("before shrink_memory");
+  connectionOf(store).exec("PRAGMA shrink_memory");
+  const after = sample("after shrink_memory");
+  return before.nativeLiveBytes < 0 ? -1 : before.nativeLiveBytes - after.nativeLiveBytes;
 }
 
 /**

@@ -19,9 +19,14 @@
  * commit); --dispatch-tasks N (default max(200,000, 4 x hosts)); --max-seconds S per phase (300);
  * --fetch-ms N each fetch's duration on the frontier's clock (100); --bare-results: page results carry no
  * links (dispatch alone, without admitting what pages found); --dir D for the scratch stores (the system's
- * temporary directory); --keep to keep them.
+ * temporary directory); --keep to keep them; --cache-mib N sets SQLite's page cache (the store's 128 MiB
+ * otherwise), to weigh memory against speed; --gc-every N runs a full collection after every N frontier
+ * calls (outside the timed calls, its time printed apart), to see how much of the RSS is garbage between
+ * collections. The allocator's MIMALLOC_PURGE_DELAY is the environment's,
+ * or what `bun run crawl` sets (kit/allocator-env.ts).
  */
 import { tmpdir } from "node:os";
+import { allocatorEnv } from "../../kit/allocator-env.ts";
 import { jsonLine, table } from "./report.ts";
 import { runSize, type SizeOptions, type SizeResult } from "./run-size.ts";
 
@@ -39,6 +44,8 @@ interface BenchArgs {
   bareResults: boolean;
   dir: string;
   keep: boolean;
+  cacheMib?: number;
+  gcEvery?: number;
 }
 
 function parseArgs(argv: readonly string[]): BenchArgs {
@@ -93,6 +100,12 @@ function parseArgs(argv: readonly string[]): BenchArgs {
       case "--fetch-ms":
         args.fetchMs = num(flag, value);
         break;
+      case "--gc-every":
+        args.gcEvery = num(flag, value, 1);
+        break;
+      case "--cache-mib":
+        args.cacheMib = num(flag, value, 1);
+        break;
       case "--dir":
         args.dir = value ?? args.dir;
         break;
@@ -130,6 +143,8 @@ function sizeOptions(a: BenchArgs, hosts: number): SizeOptions {
     dispatchTasks: a.dispatchTasks ?? Math.max(200_000, 4 * hosts),
     dir: a.dir,
     keep: a.keep,
+    ...(a.cacheMib === undefined ? {} : { cacheMib: a.cacheMib }),
+    ...(a.gcEvery === undefined ? {} : { gcEvery: a.gcEvery }),
   };
 }
 
@@ -138,8 +153,8 @@ async function runChild(options: SizeOptions): Promise<SizeResult> {
   const child = Bun.spawn([process.execPath, import.meta.path, "--child", JSON.stringify(options)], {
     stdout: "pipe",
     stderr: "inherit",
-    // As `bun run crawl` runs (package.json): the allocator keeps freed pages instead of returning them.
-    env: { ...process.env, MIMALLOC_PURGE_DELAY: process.env.MIMALLOC_PURGE_DELAY ?? "-1" },
+    // As `bun run crawl` runs (package.json): the allocator's settings, unless the shell set them.
+    env: { ...process.env, ...allocatorEnv(process.env) },
   });
   const out = await new Response(child.stdout).text();
   const code = await child.exited;

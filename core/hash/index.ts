@@ -8,3 +8,4 @@ export { hash32, hash32Bytes, hash64pair, hash64pairInto, PAIR_SEED_A, PAIR_SEED
 export { fingerprintBytes, murmur3x86_128 } from "./murmur3-128.ts";
 export { fmix32 } from "./mix.ts";
 export { key53 } from "./key53.ts";
+export { Key53Set } from "./key53-set.ts";
