@@ -188,6 +188,7 @@ function options(argv: readonly string[]): SizeOptions {
     batch: flag("--batch", 512),
     maxSeconds: flag("--max-seconds", 300),
     dispatchTasks: flag("--dispatch-tasks", Math.max(200_000, 4 * hosts)),
+    maxQueued: flag("--max-queued", 0),
     dir: tmpdir(),
     keep: false,
   };

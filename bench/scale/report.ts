@@ -83,7 +83,8 @@ export function table(r: SizeResult): string {
     `scale: ${int(f.hosts)} hosts, ${int(r.queuedAfterFill)} URLs queued (target ${int(o.queued)}), ${o.links} links a page ` +
       `(${Math.round(o.links * o.cross)} to other hosts, ${o.fresh} new), ${o.batch} per call` +
       (o.dated > 0 ? `, ${Math.round(o.dated * 100)} % dated paths` : "") +
-      (o.bareResults ? ", page results carry no links" : ""),
+      (o.bareResults ? ", page results carry no links" : "") +
+      (o.maxQueued > 0 ? `, --max-queued ${int(o.maxQueued)}` : ""),
     ...row([
       ["seed", `${int(f.seedsPerSecond)} seeds/s`, `${r.seed.timing.seconds.toFixed(1)} s in addSeeds${stopped(r.seed.stoppedByTime)}`],
       [

@@ -18,7 +18,8 @@
  * (0); --batch N pages per admit call and tasks per nextTasks/completeMany (512, the crawl loop's group
  * commit); --dispatch-tasks N (default max(200,000, 4 x hosts)); --max-seconds S per phase (300);
  * --fetch-ms N each fetch's duration on the frontier's clock (100); --bare-results: page results carry no
- * links (dispatch alone, without admitting what pages found); --dir D for the scratch stores (the system's
+ * links (dispatch alone, without admitting what pages found); --max-queued N the frontier's size limit, as
+ * `crawl --max-queued` (0, the default: none; with one the store keeps the queue's drop-order index); --dir D for the scratch stores (the system's
  * temporary directory); --keep to keep them.
  */
 import { tmpdir } from "node:os";
@@ -37,6 +38,7 @@ interface BenchArgs {
   maxSeconds: number;
   fetchMs: number;
   bareResults: boolean;
+  maxQueued: number;
   dir: string;
   keep: boolean;
 }
@@ -51,6 +53,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     maxSeconds: 300,
     fetchMs: 100,
     bareResults: false,
+    maxQueued: 0,
     dir: tmpdir(),
     keep: false,
   };
@@ -93,6 +96,9 @@ function parseArgs(argv: readonly string[]): BenchArgs {
       case "--fetch-ms":
         args.fetchMs = num(flag, value);
         break;
+      case "--max-queued":
+        args.maxQueued = num(flag, value);
+        break;
       case "--dir":
         args.dir = value ?? args.dir;
         break;
@@ -128,6 +134,7 @@ function sizeOptions(a: BenchArgs, hosts: number): SizeOptions {
     batch: a.batch,
     maxSeconds: a.maxSeconds,
     dispatchTasks: a.dispatchTasks ?? Math.max(200_000, 4 * hosts),
+    maxQueued: a.maxQueued,
     dir: a.dir,
     keep: a.keep,
   };

@@ -259,7 +259,18 @@ export class FrontierStore {
     return this.queue.total();
   }
 
-  /** Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped. */
+  /**
+   * Keeps the size limit's index of the queue (`queue_drop_order`) or not: built when a frontier with a
+   * limit opens the store, dropped when one without does (queue-table.ts). Returns whether it changed.
+   */
+  keepDropOrder(keep: boolean): boolean {
+    return this.queue.keepDropOrder(keep);
+  }
+
+  /**
+   * Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped.
+   * Needs `keepDropOrder(true)` first.
+   */
   dropLowestPriority(n: number): Array<QueuePlace & { url: string }> {
     const dropped = this.queue.deleteLowest(n);
     for (const d of dropped) {

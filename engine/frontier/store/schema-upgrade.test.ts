@@ -105,7 +105,7 @@ function version5Store(path: string): void {
   db.exec(
     "UPDATE queue SET url = CASE substr(url, 1, 1) WHEN '/' THEN 'http://' || host || url ELSE 'https://' || host || substr(url, 2) END",
   );
-  db.exec("DROP INDEX queue_drop_order; CREATE INDEX queue_drop_order ON queue (priority DESC, seq DESC)");
+  db.exec("DROP INDEX IF EXISTS queue_drop_order; CREATE INDEX queue_drop_order ON queue (priority DESC, seq DESC)");
   expect(db.query("SELECT url FROM queue ORDER BY seq").all()).toEqual([{ url: "http://a.test/old" }, { url: "https://a.test/old-tls" }]);
   db.exec("UPDATE meta SET value = '5' WHERE key = 'schema'");
   db.close();
@@ -118,6 +118,9 @@ test("schema - a version-5 store opens, its whole queued URLs read, found (never
   const path = storePath();
   version5Store(path);
   const store = FrontierStore.open(path, { journal: true });
+  // The descending index is gone with the upgrade; a frontier with a size limit builds it again, ascending.
+  expect(() => store.dropLowestPriority(1)).toThrow(/no such index/);
+  expect(store.keepDropOrder(true)).toBe(true);
   expect(store.head(3, "a.test")).toMatchObject({ url: "http://a.test/old", kind: "page" });
   expect(store.isKnown(3, "a.test", "http://a.test/old")).toBe(true);
   expect(store.isKnown(3, "a.test", "https://a.test/old-tls")).toBe(true);
@@ -134,7 +137,7 @@ test("schema - a version-5 store opens, its whole queued URLs read, found (never
   store.close();
   const db = new Database(path);
   expect(db.query("SELECT url FROM queue ORDER BY seq").all()).toEqual([{ url: "http://a.test/old" }, { url: "/new" }]);
-  // The drop order's index was built again, ascending (read backwards).
+  // The drop order's index was built again, ascending (read backwards), and is kept with the store.
   expect(dropOrderIndex(db)?.sql).toBe("CREATE INDEX queue_drop_order ON queue (priority, seq)");
   expect(db.query("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({ value: String(SCHEMA_VERSION) });
   db.close();

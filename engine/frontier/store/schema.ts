@@ -5,7 +5,8 @@
  *    its next URL. `url` is relative to the row's host when it is on it (queue-table.ts, version 6).
  *    `kind` is 0 for a page, 1 for a media file (--fetch-media); `job` the crawl job's number (0: default);
  *    SQLite stores 0 and 1 in no bytes, a job number below 128 in one. A head handed to a fetcher stays in the table until its result is
- *    committed, so a crash refetches it. `queue_drop_order` serves the size limit (lowest priority, newest first).
+ *    committed, so a crash refetches it. `queue_drop_order` serves the size limit (lowest priority, newest first)
+ *    and exists only while the frontier has one (`keepDropOrder`, queue-table.ts).
  *  - urls: the fetch state of each URL once it has a result (or was dropped or disallowed). A URL admitted
  *    and not yet fetched lives only in `queue`; urls and queue together are the exact seen-set behind the
  *    Bloom filter.
@@ -40,7 +41,9 @@ export const SCHEMA_VERSION = 10;
  *   6: a queue row's URL relative to its host (`/path` for http://host/path, `~/path` for https), which an
  *      older build would read as it is; older rows keep their whole URLs, which are read and looked up as
  *      they are (queue-table.ts), so nothing is rewritten. `queue_drop_order` ascending (the same order,
- *      read backwards, in about half the bytes): the one step that replaces, the index rebuilt on upgrade.
+ *      read backwards, in about half the bytes): the one step that replaces, the index rebuilt on upgrade
+ *      (since then built only for a frontier with a size limit, and dropped for one without: no version
+ *      step, since a build that always keeps it makes it again when it opens the store).
  *   7: a URL's captures (urls.captures, engine/frontier/captures.ts); null for older rows (none known).
  *   8: the crawl job (its number, core/jobs) of queue and scheduled rows, 0 (job `default`, no bytes) for
  *      older rows; job_counts, each job's page results and errors per partition.
@@ -56,9 +59,11 @@ export const OLDEST_SCHEMA_VERSION = 3;
  * index that SQLite reads backwards. Ascending, a new row's entry (seq only grows) goes at the end of its
  * priority's run, and SQLite leaves the pages it fills that way full: 37-38 B an entry (bench:scale) where the
  * same index descending (before version 6), every new entry at the start of its run, left pages half full at
- * 66-69 B.
+ * 66-69 B. Not part of SCHEMA: it is kept only while the frontier has a size limit (queue-table.ts
+ * `keepDropOrder`), since every dequeue deletes an entry of it at a random place (a B-tree page written to
+ * the WAL per fetched URL, for a limit most crawls never reach).
  */
-const QUEUE_DROP_ORDER = "CREATE INDEX IF NOT EXISTS queue_drop_order ON queue (priority, seq)";
+export const QUEUE_DROP_ORDER = "CREATE INDEX IF NOT EXISTS queue_drop_order ON queue (priority, seq)";
 
 /**
  * The queued URLs of crawl jobs other than `default`, by job and partition: what a job's `queued` counts
@@ -85,7 +90,6 @@ CREATE TABLE IF NOT EXISTS queue (
   job INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, host, priority, seq)
 ) WITHOUT ROWID;
-${QUEUE_DROP_ORDER};
 
 CREATE TABLE IF NOT EXISTS urls (
   partition INTEGER NOT NULL,
@@ -189,8 +193,8 @@ CREATE TABLE IF NOT EXISTS meta (
  * their seed's partition gets the column, its roots marked as no partition's (-1): they stay roots, and
  * their seeds' partitions carry them again once those seeds are admitted again. Queue and schedule rows made
  * before URL kinds get the column, as pages. Queue rows made before version 6 keep their whole URLs (they
- * are read as they are); their drop-order index, descending, is built again ascending (one pass over the
- * queue while the store opens: 3.9 s for 3 million rows on a 2-core box).
+ * are read as they are); their drop-order index, descending, is dropped (the frontier builds it ascending
+ * when it has a size limit: one pass over the queue, 3.9 s for 3 million rows on a 2-core box).
  */
 export function upgradeSchema(db: Database, from: number): void {
   if (from >= SCHEMA_VERSION) return;
@@ -201,8 +205,9 @@ export function upgradeSchema(db: Database, from: number): void {
   // Version 8: every row of an older store is job default's.
   addColumnIfMissing(db, "queue", "job", "INTEGER NOT NULL DEFAULT 0");
   addColumnIfMissing(db, "scheduled", "job", "INTEGER NOT NULL DEFAULT 0");
-  // Version 6: the drop order's index ascending.
-  if (from < 6) db.exec(`DROP INDEX IF EXISTS queue_drop_order; ${QUEUE_DROP_ORDER}`);
+  // Version 6: the drop order's index ascending. An older store's descending one is dropped; the frontier builds
+  // the ascending one when it opens the store with a size limit (keepDropOrder).
+  if (from < 6) db.exec("DROP INDEX IF EXISTS queue_drop_order");
   // Version 7: URLs fetched before it have no captures on record.
   addColumnIfMissing(db, "urls", "captures", "TEXT");
   // Version 9: sitemaps and feeds of an older store have no schedule of their own (read when offered again).
