@@ -12,7 +12,9 @@
  *    Bloom filter.
  *  - recent_urls: URLs admitted since the last seen-set snapshot (embedded mode), replayed into the Bloom
  *    filter after an unclean stop and trimmed at each snapshot.
- *  - scheduled: URLs waiting for a retry or refetch time; moved into `queue` when due.
+ *  - (scheduled) a URL waiting for a retry or refetch time is its `urls` row with `due_at` set (and the
+ *    priority, kind and job it is queued with when due), found by the partial index `urls_due`; moved into
+ *    `queue` when due (schedule-table.ts, version 11).
  *  - hosts: per-host politeness state and counters, as small JSON (rewritten after every fetch).
  *  - robots: each host's robots.txt verdict and text with its expiry (kept apart: the text can be 500 KiB).
  *  - sitemaps: each host's sitemaps to read (from robots.txt, an index, a redirect), with what they may list
@@ -30,7 +32,7 @@
  */
 import type { Database } from "bun:sqlite";
 
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /**
  * The versions, one after the other; a store of an older one is brought up to date when opened, a newer
@@ -51,6 +53,10 @@ export const SCHEMA_VERSION = 10;
  *      its interval; sitemaps.due_at: when it is read again), null and 0 for older rows (read when offered).
  *  10: the crawl job of a sitemap or feed row (sitemaps.job), whose entries are that job's; 0 (job
  *      `default`) for older rows.
+ *  11: a URL's retry or refetch time in its `urls` row (due_at, due_priority, due_kind, due_job, indexed by
+ *      `urls_due` where due_at > 0) instead of a `scheduled` table and its `scheduled_due` index: a page's
+ *      result writes one row instead of two, and a B-tree page fewer. An older store's scheduled rows move
+ *      into their URLs' rows (a row made, in state `queued`, for one that had none) and the table is dropped.
  */
 export const OLDEST_SCHEMA_VERSION = 3;
 
@@ -74,8 +80,11 @@ const QUEUE_JOB_INDEX = "CREATE INDEX IF NOT EXISTS queue_job ON queue (job, par
 /** Feeds waiting for their next read, by when it is due; a sitemap (due_at 0) has no entry. */
 const FEED_DUE_INDEX = "CREATE INDEX IF NOT EXISTS sitemaps_feed_due ON sitemaps (due_at) WHERE due_at > 0";
 
+/** URLs waiting for a retry or refetch, by when they are due; a URL with nothing scheduled (due_at 0) has no entry. */
+const URL_DUE_INDEX = "CREATE INDEX IF NOT EXISTS urls_due ON urls (due_at) WHERE due_at > 0";
+
 /** What is made after SCHEMA and upgradeSchema: indexes on columns an older store gets only from the upgrade. */
-export const LATE_SCHEMA = `${QUEUE_JOB_INDEX}; ${FEED_DUE_INDEX};`;
+export const LATE_SCHEMA = `${QUEUE_JOB_INDEX}; ${FEED_DUE_INDEX}; ${URL_DUE_INDEX};`;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue (
@@ -108,6 +117,10 @@ CREATE TABLE IF NOT EXISTS urls (
   changed_last_visit INTEGER NOT NULL DEFAULT 0,
   note TEXT,
   captures TEXT,
+  due_at INTEGER NOT NULL DEFAULT 0,
+  due_priority INTEGER NOT NULL DEFAULT 0,
+  due_kind INTEGER NOT NULL DEFAULT 0,
+  due_job INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, url)
 ) WITHOUT ROWID;
 
@@ -115,19 +128,6 @@ CREATE TABLE IF NOT EXISTS recent_urls (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
   url TEXT NOT NULL
 );
-
-CREATE TABLE IF NOT EXISTS scheduled (
-  partition INTEGER NOT NULL,
-  url TEXT NOT NULL,
-  host TEXT NOT NULL,
-  priority INTEGER NOT NULL,
-  depth INTEGER NOT NULL,
-  due_at INTEGER NOT NULL,
-  kind INTEGER NOT NULL DEFAULT 0,
-  job INTEGER NOT NULL DEFAULT 0,
-  PRIMARY KEY (partition, url)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS scheduled_due ON scheduled (due_at);
 
 CREATE TABLE IF NOT EXISTS hosts (
   host TEXT PRIMARY KEY,
@@ -215,6 +215,24 @@ export function upgradeSchema(db: Database, from: number): void {
   addColumnIfMissing(db, "sitemaps", "due_at", "INTEGER NOT NULL DEFAULT 0");
   // Version 10: every sitemap and feed of an older store is job default's.
   addColumnIfMissing(db, "sitemaps", "job", "INTEGER NOT NULL DEFAULT 0");
+  // Version 11: the schedule moves into the URLs' rows.
+  if (from < 11) moveScheduleIntoUrls(db);
+}
+
+/**
+ * Version 11: each scheduled row's time, priority, kind and job go into its URL's row; a scheduled URL with
+ * no row (none of the frontier's own paths make one) gets a row in state `queued`, which it takes anyway
+ * when due. Then the table and its index are dropped. One pass over the schedule while the store opens.
+ */
+function moveScheduleIntoUrls(db: Database): void {
+  for (const column of ["due_at", "due_priority", "due_kind", "due_job"]) addColumnIfMissing(db, "urls", column, "INTEGER NOT NULL DEFAULT 0");
+  const hasTable = db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'scheduled'").get() !== null;
+  if (!hasTable) return;
+  db.exec(`INSERT INTO urls (partition, url, host, state, depth, due_at, due_priority, due_kind, due_job)
+    SELECT partition, url, host, 'queued', depth, due_at, priority, kind, job FROM scheduled WHERE true
+    ON CONFLICT (partition, url) DO UPDATE SET due_at = excluded.due_at, due_priority = excluded.due_priority,
+    due_kind = excluded.due_kind, due_job = excluded.due_job`);
+  db.exec("DROP TABLE scheduled");
 }
 
 function addColumnIfMissing(db: Database, table: string, column: string, type: string): void {

@@ -6,7 +6,8 @@
  *
  * Cost: one WITHOUT ROWID row per URL with a result (its URL twice, host, validators and fingerprints:
  * about 200 bytes plus the URL, and its captures: about 150 bytes each, at most 8, see captures.ts),
- * rewritten whole after each of its fetches.
+ * rewritten whole after each of its fetches. The row also holds the URL's retry or refetch time, which
+ * schedule-table.ts reads and writes.
  */
 import type { Database } from "bun:sqlite";
 import { urlRowChange, type Change } from "./changes.ts";
@@ -97,9 +98,15 @@ function prepare(db: Database) {
       `INSERT INTO urls (partition, url, host, state, depth, note) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (partition, url) DO UPDATE SET state = excluded.state, note = excluded.note`,
     ),
+    // An upsert, not a REPLACE: the row's schedule (due_at..., schedule-table.ts) is kept.
     put: db.query<never, [partition: number, ...UrlRowColumns, captures: string | null]>(
-      `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
-       last_modified, fingerprint, simhash, changed_last_visit, note, captures) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
+       last_modified, fingerprint, simhash, changed_last_visit, note, captures) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (partition, url) DO UPDATE SET host = excluded.host, state = excluded.state, depth = excluded.depth,
+       failures = excluded.failures, last_status = excluded.last_status, last_fetched_at = excluded.last_fetched_at,
+       refetch_ms = excluded.refetch_ms, etag = excluded.etag, last_modified = excluded.last_modified,
+       fingerprint = excluded.fingerprint, simhash = excluded.simhash, changed_last_visit = excluded.changed_last_visit,
+       note = excluded.note, captures = excluded.captures`,
     ),
     count: db.query<Count, []>("SELECT COUNT(*) AS n FROM urls"),
     stateCounts: db.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
@@ -140,18 +147,20 @@ export class UrlTable {
     this.note(key.partition, ["us", key.url, key.host, state, key.depth, note ?? null]);
   }
 
-  /** Writes a URL's whole state (after a fetch, or as another node sent it). */
+  /** Writes a URL's whole state (after a fetch, or as another node sent it); its schedule, if any, stays. */
   put(row: UrlRow): void {
+    // A number missing from the row (a skipped fetch has no status) is stored as the column's default, 0, as
+    // the REPLACE this upsert took over from did.
     this.s.put.run(
       row.partition,
       row.url,
       row.host,
       row.state,
       row.depth,
-      row.failures,
-      row.lastStatus,
-      row.lastFetchedAt,
-      row.refetchMs,
+      row.failures ?? 0,
+      row.lastStatus ?? 0,
+      row.lastFetchedAt ?? 0,
+      row.refetchMs ?? 0,
       row.etag,
       row.lastModified,
       row.fingerprint,
