@@ -309,6 +309,11 @@ export class FrontierStore {
     this.urls.put(row);
   }
 
+  /** `recordFetch` and `schedule` of the same URL in one write of its row (a page's result and its refetch). */
+  recordFetchScheduled(row: UrlRow, next: ScheduledUrl): void {
+    this.urls.putScheduled(row, next);
+  }
+
   /** Writes a URL's full state as received from another node (handoff). */
   importUrl(row: UrlRow): void {
     this.urls.put(row);

@@ -225,7 +225,8 @@ export function upgradeSchema(db: Database, from: number): void {
  * when due. Then the table and its index are dropped. One pass over the schedule while the store opens.
  */
 function moveScheduleIntoUrls(db: Database): void {
-  for (const column of ["due_at", "due_priority", "due_kind", "due_job"]) addColumnIfMissing(db, "urls", column, "INTEGER NOT NULL DEFAULT 0");
+  for (const column of ["due_at", "due_priority", "due_kind", "due_job"])
+    addColumnIfMissing(db, "urls", column, "INTEGER NOT NULL DEFAULT 0");
   const hasTable = db.query("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'scheduled'").get() !== null;
   if (!hasTable) return;
   db.exec(`INSERT INTO urls (partition, url, host, state, depth, due_at, due_priority, due_kind, due_job)
