@@ -93,7 +93,8 @@ describe("url table", () => {
       [4, "u"],
       [4, "s"],
     ]);
-    expect(once.notes[1]![1]).toEqual(twice.notes[1]![1].map((v) => (v === "http://a.test/q" ? "http://a.test/p" : v)));
+    expect(once.notes[1]![1]).toEqual(["s", "http://a.test/p", "a.test", 1, 2, 9_000, "media", 3]);
+    expect(twice.notes[1]![1]).toEqual(["s", "http://a.test/q", "a.test", 1, 2, 9_000, "media", 3]);
     // A later write of the row keeps the schedule; another URL's schedule is refused.
     urls.put({ ...fetched("http://a.test/p", 4), state: "gone" });
     expect(schedule.dueAt(4, "http://a.test/p")).toBe(9_000);
