@@ -151,12 +151,11 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     ...integerKind({ min: 1 }),
   },
   maxQueued: {
-    default: 0,
+    default: 50_000_000,
     env: "CRAWL_MAX_QUEUED",
     flag: "--max-queued",
-    description:
-      "Frontier size limit (0: none); beyond it the lowest-priority URLs are dropped. A limit keeps an index of the queue by priority: about 38 B of disk a queued URL, and a page written per fetch",
-    ...integerKind({ min: 0 }),
+    description: "Frontier size limit; beyond it the lowest-priority URLs are dropped",
+    ...integerKind({ min: 1 }),
   },
   confirmAllSeen: {
     default: false,
