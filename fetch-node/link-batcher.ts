@@ -1,6 +1,6 @@
 /**
- * Publishes discovered links in batches per (region, partition): the links that pages fetched within
- * LINK_BATCH_DELAY_MS found for one partition travel as one message, instead of one message per page and
+ * Publishes discovered links in batches per (region, partition): the links that pages fetched within a few
+ * tens of milliseconds found for one partition travel as one message, instead of one message per page and
  * partition. Most pages link to a handful of other hosts, each in its own partition, so without this a page
  * cost several JetStream messages (each stored, delivered, acked and committed by its owner). `add`
  * resolves only once every link it was given is published, so a task is still acked only after its links
@@ -32,23 +32,12 @@ export interface LinkBatcherOptions {
   maxUrls: number;
 }
 
-/**
- * How long a batch waits for more links. A batch is per node and per partition, so the pages one node
- * fetches in this time share it: a fleet with more fetch nodes for the same rate (or more partitions) gives
- * each window fewer pages, and the URL messages per page grow with the fleet. Measured with the crawl
- * bench's `--cluster-shapes` (16 partitions, 2 frontier nodes): at 50 ms 0.37-0.39 URL messages a page with
- * 2 fetch nodes and 0.70-0.71 with 6; at 200 ms 0.24-0.27 and 0.53-0.54. What is left grows because each
- * window of each node touches about the same few partitions whatever its pages. The wait delays the task's
- * result (published after its links) and its ack by this much, far inside a host's 1 s gap.
- */
-export const LINK_BATCH_DELAY_MS = 200;
-
 export class LinkBatcher {
   private readonly slots = new Map<string, Slot>();
 
   constructor(
     private readonly publish: (region: string, partition: number, urls: readonly DiscoveredUrl[]) => Promise<void>,
-    private readonly opts: LinkBatcherOptions = { delayMs: LINK_BATCH_DELAY_MS, maxUrls: 1_000 },
+    private readonly opts: LinkBatcherOptions = { delayMs: 50, maxUrls: 1_000 },
   ) {}
 
   /** Resolves once every link of `groups` is published; rejects when a batch holding some of them was refused. */
