@@ -3,8 +3,8 @@
  * the channel says `hasSubscribers === false`. Bun 1.4's TracingChannel has no `hasSubscribers` at all, so
  * on Bun every command paid for a trace nobody listens to: its arguments copied into strings (`sanitizeArgs`:
  * for a seen-set script call, every offset and the packed binary argument), a context object, and a
- * `tracePromise` wrapper with its events. Measured in the cluster bench's profiles: about 1 % of a Bun fetch
- * node's CPU and 0.3-0.4 % of a frontier node's. Deno and Node have the getter and were not affected.
+ * `tracePromise` wrapper with its events. Measured in the cluster bench's profiles (bench/README.md, issue 26 item 1): 0.8 % of a
+ * Bun fetch node's CPU and 0.3-0.4 % of a frontier node's. Deno and Node have the getter and were not affected.
  *
  * This gives Bun's TracingChannel the getter Node defines: true when any of its five channels (start, end,
  * asyncStart, asyncEnd, error) has a subscriber. A tracer that subscribes later is still served, since the
