@@ -10,13 +10,16 @@
  *  - RedisContentIndex exact claims/s and near claims/s with several claims in flight (fetch nodes), near
  *    claims both on sparse buckets and on buckets filled to their cap (the worst case);
  *  - RedisFetchClaims per task as a cluster makes them: the fetch node's claim and done mark, then the
- *    frontier node's done mark; and the claim of a task already done (a repeat, dropped unfetched).
+ *    frontier node's done mark; and the claim of a task already done (a repeat, dropped unfetched);
+ *  - RedisAddressGate per request as a fetch node makes them (64 at once, each on its own server address, as
+ *    in a crawl where every host has its own): enter, arrived when the answer begins, leave when it ends.
  *
  * One connection, as in a node. Redis and the bench share the box, so figures are floors. Sizes scale
- * with BENCH_SCALE (e.g. 0.2); BENCH_ONLY=seen,content,claims runs some of the parts.
+ * with BENCH_SCALE (e.g. 0.2); BENCH_ONLY=seen,content,claims,address runs some of the parts.
  */
 import { connectRedis } from "../adapters/redis/connect.ts";
 import { RedisContentIndex } from "../adapters/redis/redis-content-index.ts";
+import { RedisAddressGate } from "../adapters/redis/redis-address-gate.ts";
 import { RedisFetchClaims } from "../adapters/redis/redis-fetch-claims.ts";
 import { RedisSeenSet } from "../adapters/redis/redis-seen-set.ts";
 import { startRedis } from "../tests/support/redis.ts";
@@ -164,6 +167,33 @@ async function benchClaims(client: Client): Promise<void> {
   );
 }
 
+async function benchAddressGate(client: Client): Promise<void> {
+  const gate = new RedisAddressGate(client, { maxInFlight: 2, gapMs: 250, leaseMs: 35_000, keyPrefix: "bench-address" });
+  const inFlight = 64;
+  // A request: its answer begins a tick after it is sent, and ends a tick later (the turns a fetch node sees).
+  const tick = () => new Promise<void>((resolve) => setImmediate(resolve));
+  let refused = 0;
+  // 20,000 servers: one is asked again only after 20,000 requests, far beyond its gap, as hosts are in a crawl.
+  const perRequest = await measure(client, CLAIMS, () =>
+    pump(CLAIMS, inFlight, async (i) => {
+      const pass = await gate.enter(`site${i % 20_000}.example`, 5_000);
+      if (!pass) {
+        refused++;
+        return;
+      }
+      await tick();
+      pass.arrived();
+      await tick();
+      pass.leave();
+    }),
+  );
+  gate.close();
+  console.log(
+    `RedisAddressGate: ${fmt(CLAIMS)} requests, ${inFlight} in flight, ${refused} refused\n` +
+      `  per request  ${costText(perRequest, "requests")}  (enter, arrived, leave)`,
+  );
+}
+
 type Client = Awaited<ReturnType<typeof connectRedis>>;
 
 /** Runs `phase` and prints the server's own time per command, to tell Redis's share from the client's. */
@@ -186,6 +216,7 @@ try {
   }
   if (runs("content")) await withServerStats(client, () => benchContent(client));
   if (runs("claims")) await withServerStats(client, () => benchClaims(client));
+  if (runs("address")) await withServerStats(client, () => benchAddressGate(client));
 } finally {
   await client.close();
   await server.stop();

@@ -19,6 +19,8 @@
  * Runtime-neutral: the `redis` package and nothing else, so it runs on Bun and Deno.
  */
 import { createClient } from "redis";
+// Before any command: node-redis would trace every command on Bun (see the file).
+import "./tracing-channel-shim.ts";
 import { errorFields } from "../../core/errors/index.ts";
 import type { Log } from "../../core/ports/index.ts";
 

@@ -12,13 +12,15 @@
  *   crawler:address-holder:<holder> string, expiring after `holderTtlMs`: this gate (one per fetch node) is
  *                                   alive; rewritten every fifth of that and on every entry
  *
- * Entering is one script call (one round trip): it reads Redis's clock (`TIME`, so every node's passes are
- * timed on one clock), drops lapsed passes, and gives a pass when fewer than the cap are held and the gap
- * since the last request arrived has passed and no request is on its way, atomically, so two nodes asking at
- * once never both get the last slot. When it gives none it says how long the gap has left (the caller sleeps
- * exactly that) or that the set is full or a request is on its way (the caller asks again every POLL_MS, at
- * most until its wait is over). An arrival is one script call (the time, from Redis's clock), and leaving
- * one script call (a `ZREM`).
+ * Entering reads Redis's clock (`TIME`, so every node's passes are timed on one clock), drops lapsed passes,
+ * and gives a pass when fewer than the cap are held and the gap since the last request arrived has passed and
+ * no request is on its way, atomically, so two nodes asking at once never both get the last slot. When it
+ * gives none it says how long the gap has left (the caller sleeps exactly that) or that the set is full or a
+ * request is on its way (the caller asks again every POLL_MS, at most until its wait is over). An arrival
+ * sets the time (from Redis's clock) and leaving is a `ZREM`. The entries and leaves a gate makes in one turn
+ * of the event loop go as one script call, in the order made (address-gate-lua.ts; they were a call each); an
+ * arrival is sent at once, with whatever the turn had queued before it, so others see it as soon as it is
+ * made. A leave sent at the turn's end holds its slot that much longer: stricter, never looser.
  *
  * A pass lapses after `leaseMs` (the fetch path's connect and response timeouts and a margin: no request
  * holds its pass longer), and so does its mark of a request on its way. A fetch node killed with -9 stops
@@ -46,7 +48,8 @@
 import { randomUUID } from "node:crypto";
 import type { AddressGate, AddressGateLimits, AddressGateState, AddressPass } from "../../core/ports/index.ts";
 import type { RedisClient } from "./connect.ts";
-import { LuaScript } from "./lua-script.ts";
+import { setImmediate } from "node:timers";
+import { ARRIVED_OP, addressGateBatchScript, ENTER_OP, inspectScript, LEAVE_OP } from "./address-gate-lua.ts";
 
 /** How often a waiter asks again while the address is at its cap. */
 const POLL_MS = 20;
@@ -64,82 +67,25 @@ export interface RedisAddressGateOptions extends AddressGateLimits {
   readonly holderTtlMs?: number;
 }
 
-/**
- * KEYS[1]: the passes held, KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]:
- * the cap, ARGV[2]: the gap (ms), ARGV[3]: the lease (ms), ARGV[4]: the new pass's member (`<holder>:<n>`),
- * ARGV[5]: the holder keys' prefix, ARGV[6]: this holder, ARGV[7]: the holder key's life (ms). Returns 0
- * (given), a positive number (ms of gap left), or -1 (at the cap, or a request on its way). Holder keys are
- * named from their members (a single Redis per region, not a Redis Cluster, so keys need not all be KEYS).
- */
-const ENTER_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
-redis.call('SET', ARGV[5] .. ARGV[6], '1', 'PX', ARGV[7])
-local function dead(member)
-  local holder = string.match(member, '^(.*):%d+$')
-  return holder ~= nil and redis.call('EXISTS', ARGV[5] .. holder) == 0
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
-local mark = redis.call('GET', KEYS[3])
-if mark and dead(mark) then
-  redis.call('DEL', KEYS[3])
-  mark = false
-end
-if mark then return -1 end
-local gapUs = tonumber(ARGV[2]) * 1000
-local last = tonumber(redis.call('GET', KEYS[2]) or '')
-if last and nowUs - last < gapUs then return math.ceil((gapUs - (nowUs - last)) / 1000) end
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then
-  for _, member in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
-    if dead(member) then redis.call('ZREM', KEYS[1], member) end
-  end
-  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[1]) then return -1 end
-end
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[4])
-redis.call('PEXPIRE', KEYS[1], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[4], 'PX', ARGV[3])
-return 0
-`;
-// Out of the AOF, like every write of the gate but the holder's beat (see the module comment).
-const enterScript = new LuaScript(ENTER_LUA, { outOfAof: true });
+/** Most ops in one script call: a batch this long is sent at once (a node's concurrency bounds it anyway). */
+const MAX_BATCH_OPS = 128;
 
-/**
- * Read only. KEYS[1]: the passes held, KEYS[2]: when the last request arrived (expiring with the gap).
- * Returns {passes not lapsed, ms of gap left (<= 0: none)}.
- */
-const INSPECT_LUA = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return {redis.call('ZCOUNT', KEYS[1], '(' .. now, '+inf'), redis.call('PTTL', KEYS[2])}
-`;
-const inspectScript = new LuaScript(INSPECT_LUA);
-
-/**
- * KEYS[2]: when the last request arrived, KEYS[3]: the request on its way. ARGV[1]: the gap (ms), ARGV[2]:
- * the member whose request arrived. Only that pass's own mark is cleared (a lapsed one may have been
- * replaced by another's); the gap runs from now either way.
- */
-const ARRIVED_LUA = `
-local t = redis.call('TIME')
-local nowUs = tonumber(t[1]) * 1000000 + tonumber(t[2])
-if redis.call('GET', KEYS[3]) == ARGV[2] then redis.call('DEL', KEYS[3]) end
-if tonumber(ARGV[1]) > 0 then redis.call('SET', KEYS[2], string.format('%d', nowUs), 'PX', ARGV[1]) end
-return 0
-`;
-const arrivedScript = new LuaScript(ARRIVED_LUA, { outOfAof: true });
-
-/** KEYS[1]: the passes held; ARGV[1]: the pass given back. A script only to keep it out of the AOF. */
-const LEAVE_LUA = `
-return redis.call('ZREM', KEYS[1], ARGV[1])
-`;
-const leaveScript = new LuaScript(LEAVE_LUA, { outOfAof: true });
+/** An entry, arrival or leave waiting for its turn's batch (address-gate-lua.ts). */
+interface QueuedOp {
+  keys: readonly string[];
+  args: readonly string[];
+  resolve: (answer: number) => void;
+  reject: (error: unknown) => void;
+}
 
 export class RedisAddressGate implements AddressGate {
   readonly #holder = randomUUID();
   #passes = 0;
   #closed = false;
   readonly #sleepers = new Set<() => void>();
+  /** Entries, arrivals and leaves of this turn, sent together when it ends (address-gate-lua.ts). */
+  #queued: QueuedOp[] = [];
+  #flushScheduled = false;
   readonly #prefix: string;
   readonly #holderTtlMs: number;
   readonly #beat: ReturnType<typeof setInterval>;
@@ -203,6 +149,8 @@ export class RedisAddressGate implements AddressGate {
    * answer. A dead holder's pass counts until the next entry drops it (at most its holder key's life).
    */
   inspect(key: string): Promise<AddressGateState | undefined> {
+    // What this gate said this turn goes first: it reads its own leaves and entries.
+    this.#flush();
     return inspectAddressGate(this.client, key, this.#prefix);
   }
 
@@ -216,17 +164,13 @@ export class RedisAddressGate implements AddressGate {
       let answer: number;
       try {
         if (!this.client.isReady) throw new Error("the Redis connection is down");
-        answer = Number(
-          await enterScript.run<number>(this.client, keys, [
-            String(this.options.maxInFlight),
-            String(this.options.gapMs),
-            String(this.options.leaseMs),
-            member,
-            `${this.#prefix}-holder:`,
-            this.#holder,
-            String(this.#holderTtlMs),
-          ]),
-        );
+        answer = await this.#enqueue(keys, [
+          ENTER_OP,
+          String(this.options.maxInFlight),
+          String(this.options.gapMs),
+          String(this.options.leaseMs),
+          member,
+        ]);
       } catch (error) {
         this.options.onUnguarded?.(error);
         return { waitedMs: performance.now() - askedAt, unguarded: true, arrived: () => {}, leave: () => {} };
@@ -246,7 +190,48 @@ export class RedisAddressGate implements AddressGate {
     });
   }
 
+  /** Queues one op for this turn's batch; resolves with its answer. */
+  #enqueue(keys: readonly string[], args: readonly string[], now = false): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.#queued.push({ keys, args, resolve, reject });
+      if (now || this.#queued.length >= MAX_BATCH_OPS) this.#flush();
+      else if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Sends the queued ops as one script call and hands each its answer (or the batch's error). */
+  #flush(): void {
+    this.#flushScheduled = false;
+    const ops = this.#queued;
+    if (ops.length === 0) return;
+    this.#queued = [];
+    if (!this.client.isReady) {
+      const down = new Error("the Redis connection is down");
+      for (const op of ops) op.reject(down);
+      return;
+    }
+    const keys: string[] = [];
+    const args: string[] = [`${this.#prefix}-holder:`, this.#holder, String(this.#holderTtlMs)];
+    for (const op of ops) {
+      for (const k of op.keys) keys.push(k);
+      for (const a of op.args) args.push(a);
+    }
+    addressGateBatchScript.run<number[]>(this.client, keys, args).then(
+      (reply) => {
+        for (const [i, op] of ops.entries()) op.resolve(Number(reply[i]));
+      },
+      (error: unknown) => {
+        for (const op of ops) op.reject(error);
+      },
+    );
+  }
+
   close(): void {
+    // What this turn said (a last leave) still goes.
+    this.#flush();
     this.#closed = true;
     // The holder key is left to expire: a pass still out (a request finishing) keeps its slot until then.
     clearInterval(this.#beat);
@@ -262,7 +247,10 @@ export class RedisAddressGate implements AddressGate {
     const markArrived = (): void => {
       if (arrived) return;
       arrived = true;
-      this.#say(() => arrivedScript.run<number>(this.client, keys, [String(this.options.gapMs), member]));
+      // Sent at once, not with the turn's batch: another node (and `url explain`) sees the arrival as soon as
+      // Redis has it, as before the batching. A batch already waiting goes first, keeping the gate's order.
+      this.#flush();
+      this.#say(() => this.#enqueue([keys[1]!, keys[2]!], [ARRIVED_OP, String(this.options.gapMs), member], true));
     };
     return {
       waitedMs: performance.now() - askedAt,
@@ -273,7 +261,7 @@ export class RedisAddressGate implements AddressGate {
         if (left) return;
         left = true;
         markArrived();
-        this.#say(() => leaveScript.run<number>(this.client, [keys[0]!], [member]));
+        this.#say(() => this.#enqueue([keys[0]!], [LEAVE_OP, member]));
       },
     };
   }
