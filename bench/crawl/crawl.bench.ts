@@ -4,7 +4,8 @@
  * hosts, first by our embedded crawler, then by Crawlee's CheerioCrawler with the same gap and robots.txt
  * on, one after the other in the same run so the ratio is measured on the same box at the same time.
  * Reports pages/s (whole window and its second half, the steady state), crawler CPU (user + sys) per page,
- * peak RSS and politeness violations per crawler, a table and a final JSON line. Target (issue 8): ≥ 1,157
+ * peak RSS and politeness violations per crawler (and, for a single process, its CPU by thread name: main,
+ * Worker, JITWorker, HeapHelper), a table and a final JSON line. Target (issue 8): ≥ 1,157
  * pages/s (100 million a day) with zero violations and ≤ 0.9 ms of CPU per page in the steady state, on a
  * 2-core box that also runs the test web. Exits 1 when our crawler broke politeness (a correctness
  * failure), 0 otherwise (throughput depends on the box; see the JSON).

@@ -3,7 +3,7 @@
  * resident memory (current and peak, from `/proc/<pid>/status`). Read from outside, so the same numbers
  * come out for a Bun process and a Node one, and nothing in the crawler has to cooperate. Linux only.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** Kernel clock ticks per second, the unit of the CPU fields in /proc/<pid>/stat. */
 export function clockTicksPerSecond(): number {
@@ -43,6 +43,35 @@ export function mainThreadCpuSeconds(pid: number, ticksPerSecond: number): numbe
   }
   const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(rest[11]) + Number(rest[12])) / ticksPerSecond;
+}
+
+/**
+ * CPU seconds (user + sys) of the process's threads so far, summed by thread name (`comm`), the main thread
+ * (tid = pid) as "main", or undefined once the process has gone. A Bun process names its `Worker` threads
+ * (fetch threads and the frontier's checkpoint thread alike), JSC's compiler threads `JITWorker` and its GC
+ * helper `HeapHelper`, so this tells the code's own CPU from compiling and collecting it. Threads that ended
+ * before the read are not counted.
+ */
+export function threadCpuSeconds(pid: number, ticksPerSecond: number): Record<string, number> | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  const out: Record<string, number> = {};
+  for (const tid of tids) {
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+    } catch {
+      continue; // ended between the listing and the read
+    }
+    const name = tid === String(pid) ? "main" : stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"));
+    const rest = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    out[name] = (out[name] ?? 0) + (Number(rest[11]) + Number(rest[12])) / ticksPerSecond;
+  }
+  return out;
 }
 
 export interface MemorySample {

@@ -87,6 +87,7 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     ];
     if (r.mainThreadCpuSeconds !== undefined)
       extra.push(`main thread ${((100 * r.mainThreadCpuSeconds) / r.seconds).toFixed(0)} % of a core`);
+    if (r.threadCpuSeconds) extra.push(`CPU s by thread ${threadShares(r.threadCpuSeconds)}`);
     if (r.processes) {
       extra.push(`ready and seeded ${(r.prepareSeconds ?? 0).toFixed(1)} s after spawn`);
       extra.push(`peak RSS held at once ${((r.peakConcurrentRssBytes ?? 0) / 2 ** 20).toFixed(0)} MB (column: sum of each process's peak)`);
@@ -202,6 +203,9 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
         cpuMsPerPage: Number(r.steady.cpuMsPerPage.toFixed(3)),
       },
       ...(r.mainThreadCpuSeconds !== undefined ? { mainThreadCpuSeconds: Number(r.mainThreadCpuSeconds.toFixed(2)) } : {}),
+      ...(r.threadCpuSeconds
+        ? { threadCpuSeconds: Object.fromEntries(Object.entries(r.threadCpuSeconds).map(([name, cpu]) => [name, Number(cpu.toFixed(2))])) }
+        : {}),
       cpuSeconds: Number(r.cpuSeconds.toFixed(2)),
       cpuMsPerPage: Number(r.cpuMsPerPage.toFixed(3)),
       testWebCpuSeconds: Number(r.testWebCpuSeconds.toFixed(2)),
@@ -211,4 +215,13 @@ export function jsonLine(scenario: Scenario, results: readonly CrawlResult[]): s
       stopSeconds: Number(r.stopSeconds.toFixed(2)),
     })),
   })}\n`;
+}
+
+/** Threads' CPU seconds, largest first, those under 0.05 s left out: "Worker 16.7, main 5.3, JITWorker 3.2". */
+function threadShares(threads: Record<string, number>): string {
+  return Object.entries(threads)
+    .filter(([, cpu]) => cpu >= 0.05)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, cpu]) => `${name} ${cpu.toFixed(1)}`)
+    .join(", ");
 }

@@ -20,7 +20,7 @@ import {
   type TestWeb,
   type Violation,
 } from "../../tests/testweb/index.ts";
-import { cpuSeconds, ioBytes, machineBusySeconds, mainThreadCpuSeconds, memory } from "./proc.ts";
+import { cpuSeconds, ioBytes, machineBusySeconds, mainThreadCpuSeconds, memory, threadCpuSeconds } from "./proc.ts";
 import { logClock as webNow } from "../../tests/testweb/clock.ts";
 import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
 import type { ServerReport } from "./roles.ts";
@@ -108,6 +108,8 @@ export interface CrawlResult {
   steady: { pages: number; pagesPerSecond: number; cpuSeconds: number; cpuMsPerPage: number };
   /** CPU of the crawler's main thread (tid = pid) inside the window; for Bun the JavaScript event loop. */
   mainThreadCpuSeconds?: number;
+  /** CPU of the crawler's threads inside the window, by thread name (proc.ts `threadCpuSeconds`); one process only. */
+  threadCpuSeconds?: Record<string, number>;
   /** Distinct pages among them (host + path, query ignored: on the test web a query never changes a page). */
   uniquePages: number;
   robotsRequests: number;
@@ -301,6 +303,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     treeSampler = undefined;
     const cpuEnd = cpuNow();
     const mainThreadEnd = processTree ? undefined : mainThreadCpuSeconds(proc.pid, ticks);
+    const threadsEnd = processTree ? undefined : threadCpuSeconds(proc.pid, ticks);
     const writtenEnd = ioBytes(proc.pid)?.written ?? 0;
     processTree?.closeWindow();
     await observing;
@@ -366,6 +369,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
         cpuMsPerPage: steadyPages > 0 ? (steadyCpu * 1000) / steadyPages : 0,
       },
       mainThreadCpuSeconds: mainThreadEnd,
+      ...(threadsEnd ? { threadCpuSeconds: threadsEnd } : {}),
       cpuSeconds: cpu,
       cpuMsPerPage: counts.pages > 0 ? (cpu * 1000) / counts.pages : 0,
       peakRssBytes,

