@@ -1,6 +1,8 @@
 /**
- * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks (the shared durable
- * consumer `fetchers` on `crawl.fetch.<region>`), and for each task, in this order:
+ * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks: its own inbox
+ * (`crawl.fetch.<region>.to.<node id>`, the hosts frontier nodes chose it for: host affinity), the shared
+ * queue `fetchers` on `crawl.fetch.<region>` (tasks sent while a frontier node knew no live fetch node), and
+ * the inboxes of gone fetch nodes it is the heir of (inbox-heirs.ts); for each task, in this order:
  *
  *   claim(task id, copy, owner)           the region's fetch claims (copy-claims.ts): another stored copy
  *                                         of a task stored twice, a task already done, or a task of a
@@ -60,6 +62,7 @@ import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
 import { ResultOutbox } from "./result-outbox.ts";
 import { CopyClaims } from "./copy-claims.ts";
+import { InboxHeirs } from "./inbox-heirs.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
@@ -112,6 +115,15 @@ export interface FetchNodeOptions {
 const DISK_PROBE_EVERY_MS = 2_000;
 
 /**
+ * Handlers the shared queue and each adopted inbox run at once, beside the node's own inbox at its full
+ * concurrency: a quarter of it. Both are fallbacks, busy only for moments (a frontier node that knows no
+ * live fetch node yet, a node just gone), so the node's bound is its concurrency and a quarter for each.
+ */
+function fallbackConcurrency(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 4));
+}
+
+/**
  * How long an attempt's word that it holds its task's outputs lasts (CopyClaims.hold). Renewed before each
  * retry of the outbox, which comes at most 1 s after the last one ended, and a publish to a server that
  * does not answer ends at its 5 s timeout: so three times that. A node killed while it held them leaves
@@ -139,6 +151,8 @@ export class FetchNode {
   private readonly startedAt: number;
   private subscription: Subscription | undefined;
   private renderSubscription: Subscription | undefined;
+  private sharedSubscription: Subscription | undefined;
+  private heirs: InboxHeirs | undefined;
   private phase: Phase = "new";
   private stopped: Promise<void> | undefined;
   private readonly links: LinkBatcher;
@@ -189,10 +203,29 @@ export class FetchNode {
   async start(): Promise<void> {
     if (this.phase !== "new") throw new Error(`FetchNode: start() called when ${this.phase}`);
     await this.opts.bus.ensureRegion(this.opts.region, this.opts.partitions);
+    // Its inbox exists before the node announces itself (frontier nodes send it tasks from then on).
+    await this.opts.bus.ensureTaskInbox(this.opts.region, this.opts.nodeId);
     this.phase = "running";
     await this.heartbeat.start();
-    this.subscription = this.opts.bus.consumeTasks(this.opts.region, (d) => this.track(d), { concurrency: this.opts.concurrency });
-    this.log.info("pulling fetch tasks", { region: this.opts.region, concurrency: this.opts.concurrency });
+    const { bus, region, nodeId, concurrency } = this.opts;
+    const track = (d: Delivery<FetchTask>) => this.track(d);
+    // Its own inbox (the hosts frontier nodes chose it for), the shared queue (tasks sent while a frontier
+    // node knew no live fetch node) and the inboxes of gone nodes it is the heir of (inbox-heirs.ts).
+    this.subscription = bus.consumeTasks(region, track, { concurrency, inbox: nodeId });
+    const fallback = fallbackConcurrency(concurrency);
+    this.sharedSubscription = bus.consumeTasks(region, track, { concurrency: fallback });
+    this.heirs = new InboxHeirs({
+      bus,
+      state: this.opts.state,
+      region,
+      nodeId,
+      concurrency: fallback,
+      handler: track,
+      log: this.log.child("heirs"),
+      counters: this.counters,
+    });
+    this.heirs.start();
+    this.log.info("pulling fetch tasks", { region, concurrency, inbox: nodeId, fallbackConcurrency: fallback });
     const renderPool = this.opts.renderPool ?? 0;
     if (renderPool > 0) {
       this.renderSubscription = this.opts.bus.consumeTasks(this.opts.region, (d) => this.track(d), {
@@ -219,6 +252,9 @@ export class FetchNode {
       outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
       renderPool: this.opts.renderPool ?? 0,
+      // While our own side fails (LocalTrouble), frontier nodes send this node's hosts to the others and an
+      // heir pulls its inbox too, so the tasks it hands back untried are fetched elsewhere (inbox-heirs.ts).
+      localTrouble: this.trouble.troubled ? 1 : 0,
       ...(this.opts.addresses ? { addressesTracked: this.opts.addresses.size } : {}),
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),
@@ -235,7 +271,7 @@ export class FetchNode {
     this.phase = "stopping";
     this.stopped = (async () => {
       const unsubscribed = Promise.all(
-        [this.subscription, this.renderSubscription].map((s) =>
+        [this.subscription, this.sharedSubscription, this.renderSubscription, this.heirs].map((s) =>
           s?.stop().catch((error) => this.log.warn("stopping the subscription failed", errorFields(error))),
         ),
       );
