@@ -221,6 +221,42 @@ test("once the proxy is found out of reach, the next requests go on fresh connec
   expect(sockets.length).toBe(3);
 });
 
+test("requests held on kept-alive connections to a proxy that takes no new connection end as local failures before their deadline, with no other request to find it", async () => {
+  // A cut node whose every request sat on an idle connection: no connect timed out, so before the stall
+  // watch nothing found the proxy out of reach until the deadlines, when the link had healed and the
+  // timeouts were booked against the hosts.
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on("error", () => {});
+    socket.on("data", (chunk) => {
+      if (/^GET http:\/\/[a-z]+\.example\/ok /.test(chunk.toString("latin1")))
+        socket.write("HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  owned.push({
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+    },
+  });
+  const port = (server.address() as AddressInfo).port;
+  const f = fetcher({ responseTimeoutMs: 4_000, proxyUrl: `http://127.0.0.1:${port}` });
+  await Promise.all([f.fetch({ url: "http://a.example/ok" }), f.fetch({ url: "http://b.example/ok" })]);
+  await Bun.sleep(50); // the connections back in the pool, idle
+  server.close();
+  const t0 = performance.now();
+  const held = errorOf(await f.fetch({ url: "http://a.example/held" }));
+  const tookMs = performance.now() - t0;
+  // Sent on an idle connection (a new one would have been refused at once), and ended by the stall watch.
+  expect(held).toMatchObject({ error: "local", local: "proxy-unreachable" });
+  expect(held.message).toContain("found out of reach");
+  // Found within the stall (half the deadline here) and a probe, not at the 4 s deadline.
+  expect(tookMs).toBeGreaterThanOrEqual(1_500);
+  expect(tookMs).toBeLessThan(3_900);
+});
+
 test("exhausted ports, file tables and buffers are ours with or without a proxy; proxy codes only with one", () => {
   expect(localCauseOf(coded("EADDRNOTAVAIL"), false)).toBe("local-ports");
   expect(localCauseOf(coded("EMFILE"), false)).toBe("file-table");
