@@ -53,6 +53,7 @@ import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import { isAddressBusy, isLocalFailure, type FetchResult, type FetchTask } from "../core/model/index.ts";
 import { LocalTrouble } from "../engine/fetch/index.ts";
+import { type LocalCheck, TroubleProbe } from "./trouble-probe.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import { isDiskFull } from "../core/errors/index.ts";
@@ -110,6 +111,11 @@ export interface FetchNodeOptions {
   addresses?: AddressBoard;
   /** The node fetches through a proxy (said in its record, for `url explain` on frontier nodes). */
   proxied?: boolean;
+  /**
+   * Checks, without a task, whether a local failure is over (a new connection to the egress proxy): a node
+   * in local trouble gets no task to probe with while frontier nodes send its hosts elsewhere (trouble-probe.ts).
+   */
+  localCheck?: LocalCheck;
 }
 
 const DISK_PROBE_EVERY_MS = 2_000;
@@ -168,6 +174,7 @@ export class FetchNode {
   private readonly attempting = new Map<string, number>();
   /** Failures of this node's own side (proxy, ports, file table, resolver): tasks are handed back meanwhile. */
   private readonly trouble: LocalTrouble;
+  private readonly troubleProbe: TroubleProbe | undefined;
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -190,6 +197,7 @@ export class FetchNode {
     });
     this.startedAt = this.now();
     this.trouble = new LocalTrouble({ log: this.log, now: this.now, counters: this.counters });
+    this.troubleProbe = opts.localCheck ? new TroubleProbe(this.trouble, opts.localCheck) : undefined;
     this.heartbeat = new NodeHeartbeat({
       state: opts.state,
       record: () => this.record(),
@@ -225,6 +233,7 @@ export class FetchNode {
       counters: this.counters,
     });
     this.heirs.start();
+    this.troubleProbe?.start();
     this.log.info("pulling fetch tasks", { region, concurrency, inbox: nodeId, fallbackConcurrency: fallback });
     const renderPool = this.opts.renderPool ?? 0;
     if (renderPool > 0) {
@@ -269,6 +278,7 @@ export class FetchNode {
     if (this.phase === "stopped" || this.phase === "stopping") return this.whenStopped();
     const wasRunning = this.phase === "running";
     this.phase = "stopping";
+    this.troubleProbe?.stop();
     this.stopped = (async () => {
       const unsubscribed = Promise.all(
         [this.subscription, this.sharedSubscription, this.renderSubscription, this.heirs].map((s) =>
