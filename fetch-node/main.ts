@@ -257,8 +257,8 @@ if (import.meta.main) await runMain(fetchNodeProcess);
  */
 function localCheckOf(proxyUrl: string | undefined): LocalCheck | undefined {
   if (proxyUrl === undefined) return undefined;
-  return (cause) => (cause === "proxy-unreachable" ? proxyListens(proxyUrl, PROXY_CHECK_MS) : undefined);
+  // As the fetcher's own check of the proxy: a proxy that takes no connection within a second is not there.
+  // (A constant here, not at the module's end: main runs before a module-level one below it is set.)
+  const checkMs = 1_000;
+  return (cause) => (cause === "proxy-unreachable" ? proxyListens(proxyUrl, checkMs) : undefined);
 }
-
-/** As the fetcher's own check of the proxy: a loopback or LAN proxy that takes no connection within this is not there. */
-const PROXY_CHECK_MS = 1_000;

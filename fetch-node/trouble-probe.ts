@@ -43,7 +43,12 @@ export class TroubleProbe {
   async tick(): Promise<void> {
     const cause = this.trouble.currentCause;
     if (this.checking || cause === undefined || this.trouble.allowance() === 0) return;
-    const checked = this.check(cause);
+    let checked: Promise<boolean> | undefined;
+    try {
+      checked = this.check(cause);
+    } catch {
+      checked = Promise.resolve(false);
+    }
     if (checked === undefined) return;
     this.checking = true;
     this.trouble.started();
