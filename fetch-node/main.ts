@@ -260,5 +260,5 @@ function localCheckOf(proxyUrl: string | undefined): LocalCheck | undefined {
   // As the fetcher's own check of the proxy: a proxy that takes no connection within a second is not there.
   // (A constant here, not at the module's end: main runs before a module-level one below it is set.)
   const checkMs = 1_000;
-  return (cause) => (cause === "proxy-unreachable" ? proxyListens(proxyUrl, checkMs) : undefined);
+  return { covers: (cause) => cause === "proxy-unreachable", check: () => proxyListens(proxyUrl, checkMs) };
 }

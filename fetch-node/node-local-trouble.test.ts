@@ -86,8 +86,14 @@ test("a refusing proxy: no result, the task handed back, the next ones handed ba
   expect(warnings).toHaveLength(1);
 });
 
-test("a node in local trouble that gets no task (its hosts sent to other nodes) finds the proxy back by itself and takes hosts again", async () => {
+test("a node in local trouble that gets no task (its hosts sent to other nodes) stands aside from its inbox, finds the proxy back by itself and takes hosts again", async () => {
   const bus = new RecordingBus();
+  const pulled: string[] = [];
+  const consume = bus.consumeTasks.bind(bus);
+  bus.consumeTasks = (region, handler, opts) => {
+    pulled.push(opts.inbox ?? "shared");
+    return consume(region, handler, opts);
+  };
   node = new FetchNode(
     nodeOptions({
       bus,
@@ -96,13 +102,16 @@ test("a node in local trouble that gets no task (its hosts sent to other nodes) 
       claims: new MemoryFetchClaims(),
       nakDelayMs: 10,
       log,
-      localCheck: (cause) => (cause === "proxy-unreachable" ? proxyListens(gate.url, 500) : undefined),
+      localCheck: { covers: (cause) => cause === "proxy-unreachable", check: () => proxyListens(gate.url, 500) },
     }),
   );
   await node.start();
   await gate.close();
   await bus.deliver(pageTask("http://site-a.example/", "t1")).done;
   expect(node.gauges().localTrouble).toBe(1);
+  // It stopped pulling its own inbox at once, so that its heir gets its hosts' tasks meanwhile.
+  expect(node.counters.get("fetcher.inbox.stood-aside")).toBe(1);
+  expect(bus.stopped).toBe(true);
   // Still cut past the first backoff: its own check finds it so, and it stays out.
   await Bun.sleep(1_600);
   expect(node.gauges().localTrouble).toBe(1);
@@ -112,4 +121,7 @@ test("a node in local trouble that gets no task (its hosts sent to other nodes) 
   while (node.gauges().localTrouble === 1 && performance.now() < until) await Bun.sleep(50);
   expect(node.gauges().localTrouble).toBe(0);
   expect(bus.attempted).toEqual([]);
+  // And it pulls its inbox again (the tick after the check at the latest).
+  await Bun.sleep(1_100);
+  expect(pulled.filter((inbox) => inbox === "f1")).toHaveLength(2);
 });

@@ -197,7 +197,7 @@ export class FetchNode {
     });
     this.startedAt = this.now();
     this.trouble = new LocalTrouble({ log: this.log, now: this.now, counters: this.counters });
-    this.troubleProbe = opts.localCheck ? new TroubleProbe(this.trouble, opts.localCheck) : undefined;
+    this.troubleProbe = opts.localCheck ? new TroubleProbe(this.trouble, opts.localCheck, (aside) => this.standAside(aside)) : undefined;
     this.heartbeat = new NodeHeartbeat({
       state: opts.state,
       record: () => this.record(),
@@ -219,7 +219,7 @@ export class FetchNode {
     const track = (d: Delivery<FetchTask>) => this.track(d);
     // Its own inbox (the hosts frontier nodes chose it for), the shared queue (tasks sent while a frontier
     // node knew no live fetch node) and the inboxes of gone nodes it is the heir of (inbox-heirs.ts).
-    this.subscription = bus.consumeTasks(region, track, { concurrency, inbox: nodeId });
+    this.subscription = this.pullOwnInbox();
     const fallback = fallbackConcurrency(concurrency);
     this.sharedSubscription = bus.consumeTasks(region, track, { concurrency: fallback });
     this.heirs = new InboxHeirs({
@@ -242,6 +242,36 @@ export class FetchNode {
         render: true,
       });
       this.log.info("pulling render tasks", { region: this.opts.region, concurrency: renderPool });
+    }
+  }
+
+  /** Its own inbox: the hosts frontier nodes chose it for. */
+  private pullOwnInbox(): Subscription {
+    const { bus, region, nodeId, concurrency } = this.opts;
+    return bus.consumeTasks(region, (d) => this.track(d), { concurrency, inbox: nodeId });
+  }
+
+  /**
+   * While its own side fails in a way it can check without a task (trouble-probe.ts), the node stops pulling
+   * its inbox, so that its heir, which pulls it too meanwhile, gets its hosts' tasks instead of them being
+   * handed back here untried; it pulls its inbox again once its side works.
+   */
+  private standAside(aside: boolean): void {
+    if (this.phase !== "running") return;
+    // Its record says so at once (the `localTrouble` gauge), not at the next beat: frontier nodes send its
+    // hosts elsewhere, and its heir takes its inbox, that much sooner (and back again once it is over).
+    void this.heartbeat.beat();
+    if (aside && this.subscription) {
+      const own = this.subscription;
+      this.subscription = undefined;
+      this.counters.add("fetcher.inbox.stood-aside");
+      this.log.info("not pulling this node's inbox while its own side fails: its heir takes its hosts' tasks meanwhile", {
+        inbox: this.opts.nodeId,
+      });
+      own.stop().catch((error) => this.log.warn("stopping the inbox subscription failed", errorFields(error)));
+    } else if (!aside && !this.subscription) {
+      this.subscription = this.pullOwnInbox();
+      this.log.info("pulling this node's inbox again", { inbox: this.opts.nodeId });
     }
   }
 
@@ -462,6 +492,7 @@ export class FetchNode {
     if (isLocalFailure(output.result)) {
       // The host was never asked, so no result and no gap: the task waits only for this node's next probe.
       this.trouble.failed(output.result.local, output.result.message ?? output.result.local);
+      this.troubleProbe?.update();
       this.nakPolitely(d, Math.max(this.opts.nakDelayMs, (this.trouble.resumeAt ?? this.now()) - this.now()));
       return;
     }
