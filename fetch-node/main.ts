@@ -29,6 +29,7 @@ import {
   addressGateLimits,
   CountingAddressGate,
   openFetchPath,
+  proxyListens,
   startWarcUpload,
   type FetchPathOptions,
   type WarcUploadStarted,
@@ -40,6 +41,7 @@ import { formatHostPort } from "../core/net/index.ts";
 import { formatDuration, type PolicyConfig } from "../core/config/index.ts";
 import { AdvisoryContentIndex } from "./advisory-content-index.ts";
 import { FetchNode } from "./node.ts";
+import type { LocalCheck } from "./trouble-probe.ts";
 import { describeSecurity, loadHttpTls, loadNatsAccess, loadRedisCa } from "../kit/tls/index.ts";
 
 /** Added to a pass's lease beyond the request's own timeouts (the fetch path's steps around the request). */
@@ -214,6 +216,7 @@ async function assemble(ctx: ProcessContext<FetchNodeConfig>): Promise<FetchNode
     ...(renders ? { renderPool: config.policy.renderPool } : {}),
     addresses,
     proxied: config.proxyUrl !== undefined,
+    localCheck: localCheckOf(config.proxyUrl),
   });
   const started = node;
   await startStep(`start pulling the fetch tasks of region ${config.region}`, "check that NATS JetStream answers", () => started.start());
@@ -247,3 +250,15 @@ async function renderCapability(
 }
 
 if (import.meta.main) await runMain(fetchNodeProcess);
+
+/**
+ * How the node checks, without a task, that a local failure is over: through a proxy, one that was out of
+ * reach takes a new connection again. Other causes wait for a task's fetch.
+ */
+function localCheckOf(proxyUrl: string | undefined): LocalCheck | undefined {
+  if (proxyUrl === undefined) return undefined;
+  // As the fetcher's own check of the proxy: a proxy that takes no connection within a second is not there.
+  // (A constant here, not at the module's end: main runs before a module-level one below it is set.)
+  const checkMs = 1_000;
+  return { covers: (cause) => cause === "proxy-unreachable", check: () => proxyListens(proxyUrl, checkMs) };
+}

@@ -12,6 +12,7 @@ import { MemoryClusterState, MemoryContentIndex, MemoryFetchClaims } from "../ad
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import type { Log } from "../core/ports/index.ts";
 import { openFetchPath, type FetchPath } from "../engine/fetch/fetch-path.ts";
+import { proxyListens } from "../engine/fetch/index.ts";
 import { startHttpServer, type TestServer } from "../engine/fetch/http/test-servers.ts";
 import { startTcpGate, type TcpGate } from "../tests/support/tcp-gate.ts";
 import { FetchNode } from "./node.ts";
@@ -83,4 +84,44 @@ test("a refusing proxy: no result, the task handed back, the next ones handed ba
   expect(bus.results.map((r) => r.result)).toMatchObject([{ taskId: "t2", kind: "response", status: 200 }]);
   expect(node.counters.get("fetch.local.proxy-unreachable")).toBe(1);
   expect(warnings).toHaveLength(1);
+});
+
+test("a node in local trouble that gets no task (its hosts sent to other nodes) stands aside from its inbox, finds the proxy back by itself and takes hosts again", async () => {
+  const bus = new RecordingBus();
+  const pulled: string[] = [];
+  const consume = bus.consumeTasks.bind(bus);
+  bus.consumeTasks = (region, handler, opts) => {
+    pulled.push(opts.inbox ?? "shared");
+    return consume(region, handler, opts);
+  };
+  node = new FetchNode(
+    nodeOptions({
+      bus,
+      state: new MemoryClusterState(),
+      worker: path.worker,
+      claims: new MemoryFetchClaims(),
+      nakDelayMs: 10,
+      log,
+      localCheck: { covers: (cause) => cause === "proxy-unreachable", check: () => proxyListens(gate.url, 500) },
+    }),
+  );
+  await node.start();
+  await gate.close();
+  await bus.deliver(pageTask("http://site-a.example/", "t1")).done;
+  expect(node.gauges().localTrouble).toBe(1);
+  // It stopped pulling its own inbox at once, so that its heir gets its hosts' tasks meanwhile.
+  expect(node.counters.get("fetcher.inbox.stood-aside")).toBe(1);
+  expect(bus.stopped).toBe(true);
+  // Still cut past the first backoff: its own check finds it so, and it stays out.
+  await Bun.sleep(1_600);
+  expect(node.gauges().localTrouble).toBe(1);
+  // Back, and no task arrives: the next check (after a 2 s backoff at most) ends the trouble.
+  await gate.open();
+  const until = performance.now() + 4_000;
+  while (node.gauges().localTrouble === 1 && performance.now() < until) await Bun.sleep(50);
+  expect(node.gauges().localTrouble).toBe(0);
+  expect(bus.attempted).toEqual([]);
+  // And it pulls its inbox again (the tick after the check at the latest).
+  await Bun.sleep(1_100);
+  expect(pulled.filter((inbox) => inbox === "f1")).toHaveLength(2);
 });

@@ -1,7 +1,7 @@
 /**
  * Which fetch node renders: a task asking for rendering goes to the region's render queue, which only a
  * node with a browser pulls (it announces its pool as the `renderPool` gauge of its record, which frontier
- * nodes read through RenderersWatch). With only a node without a browser, the task waits in the queue and
+ * nodes read through FetchersWatch). With only a node without a browser, the task waits in the queue and
  * the region is seen without a renderer; once a node with Chromium starts, it takes the task, renders the
  * page (real Chromium, real HTTP server) and finds the link only the page's script makes.
  */
@@ -16,7 +16,7 @@ import type { Delivery, Subscription } from "../core/ports/index.ts";
 import { openFetchPath, type FetchPath } from "../engine/fetch/index.ts";
 import { startHttpServer, waitFor, type TestServer } from "../engine/fetch/http/test-servers.ts";
 import { chromiumRenderer } from "../engine/render/index.ts";
-import { RenderersWatch } from "../frontier-node/node/renderers.ts";
+import { FetchersWatch } from "../frontier-node/node/fetchers-watch.ts";
 import { FetchNode } from "./node.ts";
 import { nodeOptions, openTestFetchPath, P, pageTask } from "./testing.ts";
 
@@ -65,9 +65,9 @@ describe("fetch node render routing", () => {
     const plain = new FetchNode(nodeOptions({ nodeId: "plain", bus, state, worker: plainPath.worker, claims: new MemoryFetchClaims() }));
     nodes.push(plain);
     await plain.start();
-    const watch = new RenderersWatch({ state, region: "us", staleMs: 60_000 });
+    const watch = new FetchersWatch({ state, region: "us", staleMs: () => 60_000, renderStaleMs: 60_000 });
     await watch.start();
-    expect(watch.available).toBe(false);
+    expect(watch.renderAvailable).toBe(false);
 
     const task = { ...pageTask(`${server.origin}/`, "r1"), render: "always" as const };
     const results = collect<FetchResult>((h) => bus.consumeResults("us", task.partition, h));
@@ -99,9 +99,9 @@ describe("fetch node render routing", () => {
     expect(links.got[0]!.find((u) => u.url.endsWith("/only-by-script"))).toMatchObject({ foundByRender: true });
     // The rendering node's record announces its pool: the frontier nodes of the region now ask for rendering.
     watch.stop();
-    const after = new RenderersWatch({ state, region: "us", staleMs: 60_000 });
+    const after = new FetchersWatch({ state, region: "us", staleMs: () => 60_000, renderStaleMs: 60_000 });
     await after.start();
-    expect(after.available).toBe(true);
+    expect(after.renderAvailable).toBe(true);
     after.stop();
     for (const s of [results, links]) await s.sub.stop();
   }, 90_000);

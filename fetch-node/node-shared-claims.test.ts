@@ -122,7 +122,7 @@ describe("fetch nodes of a region sharing their fetch claims in Redis", () => {
     await waitFor(() => takenAway === 1, 5_000);
     await blackHole.stop();
     // The frontier re-offers it as a new copy, which the fetch nodes get at once.
-    await bus.publishTask("us", lostTask, 1);
+    await bus.publishTask("us", lostTask, { reoffer: 1 });
     await startFetchNode("f1");
     await startFetchNode("f2");
     const got = results();

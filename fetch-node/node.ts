@@ -1,6 +1,8 @@
 /**
- * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks (the shared durable
- * consumer `fetchers` on `crawl.fetch.<region>`), and for each task, in this order:
+ * FetchNode: the fetch role around the FetchWorker. It pulls its region's fetch tasks: its own inbox
+ * (`crawl.fetch.<region>.to.<node id>`, the hosts frontier nodes chose it for: host affinity), the shared
+ * queue `fetchers` on `crawl.fetch.<region>` (tasks sent while a frontier node knew no live fetch node), and
+ * the inboxes of gone fetch nodes it is the heir of (inbox-heirs.ts); for each task, in this order:
  *
  *   claim(task id, copy, owner)           the region's fetch claims (copy-claims.ts): another stored copy
  *                                         of a task stored twice, a task already done, or a task of a
@@ -51,6 +53,7 @@ import type { NodeRecord, RegionRules } from "../core/cluster/index.ts";
 import type { ClusterState, Delivery, FetchClaims, MessageBus, Subscription, TaskRunner, WorkOutput } from "../core/ports/index.ts";
 import { isAddressBusy, isLocalFailure, type FetchResult, type FetchTask } from "../core/model/index.ts";
 import { LocalTrouble } from "../engine/fetch/index.ts";
+import { type LocalCheck, TroubleProbe } from "./trouble-probe.ts";
 import { Counters, Histograms } from "../core/stats/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import { isDiskFull } from "../core/errors/index.ts";
@@ -60,6 +63,7 @@ import { NodeHeartbeat } from "../kit/node/index.ts";
 import { LinkBatcher } from "./link-batcher.ts";
 import { ResultOutbox } from "./result-outbox.ts";
 import { CopyClaims } from "./copy-claims.ts";
+import { InboxHeirs } from "./inbox-heirs.ts";
 import type { RuntimeName } from "../kit/runtime.ts";
 
 export interface FetchNodeOptions {
@@ -107,9 +111,23 @@ export interface FetchNodeOptions {
   addresses?: AddressBoard;
   /** The node fetches through a proxy (said in its record, for `url explain` on frontier nodes). */
   proxied?: boolean;
+  /**
+   * Checks, without a task, whether a local failure is over (a new connection to the egress proxy): a node
+   * in local trouble gets no task to probe with while frontier nodes send its hosts elsewhere (trouble-probe.ts).
+   */
+  localCheck?: LocalCheck;
 }
 
 const DISK_PROBE_EVERY_MS = 2_000;
+
+/**
+ * Handlers the shared queue and each adopted inbox run at once, beside the node's own inbox at its full
+ * concurrency: a quarter of it. Both are fallbacks, busy only for moments (a frontier node that knows no
+ * live fetch node yet, a node just gone), so the node's bound is its concurrency and a quarter for each.
+ */
+function fallbackConcurrency(concurrency: number): number {
+  return Math.max(1, Math.ceil(concurrency / 4));
+}
 
 /**
  * How long an attempt's word that it holds its task's outputs lasts (CopyClaims.hold). Renewed before each
@@ -139,6 +157,8 @@ export class FetchNode {
   private readonly startedAt: number;
   private subscription: Subscription | undefined;
   private renderSubscription: Subscription | undefined;
+  private sharedSubscription: Subscription | undefined;
+  private heirs: InboxHeirs | undefined;
   private phase: Phase = "new";
   private stopped: Promise<void> | undefined;
   private readonly links: LinkBatcher;
@@ -154,6 +174,7 @@ export class FetchNode {
   private readonly attempting = new Map<string, number>();
   /** Failures of this node's own side (proxy, ports, file table, resolver): tasks are handed back meanwhile. */
   private readonly trouble: LocalTrouble;
+  private readonly troubleProbe: TroubleProbe | undefined;
 
   constructor(private readonly opts: FetchNodeOptions) {
     this.links = new LinkBatcher((region, partition, urls) => opts.bus.publishUrls(region, partition, urls));
@@ -176,6 +197,7 @@ export class FetchNode {
     });
     this.startedAt = this.now();
     this.trouble = new LocalTrouble({ log: this.log, now: this.now, counters: this.counters });
+    this.troubleProbe = opts.localCheck ? new TroubleProbe(this.trouble, opts.localCheck, (aside) => this.standAside(aside)) : undefined;
     this.heartbeat = new NodeHeartbeat({
       state: opts.state,
       record: () => this.record(),
@@ -189,10 +211,30 @@ export class FetchNode {
   async start(): Promise<void> {
     if (this.phase !== "new") throw new Error(`FetchNode: start() called when ${this.phase}`);
     await this.opts.bus.ensureRegion(this.opts.region, this.opts.partitions);
+    // Its inbox exists before the node announces itself (frontier nodes send it tasks from then on).
+    await this.opts.bus.ensureTaskInbox(this.opts.region, this.opts.nodeId);
     this.phase = "running";
     await this.heartbeat.start();
-    this.subscription = this.opts.bus.consumeTasks(this.opts.region, (d) => this.track(d), { concurrency: this.opts.concurrency });
-    this.log.info("pulling fetch tasks", { region: this.opts.region, concurrency: this.opts.concurrency });
+    const { bus, region, nodeId, concurrency } = this.opts;
+    const track = (d: Delivery<FetchTask>) => this.track(d);
+    // Its own inbox (the hosts frontier nodes chose it for), the shared queue (tasks sent while a frontier
+    // node knew no live fetch node) and the inboxes of gone nodes it is the heir of (inbox-heirs.ts).
+    this.subscription = this.pullOwnInbox();
+    const fallback = fallbackConcurrency(concurrency);
+    this.sharedSubscription = bus.consumeTasks(region, track, { concurrency: fallback });
+    this.heirs = new InboxHeirs({
+      bus,
+      state: this.opts.state,
+      region,
+      nodeId,
+      concurrency: fallback,
+      handler: track,
+      log: this.log.child("heirs"),
+      counters: this.counters,
+    });
+    this.heirs.start();
+    this.troubleProbe?.start();
+    this.log.info("pulling fetch tasks", { region, concurrency, inbox: nodeId, fallbackConcurrency: fallback });
     const renderPool = this.opts.renderPool ?? 0;
     if (renderPool > 0) {
       this.renderSubscription = this.opts.bus.consumeTasks(this.opts.region, (d) => this.track(d), {
@@ -200,6 +242,36 @@ export class FetchNode {
         render: true,
       });
       this.log.info("pulling render tasks", { region: this.opts.region, concurrency: renderPool });
+    }
+  }
+
+  /** Its own inbox: the hosts frontier nodes chose it for. */
+  private pullOwnInbox(): Subscription {
+    const { bus, region, nodeId, concurrency } = this.opts;
+    return bus.consumeTasks(region, (d) => this.track(d), { concurrency, inbox: nodeId });
+  }
+
+  /**
+   * While its own side fails in a way it can check without a task (trouble-probe.ts), the node stops pulling
+   * its inbox, so that its heir, which pulls it too meanwhile, gets its hosts' tasks instead of them being
+   * handed back here untried; it pulls its inbox again once its side works.
+   */
+  private standAside(aside: boolean): void {
+    if (this.phase !== "running") return;
+    // Its record says so at once (the `localTrouble` gauge), not at the next beat: frontier nodes send its
+    // hosts elsewhere, and its heir takes its inbox, that much sooner (and back again once it is over).
+    void this.heartbeat.beat();
+    if (aside && this.subscription) {
+      const own = this.subscription;
+      this.subscription = undefined;
+      this.counters.add("fetcher.inbox.stood-aside");
+      this.log.info("not pulling this node's inbox while its own side fails: its heir takes its hosts' tasks meanwhile", {
+        inbox: this.opts.nodeId,
+      });
+      own.stop().catch((error) => this.log.warn("stopping the inbox subscription failed", errorFields(error)));
+    } else if (!aside && !this.subscription) {
+      this.subscription = this.pullOwnInbox();
+      this.log.info("pulling this node's inbox again", { inbox: this.opts.nodeId });
     }
   }
 
@@ -219,6 +291,9 @@ export class FetchNode {
       outboxWaiting: this.outbox.waiting,
       concurrency: this.opts.concurrency,
       renderPool: this.opts.renderPool ?? 0,
+      // While our own side fails (LocalTrouble), frontier nodes send this node's hosts to the others and an
+      // heir pulls its inbox too, so the tasks it hands back untried are fetched elsewhere (inbox-heirs.ts).
+      localTrouble: this.trouble.troubled ? 1 : 0,
       ...(this.opts.addresses ? { addressesTracked: this.opts.addresses.size } : {}),
       uptimeSeconds: Math.round((this.now() - this.startedAt) / 1000),
       ...this.opts.extraGauges?.(),
@@ -233,9 +308,10 @@ export class FetchNode {
     if (this.phase === "stopped" || this.phase === "stopping") return this.whenStopped();
     const wasRunning = this.phase === "running";
     this.phase = "stopping";
+    this.troubleProbe?.stop();
     this.stopped = (async () => {
       const unsubscribed = Promise.all(
-        [this.subscription, this.renderSubscription].map((s) =>
+        [this.subscription, this.sharedSubscription, this.renderSubscription, this.heirs].map((s) =>
           s?.stop().catch((error) => this.log.warn("stopping the subscription failed", errorFields(error))),
         ),
       );
@@ -416,6 +492,7 @@ export class FetchNode {
     if (isLocalFailure(output.result)) {
       // The host was never asked, so no result and no gap: the task waits only for this node's next probe.
       this.trouble.failed(output.result.local, output.result.message ?? output.result.local);
+      this.troubleProbe?.update();
       this.nakPolitely(d, Math.max(this.opts.nakDelayMs, (this.trouble.resumeAt ?? this.now()) - this.now()));
       return;
     }

@@ -10,7 +10,7 @@ import { MemoryContentIndex } from "../adapters/memory/index.ts";
 import { parseRegionRules } from "../core/cluster/index.ts";
 import { DEFAULT_POLICY } from "../core/config/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../core/model/index.ts";
-import type { Delivery, MessageBus, Subscription } from "../core/ports/index.ts";
+import type { Delivery, MessageBus, Subscription, TaskInbox } from "../core/ports/index.ts";
 import { partitionOf } from "../core/ring/index.ts";
 import { openFetchPath, type FetchPath } from "../engine/fetch/index.ts";
 import type { FetchNodeOptions } from "./node.ts";
@@ -53,10 +53,25 @@ export class RecordingBus implements MessageBus {
     this.urls.push({ region, partition, urls: [...urls] });
     this.events.push(`urls ${region}.${partition}`);
   }
-  consumeTasks(region: string, handler: (d: Delivery<FetchTask>) => Promise<void>, opts: { concurrency: number }): Subscription {
+  consumeTasks(
+    region: string,
+    handler: (d: Delivery<FetchTask>) => Promise<void>,
+    opts: { concurrency: number; inbox?: string },
+  ): Subscription {
     this.handler = handler;
-    this.consumed = { region, concurrency: opts.concurrency };
+    // The node's own inbox is what it pulls at full concurrency; the shared queue and adopted inboxes are its fallbacks.
+    if (opts.inbox !== undefined && !this.inboxes.has(opts.inbox)) this.consumed ??= { region, concurrency: opts.concurrency };
+    if (opts.inbox !== undefined) this.inboxes.add(opts.inbox);
     return { stop: async () => void (this.stopped = true) };
+  }
+  /** Inboxes the node subscribed to. */
+  readonly inboxes = new Set<string>();
+  async ensureTaskInbox(): Promise<void> {}
+  async taskInboxes(): Promise<TaskInbox[]> {
+    return [];
+  }
+  async removeTaskInbox(): Promise<boolean> {
+    return true;
   }
   consumeUrls(): Subscription {
     throw new Error("not used");

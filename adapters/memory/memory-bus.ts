@@ -13,7 +13,7 @@
  * Publishing to a region before ensureRegion rejects, as JetStream does when no stream stores the subject.
  */
 import { checkToken, consumers, subjects } from "../../core/cluster/index.ts";
-import { type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
+import { type Delivery, type MessageBus, type Subscription, type TaskInbox, type TaskRoute } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import {
   decodeDiscoveredLinks,
@@ -99,6 +99,8 @@ export class MemoryBus implements MessageBus {
   private readonly queues = new Map<string, Queue>();
   private readonly seenTaskIds = new Map<string, number>();
   private readonly subscriptions = new Set<Subscription>();
+  /** Inboxes removed (empty), kept with their subscribers until a task or a subscription makes them again. */
+  private readonly orphans = new Map<string, Queue>();
   private seq = 0;
   private closed = false;
   private readonly dispatchScheduled = new Set<Queue>();
@@ -123,16 +125,21 @@ export class MemoryBus implements MessageBus {
     this.regions.set(region, Math.max(partitions, this.regions.get(region) ?? 0));
   }
 
-  async publishTask(region: string, task: FetchTask, reoffer = 0): Promise<void> {
+  async publishTask(region: string, task: FetchTask, route: TaskRoute = {}): Promise<void> {
     const data = this.o.viaCodec ? decodeFetchTask(encodeFetchTask(task, region)) : structuredClone(task);
     this.requireRegion(region, subjects.fetch(region));
+    if (route.to !== undefined) checkToken("node id", route.to);
     const now = this.o.now();
     this.forgetOldTaskIds(now);
+    const reoffer = route.reoffer ?? 0;
     const key = reoffer > 0 ? `${task.taskId}~${reoffer}` : task.taskId;
     const seenUntil = this.seenTaskIds.get(key);
     if (seenUntil !== undefined && seenUntil > now) return; // a duplicate: stored once, and still a success
     this.seenTaskIds.set(key, now + this.o.duplicateWindowMs);
-    this.enqueue(this.queue(`${region}/${task.render ? consumers.renderers : consumers.fetchers}`, this.o.fetchAckWaitMs), data);
+    this.enqueue(
+      this.taskQueue(region, task.render ? consumers.renderers : route.to === undefined ? consumers.fetchers : consumers.inbox(route.to)),
+      data,
+    );
   }
 
   /** Nothing here loses a delivery on its way: never called. */
@@ -155,11 +162,38 @@ export class MemoryBus implements MessageBus {
   consumeTasks(
     region: string,
     handler: (d: Delivery<FetchTask>) => Promise<void>,
-    opts: { concurrency: number; render?: boolean },
+    opts: { concurrency: number; render?: boolean; inbox?: string },
   ): Subscription {
     const capacity = Math.max(1, Math.floor(opts.concurrency));
-    const consumer = opts.render ? consumers.renderers : consumers.fetchers;
-    return this.subscribe(this.queue(`${region}/${consumer}`, this.o.fetchAckWaitMs), handler as Handler, capacity);
+    if (opts.inbox !== undefined) checkToken("node id", opts.inbox);
+    const consumer = opts.render ? consumers.renderers : opts.inbox === undefined ? consumers.fetchers : consumers.inbox(opts.inbox);
+    return this.subscribe(this.taskQueue(region, consumer), handler as Handler, capacity);
+  }
+
+  async ensureTaskInbox(region: string, node: string): Promise<void> {
+    this.requireRegion(region, subjects.inbox(region, checkToken("node id", node)));
+    this.taskQueue(region, consumers.inbox(node));
+  }
+
+  async taskInboxes(region: string): Promise<TaskInbox[]> {
+    const prefix = `${region}/${consumers.inboxPrefix}`;
+    const out: TaskInbox[] = [];
+    for (const [name, q] of this.queues) {
+      if (!name.startsWith(prefix)) continue;
+      out.push({ node: name.slice(prefix.length), waiting: q.items.size - q.inflight, unacked: q.inflight });
+    }
+    return out;
+  }
+
+  async removeTaskInbox(region: string, node: string): Promise<boolean> {
+    const name = `${region}/${consumers.inbox(node)}`;
+    const q = this.queues.get(name);
+    if (!q) return true;
+    if (q.items.size > 0) return false;
+    this.queues.delete(name);
+    // Subscribers still attached stay so: the next task sent to the inbox makes it again, and they get it.
+    if (q.subscribers.length > 0) this.orphans.set(name, q);
+    return true;
   }
 
   consumeUrls(region: string, partition: number, handler: (d: Delivery<DiscoveredUrl[]>) => Promise<void>): Subscription {
@@ -198,10 +232,15 @@ export class MemoryBus implements MessageBus {
   private queue(name: string, ackWaitMs: number): Queue {
     let q = this.queues.get(name);
     if (!q) {
-      q = new Queue(name, ackWaitMs);
+      q = this.orphans.get(name) ?? new Queue(name, ackWaitMs);
+      this.orphans.delete(name);
       this.queues.set(name, q);
     }
     return q;
+  }
+
+  private taskQueue(region: string, consumer: string): Queue {
+    return this.queue(`${region}/${consumer}`, this.o.fetchAckWaitMs);
   }
 
   private enqueue(q: Queue, data: unknown): void {

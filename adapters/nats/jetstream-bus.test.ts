@@ -509,3 +509,33 @@ function task(taskId: string): FetchTask {
 function links(tag: string): DiscoveredUrl[] {
   return [{ url: `https://restart.example/${tag}`, host: "restart.example", depth: 1, redirectHops: 0 }];
 }
+
+test("jetstream-bus - ensureRegion gives existing inboxes a changed ack wait; an heir's subscription leaves an inbox's settings alone", async () => {
+  const region = freshRegion();
+  const own = bus();
+  await own.ensureRegion(region, 2);
+  await own.ensureTaskInbox(region, "fetch-1");
+  const ackWait = async () => (await jsm.consumers.info(streams.fetch(region), consumers.inbox("fetch-1"))).config.ack_wait;
+  expect(await ackWait()).toBe(nanos(60_000));
+  // An operator (or a test) shortens the fetch ack wait: the region's setup changes the inbox in place.
+  const shorter = new JetStreamBus(nc, { fetchAckWaitMs: 10_000, onError: () => {} });
+  buses.push(shorter);
+  await shorter.ensureRegion(region, 2);
+  expect(await ackWait()).toBe(nanos(10_000));
+  // An heir with the default settings pulls the inbox: the tasks its node held still come back after 10 s, not 60.
+  const got: string[] = [];
+  const sub = own.consumeTasks(
+    region,
+    async (d) => {
+      got.push(d.data.taskId);
+      await d.ack();
+    },
+    { concurrency: 1, inbox: "fetch-1" },
+  );
+  await own.publishTask(region, task("to-fetch-1"), { to: "fetch-1" });
+  const deadline = Date.now() + 5_000;
+  while (got.length === 0 && Date.now() < deadline) await Bun.sleep(20);
+  await sub.stop();
+  expect(got).toEqual(["to-fetch-1"]);
+  expect(await ackWait()).toBe(nanos(10_000));
+});

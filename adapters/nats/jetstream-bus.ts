@@ -29,11 +29,11 @@
  * The connection is borrowed: close() stops this bus's subscriptions and waits for its publishes, and
  * leaves the connection to its owner.
  */
-import { jetstream, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
+import { jetstream, type ConsumerInfo, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { BUS_ENCODING_HEADER, BUS_ENCODINGS, consumers, streams, subjects } from "../../core/cluster/index.ts";
+import { BUS_ENCODING_HEADER, BUS_ENCODINGS, checkToken, consumers, streams, subjects } from "../../core/cluster/index.ts";
 import type { Counters } from "../../core/stats/index.ts";
-import { type Delivery, type MessageBus, type Subscription } from "../../core/ports/index.ts";
+import { type Delivery, type MessageBus, type Subscription, type TaskInbox, type TaskRoute } from "../../core/ports/index.ts";
 import type { DiscoveredUrl, FetchResult, FetchTask } from "../../core/model/index.ts";
 import {
   decodeDiscoveredLinks,
@@ -45,9 +45,9 @@ import {
 } from "../../proto/codec/index.ts";
 import { ConnectionWatch } from "./connection-watch.ts";
 import { LeaderAdvisories } from "./leader-advisories.ts";
-import { BusUnavailableError, isNoStream } from "./errors.ts";
+import { BusUnavailableError, isConsumerNotFound, isNoStream } from "./errors.ts";
 import { PullSubscription } from "./pull-subscription.ts";
-import { ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
+import { ensureInboxConsumer, ensureRegionStreams, type RegionSettings } from "./region-setup.ts";
 import { Semaphore } from "./semaphore.ts";
 
 export interface JetStreamBusOptions {
@@ -182,12 +182,20 @@ export class JetStreamBus implements MessageBus {
   }
 
   async ensureRegion(region: string, partitions: number): Promise<void> {
-    // A failed lookup (JetStream not up yet) is not cached: the next ensureRegion asks again.
+    await ensureRegionStreams(await this.manager(), region, partitions, this.settingsFor(region));
+  }
+
+  private manager(): Promise<JetStreamManager> {
+    // A failed lookup (JetStream not up yet) is not cached: the next call asks again.
     this.jsm ??= this.js.jetstreamManager().catch((err: unknown) => {
       this.jsm = undefined;
       throw err;
     });
-    const settings: RegionSettings = {
+    return this.jsm;
+  }
+
+  private settingsFor(region: string): RegionSettings {
+    return {
       duplicateWindowMs: this.opts.duplicateWindowMs,
       fetchAckWaitMs: this.opts.fetchAckWaitMs,
       ackWaitMs: this.opts.ackWaitMs,
@@ -196,7 +204,6 @@ export class JetStreamBus implements MessageBus {
       placementCluster: this.placementFor(region),
       replicas: this.opts.replicas,
     };
-    await ensureRegionStreams(await this.jsm, region, partitions, settings);
   }
 
   /** The cluster `region`'s streams must live in, when clusters are named after regions (see `regions`). */
@@ -206,30 +213,92 @@ export class JetStreamBus implements MessageBus {
     return here === region || this.opts.regions.includes(here) ? region : undefined;
   }
 
-  publishTask(region: string, task: FetchTask, reoffer = 0): Promise<void> {
+  async publishTask(region: string, task: FetchTask, route: TaskRoute = {}): Promise<void> {
+    const reoffer = route.reoffer ?? 0;
     // A re-offer is a new stored copy: its own message id, so the duplicate window keeps it apart.
     const msgID = reoffer > 0 ? `${task.taskId}~${reoffer}` : task.taskId;
-    const subject = task.render ? subjects.render(region) : subjects.fetch(region);
+    const subject = task.render
+      ? subjects.render(region)
+      : route.to === undefined
+        ? subjects.fetch(region)
+        : subjects.inbox(region, checkToken("node id", route.to));
     return this.publish(streams.fetch(region), subject, () => encodeFetchTask(task, region), msgID);
   }
 
   /**
-   * Deliveries lost on the wire: a server killed while sending them keeps them out until the `fetchers`
-   * ack wait, and so does a consumer leader lost with its server (the new one redelivers after it).
+   * Deliveries lost on the wire: a server killed while sending them keeps them out until the fetch
+   * consumers' ack wait, and so does a consumer leader lost with its server (the new one redelivers after
+   * it). Any consumer of the fetch stream counts: `fetchers`, `renderers` and every fetch node's inbox.
    */
   onTasksMayBeLost(region: string, f: (why: string) => void): () => void {
     const offBack = this.connection.whenBack(() => f("the NATS connection is back after a drop"));
-    const offLeader = this.leaders.watch(streams.fetch(region), consumers.fetchers, () =>
-      f(`the fetch consumer of ${region} elected a new leader`),
-    );
-    const offRenderLeader = this.leaders.watch(streams.fetch(region), consumers.renderers, () =>
-      f(`the render consumer of ${region} elected a new leader`),
-    );
+    const offLeader = this.leaders.watchAnyConsumer(streams.fetch(region), () => f(`a fetch consumer of ${region} elected a new leader`));
     return () => {
       offBack();
       offLeader();
-      offRenderLeader();
     };
+  }
+
+  async ensureTaskInbox(region: string, node: string): Promise<void> {
+    await ensureInboxConsumer(await this.manager(), region, node, this.settingsFor(region));
+  }
+
+  /**
+   * The region's inboxes: every inbox consumer, and every inbox subject holding tasks though it has no
+   * consumer (sent to a node whose inbox was removed, or that never started): such tasks are listed so a
+   * live node adopts them (fetch-node/inbox-heirs.ts). Two JetStream API calls, whatever the count.
+   */
+  async taskInboxes(region: string): Promise<TaskInbox[]> {
+    const jsm = await this.manager();
+    const stream = streams.fetch(region);
+    const byNode = new Map<string, TaskInbox>();
+    for await (const ci of jsm.consumers.list(stream)) {
+      if (!ci.name.startsWith(consumers.inboxPrefix)) continue;
+      const node = ci.name.slice(consumers.inboxPrefix.length);
+      byNode.set(node, { node, waiting: ci.num_pending, unacked: ci.num_ack_pending });
+    }
+    const prefix = subjects.inbox(region, "");
+    for (const [subject, count] of Object.entries(await this.inboxSubjects(jsm, region))) {
+      const node = subject.slice(prefix.length);
+      if (!byNode.has(node) && count > 0) byNode.set(node, { node, waiting: count, unacked: 0 });
+    }
+    return [...byNode.values()];
+  }
+
+  /**
+   * Deletes `node`'s inbox consumer if it holds no task; if a task reached the inbox's subject meanwhile
+   * (sent between the look and the delete), the consumer is made again, so that task is not stranded.
+   */
+  async removeTaskInbox(region: string, node: string): Promise<boolean> {
+    checkToken("node id", node);
+    const jsm = await this.manager();
+    const stream = streams.fetch(region);
+    const name = consumers.inbox(node);
+    let info: ConsumerInfo | undefined;
+    try {
+      info = await jsm.consumers.info(stream, name);
+    } catch (err) {
+      if (!isConsumerNotFound(err)) throw err;
+    }
+    if (info && info.num_pending + info.num_ack_pending > 0) return false;
+    if (info) {
+      try {
+        await jsm.consumers.delete(stream, name);
+      } catch (err) {
+        if (!isConsumerNotFound(err)) throw err;
+      }
+    }
+    const left = (await this.inboxSubjects(jsm, region, node))[subjects.inbox(region, node)] ?? 0;
+    if (left === 0) return true;
+    await ensureInboxConsumer(jsm, region, node, this.settingsFor(region));
+    return false;
+  }
+
+  /** Tasks stored per inbox subject of the region (or of one node's inbox), from the stream's own subject counts. */
+  private async inboxSubjects(jsm: JetStreamManager, region: string, node?: string): Promise<Record<string, number>> {
+    const filter = node === undefined ? subjects.inboxWildcard(region) : subjects.inbox(region, node);
+    const info = await jsm.streams.info(streams.fetch(region), { subjects_filter: filter });
+    return info.state.subjects ?? {};
   }
 
   publishResult(region: string, result: FetchResult): Promise<void> {
@@ -310,9 +379,26 @@ export class JetStreamBus implements MessageBus {
   consumeTasks(
     region: string,
     handler: (d: Delivery<FetchTask>) => Promise<void>,
-    opts: { concurrency: number; render?: boolean },
+    opts: { concurrency: number; render?: boolean; inbox?: string },
   ): Subscription {
     const concurrency = Math.max(1, Math.floor(opts.concurrency));
+    const inbox = opts.inbox;
+    if (inbox !== undefined && !opts.render) {
+      checkToken("node id", inbox);
+      // Made before the first pull if it is missing, and again whenever it is found missing (removed as a gone
+      // node's inbox while this node was away). An existing one is left as it is: an heir must not set the
+      // inbox's ack wait back to its own (ensureRegion and ensureTaskInbox change settings, not a subscription).
+      const make = async () => {
+        const jsm = await this.manager();
+        try {
+          await jsm.consumers.info(streams.fetch(region), consumers.inbox(inbox));
+        } catch (err) {
+          if (!isConsumerNotFound(err)) throw err;
+          await ensureInboxConsumer(jsm, region, inbox, this.settingsFor(region));
+        }
+      };
+      return this.subscribe(streams.fetch(region), consumers.inbox(inbox), decodeFetchTask, handler, "fetch", concurrency, make);
+    }
     const consumer = opts.render ? consumers.renderers : consumers.fetchers;
     return this.subscribe(streams.fetch(region), consumer, decodeFetchTask, handler, "fetch", concurrency);
   }
@@ -409,11 +495,13 @@ export class JetStreamBus implements MessageBus {
     handler: (d: Delivery<T>) => Promise<void>,
     mode: "consume" | "fetch",
     concurrency: number,
+    makeConsumer?: () => Promise<void>,
   ): Subscription {
     if (this.closed) throw new Error("jetstream-bus: subscribe after close");
     const sub = new PullSubscription(this.js, {
       stream,
       consumer,
+      makeConsumer,
       decode,
       handler,
       mode,
@@ -421,7 +509,8 @@ export class JetStreamBus implements MessageBus {
       maxMessages: Math.max(1, this.opts.pullAhead),
       fetchExpiresMs: Math.max(1_000, this.opts.taskFetchExpiresMs),
       consumeExpiresMs: Math.max(1_000, this.opts.pullExpiresMs),
-      ackWaitMs: consumer === consumers.fetchers ? this.opts.fetchAckWaitMs : this.opts.ackWaitMs,
+      // Task consumers (the shared queue, the render queue, every inbox) live by the fetch ack wait.
+      ackWaitMs: isTaskConsumer(consumer) ? this.opts.fetchAckWaitMs : this.opts.ackWaitMs,
       errorNakDelayMs: this.opts.errorNakDelayMs,
       confirmAcks: this.opts.confirmAcks,
       termWithReason: () => serverAtLeast(this.nc.info?.version, 2, 10),
@@ -449,6 +538,10 @@ export function serverAtLeast(version: string | undefined, major: number, minor:
   if (!m) return false;
   const [maj, min] = [Number(m[1]), Number(m[2])];
   return maj > major || (maj === major && min >= minor);
+}
+
+function isTaskConsumer(consumer: string): boolean {
+  return consumer === consumers.fetchers || consumer === consumers.renderers || consumer.startsWith(consumers.inboxPrefix);
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -15,6 +15,8 @@ import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 
 const CONSUMER_PREFIX = "$JS.EVENT.ADVISORY.CONSUMER.LEADER_ELECTED.";
 const STREAM_PREFIX = "$JS.EVENT.ADVISORY.STREAM.LEADER_ELECTED.";
+/** The key tail that stands for every consumer of a stream (a consumer name never contains it). */
+const ANY = "*";
 
 export class LeaderAdvisories {
   private readonly consumers: AdvisoryWatch;
@@ -28,6 +30,11 @@ export class LeaderAdvisories {
   /** Calls `f` whenever `stream`/`consumer` has a new leader; returns the unsubscribe. */
   watch(stream: string, consumer: string, f: () => void): () => void {
     return this.consumers.watch(`${stream}.${consumer}`, f);
+  }
+
+  /** Calls `f` whenever any consumer of `stream` has a new leader (every fetch node's inbox, say); returns the unsubscribe. */
+  watchAnyConsumer(stream: string, f: () => void): () => void {
+    return this.consumers.watch(`${stream}.${ANY}`, f);
   }
 
   /** Calls `f` whenever `stream` has a new leader; returns the unsubscribe. */
@@ -78,7 +85,10 @@ class AdvisoryWatch {
             this.onError(err, `${this.prefix}> (a lost leader is noticed by missed heartbeats and publish timeouts instead)`);
             return;
           }
-          for (const f of [...(this.watchers.get(msg.subject.slice(this.prefix.length)) ?? [])]) f();
+          const key = msg.subject.slice(this.prefix.length);
+          const dot = key.indexOf(".");
+          const any = dot < 0 ? undefined : this.watchers.get(`${key.slice(0, dot)}.${ANY}`);
+          for (const f of [...(this.watchers.get(key) ?? []), ...(any ?? [])]) f();
         },
       });
     } catch (err) {

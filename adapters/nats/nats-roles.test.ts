@@ -111,6 +111,21 @@ test("nats roles - each role does its whole job over its own user and TLS", asyn
   );
   await waitFor(() => fetched.length === 1, "the task at the fetch node");
   await tasks.stop();
+  // Host affinity: a task to a fetch node's inbox, pulled by that node (or its heir), which lists the
+  // inboxes and removes an empty one, all over the fetch user.
+  await frontier.bus.publishTask(R1, task("t-inbox"), { to: "fetch-1" });
+  const inbox = fetcher.bus.consumeTasks(
+    R1,
+    async (d) => {
+      fetched.push(d.data);
+      await d.ack();
+    },
+    { concurrency: 1, inbox: "fetch-1" },
+  );
+  await waitFor(() => fetched.length === 2, "the inbox's task at the fetch node");
+  await inbox.stop();
+  expect(await fetcher.bus.taskInboxes(R1)).toEqual([{ node: "fetch-1", waiting: 0, unacked: 0 }]);
+  expect(await fetcher.bus.removeTaskInbox(R1, "fetch-1")).toBe(true);
   const results: FetchResult[] = [];
   const sub = frontier.bus.consumeResults(R1, 2, async (d) => {
     results.push(d.data);

@@ -39,6 +39,11 @@ import type { Delivery, Subscription } from "../../core/ports/index.ts";
 export interface PullSubscriptionOptions<T> {
   stream: string;
   consumer: string;
+  /**
+   * Makes the consumer (idempotently) before the first pull and whenever it is found missing; absent: a
+   * missing consumer is waited for (someone else makes it: ensureRegion).
+   */
+  makeConsumer?: () => Promise<void>;
   /** The message's data (and subject) as the handler's T; a throw terminates the message. */
   decode: (bytes: Uint8Array, subject: string) => T;
   handler: (d: Delivery<T>) => Promise<void>;
@@ -181,7 +186,10 @@ export class PullSubscription<T> implements Subscription {
           await this.sleep(RETRY_MAX_MS); // woken when a handler finishes
           continue;
         }
-        this.consumer ??= await this.js.consumers.get(this.opts.stream, this.opts.consumer);
+        if (!this.consumer) {
+          await this.opts.makeConsumer?.();
+          this.consumer = await this.js.consumers.get(this.opts.stream, this.opts.consumer);
+        }
         await this.pull(this.consumer);
         failing = 0;
         retryMs = RETRY_MIN_MS;

@@ -1,6 +1,6 @@
 /**
  * Creates a region's four work-queue streams (URLs, fetch tasks, results, and links waiting to be forwarded
- * to another region) and their durable pull consumers (docs/cluster.md,
+ * to another region) and their durable pull consumers, and each fetch node's inbox consumer (docs/cluster.md,
  * core/cluster/names.ts), idempotently: what exists with the wanted configuration is left alone, settings
  * that can change in place (subjects, duplicate window, ack wait, max ack pending, max deliver) are
  * updated, and a setting that cannot (retention, storage, filter subject, ack policy, push delivery) stops
@@ -78,22 +78,14 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
   });
   await Promise.all([
     ensureStream(jsm, stream(streams.urls(region), subjects.urlsWildcard(region))),
-    // Tasks asking for rendering have their own subject and consumer, pulled only by fetch nodes with a browser.
-    ensureStream(jsm, stream(streams.fetch(region), subjects.fetch(region), subjects.render(region))),
+    // Tasks asking for rendering have their own subject and consumer, pulled only by fetch nodes with a browser;
+    // each fetch node has its inbox subject (host affinity), added in place to a stream made before inboxes.
+    ensureStream(jsm, stream(streams.fetch(region), subjects.fetch(region), subjects.render(region), subjects.inboxWildcard(region))),
     ensureStream(jsm, stream(streams.results(region), subjects.resultsWildcard(region))),
     ensureStream(jsm, stream(streams.forward(region), subjects.forwardWildcard(region))),
   ]);
 
-  const consumer = (name: string, filter: string, ackWaitMs: number): WantedConsumer => ({
-    durable_name: name,
-    filter_subject: filter,
-    ack_policy: AckPolicy.Explicit,
-    deliver_policy: DeliverPolicy.All,
-    replay_policy: ReplayPolicy.Instant,
-    ack_wait: nanos(ackWaitMs),
-    max_ack_pending: s.maxAckPending,
-    max_deliver: s.maxDeliver,
-  });
+  const consumer = (name: string, filter: string, ackWaitMs: number) => wantedConsumer(name, filter, ackWaitMs, s);
   const wanted: [string, WantedConsumer][] = [
     [streams.fetch(region), consumer(consumers.fetchers, subjects.fetch(region), s.fetchAckWaitMs)],
     [streams.fetch(region), consumer(consumers.renderers, subjects.render(region), s.fetchAckWaitMs)],
@@ -103,8 +95,41 @@ export async function ensureRegionStreams(jsm: JetStreamManager, region: string,
     wanted.push([streams.urls(region), consumer(consumers.urls(p), subjects.urls(region, p), s.ackWaitMs)]);
     wanted.push([streams.results(region), consumer(consumers.results(p), subjects.results(region, p), s.ackWaitMs)]);
   }
+  // The fetch nodes' inboxes that exist take the region's task settings too (a changed ack wait), in place.
+  for await (const ci of jsm.consumers.list(streams.fetch(region))) {
+    const node = ci.name.startsWith(consumers.inboxPrefix) ? ci.name.slice(consumers.inboxPrefix.length) : "";
+    if (node) wanted.push([streams.fetch(region), wantedConsumer(ci.name, subjects.inbox(region, node), s.fetchAckWaitMs, s)]);
+  }
   const pool = new Semaphore(SETUP_CONCURRENCY);
   await Promise.all(wanted.map(([streamName, cfg]) => pool.run(() => ensureConsumer(jsm, streamName, cfg))));
+}
+
+/**
+ * Fetch node `node`'s inbox consumer (`inbox-<node>` on `crawl.fetch.<region>.to.<node>`), made when
+ * missing (idempotent, like the region's own consumers). Tasks sent to the inbox before it exists wait in
+ * the stream and are delivered once it does (a work queue keeps a message until a consumer takes it).
+ */
+export async function ensureInboxConsumer(jsm: JetStreamManager, region: string, node: string, s: RegionSettings): Promise<void> {
+  checkToken("region", region);
+  checkToken("node id", node);
+  await ensureConsumer(
+    jsm,
+    streams.fetch(region),
+    wantedConsumer(consumers.inbox(node), subjects.inbox(region, node), s.fetchAckWaitMs, s),
+  );
+}
+
+function wantedConsumer(name: string, filter: string, ackWaitMs: number, s: RegionSettings): WantedConsumer {
+  return {
+    durable_name: name,
+    filter_subject: filter,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    replay_policy: ReplayPolicy.Instant,
+    ack_wait: nanos(ackWaitMs),
+    max_ack_pending: s.maxAckPending,
+    max_deliver: s.maxDeliver,
+  };
 }
 
 type WantedStream = Pick<StreamConfig, "name" | "subjects" | "retention" | "storage" | "discard" | "duplicate_window" | "num_replicas"> &

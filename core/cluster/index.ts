@@ -7,6 +7,7 @@ export { parseRegionRules, regionOf, regionsOf, type RegionRules } from "./regio
 export type { NodeRecord, NodeRole, NodeStatus, RegionAssignment, RingRecord } from "./records.ts";
 export { politenessKeyMismatch, ringPolitenessKey } from "./fleet-politeness-key.ts";
 export { completeHandoff, computeRing, partitionRoles, type AssignmentInput } from "./assignment.ts";
+export { FetcherChoice, liveFetchers } from "./fetcher-choice.ts";
 export { listenKind, NATS_REPLICAS_FIELD, natsUrlsKind, tokenKind } from "./setting-kinds.ts";
 export {
   BUS_ENCODING_HEADER,

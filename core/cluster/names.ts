@@ -5,7 +5,10 @@
  * frontier node pulls a partition's consumers.
  *
  *   crawl.urls.<region>.<p>       DiscoveredLinks for partition p        stream CRAWL_URLS_<region>     consumer urls-<p>
- *   crawl.fetch.<region>          FetchTask for the region's fetchers    stream CRAWL_FETCH_<region>    consumer fetchers
+ *   crawl.fetch.<region>          FetchTask for any of the region's      stream CRAWL_FETCH_<region>    consumer fetchers
+ *                                 fetchers (the fallback: the frontier node knows no live fetch node)
+ *   crawl.fetch.<region>.to.<id>  FetchTask for fetch node <id> (host    stream CRAWL_FETCH_<region>    consumer inbox-<id>
+ *                                 affinity: its politeness key's node), the node's inbox
  *   crawl.fetch.<region>.render   FetchTask asking for rendering, for    stream CRAWL_FETCH_<region>    consumer renderers
  *                                 the fetch nodes that have a browser
  *   crawl.results.<region>.<p>    FetchResult for partition p's owner     stream CRAWL_RESULTS_<region>  consumer results-<p>
@@ -39,6 +42,9 @@ export const subjects = {
   urlsWildcard: (region: string) => `crawl.urls.${region}.*`,
   fetch: (region: string) => `crawl.fetch.${region}`,
   render: (region: string) => `crawl.fetch.${region}.render`,
+  /** Fetch node `node`'s inbox: the tasks of the hosts it is the chosen fetcher of (core/cluster/fetcher-choice.ts). */
+  inbox: (region: string, node: string) => `crawl.fetch.${region}.to.${node}`,
+  inboxWildcard: (region: string) => `crawl.fetch.${region}.to.*`,
   results: (region: string, partition: number) => `crawl.results.${region}.${partition}`,
   resultsWildcard: (region: string) => `crawl.results.${region}.*`,
   forward: (region: string, to: string, partition: number) => `crawl.forward.${region}.${to}.${partition}`,
@@ -67,6 +73,9 @@ export const consumers = {
   urls: (partition: number) => `urls-${partition}`,
   results: (partition: number) => `results-${partition}`,
   fetchers: "fetchers",
+  /** Fetch node `node`'s inbox consumer, created by the node at its start (node ids are valid consumer names). */
+  inbox: (node: string) => `inbox-${node}`,
+  inboxPrefix: "inbox-",
   renderers: "renderers",
   forwarders: "forwarders",
 };

@@ -6,14 +6,16 @@
  *
  *   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; the
  *                cluster-state bucket, read and write (node records, lease), and the ring's bucket
- *   frontier     tasks to crawl.fetch.<R> (and .render); URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
+ *   frontier     tasks to crawl.fetch.<R> (and .render, and fetch node inboxes crawl.fetch.<R>.to.<id>); URLs to crawl.urls.<any>.<p> (redirects, gRPC Enqueue); sets
  *                up its region's streams; pulls and acks urls-<p> and results-<p> of its region; writes
  *                node records, the ring (the end of a handoff) and the scope roots (scope.<host>: the hosts
  *                of the seeds it admits), the jobs' page budgets (budgets.<job>, budgets.<job>.<node>); its partitions' replicated state (stream CRAWL_STATE_<R>, subjects crawl.state.<R>.>,
  *                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot);
  *                the feed of fetched pages (crawl.pages.<job>, stream CRAWL_PAGES; the coordinator reads it)
  *   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; sets up its region's
- *                streams; pulls and acks its region's `fetchers` (and `renderers`); writes node records; links for a region
+ *                streams; pulls and acks its region's task consumers (`fetchers`, `renderers`, its own inbox
+ *                `inbox-<id>` and those of gone fetch nodes it is heir of), lists them and deletes a gone
+ *                node's empty inbox; writes node records; links for a region
  *                that does not answer to crawl.forward.<R>.<to>.<p>, and pulls and acks its region's
  *                `forwarders` to move them on
  *
@@ -42,13 +44,17 @@ const KV_PREFIX = `$KV.${CLUSTER_BUCKET}`;
 const RING_STREAM = `KV_${RING_BUCKET}`;
 const RING_KEY = `$KV.${RING_BUCKET}.${keys.ring}`;
 
-/** Create (idempotently), read and update a region's streams and their durable consumers; no delete, no purge. */
+/**
+ * Create (idempotently), read and update a region's streams and their durable consumers (listed: the fetch
+ * nodes' inboxes are updated in place too); no delete, no purge.
+ */
 function manageStreams(region: string): string[] {
   return [streams.urls(region), streams.fetch(region), streams.results(region), streams.forward(region)].flatMap((s) => [
     `$JS.API.STREAM.INFO.${s}`,
     `$JS.API.STREAM.CREATE.${s}`,
     `$JS.API.STREAM.UPDATE.${s}`,
     `$JS.API.CONSUMER.INFO.${s}.*`,
+    `$JS.API.CONSUMER.LIST.${s}`,
     `$JS.API.CONSUMER.CREATE.${s}`,
     `$JS.API.CONSUMER.CREATE.${s}.>`,
     `$JS.API.CONSUMER.DURABLE.CREATE.${s}.*`,
@@ -139,6 +145,7 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
         publish: [
           subjects.fetch(region),
           subjects.render(region),
+          subjects.inboxWildcard(region),
           ANY_URLS,
           `${KV_PREFIX}.nodes.*`,
           RING_KEY,
@@ -164,8 +171,10 @@ export function natsPermissions(role: NatsRole, region: string, regions: readonl
           `${KV_PREFIX}.nodes.*`,
           ...USE_BUCKET,
           ...manageStreams(region),
-          `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.fetchers`,
-          `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.${consumers.renderers}`,
+          // Every task consumer: the shared queue, the render queue, its own inbox and the inboxes it is heir
+          // of; and deleting a gone node's empty inbox (inbox-heirs.ts).
+          `$JS.API.CONSUMER.MSG.NEXT.${streams.fetch(region)}.*`,
+          `$JS.API.CONSUMER.DELETE.${streams.fetch(region)}.*`,
           `$JS.ACK.${streams.fetch(region)}.>`,
           `$JS.API.CONSUMER.MSG.NEXT.${streams.forward(region)}.${consumers.forwarders}`,
           `$JS.ACK.${streams.forward(region)}.>`,

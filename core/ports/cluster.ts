@@ -76,6 +76,23 @@ export interface Delivery<T> {
   term(reason: string): void;
 }
 
+/** Where `publishTask` stores a task (see the MessageBus contract). */
+export interface TaskRoute {
+  /** n >= 1: the n-th re-offer of the task, a new stored copy. Default 0: the task itself. */
+  reoffer?: number;
+  /** The fetch node whose inbox takes the task (not for a task asking for rendering); absent: the shared queue. */
+  to?: string;
+}
+
+/** A fetch node's inbox as `taskInboxes` lists it. */
+export interface TaskInbox {
+  node: string;
+  /** Tasks stored and not out: never delivered yet, or given back (nak'ed, an ack wait run out). */
+  waiting: number;
+  /** Tasks delivered and not yet acked. */
+  unacked: number;
+}
+
 export interface Subscription {
   /** Stops pulling; messages delivered but not acked are redelivered after the ack wait. */
   stop(): Promise<void>;
@@ -85,13 +102,28 @@ export interface Subscription {
  * The crawl's message bus. Contract:
  *  - A publish resolves once the bus has stored the message durably (JetStream ack); a rejected publish
  *    rejects, and nothing is half-published.
- *  - `publishTask` dedups on `task.taskId` within the bus's duplicate window. With `reoffer` n >= 1 it
- *    stores the task again as a new copy (another `Delivery.copy`, the same task id inside), deduped on
+ *  - `publishTask` dedups on `task.taskId` within the bus's duplicate window. With `route.reoffer` n >= 1
+ *    it stores the task again as a new copy (another `Delivery.copy`, the same task id inside), deduped on
  *    the pair (task id, n): the frontier's re-offer of a task whose delivery may have been lost
- *    (frontier-node/node/dispatcher.ts); the fetch claims let one copy of a task be fetched.
+ *    (frontier-node/node/dispatcher.ts); the fetch claims let one copy of a task be fetched. A duplicate
+ *    is stored once wherever it was sent first, whatever its `to` says the second time.
  *  - A task that asks for rendering (`task.render`) goes to the region's render queue, consumed only with
- *    `consumeTasks(..., { render: true })` (fetch nodes that have a browser); every other task to the fetch
- *    queue, consumed without it. A task is never delivered to the other queue's subscribers.
+ *    `consumeTasks(..., { render: true })` (fetch nodes that have a browser). Every other task goes to the
+ *    inbox of fetch node `route.to` when given (host affinity: core/cluster/fetcher-choice.ts), else to the
+ *    region's shared fetch queue (`consumeTasks` with neither `render` nor `inbox`). A task is never
+ *    delivered to another queue's subscribers.
+ *  - Fetch node X's inbox is consumed with `consumeTasks(..., { inbox: X })`, by X itself and, once X is
+ *    gone, by its heir (fetch-node/inbox-heirs.ts): every subscriber of one inbox shares it as subscribers of
+ *    one queue do (a delivery not acked comes back after the ack wait, to any of them; its `copy` is the
+ *    same whoever takes it, so the fetch claims see a redelivery, not a second copy). Tasks sent to an
+ *    inbox nobody consumes wait in it, durably, until someone does. An inbox exists from the first task
+ *    sent to it, `ensureTaskInbox` or the first subscription to it, whichever comes first. `ensureRegion` gives
+ *    the inboxes that exist the region's task settings (a changed ack wait) in place.
+ *  - `taskInboxes(region)` lists the region's inboxes that exist, with the tasks waiting in each (stored,
+ *    not yet delivered, or nak'ed and waiting for their delay) and out unacked; `removeTaskInbox(region, X)`
+ *    removes X's inbox only when it holds no task and answers whether it did; a task sent to X after that
+ *    makes the inbox again (nothing is dropped). A subscription to an inbox that is removed under it
+ *    makes it again.
  *  - `onTasksMayBeLost(region, f)` calls `f` (with why) whenever fetch tasks the bus delivered before may
  *    have been lost on their way to a fetch node without the bus knowing: this process's connection came
  *    back after a drop (its server may have restarted), or the region's fetch (or render) consumer elected a new
@@ -105,15 +137,19 @@ export interface Subscription {
 export interface MessageBus {
   /** Creates the region's streams and consumers when missing (idempotent). */
   ensureRegion(region: string, partitions: number): Promise<void>;
-  publishTask(region: string, task: FetchTask, reoffer?: number): Promise<void>;
+  publishTask(region: string, task: FetchTask, route?: TaskRoute): Promise<void>;
   onTasksMayBeLost(region: string, f: (why: string) => void): () => void;
   publishResult(region: string, result: FetchResult): Promise<void>;
   publishUrls(region: string, partition: number, urls: readonly DiscoveredUrl[]): Promise<void>;
   consumeTasks(
     region: string,
     handler: (d: Delivery<FetchTask>) => Promise<void>,
-    opts: { concurrency: number; render?: boolean },
+    opts: { concurrency: number; render?: boolean; inbox?: string },
   ): Subscription;
+  /** Makes fetch node `node`'s inbox when missing (idempotent): a fetch node's at its start, before it announces itself. */
+  ensureTaskInbox(region: string, node: string): Promise<void>;
+  taskInboxes(region: string): Promise<TaskInbox[]>;
+  removeTaskInbox(region: string, node: string): Promise<boolean>;
   consumeUrls(region: string, partition: number, handler: (d: Delivery<DiscoveredUrl[]>) => Promise<void>): Subscription;
   consumeResults(region: string, partition: number, handler: (d: Delivery<FetchResult>) => Promise<void>): Subscription;
   close(): Promise<void>;

@@ -5,7 +5,7 @@
  * (tests/contract) runs against every implementation.
  */
 export type { AddressGate, AddressGateLimits, AddressGateState, AddressPass } from "./address-gate.ts";
-export type { ClusterState, Delivery, MessageBus, NodeChange, Subscription } from "./cluster.ts";
+export type { ClusterState, Delivery, MessageBus, NodeChange, Subscription, TaskInbox, TaskRoute } from "./cluster.ts";
 export type { ContentIndex } from "./content-index.ts";
 export type { JobRegistry } from "./job-registry.ts";
 export type { FetchClaim, FetchClaims, TaskOwner } from "./fetch-claims.ts";

@@ -6,7 +6,7 @@
  */
 export { openFetchPath, type FetchPath, type FetchPathOptions } from "./fetch-path.ts";
 export { FetchWorker, type WorkerDeps } from "./pipeline/index.ts";
-export { HttpFetcher, type HttpFetcherOptions, type LookupFn } from "./http/index.ts";
+export { HttpFetcher, type HttpFetcherOptions, type LookupFn, proxyListens } from "./http/index.ts";
 export { extractPage } from "./parse/index.ts";
 export { LocalTrouble, type LocalTroubleOptions } from "./local-trouble.ts";
 export { addressGateLimits } from "./address-limits.ts";

@@ -63,6 +63,11 @@ export class LocalTrouble {
     return this.cause !== undefined;
   }
 
+  /** What fails now (undefined: nothing). */
+  get currentCause(): LocalCause | undefined {
+    return this.cause;
+  }
+
   /** When the next probe may start, while troubled. */
   get resumeAt(): number | undefined {
     return this.cause === undefined ? undefined : this.until;
@@ -116,6 +121,19 @@ export class LocalTrouble {
       this.probing = false;
       this.cause = cause;
     }
+  }
+
+  /**
+   * A probe made without a task (a fetch node that gets no task while in trouble checks its side by itself:
+   * fetch-node/trouble-probe.ts) found it still failing: wait longer, as after a failed fetch, with no task
+   * counted as given back.
+   */
+  stillFailing(): void {
+    if (this.cause === undefined) return;
+    const now = this.opts.now();
+    this.backoffMs = Math.min(this.backoffMs * 2, this.maxBackoffMs);
+    this.until = now + this.backoffMs;
+    this.probing = false;
   }
 
   /** A fetch got an answer (or failed on the host's side): our side works. */

@@ -79,7 +79,7 @@ export interface FrontierOptions {
   feed?: (items: ReadonlyArray<{ result: FetchResult; job: string }>) => Promise<void>;
 
   /**
-   * Cluster mode: whether a fetch node that renders is live in the region (frontier-node/node/renderers.ts);
+   * Cluster mode: whether a fetch node that renders is live in the region (frontier-node/node/fetchers-watch.ts);
    * while none is, no task asks for rendering. Absent: the process renders itself (embedded mode).
    */
   renderAvailable?: () => boolean;

@@ -34,11 +34,11 @@ function flaky(bus: MessageBus, down = true): Flaky {
   wrapper.down = down;
   wrapper.attempts = [];
   wrapper.reoffers = [];
-  wrapper.publishTask = async (region, task, reoffer) => {
-    if (reoffer) wrapper.reoffers.push([task.taskId, reoffer]);
+  wrapper.publishTask = async (region, task, route) => {
+    if (route?.reoffer) wrapper.reoffers.push([task.taskId, route.reoffer]);
     else wrapper.attempts.push(task);
     if (wrapper.down) throw new Error("NATS is disconnected (reconnecting): the task was not sent");
-    return bus.publishTask(region, task, reoffer);
+    return bus.publishTask(region, task, route);
   };
   wrapper.onTasksMayBeLost = (_region, f) => {
     watchers.add(f);

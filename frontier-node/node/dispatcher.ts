@@ -30,7 +30,7 @@
  * self-fence.ts: its last heartbeat written is old enough that its partitions may have moved); it is
  * asked right before each hand-out, so a thawed node's overdue timer cannot run the loop past it.
  */
-import type { MessageBus } from "../../core/ports/index.ts";
+import type { MessageBus, TaskRoute } from "../../core/ports/index.ts";
 import type { FetchTask } from "../../core/model/index.ts";
 import { errorFields, type Log } from "../../kit/log/index.ts";
 import type { Frontier } from "../../engine/frontier/index.ts";
@@ -46,6 +46,11 @@ export interface DispatcherOptions {
   now: () => number;
   /** The ownership epoch of a served partition, stamped on its tasks (`FetchTask.ownerEpoch`). */
   ownerEpoch?: (partition: number) => number | undefined;
+  /**
+   * The fetch node to send a task to (host affinity: frontier-node/node/fetchers-watch.ts), or undefined
+   * for the region's shared queue. Absent: always the shared queue.
+   */
+  fetcherOf?: (task: FetchTask) => string | undefined;
   /** Asked before every hand-out: false while the node may have lost its partitions (self-fence.ts). */
   fence?: { allows(): boolean };
   log: Log;
@@ -182,6 +187,17 @@ export class Dispatcher {
     return tasks.filter((t) => !ids.has(t.taskId));
   }
 
+  /**
+   * Where a task goes: the inbox of the fetch node chosen for its host (`fetcherOf`), asked at each publish,
+   * so a task published again, or re-offered, goes to the host's fetch node of that moment; else the shared
+   * queue. A task published again under its id within the duplicate window is stored once, wherever it went
+   * first.
+   */
+  private routeOf(task: FetchTask): TaskRoute {
+    const to = task.render ? undefined : this.opts.fetcherOf?.(task);
+    return to === undefined ? {} : { to };
+  }
+
   private allowed(): boolean {
     return this.opts.fence?.allows() ?? true;
   }
@@ -203,7 +219,9 @@ export class Dispatcher {
       if (epoch) t.ownerEpoch = epoch;
       this.published.set(t.taskId, t);
     }
-    const outcomes = await Promise.allSettled(tasks.map((t) => bus.publishTask(region, t).then(() => this.confirmed(t.taskId))));
+    const outcomes = await Promise.allSettled(
+      tasks.map((t) => bus.publishTask(region, t, this.routeOf(t)).then(() => this.confirmed(t.taskId))),
+    );
     const now = this.opts.now();
     let failed = 0;
     outcomes.forEach((o, i) => {
@@ -227,7 +245,7 @@ export class Dispatcher {
   private async republish(): Promise<void> {
     const { frontier, bus, region } = this.opts;
     const pending = [...this.unconfirmed.values()];
-    const outcomes = await Promise.allSettled(pending.map((p) => bus.publishTask(region, p.task)));
+    const outcomes = await Promise.allSettled(pending.map((p) => bus.publishTask(region, p.task, this.routeOf(p.task))));
     const now = this.opts.now();
     const limit = this.opts.republishForMs ?? REPUBLISH_FOR_MS;
     let failed = 0;
@@ -295,7 +313,9 @@ export class Dispatcher {
   private async reoffer(): Promise<void> {
     const { frontier, bus, region } = this.opts;
     const pending = [...this.reoffers.values()];
-    const outcomes = await Promise.allSettled(pending.map((r) => bus.publishTask(region, r.task, r.n)));
+    const outcomes = await Promise.allSettled(
+      pending.map((r) => bus.publishTask(region, r.task, { ...this.routeOf(r.task), reoffer: r.n })),
+    );
     const now = this.opts.now();
     const limit = this.opts.republishForMs ?? REPUBLISH_FOR_MS;
     let failed = 0;

@@ -6,7 +6,8 @@
  *   SelfFence         a node silent (paused) nearly as long as the death timeout stops acting on every
  *                     partition, beats, re-reads the ring and resumes with what it still gives it
  *   PartitionManager  ring watch -> serving set, urls/results consumers, handoffs out
- *   Dispatcher        frontier.nextTasks -> crawl.fetch.<region>, bounded by credit
+ *   Dispatcher        frontier.nextTasks -> the inbox of each host's fetch node (FetchersWatch: host
+ *                     affinity), or crawl.fetch.<region> when none is known; bounded by credit
  *   lost-fetch sweep  frontier.releaseLost every few seconds (fetch lease)
  *   gRPC              FrontierService, including the receiving side of handoffs; the standard health
  *                     service reports SERVING only while the node is settled (see `settled`); with
@@ -28,7 +29,7 @@ import type { RegionRules } from "../../core/cluster/index.ts";
 import { type ClusterState, type MessageBus } from "../../core/ports/index.ts";
 import type { PolicyConfig } from "../../core/config/index.ts";
 import { renderingWanted } from "../../core/render/index.ts";
-import { RenderersWatch } from "./renderers.ts";
+import { FetchersWatch } from "./fetchers-watch.ts";
 import { preciseNow } from "../../core/politeness/index.ts";
 import type { Counters } from "../../core/stats/index.ts";
 import type { DiscoveredUrl } from "../../core/model/index.ts";
@@ -134,8 +135,8 @@ export class FrontierNode {
   private grpc: RunningGrpcServer | undefined;
   private http: RunningHttpServer | undefined;
   private sweeper: ReturnType<typeof setInterval> | undefined;
-  /** Whether the region has a fetch node that renders; only when this node's policy renders anything. */
-  private readonly renderers: RenderersWatch | undefined;
+  /** The region's live fetch nodes: which one takes a host's tasks, and whether one renders. */
+  private readonly fetchers: FetchersWatch;
   private healthSync: ReturnType<typeof setInterval> | undefined;
   private stopping: Promise<void> | undefined;
   private stopRootsWatch: (() => void) | undefined;
@@ -159,16 +160,22 @@ export class FrontierNode {
     const { nodeId, region, partitions, bus, state, store } = opts;
     let taskCounter = 0;
     const runId = Math.floor(now()).toString(36);
-    this.renderers = renderingWanted(opts.policy)
-      ? new RenderersWatch({
-          state,
-          region,
-          staleMs: 30_000,
-          onError: (error) => log.warn("could not read the node records", errorFields(error)),
-        })
-      : undefined;
+    const fetchersLog = log.child("fetchers");
+    this.fetchers = new FetchersWatch({
+      state,
+      region,
+      politenessKey: opts.policy.politenessKey,
+      // A fetch node silent for the death timeout gets no new task: its hosts go to the others.
+      staleMs: () => this.manager.currentRing?.deathTimeoutMs ?? DEFAULT_DEATH_TIMEOUT_MS,
+      onError: (error) => fetchersLog.warn("could not read the node records; fetch nodes as last read", errorFields(error)),
+      onChange: (nodes) =>
+        fetchersLog.info(nodes.length > 0 ? "fetch nodes taking this region's hosts" : "no live fetch node: tasks go to the shared queue", {
+          nodes: nodes.join(","),
+        }),
+    });
+    const fetchers = this.fetchers;
     const frontier: Frontier = new Frontier({
-      ...(this.renderers ? { renderAvailable: () => this.renderers!.available } : {}),
+      ...(renderingWanted(opts.policy) ? { renderAvailable: () => fetchers.renderAvailable } : {}),
       store,
       seen: opts.seen,
       policy: opts.policy,
@@ -242,6 +249,7 @@ export class FrontierNode {
       now,
       fence: this.fence,
       ownerEpoch: (p) => this.manager.ownerEpoch(p),
+      fetcherOf: (task) => fetchers.fetcherOf(task),
       log: log.child("dispatcher"),
     });
     const sender = new HandoffSender({
@@ -432,9 +440,10 @@ export class FrontierNode {
       this.dispatcher.wake(); // a job with maxPages may take its first budget now
     });
     manager.start();
+    // Read before the first hand-out, so the first tasks already go to their hosts' fetch nodes.
+    await this.fetchers.start();
     dispatcher.start();
     this.sweeper = setInterval(() => this.sweepLost(), opts.lostSweepIntervalMs);
-    await this.renderers?.start();
     // Events set the health status at once; this also catches a heartbeat that stopped reaching the state.
     this.healthSync = setInterval(() => this.syncHealth(), opts.heartbeatIntervalMs);
     this.syncHealth();
@@ -510,8 +519,7 @@ export class FrontierNode {
   crash(): Promise<void> {
     this.stopping ??= (async () => {
       if (this.sweeper) clearInterval(this.sweeper);
-      this.renderers?.stop();
-      this.renderers?.stop();
+      this.fetchers.stop();
       if (this.healthSync) clearInterval(this.healthSync);
       this.stopRootsWatch?.();
       this.stopJobsWatch?.();
@@ -531,6 +539,7 @@ export class FrontierNode {
 
   private async cleanStop(): Promise<void> {
     const { log } = this;
+    this.fetchers.stop();
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.healthSync) clearInterval(this.healthSync);
     this.stopRootsWatch?.();
@@ -653,6 +662,8 @@ export class FrontierNode {
       credit: this.opts.credit,
       tasksWaitingToPublish: this.dispatcher.waitingToPublish,
       partitionsServed: this.manager.served.length,
+      // The region's live fetch nodes this node sends its hosts' tasks to (0: the shared queue).
+      fetchNodesKnown: this.fetchers.fetchers.length,
       partitionsHandingOff: this.manager.handingOff.length,
       partitionsAwaited: this.manager.currentRoles.await.length,
       partitionsRebuildingSeen: this.frontier.partitionsRebuildingSeen.length,

@@ -266,9 +266,9 @@ function messageBusContract(name: string, fixture: BusFixture): void {
     test(`${name} - a re-offer stores the task again as a new copy within the window, once per re-offer number`, async () => {
       await start();
       await bus.publishTask(region, task("offered"));
-      await bus.publishTask(region, task("offered"), 1);
-      await other.publishTask(region, task("offered"), 1);
-      await bus.publishTask(region, task("offered"), 2);
+      await bus.publishTask(region, task("offered"), { reoffer: 1 });
+      await other.publishTask(region, task("offered"), { reoffer: 1 });
+      await bus.publishTask(region, task("offered"), { reoffer: 2 });
       await bus.publishTask(region, task("offered"));
       const got = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 4 }));
       await waitFor(() => got.got.length >= 3, "the original and two re-offers");
@@ -279,6 +279,72 @@ function messageBusContract(name: string, fixture: BusFixture): void {
       expect(offered).toHaveLength(3);
       expect(new Set(offered.map((g) => g.copy)).size).toBe(3);
       expect(offered.every((g) => g.deliveryCount === 1)).toBe(true);
+    });
+
+    test(`${name} - a task sent to a fetch node's inbox reaches only that inbox's subscribers; one sent to none, only the shared queue's`, async () => {
+      await start();
+      const shared = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 2 }));
+      const a = record<FetchTask>((h) => other.consumeTasks(region, h, { concurrency: 2, inbox: "node-a" }));
+      const b = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 2, inbox: "node-b" }));
+      await Promise.all([
+        bus.publishTask(region, task("to-a"), { to: "node-a" }),
+        other.publishTask(region, task("to-b"), { to: "node-b" }),
+        bus.publishTask(region, task("to-a-2"), { to: "node-a" }),
+        bus.publishTask(region, task("to-nobody")),
+      ]);
+      await waitFor(() => a.got.length >= 2 && b.got.length >= 1 && shared.got.length >= 1, "every queue delivered");
+      // Two ack waits: a task that went to the wrong queue, or twice, would have come by then.
+      const at = performance.now();
+      await waitFor(() => performance.now() - at > 2 * ACK_WAIT_MS, "two ack waits");
+      expect(a.got.map((g) => g.data.taskId).sort()).toEqual(["to-a", "to-a-2"]);
+      expect(b.got.map((g) => g.data.taskId)).toEqual(["to-b"]);
+      expect(shared.got.map((g) => g.data.taskId)).toEqual(["to-nobody"]);
+      await expect(bus.publishTask(region, task("bad"), { to: "No Such.Node" })).rejects.toThrow(/node id/);
+    });
+
+    test(`${name} - tasks sent to an inbox nobody pulls wait there, are listed, and go to whoever pulls it later, as the same copies`, async () => {
+      await start();
+      await bus.publishTask(region, task("waits-1"), { to: "gone-node" });
+      await bus.publishTask(region, task("waits-2"), { to: "gone-node" });
+      expect(await other.taskInboxes(region)).toEqual([{ node: "gone-node", waiting: 2, unacked: 0 }]);
+      let release!: () => void;
+      const stuck = new Promise<void>((r) => (release = r));
+      // The inbox's own node takes them and hangs on them (a node killed mid-task); its heir pulls the same inbox.
+      const dying = record<FetchTask>(
+        (h) => bus.consumeTasks(region, h, { concurrency: 1, inbox: "gone-node" }),
+        () => stuck,
+      );
+      await waitFor(() => dying.got.length === 1, "the first task at the inbox's node");
+      const heir = record<FetchTask>((h) => other.consumeTasks(region, h, { concurrency: 2, inbox: "gone-node" }));
+      await waitFor(() => heir.got.length === 2, "both tasks at the heir (the one taken after the ack wait)", 5_000);
+      const taken = dying.got[0]!;
+      const again = heir.got.find((g) => g.data.taskId === taken.data.taskId)!;
+      // The one the dying node held comes back as a redelivery of the same stored copy, not as a new copy.
+      expect(again).toMatchObject({ copy: taken.copy, deliveryCount: 2 });
+      expect(again.at - taken.at).toBeGreaterThanOrEqual(ACK_WAIT_MS - 50);
+      release();
+    });
+
+    test(`${name} - an inbox is removed only when it holds no task, and a task sent to it after is not lost`, async () => {
+      await start();
+      // A node makes its inbox at its start: listed, empty.
+      await other.ensureTaskInbox(region, "leaving");
+      await other.ensureTaskInbox(region, "leaving");
+      expect(await bus.taskInboxes(region)).toEqual([{ node: "leaving", waiting: 0, unacked: 0 }]);
+      await bus.publishTask(region, task("held"), { to: "leaving" });
+      expect(await bus.removeTaskInbox(region, "leaving")).toBe(false);
+      const got = record<FetchTask>((h) => other.consumeTasks(region, h, { concurrency: 1, inbox: "leaving" }));
+      await waitFor(() => got.got.length === 1, "the task");
+      await waitFor(() => got.got.length === 1 && performance.now() > got.got[0]!.at + 100, "its ack");
+      await got.sub.stop();
+      expect(await bus.removeTaskInbox(region, "leaving")).toBe(true);
+      expect((await bus.taskInboxes(region)).map((i) => i.node)).toEqual([]);
+      // Sent after the removal (a frontier node that judged late): listed, and delivered to the next subscriber.
+      await other.publishTask(region, task("late"), { to: "leaving" });
+      expect(await bus.taskInboxes(region)).toEqual([{ node: "leaving", waiting: 1, unacked: 0 }]);
+      const later = record<FetchTask>((h) => bus.consumeTasks(region, h, { concurrency: 1, inbox: "leaving" }));
+      await waitFor(() => later.got.length === 1, "the late task");
+      expect(later.got[0]!.data.taskId).toBe("late");
     });
 
     test(`${name} - partitions are isolated: urls and results of p1 never reach p2's consumers`, async () => {

@@ -1,8 +1,9 @@
 /**
  * Fault: one of two fetch nodes frozen (SIGSTOP) for 30 s mid-crawl, then thawed (SIGCONT): a long GC pause
- * or a VM migration. Its tasks stay out (the `fetchers` consumer's ack wait, 60 s, is longer than the
- * freeze, and each host has one fetch at a time, so no other node asks those hosts meanwhile); the other
- * fetch node takes every other task.
+ * or a VM migration. Its tasks stay out (its inbox's ack wait, 60 s, is longer than the freeze, and each
+ * host has one fetch at a time, so no other node asks those hosts meanwhile); the other fetch node takes
+ * every other task, and, as its heir once its heartbeat has lapsed, what waited in its inbox undelivered
+ * (fetch-node/inbox-heirs.ts); thawed, the node pulls its inbox again and the heir lets go.
  *
  * So that the freeze surely lands on a request under way (the synthetic web answers in a millisecond), the
  * row seeds LATE_HOST at the fault, whose home page is answered 2 s after it is asked, and freezes the

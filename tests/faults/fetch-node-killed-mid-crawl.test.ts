@@ -1,7 +1,8 @@
 /**
  * Fault: one of the two fetch nodes killed (SIGKILL) mid-crawl and never started again. The other one
- * finishes the crawl. The tasks the dead node held (pulled, never acked) come back from the `fetchers`
- * consumer after its ack wait, to the survivor, which spaces each one by its host's gap (the dead node's
+ * finishes the crawl. The tasks the dead node held (pulled from its inbox, never acked) come back after the
+ * ack wait to the survivor, its heir, which pulls the dead node's inbox once its heartbeat has lapsed
+ * (fetch-node/inbox-heirs.ts) and spaces each one by its host's gap (the dead node's
  * request may have reached the host) and fetches it. Nothing is lost, a page is fetched twice only if the
  * dead node's request for it had started (what was in flight), no host waits longer than the ack wait and its
  * gap, and the coordinator sees the node dead.

@@ -21,6 +21,7 @@ import { AddressPolicy, describeRefusal } from "../../../core/net/index.ts";
 import { BadEncodingError, describe, droppedConnection, errorKind, localCauseOf, refusalIn } from "./errors.ts";
 import { buildRequestHeaders, flattenHeaders } from "./headers.ts";
 import { proxyListens } from "./proxy-probe.ts";
+import { ProxyStallWatch } from "./proxy-stall-watch.ts";
 import { Slots } from "./slots.ts";
 import { serverKeyOf } from "./server-key.ts";
 import type { AddressGate, AddressPass } from "../../../core/ports/index.ts";
@@ -40,6 +41,12 @@ import type { Dispatcher } from "./undici.ts";
 const MAX_REMEMBERED_ORIGINS = 10_000;
 /** How long a proxy that dropped (or never answered) a request has to take a new connection before it counts as gone. */
 const PROXY_PROBE_MS = 1_000;
+/**
+ * How long nothing may come back through the proxy, with requests under way, before it is probed
+ * (proxy-stall-watch.ts): well inside the response deadline, so a partition is found while it lasts and a
+ * request it holds is not timed out, and blamed on its host, after it healed. Half the deadline when that is shorter.
+ */
+const PROXY_STALL_MS = 3_000;
 /**
  * How long a request waits for its server's pass (the cap per address) before its task goes back to its
  * host's queue: long enough that a busy server's queue moves, short enough that a task never nears the
@@ -69,6 +76,8 @@ export class HttpFetcher {
   readonly #throughProxy = new Set<Deadline>();
   /** Set when a request found the proxy out of reach, cleared when one gets an answer through it again. */
   #proxyDownSince: number | undefined;
+  /** With a proxy: finds it out of reach while requests hang in a partition, before their deadlines. */
+  readonly #stallWatch: ProxyStallWatch | undefined;
   #closing: Promise<void> | undefined;
 
   constructor(options: HttpFetcherOptions) {
@@ -99,6 +108,17 @@ export class HttpFetcher {
         onConnected: (origin, address) => this.#rememberAddress(origin, address),
       });
     this.#dispatcher = this.#newDispatcher();
+    const proxyUrl = options.proxyUrl;
+    this.#stallWatch =
+      proxyUrl === undefined
+        ? undefined
+        : new ProxyStallWatch({
+            stallMs: Math.min(PROXY_STALL_MS, options.responseTimeoutMs / 2),
+            probe: () => proxyListens(proxyUrl, PROXY_PROBE_MS),
+            onLost: (stalledMs) =>
+              this.#proxyLost(`nothing came back through it for ${Math.round(stalledMs)} ms and it takes no new connection`),
+            now: preciseNow,
+          });
   }
 
   /** Fetches `req.url` once. Never rejects for network, protocol or content problems. */
@@ -200,6 +220,7 @@ export class HttpFetcher {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#slots.close();
+      this.#stallWatch?.close();
       await this.#dispatcher.destroy();
       this.#dns.close();
       this.#addresses.clear();
@@ -224,11 +245,15 @@ export class HttpFetcher {
     const target = new URL(url);
     target.hash = "";
     let answered = false;
-    if (this.#proxied) this.#throughProxy.add(deadline);
+    if (this.#proxied) {
+      this.#throughProxy.add(deadline);
+      this.#stallWatch?.started(deadline);
+    }
     try {
       const response = await sendGet(this.#dispatcher, target, requestHeaders, deadline.signal, onAnswer);
       answered = true;
       this.#proxyDownSince = undefined;
+      this.#stallWatch?.answered();
       return withPause(await handle(response, { startedAt, requestHeaders }), deadline);
     } catch (error) {
       const proxyGone = await this.#proxyGone(error, deadline, target, answered);
@@ -239,6 +264,8 @@ export class HttpFetcher {
       return withPause(outcome, deadline);
     } finally {
       this.#throughProxy.delete(deadline);
+      // An end after an answer, by neither deadline nor interruption, means bytes came back through the proxy.
+      this.#stallWatch?.ended(deadline, answered && !deadline.signal.aborted);
       deadline.dispose();
     }
   }
@@ -253,11 +280,13 @@ export class HttpFetcher {
    * It was out of reach if it takes no new connection now (proxy-probe.ts: refused or unanswered within
    * PROXY_PROBE_MS), or if another request found it so while this one ran, which ended this one then
    * (`#proxyLost`; otherwise it would time out at its deadline, when the link may be back already), or if
+   * the stall watch found it so while nothing came back through it (proxy-stall-watch.ts), or if
    * it timed out while no request had got through since the proxy was found out of reach.
    */
   async #proxyGone(error: unknown, deadline: Deadline, target: URL, answered: boolean): Promise<string | undefined> {
     if (this.#proxyUrl === undefined || deadline.callerAborted) return undefined;
-    if (deadline.interrupted) return "ended when another request found the proxy out of reach";
+    if (deadline.interrupted)
+      return "ended when the proxy was found out of reach (by another request, or while nothing came back through it)";
     if (deadline.timedOut && this.#proxyDownSince !== undefined) {
       // Sent while the proxy was out of reach (the probe of a node in local trouble, on a connection the
       // partition cut): it may be delivered when the link heals, after this deadline, and the proxy then
@@ -277,8 +306,8 @@ export class HttpFetcher {
    * failure, its task given back at once; its connection is reset (reset-on-abort.ts), so what it had not
    * sent cannot reach the proxy once the link is back.
    */
-  #proxyLost(): void {
-    const reason = new Error("the egress proxy was found out of reach by another request");
+  #proxyLost(how = "by another request"): void {
+    const reason = new Error(`the egress proxy was found out of reach: ${how}`);
     for (const deadline of this.#throughProxy) deadline.interrupt(reason);
     if (this.#proxyDownSince !== undefined) return;
     this.#proxyDownSince = preciseNow();

@@ -6,6 +6,7 @@
  * and robots.txt alike. Everything else in this folder is its machinery.
  */
 export { HttpFetcher } from "./fetcher.ts";
+export { proxyListens } from "./proxy-probe.ts";
 export { gunzipStream, type DecodedStream } from "./body-stream.ts";
 export type {
   FetchError,

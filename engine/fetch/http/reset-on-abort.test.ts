@@ -59,7 +59,12 @@ test("a request through the proxy given up at its deadline resets its connection
   const held = await f.fetch({ url: "http://site.example/held" });
   expect(held.kind === "error" && held.error).toBe("timeout");
   await Bun.sleep(100);
-  // The held request's connection was reset; the other one closed in order is the fetcher's probe of the
-  // proxy after a timeout (it listens, so the timeout is the host's).
-  expect(p.endings.sort()).toEqual(["ECONNRESET", "end"]);
+  // The held request's connection was reset; the others, closed in order, are the fetcher's probes of the
+  // proxy: the check after the timeout (it listens, so the timeout is the host's), and the stall watch's
+  // while nothing came back (proxy-stall-watch.ts: once per half the deadline at most, so up to two here).
+  const probes = p.endings.filter((how) => how !== "ECONNRESET");
+  expect(p.endings.filter((how) => how === "ECONNRESET")).toEqual(["ECONNRESET"]);
+  expect(probes.length).toBeGreaterThanOrEqual(1);
+  expect(probes.length).toBeLessThanOrEqual(3);
+  expect(probes.every((how) => how === "end")).toBe(true);
 });

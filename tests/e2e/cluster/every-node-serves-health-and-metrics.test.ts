@@ -7,6 +7,7 @@
  */
 import { describe, expect, test } from "bun:test";
 import { metricName } from "../../../adapters/http/prometheus.ts";
+import { FetcherChoice } from "../../../core/cluster/index.ts";
 import { useCluster, waitForIdle, type NodeView } from "./harness.ts";
 
 const cluster = useCluster();
@@ -25,9 +26,14 @@ function samples(text: string, node?: string): Map<string, number> {
 
 describe("cluster: node endpoints", () => {
   test("every node serves /healthz, /readyz and /metrics at the address in its record", async () => {
-    const web = await cluster.web({ hosts: 2, pagesPerHost: 4, linksPerPage: 4, pageBytes: 2000 });
+    // Four hosts, so that each fetch node has some: a host's tasks go to one fetch node, chosen by hashing
+    // (site0 and site1 both go to fetch-1; site2 to fetch-2).
+    const hosts = ["site0.test", "site1.test", "site2.test", "site3.test"];
+    const choice = new FetcherChoice(["fetch-1", "fetch-2"]);
+    expect(new Set(hosts.map((h) => choice.of(h)))).toEqual(new Set(["fetch-1", "fetch-2"]));
+    const web = await cluster.web({ hosts: hosts.length, pagesPerHost: 4, linksPerPage: 4, pageBytes: 2000 });
     const c = await cluster.up({ web });
-    await c.seed([web.url("site0.test"), web.url("site1.test")]);
+    await c.seed(hosts.map((h) => web.url(h)));
     const totals = await waitForIdle(c, web, { timeoutMs: 60_000, procs: [c.proc] });
 
     const nodes = await c.nodes();

@@ -10,7 +10,7 @@
 # tests/deploy/fleet-permissions-match-core.test.ts requires the rendered lists to equal it:
 #   coordinator  seeds to crawl.urls.<any>.<p>; creates every region's streams and consumers; cluster-state
 #                bucket read and write (node records, lease), and the ring's own bucket (crawl-ring)
-#   frontier     tasks to crawl.fetch.<R> (and .render); URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
+#   frontier     tasks to crawl.fetch.<R> (and .render, and fetch node inboxes crawl.fetch.<R>.to.<id>); URLs to crawl.urls.<any>.<p> (gRPC Enqueue); pulls and acks
 #                urls-<p> and results-<p> of its region; writes node records, the ring (handoff; in the
 #                ring's bucket, every role reads and watches it) and
 #                the scope roots (scope.<host>, the hosts of the seeds it admits), the jobs' page budgets
@@ -19,7 +19,9 @@
 #                object store crawl-state-<R>: written, read from a sequence, purged below a snapshot);
 #                the feed of fetched pages (crawl.pages.<job>, stream CRAWL_PAGES)
 #   fetch        links to crawl.urls.<any>.<p>; results to crawl.results.<R>.<p>; pulls and acks the
-#                region's `fetchers` (and `renderers`, with a browser); writes node records; links for a region that does not answer to
+#                region's task consumers (`fetchers`, `renderers` with a browser, its own inbox `inbox-<id>`
+#                and those of gone fetch nodes it is heir of), lists them and deletes a gone node's empty
+#                inbox; writes node records; links for a region that does not answer to
 #                crawl.forward.<R>.<to>.<p>, and pulls and acks the region's `forwarders` to move them on
 # Every role subscribes to _INBOX.> (JetStream answers, pulled messages and publish acks all arrive on
 # the client's inbox) and to the leader-elected advisories of consumers and streams, so a pull lost with
@@ -41,13 +43,15 @@ locals {
     forward = "CRAWL_FORWARD_${upper(replace(r, "-", "_"))}"
   } }
 
-  # Create (idempotently), read and update a stream and its durable consumers: what ensureRegionStreams
-  # (adapters/nats/region-setup.ts) and the KV bucket's open do. No delete, no purge.
+  # Create (idempotently), read, list and update a stream and its durable consumers: what ensureRegionStreams
+  # (adapters/nats/region-setup.ts, which updates the fetch nodes' inboxes too) and the KV bucket's open do.
+  # No delete, no purge.
   js_manage = { for r in local.region_names : r => flatten([for s in values(local.streams_of[r]) : [
     "$JS.API.STREAM.INFO.${s}",
     "$JS.API.STREAM.CREATE.${s}",
     "$JS.API.STREAM.UPDATE.${s}",
     "$JS.API.CONSUMER.INFO.${s}.*",
+    "$JS.API.CONSUMER.LIST.${s}",
     "$JS.API.CONSUMER.CREATE.${s}",
     "$JS.API.CONSUMER.CREATE.${s}.>",
     "$JS.API.CONSUMER.DURABLE.CREATE.${s}.*",
@@ -110,7 +114,7 @@ locals {
       local.feed_manage,
     )
     frontier = concat(
-      ["crawl.fetch.${r}", "crawl.fetch.${r}.render", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", local.ring_key, "${local.kv_prefix}.scope.>", "${local.kv_prefix}.budgets.>"],
+      ["crawl.fetch.${r}", "crawl.fetch.${r}.render", "crawl.fetch.${r}.to.*", "crawl.urls.*.*", "${local.kv_prefix}.nodes.*", local.ring_key, "${local.kv_prefix}.scope.>", "${local.kv_prefix}.budgets.>"],
       local.js_kv,
       local.js_manage[r],
       [
@@ -127,8 +131,8 @@ locals {
       local.js_kv,
       local.js_manage[r],
       [
-        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].fetch}.fetchers",
-        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].fetch}.renderers",
+        "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].fetch}.*",
+        "$JS.API.CONSUMER.DELETE.${local.streams_of[r].fetch}.*",
         "$JS.ACK.${local.streams_of[r].fetch}.>",
         "$JS.API.CONSUMER.MSG.NEXT.${local.streams_of[r].forward}.forwarders",
         "$JS.ACK.${local.streams_of[r].forward}.>",
