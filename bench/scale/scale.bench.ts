@@ -22,8 +22,9 @@
  * temporary directory); --keep to keep them; --cache-mib N sets SQLite's page cache (the store's 128 MiB
  * otherwise), to weigh memory against speed; --gc-every N runs a full collection after every N frontier
  * calls (outside the timed calls, its time printed apart), to see how much of the RSS is garbage between
- * collections. The allocator's MIMALLOC_PURGE_DELAY is the environment's,
- * or what `bun run crawl` sets (kit/allocator-env.ts).
+ * collections. The allocators' settings (MIMALLOC_PURGE_DELAY, BUN_JSC_heapGrowthMaxIncrease) are the
+ * environment's, or what `bun run crawl` sets (kit/allocator-env.ts). With BUN_JSC_logGC=1 in the
+ * environment, JSC logs its collections to stderr; gc-pauses.ts sums up their pauses.
  */
 import { tmpdir } from "node:os";
 import { allocatorEnv } from "../../kit/allocator-env.ts";

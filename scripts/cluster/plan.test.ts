@@ -24,6 +24,8 @@ test("cluster up - every crawler process keeps one copy of each stream, bucket a
   for (const p of crawler) expect(p.env["CRAWL_NATS_REPLICAS"]).toBe("1");
   // The allocator's settings, as `bun run crawl` has them (kit/allocator-env.ts), unless the shell set them.
   for (const p of crawler) expect(p.env["MIMALLOC_PURGE_DELAY"]).toBe(process.env["MIMALLOC_PURGE_DELAY"] === undefined ? "-1" : undefined);
+  const heapGrowth = "BUN_JSC_heapGrowthMaxIncrease";
+  for (const p of crawler) expect(p.env[heapGrowth]).toBe(process.env[heapGrowth] === undefined ? "1" : undefined);
   // Only nats-server is a Go program; the crawler's processes keep their runtime's own threads.
   for (const p of plans) expect(p.env["GOMAXPROCS"]).toBe(p.role === "nats" && !process.env["GOMAXPROCS"] ? "1" : undefined);
 });
