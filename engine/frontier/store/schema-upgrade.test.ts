@@ -259,6 +259,38 @@ test("schema - a version-10 store's schedule moves into its URLs' rows, each wit
   after.close();
 });
 
+test("schema - pending sitemaps are indexed by offer order: a store with the index of a build before gets it, and reads them in that order", () => {
+  const path = storePath();
+  const offer = (url: string, now: number) =>
+    store.sitemaps.offer({ partition: 2, host: "a.test", url, grants: ["http://a.test"], fromIndex: false, depth: 0, hops: 0 }, now, 0);
+  let store = FrontierStore.open(path);
+  store.tx(() => {
+    offer("http://a.test/z.xml", 10);
+    offer("http://a.test/b.xml", 20);
+    offer("http://a.test/a.xml", 20);
+  });
+  store.close();
+  // As a build before this index leaves the store: its own index of pending sitemaps instead.
+  const db = new Database(path);
+  db.exec("DROP INDEX sitemaps_pending_by_offer; CREATE INDEX sitemaps_pending ON sitemaps (state, partition, host)");
+  db.close();
+  store = FrontierStore.open(path);
+  expect(store.sitemaps.pendingFor(2, "a.test")).toBe(3);
+  const order: string[] = [];
+  for (let row = store.sitemaps.next(2, "a.test"); row; row = store.sitemaps.next(2, "a.test")) {
+    order.push(row.url);
+    store.tx(() => store.sitemaps.finish(row!, "read", 30));
+  }
+  expect(order).toEqual(["http://a.test/z.xml", "http://a.test/a.xml", "http://a.test/b.xml"]);
+  expect(store.sitemaps.pendingFor(2, "a.test")).toBe(0);
+  store.close();
+  const after = new Database(path);
+  expect(after.query("SELECT name FROM sqlite_schema WHERE name LIKE 'sitemaps_pending%'").all()).toEqual([
+    { name: "sitemaps_pending_by_offer" },
+  ]);
+  after.close();
+});
+
 test("schema - a store of a newer version is refused, naming both versions", () => {
   const path = storePath();
   FrontierStore.open(path).close();

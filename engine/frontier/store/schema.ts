@@ -83,8 +83,19 @@ const FEED_DUE_INDEX = "CREATE INDEX IF NOT EXISTS sitemaps_feed_due ON sitemaps
 /** URLs waiting for a retry or refetch, by when they are due; a URL with nothing scheduled (due_at 0) has no entry. */
 const URL_DUE_INDEX = "CREATE INDEX IF NOT EXISTS urls_due ON urls (due_at) WHERE due_at > 0";
 
+/**
+ * Each host's pending sitemaps in the order they are read (offered first, then by URL): the host's next one is
+ * one index seek (with the whole table indexed by (state, partition, host) it was a search and a sort), the
+ * pending counts read the index alone, and a sitemap read leaves the index instead of moving in it. An access
+ * path, not data: a store of any version gets it when it opens, and loses the index it replaced
+ * (`sitemaps_pending`, which a build before it makes again beside it: both work). Measured alone, 100,000
+ * hosts offered, taken and finished a probe each: 49 µs of CPU a host instead of 70-79.
+ */
+const SITEMAPS_PENDING_INDEX =
+  "DROP INDEX IF EXISTS sitemaps_pending; CREATE INDEX IF NOT EXISTS sitemaps_pending_by_offer ON sitemaps (partition, host, offered_at, url) WHERE state = 'pending'";
+
 /** What is made after SCHEMA and upgradeSchema: indexes on columns an older store gets only from the upgrade. */
-export const LATE_SCHEMA = `${QUEUE_JOB_INDEX}; ${FEED_DUE_INDEX}; ${URL_DUE_INDEX};`;
+export const LATE_SCHEMA = `${QUEUE_JOB_INDEX}; ${FEED_DUE_INDEX}; ${URL_DUE_INDEX}; ${SITEMAPS_PENDING_INDEX};`;
 
 export const SCHEMA = `
 CREATE TABLE IF NOT EXISTS queue (
@@ -160,7 +171,6 @@ CREATE TABLE IF NOT EXISTS sitemaps (
   job INTEGER NOT NULL DEFAULT 0,
   PRIMARY KEY (partition, host, url)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS sitemaps_pending ON sitemaps (state, partition, host);
 
 CREATE TABLE IF NOT EXISTS scope_roots (
   host TEXT PRIMARY KEY,
