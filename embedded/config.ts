@@ -151,11 +151,12 @@ const SPECS: FieldSpecs<CrawlSettings> = {
     ...integerKind({ min: 1 }),
   },
   maxQueued: {
-    default: 50_000_000,
+    default: 0,
     env: "CRAWL_MAX_QUEUED",
     flag: "--max-queued",
-    description: "Frontier size limit; beyond it the lowest-priority URLs are dropped",
-    ...integerKind({ min: 1 }),
+    description:
+      "Frontier size limit (0: none); beyond it the lowest-priority URLs are dropped. A limit keeps an index of the queue by priority: about 38 B of disk a queued URL, and a page written per fetch",
+    ...integerKind({ min: 0 }),
   },
   confirmAllSeen: {
     default: false,

@@ -2,7 +2,8 @@
  * Where a dispatched task's time goes (issue 25): one size of the scale bench (run-size.ts, the same
  * options), in this process, with every synchronous method of the frontier's parts and of the store's
  * tables timed while `nextTasks` or `completeMany` runs, and each transaction's COMMIT timed apart (its
- * CPU split into user and system, and the commits that ran a WAL checkpoint, over 40 ms, counted). Prints
+ * CPU split into user and system, the WAL frames each wrote, and the commits that ran a WAL checkpoint, over
+ * 40 ms, counted). Prints
  * per task: how often each method ran and its exclusive time (its own, without the timed methods it
  * called), the largest first. A sampling profile (`bun --cpu-prof`) lost most of the time spent in SQLite
  * (its samples inside the transaction never showed), hence this.
@@ -13,6 +14,7 @@
  * scale.bench.ts for those.
  */
 import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { WaitingHostHeap } from "../../core/politeness/index.ts";
 import { ActiveHosts } from "../../engine/frontier/active-hosts.ts";
@@ -46,7 +48,21 @@ const stats = new Map<string, Stat>();
 const open: number[] = [];
 /** Inside nextTasks or completeMany. */
 let inside = 0;
-const commit = { user: 0, system: 0, checkpoints: 0, checkpointMs: 0 };
+const commit = { user: 0, system: 0, checkpoints: 0, checkpointMs: 0, calls: 0, bytes: 0, all: 0 };
+
+/**
+ * Bytes this thread has passed to write(2) (Linux /proc/thread-self/io `wchar`; 0 elsewhere): around a COMMIT,
+ * the WAL frames it appended (4,096 B a page + a 24 B header), and the pages a checkpoint it ran copied.
+ */
+function threadWrites(): number {
+  try {
+    const m = /wchar: (\d+)/.exec(readFileSync("/proc/thread-self/io", "utf8"));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+const WAL_FRAME_BYTES = 4096 + 24;
 
 function add(name: string, ms: number): void {
   const s = stats.get(name);
@@ -134,11 +150,20 @@ let depth = 0;
       return result;
     }
     const cpu = process.cpuUsage();
+    const written = inside > 0 ? threadWrites() : 0;
+    const t = performance.now();
     timedCall("COMMIT", () => db.exec("COMMIT"));
     if (inside > 0) {
       const used = process.cpuUsage(cpu);
       commit.user += used.user;
       commit.system += used.system;
+      // Frames counted from the commits that ran no checkpoint (a checkpoint's copying is other bytes).
+      const bytes = threadWrites() - written;
+      commit.all++;
+      if (performance.now() - t <= 40) {
+        commit.calls++;
+        commit.bytes += bytes;
+      }
     }
     return result;
   };
@@ -188,6 +213,7 @@ function options(argv: readonly string[]): SizeOptions {
     batch: flag("--batch", 512),
     maxSeconds: flag("--max-seconds", 300),
     dispatchTasks: flag("--dispatch-tasks", Math.max(200_000, 4 * hosts)),
+    maxQueued: flag("--max-queued", 0),
     dir: tmpdir(),
     keep: false,
   };
@@ -205,6 +231,13 @@ console.log(
   `COMMIT CPU ${(commit.user / tasks).toFixed(1)} µs/task user + ${(commit.system / tasks).toFixed(1)} system; ` +
     `calls whose commit took over 40 ms (a WAL checkpoint ran): ${commit.checkpoints}, their commits ${per(commit.checkpointMs).trim()} µs/task`,
 );
+if (commit.calls > 0) {
+  // Per task of the dispatch, scaled from the commits without a checkpoint to all of them.
+  console.log(
+    `COMMIT writes: ${(commit.bytes / commit.calls / WAL_FRAME_BYTES).toFixed(0)} WAL frames a commit (${commit.calls} commits without a checkpoint), ` +
+      `about ${((commit.bytes / commit.calls / WAL_FRAME_BYTES) * (commit.all / tasks)).toFixed(2)} frames a task`,
+  );
+}
 console.log("method                                   calls/task  exclusive µs/task  µs/call");
 let sum = 0;
 for (const [name, s] of [...stats].sort((a, b) => b[1].ms - a[1].ms)) {

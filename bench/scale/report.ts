@@ -83,7 +83,8 @@ export function table(r: SizeResult): string {
     `scale: ${int(f.hosts)} hosts, ${int(r.queuedAfterFill)} URLs queued (target ${int(o.queued)}), ${o.links} links a page ` +
       `(${Math.round(o.links * o.cross)} to other hosts, ${o.fresh} new), ${o.batch} per call` +
       (o.dated > 0 ? `, ${Math.round(o.dated * 100)} % dated paths` : "") +
-      (o.bareResults ? ", page results carry no links" : ""),
+      (o.bareResults ? ", page results carry no links" : "") +
+      (o.maxQueued > 0 ? `, --max-queued ${int(o.maxQueued)}` : ""),
     ...row([
       ["seed", `${int(f.seedsPerSecond)} seeds/s`, `${r.seed.timing.seconds.toFixed(1)} s in addSeeds${stopped(r.seed.stoppedByTime)}`],
       [
@@ -157,7 +158,7 @@ export function table(r: SizeResult): string {
       : []),
     `  counters: ${COUNTERS.map((c) => `${c} ${int(r.counters[c] ?? 0)}`).join(", ")}`,
     `  store per URL (closed, dbstat): a queued URL ${perRow(r, ["queue", "queue_drop_order"])} B (queue row + drop-order index entry), ` +
-      `a fetched URL ${perRow(r, ["urls"])} B (state) + ${perRow(r, ["scheduled", "scheduled_due"])} B (refetch schedule), ` +
+      `a fetched URL ${perRow(r, ["urls"])} B (state and refetch time) + ${perRow(r, ["urls_due", "scheduled", "scheduled_due"])} B (refetch index; the schedule's table before schema 11), ` +
       `a host ${perRow(r, ["hosts"])} B (politeness state) + ${perRow(r, ["robots"])} B (robots.txt)`,
     `  in memory (entries counted in the frontier's structures after the fill): ${describe(r.internals.filled ?? {})}`,
     "  JS heap and typed arrays freed by releasing each per-host structure after dispatch (measured; in this order):",
@@ -227,7 +228,8 @@ function phase(m: MemorySample): string {
 /** Bytes per row of the named tables and indexes together (rows counted on the first). */
 function perRow(r: SizeResult, names: readonly string[]): string {
   const tables = r.diskLayout.tables.filter((t) => names.includes(t.name));
-  const first = tables.find((t) => t.name === names[0]);
+  // Rows counted in the first of the names the store has (a table, or the index standing for it).
+  const first = names.map((n) => tables.find((t) => t.name === n)).find((t) => t !== undefined);
   if (!first || first.rows === 0) return "?";
   return (tables.reduce((s, t) => s + t.bytes, 0) / first.rows).toFixed(0);
 }

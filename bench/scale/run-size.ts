@@ -31,8 +31,6 @@ const PARTITIONS = 256;
 const SEEN_SAVE_INTERVAL_MS = 30_000;
 /** As embedded/seed-feed.ts. */
 const SEED_BATCH = 10_000;
-/** The crawl's default --max-queued, raised when the target is larger, so nothing is dropped. */
-const MAX_QUEUED = 50_000_000;
 const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
 
 export interface SizeOptions extends WebShape {
@@ -40,6 +38,8 @@ export interface SizeOptions extends WebShape {
   batch: number;
   maxSeconds: number;
   dispatchTasks: number;
+  /** The frontier's size limit, as `crawl --max-queued` (0: none, the crawl's default). */
+  maxQueued: number;
   /** Where the scratch directory is made. */
   dir: string;
   keep: boolean;
@@ -131,7 +131,7 @@ export async function runSize(o: SizeOptions): Promise<SizeResult> {
     seen,
     policy: DEFAULT_POLICY,
     partitions: PARTITIONS,
-    maxQueued: Math.max(MAX_QUEUED, 2 * o.queued),
+    maxQueued: o.maxQueued,
     now: () => clock.now,
     newTaskId: () => `scale-${(taskCounter++).toString(36)}`,
   });

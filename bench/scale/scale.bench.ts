@@ -18,13 +18,14 @@
  * (0); --batch N pages per admit call and tasks per nextTasks/completeMany (512, the crawl loop's group
  * commit); --dispatch-tasks N (default max(200,000, 4 x hosts)); --max-seconds S per phase (300);
  * --fetch-ms N each fetch's duration on the frontier's clock (100); --bare-results: page results carry no
- * links (dispatch alone, without admitting what pages found); --dir D for the scratch stores (the system's
- * temporary directory); --keep to keep them; --cache-mib N sets SQLite's page cache (the store's 128 MiB
- * otherwise), to weigh memory against speed; --gc-every N runs a full collection after every N frontier
- * calls (outside the timed calls, its time printed apart), to see how much of the RSS is garbage between
- * collections. The allocators' settings (MIMALLOC_PURGE_DELAY, BUN_JSC_heapGrowthMaxIncrease) are the
- * environment's, or what `bun run crawl` sets (kit/allocator-env.ts). With BUN_JSC_logGC=1 in the
- * environment, JSC logs its collections to stderr; gc-pauses.ts sums up their pauses.
+ * links (dispatch alone, without admitting what pages found); --max-queued N the frontier's size limit, as
+ * `crawl --max-queued` (0, the default: none; with one the store keeps the queue's drop-order index); --dir D
+ * for the scratch stores (the system's temporary directory); --keep to keep them; --cache-mib N sets SQLite's
+ * page cache (the store's 128 MiB otherwise), to weigh memory against speed; --gc-every N runs a full
+ * collection after every N frontier calls (outside the timed calls, its time printed apart), to see how much
+ * of the RSS is garbage between collections. The allocators' settings (MIMALLOC_PURGE_DELAY,
+ * BUN_JSC_heapGrowthMaxIncrease) are the environment's, or what `bun run crawl` sets (kit/allocator-env.ts).
+ * With BUN_JSC_logGC=1 in the environment, JSC logs its collections to stderr; gc-pauses.ts sums up their pauses.
  */
 import { tmpdir } from "node:os";
 import { allocatorEnv } from "../../kit/allocator-env.ts";
@@ -43,6 +44,7 @@ interface BenchArgs {
   maxSeconds: number;
   fetchMs: number;
   bareResults: boolean;
+  maxQueued: number;
   dir: string;
   keep: boolean;
   cacheMib?: number;
@@ -59,6 +61,7 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     maxSeconds: 300,
     fetchMs: 100,
     bareResults: false,
+    maxQueued: 0,
     dir: tmpdir(),
     keep: false,
   };
@@ -107,6 +110,9 @@ function parseArgs(argv: readonly string[]): BenchArgs {
       case "--cache-mib":
         args.cacheMib = num(flag, value, 1);
         break;
+      case "--max-queued":
+        args.maxQueued = num(flag, value);
+        break;
       case "--dir":
         args.dir = value ?? args.dir;
         break;
@@ -142,6 +148,7 @@ function sizeOptions(a: BenchArgs, hosts: number): SizeOptions {
     batch: a.batch,
     maxSeconds: a.maxSeconds,
     dispatchTasks: a.dispatchTasks ?? Math.max(200_000, 4 * hosts),
+    maxQueued: a.maxQueued,
     dir: a.dir,
     keep: a.keep,
     ...(a.cacheMib === undefined ? {} : { cacheMib: a.cacheMib }),

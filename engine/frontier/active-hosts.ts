@@ -29,7 +29,7 @@ import { newHostState, releaseAfterLoss, releaseLostFetch, setPaused, type HostS
 import { parseRobots, policyFor, type RobotsPolicy } from "../../core/robots/index.ts";
 import { countToday, nextUtcDayStart } from "../../core/traps/index.ts";
 import type { FrontierState } from "./frontier-state.ts";
-import type { HostEntry } from "./host-entry.ts";
+import { NO_ROBOTS_STORED, type HostEntry } from "./host-entry.ts";
 import { learnJobs, noteJob } from "./job-turns.ts";
 import type { ColdHost } from "./store/cold-host-table.ts";
 import type { QueuedUrl, StoredRobots } from "./store/frontier-store.ts";
@@ -343,12 +343,26 @@ export class ActiveHosts {
 
   /** The host's robots.txt as stored, compiled once and kept with the entry. */
   robotsOf(entry: HostEntry): HostEntry["robots"] {
-    if (!entry.robots) {
-      const stored = this.s.store.loadRobots(entry.key);
-      entry.robotsExpiresAt = stored?.expiresAt ?? 0;
-      if (stored) entry.robots = { stored: withoutBody(stored), ...this.compile(stored) };
+    if (entry.robots) return entry.robots;
+    // What a read this run found is still what the store holds: a live host's robots.txt is stored only
+    // through setRobots, which updates these. So a new host's robots.txt task (needsRobots read the store
+    // and found none) and a lean host's turn after a robots.txt without rules read nothing.
+    const expiresAt = entry.robotsExpiresAt;
+    if (expiresAt === NO_ROBOTS_STORED) return undefined;
+    if (entry.robotsVerdict !== undefined && expiresAt !== undefined) {
+      entry.robots = { stored: { verdict: entry.robotsVerdict, expiresAt }, ...NOT_PARSED };
+      return entry.robots;
     }
+    const stored = this.s.store.loadRobots(entry.key);
+    this.noteRobots(entry, stored);
+    if (stored) entry.robots = { stored: verdictAndExpiry(stored), ...this.compile(stored) };
     return entry.robots;
+  }
+
+  /** Keeps what a lean host needs of its stored robots.txt (undefined: none stored) to skip the next reads. */
+  private noteRobots(entry: HostEntry, stored: StoredRobots | undefined): void {
+    entry.robotsExpiresAt = stored?.expiresAt ?? NO_ROBOTS_STORED;
+    entry.robotsVerdict = stored === undefined || stored.verdict === "parse" ? undefined : stored.verdict;
   }
 
   /**
@@ -359,16 +373,18 @@ export class ActiveHosts {
   needsRobots(entry: HostEntry, now: number): boolean {
     let expiresAt = entry.robots?.stored.expiresAt ?? entry.robotsExpiresAt;
     if (expiresAt === undefined) {
-      if (this.lean) expiresAt = entry.robotsExpiresAt = this.s.store.loadRobots(entry.key)?.expiresAt ?? 0;
-      else expiresAt = this.robotsOf(entry)?.stored.expiresAt ?? 0;
+      if (this.lean) {
+        this.noteRobots(entry, this.s.store.loadRobots(entry.key));
+        expiresAt = entry.robotsExpiresAt!;
+      } else expiresAt = this.robotsOf(entry)?.stored.expiresAt ?? 0;
     }
     return expiresAt <= now;
   }
 
   /** The host's robots.txt as just fetched and stored, compiled into its entry. */
   setRobots(entry: HostEntry, stored: StoredRobots): NonNullable<HostEntry["robots"]> {
-    entry.robots = { stored: withoutBody(stored), ...this.compile(stored) };
-    entry.robotsExpiresAt = stored.expiresAt;
+    entry.robots = { stored: verdictAndExpiry(stored), ...this.compile(stored) };
+    this.noteRobots(entry, stored);
     return entry.robots;
   }
 
@@ -515,7 +531,7 @@ export class ActiveHosts {
   }
 }
 
-/** The stored robots.txt without its text: the compiled rules are what is consulted, and they are shared. */
-function withoutBody(stored: StoredRobots): StoredRobots {
-  return stored.body === undefined ? stored : { verdict: stored.verdict, fetchedAt: stored.fetchedAt, expiresAt: stored.expiresAt };
+/** What an entry keeps of its stored robots.txt besides the compiled rules (shared): its verdict and expiry, not its text. */
+function verdictAndExpiry(stored: StoredRobots): NonNullable<HostEntry["robots"]>["stored"] {
+  return { verdict: stored.verdict, expiresAt: stored.expiresAt };
 }

@@ -6,6 +6,9 @@
  * a batch failed whole when the seen-set cannot vouch for it, and the queue's size limit.
  */
 import { describe, expect, test } from "bun:test";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { DEFAULT_POLICY, type PolicyConfig } from "../../core/config/index.ts";
 import type { DiscoveredUrl, FetchTask, ResponseResult } from "../../core/model/index.ts";
 import { SeenSetLostError, type SeenSet } from "../../core/ports/index.ts";
@@ -223,5 +226,41 @@ describe("admission: the seen check and the queue", () => {
     const dropped = url("http://a.test/deep/newer");
     expect(frontier.explainUrl(dropped.url, dropped.host)).toMatchObject({ state: "dropped", note: "frontier size limit" });
     expect(frontier.explainUrl("http://a.test/deep/older", "a.test").state).toBe("queued");
+  });
+
+  test("admission - without a size limit nothing is dropped, and a store opened with one is then opened without its index", async () => {
+    const path = join(mkdtempSync(join(tmpdir(), "admission-")), "frontier.sqlite");
+    const withLimit = (maxQueued?: number) => {
+      const store = FrontierStore.open(path);
+      return { store, frontier: withSeen(LocalBloomSeenSet.open(undefined, 10_000), { store, maxQueued }) };
+    };
+    const hasIndex = (store: FrontierStore) => {
+      try {
+        store.tx(() => store.dropLowestPriority(0));
+        return true;
+      } catch (error) {
+        if (/no such index/.test(String(error))) return false;
+        throw error;
+      }
+    };
+    const unlimited = withLimit(undefined);
+    await unlimited.frontier.addSeeds([url("http://a.test/")]);
+    await unlimited.frontier.admit([url("http://a.test/deep/older", 4), url("http://a.test/deep/newer", 4)]);
+    expect(unlimited.frontier.queued).toBe(3);
+    expect(unlimited.frontier.counters.toJSON()["frontier.dropped-size-limit"]).toBeUndefined();
+    expect(hasIndex(unlimited.store)).toBe(false);
+    unlimited.store.close();
+    // Reopened with a limit: the index is built over what is queued, and the limit holds at once.
+    const limited = withLimit(2);
+    expect(hasIndex(limited.store)).toBe(true);
+    await limited.frontier.admit([url("http://a.test/deep/newest", 4)]);
+    expect(limited.frontier.queued).toBe(2);
+    expect(limited.frontier.explainUrl("http://a.test/deep/newest", "a.test").state).toBe("dropped");
+    expect(limited.frontier.explainUrl("http://a.test/deep/newer", "a.test").state).toBe("dropped");
+    limited.store.close();
+    const again = withLimit(0);
+    expect(hasIndex(again.store)).toBe(false);
+    expect(again.frontier.queued).toBe(2);
+    again.store.close();
   });
 });

@@ -5,7 +5,8 @@
  * "maybe seen" is confirmed in the exact store for seeds and home pages (so a false positive never costs a
  * site its entry point), for every URL with `confirmSeen` (a batch that comes a second time), and for a
  * sitemap entry with a lastmod (a page that changed is due again at once). A seed's host becomes a root of
- * the scope, shared first when a cluster shares them. Beyond `maxQueued` the lowest-priority URLs are dropped.
+ * the scope, shared first when a cluster shares them. Beyond `maxQueued` the lowest-priority URLs are dropped;
+ * the store keeps the index that finds them (`queue_drop_order`) only while there is such a limit.
  *
  * Cost per admitted URL: its share of one seen-set call per partition, one queue row (written ROWS_PER_INSERT
  * to a statement), a queue-time mark and its host's entry; per URL already seen, a Set or Bloom answer, and
@@ -39,7 +40,16 @@ export class Admission {
     private readonly sitemaps: HostSitemaps,
     private readonly seenRecovery: SeenRecovery,
     private readonly disk: DiskWatch,
-  ) {}
+  ) {
+    // The size limit's index exists exactly while there is a limit: built here for a store opened with one
+    // (one pass over the queue), dropped for one opened without (a page written per dequeue saved).
+    const limited = (s.opts.maxQueued ?? 0) > 0;
+    if (s.store.keepDropOrder(limited)) {
+      s.opts.log?.info(limited ? "built the queue's index for the size limit (--max-queued)" : "dropped the queue's size-limit index", {
+        queued: s.totalQueued,
+      });
+    }
+  }
 
   /**
    * Admits discovered URLs; returns how many were new. Rejects with SeenSetLostError, admitting nothing,
@@ -215,9 +225,11 @@ export class Admission {
     return fresh.length;
   }
 
-  /** Drops the lowest-priority URLs beyond `maxQueued` (their state says why). */
+  /** Drops the lowest-priority URLs beyond `maxQueued` (their state says why); none without a limit. */
   enforceSizeLimit(): void {
-    const excess = this.s.totalQueued - this.s.opts.maxQueued;
+    const limit = this.s.opts.maxQueued ?? 0;
+    if (limit <= 0) return;
+    const excess = this.s.totalQueued - limit;
     if (excess <= 0) return;
     this.s.store.tx(() => {
       for (const d of this.s.store.dropLowestPriority(excess)) {

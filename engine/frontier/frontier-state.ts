@@ -36,8 +36,11 @@ export interface FrontierOptions {
   policy: PolicyConfig;
   /** Fixed partition count P: partition = hash(host) mod P. */
   partitions: number;
-  /** Most URLs kept queued; beyond it the lowest-priority URLs are dropped. */
-  maxQueued: number;
+  /**
+   * Most URLs kept queued; beyond it the lowest-priority URLs are dropped. Absent or 0: no limit, and the
+   * store keeps no index of the queue by priority for it (admission.ts).
+   */
+  maxQueued?: number;
   /** Confirm a Bloom "maybe seen" in the exact store for every URL, not only seeds and home pages. */
   confirmAllSeen?: boolean;
   now: () => number;

@@ -28,13 +28,23 @@ export interface HostEntry {
   nextPriority?: QueuedUrl["priority"] | 0;
   /** The task in flight, its queue row or sitemap row, and the URL's stored state when it was handed out. */
   inFlight?: { task: FetchTask; item?: QueuedUrl; prev?: UrlRow; sitemap?: SitemapRow };
-  /** Its robots.txt (without the text), compiled; `namesSitemaps`: the text names sitemaps (sitemap-refs.ts). */
-  robots?: { stored: StoredRobots; policy?: RobotsPolicy; namesSitemaps: boolean };
   /**
-   * When its robots.txt expires (0: none stored), kept when `robots` is let go (a lean host), so that a
-   * turn does not read robots.txt twice; undefined until read.
+   * Its robots.txt's verdict and expiry (not its text), compiled; `namesSitemaps`: the text names sitemaps
+   * (sitemap-refs.ts).
+   */
+  robots?: { stored: Pick<StoredRobots, "verdict" | "expiresAt">; policy?: RobotsPolicy; namesSitemaps: boolean };
+  /**
+   * When its robots.txt expires (NO_ROBOTS_STORED: a read found none), kept when `robots` is let go (a lean
+   * host), so that a turn does not read robots.txt twice; undefined until read.
    */
   robotsExpiresAt?: number;
+  /**
+   * The verdict of a robots.txt without rules to compile (allow-all: 4xx; disallow-all: 5xx or no answer), kept
+   * with robotsExpiresAt when `robots` is let go, so a lean host's turn rebuilds `robots` without a read (the
+   * two such verdicts share their rules); undefined for a robots.txt with rules (read and compiled each turn:
+   * rules compiled from a million different texts are what a lean host must not keep) or one not read yet.
+   */
+  robotsVerdict?: "allow-all" | "disallow-all";
   pagesToday: DailyCounter | null;
   /** Operator override of the minimum gap for this host (0: none). */
   minGapOverrideMs: number;
@@ -50,3 +60,6 @@ export interface HostEntry {
    */
   jobTurns?: Map<number, number>;
 }
+
+/** `robotsExpiresAt` of a host whose robots.txt the store does not hold (a read found none): expired at any time. */
+export const NO_ROBOTS_STORED = -1;

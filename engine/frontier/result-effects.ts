@@ -174,22 +174,26 @@ export class ResultEffects {
     // The job by its id; `#N` for a job number this frontier has not heard of yet (its record not read).
     const capture = captureOf(result, this.s.jobs.idOf(item.job) ?? `#${item.job}`);
     if (capture) outcome.row.captures = withCapture(prev.captures, capture);
-    store.recordFetch(outcome.row);
+    // The URL's state and its retry or refetch are one row (store/schedule-table.ts): written once.
+    const next = outcome.reschedule && {
+      ...outcome.reschedule,
+      url: item.url,
+      host: item.host,
+      partition: item.partition,
+      depth: item.depth,
+      kind: item.kind,
+      ...(item.job ? { job: item.job } : {}),
+    };
+    if (next && next.url === outcome.row.url && next.partition === outcome.row.partition) store.recordFetchScheduled(outcome.row, next);
+    else {
+      store.recordFetch(outcome.row);
+      if (next) store.schedule(next);
+    }
     for (const c of outcome.counters) this.s.counters.add(c);
     if (outcome.dequeue) {
       store.dequeue(item);
       this.hosts.dequeued(entry, item);
     }
-    if (outcome.reschedule)
-      store.schedule({
-        ...outcome.reschedule,
-        url: item.url,
-        host: item.host,
-        partition: item.partition,
-        depth: item.depth,
-        kind: item.kind,
-        ...(item.job ? { job: item.job } : {}),
-      });
     if (outcome.redirectTo && redirect.length > 0) this.admission.enqueueNew(redirect, redirectMaybe, confirmSeen);
     if (result.kind === "response") entry.pagesToday = bumpDaily(entry.pagesToday, now);
   }

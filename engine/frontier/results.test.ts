@@ -74,13 +74,14 @@ describe("results", () => {
   test("results - a batch whose commit fails keeps nothing: the page is fetched again, and its links, which the seen-set saw, are admitted then", async () => {
     const { frontier, store, clock, firstPage } = setup({ diskProbe: () => {} });
     const page = await firstPage("http://a.test/");
-    const recordFetch = store.recordFetch.bind(store);
-    store.recordFetch = () => {
+    const { recordFetch, recordFetchScheduled } = store;
+    // A page's state is written alone, or with its refetch in one write: either fails.
+    store.recordFetch = store.recordFetchScheduled = () => {
       throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
     };
     const links = [url("http://a.test/next"), url("http://b.test/")];
     await expect(frontier.complete(ok(page, { startedAt: clock.now, endedAt: clock.now + 10 }), links)).rejects.toThrow("disk is full");
-    store.recordFetch = recordFetch;
+    Object.assign(store, { recordFetch, recordFetchScheduled });
     expect(frontier.counters.toJSON()["frontier.results-not-committed"]).toBe(1);
     expect([frontier.diskFull, frontier.inFlight, frontier.queued]).toEqual([true, 0, 1]);
     expect(frontier.explainUrl(page.url, page.host).state).toBe("queued");

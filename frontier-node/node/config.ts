@@ -187,11 +187,12 @@ const SPECS: FieldSpecs<FrontierNodeConfig> = {
     ...durationKind(between(50, 60 * SECOND)),
   },
   maxQueued: {
-    default: 50_000_000,
+    default: 0,
     env: "CRAWL_MAX_QUEUED",
     flag: "--max-queued",
-    description: "Frontier size limit of this node; beyond it the lowest-priority URLs are dropped",
-    ...integerKind(between(1, 10_000_000_000)),
+    description:
+      "Frontier size limit of this node (0: none); beyond it the lowest-priority URLs are dropped. A limit keeps an index of the queue by priority: about 38 B of disk a queued URL, and a page written per fetch",
+    ...integerKind(between(0, 10_000_000_000)),
   },
   confirmAllSeen: {
     default: false,

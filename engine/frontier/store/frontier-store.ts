@@ -259,7 +259,18 @@ export class FrontierStore {
     return this.queue.total();
   }
 
-  /** Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped. */
+  /**
+   * Keeps the size limit's index of the queue (`queue_drop_order`) or not: built when a frontier with a
+   * limit opens the store, dropped when one without does (queue-table.ts). Returns whether it changed.
+   */
+  keepDropOrder(keep: boolean): boolean {
+    return this.queue.keepDropOrder(keep);
+  }
+
+  /**
+   * Removes the `n` lowest-priority, most recently queued URLs (the size limit); returns what was dropped.
+   * Needs `keepDropOrder(true)` first.
+   */
   dropLowestPriority(n: number): Array<QueuePlace & { url: string }> {
     const dropped = this.queue.deleteLowest(n);
     for (const d of dropped) {
@@ -296,6 +307,11 @@ export class FrontierStore {
   /** Writes a URL's whole state after a fetch (creating its row on its first result). */
   recordFetch(row: UrlRow): void {
     this.urls.put(row);
+  }
+
+  /** `recordFetch` and `schedule` of the same URL in one write of its row (a page's result and its refetch). */
+  recordFetchScheduled(row: UrlRow, next: ScheduledUrl): void {
+    this.urls.putScheduled(row, next);
   }
 
   /** Writes a URL's full state as received from another node (handoff). */

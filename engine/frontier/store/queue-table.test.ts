@@ -59,11 +59,30 @@ describe("queue table", () => {
 
   test("queue table - the size limit deletes the lowest priority, newest first, and leaves the journaling to its caller", () => {
     const { queue, notes } = setup();
+    queue.keepDropOrder(true);
     queue.enqueueMany([item("http://a.test/home", 1), item("http://a.test/old", 3), item("http://a.test/new", 3)]);
     const before = notes.length;
     expect(queue.deleteLowest(1).map((d) => d.url)).toEqual(["http://a.test/new"]);
     expect(notes.length).toBe(before);
     expect(queue.total()).toBe(2);
+  });
+
+  test("queue table - the size limit's index exists only while kept, and the drop refuses to run without it", () => {
+    const { db, queue } = setup();
+    const hasIndex = () => db.query("SELECT 1 FROM sqlite_schema WHERE name = 'queue_drop_order'").get() !== null;
+    // A store is made without it: a crawl without a size limit writes no entry of it per URL.
+    expect(hasIndex()).toBe(false);
+    queue.enqueueMany([item("http://a.test/home", 1), item("http://a.test/new", 3)]);
+    expect(() => queue.deleteLowest(1)).toThrow(/no such index: queue_drop_order/);
+    expect(queue.total()).toBe(2);
+    // Built over the rows already queued, once.
+    expect(queue.keepDropOrder(true)).toBe(true);
+    expect(queue.keepDropOrder(true)).toBe(false);
+    expect(hasIndex()).toBe(true);
+    expect(queue.deleteLowest(1).map((d) => d.url)).toEqual(["http://a.test/new"]);
+    expect(queue.keepDropOrder(false)).toBe(true);
+    expect(hasIndex()).toBe(false);
+    expect(queue.head(0, "a.test")?.url).toBe("http://a.test/home");
   });
 
   test("queue table - each write is noted under its partition; a partition is read in key order and deleted whole", () => {
@@ -122,6 +141,7 @@ describe("queue table", () => {
         expect(queue.inPartition(i, undefined, 10).map((q) => q.url)).toEqual([url]);
       });
       // The size limit's RETURNING (in no particular order).
+      queue.keepDropOrder(true);
       const urls = cases.map(([, url]) => url).sort();
       expect(
         queue
@@ -165,6 +185,7 @@ describe("queue table", () => {
         "https://a.test/old-tls",
         "http://a.test/new",
       ]);
+      queue.keepDropOrder(true);
       expect(
         queue
           .deleteLowest(2)

@@ -1,16 +1,23 @@
 /**
- * The scheduled table of the frontier store: URLs waiting for a retry or a refetch time, moved back into the
- * queue when due. Indexed by due time, so the next due time and the due URLs are one index read; the
- * summaries (by state, failing hosts) join the URL states and read the whole schedule: for a summary, not
- * a hot path.
+ * The frontier's schedule: URLs waiting for a retry or a refetch time, moved back into the queue when due.
+ * Since schema version 11 a URL's schedule is part of its `urls` row (due_at, and the priority, kind and job
+ * it is queued with when due; due_at 0: nothing scheduled), indexed by due time where set (`urls_due`), so
+ * the next due time and the due URLs are one index read, and a page's result, which writes its URL's row
+ * anyway, schedules its refetch on the same row: before, a `scheduled` row and its `scheduled_due` entry
+ * were one more B-tree row and index entry a result, each on a page of its own. The summaries (by state,
+ * failing hosts) read the index's rows: for a summary, not a hot path.
  *
- * Cost: one WITHOUT ROWID row per URL waiting (its URL, host and a few numbers) plus its `scheduled_due`
- * index entry.
+ * Cost: 4 integer columns on a URL's row (due_at 6 bytes, the others 0-1; 4 bytes of header) and its
+ * `urls_due` entry (due_at and the row's key: about 15 bytes plus the URL) while it waits.
+ *
+ * A URL is scheduled on its row; one without a row (none of the frontier's paths schedule such a URL, but a
+ * caller may) gets a row in state `queued`, which it takes anyway once due. Writing a URL's row (UrlTable
+ * `put`) keeps its schedule.
  */
 import type { Database } from "bun:sqlite";
 import type { Priority, UrlKind } from "../../../core/model/index.ts";
 import { scheduledChange, type Change } from "./changes.ts";
-import { countOf, KIND_NAME, kindCode, type Count } from "./sql.ts";
+import { countOf, kindCode, type Count } from "./sql.ts";
 import type { UrlStatus } from "./url-table.ts";
 
 export interface ScheduledUrl {
@@ -36,32 +43,37 @@ interface RawScheduled {
   job: number;
 }
 
-const SCHEDULED_COLUMNS = `due_at, url, host, partition, priority, depth, ${KIND_NAME}, job`;
+const SCHEDULED_COLUMNS =
+  "due_at, url, host, partition, due_priority AS priority, depth, CASE due_kind WHEN 1 THEN 'media' ELSE 'page' END AS kind, due_job AS job";
 
 function prepare(db: Database) {
   return {
     put: db.query<
       never,
-      [partition: number, url: string, host: string, priority: Priority, depth: number, dueAt: number, kind: 0 | 1, job: number]
-    >("INSERT OR REPLACE INTO scheduled (partition, url, host, priority, depth, due_at, kind, job) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"),
-    due: db.query<RawScheduled, [now: number, limit: number]>(
-      `SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE due_at <= ? ORDER BY due_at LIMIT ?`,
+      [partition: number, url: string, host: string, depth: number, dueAt: number, priority: Priority, kind: 0 | 1, job: number]
+    >(
+      `INSERT INTO urls (partition, url, host, state, depth, due_at, due_priority, due_kind, due_job) VALUES (?, ?, ?, 'queued', ?, ?, ?, ?, ?)
+       ON CONFLICT (partition, url) DO UPDATE SET due_at = excluded.due_at, due_priority = excluded.due_priority,
+       due_kind = excluded.due_kind, due_job = excluded.due_job`,
     ),
-    remove: db.query<never, [partition: number, url: string]>("DELETE FROM scheduled WHERE partition = ? AND url = ?"),
-    dueAt: db.query<{ due_at: number }, [partition: number, url: string]>("SELECT due_at FROM scheduled WHERE partition = ? AND url = ?"),
-    nextDue: db.query<{ t: number | null }, []>("SELECT MIN(due_at) AS t FROM scheduled"),
+    due: db.query<RawScheduled, [now: number, limit: number]>(
+      `SELECT ${SCHEDULED_COLUMNS} FROM urls INDEXED BY urls_due WHERE due_at > 0 AND due_at <= ? ORDER BY due_at LIMIT ?`,
+    ),
+    remove: db.query<never, [partition: number, url: string]>("UPDATE urls SET due_at = 0 WHERE partition = ? AND url = ? AND due_at > 0"),
+    dueAt: db.query<{ due_at: number }, [partition: number, url: string]>(
+      "SELECT due_at FROM urls WHERE partition = ? AND url = ? AND due_at > 0",
+    ),
+    nextDue: db.query<{ t: number | null }, []>("SELECT MIN(due_at) AS t FROM urls INDEXED BY urls_due WHERE due_at > 0"),
     byState: db.query<{ state: string | null; n: number; first: number }, []>(
-      `SELECT u.state AS state, COUNT(*) AS n, MIN(s.due_at) AS first FROM scheduled s
-       LEFT JOIN urls u ON u.partition = s.partition AND u.url = s.url GROUP BY u.state`,
+      "SELECT state, COUNT(*) AS n, MIN(due_at) AS first FROM urls INDEXED BY urls_due WHERE due_at > 0 GROUP BY state",
     ),
     failingByHost: db.query<{ host: string; n: number; first: number; note: string | null }, [limit: number]>(
-      `SELECT s.host AS host, COUNT(*) AS n, MIN(s.due_at) AS first, MAX(u.note) AS note FROM scheduled s
-       JOIN urls u ON u.partition = s.partition AND u.url = s.url WHERE u.state IN ('retry-wait', 'dead')
-       GROUP BY s.host ORDER BY n DESC, host LIMIT ?`,
+      `SELECT host, COUNT(*) AS n, MIN(due_at) AS first, MAX(note) AS note FROM urls INDEXED BY urls_due
+       WHERE due_at > 0 AND state IN ('retry-wait', 'dead') GROUP BY host ORDER BY n DESC, host LIMIT ?`,
     ),
-    count: db.query<Count, []>("SELECT COUNT(*) AS n FROM scheduled"),
-    inPartition: db.query<RawScheduled, [partition: number]>(`SELECT ${SCHEDULED_COLUMNS} FROM scheduled WHERE partition = ?`),
-    deletePartition: db.query<never, [partition: number]>("DELETE FROM scheduled WHERE partition = ?"),
+    count: db.query<Count, []>("SELECT COUNT(*) AS n FROM urls INDEXED BY urls_due WHERE due_at > 0"),
+    inPartition: db.query<RawScheduled, [partition: number]>(`SELECT ${SCHEDULED_COLUMNS} FROM urls WHERE partition = ? AND due_at > 0`),
+    deletePartition: db.query<never, [partition: number]>("UPDATE urls SET due_at = 0 WHERE partition = ? AND due_at > 0"),
   };
 }
 
@@ -76,9 +88,9 @@ export class ScheduleTable {
     this.s = prepare(db);
   }
 
-  /** Schedules a URL's next visit, replacing any earlier schedule of it. */
+  /** Schedules a URL's next visit, replacing any earlier schedule of it (its row's depth and host stay). */
   put(item: ScheduledUrl): void {
-    this.s.put.run(item.partition, item.url, item.host, item.priority, item.depth, item.dueAt, kindCode(item.kind), item.job ?? 0);
+    this.s.put.run(item.partition, item.url, item.host, item.depth, item.dueAt, item.priority, kindCode(item.kind), item.job ?? 0);
     this.note(item.partition, scheduledChange(item));
   }
 

@@ -21,12 +21,27 @@ function storePath(): string {
   return join(dir, "frontier.sqlite");
 }
 
+/**
+ * Gives a store of this build the schedule of a version-10 one: a `scheduled` table with its index, the
+ * URLs' rows without their schedule columns, and no row for a URL that was only scheduled.
+ */
+function asVersion10(db: Database): void {
+  db.exec(`CREATE TABLE scheduled (partition INTEGER NOT NULL, url TEXT NOT NULL, host TEXT NOT NULL, priority INTEGER NOT NULL,
+    depth INTEGER NOT NULL, due_at INTEGER NOT NULL, kind INTEGER NOT NULL DEFAULT 0, job INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (partition, url)) WITHOUT ROWID; CREATE INDEX scheduled_due ON scheduled (due_at)`);
+  db.exec("INSERT INTO scheduled SELECT partition, url, host, due_priority, depth, due_at, due_kind, due_job FROM urls WHERE due_at > 0");
+  db.exec("DELETE FROM urls WHERE due_at > 0 AND state = 'queued'");
+  db.exec("DROP INDEX urls_due");
+  for (const column of ["due_at", "due_priority", "due_kind", "due_job"]) db.exec(`ALTER TABLE urls DROP COLUMN ${column}`);
+}
+
 /** A store as a version-3 build left it: a queued URL, none of the tables version 4 brought, no URL kinds. */
 function version3Store(path: string, scopeRootsWithoutPartition = false): void {
   const store = FrontierStore.open(path);
   store.tx(() => store.enqueue({ partition: 3, host: "a.test", priority: 2, url: "http://a.test/", depth: 0, hops: 0, kind: "page" }));
   store.close();
   const db = new Database(path);
+  asVersion10(db);
   db.exec("DROP TABLE sitemaps; DROP TABLE scope_roots; DROP TABLE journal; DROP TABLE journal_state");
   db.exec("ALTER TABLE queue DROP COLUMN kind; ALTER TABLE scheduled DROP COLUMN kind");
   // A store of the scope branch before roots named their partition.
@@ -68,6 +83,7 @@ function version4Store(path: string): void {
   });
   store.close();
   const db = new Database(path);
+  asVersion10(db);
   db.exec("ALTER TABLE queue DROP COLUMN kind; ALTER TABLE scheduled DROP COLUMN kind");
   db.exec("UPDATE meta SET value = '4' WHERE key = 'schema'");
   db.close();
@@ -102,10 +118,11 @@ function version5Store(path: string): void {
   );
   store.close();
   const db = new Database(path);
+  asVersion10(db);
   db.exec(
     "UPDATE queue SET url = CASE substr(url, 1, 1) WHEN '/' THEN 'http://' || host || url ELSE 'https://' || host || substr(url, 2) END",
   );
-  db.exec("DROP INDEX queue_drop_order; CREATE INDEX queue_drop_order ON queue (priority DESC, seq DESC)");
+  db.exec("DROP INDEX IF EXISTS queue_drop_order; CREATE INDEX queue_drop_order ON queue (priority DESC, seq DESC)");
   expect(db.query("SELECT url FROM queue ORDER BY seq").all()).toEqual([{ url: "http://a.test/old" }, { url: "https://a.test/old-tls" }]);
   db.exec("UPDATE meta SET value = '5' WHERE key = 'schema'");
   db.close();
@@ -118,6 +135,9 @@ test("schema - a version-5 store opens, its whole queued URLs read, found (never
   const path = storePath();
   version5Store(path);
   const store = FrontierStore.open(path, { journal: true });
+  // The descending index is gone with the upgrade; a frontier with a size limit builds it again, ascending.
+  expect(() => store.dropLowestPriority(1)).toThrow(/no such index/);
+  expect(store.keepDropOrder(true)).toBe(true);
   expect(store.head(3, "a.test")).toMatchObject({ url: "http://a.test/old", kind: "page" });
   expect(store.isKnown(3, "a.test", "http://a.test/old")).toBe(true);
   expect(store.isKnown(3, "a.test", "https://a.test/old-tls")).toBe(true);
@@ -134,7 +154,7 @@ test("schema - a version-5 store opens, its whole queued URLs read, found (never
   store.close();
   const db = new Database(path);
   expect(db.query("SELECT url FROM queue ORDER BY seq").all()).toEqual([{ url: "http://a.test/old" }, { url: "/new" }]);
-  // The drop order's index was built again, ascending (read backwards).
+  // The drop order's index was built again, ascending (read backwards), and is kept with the store.
   expect(dropOrderIndex(db)?.sql).toBe("CREATE INDEX queue_drop_order ON queue (priority, seq)");
   expect(db.query("SELECT value FROM meta WHERE key = 'schema'").get()).toEqual({ value: String(SCHEMA_VERSION) });
   db.close();
@@ -163,6 +183,7 @@ test("schema - a version-9 store opens with its sitemaps and feeds job default's
   );
   store9.close();
   const db = new Database(path);
+  asVersion10(db);
   db.exec("ALTER TABLE sitemaps DROP COLUMN job");
   db.exec("UPDATE meta SET value = '9' WHERE key = 'schema'");
   db.close();
@@ -178,6 +199,96 @@ test("schema - a version-9 store opens with its sitemaps and feeds job default's
   );
   expect(store.sitemaps.next(3, "b.test")?.job).toBe(6);
   store.close();
+});
+
+test("schema - a version-10 store's schedule moves into its URLs' rows, each with its time, priority, kind and job, and its table goes", () => {
+  const path = storePath();
+  const store10 = FrontierStore.open(path, { journal: true });
+  const fetched = {
+    partition: 3,
+    url: "http://a.test/page",
+    host: "a.test",
+    state: "fetched" as const,
+    depth: 2,
+    failures: 0,
+    lastStatus: 200,
+    lastFetchedAt: 1,
+    refetchMs: 40,
+    etag: '"e"',
+    lastModified: null,
+    fingerprint: "f",
+    simhash: null,
+    changedLastVisit: false,
+    note: null,
+  };
+  store10.tx(() => {
+    store10.recordFetch(fetched);
+    store10.schedule({ partition: 3, url: fetched.url, host: "a.test", priority: 1, depth: 2, dueAt: 41, kind: "page" });
+    store10.setUrlState({ partition: 5, url: "http://b.test/x.jpg", host: "b.test", depth: 1 }, "retry-wait", "timeout");
+    store10.schedule({ partition: 5, url: "http://b.test/x.jpg", host: "b.test", priority: 3, depth: 1, dueAt: 30, kind: "media", job: 4 });
+    // Scheduled with no state row: a version-10 store could hold one.
+    store10.schedule({ partition: 3, url: "http://a.test/only", host: "a.test", priority: 2, depth: 1, dueAt: 50, kind: "page" });
+  });
+  store10.close();
+  const db = new Database(path);
+  asVersion10(db);
+  expect(db.query("SELECT url, due_at FROM scheduled ORDER BY due_at").all()).toEqual([
+    { url: "http://b.test/x.jpg", due_at: 30 },
+    { url: "http://a.test/page", due_at: 41 },
+    { url: "http://a.test/only", due_at: 50 },
+  ]);
+  expect(db.query("SELECT COUNT(*) AS n FROM urls").get()).toEqual({ n: 2 });
+  db.exec("UPDATE meta SET value = '10' WHERE key = 'schema'");
+  db.close();
+  const store = FrontierStore.open(path, { journal: true });
+  expect(store.nextDueAt()).toBe(30);
+  expect(store.scheduledCount()).toBe(3);
+  expect(store.getUrl(3, fetched.url)).toEqual(fetched);
+  expect(store.failingByHost(5)).toEqual([{ host: "b.test", count: 1, firstDueAt: 30, note: "timeout" }]);
+  expect(store.takeDue(45, 10)).toEqual([
+    { dueAt: 30, url: "http://b.test/x.jpg", host: "b.test", partition: 5, priority: 3, depth: 1, kind: "media", job: 4 },
+    { dueAt: 41, url: fetched.url, host: "a.test", partition: 3, priority: 1, depth: 2, kind: "page" },
+  ]);
+  expect(store.scheduledAt(3, "http://a.test/only")).toBe(50);
+  expect(store.getUrl(3, "http://a.test/only")?.state).toBe("queued");
+  store.close();
+  const after = new Database(path);
+  expect(after.query("SELECT name FROM sqlite_schema WHERE name IN ('scheduled', 'scheduled_due', 'urls_due')").all()).toEqual([
+    { name: "urls_due" },
+  ]);
+  after.close();
+});
+
+test("schema - pending sitemaps are indexed by offer order: a store with the index of a build before gets it, and reads them in that order", () => {
+  const path = storePath();
+  const offer = (url: string, now: number) =>
+    store.sitemaps.offer({ partition: 2, host: "a.test", url, grants: ["http://a.test"], fromIndex: false, depth: 0, hops: 0 }, now, 0);
+  let store = FrontierStore.open(path);
+  store.tx(() => {
+    offer("http://a.test/z.xml", 10);
+    offer("http://a.test/b.xml", 20);
+    offer("http://a.test/a.xml", 20);
+  });
+  store.close();
+  // As a build before this index leaves the store: its own index of pending sitemaps instead.
+  const db = new Database(path);
+  db.exec("DROP INDEX sitemaps_pending_by_offer; CREATE INDEX sitemaps_pending ON sitemaps (state, partition, host)");
+  db.close();
+  store = FrontierStore.open(path);
+  expect(store.sitemaps.pendingFor(2, "a.test")).toBe(3);
+  const order: string[] = [];
+  for (let row = store.sitemaps.next(2, "a.test"); row; row = store.sitemaps.next(2, "a.test")) {
+    order.push(row.url);
+    store.tx(() => store.sitemaps.finish(row!, "read", 30));
+  }
+  expect(order).toEqual(["http://a.test/z.xml", "http://a.test/a.xml", "http://a.test/b.xml"]);
+  expect(store.sitemaps.pendingFor(2, "a.test")).toBe(0);
+  store.close();
+  const after = new Database(path);
+  expect(after.query("SELECT name FROM sqlite_schema WHERE name LIKE 'sitemaps_pending%'").all()).toEqual([
+    { name: "sitemaps_pending_by_offer" },
+  ]);
+  after.close();
 });
 
 test("schema - a store of a newer version is refused, naming both versions", () => {

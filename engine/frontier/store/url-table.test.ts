@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { Change } from "./changes.ts";
+import { ScheduleTable } from "./schedule-table.ts";
 import { openStoreFile } from "./store-file.ts";
 import { UrlTable, type UrlRow } from "./url-table.ts";
 
@@ -59,6 +60,45 @@ describe("url table", () => {
       [4, "us"],
     ]);
     expect(notes[1]![1]).toEqual(["us", "http://a.test/p", "a.test", "gone", 2, "410"]);
+  });
+
+  test("url table - a result and its refetch written at once leave what a put and a schedule leave, and journal both", () => {
+    const db = openStoreFile(":memory:", (d) => d);
+    const notes: Array<[number, Change]> = [];
+    const urls = new UrlTable(db, (p, c) => void notes.push([p, c]));
+    const schedule = new ScheduleTable(db, (p, c) => void notes.push([p, c]));
+    const next = {
+      dueAt: 9_000,
+      url: "http://a.test/p",
+      host: "a.test",
+      partition: 4,
+      priority: 1 as const,
+      depth: 2,
+      kind: "media" as const,
+      job: 3,
+    };
+    urls.putScheduled(fetched("http://a.test/p", 4), next);
+    const once = { row: urls.get(4, "http://a.test/p"), due: schedule.inPartition(4), notes: notes.splice(0) };
+    urls.put(fetched("http://a.test/q", 4));
+    schedule.put({ ...next, url: "http://a.test/q" });
+    const twice = {
+      row: urls.get(4, "http://a.test/q"),
+      due: schedule.inPartition(4).filter((d) => d.url.endsWith("q")),
+      notes: notes.splice(0),
+    };
+    expect(once.row).toEqual({ ...twice.row!, url: "http://a.test/p" });
+    expect(once.due).toEqual([next]);
+    expect(twice.due).toEqual([{ ...next, url: "http://a.test/q" }]);
+    expect(once.notes.map(([p, c]) => [p, c[0]])).toEqual([
+      [4, "u"],
+      [4, "s"],
+    ]);
+    expect(once.notes[1]![1]).toEqual(["s", "http://a.test/p", "a.test", 1, 2, 9_000, "media", 3]);
+    expect(twice.notes[1]![1]).toEqual(["s", "http://a.test/q", "a.test", 1, 2, 9_000, "media", 3]);
+    // A later write of the row keeps the schedule; another URL's schedule is refused.
+    urls.put({ ...fetched("http://a.test/p", 4), state: "gone" });
+    expect(schedule.dueAt(4, "http://a.test/p")).toBe(9_000);
+    expect(() => urls.putScheduled(fetched("http://a.test/p", 4), { ...next, url: "http://a.test/r" })).toThrow(/another URL/);
   });
 
   test("url table - a partition is paged in URL order and deleted without touching the others", () => {

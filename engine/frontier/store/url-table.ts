@@ -6,11 +6,14 @@
  *
  * Cost: one WITHOUT ROWID row per URL with a result (its URL twice, host, validators and fingerprints:
  * about 200 bytes plus the URL, and its captures: about 150 bytes each, at most 8, see captures.ts),
- * rewritten whole after each of its fetches.
+ * rewritten whole after each of its fetches. The row also holds the URL's retry or refetch time, which
+ * schedule-table.ts reads and writes.
  */
 import type { Database } from "bun:sqlite";
-import { urlRowChange, type Change } from "./changes.ts";
-import { countOf, type Count } from "./sql.ts";
+import type { Priority } from "../../../core/model/index.ts";
+import { scheduledChange, urlRowChange, type Change } from "./changes.ts";
+import type { ScheduledUrl } from "./schedule-table.ts";
+import { countOf, kindCode, type Count } from "./sql.ts";
 
 /** Fetch state of one URL. `state` is one of the UrlStatus values. */
 export interface UrlRow {
@@ -97,9 +100,30 @@ function prepare(db: Database) {
       `INSERT INTO urls (partition, url, host, state, depth, note) VALUES (?, ?, ?, ?, ?, ?)
        ON CONFLICT (partition, url) DO UPDATE SET state = excluded.state, note = excluded.note`,
     ),
+    // An upsert, not a REPLACE: the row's schedule (due_at..., schedule-table.ts) is kept.
     put: db.query<never, [partition: number, ...UrlRowColumns, captures: string | null]>(
-      `INSERT OR REPLACE INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
-       last_modified, fingerprint, simhash, changed_last_visit, note, captures) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
+       last_modified, fingerprint, simhash, changed_last_visit, note, captures) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (partition, url) DO UPDATE SET host = excluded.host, state = excluded.state, depth = excluded.depth,
+       failures = excluded.failures, last_status = excluded.last_status, last_fetched_at = excluded.last_fetched_at,
+       refetch_ms = excluded.refetch_ms, etag = excluded.etag, last_modified = excluded.last_modified,
+       fingerprint = excluded.fingerprint, simhash = excluded.simhash, changed_last_visit = excluded.changed_last_visit,
+       note = excluded.note, captures = excluded.captures`,
+    ),
+    // `put` and a schedule of the same URL in one write: a page's result and its refetch (schedule-table.ts's columns).
+    putScheduled: db.query<
+      never,
+      [partition: number, ...UrlRowColumns, captures: string | null, dueAt: number, priority: Priority, kind: 0 | 1, job: number]
+    >(
+      `INSERT INTO urls (partition, url, host, state, depth, failures, last_status, last_fetched_at, refetch_ms, etag,
+       last_modified, fingerprint, simhash, changed_last_visit, note, captures, due_at, due_priority, due_kind, due_job)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (partition, url) DO UPDATE SET host = excluded.host, state = excluded.state, depth = excluded.depth,
+       failures = excluded.failures, last_status = excluded.last_status, last_fetched_at = excluded.last_fetched_at,
+       refetch_ms = excluded.refetch_ms, etag = excluded.etag, last_modified = excluded.last_modified,
+       fingerprint = excluded.fingerprint, simhash = excluded.simhash, changed_last_visit = excluded.changed_last_visit,
+       note = excluded.note, captures = excluded.captures, due_at = excluded.due_at, due_priority = excluded.due_priority,
+       due_kind = excluded.due_kind, due_job = excluded.due_job`,
     ),
     count: db.query<Count, []>("SELECT COUNT(*) AS n FROM urls"),
     stateCounts: db.query<{ state: string; n: number }, []>("SELECT state, COUNT(*) AS n FROM urls GROUP BY state"),
@@ -140,27 +164,21 @@ export class UrlTable {
     this.note(key.partition, ["us", key.url, key.host, state, key.depth, note ?? null]);
   }
 
-  /** Writes a URL's whole state (after a fetch, or as another node sent it). */
+  /** Writes a URL's whole state (after a fetch, or as another node sent it); its schedule, if any, stays. */
   put(row: UrlRow): void {
-    this.s.put.run(
-      row.partition,
-      row.url,
-      row.host,
-      row.state,
-      row.depth,
-      row.failures,
-      row.lastStatus,
-      row.lastFetchedAt,
-      row.refetchMs,
-      row.etag,
-      row.lastModified,
-      row.fingerprint,
-      row.simhash,
-      row.changedLastVisit ? 1 : 0,
-      row.note,
-      row.captures ?? null,
-    );
+    this.s.put.run(...columnsOf(row));
     this.note(row.partition, urlRowChange(row));
+  }
+
+  /**
+   * `put` and the URL's next visit in one write of its row (a page's result and its refetch): the same row
+   * and the same two journal changes as `put` and then ScheduleTable `put`, one statement fewer.
+   */
+  putScheduled(row: UrlRow, next: ScheduledUrl): void {
+    if (next.partition !== row.partition || next.url !== row.url) throw new Error("putScheduled: the schedule is another URL's");
+    this.s.putScheduled.run(...columnsOf(row), next.dueAt, next.priority, kindCode(next.kind), next.job ?? 0);
+    this.note(row.partition, urlRowChange(row));
+    this.note(row.partition, scheduledChange(next));
   }
 
   count(): number {
@@ -192,6 +210,31 @@ export class UrlTable {
   deletePartition(partition: number): void {
     this.s.deletePartition.run(partition);
   }
+}
+
+/**
+ * A row's parameters for `put`. A number missing from the row (a skipped fetch has no status) is stored as
+ * the column's default, 0, as the REPLACE the upsert took over from did.
+ */
+function columnsOf(row: UrlRow): [partition: number, ...UrlRowColumns, captures: string | null] {
+  return [
+    row.partition,
+    row.url,
+    row.host,
+    row.state,
+    row.depth,
+    row.failures ?? 0,
+    row.lastStatus ?? 0,
+    row.lastFetchedAt ?? 0,
+    row.refetchMs ?? 0,
+    row.etag,
+    row.lastModified,
+    row.fingerprint,
+    row.simhash,
+    row.changedLastVisit ? 1 : 0,
+    row.note,
+    row.captures ?? null,
+  ];
 }
 
 function toUrlRow(r: RawUrlRow): UrlRow {

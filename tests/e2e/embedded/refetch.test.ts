@@ -20,11 +20,12 @@ import { expectCleanExit, crawlArgs, interrupt, parseSummary, pathsOf, readAllRe
 const h = useHarness();
 const SHORT_REFETCH = ["--allow-short-refetch", "--refetch-initial", "4s", "--refetch-min", "2s", "--refetch-max", "1m"];
 
-/** The latest time a refetch is scheduled for in the crawl's store (read-only, as `crawl stats` reads it). */
+/** The latest time a refetch is scheduled for in the crawl's store (read-only, as `crawl stats` reads it): since
+ * schema 11 a URL's refetch time is its `urls` row's due_at (0: nothing scheduled). */
 function lastDueAt(out: string): number {
   const db = new Database(join(out, "frontier.sqlite"), { readonly: true });
   try {
-    return (db.query("SELECT max(due_at) AS due FROM scheduled").get() as { due: number | null }).due ?? Number.NaN;
+    return (db.query("SELECT max(due_at) AS due FROM urls WHERE due_at > 0").get() as { due: number | null }).due ?? Number.NaN;
   } finally {
     db.close();
   }
