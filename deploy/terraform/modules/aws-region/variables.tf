@@ -154,7 +154,7 @@ variable "root_volume_gb" {
 }
 
 variable "frontier_data_volume" {
-  description = "Each frontier node's own EBS data volume (its SQLite store). It outlives the instance: a replacement instance re-attaches it and resumes. Size it from docs/sizing.md (frontier disk per machine and its write rate: a fetched URL keeps ~318 B, a queued one ~104 B)."
+  description = "Each frontier node's own EBS data volume (its SQLite store). It outlives the instance: a replacement instance re-attaches it and resumes. Size it from docs/sizing.md (frontier disk per machine and its write rate: a fetched URL keeps ~202 B, a queued one ~66 B (~104 B with a queue size limit))."
   type = object({
     size_gb    = optional(number, 200)
     type       = optional(string, "gp3")
