@@ -24,3 +24,10 @@ export function directHostsFile(hosts: readonly string[]): string {
 export function directCrawlArgs(hostsFile: string): string[] {
   return ["--hosts-file", hostsFile, "--allow-private-addresses"];
 }
+
+/** What the test web's "connections per host" counts in a run, for the report's line. */
+export function connectionsMeaning(direct: boolean | undefined): string {
+  return direct
+    ? "direct: distinct connections to each host's own address, what the host sees"
+    : "through the proxy: distinct proxy connections carrying each host's requests, pooled over all hosts";
+}

@@ -103,6 +103,8 @@ export interface ClusterShape {
 
 export interface CrawlResult {
   name: string;
+  /** The run was `scenario.direct` (no proxy; direct.ts). */
+  direct?: true;
   kind: CrawlerKind;
   shape?: ClusterShape;
   seconds: number;
@@ -370,6 +372,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     return {
       name: crawler.name,
       kind: crawler.kind ?? "peer",
+      ...(scenario.direct ? { direct: true as const } : {}),
       ...(crawler.shape ? { shape: crawler.shape } : {}),
       seconds: scenario.seconds,
       ...counts,
