@@ -1,6 +1,6 @@
 /**
  * Our local cluster as the benchmark runs it (issue 4, "Done means"): `bun run cluster up --proxy <test
- * web> --dir <scratch> --frontiers N --fetchers M -- --min-gap <gap>` as one child in a process group of
+ * web> (with --direct: --hosts-file <file> --allow-private-addresses, direct.ts) --dir <scratch> --frontiers N --fetchers M -- --min-gap <gap>` as one child in a process group of
  * its own (nats-server, redis-server, the coordinator, N frontier nodes and M fetch nodes, the first on
  * Deno when Deno is installed, all its descendants), measured over the whole process tree. Once the
  * launcher has written DIR/cluster.json, every home page is seeded with `crawlctl seed add --file`. The
@@ -15,6 +15,7 @@ import { ClusterStats, delta, type ServerSnapshot } from "./cluster-stats.ts";
 import { type IdleCost, measureIdle } from "./idle-cost.ts";
 import { clockTicksPerSecond } from "./proc.ts";
 import type { ClusterFile } from "../../scripts/cluster/cluster-file.ts";
+import { directCrawlArgs } from "./direct.ts";
 import type { CrawlerUnderTest, PrepareContext } from "./run.ts";
 
 const REPO_ROOT = new URL("../..", import.meta.url).pathname;
@@ -55,14 +56,14 @@ export function clusterCrawler(opts: ClusterOptions): CrawlerUnderTest {
     kind: "cluster",
     processTree: true,
     stopGraceMs: STOP_GRACE_MS,
-    launch: ({ proxyUrl, dir, scenario }) => ({
+    launch: ({ proxyUrl, hostsFile, dir, scenario }) => ({
       cmd: [
         process.execPath,
         "run",
         "cluster",
         "up",
-        "--proxy",
-        proxyUrl,
+        // Direct: `cluster up` gives both switches to the roles that resolve names (direct.ts).
+        ...(hostsFile ? directCrawlArgs(hostsFile) : ["--proxy", proxyUrl]),
         "--dir",
         join(dir, "cluster"),
         "--frontiers",

@@ -20,8 +20,11 @@
  *     [--pages-per-host 1000] [--links 30] [--bytes 25000] [--gap-ms 1000]
  *     [--skip-ours] [--crawlee-storage disk|memory] [--crawlee-max-concurrency N] [--keep]
  *     [--profile DIR] [--crawl-arg ARG]...
- *     [--skip-cluster] [--frontiers 2] [--fetchers 2] [--no-deno] [--frontier-arg ARG]...
+ *     [--skip-cluster] [--frontiers 2] [--fetchers 2] [--no-deno] [--frontier-arg ARG]... [--direct]
  *
+ * --direct (issue 26, item 1) crawls with no proxy: every host on a loopback address of its own, named in a
+ * hosts file our crawlers read (--hosts-file, --allow-private-addresses), so the connections per host the
+ * test web counts are what a host would see (direct.ts). Crawlee is left out then.
  * --profile DIR runs our crawler under `bun --cpu-prof` (writing DIR/*.cpuprofile) and prints where its CPU
  * went by component (profile.ts); sampling costs some throughput, so use it to find costs, not to score.
  * --crawl-arg passes one more argument to our `crawl` (repeatable), e.g. --crawl-arg --max-in-flight=1024.
@@ -118,12 +121,15 @@ function parseArgs(argv: readonly string[]): BenchArgs {
     else if (a === "--costs-out") args.costsOut = argv[++i];
     else if (a === "--cluster-shapes") args.shapes = parseShapes(argv[++i] ?? "");
     else if (a === "--partitions") args.partitions = num(i++);
+    else if (a === "--direct") args.scenario.direct = true;
     else if (a === "--idle-seconds") {
       const v = Number(argv[++i]);
       if (!Number.isFinite(v) || v < 0) throw new Error("--idle-seconds needs a number of seconds (0: none)");
       args.idleSeconds = v;
     } else throw new Error(`unknown argument ${a} (see the comment at the top of bench/crawl/crawl.bench.ts)`);
   }
+  // Crawlee is run through the proxy only: it has no hosts file of its own.
+  if (args.scenario.direct) args.skipCrawlee = true;
   if (args.shapes) {
     args.skipOurs = true;
     args.skipCrawlee = true;

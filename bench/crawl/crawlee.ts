@@ -45,22 +45,25 @@ export function crawleeCrawler(
 ): CrawlerUnderTest {
   return {
     name: `crawlee ${version} (node)`,
-    launch: ({ proxyUrl, seedsFile, dir, scenario }) => ({
-      cmd: [
-        "node",
-        join(cacheDir, "crawl.mjs"),
-        "--seeds",
-        seedsFile,
-        "--proxy",
-        proxyUrl,
-        "--gap-secs",
-        String(scenario.minGapMs / 1000),
-        "--storage",
-        opts.storage ?? "disk",
-        ...(opts.maxConcurrency ? ["--max-concurrency", String(opts.maxConcurrency)] : []),
-      ],
-      cwd: dir,
-      env: { CRAWLEE_STORAGE_DIR: join(dir, "storage") },
-    }),
+    launch: ({ proxyUrl, hostsFile, seedsFile, dir, scenario }) => {
+      if (hostsFile) throw new Error("Crawlee runs through the proxy only (no --direct)");
+      return {
+        cmd: [
+          "node",
+          join(cacheDir, "crawl.mjs"),
+          "--seeds",
+          seedsFile,
+          "--proxy",
+          proxyUrl,
+          "--gap-secs",
+          String(scenario.minGapMs / 1000),
+          "--storage",
+          opts.storage ?? "disk",
+          ...(opts.maxConcurrency ? ["--max-concurrency", String(opts.maxConcurrency)] : []),
+        ],
+        cwd: dir,
+        env: { CRAWLEE_STORAGE_DIR: join(dir, "storage") },
+      };
+    },
   };
 }

@@ -1,13 +1,14 @@
 /**
  * Our embedded crawler as the benchmark runs it: `bun embedded/main.ts` with the seeds file, a fresh
  * --out directory (frontier store, seen-set, WARC files: everything a real crawl writes), the test web as
- * its proxy and the scenario's gap. Every other policy keeps its default, including gap ≥ 10 × fetch time,
+ * its proxy (or, with --direct, the hosts file of direct.ts and --allow-private-addresses) and the scenario's gap. Every other policy keeps its default, including gap ≥ 10 × fetch time,
  * which is checked as its own rule. --max-duration is only a safety net: the benchmark stops it with
  * SIGTERM at the end of the window, as a person would with Ctrl-C. Its environment is the one `bun run crawl`
  * gives it (the allocator settings of kit/allocator-env.ts).
  */
 import { join } from "node:path";
 import { allocatorEnv } from "../../kit/allocator-env.ts";
+import { directCrawlArgs } from "./direct.ts";
 import type { CrawlerUnderTest } from "./run.ts";
 
 const MAIN = new URL("../../embedded/main.ts", import.meta.url).pathname;
@@ -22,7 +23,7 @@ export interface OurCrawlerOptions {
 export function ourCrawler(opts: OurCrawlerOptions = {}): CrawlerUnderTest {
   return {
     name: "ours (bun)",
-    launch: ({ proxyUrl, seedsFile, dir, scenario }) => ({
+    launch: ({ proxyUrl, hostsFile, seedsFile, dir, scenario }) => ({
       // What `bun run crawl` starts the crawler with (package.json's script; kit/allocator-env.ts).
       env: allocatorEnv(process.env),
       cmd: [
@@ -33,8 +34,7 @@ export function ourCrawler(opts: OurCrawlerOptions = {}): CrawlerUnderTest {
         seedsFile,
         "--out",
         join(dir, "out"),
-        "--proxy",
-        proxyUrl,
+        ...(hostsFile ? directCrawlArgs(hostsFile) : ["--proxy", proxyUrl]),
         "--min-gap",
         `${scenario.minGapMs}ms`,
         "--max-duration",

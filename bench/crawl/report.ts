@@ -1,6 +1,7 @@
 /**
  * The benchmark's output: a small table for people and one JSON line for machines (last line of stdout).
  */
+import { connectionsMeaning } from "./direct.ts";
 import { availableParallelism } from "node:os";
 import { roleCosts, roleTable, serverCosts } from "./roles.ts";
 import { shapeRows } from "./shapes.ts";
@@ -101,7 +102,7 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     if (r.processes) for (const line of roleTable(r)) out.push(line);
     else if (r.hostsRequested > 0)
       out.push(
-        `    test web: ${r.hostAffinity.processesPerHost.toFixed(2)} crawler processes per host (${(100 * r.hostAffinity.placedShare).toFixed(0)} % of requests placed); ${r.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
+        `    test web: ${r.hostAffinity.processesPerHost.toFixed(2)} crawler processes per host (${(100 * r.hostAffinity.placedShare).toFixed(0)} % of requests placed); ${r.connectionsPerHost.toFixed(2)} connections per host (${connectionsMeaning(r.direct)}; ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
       );
     if (r.otherLoadCpuSeconds > BUSY_BOX_SHARE * r.seconds) {
       out.push(

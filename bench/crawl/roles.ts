@@ -6,6 +6,7 @@
  * `roleCosts` is the same as data, for the JSON line and for `--costs-out` (the fleet model's input,
  * bench/fleet/measured-costs.json).
  */
+import { connectionsMeaning } from "./direct.ts";
 import type { KeyFamily, ServerDelta } from "./cluster-stats.ts";
 import { type IdleCost, idleLine } from "./idle-cost.ts";
 import type { CrawlResult } from "./run.ts";
@@ -233,7 +234,7 @@ export function roleTable(r: CrawlResult): string[] {
     );
     if (r.servers?.idle) out.push(idleLine(r.servers.idle));
     out.push(
-      `    test web: ${r.hostAffinity.processesPerHost.toFixed(2)} fetch processes per host (${(100 * r.hostAffinity.placedShare).toFixed(0)} % of requests placed by their connection's port); ${s.connectionsPerHost.toFixed(2)} connections per host (distinct connections carrying each host's requests, ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
+      `    test web: ${r.hostAffinity.processesPerHost.toFixed(2)} fetch processes per host (${(100 * r.hostAffinity.placedShare).toFixed(0)} % of requests placed by their connection's port); ${s.connectionsPerHost.toFixed(2)} connections per host (${connectionsMeaning(r.direct)}; ${r.hostsRequested} hosts); ${r.connections} connections accepted in all`,
     );
   }
   return out;

@@ -25,6 +25,7 @@ import { logClock as webNow } from "../../tests/testweb/clock.ts";
 import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess } from "./tree.ts";
 import type { ServerReport } from "./roles.ts";
 import { type HostAffinity, hostAffinity, portOwners } from "./affinity.ts";
+import { directAddress, directHostsFile } from "./direct.ts";
 
 export interface Scenario {
   hosts: number;
@@ -36,11 +37,16 @@ export interface Scenario {
   seconds: number;
   /** Normal hosts that misbehave (slow, failing, robots.txt 503...); none by default. */
   faults?: FaultShares;
+  /** No proxy: each host on a loopback address of its own, resolved from a hosts file (direct.ts). */
+  direct?: boolean;
 }
 
 export interface LaunchContext {
+  /** The test web as a forward proxy; not to be used when `hostsFile` is given. */
   proxyUrl: string;
-  /** One home page per line, `http://siteN.test/` for every host. */
+  /** With `scenario.direct`: the hosts file naming each host's own address (direct.ts); use it instead of the proxy. */
+  hostsFile?: string;
+  /** One home page per line, `http://siteN.test/` for every host (`http://siteN.test:PORT/` when direct). */
   seedsFile: string;
   /** A scratch directory of the crawler's own (output, storage). */
   dir: string;
@@ -97,6 +103,8 @@ export interface ClusterShape {
 
 export interface CrawlResult {
   name: string;
+  /** The run was `scenario.direct` (no proxy; direct.ts). */
+  direct?: true;
   kind: CrawlerKind;
   shape?: ClusterShape;
   seconds: number;
@@ -176,9 +184,11 @@ export interface CrawlResult {
   /** Distinct hosts the test web saw a request for in the window. */
   hostsRequested: number;
   /**
-   * Per host, the distinct TCP connections (to the test web as proxy) its requests in the window came on,
-   * averaged over the hosts: 1 when every host keeps to one connection (host affinity), more when its
-   * requests are spread over fetchers or connections are not kept alive.
+   * Per host, the distinct TCP connections to the test web its requests in the window came on, averaged over
+   * the hosts. Direct (`scenario.direct`), a connection goes to one host's own address, so this is what a
+   * host sees: 1 when the crawler keeps one kept-alive connection to it, more when its requests are spread
+   * over fetchers or connections are closed and opened again. Through the proxy it counts the proxy
+   * connections that carried the host's requests, which the crawler pools over all hosts.
    */
   connectionsPerHost: number;
   /**
@@ -205,6 +215,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     linksPerPage: scenario.linksPerPage,
     pageBytes: scenario.pageBytes,
     faults: scenario.faults,
+    ...(scenario.direct ? { addresses: Array.from({ length: scenario.hosts }, (_, i) => directAddress(i)), portInLinks: true } : {}),
   });
   let child: Bun.Subprocess | undefined; // killed on the way out if anything below throws
   let tree: ProcessTree | undefined; // likewise, the whole tree (SIGTERM, then SIGKILL by pid)
@@ -214,7 +225,13 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
   try {
     const seedsFile = join(dir, "seeds.txt");
     writeFileSync(seedsFile, web.hosts.map((h) => `${web.url(h)}\n`).join(""));
-    const spec = crawler.launch({ proxyUrl: web.proxyUrl, seedsFile, dir, scenario });
+    let hostsFile: string | undefined;
+    if (scenario.direct) {
+      hostsFile = join(dir, "hosts");
+      writeFileSync(hostsFile, directHostsFile(web.hosts));
+    }
+    const launchContext: LaunchContext = { proxyUrl: web.proxyUrl, ...(hostsFile ? { hostsFile } : {}), seedsFile, dir, scenario };
+    const spec = crawler.launch(launchContext);
     const logFile = join(dir, "crawler.log");
     const logFd = openSync(logFile, "w");
     const spawnedAt = performance.now();
@@ -252,10 +269,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     let prepareSeconds: number | undefined;
     if (crawler.prepare) {
       await crawler.prepare({
-        proxyUrl: web.proxyUrl,
-        seedsFile,
-        dir,
-        scenario,
+        ...launchContext,
         pid: proc.pid,
         exited,
         log: (line) => process.stderr.write(`${line}\n`),
@@ -358,6 +372,7 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
     return {
       name: crawler.name,
       kind: crawler.kind ?? "peer",
+      ...(scenario.direct ? { direct: true as const } : {}),
       ...(crawler.shape ? { shape: crawler.shape } : {}),
       seconds: scenario.seconds,
       ...counts,

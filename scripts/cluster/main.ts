@@ -65,6 +65,7 @@ export interface UpSettings {
   partitions: number | undefined;
   regionRules: string;
   allowPrivateAddresses: boolean;
+  hostsFile: string;
   noDeno: boolean;
   readyTimeoutSeconds: number;
   secure: boolean;
@@ -137,6 +138,11 @@ const SPECS: FieldSpecs<UpSettings> = {
     ...policyFieldSpec("allowPrivateAddresses"),
     description:
       "Let every role (seeds, admission, fetch) take loopback, private and link-local addresses and local names (tests, intranets)",
+  },
+  hostsFile: {
+    ...policyFieldSpec("hostsFile"),
+    description:
+      "Names the fetch nodes (and the frontier nodes' `url explain`) resolve from this file before the system resolver, in the /etc/hosts format; its addresses still pass the address rules. Not used through a proxy",
   },
   noDeno: {
     default: false,
@@ -303,6 +309,8 @@ async function up(ctx: ProcessContext<Invocation>, o: UpOptions): Promise<number
     regionRules: o.regionRules,
     proxyUrl: o.proxyUrl,
     allowPrivateAddresses: o.allowPrivateAddresses,
+    // Absolute: the nodes run from the repository's root, not from where cluster up was started.
+    hostsFile: o.hostsFile ? resolve(o.hostsFile) : "",
     deno,
     token: layout.token,
     frontierArgs: o.frontierArgs,

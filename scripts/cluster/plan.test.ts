@@ -14,6 +14,7 @@ test("cluster up - every crawler process keeps one copy of each stream, bucket a
     regionRules: "r2=.example",
     proxyUrl: undefined,
     allowPrivateAddresses: false,
+    hostsFile: "",
     deno: false,
     token: "t",
     frontierArgs: [],
@@ -35,4 +36,55 @@ test("cluster up - nats-server runs on one scheduler thread on the shared box, u
   expect(natsServerEnv({ GOMAXPROCS: "" })).toEqual({ GOMAXPROCS: "1" });
   // Kept as the operator gave it: the supervisor starts every process in cluster up's own environment.
   expect(natsServerEnv({ GOMAXPROCS: "4" })).toEqual({});
+});
+
+test("cluster up --hosts-file - every fetch node (on Deno too, allowed to read it) and every frontier node gets it; the coordinator resolves no names", () => {
+  const input = { regions: ["r1"], coordinators: 1, frontiers: 2, fetchers: 2 };
+  let next = 21_000;
+  const ports = Object.fromEntries(
+    Object.entries(portNames(input)).map(([id, names]) => [id, Object.fromEntries(names.map((n) => [n, next++]))]),
+  );
+  const hostsFile = "/tmp/cluster-plan-test/hosts";
+  const plans = planProcesses({
+    ...input,
+    dir: "/tmp/cluster-plan-test",
+    partitions: 8,
+    regionRules: "",
+    proxyUrl: undefined,
+    allowPrivateAddresses: true,
+    hostsFile,
+    deno: true,
+    token: "t",
+    frontierArgs: ["--min-gap", "1s"],
+    ports,
+  });
+  const flagValue = (args: readonly string[]) => {
+    const at = args.indexOf("--hosts-file");
+    return at < 0 ? undefined : args[at + 1];
+  };
+  const byId = Object.fromEntries(plans.map((p) => [p.id, p]));
+  for (const id of ["fetch-1", "fetch-2", "frontier-1", "frontier-2"]) expect(flagValue(byId[id]!.args)).toBe(hostsFile);
+  expect(flagValue(byId["coordinator-1"]!.args)).toBeUndefined();
+  // fetch-1 runs on Deno, which reads no file it was not allowed to.
+  expect(byId["fetch-1"]!.command).toBe("deno");
+  expect(
+    byId["fetch-1"]!.args.find((a) => a.startsWith("--allow-read="))!
+      .split("=")[1]!
+      .split(","),
+  ).toContain(hostsFile);
+  // Without it, no role is given one.
+  const none = planProcesses({
+    ...input,
+    dir: "/tmp/cluster-plan-test",
+    partitions: 8,
+    regionRules: "",
+    proxyUrl: undefined,
+    allowPrivateAddresses: false,
+    hostsFile: "",
+    deno: false,
+    token: "t",
+    frontierArgs: [],
+    ports,
+  });
+  for (const p of none) expect(flagValue(p.args)).toBeUndefined();
 });

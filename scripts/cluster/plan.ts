@@ -98,6 +98,8 @@ export interface PlanInput {
   regionRules: string;
   proxyUrl: string | undefined;
   allowPrivateAddresses: boolean;
+  /** `--hosts-file` (absolute) for the roles that resolve names: fetch and frontier nodes; "" for none. */
+  hostsFile: string;
   /** Run fetch-1 on Deno. */
   deno: boolean;
   token: string;
@@ -144,6 +146,9 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
     // Every role applies the address policy (seeds, admission, fetch), so every role gets the switch.
     ...(input.allowPrivateAddresses ? ["--allow-private-addresses"] : []),
   ];
+  // Fetch nodes dial the names it gives; frontier nodes find a URL's server with it (`url explain`). The
+  // coordinator resolves no names.
+  const resolving = input.hostsFile ? ["--hosts-file", input.hostsFile] : [];
   const plans: ProcessPlan[] = [];
   const gatewayPorts = Object.fromEntries(regions.map((r) => [r, ports[`nats-${r}`]!["gateway"] ?? 0]));
 
@@ -253,6 +258,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
       "--http-listen",
       `127.0.0.1:${p["http"]}`,
       ...shared,
+      ...resolving,
       ...(input.proxyUrl ? ["--proxy", input.proxyUrl] : []),
     ];
     const onDeno = i === 1 && input.deno;
@@ -268,7 +274,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
             "--no-lock",
             "--allow-net",
             "--allow-env",
-            `--allow-read=${warc}`,
+            `--allow-read=${[warc, ...(input.hostsFile ? [input.hostsFile] : [])].join(",")}`,
             `--allow-write=${warc}`,
             ...args,
           ]
@@ -304,6 +310,7 @@ export function planProcesses(input: PlanInput): ProcessPlan[] {
         "--http-listen",
         `127.0.0.1:${p["http"]}`,
         ...shared,
+        ...resolving,
         ...input.frontierArgs,
       ],
       cwd: REPO_ROOT,

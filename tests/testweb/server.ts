@@ -33,7 +33,7 @@ export interface TestWeb {
   hosts: string[];
   /** The normal hosts that misbehave (`faults` option), by kind. */
   faulty: ReadonlyMap<string, FaultKind>;
-  /** `http://host/path` (path defaults to `/`). */
+  /** `http://host/path` (path defaults to `/`); `http://host:port/path` with `portInLinks`. */
   url(host: string, path?: string): string;
   /** The live request log, in arrival order. */
   requests: RequestRecord[];
@@ -59,8 +59,8 @@ export function resolveShape(opts: TestWebOptions = {}): SiteShape {
   };
 }
 
-export function webUrl(host: string, path = "/"): string {
-  return `http://${host}${path.startsWith("/") ? path : `/${path}`}`;
+export function webUrl(host: string, path = "/", port?: number): string {
+  return `http://${host}${port === undefined ? "" : `:${port}`}${path.startsWith("/") ? path : `/${path}`}`;
 }
 
 export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> {
@@ -79,6 +79,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
   };
   const lookup = (host: string): HostBehaviour | undefined => named.get(host) ?? normalHost(host);
   const log: RequestRecord[] = [];
+  const url = (host: string, path?: string): string => webUrl(host, path, shape.port);
   /** Each accepted socket's number (1, 2, ...), so a record says which connection carried it. */
   const connectionIds = new WeakMap<Socket, number>();
 
@@ -106,7 +107,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
       send(res, 404, "no sitemap here\n", "text/plain");
       return;
     }
-    const ctx: ServeContext = { host: target.host, path: target.path, seed: shape.seed, url: webUrl };
+    const ctx: ServeContext = { host: target.host, path: target.path, seed: shape.seed, url };
     try {
       behaviour.serve(req, res, ctx);
     } catch (err) {
@@ -133,6 +134,8 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
   const addresses = opts.addresses ?? [opts.hostname ?? "127.0.0.1"];
   const servers = await listenAll(newServer, addresses, opts.port ?? 0);
   const port = (servers[0]!.address() as AddressInfo).port;
+  // Known only now; read by the generator per request, none of which can have come yet.
+  if (opts.portInLinks) shape.port = port;
 
   let closing: Promise<void> | undefined;
   const hosts = [...Array.from({ length: shape.hosts }, (_, i) => siteHost(i)), ...named.keys()];
@@ -143,7 +146,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     shape,
     hosts,
     faulty: faults,
-    url: webUrl,
+    url,
     requests: log,
     get connections() {
       return connections;
@@ -154,7 +157,7 @@ export async function startTestWeb(opts: TestWebOptions = {}): Promise<TestWeb> 
     },
     behaviour: lookup,
     violations: (policy) => findViolations(log, (h) => lookup(h)?.robots, policy),
-    expectedPages: (seeds = [webUrl(siteHost(0))], eopts) => expectedPages(shape, seeds, eopts),
+    expectedPages: (seeds = [url(siteHost(0))], eopts) => expectedPages(shape, seeds, eopts),
     close() {
       closing ??= Promise.all(
         servers.map(

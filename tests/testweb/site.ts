@@ -52,7 +52,7 @@ export function sitePathKind(shape: SiteShape, path: string): SitePathKind | und
 }
 
 export interface SiteLink {
-  /** Canonical absolute URL (`http://host/path`) the href resolves and normalises to. */
+  /** Canonical absolute URL (`http://host/path`, or `http://host:port/path` with `SiteShape.port`) the href resolves and normalises to. */
   url: string;
   /** The href as written on the page. */
   href: string;
@@ -69,44 +69,53 @@ export interface SiteLink {
 export function siteLinks(shape: SiteShape, host: string, path: string): SiteLink[] {
   const kind = sitePathKind(shape, path);
   if (kind === undefined || kind === "pdf") return [];
-  if (kind === "private") return [{ url: `http://${host}/`, href: "/", bait: false }];
+  const at = origin(shape);
+  if (kind === "private") return [{ url: `${at(host)}/`, href: "/", bait: false }];
   const self = siteIndex(shape, host);
   const r = rng(hash32(shape.seed, host, path, "links"));
-  const links: SiteLink[] = [{ url: `http://${host}/`, href: "/", bait: false }];
+  const links: SiteLink[] = [{ url: `${at(host)}/`, href: "/", bait: false }];
   for (let i = 0; i < shape.linksPerPage; i++) {
     if (shape.hosts > 1 && r() < 0.1) {
       let other = pick(r, shape.hosts - 1);
       if (other >= self) other++;
       const h = siteHost(other);
       const p = r() < 0.2 ? "/" : `/page/${pick(r, shape.pagesPerHost)}`;
-      links.push({ url: `http://${h}${p}`, href: `http://${h}${p}`, bait: false });
+      links.push({ url: `${at(h)}${p}`, href: `${at(h)}${p}`, bait: false });
       continue;
     }
     const k = pick(r, shape.pagesPerHost);
     const p = `/page/${k}`;
-    links.push({ url: `http://${host}${p}`, href: spell(r(), host, p, k), bait: false });
+    links.push({ url: `${at(host)}${p}`, href: spell(r(), host, shape.port ?? 80, p, k), bait: false });
   }
   const h = hash32(shape.seed, host, path, "bait");
   if (kind === "home") {
-    links.push({ url: `http://${host}/private/public-notes`, href: "/private/public-notes", bait: false });
-    links.push({ url: `http://${host}/private/0`, href: "/private/0", bait: true });
+    links.push({ url: `${at(host)}/private/public-notes`, href: "/private/public-notes", bait: false });
+    links.push({ url: `${at(host)}/private/0`, href: "/private/0", bait: true });
   }
   if (h % 3 === 0) {
     const p = `/private/${h % 97}`;
-    links.push({ url: `http://${host}${p}`, href: p, bait: true });
+    links.push({ url: `${at(host)}${p}`, href: p, bait: true });
   }
   if (h % 4 === 1) {
     const p = `/docs/${h % 89}.pdf`;
-    links.push({ url: `http://${host}${p}`, href: p, bait: true });
+    links.push({ url: `${at(host)}${p}`, href: p, bait: true });
   }
   return links;
 }
 
-function spell(x: number, host: string, path: string, k: number): string {
+/**
+ * `http://host`, with `:port` when the hosts are served on a port of their own (`SiteShape.port`): absolute
+ * links must then carry it, or a crawler that dials the names itself would knock on port 80.
+ */
+function origin(shape: SiteShape): (host: string) => string {
+  return shape.port === undefined ? (host) => `http://${host}` : (host) => `http://${host}:${shape.port}`;
+}
+
+function spell(x: number, host: string, port: number, path: string, k: number): string {
   if (x < 0.8) return path;
-  if (x < 0.84) return `http://${host}${path}`;
+  if (x < 0.84) return `http://${host}${port === 80 ? "" : `:${port}`}${path}`;
   if (x < 0.88) return `${path}#part-${k % 7}`;
-  if (x < 0.92) return `HTTP://${host.toUpperCase()}:80${path}`;
+  if (x < 0.92) return `HTTP://${host.toUpperCase()}:${port}${path}`;
   if (x < 0.96) return `${path}?utm_source=testweb&amp;utm_medium=link`; // an entity the parser must decode
   return `..${path}`; // from "/" or "/page/N" this resolves to the same absolute path
 }

@@ -40,6 +40,12 @@ export interface TestWebOptions {
    * crawler that resolves names itself (`--hosts-file`). Default: `[hostname]`.
    */
   addresses?: string[];
+  /**
+   * Write the listening port into every absolute link and into `url()` (`http://site3.test:PORT/page/7`), for a
+   * crawler that dials the names itself (`--hosts-file` to `addresses`, no proxy): without it an absolute
+   * link says port 80. Default false (links name no port, as through a proxy).
+   */
+  portInLinks?: boolean;
 }
 
 /** The options with every default filled in: the inputs of the page generator. */
@@ -49,6 +55,8 @@ export interface SiteShape {
   linksPerPage: number;
   pageBytes: number;
   seed: number;
+  /** The port absolute links carry (`portInLinks`); absent: none (port 80). */
+  port?: number;
 }
 
 /**
