@@ -96,7 +96,7 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     out.push(
       `    per ${r.bins.seconds} s from spawn: pages ${r.bins.pages.join(" ")}; robots.txt ${r.bins.robots.join(" ")}; CPU s ${r.bins.cpuSeconds.map((c) => c.toFixed(1)).join(" ")}`,
     );
-    if (r.ramp) out.push(...rampLines(r.ramp));
+    if (r.ramp) for (const line of rampLines(r.ramp)) out.push(line);
     for (const ex of r.violationExamples) out.push(`    e.g. ${ex}`);
     if (r.processes) for (const line of processTable(r)) out.push(line);
     if (r.processes) for (const line of roleTable(r)) out.push(line);
