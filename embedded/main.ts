@@ -92,6 +92,26 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   ctx.onClose("output dir lock", () => lock.release());
   // Before the writers open the WARC directory; closed after them and the store, before the lock.
   const upload = await startUpload(ctx, out);
+  // The frontier's counters, shared with the address gate (fetch.address.passes) and its per-address board.
+  const counters = new Counters();
+  const addresses = new AddressBoard();
+  // The fetch threads take about half a second to start (each one loads the whole fetch path): they start
+  // first, and this thread opens the store and the seen-set and admits the first seeds meanwhile, so the
+  // first request goes out that much sooner. Awaited before the crawl loop starts.
+  const runnerStarting = startStep(
+    "start the fetch path",
+    `check that ${out} can be written and that --proxy, if given, is an http(s) proxy`,
+    () => refuseDamaged(out, () => openRunner(args, out, upload, { board: addresses, counters })),
+  );
+  // Until its close step is registered below (after the store's), a failure elsewhere must not leave its
+  // threads running (they would keep the process alive), nor its own failure go unhandled before it is awaited.
+  let runnerAdopted = false;
+  runnerStarting.catch(() => {});
+  ctx.onClose("fetch path (starting)", async () => {
+    if (runnerAdopted) return;
+    const started = await runnerStarting.catch(() => undefined);
+    await started?.close();
+  });
   // The politeness clock: results from the fetch threads are moved onto it, and the frontier decides by it.
   const now = preciseNow;
   const store = refuseDamaged(out, () =>
@@ -114,15 +134,9 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   const seen = LocalBloomSeenSet.openReplaying(join(out, "seen.bloom"), store);
   // Registered after the store, so it runs before the store closes: the snapshot reads the store.
   ctx.onClose("seen-set snapshot", () => untilDiskFull(log, out, () => seen.checkpoint(store)));
-  // The frontier's counters, shared with the address gate (fetch.address.passes) and its per-address board.
-  const counters = new Counters();
-  const addresses = new AddressBoard();
-  const runner = await startStep(
-    "start the fetch path",
-    `check that ${out} can be written and that --proxy, if given, is an http(s) proxy`,
-    () => refuseDamaged(out, () => openRunner(args, out, upload, { board: addresses, counters })),
-  );
-  ctx.onClose("fetch path", () => runner.close());
+  // Where the fetch path's close always stood: after the store's, so it closes before the store.
+  runnerAdopted = true;
+  ctx.onClose("fetch path", async () => (await runnerStarting.catch(() => undefined))?.close());
   // With --http, every page result goes to the feed of fetched pages (pages.sqlite), before it is applied,
   // as a frontier node publishes to CRAWL_PAGES: GET /v1/jobs/{id}/pages reads it, now and after a restart.
   const pageFeed = args.http ? openPageFeed(ctx, out) : undefined;
@@ -187,6 +201,7 @@ async function crawl(ctx: ProcessContext<CrawlConfig>, status: TerminalStatus | 
   });
   await Promise.race([feed.firstBatch, feeding]);
   if (feed.done) await feeding;
+  const runner = await runnerStarting;
   const start = frontier.snapshot(true);
   if (feed.done && start.queued === 0 && start.scheduled === 0 && start.sitemapsPending === 0) {
     if (feed.totals.offered === 0)

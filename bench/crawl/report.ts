@@ -6,6 +6,7 @@ import { availableParallelism } from "node:os";
 import { roleCosts, roleTable, serverCosts } from "./roles.ts";
 import { shapeRows } from "./shapes.ts";
 import type { CrawlResult, Scenario } from "./run.ts";
+import { rampLines } from "./ramp.ts";
 
 /** Issue 8: 100 million pages a day, over a window counted from the command's start, with zero violations. */
 export const TARGET_PAGES_PER_SECOND = 1157;
@@ -97,6 +98,7 @@ export function table(scenario: Scenario, results: readonly CrawlResult[]): stri
     out.push(
       `    per ${r.bins.seconds} s from spawn: pages ${r.bins.pages.join(" ")}; robots.txt ${r.bins.robots.join(" ")}; CPU s ${r.bins.cpuSeconds.map((c) => c.toFixed(1)).join(" ")}`,
     );
+    if (r.ramp) for (const line of rampLines(r.ramp)) out.push(line);
     for (const ex of r.violationExamples) out.push(`    e.g. ${ex}`);
     if (r.processes) for (const line of processTable(r)) out.push(line);
     if (r.processes) for (const line of roleTable(r)) out.push(line);

@@ -26,6 +26,7 @@ import { groupMembers, isAlive, ProcessTree, type ProcessUsage, type TreeProcess
 import type { ServerReport } from "./roles.ts";
 import { type HostAffinity, hostAffinity, portOwners } from "./affinity.ts";
 import { directAddress, directHostsFile } from "./direct.ts";
+import { RAMP_SECONDS, type Ramp, rampOf } from "./ramp.ts";
 
 export interface Scenario {
   hosts: number;
@@ -160,6 +161,8 @@ export interface CrawlResult {
    * the crawler's CPU seconds spent in each. Shows how long start-up and the robots.txt burst hold the rate.
    */
   bins: { seconds: number; pages: number[]; robots: number[]; cpuSeconds: number[] };
+  /** The first seconds from the spawn, second by second (ramp.ts). */
+  ramp: Ramp;
   /** From spawning the crawler to the first request the test web saw. */
   startupSeconds: number;
   /** From SIGTERM to exit. */
@@ -297,16 +300,24 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
       (_, b) => windowStart + (b + 1) * BIN_SECONDS * 1000,
     );
     const cpuAtBinEnd: number[] = [];
+    // And at the end of each of the first seconds (the ramp), when the first request came before it ended.
+    const rampEnds = Array.from({ length: Math.min(RAMP_SECONDS, scenario.seconds) }, (_, s) => windowStart + (s + 1) * 1000);
+    const cpuAtRampEnd: number[] = [];
     let cpuMid = 0;
-    const readings = [...binEnds.map((at) => ({ at, mid: false })), { at: windowMid, mid: true }].sort((x, y) => x.at - y.at);
-    for (const { at, mid } of readings) {
+    const readings = [
+      ...binEnds.map((at) => ({ at, kind: "bin" as const })),
+      ...rampEnds.map((at) => ({ at, kind: "ramp" as const })),
+      { at: windowMid, kind: "mid" as const },
+    ].sort((x, y) => x.at - y.at);
+    for (const { at, kind } of readings) {
       await Bun.sleep(Math.max(0, at - webNow()));
       const cpu = cpuNow() ?? cpuAtBinEnd.at(-1) ?? 0;
-      if (mid) {
+      if (kind === "mid") {
         cpuMid = cpu;
         processTree?.markMiddle();
         await crawler.observe?.("mid");
-      } else cpuAtBinEnd.push(cpu);
+      } else if (kind === "bin") cpuAtBinEnd.push(cpu);
+      else cpuAtRampEnd.push(cpu);
     }
     await Bun.sleep(Math.max(0, windowEnd - webNow()));
     const connections = web.connections;
@@ -405,6 +416,11 @@ export async function measureCrawl(crawler: CrawlerUnderTest, scenario: Scenario
         robots: binCounts.map((c) => c.robotsRequests),
         cpuSeconds: cpuAtBinEnd.map((c, i) => c - (i === 0 ? 0 : cpuAtBinEnd[i - 1]!)),
       },
+      ramp: rampOf(
+        web.requests,
+        windowStart,
+        cpuAtRampEnd.map((c, i) => c - (i === 0 ? 0 : cpuAtRampEnd[i - 1]!)),
+      ),
       stopSeconds,
       connections,
       ...hostConnections(web.requests, windowStart, windowEnd),
