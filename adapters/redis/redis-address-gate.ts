@@ -48,8 +48,8 @@
 import { randomUUID } from "node:crypto";
 import type { AddressGate, AddressGateLimits, AddressGateState, AddressPass } from "../../core/ports/index.ts";
 import type { RedisClient } from "./connect.ts";
-import { setImmediate } from "node:timers";
 import { ARRIVED_OP, addressGateBatchScript, ENTER_OP, inspectScript, LEAVE_OP } from "./address-gate-lua.ts";
+import { type BatchedOp, TurnBatch } from "./turn-batch.ts";
 
 /** How often a waiter asks again while the address is at its cap. */
 const POLL_MS = 20;
@@ -71,21 +71,13 @@ export interface RedisAddressGateOptions extends AddressGateLimits {
 const MAX_BATCH_OPS = 128;
 
 /** An entry, arrival or leave waiting for its turn's batch (address-gate-lua.ts). */
-interface QueuedOp {
-  keys: readonly string[];
-  args: readonly string[];
-  resolve: (answer: number) => void;
-  reject: (error: unknown) => void;
-}
-
 export class RedisAddressGate implements AddressGate {
   readonly #holder = randomUUID();
   #passes = 0;
   #closed = false;
   readonly #sleepers = new Set<() => void>();
-  /** Entries, arrivals and leaves of this turn, sent together when it ends (address-gate-lua.ts). */
-  #queued: QueuedOp[] = [];
-  #flushScheduled = false;
+  /** Entries, arrivals and leaves of this turn, sent together when it ends (address-gate-lua.ts: one reply entry an op). */
+  readonly #batch: TurnBatch<BatchedOp, number>;
   readonly #prefix: string;
   readonly #holderTtlMs: number;
   readonly #beat: ReturnType<typeof setInterval>;
@@ -116,6 +108,15 @@ export class RedisAddressGate implements AddressGate {
     if (!(Number.isInteger(this.#holderTtlMs) && this.#holderTtlMs >= 100)) {
       throw new RangeError(`RedisAddressGate: holderTtlMs must be a whole number of at least 100, got ${this.#holderTtlMs}`);
     }
+    this.#batch = new TurnBatch({
+      maxOps: MAX_BATCH_OPS,
+      headArgs: [`${this.#prefix}-holder:`, this.#holder, String(this.#holderTtlMs)],
+      ready: () => client.isReady,
+      send: (keys, args) => addressGateBatchScript.run<number[]>(client, keys, args),
+      answerOf: (reply, i) => Number(reply[i]),
+      downError: () => new Error("the Redis connection is down"),
+      failure: (_op, error) => error,
+    });
     // Alive while it runs, passes held or not; a beat that fails (Redis away) is the next one's to make good.
     const beat = (): void => {
       if (!this.client.isReady) return;
@@ -150,7 +151,7 @@ export class RedisAddressGate implements AddressGate {
    */
   inspect(key: string): Promise<AddressGateState | undefined> {
     // What this gate said this turn goes first: it reads its own leaves and entries.
-    this.#flush();
+    this.#batch.flush();
     return inspectAddressGate(this.client, key, this.#prefix);
   }
 
@@ -164,13 +165,10 @@ export class RedisAddressGate implements AddressGate {
       let answer: number;
       try {
         if (!this.client.isReady) throw new Error("the Redis connection is down");
-        answer = await this.#enqueue(keys, [
-          ENTER_OP,
-          String(this.options.maxInFlight),
-          String(this.options.gapMs),
-          String(this.options.leaseMs),
-          member,
-        ]);
+        answer = await this.#batch.add({
+          keys,
+          args: [ENTER_OP, String(this.options.maxInFlight), String(this.options.gapMs), String(this.options.leaseMs), member],
+        });
       } catch (error) {
         this.options.onUnguarded?.(error);
         return { waitedMs: performance.now() - askedAt, unguarded: true, arrived: () => {}, leave: () => {} };
@@ -190,48 +188,9 @@ export class RedisAddressGate implements AddressGate {
     });
   }
 
-  /** Queues one op for this turn's batch; resolves with its answer. */
-  #enqueue(keys: readonly string[], args: readonly string[], now = false): Promise<number> {
-    return new Promise((resolve, reject) => {
-      this.#queued.push({ keys, args, resolve, reject });
-      if (now || this.#queued.length >= MAX_BATCH_OPS) this.#flush();
-      else if (!this.#flushScheduled) {
-        this.#flushScheduled = true;
-        setImmediate(() => this.#flush());
-      }
-    });
-  }
-
-  /** Sends the queued ops as one script call and hands each its answer (or the batch's error). */
-  #flush(): void {
-    this.#flushScheduled = false;
-    const ops = this.#queued;
-    if (ops.length === 0) return;
-    this.#queued = [];
-    if (!this.client.isReady) {
-      const down = new Error("the Redis connection is down");
-      for (const op of ops) op.reject(down);
-      return;
-    }
-    const keys: string[] = [];
-    const args: string[] = [`${this.#prefix}-holder:`, this.#holder, String(this.#holderTtlMs)];
-    for (const op of ops) {
-      for (const k of op.keys) keys.push(k);
-      for (const a of op.args) args.push(a);
-    }
-    addressGateBatchScript.run<number[]>(this.client, keys, args).then(
-      (reply) => {
-        for (const [i, op] of ops.entries()) op.resolve(Number(reply[i]));
-      },
-      (error: unknown) => {
-        for (const op of ops) op.reject(error);
-      },
-    );
-  }
-
   close(): void {
     // What this turn said (a last leave) still goes.
-    this.#flush();
+    this.#batch.flush();
     this.#closed = true;
     // The holder key is left to expire: a pass still out (a request finishing) keeps its slot until then.
     clearInterval(this.#beat);
@@ -249,8 +208,8 @@ export class RedisAddressGate implements AddressGate {
       arrived = true;
       // Sent at once, not with the turn's batch: another node (and `url explain`) sees the arrival as soon as
       // Redis has it, as before the batching. A batch already waiting goes first, keeping the gate's order.
-      this.#flush();
-      this.#say(() => this.#enqueue([keys[1]!, keys[2]!], [ARRIVED_OP, String(this.options.gapMs), member], true));
+      this.#batch.flush();
+      this.#say(() => this.#batch.add({ keys: [keys[1]!, keys[2]!], args: [ARRIVED_OP, String(this.options.gapMs), member] }, true));
     };
     return {
       waitedMs: performance.now() - askedAt,
@@ -261,7 +220,7 @@ export class RedisAddressGate implements AddressGate {
         if (left) return;
         left = true;
         markArrived();
-        this.#say(() => this.#enqueue([keys[0]!], [LEAVE_OP, member]));
+        this.#say(() => this.#batch.add({ keys: [keys[0]!], args: [LEAVE_OP, member] }));
       },
     };
   }

@@ -29,9 +29,9 @@
  * done: about 111 MB.
  */
 import type { FetchClaim, FetchClaims, TaskOwner } from "../../core/ports/index.ts";
-import { setImmediate } from "node:timers";
 import { connectRedis, redisCommandError, type RedisClient, type RedisConnectOptions } from "./connect.ts";
 import { batchScript, CLAIM_OP, DONE_OP, holdScript } from "./fetch-claims-lua.ts";
+import { TurnBatch } from "./turn-batch.ts";
 
 export interface RedisFetchClaimsOptions {
   /** Prepended to every claim's key (default "crawler:fetch-claim:"). */
@@ -44,24 +44,19 @@ export interface RedisFetchClaimsOptions {
 const MAX_BATCH_OPS = 128;
 
 /** A claim or done mark waiting for its turn's batch. */
-interface QueuedOp {
+interface ClaimOp {
   keys: readonly string[];
   args: readonly string[];
   /** What the op is, for its error (`the fetch claim of task x`). */
   what: string;
-  resolve: (answer: [string, number]) => void;
-  reject: (error: unknown) => void;
 }
 
 export class RedisFetchClaims implements FetchClaims {
   readonly keyPrefix: string;
   readonly ownerEpochPrefix: string;
   private closed = false;
-  /** Calls of this turn, sent together when it ends. */
-  private queued: QueuedOp[] = [];
-  private flushScheduled = false;
-  /** Batches sent and not answered yet (close waits for them). */
-  private readonly sending = new Set<Promise<void>>();
+  /** Claims and done marks of this turn, sent together when it ends (fetch-claims-lua.ts: two reply entries an op). */
+  private readonly batch: TurnBatch<ClaimOp, [string, number]>;
 
   /** Uses `client`, which the caller keeps and closes (see `RedisFetchClaims.connect`). */
   constructor(
@@ -71,6 +66,14 @@ export class RedisFetchClaims implements FetchClaims {
   ) {
     this.keyPrefix = options.keyPrefix ?? "crawler:fetch-claim:";
     this.ownerEpochPrefix = options.ownerEpochPrefix ?? "crawler:fetch-owner-epoch:";
+    this.batch = new TurnBatch({
+      maxOps: MAX_BATCH_OPS,
+      ready: () => client.isReady,
+      send: (keys, args) => batchScript.run<Array<string | number>>(client, keys, args),
+      answerOf: (reply, i) => [String(reply[2 * i]), Number(reply[2 * i + 1])],
+      downError: () => new Error("not sent"),
+      failure: (op, error) => redisCommandError(client, op.what, error),
+    });
   }
 
   /** Connects to `url` and returns claims that close the connection on `close()`. */
@@ -87,11 +90,11 @@ export class RedisFetchClaims implements FetchClaims {
     this.check(ttlMs);
     const what = `the fetch claim of task ${taskId}`;
     this.connected(what);
-    const [kind, n] = await this.enqueue(
-      [this.key(taskId), `${this.ownerEpochPrefix}${owner?.partition ?? "none"}`],
-      [CLAIM_OP, String(copy), String(ttlMs), owner ? String(owner.epoch) : ""],
+    const [kind, n] = await this.batch.add({
+      keys: [this.key(taskId), `${this.ownerEpochPrefix}${owner?.partition ?? "none"}`],
+      args: [CLAIM_OP, String(copy), String(ttlMs), owner ? String(owner.epoch) : ""],
       what,
-    );
+    });
     if (kind === "new" || kind === "done" || kind === "other-copy") return { kind };
     if (kind === "again") return { kind, ageMs: Number(n) };
     if (kind === "held") return { kind, forMs: Number(n) };
@@ -103,7 +106,7 @@ export class RedisFetchClaims implements FetchClaims {
     this.check(ttlMs);
     const what = `marking task ${taskId} done`;
     this.connected(what);
-    await this.enqueue([this.key(taskId)], [DONE_OP, String(ttlMs)], what);
+    await this.batch.add({ keys: [this.key(taskId)], args: [DONE_OP, String(ttlMs)], what });
   }
 
   async hold(taskId: string, copy: number, forMs: number): Promise<void> {
@@ -120,49 +123,8 @@ export class RedisFetchClaims implements FetchClaims {
     if (this.closed) return;
     this.closed = true;
     // Calls already made are sent and answered before the connection goes.
-    this.flush();
-    await Promise.allSettled([...this.sending]);
+    await this.batch.settled();
     if (this.ownsClient && this.client.isOpen) await this.client.close();
-  }
-
-  /** Queues one op for this turn's batch; resolves with its two entries of the script's answer. */
-  private enqueue(keys: readonly string[], args: readonly string[], what: string): Promise<[string, number]> {
-    return new Promise((resolve, reject) => {
-      this.queued.push({ keys, args, what, resolve, reject });
-      if (this.queued.length >= MAX_BATCH_OPS) this.flush();
-      else if (!this.flushScheduled) {
-        this.flushScheduled = true;
-        setImmediate(() => this.flush());
-      }
-    });
-  }
-
-  /** Sends the queued ops as one script call and hands each its answer (or the batch's error). */
-  private flush(): void {
-    this.flushScheduled = false;
-    const ops = this.queued;
-    if (ops.length === 0) return;
-    this.queued = [];
-    if (!this.client.isReady) {
-      for (const op of ops) op.reject(redisCommandError(this.client, op.what, new Error("not sent")));
-      return;
-    }
-    const keys: string[] = [];
-    const args: string[] = [];
-    for (const op of ops) {
-      for (const k of op.keys) keys.push(k);
-      for (const a of op.args) args.push(a);
-    }
-    const sent = batchScript.run<Array<string | number>>(this.client, keys, args).then(
-      (reply) => {
-        for (const [i, op] of ops.entries()) op.resolve([String(reply[2 * i]), Number(reply[2 * i + 1])]);
-      },
-      (error: unknown) => {
-        for (const op of ops) op.reject(redisCommandError(this.client, op.what, error));
-      },
-    );
-    this.sending.add(sent);
-    void sent.finally(() => this.sending.delete(sent));
   }
 
   private key(taskId: string): string {
