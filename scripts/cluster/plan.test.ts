@@ -1,17 +1,19 @@
 import { expect, test } from "bun:test";
 import { natsServerEnv, planProcesses, portNames } from "./plan.ts";
 
-test("cluster up - every crawler process keeps one copy of each stream, bucket and replicated state: its one nats-server per region keeps no more", () => {
-  const input = { regions: ["r1", "r2"], coordinators: 2, frontiers: 2, fetchers: 2 };
-  let next = 20_000;
+type Shape = { regions: string[]; coordinators: number; frontiers: number; fetchers: number };
+
+/** The plans of `cluster up` for `shape`, with ports numbered from `firstPort` and the other options as given. */
+function plansOf(shape: Shape, firstPort: number, options: Partial<Parameters<typeof planProcesses>[0]> = {}) {
+  let next = firstPort;
   const ports = Object.fromEntries(
-    Object.entries(portNames(input)).map(([id, names]) => [id, Object.fromEntries(names.map((n) => [n, next++]))]),
+    Object.entries(portNames(shape)).map(([id, names]) => [id, Object.fromEntries(names.map((n) => [n, next++]))]),
   );
-  const plans = planProcesses({
-    ...input,
+  return planProcesses({
+    ...shape,
     dir: "/tmp/cluster-plan-test",
     partitions: 8,
-    regionRules: "r2=.example",
+    regionRules: "",
     proxyUrl: undefined,
     allowPrivateAddresses: false,
     hostsFile: "",
@@ -19,7 +21,12 @@ test("cluster up - every crawler process keeps one copy of each stream, bucket a
     token: "t",
     frontierArgs: [],
     ports,
+    ...options,
   });
+}
+
+test("cluster up - every crawler process keeps one copy of each stream, bucket and replicated state: its one nats-server per region keeps no more", () => {
+  const plans = plansOf({ regions: ["r1", "r2"], coordinators: 2, frontiers: 2, fetchers: 2 }, 20_000, { regionRules: "r2=.example" });
   const crawler = plans.filter((p) => p.role === "coordinator" || p.role === "frontier" || p.role === "fetch");
   expect(crawler.map((p) => p.role).sort()).toEqual(["coordinator", "coordinator", "fetch", "fetch", "frontier", "frontier"]);
   for (const p of crawler) expect(p.env["CRAWL_NATS_REPLICAS"]).toBe("1");
@@ -39,25 +46,9 @@ test("cluster up - nats-server runs on one scheduler thread on the shared box, u
 });
 
 test("cluster up --hosts-file - every fetch node (on Deno too, allowed to read it) and every frontier node gets it; the coordinator resolves no names", () => {
-  const input = { regions: ["r1"], coordinators: 1, frontiers: 2, fetchers: 2 };
-  let next = 21_000;
-  const ports = Object.fromEntries(
-    Object.entries(portNames(input)).map(([id, names]) => [id, Object.fromEntries(names.map((n) => [n, next++]))]),
-  );
+  const shape = { regions: ["r1"], coordinators: 1, frontiers: 2, fetchers: 2 };
   const hostsFile = "/tmp/cluster-plan-test/hosts";
-  const plans = planProcesses({
-    ...input,
-    dir: "/tmp/cluster-plan-test",
-    partitions: 8,
-    regionRules: "",
-    proxyUrl: undefined,
-    allowPrivateAddresses: true,
-    hostsFile,
-    deno: true,
-    token: "t",
-    frontierArgs: ["--min-gap", "1s"],
-    ports,
-  });
+  const plans = plansOf(shape, 21_000, { allowPrivateAddresses: true, hostsFile, deno: true, frontierArgs: ["--min-gap", "1s"] });
   const flagValue = (args: readonly string[]) => {
     const at = args.indexOf("--hosts-file");
     return at < 0 ? undefined : args[at + 1];
@@ -73,18 +64,6 @@ test("cluster up --hosts-file - every fetch node (on Deno too, allowed to read i
       .split(","),
   ).toContain(hostsFile);
   // Without it, no role is given one.
-  const none = planProcesses({
-    ...input,
-    dir: "/tmp/cluster-plan-test",
-    partitions: 8,
-    regionRules: "",
-    proxyUrl: undefined,
-    allowPrivateAddresses: false,
-    hostsFile: "",
-    deno: false,
-    token: "t",
-    frontierArgs: [],
-    ports,
-  });
+  const none = plansOf(shape, 21_000);
   for (const p of none) expect(flagValue(p.args)).toBeUndefined();
 });
