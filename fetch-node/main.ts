@@ -257,8 +257,6 @@ if (import.meta.main) await runMain(fetchNodeProcess);
  */
 function localCheckOf(proxyUrl: string | undefined): LocalCheck | undefined {
   if (proxyUrl === undefined) return undefined;
-  // As the fetcher's own check of the proxy: a proxy that takes no connection within a second is not there.
-  // (A constant here, not at the module's end: main runs before a module-level one below it is set.)
-  const checkMs = 1_000;
-  return { covers: (cause) => cause === "proxy-unreachable", check: () => proxyListens(proxyUrl, checkMs) };
+  // As the fetcher's own check of the proxy (its timeout too).
+  return { covers: (cause) => cause === "proxy-unreachable", check: () => proxyListens(proxyUrl) };
 }

@@ -39,8 +39,6 @@ import { sendGet, type ResponseStart } from "./exchange.ts";
 import type { Dispatcher } from "./undici.ts";
 
 const MAX_REMEMBERED_ORIGINS = 10_000;
-/** How long a proxy that dropped (or never answered) a request has to take a new connection before it counts as gone. */
-const PROXY_PROBE_MS = 1_000;
 /**
  * How long nothing may come back through the proxy, with requests under way, before it is probed
  * (proxy-stall-watch.ts): well inside the response deadline, so a partition is found while it lasts and a
@@ -114,7 +112,7 @@ export class HttpFetcher {
         ? undefined
         : new ProxyStallWatch({
             stallMs: Math.min(PROXY_STALL_MS, options.responseTimeoutMs / 2),
-            probe: () => proxyListens(proxyUrl, PROXY_PROBE_MS),
+            probe: () => proxyListens(proxyUrl),
             onLost: (stalledMs) =>
               this.#proxyLost(`nothing came back through it for ${Math.round(stalledMs)} ms and it takes no new connection`),
             now: preciseNow,
@@ -296,7 +294,7 @@ export class HttpFetcher {
     const dropped = target.protocol === "http:" && !answered && !deadline.timedOut && droppedConnection(error);
     if (!dropped && !deadline.timedOut) return undefined;
     const what = dropped ? `the proxy dropped the request (${describe(error)})` : `no complete response within ${deadline.timeoutMs} ms`;
-    if (await proxyListens(this.#proxyUrl, PROXY_PROBE_MS)) return undefined;
+    if (await proxyListens(this.#proxyUrl)) return undefined;
     return `${what}, and the proxy takes no connection`;
   }
 

@@ -7,7 +7,10 @@
  */
 import { connect } from "node:net";
 
-export function proxyListens(proxyUrl: string, timeoutMs: number): Promise<boolean> {
+/** How long a proxy has to take a new connection before it counts as gone (the fetcher's checks and a fetch node's own). */
+export const PROXY_PROBE_MS = 1_000;
+
+export function proxyListens(proxyUrl: string, timeoutMs = PROXY_PROBE_MS): Promise<boolean> {
   const url = new URL(proxyUrl);
   const port = Number(url.port) || (url.protocol === "https:" ? 443 : 80);
   // A bracketed IPv6 literal is given to connect without its brackets.
