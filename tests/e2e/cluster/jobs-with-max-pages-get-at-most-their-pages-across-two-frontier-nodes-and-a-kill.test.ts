@@ -111,6 +111,19 @@ async function judge(c: Coordinator, web: TestWeb, roles: Roles, warcRoot: strin
   expect(Object.values(twice).every((n) => n === 2)).toBe(true);
   expect(Object.keys(twice).length).toBeLessThanOrEqual(opts.fault ? HOSTS.length : 0);
   const served = new Set(pages.map(urlOf));
+  // A quiet web is not yet every result applied: the results of a node killed and started again wait for it
+  // to take its partitions back (seen once in the full suite on a busy box: 49 pages of its hosts served and
+  // not yet in a feed when the web had been quiet 3 s). Each served page must reach a feed, so wait for that.
+  const inFeeds = async () => new Set([...(await readFeed(c, "small")), ...(await readFeed(c, "large"))].map((r) => r.url));
+  const allInFeeds = async () => {
+    const have = await inFeeds();
+    return [...served].every((u) => have.has(u));
+  };
+  await waitUntil(allInFeeds, {
+    timeoutMs: 30_000,
+    what: "every page the web served to be in a job's feed",
+    procs: running(roles),
+  });
   const feedUrls: string[] = [];
   for (const id of ["small", "large"] as const) {
     const records = await readFeed(c, id);
